@@ -1,0 +1,1 @@
+"""treeboard: board_driver."""

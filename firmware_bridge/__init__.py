@@ -1,0 +1,1 @@
+"""treeboard: firmware_bridge."""

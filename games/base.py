@@ -1,0 +1,185 @@
+"""The one interface every game follows.
+
+Modelled on OpenSpiel's Game/State split and python-chess's Board: a `Game` describes a
+game and its options and makes states; a `State` is mutable, with `play`/`undo`, and
+knows what a correct physical board holds (`occupancy`). That last function is what ties
+the rules to the hardware: the daemon compares it with what the sensors see.
+
+Rules modules are pure: no I/O, no threads, no clock, no hardware imports.
+"""
+
+from __future__ import annotations
+
+import json
+from abc import ABC, abstractmethod
+from typing import Any, ClassVar, Iterable
+
+
+class GameError(ValueError):
+    """Base of every error the rules engines raise."""
+
+
+class IllegalMove(GameError):
+    """A move the rules do not allow now, or text that is not a move.
+
+    `move` is the move (or the text) as given; `reason` is a sentence a player can read.
+    A state that raised this is exactly as it was before the call.
+    """
+
+    def __init__(self, move: object, reason: str):
+        self.move = move
+        self.reason = reason
+        super().__init__(f"{move}: {reason}" if str(move) else reason)
+
+
+class InvalidNotation(IllegalMove):
+    """Text that does not name a move of this game at all (as opposed to a move not allowed now)."""
+
+
+class BadOptions(GameError):
+    """Options for `Game.new_state` that do not describe a game: a bad board, an unknown option."""
+
+
+class Game(ABC):
+    """A game: its name, its options, and a factory of fresh states."""
+
+    #: The registry name, e.g. "tree-planting".
+    name: ClassVar[str]
+    #: A one-line description for `treeboard games`.
+    title: ClassVar[str]
+
+    @abstractmethod
+    def options(self) -> dict[str, str]:
+        """Option name -> a description of the values it accepts (for `treeboard games`)."""
+
+    @abstractmethod
+    def new_state(self, **options: Any) -> "State":
+        """A fresh state at the start of a game. Raises BadOptions for options it cannot use."""
+
+    def boards(self) -> list[str]:
+        """Names of the ready-made boards, if the game has a board option."""
+        return []
+
+    def state_from_json(self, text: str | dict) -> "State":
+        """The state saved by `State.to_json`. Raises GameError if it does not hold together."""
+        data = _load_json(text)
+        if data.get("game") != self.name:
+            raise GameError(f"saved game is {data.get('game')!r}, not {self.name!r}")
+        # Options are saved beside the other keys (the replay object's "board", say).
+        options = {k: data[k] for k in self.options() if k in data}
+        moves = data.get("moves", [])
+        if not isinstance(moves, list) or not all(isinstance(m, str) for m in moves):
+            raise GameError("saved 'moves' must be a list of move texts")
+        state = self.new_state(**options)
+        for i, text in enumerate(moves, 1):
+            try:
+                state.play(state.parse_move(text))
+            except IllegalMove as exc:
+                raise GameError(f"saved move {i} ({text!r}) does not replay: {exc.reason}") from exc
+        return state
+
+
+class State(ABC):
+    """A position and its history. Mutable: `play` and `undo` change it in place."""
+
+    game: Game
+
+    # --- what every game provides -------------------------------------------------
+
+    @property
+    @abstractmethod
+    def to_move(self) -> int:
+        """The player (0 or 1) whose move it is."""
+
+    @abstractmethod
+    def legal_moves(self) -> list:
+        """The moves `play` accepts now (empty when the game is over)."""
+
+    @abstractmethod
+    def play(self, move: Any) -> None:
+        """Play a move (a move object or its text). Raises IllegalMove and changes nothing."""
+
+    @abstractmethod
+    def undo(self) -> Any:
+        """Take back the last move and return it. Raises IndexError with no move to undo."""
+
+    @abstractmethod
+    def copy(self) -> "State":
+        """An independent state with the same position and history."""
+
+    @abstractmethod
+    def is_over(self) -> bool: ...
+
+    @abstractmethod
+    def scores(self) -> tuple[int, int]: ...
+
+    @abstractmethod
+    def occupancy(self) -> dict[str, str]:
+        """Site name -> piece kind: what a correct physical board holds now."""
+
+    @abstractmethod
+    def sites(self) -> list[str]:
+        """Every site of the physical board that a sensor can watch (a superset of occupancy's keys
+        for the sites on the board; games whose pieces can leave the board may name more there)."""
+
+    @abstractmethod
+    def parse_move(self, text: str) -> Any:
+        """The move that `text` names. Raises InvalidNotation; `str(move)` gives `text` back."""
+
+    @property
+    @abstractmethod
+    def moves(self) -> list:
+        """The moves played so far, oldest first (a copy)."""
+
+    @abstractmethod
+    def options(self) -> dict[str, Any]:
+        """The options this state was made with, as `Game.new_state` takes them."""
+
+    # --- shared behaviour ------------------------------------------------------------
+
+    def winner(self) -> int | None:
+        """0 or 1 once the game is over; None for a draw or an unfinished game."""
+        if not self.is_over():
+            return None
+        a, b = self.scores()
+        return 0 if a > b else 1 if b > a else None
+
+    def summary(self) -> dict[str, Any]:
+        """The replay object: what `treeboard replay` prints and `to_json` saves."""
+        return {
+            "game": self.game.name,
+            **self.options(),
+            "moves": [str(m) for m in self.moves],
+            "scores": list(self.scores()),
+            "to_move": self.to_move,
+            "over": self.is_over(),
+            "winner": self.winner(),
+        }
+
+    def to_json(self) -> str:
+        return json.dumps(self.summary())
+
+    def play_all(self, moves: Iterable[Any]) -> None:
+        """Play several moves; on an illegal one, the moves before it stay played."""
+        for move in moves:
+            self.play(self.parse_move(move) if isinstance(move, str) else move)
+
+    def __eq__(self, other: object) -> bool:
+        # Two states are equal when they hold the same game, options and history.
+        if not isinstance(other, State):
+            return NotImplemented
+        return self.summary() == other.summary()
+
+    __hash__ = None  # mutable
+
+
+def _load_json(text: str | dict) -> dict:
+    if isinstance(text, dict):
+        return text
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise GameError(f"saved game is not JSON: {exc}") from exc
+    if not isinstance(data, dict):
+        raise GameError("saved game must be a JSON object")
+    return data

@@ -1,0 +1,73 @@
+"""The two small interfaces every hardware backend implements.
+
+A *sensor source* reports changes as `SensorEvent(channel, value, timestamp)` and gives a
+full snapshot on demand, so a consumer never depends on having seen every event.
+A *pixel sink* takes a whole RGB frame and shows it.
+
+Backends: gpiozero pins / scanned matrix / MCP3008 ADCs (`hardware.sensors`), NeoPixel and a
+recording PixelBuf strip (`hardware.leds`), and the microcontroller bridge
+(`firmware_bridge.host`). Real backends import their libraries lazily, inside the backend,
+so everything else runs on any machine.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import Callable, Hashable, Sequence
+
+#: The value a binary (reed / digital hall) sensor reports when something sits on it:
+#: it cannot tell what. A classifying sensor (an ADC hall sensor) reports a piece kind instead.
+PRESENT = "present"
+
+Colour = tuple[int, int, int]
+
+
+class HardwareError(RuntimeError):
+    """A backend could not be opened or stopped working (a missing device, a dead line)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SensorEvent:
+    #: The channel as the layout names it: a GPIO pin number, a (row, col) of a matrix,
+    #: a (chip, channel) of an ADC, a firmware's channel index.
+    channel: Hashable
+    #: None when nothing is sensed; PRESENT, or a piece kind for a classifying sensor.
+    value: str | None
+    #: Seconds on the source's clock (time.monotonic unless a clock was injected).
+    timestamp: float
+
+
+EventCallback = Callable[[SensorEvent], None]
+
+
+class SensorSource(ABC):
+    """Reports sensor changes. Thread-safe: callbacks may come from a backend thread."""
+
+    @abstractmethod
+    def start(self, callback: EventCallback) -> None:
+        """Begin reporting: `callback(event)` for every raw change, from any thread.
+
+        The callback must not block; the daemon's hands events to its loop with
+        `call_soon_threadsafe`.
+        """
+
+    @abstractmethod
+    def snapshot(self) -> dict[Hashable, str | None]:
+        """Every channel's current raw value."""
+
+    def close(self) -> None:
+        """Stop reporting and release the hardware. Safe to call twice."""
+
+
+class PixelSink(ABC):
+    """Shows whole RGB frames on a strip of `count` pixels."""
+
+    count: int
+
+    @abstractmethod
+    def show(self, frame: Sequence[Colour]) -> None:
+        """Show `frame` (exactly `count` colours, 0..255 each, already corrected)."""
+
+    def close(self) -> None:
+        """Turn the strip off and release it. Safe to call twice."""
