@@ -148,6 +148,7 @@ class State(ABC):
         """The replay object: what `treeboard replay` prints and `to_json` saves."""
         return {
             "game": self.game.name,
+            "board": None,  # games with a board option override it just below
             **self.options(),
             "moves": [str(m) for m in self.moves],
             "scores": list(self.scores()),

@@ -1,0 +1,115 @@
+"""Random full playouts per second through the public game interface.
+
+    python benchmarks/engine.py [--seconds 2] [--seed 1]
+
+Prints one JSON object. When the optional `open-spiel` package is installed, it also drives
+OpenSpiel's `dots_and_boxes` (the same game as Tree Planting on a rectangle) from its Python
+API on the same boards in the same run, so the ratio is measured, not quoted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import random
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import games  # noqa: E402
+
+
+def playouts_per_second(new_state, seconds: float, rng: random.Random) -> dict:
+    """Play random games to the end, from fresh states, for about `seconds`."""
+    choice = rng.choice
+    n = moves = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    while True:
+        state = new_state()
+        while not state.is_over():
+            state.play(choice(state.legal_moves()))
+            moves += 1
+        n += 1
+        if n % 16 == 0 and time.perf_counter() >= deadline:
+            break
+    elapsed = time.perf_counter() - start
+    return {"playouts_per_s": round(n / elapsed, 1), "moves_per_s": round(moves / elapsed),
+            "playouts": n}
+
+
+def fast_playouts_per_second(new_state, seconds: float, rng: random.Random) -> dict:
+    """The same random games through `State.playout(rng)`, the engine's own playout path."""
+    n = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    while True:
+        new_state().playout(rng)
+        n += 1
+        if n % 16 == 0 and time.perf_counter() >= deadline:
+            break
+    elapsed = time.perf_counter() - start
+    return {"playouts_per_s": round(n / elapsed, 1), "playouts": n}
+
+
+def openspiel_playouts_per_second(rows: int, cols: int, seconds: float, rng: random.Random):
+    try:
+        import pyspiel
+    except ImportError:
+        return None
+    game = pyspiel.load_game("dots_and_boxes", {"num_rows": rows, "num_cols": cols})
+    choice = rng.choice
+    n = moves = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    while True:
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            state.apply_action(choice(state.legal_actions()))
+            moves += 1
+        n += 1
+        if n % 16 == 0 and time.perf_counter() >= deadline:
+            break
+    elapsed = time.perf_counter() - start
+    return {"playouts_per_s": round(n / elapsed, 1), "moves_per_s": round(moves / elapsed),
+            "playouts": n}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=2.0, help="per measurement")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    rng = random.Random(args.seed)
+    out: dict = {"python": platform.python_version(), "machine": platform.machine(),
+                 "seconds_each": args.seconds, "results": {}}
+
+    tree = games.get_game("tree-planting")
+    for board, rect in (("classic", None), ("4x4", (4, 4))):
+        ours = playouts_per_second(lambda: tree.new_state(board=board), args.seconds, rng)
+        fast = fast_playouts_per_second(lambda: tree.new_state(board=board), args.seconds, rng)
+        entry = {"treeboard_play_loop": ours, "treeboard_playout": fast}
+        if rect:
+            spiel = openspiel_playouts_per_second(*rect, args.seconds, rng)
+            entry["openspiel_dots_and_boxes"] = spiel or "not installed (pip install open-spiel)"
+            if spiel:
+                entry["ratio_play_loop"] = round(ours["playouts_per_s"] / spiel["playouts_per_s"], 2)
+                entry["ratio_playout"] = round(fast["playouts_per_s"] / spiel["playouts_per_s"], 2)
+        out["results"][f"tree-planting {board}"] = entry
+
+    for name in games.names():
+        if name == "tree-planting":
+            continue
+        game = games.get_game(name)
+        entry = {"treeboard_play_loop": playouts_per_second(game.new_state, args.seconds, rng)}
+        if hasattr(game.new_state(), "playout"):
+            entry["treeboard_playout"] = fast_playouts_per_second(game.new_state, args.seconds, rng)
+        out["results"][name] = entry
+    print(json.dumps(out, indent=2))
+
+
+if __name__ == "__main__":
+    main()
