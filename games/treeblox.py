@@ -193,12 +193,8 @@ class TreebloxState(State):
         self._placed += 1
         self._turn_left -= 1
         if not left[LEAF] and not left[BRANCH]:
-            # Out of cubes: the opponent takes the final growth (if they have cubes to grow).
-            q = 1 - p
-            if self._left[q][LEAF] or self._left[q][BRANCH]:
-                self._start_turn(q, final=True)
-            else:
-                self._finish("out-of-cubes")
+            # Out of cubes: the opponent takes the final growth.
+            self._start_turn(1 - p, final=True)
         elif not self._turn_left:
             self._end_turn()
 
@@ -278,8 +274,7 @@ class TreebloxState(State):
 
     @property
     def end_reason(self) -> str | None:
-        """None while playing; then "no-active-leaves", "double-pass", "final-growth" or
-        "out-of-cubes" (both players placed every cube)."""
+        """None while playing; then "no-active-leaves", "double-pass" or "final-growth"."""
         return self._end
 
     @property
@@ -374,7 +369,9 @@ class TreebloxState(State):
             # The final growth is not capped by the growth rate: every cube goes in.
             left = self._left[player]
             self._turn_left = left[LEAF] + left[BRANCH]
-            if not self._has_hole(player):
+            # (An opponent without cubes cannot happen: their running out would have been
+            # the final growth. The check costs nothing and keeps the game finite.)
+            if not self._turn_left or not self._has_hole(player):
                 self._finish("final-growth")
         else:
             self._turn_left = self._rate
@@ -424,8 +421,8 @@ class TreebloxState(State):
             return
         touching = [self._cells[n] for n in _neighbours(cell) if n in self._cells]
         if any(owner != p and k == BRANCH for owner, k in touching):
-            raise IllegalMove(move, f"{cell_name(cell)} is on a {COLOURS[1 - p]} branch: "
-                                    "you may only attach cubes to your own branches")
+            raise IllegalMove(move, f"{cell_name(cell)} is a face of a {COLOURS[1 - p]} "
+                                    "branch: you may only attach cubes to your own branches")
         if touching:
             raise IllegalMove(move, "no cube can be attached to a leaf")
         where = "beside the board" if cell[2] == 0 else "in the air"
