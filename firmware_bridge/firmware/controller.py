@@ -1,0 +1,164 @@
+"""The firmware's logic: scan and debounce the sensor matrix, drive the LEDs, speak the protocol.
+
+Runs on MicroPython (main.py gives it the RP2040's pins, NeoPixel strip and USB serial) and on
+CPython (firmware_bridge.sim gives it a pseudo-terminal and an in-memory board). Everything it
+touches goes through `hw`, a tiny shim with:
+
+    hw.ticks_ms() -> int            hw.ticks_diff(a, b) -> a - b, wrap-safe
+    hw.read() -> bytes              whatever arrived from the host (b"" when nothing)
+    hw.write(data)                  send to the host (may drop when nobody listens)
+    hw.scan() -> sequence of bool   the raw matrix, row by row: True where a magnet sits
+    hw.show(rgb)                    light the strip from a bytes-like of r,g,b triples
+
+So this module imports nothing but the protocol.
+"""
+
+try:
+    from . import protocol  # as part of the firmware_bridge package on the host
+except ImportError:
+    import protocol  # flat on the microcontroller's filesystem
+
+# When the host has been silent this long the firmware shows it on the strip: the host can't.
+WAITING_COLOUR = (0, 0, 24)
+
+
+class Controller:
+    def __init__(self, hw, rows, cols, leds, boot_id, scan_ms=5, debounce_scans=3,
+                 heartbeat_ms=250, host_timeout_ms=1500):
+        self.hw = hw
+        self.rows = rows
+        self.cols = cols
+        self.channels = rows * cols
+        self.leds = leds
+        self.boot_id = boot_id & 0xFFFF
+        self.scan_ms = scan_ms
+        self.debounce_scans = debounce_scans
+        self.heartbeat_ms = heartbeat_ms
+        self.host_timeout_ms = host_timeout_ms
+        self.encoder = protocol.Encoder()
+        self.decoder = protocol.FrameDecoder()
+        # stable[i] is the debounced state; pending[i] counts scans that disagreed with it
+        self.stable = bytearray(self.channels)
+        self.pending = bytearray(self.channels)
+        self.rgb = bytearray(leds * 3)
+        self.waiting = False
+        now = hw.ticks_ms()
+        self.next_scan = now
+        self.next_heartbeat = now
+        self.host_seen = now
+
+    # --- the main loop calls these
+
+    def boot(self):
+        """Take a first reading without debounce (nothing moved yet) and introduce ourselves."""
+        raw = self.hw.scan()
+        for i in range(self.channels):
+            self.stable[i] = protocol.CODE_PRESENT if raw[i] else protocol.CODE_EMPTY
+        self.hw.show(self.rgb)
+        self.send_hello()
+
+    def poll(self):
+        """One pass of the main loop: read the host, scan when due, heartbeat when due."""
+        data = self.hw.read()
+        if data:
+            for item in self.decoder.feed(data):
+                if isinstance(item, protocol.ProtocolError):
+                    # The frame is gone; the host resends its LED state when told.
+                    self.send(self.encoder.error(protocol.ERR_BAD_FRAME, 0, str(item)))
+                else:
+                    self.host_seen = self.hw.ticks_ms()
+                    self.handle(item)
+        now = self.hw.ticks_ms()
+        if self.hw.ticks_diff(now, self.next_scan) >= 0:
+            self.next_scan = now + self.scan_ms
+            self.scan()
+        if self.hw.ticks_diff(now, self.next_heartbeat) >= 0:
+            self.next_heartbeat = now + self.heartbeat_ms
+            self.send(self.encoder.heartbeat(protocol.crc16(self.stable), protocol.crc16(self.rgb)))
+        if not self.waiting and self.hw.ticks_diff(now, self.host_seen) > self.host_timeout_ms:
+            self.show_waiting()
+
+    # --- sensors
+
+    def scan(self):
+        raw = self.hw.scan()
+        stable = self.stable
+        pending = self.pending
+        for i in range(self.channels):
+            code = protocol.CODE_PRESENT if raw[i] else protocol.CODE_EMPTY
+            if code == stable[i]:
+                pending[i] = 0
+                continue
+            # A reed switch bounces for a few ms as a piece slides in: only a reading that
+            # holds for debounce_scans scans in a row counts.
+            pending[i] += 1
+            if pending[i] >= self.debounce_scans:
+                pending[i] = 0
+                stable[i] = code
+                self.send(self.encoder.change(i, code))
+
+    # --- the host's messages
+
+    def handle(self, msg):
+        t = msg.type
+        if t == protocol.HOST_HELLO:
+            if msg.version != protocol.VERSION:
+                self.send(self.encoder.error(
+                    protocol.ERR_BAD_VERSION, msg.seq,
+                    "firmware speaks protocol %d" % protocol.VERSION))
+            # Always answer with our HELLO: it carries our version, so the host can tell.
+            self.send_hello()
+        elif t == protocol.SNAPSHOT_REQUEST:
+            self.send(self.encoder.snapshot(self.stable))
+        elif t == protocol.LED_FRAME:
+            if len(msg.rgb) != len(self.rgb):
+                self.send(self.encoder.error(
+                    protocol.ERR_BAD_MESSAGE, msg.seq,
+                    "LED_FRAME has %d pixels, strip has %d" % (len(msg.rgb) // 3, self.leds)))
+                return
+            self.rgb[:] = msg.rgb
+            self.lit(msg.seq)
+        elif t == protocol.LED_PARTIAL:
+            for index, r, g, b in msg.updates:
+                if index >= self.leds:
+                    self.send(self.encoder.error(
+                        protocol.ERR_BAD_MESSAGE, msg.seq, "pixel %d out of range" % index))
+                    return
+            for index, r, g, b in msg.updates:
+                self.rgb[3 * index] = r
+                self.rgb[3 * index + 1] = g
+                self.rgb[3 * index + 2] = b
+            self.lit(msg.seq)
+        elif t == protocol.HEARTBEAT:
+            pass  # host_seen is already refreshed
+        elif t == protocol.ERROR:
+            pass  # nothing we can do about the host's complaints but keep going
+        else:
+            self.send(self.encoder.error(
+                protocol.ERR_UNKNOWN_TYPE, msg.seq, "not for the firmware: 0x%02x" % t))
+
+    def lit(self, seq):
+        self.waiting = False
+        self.hw.show(self.rgb)
+        self.send(self.encoder.ack(seq, protocol.crc16(self.rgb)))
+
+    def show_waiting(self):
+        # Every fourth pixel dim blue: "powered, scanning, no host". The host's next frame
+        # replaces it; the host re-sends its whole frame on every (re)connect.
+        self.waiting = True
+        for i in range(self.leds):
+            colour = WAITING_COLOUR if i % 4 == 0 else (0, 0, 0)
+            self.rgb[3 * i] = colour[0]
+            self.rgb[3 * i + 1] = colour[1]
+            self.rgb[3 * i + 2] = colour[2]
+        self.hw.show(self.rgb)
+
+    # --- sending
+
+    def send_hello(self):
+        # HELLO then a full SNAPSHOT: the host never depends on having seen every change.
+        self.send(self.encoder.hello(self.rows, self.cols, self.leds, self.boot_id))
+        self.send(self.encoder.snapshot(self.stable))
+
+    def send(self, frame):
+        self.hw.write(frame)

@@ -1,0 +1,545 @@
+"""The host end of the bridge: a SensorSource and a PixelSink over one USB serial line.
+
+    source, sink = open_bridge()                 # finds /dev/treeboard-bridge or 2e8a:0005
+    source.start(callback)                       # SensorEvent(channel, value, t) from the link thread
+    sink.show(frame)                             # never blocks: the link thread sends it
+    source.close(); sink.close()
+
+One thread (`BridgeLink`) owns the serial port: it opens it, says HOST_HELLO, reads frames,
+sends heartbeats and LED updates, and when the line dies (read error, no frame for
+`heartbeat_timeout`) closes it and reopens with back-off, resyncing from the firmware's
+fresh SNAPSHOT and re-sending the whole LED frame. Board state is never lost: the snapshot the
+host holds survives a reconnect, and the new snapshot is diffed against it so the daemon sees
+an event for everything that changed while the line was down.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import select
+import threading
+import time
+from dataclasses import dataclass
+from typing import Callable, Hashable, Sequence
+
+import serial
+import serial.tools.list_ports
+
+from firmware_bridge.firmware import protocol
+from hardware.base import PRESENT, EventCallback, HardwareError, PixelSink, SensorEvent, SensorSource
+
+log = logging.getLogger(__name__)
+
+#: The udev rule (firmware_bridge/99-treeboard-bridge.rules) makes this symlink.
+UDEV_PATH = "/dev/treeboard-bridge"
+#: Raspberry Pi RP2040 running MicroPython.
+USB_VID, USB_PID = 0x2E8A, 0x0005
+
+# Link states, as `BridgeLink.state` and the `on_state` callback name them.
+CONNECTING = "connecting"      # port open, waiting for HELLO + SNAPSHOT
+CONNECTED = "connected"        # in sync
+DISCONNECTED = "disconnected"  # no port, or the line died; retrying with back-off
+INCOMPATIBLE = "incompatible"  # the firmware answers but speaks another protocol version
+CLOSED = "closed"
+
+
+class BridgeError(HardwareError):
+    """The bridge could not be opened: no device, a dead line, or a wrong protocol version."""
+
+
+class IncompatibleFirmware(BridgeError):
+    """The firmware answered with a HELLO of another protocol version (reflash it)."""
+
+
+class _LineDead(Exception):
+    """Internal: this connection is over; close the port and reconnect."""
+
+
+@dataclass(frozen=True)
+class BridgeTimings:
+    """Every interval the link waits for, in seconds; tests shrink them."""
+
+    heartbeat_interval: float = 0.25   # send one this often; the firmware sends its own
+    heartbeat_timeout: float = 1.0     # no valid frame for this long: the line is dead
+    ack_timeout: float = 0.2           # an LED update or snapshot request not answered: resend
+    backoff_initial: float = 0.05      # first wait before reopening the port
+    backoff_max: float = 0.5           # back-off doubles up to this (keeps replug recovery < 1 s)
+
+
+def find_bridge_port() -> str:
+    """The bridge's serial port: the udev symlink if present, else the first RP2040 by USB id."""
+    if os.path.exists(UDEV_PATH):
+        return UDEV_PATH
+    for port in serial.tools.list_ports.comports():
+        if port.vid == USB_VID and port.pid == USB_PID:
+            return port.device
+    raise BridgeError(
+        f"no treeboard bridge found: {UDEV_PATH} does not exist (is "
+        f"99-treeboard-bridge.rules installed?) and no USB device {USB_VID:04x}:{USB_PID:04x} is plugged in")
+
+
+class BridgeLink:
+    """The serial line and its thread. Use `open_bridge`, which returns its source and sink."""
+
+    def __init__(self, port: str | None, baud: int = 115200, *,
+                 clock: Callable[[], float] = time.monotonic,
+                 timings: BridgeTimings = BridgeTimings(),
+                 on_state: Callable[[str], None] | None = None) -> None:
+        self.port = port
+        self.baud = baud
+        self.clock = clock
+        self.timings = timings
+        self.on_state = on_state
+        self.state = DISCONNECTED
+        #: Why the last connection attempt failed or the line was dropped, for messages.
+        self.last_problem = "not tried yet"
+        #: From the firmware's HELLO.
+        self.rows = self.cols = self.leds = None
+        self.kinds: list[str] = []
+        self.boot_id: int | None = None
+        self.reconnects = 0
+        self.stats = {"bad_frames": 0, "gaps": 0, "duplicates": 0, "snapshots": 0,
+                      "led_full": 0, "led_partial": 0, "led_resends": 0}
+
+        self._lock = threading.Condition()
+        self._callback: EventCallback | None = None
+        self._codes: bytearray | None = None      # the board as the host knows it (value codes)
+        self._desired: bytes | None = None        # the LED frame the daemon last showed
+        self._fw_rgb: bytes | None = None         # what we believe the firmware shows (None: unknown)
+        self._pending_led: tuple[int, int, float] | None = None  # (seq, crc, sent at)
+        self._confirmed_crc: int | None = None    # the firmware's LED CRC from its last ACK
+        self._serial: serial.Serial | None = None
+        self._users = 0  # open_bridge hands out a source and a sink; the last close() ends the line
+        self._stopping = False
+        self._wake_r, self._wake_w = os.pipe()
+        self._thread = threading.Thread(target=self._run, name="bridge-link", daemon=True)
+        self._thread.start()
+
+    # --- the daemon's side (any thread)
+
+    def wait_state(self, states: Sequence[str], timeout: float) -> str:
+        deadline = time.monotonic() + timeout
+        with self._lock:
+            while self.state not in states:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    break
+                self._lock.wait(left)
+            return self.state
+
+    def snapshot(self) -> dict[int, str | None]:
+        with self._lock:
+            codes = self._codes
+            return {} if codes is None else {i: self._value(c) for i, c in enumerate(codes)}
+
+    def set_callback(self, callback: EventCallback | None) -> None:
+        with self._lock:
+            self._callback = callback
+
+    def show(self, rgb: bytes) -> None:
+        with self._lock:
+            self._desired = rgb
+        self._wake()
+
+    def flush(self, timeout: float) -> bool:
+        """Wait until the firmware has acknowledged showing the last frame; False on timeout."""
+        deadline = time.monotonic() + timeout
+        with self._lock:
+            while True:
+                if self._desired is not None and self._confirmed_crc == protocol.crc16(self._desired) \
+                        and self._pending_led is None and self._fw_rgb == self._desired:
+                    return True
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self._lock.wait(left)
+
+    def close(self) -> None:
+        if self._stopping:
+            return
+        self._stopping = True
+        self._wake()
+        if self._thread is not threading.current_thread():
+            self._thread.join(timeout=5)
+        os.close(self._wake_r)
+        os.close(self._wake_w)
+
+    # --- the link thread
+
+    def _run(self) -> None:
+        backoff = self.timings.backoff_initial
+        while not self._stopping:
+            try:
+                self._open()
+            except (serial.SerialException, OSError, BridgeError) as exc:
+                self.last_problem = f"cannot open {self.port or 'the bridge'}: {exc}"
+                self._set_state(DISCONNECTED)
+                log.debug("%s; retrying in %.2f s", self.last_problem, backoff)
+                self._sleep(backoff)
+                backoff = min(backoff * 2, self.timings.backoff_max)
+                continue
+            try:
+                self._serve()
+            except _LineDead as exc:
+                self.last_problem = str(exc)
+            except (serial.SerialException, OSError) as exc:
+                self.last_problem = f"serial line failed: {exc}"
+            finally:
+                self._close_port()
+            if self._stopping:
+                break
+            if self.state == CONNECTED:
+                backoff = self.timings.backoff_initial  # it worked: the next try is quick
+            if self.state == INCOMPATIBLE:
+                log.error("%s", self.last_problem)
+                backoff = 5 * self.timings.backoff_max  # someone has to reflash: don't hammer it
+            else:
+                log.warning("bridge line lost (%s); reconnecting", self.last_problem)
+                self._set_state(DISCONNECTED)
+            self.reconnects += 1
+            self._sleep(backoff)
+            backoff = min(backoff * 2, self.timings.backoff_max)
+        self._set_state(CLOSED)
+
+    def _open(self) -> None:
+        port = self.port or find_bridge_port()
+        ser = serial.Serial()
+        ser.port = port
+        ser.baudrate = self.baud
+        ser.timeout = 0
+        ser.write_timeout = 1.0
+        ser.open()
+        ser.reset_input_buffer()  # stale bytes from before we came: the decoder would cope, but why
+        self._serial = ser
+        log.info("bridge port %s open at %d baud", port, self.baud)
+
+    def _close_port(self) -> None:
+        ser, self._serial = self._serial, None
+        if ser is not None:
+            try:
+                ser.close()
+            except (serial.SerialException, OSError):
+                pass
+
+    def _serve(self) -> None:
+        t = self.timings
+        enc = protocol.Encoder()
+        dec = protocol.FrameDecoder()
+        ser = self._serial
+        self._set_state(CONNECTING)
+        self._enc = enc
+        self._rx_seq: int | None = None
+        self._synced = False
+        self._snapshot_asked: float | None = None
+        with self._lock:
+            self._fw_rgb = None          # unknown until we send a whole frame
+            self._pending_led = None
+        now = self.clock()
+        self._write(b"\x00" + enc.host_hello())
+        hello_sent = last_rx = last_hb = now
+        self._hello_seen = False
+        while not self._stopping:
+            timeout = t.heartbeat_interval / 2
+            ready, _, _ = select.select([ser.fileno(), self._wake_r], [], [], timeout)
+            if self._wake_r in ready:
+                os.read(self._wake_r, 4096)
+            if ser.fileno() in ready:
+                data = ser.read(max(1, ser.in_waiting))  # raises SerialException when unplugged
+                for item in dec.feed(data):
+                    if isinstance(item, protocol.ProtocolError):
+                        self.stats["bad_frames"] += 1
+                        log.debug("bridge: dropped a frame: %s", item)
+                        continue
+                    last_rx = self.clock()
+                    self._handle(item)
+            now = self.clock()
+            if now - last_rx > t.heartbeat_timeout:
+                raise _LineDead(
+                    f"no valid frame from the firmware for {t.heartbeat_timeout:.2f} s "
+                    + ("(dead line)" if self._hello_seen else "(no HELLO: dead line, or not a treeboard bridge)"))
+            if not self._hello_seen and now - hello_sent > t.heartbeat_interval:
+                self._write(b"\x00" + enc.host_hello())  # the first may have been lost in noise
+                hello_sent = now
+            if now - last_hb > t.heartbeat_interval:
+                self._write(enc.heartbeat())
+                last_hb = now
+            if self._snapshot_asked is not None and now - self._snapshot_asked > t.ack_timeout:
+                self._ask_snapshot()
+            if self._synced:
+                self._send_leds(now)
+
+    def _handle(self, msg: protocol.Message) -> None:
+        if msg.type == protocol.HELLO:
+            self._on_hello(msg)
+            return
+        if self._rx_seq is not None:
+            if msg.seq == self._rx_seq:
+                self.stats["duplicates"] += 1  # the line sent it twice: once is enough
+                return
+            if msg.seq != (self._rx_seq + 1) & 0xFF:
+                # Something from the firmware was lost; it may have been a change.
+                self.stats["gaps"] += 1
+                if self._snapshot_asked is None and msg.type != protocol.SNAPSHOT:
+                    self._ask_snapshot()
+        self._rx_seq = msg.seq
+        if not self._hello_seen:
+            return  # a previous session's leftovers
+        t = msg.type
+        if t == protocol.SNAPSHOT:
+            self._on_snapshot(msg.codes)
+        elif t == protocol.CHANGE:
+            self._on_change(msg.channel, msg.code)
+        elif t == protocol.ACK:
+            self._on_ack(msg)
+        elif t == protocol.HEARTBEAT:
+            self._on_heartbeat(msg)
+        elif t == protocol.ERROR:
+            log.debug("bridge firmware reports error %d about #%d: %s", msg.code, msg.about, msg.text)
+            if msg.code == protocol.ERR_BAD_FRAME:
+                with self._lock:
+                    self._fw_rgb = None  # whatever we sent may be the frame it lost
+        else:
+            log.debug("bridge: ignoring %r", msg)
+
+    def _on_hello(self, msg: protocol.Message) -> None:
+        if msg.version != protocol.VERSION:
+            self.last_problem = (
+                f"the bridge firmware speaks protocol version {msg.version}, this host speaks "
+                f"{protocol.VERSION}: flash the firmware from firmware_bridge/firmware (see its README)")
+            self._set_state(INCOMPATIBLE)
+            raise _LineDead(self.last_problem)
+        size = (msg.rows, msg.cols, msg.leds)
+        if self.rows is not None and size != (self.rows, self.cols, self.leds):
+            self.last_problem = (
+                f"the bridge firmware now reports a {msg.rows}x{msg.cols} board with {msg.leds} LEDs, "
+                f"it was {self.rows}x{self.cols} with {self.leds}: a different board was plugged in")
+            self._set_state(INCOMPATIBLE)
+            raise _LineDead(self.last_problem)
+        if self._hello_seen and msg.boot_id == self.boot_id and msg.seq == self._rx_seq:
+            self.stats["duplicates"] += 1
+            return
+        if self._hello_seen and msg.boot_id != self.boot_id:
+            log.warning("bridge firmware restarted (boot %04x -> %04x); resyncing", self.boot_id, msg.boot_id)
+        self.rows, self.cols, self.leds, self.kinds = msg.rows, msg.cols, msg.leds, list(msg.kinds)
+        self.boot_id = msg.boot_id
+        self._hello_seen = True
+        self._rx_seq = msg.seq
+        self._synced = False  # the SNAPSHOT that follows every HELLO brings us back in sync
+        self._snapshot_asked = self.clock()  # ... and if it is lost, ask again after ack_timeout
+        with self._lock:
+            self._fw_rgb = None
+            self._pending_led = None
+            if self._codes is None:
+                self._codes = bytearray(msg.rows * msg.cols)
+            self._lock.notify_all()
+
+    def _on_snapshot(self, codes: bytes) -> None:
+        self._snapshot_asked = None
+        if len(codes) != self.rows * self.cols:
+            log.debug("bridge: SNAPSHOT of %d channels for a %d-channel board", len(codes), self.rows * self.cols)
+            self._ask_snapshot()
+            return
+        self.stats["snapshots"] += 1
+        for channel, code in enumerate(codes):
+            self._apply(channel, code)
+        if not self._synced:
+            self._synced = True
+            self._set_state(CONNECTED)
+            log.info("bridge in sync: %dx%d board, %d LEDs, firmware boot %04x",
+                     self.rows, self.cols, self.leds, self.boot_id)
+
+    def _on_change(self, channel: int, code: int) -> None:
+        if channel >= len(self._codes):
+            log.debug("bridge: change on channel %d of a %d-channel board", channel, len(self._codes))
+            return
+        self._apply(channel, code)
+
+    def _on_ack(self, msg: protocol.Message) -> None:
+        with self._lock:
+            self._confirmed_crc = msg.led_crc
+            pending = self._pending_led
+            if pending is not None and msg.acked == pending[0]:
+                self._pending_led = None
+                if msg.led_crc != pending[1]:
+                    self._fw_rgb = None  # it shows something else than we think: send it all
+            self._lock.notify_all()
+
+    def _on_heartbeat(self, msg: protocol.Message) -> None:
+        if msg.sensor_crc is None or not self._synced:
+            return
+        with self._lock:
+            sensor_crc = protocol.crc16(self._codes)
+            if self._pending_led is None and self._fw_rgb is not None \
+                    and msg.led_crc != protocol.crc16(self._fw_rgb):
+                # An update was lost or garbled in a way the ACKs did not show: resend.
+                self._fw_rgb = None
+            self._confirmed_crc = msg.led_crc
+        if msg.sensor_crc != sensor_crc and self._snapshot_asked is None:
+            self._ask_snapshot()  # a change was lost: the snapshot puts it right
+
+    def _apply(self, channel: int, code: int) -> None:
+        with self._lock:
+            if self._codes[channel] == code:
+                return
+            self._codes[channel] = code
+            callback = self._callback
+        if callback is not None:
+            event = SensorEvent(channel, self._value(code), self.clock())
+            try:
+                callback(event)
+            except Exception:  # the daemon's bug must not kill the line
+                log.exception("bridge: sensor callback failed on %r", event)
+
+    def _value(self, code: int) -> str | None:
+        if code == protocol.CODE_EMPTY:
+            return None
+        if code == protocol.CODE_PRESENT:
+            return PRESENT
+        kind = code - protocol.KIND_BASE
+        return self.kinds[kind] if kind < len(self.kinds) else PRESENT
+
+    def _ask_snapshot(self) -> None:
+        self._snapshot_asked = self.clock()
+        self._write(self._enc.snapshot_request())
+
+    def _send_leds(self, now: float) -> None:
+        with self._lock:
+            desired, known, pending = self._desired, self._fw_rgb, self._pending_led
+            if pending is not None and now - pending[2] > self.timings.ack_timeout:
+                self.stats["led_resends"] += 1
+                known = self._fw_rgb = None  # no answer: it may have been lost, send it all
+                pending = None
+            if desired is None or known == desired:
+                return  # nothing new (a frame in flight is judged by its ACK)
+            seq = self._enc.seq
+            if known is None:
+                frame = self._enc.led_frame(desired)
+                self.stats["led_full"] += 1
+            else:
+                updates = [(i // 3, desired[i], desired[i + 1], desired[i + 2])
+                           for i in range(0, len(desired), 3) if desired[i:i + 3] != known[i:i + 3]]
+                if 5 * len(updates) < len(desired):
+                    frame = self._enc.led_partial(updates)
+                    self.stats["led_partial"] += 1
+                else:
+                    frame = self._enc.led_frame(desired)
+                    self.stats["led_full"] += 1
+            self._fw_rgb = desired
+            self._pending_led = (seq, protocol.crc16(desired), now)
+        self._write(frame)
+
+    def _write(self, data: bytes) -> None:
+        try:
+            self._serial.write(data)
+        except serial.SerialTimeoutException as exc:
+            raise _LineDead(f"the firmware stopped reading: {exc}")
+
+    def _set_state(self, state: str) -> None:
+        with self._lock:
+            if state == self.state:
+                return
+            self.state = state
+            self._lock.notify_all()
+        log.info("bridge %s", state)
+        if self.on_state is not None:
+            try:
+                self.on_state(state)
+            except Exception:
+                log.exception("bridge: on_state callback failed")
+
+    def _sleep(self, seconds: float) -> None:
+        # Interruptible by close(): wait on the wake pipe, not time.sleep.
+        ready, _, _ = select.select([self._wake_r], [], [], seconds)
+        if ready:
+            os.read(self._wake_r, 4096)
+
+    def _wake(self) -> None:
+        try:
+            os.write(self._wake_w, b"x")
+        except OSError:
+            pass
+
+
+class BridgeSensorSource(SensorSource):
+    """The firmware's sensor matrix. Channels are ints: row * cols + col."""
+
+    def __init__(self, link: BridgeLink) -> None:
+        self.link = link
+        self._closed = False
+
+    def start(self, callback: EventCallback) -> None:
+        self.link.set_callback(callback)
+
+    def snapshot(self) -> dict[Hashable, str | None]:
+        return self.link.snapshot()
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            self.link.set_callback(None)
+            _release(self.link)
+
+
+class BridgePixelSink(PixelSink):
+    """The firmware's LED strip. `show` never blocks; the link thread sends the frame and
+    re-sends it after every reconnect or firmware restart."""
+
+    def __init__(self, link: BridgeLink) -> None:
+        self.link = link
+        self.count = link.leds
+        self._closed = False
+
+    def show(self, frame: Sequence[tuple[int, int, int]]) -> None:
+        if len(frame) != self.count:
+            raise ValueError(f"frame has {len(frame)} colours, the strip has {self.count} pixels")
+        try:
+            rgb = bytes(c for colour in frame for c in colour)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"frame colours must be (r, g, b) of 0..255: {exc}") from None
+        if len(rgb) != 3 * self.count:
+            raise ValueError("frame colours must be (r, g, b) triples")
+        self.link.show(rgb)
+
+    def flush(self, timeout: float = 1.0) -> bool:
+        """Wait until the firmware confirms it shows the last frame; False on timeout."""
+        return self.link.flush(timeout)
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            self.link.show(bytes(3 * self.count))
+            self.link.flush(0.5)  # best effort: dark before we let go
+            _release(self.link)
+
+
+def _release(link: BridgeLink) -> None:
+    # The source and the sink share the line; it closes when both have let go.
+    link._users -= 1
+    if link._users <= 0:
+        link.close()
+
+
+def open_bridge(port: str | None = None, baud: int = 115200, *,
+                clock: Callable[[], float] = time.monotonic,
+                timings: BridgeTimings = BridgeTimings(),
+                connect_timeout: float = 3.0,
+                on_state: Callable[[str], None] | None = None,
+                ) -> tuple[BridgeSensorSource, BridgePixelSink]:
+    """Open the bridge and wait until it is in sync (HELLO and a full SNAPSHOT).
+
+    `port` None finds the device (find_bridge_port) on every (re)connect. Raises
+    IncompatibleFirmware for a wrong protocol version and BridgeError when nothing answers
+    within `connect_timeout`. After that the link reconnects by itself for ever; `on_state`
+    hears every change of state (connecting / connected / disconnected / incompatible).
+    """
+    link = BridgeLink(port, baud, clock=clock, timings=timings, on_state=on_state)
+    state = link.wait_state((CONNECTED, INCOMPATIBLE), connect_timeout)
+    if state != CONNECTED:
+        problem = link.last_problem
+        link.close()
+        if state == INCOMPATIBLE:
+            raise IncompatibleFirmware(problem)
+        raise BridgeError(f"the bridge did not answer within {connect_timeout:.1f} s: {problem}")
+    link._users = 2
+    return BridgeSensorSource(link), BridgePixelSink(link)
