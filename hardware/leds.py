@@ -1,0 +1,215 @@
+"""LED output: a frame API over any `PixelSink`, and the two strips built on PixelBuf.
+
+`Leds` takes what the daemon wants to show, `{site: colour}` or `{index: colour}`, and
+turns it into what the strip gets: gamma-corrected (the eye is not linear), scaled by a
+brightness cap, and scaled down further when its estimated current draw would exceed the
+power supply's budget. It writes to the sink only when that corrected frame changed, since a
+WS2812 write blocks for ~30 us per pixel and interrupts would otherwise flicker.
+
+`NeoPixelStrip` drives a real strip (adafruit-circuitpython-neopixel, imported only in
+there); `RecordingStrip` is the same `adafruit_pixelbuf.PixelBuf` machinery with a transmit
+that records, so tests see exactly the bytes the Pi would send, in the strip's pixel order.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Hashable, Mapping, Sequence
+
+from hardware.base import Colour, HardwareError, PixelSink
+from hardware.layout import Layout
+
+#: A WS2812 draws about 20 mA per colour channel at full duty: 60 mA for full white.
+MILLIAMPS_PER_CHANNEL = 20.0
+
+BLACK: Colour = (0, 0, 0)
+
+
+def gamma_table(gamma: float) -> tuple[int, ...]:
+    """0..255 -> 0..255 so that equal steps of input look like equal steps of light."""
+    return tuple(round(255 * (v / 255) ** gamma) for v in range(256))
+
+
+def estimate_milliamps(frame: Sequence[Colour]) -> float:
+    """The strip's estimated draw for `frame` (colour values as sent to the LEDs)."""
+    return sum(r + g + b for r, g, b in frame) * MILLIAMPS_PER_CHANNEL / 255
+
+
+def _check_colour(key: Hashable, colour) -> Colour:
+    if (not isinstance(colour, (tuple, list)) or len(colour) != 3
+            or not all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 255 for v in colour)):
+        raise ValueError(f"colour for {key!r} must be (r, g, b) with each 0..255, got {colour!r}")
+    return (colour[0], colour[1], colour[2])
+
+
+class Leds:
+    """Frames of site or index colours, corrected and shown only when they changed.
+
+    `gamma`, `brightness` (the cap) and `max_milliamps` come from the layout unless given.
+    Corrections, in order: gamma; brightness (a linear scale of light, so after gamma);
+    current limit (every pixel scaled by the same factor, so colours keep their hue).
+    """
+
+    def __init__(self, layout: Layout, sink: PixelSink, *, brightness: float | None = None,
+                 max_milliamps: float | None = None, gamma: float | None = None):
+        if sink.count != layout.led_count:
+            raise HardwareError(f"strip has {sink.count} pixels, layout {layout.name} says {layout.led_count}")
+        self.layout = layout
+        self.sink = sink
+        self.count = layout.led_count
+        self.brightness_cap = layout.leds.brightness if brightness is None else brightness
+        self._brightness = self.brightness_cap
+        self.max_milliamps = layout.leds.max_milliamps if max_milliamps is None else max_milliamps
+        self._gamma = gamma_table(layout.leds.gamma if gamma is None else gamma)
+        self._leds_of_site = layout.leds_of_site
+        self._named = layout.named_leds
+        self.shown: tuple[Colour, ...] | None = None  # the last corrected frame sent to the sink
+        self.limited = False  # whether the current limit scaled the last frame down
+
+    @property
+    def brightness(self) -> float:
+        return self._brightness
+
+    @brightness.setter
+    def brightness(self, value: float) -> None:
+        """Dim (e.g. at night); never brighter than the cap."""
+        self._brightness = max(0.0, min(float(value), self.brightness_cap))
+
+    def indexes(self, key: Hashable) -> tuple[int, ...]:
+        """The LEDs a frame key addresses: an index, a site, or a named LED group."""
+        if isinstance(key, int) and not isinstance(key, bool):
+            if not 0 <= key < self.count:
+                raise KeyError(f"LED index {key} is past the strip's end ({self.count} pixels)")
+            return (key,)
+        if key in self._leds_of_site:
+            return self._leds_of_site[key]
+        if key in self._named:
+            return self._named[key]
+        if key in self.layout.sites:
+            return ()  # a site with no LED beside it: nothing to light
+        raise KeyError(f"{key!r} is no LED index, site or named LED of layout {self.layout.name}")
+
+    def raw_frame(self, frame: Mapping[Hashable, Colour]) -> list[Colour]:
+        """Strip order colours, before correction; pixels not named are off."""
+        pixels = [BLACK] * self.count
+        for key, colour in frame.items():
+            colour = _check_colour(key, colour)
+            for i in self.indexes(key):
+                pixels[i] = colour
+        return pixels
+
+    def correct(self, pixels: Sequence[Colour]) -> tuple[Colour, ...]:
+        g = self._gamma
+        scale = self._brightness
+        out = [(round(g[r] * scale), round(g[gg] * scale), round(g[b] * scale)) for r, gg, b in pixels]
+        draw = estimate_milliamps(out)
+        self.limited = draw > self.max_milliamps
+        if self.limited:
+            # Floor, not round: rounding up could land just above the budget again.
+            factor = self.max_milliamps / draw
+            out = [(int(r * factor), int(gg * factor), int(b * factor)) for r, gg, b in out]
+        return tuple(out)
+
+    def show(self, frame: Mapping[Hashable, Colour]) -> bool:
+        """Show `frame` ({site|index|name: (r, g, b)}). Returns whether the strip was written."""
+        corrected = self.correct(self.raw_frame(frame))
+        if corrected == self.shown:
+            return False
+        self.sink.show(corrected)
+        self.shown = corrected
+        return True
+
+    def clear(self) -> bool:
+        return self.show({})
+
+    def close(self) -> None:
+        self.sink.close()
+
+
+class _PixelBufStrip(PixelSink):
+    """A sink that writes whole frames into a PixelBuf (NeoPixel is one) and shows them."""
+
+    _buffer: Any
+
+    def show(self, frame: Sequence[Colour]) -> None:
+        if self._closed:
+            raise HardwareError("strip is closed")
+        if len(frame) != self.count:
+            raise ValueError(f"frame has {len(frame)} pixels, strip has {self.count}")
+        self._buffer[:] = list(frame)
+        self._buffer.show()
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            self._release()
+
+    def _release(self) -> None:
+        # Like NeoPixel.deinit: blank the strip once.
+        self._buffer.fill(0)
+        self._buffer.show()
+
+
+class RecordingStrip(_PixelBufStrip):
+    """A strip on the real `adafruit_pixelbuf.PixelBuf` that records every frame it shows.
+
+    `wire` holds the bytes each show sent (in the strip's pixel order, after PixelBuf's own
+    brightness, as a NeoPixel would send them); `frames` holds them decoded back to (r, g, b)
+    per pixel: what each LED actually lights; `last` is the latest of those. Closing blanks
+    the strip (one more, all-dark frame), as `NeoPixel.deinit` does.
+    """
+
+    def __init__(self, count: int, pixel_order: str = "GRB", brightness: float = 1.0):
+        import adafruit_pixelbuf
+
+        record = self._record
+
+        class _Buffer(adafruit_pixelbuf.PixelBuf):
+            def _transmit(self, buffer: bytearray) -> None:
+                record(bytes(buffer))
+
+        self.count = count
+        self.pixel_order = pixel_order
+        self.wire: list[bytes] = []
+        self.frames: list[tuple[Colour, ...]] = []
+        self._buffer = _Buffer(count, byteorder=pixel_order, brightness=brightness, auto_write=False)
+        self._closed = False
+
+    def _record(self, data: bytes) -> None:
+        bpp = len(self.pixel_order)
+        r, g, b = (self.pixel_order.index(c) for c in "RGB")
+        self.wire.append(data)
+        self.frames.append(tuple((data[i + r], data[i + g], data[i + b]) for i in range(0, bpp * self.count, bpp)))
+
+    @property
+    def last(self) -> tuple[Colour, ...] | None:
+        return self.frames[-1] if self.frames else None
+
+
+class NeoPixelStrip(_PixelBufStrip):
+    """A WS2812 strip through adafruit-circuitpython-neopixel (and Blinka), on a real Pi.
+
+    `pin` is a BCM GPIO number (board.D18 for 18) or the name of a `board` attribute.
+    Brightness is left at 1.0 in the driver: `Leds` applies the cap itself so that its
+    current estimate sees the values actually sent.
+    """
+
+    def __init__(self, pin: int | str, count: int, pixel_order: str = "GRB", brightness: float = 1.0):
+        try:
+            import board
+            import neopixel
+        except (ImportError, NotImplementedError, RuntimeError) as exc:
+            raise HardwareError(f"cannot load the NeoPixel driver (is this a Pi with adafruit-blinka?): {exc}") from exc
+        name = f"D{pin}" if isinstance(pin, int) else pin
+        board_pin = getattr(board, name, None)
+        if board_pin is None:
+            raise HardwareError(f"this board has no pin {name} for the LED strip")
+        self.count = count
+        try:
+            self._buffer = neopixel.NeoPixel(board_pin, count, brightness=brightness, auto_write=False,
+                                             pixel_order=pixel_order)
+        except (RuntimeError, ValueError, OSError) as exc:
+            raise HardwareError(f"cannot open the LED strip on {name}: {exc}") from exc
+        self._closed = False
+
+    def _release(self) -> None:
+        self._buffer.deinit()  # blanks the strip and releases the pin

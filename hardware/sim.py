@@ -1,0 +1,256 @@
+"""The simulated board: gpiozero's `MockFactory` pins with models of the wiring behind them.
+
+`SimulatedBoard` builds the *same* sources a real board gets (`hardware.sensors.open_sensors`)
+on mock pins, and models what is behind those pins:
+
+- direct pins: placing a piece drives the pin to its active level;
+- a diode matrix (`MatrixModel`): the row pins are outputs the scanner drives; each column
+  reads low when some row driven low reaches it through a closed switch and its diode;
+- MCP3008 ADCs (`MockMCP3008`): a mock SPI slave that answers gpiozero's bit-banged SPI with
+  a level per channel; placing a piece sets the level in the middle of its kind's band.
+
+LEDs go to a `RecordingStrip`; named buttons are gpiozero `Button`s on mock pins.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Callable
+
+from hardware.base import HardwareError
+from hardware.layout import ADC_CHANNELS, SPI_CLOCK, SPI_MISO, SPI_MOSI, Layout
+from hardware.leds import Leds, RecordingStrip
+from hardware.sensors import open_sensors
+
+#: The mock Pi is a Pi Zero 2 W, the smallest board treeboard supports.
+MOCK_REVISION = "902120"
+
+
+def _mock_classes():
+    """The model classes, defined on first use so that importing this module needs no gpiozero."""
+    global MockMCP3008, MatrixRowPin, MatrixColumnPin
+    if "MockMCP3008" in globals():
+        return
+    from gpiozero.pins.mock import MockPin, MockSPIDevice
+
+    class _MockMCP3008(MockSPIDevice):
+        """The slave side of an MCP3008 on gpiozero's mock SPI.
+
+        The master sends a start bit, then single/differential and three channel bits; the chip
+        answers with a null bit and ten data bits, MSB first (datasheet figure 6-1).
+        """
+
+        def __init__(self, select_pin: int, *, pin_factory):
+            super().__init__(SPI_CLOCK, SPI_MOSI, SPI_MISO, select_pin, pin_factory=pin_factory)
+            self.levels = [0.0] * ADC_CHANNELS  # fraction of the reference voltage per channel
+            self.raw: list[int | None] = [None] * ADC_CHANNELS  # an exact reading, if set
+
+        def on_start(self):
+            super().on_start()
+            self._started = False
+
+        def on_bit(self):
+            if not self._started:
+                if self.rx_buf[-1]:  # the start bit
+                    self._started = True
+                    self.rx_buf = []
+                return
+            if len(self.rx_buf) == 4:  # single/diff + 3 channel bits received
+                channel = (self.rx_buf[1] << 2) | (self.rx_buf[2] << 1) | self.rx_buf[3]
+                raw = self.raw[channel]
+                if raw is None:
+                    raw = round(min(1.0, max(0.0, self.levels[channel])) * 1023)
+                # One more sampling clock, the null bit, then ten data bits.
+                self.tx_word(raw, 12)
+
+    class _MatrixRowPin(MockPin):
+        """A row line: when the scanner drives it, the columns it reaches follow."""
+
+        def __init__(self, factory, info, model=None, row=0):
+            super().__init__(factory, info)
+            self.model, self.row = model, row
+
+        def _change_state(self, value):
+            changed = super()._change_state(value)
+            if changed and self.model is not None and self._function == "output":
+                self.model.row_changed(self.row)
+            return changed
+
+    class _MatrixColumnPin(MockPin):
+        """A column line: its pull-up sets the idle level; the model pulls it low."""
+
+        def __init__(self, factory, info, model=None, col=0):
+            super().__init__(factory, info)
+            self.model, self.col = model, col
+
+        def _set_pull(self, value):
+            super()._set_pull(value)
+            if self.model is not None:
+                self.model.update_column(self.col)
+
+    MockMCP3008, MatrixRowPin, MatrixColumnPin = _MockMCP3008, _MatrixRowPin, _MatrixColumnPin
+
+
+class MatrixModel:
+    """The electrics of a switch matrix: which columns a low row pulls low.
+
+    With `diodes=True` (how a board must be built) a column is low only when a row driven
+    low has a closed switch on that column. With `diodes=False` current also flows backwards
+    through other closed switches, so the model shows the ghosts a diode-less matrix has: a
+    test that the scanner is ghost-free can fail.
+    """
+
+    def __init__(self, factory, rows: tuple[int, ...], cols: tuple[int, ...], diodes: bool = True):
+        _mock_classes()
+        self.diodes = diodes
+        self.closed: set[tuple[int, int]] = set()
+        self.row_pins = [factory.pin(p, pin_class=MatrixRowPin, model=self, row=r) for r, p in enumerate(rows)]
+        self.col_pins = [factory.pin(p, pin_class=MatrixColumnPin, model=self, col=c) for c, p in enumerate(cols)]
+
+    def _row_low(self, r: int) -> bool:
+        pin = self.row_pins[r]
+        return pin._function == "output" and not pin._state
+
+    def _reaches(self, c: int) -> bool:
+        """Whether column c is pulled low."""
+        if self.diodes:
+            return any(self._row_low(r) for r, cc in self.closed if cc == c)
+        # No diodes: walk the switch graph from the column, both ways through every switch.
+        seen_cols, seen_rows, todo = {c}, set(), [c]
+        while todo:
+            col = todo.pop()
+            for r, cc in self.closed:
+                if cc == col and r not in seen_rows:
+                    if self._row_low(r):
+                        return True
+                    seen_rows.add(r)
+                    for r2, c2 in self.closed:
+                        if r2 == r and c2 not in seen_cols:
+                            seen_cols.add(c2)
+                            todo.append(c2)
+        return False
+
+    def update_column(self, c: int) -> None:
+        pin = self.col_pins[c]
+        if pin._function != "input":
+            return
+        if self._reaches(c):
+            pin.drive_low()
+        elif pin._pull == "up":
+            pin.drive_high()
+        elif pin._pull == "down":
+            pin.drive_low()
+
+    def row_changed(self, r: int) -> None:
+        cols = range(len(self.col_pins)) if not self.diodes else {c for rr, c in self.closed if rr == r}
+        for c in cols:
+            self.update_column(c)
+
+    def set_switch(self, r: int, c: int, closed: bool) -> None:
+        (self.closed.add if closed else self.closed.discard)((r, c))
+        for col in range(len(self.col_pins)):
+            self.update_column(col)
+
+
+class SimulatedBoard:
+    """A board on mock pins: the real sources and LED frame path, with hands to move pieces.
+
+    `autoscan=False` (tests, traces) keeps the matrix / ADC sources from starting a scan
+    thread; call `scan_once()` to scan. `diodes=False` builds the matrix without diodes
+    (to show what ghosting looks like). Several boards may exist at once: each owns its own
+    `MockFactory`, passed to every device, and gpiozero's global default is left alone.
+    """
+
+    def __init__(self, layout: Layout, clock: Callable[[], float] = time.monotonic, *,
+                 autoscan: bool = True, diodes: bool = True):
+        from gpiozero import Button
+        from gpiozero.pins.mock import MockFactory
+
+        if layout.bridge is not None:
+            raise HardwareError(f"{layout.name}: a bridge board is simulated by firmware_bridge's simulated firmware")
+        _mock_classes()
+        self.layout = layout
+        self.factory = MockFactory(revision=MOCK_REVISION)
+        self.matrix = None
+        self.adcs: list = []
+        # The models must own their pins before gpiozero's devices ask the factory for them.
+        if layout.matrix is not None:
+            self.matrix = MatrixModel(self.factory, layout.matrix.rows, layout.matrix.cols, diodes=diodes)
+        if layout.adc is not None:
+            self.adcs = [MockMCP3008(select, pin_factory=self.factory) for select in layout.adc.selects]
+            empty = layout.adc.level_of(None)
+            for adc in self.adcs:
+                adc.levels = [empty] * ADC_CHANNELS
+        # The settle wait is for real wires; mock pins settle at once and tests never sleep.
+        self.source = open_sensors(layout, pin_factory=self.factory, clock=clock, autoscan=autoscan,
+                                   sleep=lambda s: None)
+        self.strip = RecordingStrip(layout.led_count, layout.leds.pixel_order)
+        self.leds = Leds(layout, self.strip)
+        self.buttons = {name: Button(pin, pin_factory=self.factory) for name, pin in layout.buttons.items()}
+
+    # -- hands
+
+    def _channels(self, site: str):
+        channels = self.layout.channels_of_site.get(site)
+        if not channels:
+            if site in self.layout.sites:
+                raise ValueError(f"site {site!r} has no sensor in layout {self.layout.name}")
+            raise ValueError(f"{site!r} is no site of layout {self.layout.name}")
+        return channels
+
+    def place(self, site: str, kind: str | None = None) -> None:
+        """Put a piece on `site` (a classifying sensor needs its `kind`)."""
+        for channel in self._channels(site):
+            self._set(channel, True, kind)
+
+    def lift(self, site: str) -> None:
+        """Take the piece off `site`."""
+        for channel in self._channels(site):
+            self._set(channel, False, None)
+
+    def set_level(self, site: str, level: float | None = None, *, raw: int | None = None) -> None:
+        """Set an ADC site's reading directly: a fraction 0..1, or an exact 10-bit `raw` value."""
+        for channel in self._channels(site):
+            if self.layout.adc is None or channel not in self.layout.adc.channels:
+                raise ValueError(f"site {site!r} is not on an ADC")
+            chip, ch = channel
+            self.adcs[chip].raw[ch] = raw
+            if level is not None:
+                self.adcs[chip].levels[ch] = level
+
+    def _set(self, channel, present: bool, kind: str | None) -> None:
+        layout = self.layout
+        if layout.pins is not None and channel in layout.pins.channels:
+            pin = self.factory.pin(channel)
+            (pin.drive_low if present == layout.pins.active_low else pin.drive_high)()
+        elif layout.matrix is not None and channel in layout.matrix.channels:
+            self.matrix.set_switch(*channel, present)
+        else:  # ADC
+            if present and kind is None:
+                raise ValueError(f"an ADC sensor tells piece kinds; say which: one of {[k for k in layout.adc.kinds if k]}")
+            chip, ch = channel
+            self.adcs[chip].raw[ch] = None
+            self.adcs[chip].levels[ch] = layout.adc.level_of(kind if present else None)
+
+    def press(self, name: str) -> None:
+        self._button_pin(name).drive_low()
+
+    def release(self, name: str) -> None:
+        self._button_pin(name).drive_high()
+
+    def _button_pin(self, name: str):
+        if name not in self.buttons:
+            raise KeyError(f"no button {name!r}; layout {self.layout.name} has {sorted(self.buttons) or 'none'}")
+        return self.buttons[name].pin
+
+    def scan_once(self) -> None:
+        """Scan the matrix and poll the ADCs once (pins report by themselves)."""
+        self.source.scan_once()
+
+    def close(self) -> None:
+        self.source.close()
+        for button in self.buttons.values():
+            button.close()
+        for adc in self.adcs:
+            adc.close()
+        self.strip.close()
