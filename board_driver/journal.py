@@ -1,0 +1,283 @@
+"""The move journal: every accepted move on disk before the LEDs confirm it.
+
+SQLite in WAL mode with ``synchronous=FULL``: each record is its own transaction,
+and a commit returns only after the write-ahead log is fsynced, so a move whose
+``record_move`` has returned survives a power cut or a SIGKILL. A record torn by
+a crash is a WAL frame with a bad checksum, which SQLite ignores on the next open.
+
+History is append-only. A takeback is a new ``undo`` event, never an UPDATE or a
+DELETE of the move, so the journal always says what happened at the board.
+
+Threading: one connection, used only from the daemon's asyncio loop thread
+(sqlite3's ``check_same_thread`` enforces it). A commit costs one fsync, a few
+milliseconds on an SD card, which the loop can afford once per move.
+
+How the daemon uses it::
+
+    journal = Journal(default_journal_path())   # never fails on a corrupt file
+    saved = journal.current()                   # the game in progress, or None
+    if saved: state = replay(saved.game, saved.options, saved.moves)
+    else:     journal.start_game("tree-planting", {"size": 4})
+    ...
+    journal.record_move(str(move))   # then light the LEDs to confirm it
+    journal.record_undo()            # a takeback
+    journal.finish({"scores": [3, 2], "winner": 0})
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sqlite3
+import time
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+JOURNAL_NAME = "journal.sqlite"
+
+# SQLite's own words for "this file is not a (sound) database". Anything else
+# (locked, out of disk, unwritable) is not corruption and must not move the file.
+_CORRUPT_ERRORS = {"SQLITE_CORRUPT", "SQLITE_NOTADB"}
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS games (
+    id          INTEGER PRIMARY KEY,
+    game        TEXT NOT NULL,
+    options     TEXT NOT NULL,              -- JSON
+    status      TEXT NOT NULL DEFAULT 'playing'
+                CHECK (status IN ('playing', 'finished', 'abandoned')),
+    started_at  REAL NOT NULL,
+    finished_at REAL,
+    summary     TEXT                        -- JSON, once finished
+);
+CREATE TABLE IF NOT EXISTS events (
+    id      INTEGER PRIMARY KEY,            -- the order things happened in
+    game_id INTEGER NOT NULL REFERENCES games(id),
+    kind    TEXT NOT NULL CHECK (kind IN ('move', 'undo')),
+    text    TEXT,                           -- the move's notation; NULL for an undo
+    at      REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS events_by_game ON events(game_id, id);
+"""
+
+
+class JournalError(RuntimeError):
+    """The journal cannot be used: its directory is unwritable, or a call came out of turn."""
+
+
+@dataclass
+class SavedGame:
+    game_id: int
+    game: str
+    options: dict[str, Any]
+    moves: list[str]  # after applying takebacks, in play order
+    status: str = "playing"
+    started_at: float = 0.0
+    finished_at: float | None = None
+    summary: dict[str, Any] | None = None
+    events: int = field(default=0, repr=False)  # how many records, takebacks included
+
+
+def default_journal_path(env: Mapping[str, str] | None = None) -> Path:
+    """Where the journal lives: systemd's StateDirectory, else the user's state dir."""
+    env = os.environ if env is None else env
+    # systemd sets STATE_DIRECTORY (colon-separated when a unit names several).
+    if env.get("STATE_DIRECTORY"):
+        return Path(env["STATE_DIRECTORY"].split(":")[0]) / JOURNAL_NAME
+    base = env.get("XDG_STATE_HOME") or Path.home() / ".local" / "state"
+    return Path(base) / "treeboard" / JOURNAL_NAME
+
+
+class Journal:
+    def __init__(self, path: str | os.PathLike[str], clock: Callable[[], float] = time.time) -> None:
+        self.path = Path(path)
+        self._clock = clock
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise JournalError(f"cannot create the journal directory {self.path.parent}: {exc}") from exc
+        try:
+            self._db = self._open()
+        except sqlite3.DatabaseError as exc:
+            if getattr(exc, "sqlite_errorname", None) not in _CORRUPT_ERRORS:
+                raise self._unusable(exc) from exc
+            self._move_aside(exc)
+            try:
+                self._db = self._open()
+            except sqlite3.DatabaseError as again:
+                raise self._unusable(again) from again
+
+    # Opening ----------------------------------------------------------------------
+
+    def _open(self) -> sqlite3.Connection:
+        # isolation_level=None: we say where transactions begin and end (see _write).
+        db = sqlite3.connect(self.path, isolation_level=None)
+        try:
+            mode = db.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+            if mode.lower() != "wal":
+                raise JournalError(f"{self.path}: SQLite refused WAL mode (got {mode!r})")
+            # FULL: fsync the WAL at every commit, so a returned record_move is on disk.
+            db.execute("PRAGMA synchronous=FULL")
+            db.execute("PRAGMA foreign_keys=ON")
+            db.execute("PRAGMA busy_timeout=2000")
+            # quick_check reads every page: a file torn or scribbled on shows up here,
+            # at start, rather than halfway through a game.
+            problems = [row[0] for row in db.execute("PRAGMA quick_check")]
+            if problems != ["ok"]:
+                error = sqlite3.DatabaseError("; ".join(problems[:3]))
+                error.sqlite_errorname = "SQLITE_CORRUPT"  # type: ignore[attr-defined]
+                raise error
+            db.executescript(_SCHEMA)
+        except BaseException:
+            db.close()
+            raise
+        _fsync_directory(self.path.parent)  # the new file's name must survive a crash too
+        return db
+
+    def _move_aside(self, exc: Exception) -> None:
+        """Keep the unreadable file for a post-mortem; the board starts a fresh journal."""
+        stamp = time.strftime("%Y%m%dT%H%M%S")
+        aside = Path(f"{self.path}.corrupt-{stamp}")
+        n = 1
+        while any(Path(f"{aside}{suffix}").exists() for suffix in ("", "-wal", "-shm")):
+            n += 1  # a second corruption within the same second keeps the first one too
+            aside = Path(f"{self.path}.corrupt-{stamp}.{n}")
+        for suffix in ("", "-wal", "-shm"):
+            old = Path(f"{self.path}{suffix}")
+            if old.exists():
+                try:
+                    old.rename(f"{aside}{suffix}")
+                except OSError as rename_error:
+                    raise JournalError(
+                        f"{self.path} is unreadable ({exc}) and cannot be moved aside: {rename_error}"
+                    ) from rename_error
+        reason = " ".join(str(exc).split())[:200]
+        log.error("journal %s was unreadable (%s): moved aside to %s; starting a fresh journal",
+                  self.path, reason, aside)
+
+    def _unusable(self, exc: Exception) -> JournalError:
+        return JournalError(f"cannot open the journal {self.path}: {exc} "
+                            f"(is {self.path.parent} writable by this user?)")
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        # BEGIN IMMEDIATE takes the write lock up front, so a transaction never
+        # fails half-way for want of it; COMMIT is where the fsync happens.
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            yield self._db
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
+
+    # Writing ----------------------------------------------------------------------
+
+    def start_game(self, game: str, options: Mapping[str, Any] | None = None) -> int:
+        """A new game; a game still in progress is marked abandoned. Returns its id."""
+        now = self._clock()
+        with self._write() as db:
+            db.execute("UPDATE games SET status='abandoned', finished_at=? WHERE status='playing'", (now,))
+            cursor = db.execute(
+                "INSERT INTO games (game, options, started_at) VALUES (?, ?, ?)",
+                (game, json.dumps(dict(options or {}), sort_keys=True), now),
+            )
+        return int(cursor.lastrowid)
+
+    def record_move(self, text: str) -> None:
+        """Append a move to the game in progress; durable when this returns."""
+        game_id = self._playing_id()
+        with self._write() as db:
+            db.execute("INSERT INTO events (game_id, kind, text, at) VALUES (?, 'move', ?, ?)",
+                       (game_id, text, self._clock()))
+
+    def record_undo(self) -> None:
+        """Take the last move back (recorded as a new event); durable when this returns."""
+        saved = self.current()
+        if saved is None:
+            raise JournalError("no game in progress to take a move back from")
+        if not saved.moves:
+            raise JournalError("no move to take back")
+        with self._write() as db:
+            db.execute("INSERT INTO events (game_id, kind, text, at) VALUES (?, 'undo', NULL, ?)",
+                       (saved.game_id, self._clock()))
+
+    def finish(self, summary: Mapping[str, Any] | None = None) -> None:
+        """The game in progress is over; ``summary`` (scores, winner...) goes to the history."""
+        game_id = self._playing_id()
+        with self._write() as db:
+            db.execute(
+                "UPDATE games SET status='finished', finished_at=?, summary=? WHERE id=?",
+                (self._clock(), json.dumps(dict(summary or {}), sort_keys=True), game_id),
+            )
+
+    # Reading ----------------------------------------------------------------------
+
+    def current(self) -> SavedGame | None:
+        """The game in progress with its moves (takebacks applied), or None."""
+        row = self._db.execute(
+            "SELECT id FROM games WHERE status='playing' ORDER BY id DESC LIMIT 1").fetchone()
+        return None if row is None else self.game(row[0])
+
+    def history(self, limit: int = 20, include_abandoned: bool = False) -> list[SavedGame]:
+        """Games no longer in progress, newest first."""
+        statuses = ("finished", "abandoned") if include_abandoned else ("finished",)
+        rows = self._db.execute(
+            f"SELECT id FROM games WHERE status IN ({','.join('?' * len(statuses))}) "
+            "ORDER BY id DESC LIMIT ?", (*statuses, limit)).fetchall()
+        return [self.game(game_id) for (game_id,) in rows]
+
+    def game(self, game_id: int) -> SavedGame:
+        row = self._db.execute(
+            "SELECT game, options, status, started_at, finished_at, summary FROM games WHERE id=?",
+            (game_id,)).fetchone()
+        if row is None:
+            raise JournalError(f"no game {game_id} in the journal")
+        game, options, status, started_at, finished_at, summary = row
+        moves: list[str] = []
+        events = 0
+        for kind, text in self._db.execute(
+                "SELECT kind, text FROM events WHERE game_id=? ORDER BY id", (game_id,)):
+            events += 1
+            if kind == "move":
+                moves.append(text)
+            elif moves:
+                moves.pop()
+        return SavedGame(game_id, game, json.loads(options), moves, status, started_at,
+                         finished_at, json.loads(summary) if summary else None, events)
+
+    def _playing_id(self) -> int:
+        row = self._db.execute(
+            "SELECT id FROM games WHERE status='playing' ORDER BY id DESC LIMIT 1").fetchone()
+        if row is None:
+            raise JournalError("no game in progress: call start_game first")
+        return int(row[0])
+
+    def close(self) -> None:
+        # Closing the last connection checkpoints the WAL into the database file.
+        self._db.close()
+
+    def __enter__(self) -> Journal:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _fsync_directory(directory: Path) -> None:
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return  # some filesystems refuse to open directories; SQLite's own syncs remain
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
