@@ -43,7 +43,7 @@ def play_game(number: int, moves: Sequence[str], cubes: int = MAX_CUBES, where: 
         try:
             state.play(text)
         except IllegalMove as exc:
-            raise MatchError(number, where, f"move {i} ({text}) {exc.reason}") from None
+            raise MatchError(number, where, f"move {i} ({text}): {exc.reason}") from None
     if not state.is_over():
         raise MatchError(number, where, f"the game is not over after its {len(moves)} moves "
                                         f"({COLOURS[state.to_move]} to move)")

@@ -37,7 +37,8 @@ def test_a_match_can_be_drawn_and_a_margin_is_plural():
 
 
 def test_a_game_that_does_not_replay_or_finish_is_an_error_naming_it():
-    with pytest.raises(MatchError, match=r"game 2 \(b.txt\): move 3 \(La1\) a1 is taken by a dark leaf"):
+    with pytest.raises(MatchError,
+                       match=r"game 2 \(b.txt\): move 3 \(La1\): a1 is taken by a dark leaf"):
         play_match([DARK_KILLS, ["La1", "Ld4", "La1"]], sources=["a.txt", "b.txt"])
     with pytest.raises(MatchError, match="game 1: the game is not over after its 2 moves"):
         play_match([["La1", "Ld4"]])
