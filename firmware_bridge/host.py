@@ -98,7 +98,8 @@ class BridgeLink:
         self.rows = self.cols = self.leds = None
         self.kinds: list[str] = []
         self.boot_id: int | None = None
-        self.reconnects = 0
+        self.reconnects = 0    # connections lost
+        self.open_attempts = 0  # every try to open the port, failed or not
         self.stats = {"bad_frames": 0, "gaps": 0, "duplicates": 0, "snapshots": 0,
                       "led_full": 0, "led_partial": 0, "led_resends": 0}
 
@@ -170,6 +171,7 @@ class BridgeLink:
     def _run(self) -> None:
         backoff = self.timings.backoff_initial
         while not self._stopping:
+            self.open_attempts += 1
             try:
                 self._open()
             except (serial.SerialException, OSError, BridgeError) as exc:

@@ -24,8 +24,9 @@ WAITING_COLOUR = (0, 0, 24)
 
 class Controller:
     def __init__(self, hw, rows, cols, leds, boot_id, scan_ms=5, debounce_scans=3,
-                 heartbeat_ms=250, host_timeout_ms=1500):
+                 heartbeat_ms=250, host_timeout_ms=1500, version=protocol.VERSION):
         self.hw = hw
+        self.version = version  # only a test makes a firmware of another version
         self.rows = rows
         self.cols = cols
         self.channels = rows * cols
@@ -102,10 +103,10 @@ class Controller:
     def handle(self, msg):
         t = msg.type
         if t == protocol.HOST_HELLO:
-            if msg.version != protocol.VERSION:
+            if msg.version != self.version:
                 self.send(self.encoder.error(
                     protocol.ERR_BAD_VERSION, msg.seq,
-                    "firmware speaks protocol %d" % protocol.VERSION))
+                    "firmware speaks protocol %d" % self.version))
             # Always answer with our HELLO: it carries our version, so the host can tell.
             self.send_hello()
         elif t == protocol.SNAPSHOT_REQUEST:
@@ -157,7 +158,7 @@ class Controller:
 
     def send_hello(self):
         # HELLO then a full SNAPSHOT: the host never depends on having seen every change.
-        self.send(self.encoder.hello(self.rows, self.cols, self.leds, self.boot_id))
+        self.send(self.encoder.hello(self.rows, self.cols, self.leds, self.boot_id, (), self.version))
         self.send(self.encoder.snapshot(self.stable))
 
     def send(self, frame):

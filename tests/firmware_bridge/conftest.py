@@ -1,0 +1,74 @@
+"""Fixtures for the bridge tests: a simulated firmware on a real pty, a host link with fast
+timings, bounded polling, and a check that nothing is left running after a test."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from firmware_bridge.host import BridgeTimings, open_bridge
+from firmware_bridge.sim import start_simulated_firmware
+
+#: Fast enough for tests, with the same ratios as the defaults (timeout = 4+ heartbeats).
+FAST = BridgeTimings(heartbeat_interval=0.02, heartbeat_timeout=0.25, ack_timeout=0.06,
+                     backoff_initial=0.01, backoff_max=0.1)
+FAST_FIRMWARE = {"heartbeat_ms": 20, "host_timeout_ms": 2000}
+
+
+def wait_for(condition, timeout=2.0, what="condition"):
+    """Poll `condition` every 2 ms until it holds; fail after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = condition()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            pytest.fail(f"timed out after {timeout} s waiting for {what}")
+        time.sleep(0.002)
+
+
+@pytest.fixture(autouse=True)
+def no_threads_left():
+    before = set(threading.enumerate())
+    yield
+    # close()/stop() join their threads; give a just-ended thread a moment to leave the list
+    deadline = time.monotonic() + 2
+    while time.monotonic() < deadline:
+        left = [t for t in threading.enumerate() if t not in before and t.is_alive()]
+        if not left:
+            return
+        time.sleep(0.005)
+    pytest.fail(f"threads left running: {left}")
+
+
+@pytest.fixture
+def make_firmware():
+    started = []
+
+    def make(rows=5, cols=8, leds=40, **options):
+        options = {**FAST_FIRMWARE, **options}
+        fw = start_simulated_firmware(rows, cols, leds, **options)
+        started.append(fw)
+        return fw
+
+    yield make
+    for fw in started:
+        fw.stop()
+
+
+@pytest.fixture
+def make_bridge():
+    opened = []
+
+    def make(port, **options):
+        options.setdefault("timings", FAST)
+        source, sink = open_bridge(port, **options)
+        opened.append((source, sink))
+        return source, sink
+
+    yield make
+    for source, sink in opened:
+        source.close()
+        sink.close()
