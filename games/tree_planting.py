@@ -307,6 +307,10 @@ class TreePlantingState(State):
         bit = 1 << square
         return 0 if self._trees[0] & bit else 1 if self._trees[1] & bit else None
 
+    def last_mover(self) -> int | None:
+        """Who played the last move (None before the first)."""
+        return self._history[-1][1] if self._history else None
+
     def last_planted(self) -> list[str]:
         """The holes the last move planted (empty if it planted none)."""
         if not self._history:
@@ -321,6 +325,11 @@ class TreePlantingState(State):
         edges = self._edges | g.bit
         completes = any(edges & mask == mask for _, mask in g.squares)
         return not completes and any((edges & mask).bit_count() == 3 for _, mask in g.squares)
+
+    def moves_at(self, site: str) -> list[Groove]:
+        """The legal moves that put a piece on `site` (for the daemon's reconcile)."""
+        g = self.board.groove.get(site)
+        return [g] if g is not None and not self._edges & g.bit else []
 
     def position_key(self) -> tuple[int, int, int, int]:
         """Everything that decides the rest of the game (for search transposition tables)."""

@@ -1,0 +1,177 @@
+"""The daemon's configuration: a TOML file, checked in full before anything starts.
+
+A bad config is refused with the file, the key and what was expected, e.g.
+`/etc/treeboard/config.toml: display.moves: expected one of off, legal, safe; got 'fast'`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+Colour = tuple[int, int, int]
+
+DEFAULT_PATH = Path("/etc/treeboard/config.toml")
+BACKENDS = ("gpio", "sim", "bridge")
+MOVE_MODES = ("off", "legal", "safe")
+
+# Okabe-Ito colours, chosen to stay distinct for the common kinds of colour blindness:
+# blue and yellow for the players, bluish green for "safe", orange for "gives a square away",
+# and red only for "this piece must go", which also never blinks (missing pieces blink).
+DEFAULT_COLOURS: dict[str, Colour] = {
+    "player0": (0, 114, 178),    # blue
+    "player1": (240, 228, 66),   # yellow
+    "safe": (0, 158, 115),       # bluish green
+    "unsafe": (230, 159, 0),     # orange (amber)
+    "wrong": (255, 0, 0),        # red: remove this piece
+    "rod": (48, 48, 48),         # a drawn groove: dim white
+    "waiting": (200, 200, 255),  # the board waits for an entry it cannot sense
+}
+
+
+class ConfigError(ValueError):
+    """A config the daemon cannot run with; the message names the file, key and expectation."""
+
+    def __init__(self, path: str | Path, key: str, expected: str, got: Any = None):
+        self.path, self.key, self.expected = str(path), key, expected
+        msg = f"{path}: {key}: expected {expected}" if key else f"{path}: {expected}"
+        if got is not None:
+            msg += f"; got {got!r}"
+        super().__init__(msg)
+
+
+@dataclass
+class Config:
+    path: str = "<built-in>"
+    layout: str = "tree-planting-classic-pins"
+    backend: str = "gpio"
+    game: str | None = None                  # None: the layout's game
+    game_options: dict[str, Any] | None = None  # None: the layout's options
+    debounce_ms: float = 20.0
+    moves: str = "safe"
+    takeback: bool = True
+    brightness: float | None = None          # None: the layout's
+    max_milliamps: float | None = None       # None: the layout's
+    blink_hz: float = 2.0
+    winner_seconds: float = 6.0
+    colours: dict[str, Colour] = field(default_factory=lambda: dict(DEFAULT_COLOURS))
+    journal: str = "/var/lib/treeboard/journal.sqlite"
+    bridge_port: str = "/dev/treeboard-bridge"
+    bridge_baud: int = 1_000_000
+
+
+_HEX = re.compile(r"^#?([0-9a-fA-F]{6})$")
+
+
+def _colour(path, key, value) -> Colour:
+    if isinstance(value, str) and _HEX.match(value):
+        h = _HEX.match(value).group(1)
+        return (int(h[0:2], 16), int(h[2:4], 16), int(h[4:6], 16))
+    if (isinstance(value, list) and len(value) == 3
+            and all(isinstance(v, int) and 0 <= v <= 255 for v in value)):
+        return tuple(value)  # type: ignore[return-value]
+    raise ConfigError(path, key, 'a colour "#rrggbb" or [r, g, b] with 0..255 each', value)
+
+
+def _take(path, table: dict, prefix: str, key: str, kind: type | tuple, default, check=None,
+          expected: str = ""):
+    full = f"{prefix}{key}"
+    if key not in table:
+        return default
+    value = table.pop(key)
+    if isinstance(value, bool) and kind is not bool:  # TOML true is not the number 1
+        raise ConfigError(path, full, expected, value)
+    if not isinstance(value, kind):
+        raise ConfigError(path, full, expected or getattr(kind, "__name__", str(kind)), value)
+    if check is not None and not check(value):
+        raise ConfigError(path, full, expected, value)
+    return value
+
+
+def parse_config(data: dict[str, Any], path: str | Path = "<built-in>") -> Config:
+    """A Config from parsed TOML, or ConfigError naming the first problem."""
+    data = {k: (dict(v) if isinstance(v, dict) else v) for k, v in data.items()}
+    cfg = Config(path=str(path))
+    num = (int, float)
+    cfg.layout = _take(path, data, "", "layout", str, cfg.layout, None, "a layout name or path")
+    cfg.backend = _take(path, data, "", "backend", str, cfg.backend, lambda v: v in BACKENDS,
+                        "one of " + ", ".join(BACKENDS))
+    cfg.game = _take(path, data, "", "game", str, None, None, "a game name")
+    if cfg.game is not None:
+        import games
+        if cfg.game not in games.names():
+            raise ConfigError(path, "game", "one of " + ", ".join(games.names()), cfg.game)
+    cfg.game_options = _take(path, data, "", "game_options", dict, None, None, "a table")
+    cfg.journal = _take(path, data, "", "journal", str, cfg.journal, None, "a file path")
+
+    sections = {}
+    for name in ("sensors", "display", "colours", "bridge"):
+        value = data.pop(name, {})
+        if not isinstance(value, dict):
+            raise ConfigError(path, name, "a table", value)
+        sections[name] = value
+
+    s = sections["sensors"]
+    cfg.debounce_ms = float(_take(path, s, "sensors.", "debounce_ms", num, cfg.debounce_ms,
+                                  lambda v: 0 <= v <= 2000, "a number of ms from 0 to 2000"))
+
+    d = sections["display"]
+    cfg.moves = _take(path, d, "display.", "moves", str, cfg.moves, lambda v: v in MOVE_MODES,
+                      "one of " + ", ".join(MOVE_MODES))
+    cfg.takeback = _take(path, d, "display.", "takeback", bool, cfg.takeback, None, "true or false")
+    cfg.brightness = _take(path, d, "display.", "brightness", num, None, lambda v: 0 < v <= 1,
+                           "a number above 0 and at most 1")
+    cfg.max_milliamps = _take(path, d, "display.", "max_milliamps", num, None, lambda v: v > 0,
+                              "a positive number of milliamps")
+    cfg.blink_hz = float(_take(path, d, "display.", "blink_hz", num, cfg.blink_hz,
+                               lambda v: 0.2 <= v <= 10, "a number from 0.2 to 10"))
+    cfg.winner_seconds = float(_take(path, d, "display.", "winner_seconds", num,
+                                     cfg.winner_seconds, lambda v: 0 <= v <= 600,
+                                     "a number of seconds from 0 to 600"))
+
+    c = sections["colours"]
+    for key in list(c):
+        if key not in DEFAULT_COLOURS:
+            raise ConfigError(path, f"colours.{key}", "one of " + ", ".join(DEFAULT_COLOURS), key)
+        cfg.colours[key] = _colour(path, f"colours.{key}", c.pop(key))
+
+    b = sections["bridge"]
+    cfg.bridge_port = _take(path, b, "bridge.", "port", str, cfg.bridge_port, None, "a device path")
+    cfg.bridge_baud = _take(path, b, "bridge.", "baud", int, cfg.bridge_baud, lambda v: v > 0,
+                            "a positive baud rate")
+
+    for name, table in [("", data)] + [(n + ".", t) for n, t in sections.items()]:
+        if table:
+            key = sorted(table)[0]
+            raise ConfigError(path, f"{name}{key}", "no such key (a typo?)", key)
+    return cfg
+
+
+def load_config(path: str | Path) -> Config:
+    """Read and check a config file."""
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise ConfigError(path, "", "a config file here (see `treeboard install-service`)") from None
+    except OSError as exc:
+        raise ConfigError(path, "", f"a readable file ({exc.strerror})") from None
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(path, "", f"valid TOML ({exc})") from None
+    return parse_config(data, path)
+
+
+def sim_config(**overrides: Any) -> Config:
+    """The built-in config of `treeboard sim`: the classic board on simulated pins, its journal
+    in the user's state directory so a simulated game also survives a restart."""
+    state_home = Path(os.environ.get("XDG_STATE_HOME", Path.home() / ".local" / "state"))
+    cfg = Config(path="<sim>", backend="sim", journal=str(state_home / "treeboard" / "sim.sqlite"))
+    for key, value in overrides.items():
+        setattr(cfg, key, value)
+    return cfg
