@@ -397,3 +397,21 @@ def test_random_playouts_terminate():
             state.play(rng.choice(state.legal_moves()))
             assert len(state.moves) <= 3 * 64
         assert state.end_reason in ("no-active-leaves", "double-pass", "final-growth")
+
+
+def test_playout_finishes_with_legal_recorded_moves():
+    for seed in range(10):
+        state = new("La1 Ld4", cubes=6)
+        scores = state.playout(random.Random(seed))
+        assert state.is_over() and scores == state.scores()
+        replayed = new(" ".join(map(str, state.moves)), cubes=6)  # every move was legal
+        assert replayed == state and replayed.end_reason == state.end_reason
+        while len(state.moves) > 2:
+            state.undo()
+        assert state == new("La1 Ld4", cubes=6)
+
+
+def test_a_move_object_that_names_no_placement_is_invalid_notation():
+    state = new("La1 Ld4")
+    rejects(state, Move("tree", (0, 1, 0)), "a placement is a leaf or a branch", InvalidNotation)
+    rejects(state, Move("leaf", (0, 1)), "a placement is a leaf or a branch", InvalidNotation)
