@@ -12,7 +12,7 @@ import games
 from games.base import IllegalMove
 from games.treeblox import END, GAME, Move, parse_cell
 
-SETTINGS = settings(max_examples=25, deadline=None)
+SETTINGS = settings(max_examples=60, deadline=None)
 
 
 def random_game(seed: int, cubes: int, pass_weight: float = 0.05):
