@@ -1,0 +1,287 @@
+"""`treeboard install-service`: the systemd unit, the service user, config and udev rules.
+
+What it does on a Pi (``--dry-run`` prints the same list and changes nothing):
+
+1. groups gpio, spi, dialout exist (``groupadd --system`` the missing ones);
+2. a ``treeboard`` system user in them (``useradd --system`` or ``usermod -aG``);
+3. ``/etc/systemd/system/treeboard.service``, rendered from ``systemd/treeboard.service``
+   with ExecStart= pointing at the ``treeboard`` executable running this command;
+   with ``--neopixel-as-root`` also the drop-in that runs it as root (rpi_ws281x);
+4. ``/etc/treeboard/config.toml`` from the default config, only if there is none;
+5. the udev rules (ours, and the firmware bridge's) in ``/etc/udev/rules.d/``;
+6. ``systemctl daemon-reload``, ``udevadm control --reload``, ``udevadm trigger``,
+   ``systemctl enable treeboard``, ``systemctl restart treeboard``.
+
+With ``--root DIR`` (a Pi image being prepared) files go under DIR, the user is created
+with ``--root DIR`` and the unit is enabled with ``systemctl --root``; nothing is started.
+"""
+
+from __future__ import annotations
+
+import argparse
+import grp
+import os
+import pwd
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import board_driver
+
+USER = "treeboard"
+GROUPS = ("gpio", "spi", "dialout")
+UNIT_NAME = "treeboard.service"
+CONFIG_PATH = Path("/etc/treeboard/config.toml")  # the unit's ExecStart names it too
+STATE_DIR = Path("/var/lib/treeboard")
+
+PACKAGE_DIR = Path(board_driver.__file__).resolve().parent
+# The unit and udev rules live beside the package in the source tree (the Pi install
+# is a checkout with an editable install, see ./dev).
+SOURCE_DIR = PACKAGE_DIR.parent
+
+
+class ServiceError(RuntimeError):
+    """The service cannot be installed; the message says what to do."""
+
+
+@dataclass
+class Step:
+    text: str
+    apply: Callable[[], None]
+
+
+def install_service(
+    dry_run: bool = False,
+    root: Path = Path("/"),
+    run: Callable[..., object] = subprocess.run,
+    *,
+    executable: Path | None = None,
+    neopixel_as_root: bool = False,
+    live: bool | None = None,
+    source: Path = SOURCE_DIR,
+    default_config: Path = PACKAGE_DIR / "default_config.toml",
+    euid: Callable[[], int] | None = None,
+    out: Callable[[str], None] = print,
+) -> list[str]:
+    """Install (or, with ``dry_run``, describe) the service; returns the steps' texts.
+
+    ``live`` (default: ``root`` is "/") runs systemctl/udevadm against the running
+    system; otherwise the unit is only enabled inside ``root``.
+    """
+    root = Path(root)
+    live = (root == Path("/")) if live is None else live
+    if not dry_run and (euid or os.geteuid)() != 0:
+        raise ServiceError("install-service creates a user and writes to /etc: run it with sudo, "
+                           f"e.g. `sudo {sys.argv[0] or 'treeboard'} install-service` "
+                           "(or add --dry-run to see what it would do)")
+    steps = plan(root, run, executable=executable, neopixel_as_root=neopixel_as_root,
+                 live=live, source=source, default_config=default_config)
+    for step in steps:
+        out(("would: " if dry_run else "") + step.text)
+        if not dry_run:
+            step.apply()
+    return [step.text for step in steps]
+
+
+def plan(root: Path, run: Callable[..., object], *, executable: Path | None, neopixel_as_root: bool,
+         live: bool, source: Path, default_config: Path) -> list[Step]:
+    """Every step of the install, decided up front so --dry-run shows exactly them."""
+    steps: list[Step] = []
+    staged = ["--root", str(root)] if root != Path("/") else []
+
+    def command(*argv: str) -> None:
+        steps.append(Step("run: " + " ".join(argv), lambda: _run(run, list(argv))))
+
+    def write(target: Path, text: str, note: str = "") -> None:
+        where = root / target.relative_to("/")
+        steps.append(Step(f"write {where}{note}", lambda: _write(where, text)))
+
+    # 1-2. The user and its groups.
+    for group in GROUPS:
+        if not _group_exists(root, group):
+            command("groupadd", *staged, "--system", group)
+    if _user_exists(root, USER):
+        command("usermod", *staged, "--append", "--groups", ",".join(GROUPS), USER)
+    else:
+        command("useradd", *staged, "--system", "--user-group", "--groups", ",".join(GROUPS),
+                "--home-dir", str(STATE_DIR), "--no-create-home", "--shell", "/usr/sbin/nologin", USER)
+
+    # 3. The unit (and the drop-in for the root NeoPixel driver).
+    exe = executable or find_executable()
+    unit = render_unit(_read(source / "systemd" / UNIT_NAME), exe)
+    unit_path = Path("/etc/systemd/system") / UNIT_NAME
+    write(unit_path, unit, f" (ExecStart={exe})")
+    drop_in = Path("/etc/systemd/system/treeboard.service.d/root.conf")
+    if neopixel_as_root:
+        write(drop_in, _read(source / "systemd" / "treeboard-root.conf"), " (run as root for rpi_ws281x)")
+    elif (root / drop_in.relative_to("/")).exists():
+        steps.append(Step(f"keep {root / drop_in.relative_to('/')} (remove it to run as {USER} again)",
+                          lambda: None))
+
+    # 4. The config: a user's own is never overwritten.
+    config = root / CONFIG_PATH.relative_to("/")
+    if config.exists():
+        steps.append(Step(f"keep {config} (already there)", lambda: None))
+    else:
+        write(CONFIG_PATH, _read(default_config), " (the default config)")
+
+    # 5. udev rules.
+    rules = [source / "systemd" / "99-treeboard.rules"]
+    bridge_rules = source / "firmware_bridge" / "99-treeboard-bridge.rules"
+    if bridge_rules.exists():
+        rules.append(bridge_rules)
+    for rule in rules:
+        write(Path("/etc/udev/rules.d") / rule.name, _read(rule))
+
+    # 6. Tell systemd and udev, and start.
+    if live:
+        command("systemctl", "daemon-reload")
+        command("udevadm", "control", "--reload")
+        command("udevadm", "trigger", "--subsystem-match=gpio", "--subsystem-match=spidev",
+                "--subsystem-match=tty")
+        command("systemctl", "enable", UNIT_NAME)
+        # restart, not `enable --now`: a reinstall must replace the running daemon too.
+        command("systemctl", "restart", UNIT_NAME)
+    else:
+        command("systemctl", f"--root={root}", "enable", UNIT_NAME)
+    return steps
+
+
+def find_executable() -> Path:
+    """The `treeboard` script of the environment running this command."""
+    # sudo resets PATH, so the venv beside sys.executable comes first (sys.executable is
+    # not resolved: a venv's python is a symlink to the base interpreter).
+    beside = Path(sys.executable).parent / "treeboard"
+    if beside.is_file() and os.access(beside, os.X_OK):
+        return beside.absolute()
+    found = shutil.which("treeboard")
+    if found:
+        return Path(found).absolute()
+    raise ServiceError("cannot find the installed `treeboard` executable; "
+                       "run install-service with the one in the project's venv "
+                       "(sudo /opt/treeboard/.venv/bin/treeboard install-service)")
+
+
+def render_unit(template: str, executable: Path, package_dir: Path = PACKAGE_DIR) -> str:
+    """The unit with ExecStart= naming ``executable``, fitted to where it is installed."""
+    exe = str(executable)
+    if any(c.isspace() for c in exe):
+        exe = '"' + exe.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    lines = []
+    for line in template.splitlines():
+        if line.startswith("ExecStart="):
+            line = f"ExecStart={exe} run --config {CONFIG_PATH}"
+        lines.append(line)
+    text = "\n".join(lines) + "\n"
+    # ProtectHome=yes hides /home, /root and /run/user from the service. A checkout in
+    # /home/pi still works read-only; one in /root cannot work for the treeboard user.
+    needed = [executable, _interpreter(executable), package_dir]
+    homes = [p for p in needed if p is not None and _under(p, Path("/home"))]
+    roots = [p for p in needed if p is not None and (_under(p, Path("/root")) or _under(p, Path("/run/user")))]
+    if roots:
+        raise ServiceError(f"{roots[0]} is in root's home, which the {USER} user cannot read: "
+                           "install treeboard elsewhere (e.g. a checkout in /opt/treeboard with ./dev)")
+    if homes:
+        text = text.replace("ProtectHome=yes", "# treeboard is installed under /home: readable, never writable\nProtectHome=read-only")
+    return text
+
+
+def _interpreter(script: Path) -> Path | None:
+    """The resolved Python a console script runs with (its #! line), if readable."""
+    try:
+        with open(script, "rb") as f:
+            first = f.readline(512)
+    except OSError:
+        return None
+    if not first.startswith(b"#!"):
+        return None
+    parts = first[2:].decode(errors="replace").split()
+    return Path(parts[0]).resolve() if parts else None
+
+
+def _under(path: Path, top: Path) -> bool:
+    return path == top or top in path.parents
+
+
+def _group_exists(root: Path, name: str) -> bool:
+    if root == Path("/"):
+        try:
+            grp.getgrnam(name)
+            return True
+        except KeyError:
+            return False
+    return _listed(root / "etc" / "group", name)
+
+
+def _user_exists(root: Path, name: str) -> bool:
+    if root == Path("/"):
+        try:
+            pwd.getpwnam(name)
+            return True
+        except KeyError:
+            return False
+    return _listed(root / "etc" / "passwd", name)
+
+
+def _listed(table: Path, name: str) -> bool:
+    try:
+        return any(line.split(":", 1)[0] == name for line in table.read_text().splitlines())
+    except FileNotFoundError:
+        return False
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text()
+    except OSError as exc:
+        raise ServiceError(f"cannot read {path}: {exc.strerror} (is this a treeboard checkout?)") from exc
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".treeboard-new")
+    tmp.write_text(text)
+    tmp.chmod(0o644)
+    os.replace(tmp, path)  # never a half-written unit or config
+
+
+def _run(run: Callable[..., object], argv: list[str]) -> None:
+    try:
+        run(argv, check=True)
+    except FileNotFoundError as exc:
+        raise ServiceError(f"`{argv[0]}` is not installed: {exc}") from exc
+    except subprocess.CalledProcessError as exc:
+        raise ServiceError(f"`{' '.join(argv)}` failed with status {exc.returncode}") from exc
+
+
+# The command line -----------------------------------------------------------------
+
+def register_cli(subparsers: argparse._SubParsersAction) -> None:
+    """Add `install-service` to the `treeboard` command (cli._EXTRA_COMMANDS)."""
+    p = subparsers.add_parser("install-service",
+                              help="install the systemd service, its user, config and udev rules")
+    p.add_argument("--dry-run", action="store_true", help="print every step, change nothing")
+    p.add_argument("--root", type=Path, default=Path("/"), metavar="DIR",
+                   help="install into DIR (a Pi image) instead of this system")
+    p.add_argument("--neopixel-as-root", action="store_true",
+                   help="also install the drop-in that runs the daemon as root (rpi_ws281x on Pi 0-4)")
+    p.set_defaults(func=install_service_command)
+
+
+def install_service_command(args: argparse.Namespace | Sequence[str]) -> int:
+    """`treeboard install-service [--dry-run] [--root DIR] [--neopixel-as-root]`."""
+    if not isinstance(args, argparse.Namespace):
+        parser = argparse.ArgumentParser(prog="treeboard")
+        register_cli(parser.add_subparsers())
+        args = parser.parse_args(["install-service", *args])
+    try:
+        install_service(dry_run=args.dry_run, root=args.root, neopixel_as_root=args.neopixel_as_root)
+    except ServiceError as exc:
+        print(f"treeboard: {exc}", file=sys.stderr)
+        return 1
+    if args.dry_run:
+        print("(dry run: nothing was changed)")
+    return 0

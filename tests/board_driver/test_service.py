@@ -1,0 +1,208 @@
+"""install-service into a temp root, with the commands recorded instead of run."""
+
+import configparser
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from board_driver import service
+from board_driver.service import ServiceError, install_service, install_service_command, render_unit
+
+REPO = Path(service.__file__).resolve().parent.parent
+UNIT = REPO / "systemd" / "treeboard.service"
+DROP_IN = REPO / "systemd" / "treeboard-root.conf"
+
+
+class Recorder:
+    def __init__(self):
+        self.commands = []
+
+    def __call__(self, argv, check):
+        assert check is True
+        self.commands.append(argv)
+
+
+@pytest.fixture
+def fake_exe(tmp_path):
+    """A treeboard console script outside any home directory."""
+    exe = tmp_path / "venv" / "bin" / "treeboard"
+    exe.parent.mkdir(parents=True)
+    exe.write_text("#!/usr/bin/python3\nimport sys\n")
+    exe.chmod(0o755)
+    return exe
+
+
+@pytest.fixture
+def target(tmp_path):
+    root = tmp_path / "root"
+    (root / "etc").mkdir(parents=True)
+    (root / "etc" / "group").write_text("root:x:0:\ndialout:x:20:\ngpio:x:997:\n")
+    (root / "etc" / "passwd").write_text("root:x:0:0:root:/root:/bin/bash\n")
+    return root
+
+
+@pytest.fixture
+def default_config(tmp_path):
+    path = tmp_path / "default_config.toml"
+    path.write_text('layout = "tree-planting-classic-pins"\n')
+    return path
+
+
+def install(target, fake_exe, default_config, **kw):
+    recorder = Recorder()
+    printed = []
+    kw.setdefault("euid", lambda: 0)
+    steps = install_service(root=target, run=recorder, executable=fake_exe,
+                            default_config=default_config, out=printed.append, **kw)
+    return steps, recorder.commands, printed
+
+
+def tree(root: Path) -> dict:
+    return {p.relative_to(root): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_installs_files_and_runs_the_commands(target, fake_exe, default_config):
+    _, commands, printed = install(target, fake_exe, default_config, live=True)
+    r = str(target)
+    assert commands == [
+        ["groupadd", "--root", r, "--system", "spi"],  # gpio and dialout exist already
+        ["useradd", "--root", r, "--system", "--user-group", "--groups", "gpio,spi,dialout",
+         "--home-dir", "/var/lib/treeboard", "--no-create-home", "--shell", "/usr/sbin/nologin", "treeboard"],
+        ["systemctl", "daemon-reload"],
+        ["udevadm", "control", "--reload"],
+        ["udevadm", "trigger", "--subsystem-match=gpio", "--subsystem-match=spidev", "--subsystem-match=tty"],
+        ["systemctl", "enable", "treeboard.service"],
+        ["systemctl", "restart", "treeboard.service"],
+    ]
+    unit = (target / "etc/systemd/system/treeboard.service").read_text()
+    assert f"ExecStart={fake_exe} run --config /etc/treeboard/config.toml\n" in unit
+    assert (target / "etc/treeboard/config.toml").read_text() == default_config.read_text()
+    assert (target / "etc/udev/rules.d/99-treeboard.rules").read_text() == (REPO / "systemd/99-treeboard.rules").read_text()
+    bridge = REPO / "firmware_bridge/99-treeboard-bridge.rules"
+    if bridge.exists():
+        assert (target / "etc/udev/rules.d/99-treeboard-bridge.rules").read_bytes() == bridge.read_bytes()
+    assert not (target / "etc/systemd/system/treeboard.service.d").exists()
+    assert (target / "etc/systemd/system/treeboard.service").stat().st_mode & 0o777 == 0o644
+    assert len(printed) == 7 + 3 + bridge.exists() and not any(p.startswith("would") for p in printed)
+
+
+def test_existing_user_is_added_to_the_groups_and_image_is_only_enabled(target, fake_exe, default_config):
+    (target / "etc/passwd").write_text("treeboard:x:990:990::/var/lib/treeboard:/usr/sbin/nologin\n")
+    _, commands, _ = install(target, fake_exe, default_config)  # a temp root is an image: not live
+    r = str(target)
+    assert ["usermod", "--root", r, "--append", "--groups", "gpio,spi,dialout", "treeboard"] in commands
+    assert not any(c[0] == "useradd" for c in commands)
+    assert commands[-1] == ["systemctl", f"--root={r}", "enable", "treeboard.service"]
+    assert not any("daemon-reload" in c or "restart" in c for c in commands)
+
+
+def test_dry_run_changes_nothing_and_says_everything(target, fake_exe, default_config):
+    before = tree(target)
+    steps, commands, printed = install(target, fake_exe, default_config, dry_run=True,
+                                       euid=lambda: 1000)  # no root needed to look
+    assert commands == [] and tree(target) == before
+    assert printed == ["would: " + s for s in steps]
+    assert any("etc/systemd/system/treeboard.service" in s for s in steps)
+    assert any(s.startswith("run: useradd") for s in steps)
+
+
+def test_existing_config_is_never_overwritten(target, fake_exe, default_config):
+    config = target / "etc/treeboard/config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text('layout = "my-own"\n')
+    steps, _, _ = install(target, fake_exe, default_config)
+    assert config.read_text() == 'layout = "my-own"\n'
+    assert f"keep {config} (already there)" in steps
+
+
+def test_not_root_is_a_clear_error(target, fake_exe, default_config, capsys, monkeypatch):
+    with pytest.raises(ServiceError, match="sudo"):
+        install(target, fake_exe, default_config, euid=lambda: 1000)
+    assert tree(target) == {Path("etc/group"): b"root:x:0:\ndialout:x:20:\ngpio:x:997:\n",
+                            Path("etc/passwd"): b"root:x:0:0:root:/root:/bin/bash\n"}
+    monkeypatch.setattr(service.os, "geteuid", lambda: 1000)
+    assert install_service_command(["--root", str(target)]) == 1
+    assert "sudo" in capsys.readouterr().err
+
+
+def test_a_failing_command_stops_the_install(target, fake_exe, default_config):
+    def failing(argv, check):
+        raise subprocess.CalledProcessError(9, argv)
+    with pytest.raises(ServiceError, match="groupadd.*status 9"):
+        install_service(root=target, run=failing, executable=fake_exe,
+                        default_config=default_config, euid=lambda: 0, out=lambda s: None)
+
+
+def test_neopixel_as_root_installs_the_drop_in(target, fake_exe, default_config):
+    install(target, fake_exe, default_config, neopixel_as_root=True)
+    drop_in = target / "etc/systemd/system/treeboard.service.d/root.conf"
+    assert drop_in.read_text() == DROP_IN.read_text()
+    # A later plain reinstall keeps it (it is the user's choice) and says so.
+    steps, _, _ = install(target, fake_exe, default_config)
+    assert drop_in.exists() and any(s.startswith(f"keep {drop_in}") for s in steps)
+
+
+# The unit itself -----------------------------------------------------------------
+
+def parse_unit(text: str) -> configparser.ConfigParser:
+    parser = configparser.ConfigParser(strict=False, interpolation=None, delimiters=("=",),
+                                       comment_prefixes=("#", ";"), empty_lines_in_values=False)
+    parser.optionxform = str  # systemd keys are case-sensitive
+    # Repeated keys (DeviceAllow=) would clash in configparser: number them.
+    seen: dict[str, int] = {}
+    lines = []
+    for line in text.splitlines():
+        if "=" in line and not line.startswith("#"):
+            key = line.split("=", 1)[0]
+            seen[key] = seen.get(key, 0) + 1
+            line = f"{key}#{seen[key]}={line.split('=', 1)[1]}" if seen[key] > 1 else line
+        lines.append(line)
+    parser.read_string("\n".join(lines))
+    return parser
+
+
+def test_the_unit_has_the_required_keys():
+    unit = parse_unit(render_unit(UNIT.read_text(), Path("/opt/treeboard/.venv/bin/treeboard")))
+    s = unit["Service"]
+    expected = {
+        "Type": "notify", "NotifyAccess": "main", "WatchdogSec": "10", "Restart": "on-failure",
+        "User": "treeboard", "Group": "treeboard", "SupplementaryGroups": "gpio spi dialout",
+        "StateDirectory": "treeboard", "ConfigurationDirectory": "treeboard",
+        "ProtectSystem": "strict", "ProtectHome": "yes", "PrivateTmp": "yes", "NoNewPrivileges": "yes",
+        "ProtectKernelTunables": "yes", "ProtectControlGroups": "yes", "LockPersonality": "yes",
+        "MemoryDenyWriteExecute": "yes", "RestrictAddressFamilies": "AF_UNIX AF_INET AF_INET6",
+        "ExecStart": "/opt/treeboard/.venv/bin/treeboard run --config /etc/treeboard/config.toml",
+    }
+    assert {k: s.get(k) for k in expected} == expected
+    assert "RestartSec" in s
+    devices = [v for k, v in s.items() if k.split("#")[0] == "DeviceAllow"]
+    assert devices == ["char-gpiochip rw", "char-spi rw", "char-ttyACM rw", "/dev/pio0 rw"]
+    assert unit["Install"]["WantedBy"] == "multi-user.target"
+    # The journal path of the default config is inside the StateDirectory.
+    assert 'journal = "/var/lib/treeboard/journal.sqlite"' in (REPO / "board_driver/default_config.toml").read_text() \
+        or not (REPO / "board_driver/default_config.toml").exists()
+
+
+def test_rendering_fits_the_install_location(tmp_path):
+    template = UNIT.read_text()
+    spaced = render_unit(template, Path("/opt/tree board/bin/treeboard"), package_dir=Path("/opt/x"))
+    assert 'ExecStart="/opt/tree board/bin/treeboard" run --config' in spaced
+    in_home = render_unit(template, Path("/home/pi/treeboard/.venv/bin/treeboard"), package_dir=Path("/opt/x"))
+    assert "\nProtectHome=read-only\n" in in_home and "ProtectHome=yes" not in in_home
+    with pytest.raises(ServiceError, match="root's home"):
+        render_unit(template, Path("/opt/bin/treeboard"), package_dir=Path("/root/treeboard/board_driver"))
+
+
+@pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="systemd-analyze not installed")
+@pytest.mark.parametrize("with_drop_in", [False, True])
+def test_systemd_analyze_verify_accepts_the_unit(tmp_path, fake_exe, with_drop_in):
+    text = render_unit(UNIT.read_text(), fake_exe, package_dir=tmp_path)
+    if with_drop_in:
+        text += "\n" + DROP_IN.read_text()  # a drop-in's settings, as if in the unit itself
+    unit = tmp_path / "treeboard.service"
+    unit.write_text(text)
+    result = subprocess.run(["systemd-analyze", "verify", str(unit)], capture_output=True, text=True, timeout=60)
+    complaints = [line for line in result.stderr.splitlines() if str(unit) in line]
+    assert result.returncode == 0 and complaints == [], result.stderr
