@@ -37,5 +37,5 @@ class LineFaults:
             out[:0] = bytes(rng.randrange(256) for _ in range(rng.randrange(1, 32)))
         if rng.random() < self.duplicate:
             self.counts["duplicated"] += 1
-            out += out
+            out = out + out
         return bytes(out)

@@ -72,3 +72,10 @@ def make_bridge():
     for source, sink in opened:
         source.close()
         sink.close()
+
+
+def pytest_collection_modifyitems(items):
+    # An exception in the link or firmware thread is a failure here, not a warning.
+    for item in items:
+        if "firmware_bridge" in str(item.path):
+            item.add_marker(pytest.mark.filterwarnings("error::pytest.PytestUnhandledThreadExceptionWarning"))
