@@ -184,6 +184,11 @@ class SimulatedBoard:
         # The settle wait is for real wires; mock pins settle at once and tests never sleep.
         self.source = open_sensors(layout, pin_factory=self.factory, clock=clock, autoscan=autoscan,
                                    sleep=lambda s: None)
+        # The board starts empty: drive every direct pin to its idle level (a floating input or
+        # a normally-closed switch would otherwise start wherever its pull leaves it).
+        if layout.pins is not None:
+            for gpio in layout.pins.channels:
+                self._set(gpio, False, None)
         self.strip = RecordingStrip(layout.led_count, layout.leds.pixel_order)
         self.leds = Leds(layout, self.strip)
         self.buttons = {name: Button(pin, pin_factory=self.factory) for name, pin in layout.buttons.items()}

@@ -236,3 +236,18 @@ def test_a_bridge_layout_is_not_opened_here():
 
     with pytest.raises(HardwareError, match="firmware_bridge"):
         SimulatedBoard(load_layout("grid-20x20-bridge"))
+
+
+@pytest.mark.parametrize("pull, active_low", [("up", False), ("down", False), ("none", True)])
+def test_pull_and_active_level_are_configurable(write_layout, grid_text, pull, active_low):
+    text = grid_text.replace('pull = "up"\nactive_low = true', f'pull = "{pull}"\nactive_low = {str(active_low).lower()}')
+    assert text != grid_text
+    board = SimulatedBoard(load_layout(write_layout(text)), autoscan=False)
+    pin = board.factory.pin(4)
+    assert board.source.snapshot()[4] is None  # the board starts empty, whatever the wiring
+    board.source.start(lambda e: None)
+    board.place("c3")
+    assert pin.state == (0 if active_low else 1) and board.source.snapshot()[4] == PRESENT
+    board.lift("c3")
+    assert board.source.snapshot()[4] is None
+    board.close()
