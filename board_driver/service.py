@@ -207,30 +207,26 @@ def _under(path: Path, top: Path) -> bool:
 
 
 def _group_exists(root: Path, name: str) -> bool:
-    if root == Path("/"):
-        try:
-            grp.getgrnam(name)
-            return True
-        except KeyError:
-            return False
-    return _listed(root / "etc" / "group", name)
+    return _exists(root, "group", name, grp.getgrnam)
 
 
 def _user_exists(root: Path, name: str) -> bool:
+    return _exists(root, "passwd", name, pwd.getpwnam)
+
+
+def _exists(root: Path, table: str, name: str, lookup: Callable[[str], object]) -> bool:
+    """Is ``name`` in /etc/{table}? The running system asks NSS; an image its own file."""
     if root == Path("/"):
         try:
-            pwd.getpwnam(name)
+            lookup(name)
             return True
         except KeyError:
             return False
-    return _listed(root / "etc" / "passwd", name)
-
-
-def _listed(table: Path, name: str) -> bool:
     try:
-        return any(line.split(":", 1)[0] == name for line in table.read_text().splitlines())
+        lines = (root / "etc" / table).read_text().splitlines()
     except FileNotFoundError:
         return False
+    return any(line.split(":", 1)[0] == name for line in lines)
 
 
 def _read(path: Path) -> str:

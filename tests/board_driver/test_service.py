@@ -178,7 +178,7 @@ def test_the_unit_has_the_required_keys():
     assert {k: s.get(k) for k in expected} == expected
     assert "RestartSec" in s
     devices = [v for k, v in s.items() if k.split("#")[0] == "DeviceAllow"]
-    assert devices == ["char-gpiochip rw", "char-spi rw", "char-ttyACM rw", "/dev/pio0 rw"]
+    assert devices == ["char-gpiochip rw", "char-spi rw", "char-ttyACM rw", "/dev/gpiomem rw", "/dev/pio0 rw"]
     assert unit["Install"]["WantedBy"] == "multi-user.target"
     # The journal path of the default config is inside the StateDirectory.
     assert 'journal = "/var/lib/treeboard/journal.sqlite"' in (REPO / "board_driver/default_config.toml").read_text() \
