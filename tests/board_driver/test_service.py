@@ -3,6 +3,7 @@
 import configparser
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -206,3 +207,35 @@ def test_systemd_analyze_verify_accepts_the_unit(tmp_path, fake_exe, with_drop_i
     result = subprocess.run(["systemd-analyze", "verify", str(unit)], capture_output=True, text=True, timeout=60)
     complaints = [line for line in result.stderr.splitlines() if str(unit) in line]
     assert result.returncode == 0 and complaints == [], result.stderr
+
+
+MDWE_CHILD = r"""
+import ctypes, mmap, sys
+libc = ctypes.CDLL(None, use_errno=True)
+if libc.prctl(65, 1, 0, 0, 0) != 0:          # PR_SET_MDWE, PR_MDWE_REFUSE_EXEC_GAIN
+    print("NO-MDWE"); sys.exit(0)
+try:                                          # MDWE really is on: W+X memory is refused
+    mmap.mmap(-1, 4096, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)
+    print("MDWE-INEFFECTIVE"); sys.exit(1)
+except PermissionError:
+    pass
+import asyncio, sqlite3, tomllib
+import gpiozero, gpiozero.pins.mock, serial, adafruit_pixelbuf
+import board_driver.cli, board_driver.notify, board_driver.service
+from board_driver.journal import Journal
+with Journal(sys.argv[1]) as j:
+    j.start_game("tree-planting", {})
+    j.record_move("g1")
+    assert j.current().moves == ["g1"]
+asyncio.run(asyncio.sleep(0))
+print("OK")
+"""
+
+
+def test_memory_deny_write_execute_leaves_the_daemon_working(tmp_path):
+    """The unit's MemoryDenyWriteExecute=yes, emulated with the kernel's own PR_SET_MDWE."""
+    result = subprocess.run([sys.executable, "-c", MDWE_CHILD, str(tmp_path / "j.sqlite")],
+                            capture_output=True, text=True, timeout=60)
+    if result.stdout.strip() == "NO-MDWE":
+        pytest.skip("kernel without PR_SET_MDWE (Linux < 6.3)")
+    assert result.returncode == 0 and result.stdout.strip() == "OK", result.stdout + result.stderr
