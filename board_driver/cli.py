@@ -104,6 +104,8 @@ _EXTRA_COMMANDS: list[Callable[[argparse._SubParsersAction], None]] = []
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    import board_driver.commands  # noqa: F401  (registers the board's subcommands)
+
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

@@ -112,7 +112,13 @@ def reconcile(state: State, physical: Mapping[str, str | None], sites: Iterable[
         probe = state.copy()
         last = probe.undo()
         before = probe.occupancy()
-        if _explains(diff, expected, before, physical):
+        # Stricter than a move: everything the last move changed must be off the board again
+        # (a rod lifted while its tree peg still stands is not yet a takeback; a peg still to
+        # plant is not one at all).
+        sensed = set(sites)
+        if _explains(diff, expected, before, physical) and all(
+                sensed_as(before.get(s), physical.get(s))
+                for s in _changed(expected, before) & sensed):
             return Verdict("undo", last)
 
     return Verdict("correct", corrections=sorted(diff.values(), key=lambda c: c.site))

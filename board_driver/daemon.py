@@ -1,0 +1,135 @@
+"""The daemon: one asyncio loop owns all state.
+
+Hardware threads (gpiozero callbacks, a matrix scan thread, the serial reader) only hand
+events over with `call_soon_threadsafe`; the loop debounces, referees, journals and lights.
+Nothing slow runs on the loop: a journal write is one SQLite commit (an fsync, ~ms), and a
+frame is computed only when something changed or a blink is due.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+from typing import Callable
+
+from board_driver.config import Config
+from board_driver.notify import Notifier
+from board_driver.session import Session, open_session
+from hardware.base import SensorEvent
+
+log = logging.getLogger("treeboard.daemon")
+
+
+class Daemon:
+    def __init__(self, config: Config, *, notifier: Notifier | None = None, new_game: bool = False,
+                 on_frame: Callable[[Session], None] | None = None):
+        self.config = config
+        self.notifier = notifier or Notifier.from_environment()
+        self.new_game = new_game
+        self.on_frame = on_frame  # the terminal view of `treeboard sim`
+        self.session: Session | None = None
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self._tick_handle: asyncio.TimerHandle | None = None
+        self._show_handle: asyncio.TimerHandle | None = None
+        self._stop = asyncio.Event()
+        self._last_beat = 0.0
+        self.events = 0
+
+    # --- running ------------------------------------------------------------------------------
+
+    async def run(self) -> None:
+        self.loop = loop = asyncio.get_running_loop()
+        self.session = session = open_session(self.config, clock=loop.time, new_game=self.new_game)
+        try:
+            session.hardware.source.start(self._from_thread)
+            for name, button in session.hardware.buttons.items():
+                button.when_pressed = lambda _d=None, n=name: loop.call_soon_threadsafe(self._press, n)
+            # Events may have raced the start: take a fresh snapshot now that we listen.
+            session.referee.resync(session.hardware.source.snapshot(), loop.time())
+            self._show()
+            for sig in (signal.SIGTERM, signal.SIGINT):
+                try:
+                    loop.add_signal_handler(sig, self.stop)
+                except (NotImplementedError, RuntimeError):  # not the main thread (tests)
+                    pass
+            state = session.referee.state
+            self.notifier.ready(status=f"{state.game.name} on {session.layout.name}: "
+                                       f"move {len(state.moves) + 1}")
+            interval = self.notifier.watchdog_interval()
+            if interval:
+                loop.call_soon(self._watchdog, interval)
+            log.info("board ready: %s, layout %s, backend %s", state.game.name,
+                     session.layout.name, self.config.backend)
+            await self._stop.wait()
+        finally:
+            self.notifier.stopping()
+            for handle in (self._tick_handle, self._show_handle):
+                if handle is not None:
+                    handle.cancel()
+            session.close()
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    # --- events (threads hand over; the loop does the work) --------------------------------
+
+    def _from_thread(self, event: SensorEvent) -> None:
+        # Any thread. Never blocks: a slow loop queues callbacks, the sensor thread moves on.
+        self.loop.call_soon_threadsafe(self._on_event, event)
+
+    def _on_event(self, event: SensorEvent) -> None:
+        self.events += 1
+        self.session.referee.feed(event)
+        self._schedule_tick()
+
+    def _press(self, name: str) -> None:
+        self.session.referee.press(name, self.loop.time())
+        self._show()
+
+    def _schedule_tick(self) -> None:
+        deadline = self.session.referee.next_deadline()
+        if deadline is None:
+            return
+        if self._tick_handle is not None:
+            if self._tick_handle.when() <= deadline:
+                return  # an earlier tick is booked; it reschedules what is still pending
+            self._tick_handle.cancel()
+        self._tick_handle = self.loop.call_at(deadline, self._tick)
+
+    def _tick(self) -> None:
+        self._tick_handle = None
+        if self.session.referee.tick(self.loop.time()):
+            self._show()
+        self._schedule_tick()
+
+    def _show(self) -> None:
+        now = self.loop.time()
+        wake = self.session.referee.show(now)
+        if self.on_frame is not None:
+            self.on_frame(self.session)
+        if self._show_handle is not None:
+            self._show_handle.cancel()
+            self._show_handle = None
+        if wake is not None:
+            self._show_handle = self.loop.call_at(wake, self._show)
+
+    # --- systemd watchdog -----------------------------------------------------------------------
+
+    def _watchdog(self, interval: float) -> None:
+        # Runs on the loop: if the loop stalls, no WATCHDOG=1 goes out and systemd restarts us.
+        # It also checks the loop is keeping its appointments: a tick overdue by more than the
+        # interval means the loop is alive but not serving the board.
+        now = self.loop.time()
+        overdue = self._tick_handle is not None and now - self._tick_handle.when() > interval
+        if overdue:
+            log.error("sensor processing is %.1f s late; withholding the watchdog ping",
+                      now - self._tick_handle.when())
+        else:
+            self.notifier.watchdog()
+            self._last_beat = now
+        self.loop.call_later(interval, self._watchdog, interval)
+
+
+def run_daemon(config: Config, **kwargs) -> None:
+    asyncio.run(Daemon(config, **kwargs).run())

@@ -1,0 +1,117 @@
+"""Putting a board together from a config: layout, hardware, journal, the game, the referee.
+
+One place, so that `run`, `sim` and `trace` build the very same pipeline.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import games
+from board_driver.config import Config, ConfigError
+from board_driver.journal import Journal
+from board_driver.referee import Referee
+
+log = logging.getLogger("treeboard.session")
+
+
+@dataclass
+class Session:
+    config: Config
+    layout: Any
+    hardware: Any
+    journal: Journal
+    referee: Referee
+
+    def close(self) -> None:
+        try:
+            self.hardware.leds.clear()
+        except Exception:  # the strip may be gone already (an unplugged bridge)
+            log.debug("could not blank the strip", exc_info=True)
+        self.hardware.close()
+        self.journal.close()
+
+
+def load_board_layout(config: Config):
+    from hardware.layout import LayoutError, load_layout
+
+    try:
+        return load_layout(config.layout)
+    except LayoutError:
+        raise
+    except FileNotFoundError as exc:
+        raise ConfigError(config.path, "layout", "a shipped layout name or an existing file",
+                          config.layout) from exc
+
+
+def open_session(config: Config, *, clock: Callable[[], float], autoscan: bool = True,
+                 new_game: bool = False) -> Session:
+    """Open everything the config names, restore the game in progress, and resync the board."""
+    layout = load_board_layout(config)
+    game_name = config.game or layout.game
+    if game_name is None:
+        raise ConfigError(config.path, "game", f"a game name (layout {layout.name} names none)")
+    options = dict(layout.game_options if config.game_options is None else config.game_options)
+    try:
+        game = games.get_game(game_name)
+        fresh = game.new_state(**options)
+    except (KeyError, games.GameError) as exc:
+        raise ConfigError(config.path, "game_options", f"options {game_name} accepts ({exc})") from exc
+
+    if config.backend == "bridge":
+        from firmware_bridge.host import open_bridge_hardware
+
+        hardware = open_bridge_hardware(layout, config.bridge_port, config.bridge_baud, clock=clock)
+    else:
+        from hardware import open_hardware
+
+        hardware = open_hardware(layout, config.backend, clock=clock, autoscan=autoscan)
+    if config.brightness is not None:
+        hardware.leds.brightness_cap = min(hardware.leds.brightness_cap, config.brightness)
+        hardware.leds.brightness = hardware.leds.brightness_cap
+    if config.max_milliamps is not None:
+        hardware.leds.max_milliamps = config.max_milliamps
+
+    try:
+        journal = Journal(config.journal)
+    except Exception:
+        hardware.close()
+        raise
+    state = _restore(journal, fresh, new_game)
+    debounce = config.debounce_ms / 1000 if config.debounce_ms is not None else None
+    referee = Referee(state, layout, hardware.leds, journal, config, debounce_s=debounce)
+    referee.resync(hardware.source.snapshot(), clock())
+    return Session(config, layout, hardware, journal, referee)
+
+
+def _restore(journal: Journal, fresh: games.State, new_game: bool) -> games.State:
+    """The game in progress from the journal, if it is this board's game; else a new one."""
+    saved = None
+    if not new_game:
+        saved = journal.current()
+        if saved is None:
+            # A game that ended just before a restart: show its final position until the
+            # players clear the board (which starts the next game), not a board full of "wrong".
+            last = journal.history(limit=1)
+            saved = last[0] if last else None
+    if saved is not None:
+        same = saved.game == fresh.game.name and \
+            {k: str(v) for k, v in saved.options.items()} == \
+            {k: str(v) for k, v in fresh.options().items()}
+        if not same:
+            log.warning("journal holds a game of %s %s, not this board's; starting a new game",
+                        saved.game, saved.options)
+        else:
+            state = fresh.game.new_state(**saved.options)
+            try:
+                state.play_all(saved.moves)
+            except games.IllegalMove as exc:
+                log.error("journal's game does not replay (%s); starting a new game", exc)
+            else:
+                if saved.status == "playing" or state.is_over():
+                    log.info("restored %s after %d moves", saved.game, len(saved.moves))
+                    return state
+    journal.start_game(fresh.game.name, fresh.options())
+    return fresh

@@ -1,0 +1,159 @@
+"""`treeboard trace FILE`: the board's whole pipeline, headless, on simulated hardware.
+
+Each line of the file is a physical action:
+
+    place SITE [KIND]   put a piece on a site (a classifying sensor needs its KIND; a site with
+                        no sensor, such as a Treeblox cube above the board, is an entry)
+    lift SITE           take the piece off
+    press BUTTON        press and release a named button (Treeblox: end_turn)
+    wait MS             let time pass (blinks, animations, nothing settles faster)
+    # a comment         (blank lines too)
+
+After each action, once the sensors have settled, one JSON line:
+    {"action", "game": {the replay object}, "corrections": [sites], "leds": {site: [r, g, b]}}
+
+Actions go through the real gpiozero mock pins (and a matrix scan, an ADC read) and the
+LED colours are read back from the recording PixelBuf strip: a trace is how bugs get
+reported, and how the pipeline is tested end to end. Time is simulated: a trace of a whole
+game runs in a fraction of a second and always gives the same output.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+from typing import Iterable, Iterator
+
+import games
+from board_driver.config import Config
+from board_driver.session import open_session
+
+
+class TraceError(ValueError):
+    """A line of a trace that is not an action; names the line."""
+
+
+class SimClock:
+    """Simulated time: starts at 1000 s and moves only when told."""
+
+    def __init__(self, start: float = 1000.0):
+        self.now = start
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def parse_action(line: str, number: int) -> tuple[str, list[str]] | None:
+    text = line.split("#", 1)[0].strip()
+    if not text:
+        return None
+    verb, *args = text.split()
+    verb = verb.lower()
+    arity = {"place": (1, 2), "lift": (1, 1), "press": (1, 1), "wait": (1, 1)}
+    if verb not in arity:
+        raise TraceError(f"line {number}: unknown action {verb!r}; expected place, lift, press or wait")
+    lo, hi = arity[verb]
+    if not lo <= len(args) <= hi:
+        raise TraceError(f"line {number}: {verb} takes {'SITE [KIND]' if verb == 'place' else 'one argument'}")
+    if verb == "wait":
+        try:
+            ms = float(args[0])
+        except ValueError:
+            raise TraceError(f"line {number}: wait takes milliseconds, not {args[0]!r}") from None
+        if not 0 <= ms <= 3_600_000:
+            raise TraceError(f"line {number}: wait takes 0 to 3600000 ms")
+    return verb, args
+
+
+class Tracer:
+    """A simulated board driven by actions; `step` returns the JSON-able record of one."""
+
+    def __init__(self, config: Config):
+        self.clock = SimClock()
+        self._tmp = None
+        if config.journal == ":temporary:":
+            self._tmp = tempfile.TemporaryDirectory(prefix="treeboard-trace-")
+            config.journal = str(Path(self._tmp.name) / "journal.sqlite")
+        self.session = open_session(config, clock=self.clock, autoscan=False, new_game=True)
+        self.referee = self.session.referee
+        self.board = self.session.hardware.board
+        self.session.hardware.source.start(self.referee.feed)
+        for name, button in self.session.hardware.buttons.items():
+            button.when_pressed = lambda _b=None, n=name: self.referee.press(n, self.clock())
+        self.referee.show(self.clock())
+
+    def close(self) -> None:
+        self.session.close()
+        if self._tmp is not None:
+            self._tmp.cleanup()
+
+    def settle(self) -> None:
+        """Scan until the sensors report nothing new and every change has settled."""
+        self.board.scan_once()
+        while (deadline := self.referee.next_deadline()) is not None:
+            self.clock.now = max(self.clock.now, deadline) + 0.0005
+            self.board.scan_once()
+            self.referee.tick(self.clock.now)
+
+    def step(self, verb: str, args: list[str]) -> dict:
+        ref = self.referee
+        if verb == "wait":
+            end = self.clock.now + float(args[0]) / 1000
+            # Step through the blink and animation times on the way, as the daemon would.
+            while True:
+                wake = ref.show(self.clock.now)
+                deadline = ref.next_deadline()
+                nxt = min(t for t in (wake, deadline, end) if t is not None)
+                if nxt >= end:
+                    break
+                self.clock.now = nxt
+                self.board.scan_once()
+                ref.tick(self.clock.now)
+            self.clock.now = end
+        elif verb == "press":
+            self.board.press(args[0])
+            self.board.release(args[0])
+        else:
+            site = args[0]
+            kind = args[1] if len(args) > 1 else None
+            if verb == "place" and site not in self.session.layout.channels_of_site:
+                if kind is None:
+                    raise TraceError(f"{site} has no sensor: say which piece, e.g. place {site} KIND")
+                ref.enter(site, kind, self.clock.now)
+            elif verb == "place":
+                self.board.place(site, kind)
+            else:
+                self.board.lift(site)
+        self.settle()
+        ref.show(self.clock.now)
+        return {
+            "action": " ".join([verb, *args]),
+            "game": ref.state.summary(),
+            "corrections": [c.site for c in ref.corrections],
+            "leds": ref.site_colours(),
+        }
+
+
+def run_trace(lines: Iterable[str], config: Config) -> Iterator[dict]:
+    """Parse every line first (a bad trace fails before anything runs), then play them."""
+    actions = []
+    for number, line in enumerate(lines, 1):
+        action = parse_action(line, number)
+        if action is not None:
+            actions.append((number, action))
+    tracer = Tracer(config)
+    try:
+        for number, (verb, args) in actions:
+            try:
+                yield tracer.step(verb, args)
+            except (games.IllegalMove, ValueError, KeyError) as exc:
+                reason = exc.reason if isinstance(exc, games.IllegalMove) else exc.args[0]
+                raise TraceError(f"line {number}: {reason}") from exc
+    finally:
+        tracer.close()
+
+
+def print_trace(lines: Iterable[str], config: Config) -> None:
+    for record in run_trace(lines, config):
+        print(json.dumps(record), flush=True)
