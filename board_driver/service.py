@@ -274,7 +274,9 @@ def install_service_command(args: argparse.Namespace | Sequence[str]) -> int:
         register_cli(parser.add_subparsers())
         args = parser.parse_args(["install-service", *args])
     try:
-        install_service(dry_run=args.dry_run, root=args.root, neopixel_as_root=args.neopixel_as_root)
+        install_service(dry_run=getattr(args, "dry_run", False),
+                        root=Path(getattr(args, "root", None) or "/"),
+                        neopixel_as_root=getattr(args, "neopixel_as_root", False))
     except ServiceError as exc:
         print(f"treeboard: {exc}", file=sys.stderr)
         return 1
