@@ -161,14 +161,22 @@ class BridgeLink:
             return
         self._stopping = True
         self._wake()
-        if self._thread is not threading.current_thread():
+        if self._thread is not threading.current_thread():  # close() from a callback: no join
             self._thread.join(timeout=5)
-        os.close(self._wake_r)
-        os.close(self._wake_w)
 
     # --- the link thread
 
     def _run(self) -> None:
+        try:
+            self._reconnect_forever()
+        finally:
+            self._set_state(CLOSED)
+            r, w = self._wake_r, self._wake_w
+            self._wake_r = self._wake_w = -1  # first, so a late _wake() cannot hit a reused fd
+            os.close(r)
+            os.close(w)
+
+    def _reconnect_forever(self) -> None:
         backoff = self.timings.backoff_initial
         while not self._stopping:
             self.open_attempts += 1
@@ -202,7 +210,6 @@ class BridgeLink:
             self.reconnects += 1
             self._sleep(backoff)
             backoff = min(backoff * 2, self.timings.backoff_max)
-        self._set_state(CLOSED)
 
     def _open(self) -> None:
         port = self.port or find_bridge_port()
