@@ -115,4 +115,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # Run as `python -m board_driver.cli`: use the imported module, where the board's
+    # subcommands register themselves, not this __main__ copy of it.
+    from board_driver.cli import main as _main
+    sys.exit(_main())

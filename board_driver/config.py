@@ -38,7 +38,7 @@ class ConfigError(ValueError):
 
     def __init__(self, path: str | Path, key: str, expected: str, got: Any = None):
         self.path, self.key, self.expected = str(path), key, expected
-        msg = f"{path}: {key}: expected {expected}" if key else f"{path}: {expected}"
+        msg = f"{path}: {key}: expected {expected}" if key else f"{path}: expected {expected}"
         if got is not None:
             msg += f"; got {got!r}"
         super().__init__(msg)

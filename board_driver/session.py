@@ -35,15 +35,18 @@ class Session:
 
 
 def load_board_layout(config: Config):
-    from hardware.layout import LayoutError, load_layout
+    """The config's layout. A name that is neither shipped nor a file is the config's mistake
+    (named as such); a layout file with a mistake in it names the layout file."""
+    from pathlib import Path
 
-    try:
-        return load_layout(config.layout)
-    except LayoutError:
-        raise
-    except FileNotFoundError as exc:
-        raise ConfigError(config.path, "layout", "a shipped layout name or an existing file",
-                          config.layout) from exc
+    from hardware.layout import load_layout, shipped_layouts
+
+    shipped = shipped_layouts()
+    if config.layout not in shipped and not Path(config.layout).is_file():
+        raise ConfigError(config.path, "layout",
+                          f"a shipped layout ({', '.join(shipped)}) or an existing layout file",
+                          config.layout)
+    return load_layout(config.layout)
 
 
 def open_session(config: Config, *, clock: Callable[[], float], autoscan: bool = True,

@@ -119,7 +119,9 @@ class Tracer:
             kind = args[1] if len(args) > 1 else None
             if verb == "place" and site not in self.session.layout.channels_of_site:
                 if kind is None:
-                    raise TraceError(f"{site} has no sensor: say which piece, e.g. place {site} KIND")
+                    raise TraceError(f"{site!r} is no site with a sensor on layout "
+                                     f"{self.session.layout.name}; a piece the board cannot sense "
+                                     "needs its kind: place SITE KIND")
                 ref.enter(site, kind, self.clock.now)
             elif verb == "place":
                 self.board.place(site, kind)
