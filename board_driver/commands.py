@@ -48,6 +48,7 @@ def _sim_config(args: argparse.Namespace):
     if getattr(args, "bridge", False):
         overrides["backend"] = "bridge"
         overrides["bridge_port"] = "sim"
+        overrides.setdefault("layout", "tree-planting-classic-bridge")
     return sim_config(**overrides)
 
 
@@ -59,6 +60,8 @@ def cmd_sim(args: argparse.Namespace) -> int:
         config = load_config(args.config) if args.config else _sim_config(args)
         if args.config:
             config.backend = "bridge" if args.bridge else "sim"
+            if args.bridge:
+                config.bridge_port = "sim"
         return run_sim(config, new_game=args.new_game)
     except _start_errors() as exc:
         return _fail(str(exc))

@@ -14,7 +14,7 @@ import signal
 from typing import Callable
 
 from board_driver.config import Config
-from board_driver.notify import Notifier
+from board_driver.notify import Notifier, keep_watchdog
 from board_driver.session import Session, open_session
 from hardware.base import SensorEvent
 
@@ -33,7 +33,6 @@ class Daemon:
         self._tick_handle: asyncio.TimerHandle | None = None
         self._show_handle: asyncio.TimerHandle | None = None
         self._stop = asyncio.Event()
-        self._last_beat = 0.0
         self.events = 0
 
     # --- running ------------------------------------------------------------------------------
@@ -56,12 +55,14 @@ class Daemon:
             state = session.referee.state
             self.notifier.ready(status=f"{state.game.name} on {session.layout.name}: "
                                        f"move {len(state.moves) + 1}")
-            interval = self.notifier.watchdog_interval()
-            if interval:
-                loop.call_soon(self._watchdog, interval)
+            watchdog = None
+            if self.notifier.watchdog_interval():
+                watchdog = asyncio.ensure_future(keep_watchdog(self.notifier, self.healthy))
             log.info("board ready: %s, layout %s, backend %s", state.game.name,
                      session.layout.name, self.config.backend)
             await self._stop.wait()
+            if watchdog is not None:
+                watchdog.cancel()
         finally:
             self.notifier.stopping()
             for handle in (self._tick_handle, self._show_handle):
@@ -116,19 +117,16 @@ class Daemon:
 
     # --- systemd watchdog -----------------------------------------------------------------------
 
-    def _watchdog(self, interval: float) -> None:
-        # Runs on the loop: if the loop stalls, no WATCHDOG=1 goes out and systemd restarts us.
-        # It also checks the loop is keeping its appointments: a tick overdue by more than the
-        # interval means the loop is alive but not serving the board.
-        now = self.loop.time()
-        overdue = self._tick_handle is not None and now - self._tick_handle.when() > interval
-        if overdue:
+    def healthy(self) -> bool:
+        """Whether to send WATCHDOG=1. Asked on the loop, so a stalled loop sends nothing; and a
+        loop that is alive but no longer keeping its appointments (a sensor tick overdue by over
+        a second) is not healthy either: systemd should restart it."""
+        handle = self._tick_handle
+        if handle is not None and self.loop.time() - handle.when() > 1.0:
             log.error("sensor processing is %.1f s late; withholding the watchdog ping",
-                      now - self._tick_handle.when())
-        else:
-            self.notifier.watchdog()
-            self._last_beat = now
-        self.loop.call_later(interval, self._watchdog, interval)
+                      self.loop.time() - handle.when())
+            return False
+        return True
 
 
 def run_daemon(config: Config, **kwargs) -> None:

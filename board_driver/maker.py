@@ -331,7 +331,7 @@ def map_layout(config: Config, output: str | Path, *, timeout: float = 120.0,
         if candidates < len(sites):
             bench.say(f"note: the wiring has only {candidates} channels for {len(sites)} sites")
         for n, site in enumerate(sites, 1):
-            _map_site(bench, site, n, mapping, timeout, config.blink_hz)
+            _map_site(bench, site, n, mapping, timeout, config.blink_hz, config.colours["waiting"])
     except MapFailed as exc:
         print(f"treeboard map: {exc}; {len(mapping)} of {len(layout.sites)} sites mapped, nothing written",
               file=err, flush=True)
@@ -358,7 +358,7 @@ def map_layout(config: Config, output: str | Path, *, timeout: float = 120.0,
 
 
 def _map_site(bench: _Bench, site: str, n: int, mapping: dict[Hashable, str], timeout: float,
-              blink_hz: float) -> None:
+              blink_hz: float, waiting: tuple[int, int, int]) -> None:
     layout = bench.layout
     leds = layout.leds_of_site.get(site, ())
     where = f"LED {', '.join(map(str, leds))} blinking" if leds else "no LED beside it"
@@ -373,7 +373,7 @@ def _map_site(bench: _Bench, site: str, n: int, mapping: dict[Hashable, str], ti
         phase = "place" if found is None else "lift"
         blink_on = int((now - start) * 2 * blink_hz) % 2 == 0
         bench.show({**done, site: (DONE_COLOUR if found is not None
-                                   else (_waiting_colour(bench) if blink_on else (0, 0, 0)))})
+                                   else (waiting if blink_on else (0, 0, 0)))})
         events = bench.poll(Step(now, phase, bench.hw, site=site))
         for event in events:
             (fresh.add if event.value is not None else fresh.discard)(event.channel)
@@ -400,10 +400,6 @@ def _map_site(bench: _Bench, site: str, n: int, mapping: dict[Hashable, str], ti
                 raise MapFailed(f"timed out after {timeout:g} s waiting for a piece on {site}")
             raise MapFailed(f"timed out after {timeout:g} s waiting for the piece on {site} to be lifted")
         bench.pause(deadline)
-
-
-def _waiting_colour(bench: _Bench):
-    return (200, 200, 255)
 
 
 def _describe(bench: _Bench, mapping: dict[Hashable, str], channel: Hashable) -> str:
@@ -482,21 +478,21 @@ def _toml_value(value: Any, indent: str = "") -> str:
 def _toml_document(data: dict[str, Any]) -> str:
     lines: list[str] = []
 
+    def small(value: Any) -> bool:
+        # A small table of scalars (e.g. [board] options, [leds] named) stays inline.
+        return (isinstance(value, dict) and bool(value) and len(_toml_value(value)) <= 80
+                and all(not isinstance(v, dict) for v in value.values()))
+
     def table(path: list[str], body: dict[str, Any]) -> None:
-        plain = {k: v for k, v in body.items() if not isinstance(v, dict)}
-        subtables = {k: v for k, v in body.items() if isinstance(v, dict)}
+        plain = {k: v for k, v in body.items() if not isinstance(v, dict) or (len(path) > 0 and small(v))}
+        subtables = {k: v for k, v in body.items() if k not in plain}
         if plain or not subtables:
             if lines:
                 lines.append("")
             lines.append("[" + ".".join(_toml_key(p) for p in path) + "]")
             lines.extend(f"{_toml_key(k)} = {_toml_value(v)}" for k, v in plain.items())
         for key, sub in subtables.items():
-            # Small tables of scalars (e.g. [board] options, [leds] named) stay inline.
-            if path and sub and all(not isinstance(v, (dict, list)) or isinstance(v, list) and len(v) <= 8
-                                    for v in sub.values()) and len(_toml_value(sub)) <= 80 and plain:
-                lines.append(f"{_toml_key(key)} = {_toml_value(sub)}")
-            else:
-                table(path + [key], sub)
+            table(path + [key], sub)
 
     for key, body in data.items():
         table([key], body)

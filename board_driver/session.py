@@ -64,7 +64,7 @@ def open_session(config: Config, *, clock: Callable[[], float], autoscan: bool =
         raise ConfigError(config.path, "game_options", f"options {game_name} accepts ({exc})") from exc
 
     if config.backend == "bridge":
-        from firmware_bridge.host import open_bridge_hardware
+        from firmware_bridge.board import open_bridge_hardware
 
         hardware = open_bridge_hardware(layout, config.bridge_port, config.bridge_baud, clock=clock)
     else:

@@ -119,6 +119,7 @@ def run_sim(config: Config, *, new_game: bool = False, stdin: TextIO = sys.stdin
         print(HELP, file=out)
         terminal.draw(daemon.session)
         lines: asyncio.Queue = asyncio.Queue()
+        interactive = hasattr(stdin, "isatty") and stdin.isatty()
 
         def read() -> None:  # a thread: input() would block the loop
             for line in stdin:
@@ -158,6 +159,9 @@ def run_sim(config: Config, *, new_game: bool = False, stdin: TextIO = sys.stdin
                     board.place(*args)
                 else:
                     board.lift(args[0])
+                if not interactive:
+                    # Piped actions arrive faster than hands: let each settle, as a person's would.
+                    await asyncio.sleep(config.debounce_ms / 1000 + 0.08)
             except Exception as exc:  # a typo must not end the game
                 print(f"  ? {str(exc).replace('line 0: ', '')}", file=out)
         daemon.stop()

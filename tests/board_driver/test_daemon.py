@@ -1,0 +1,92 @@
+"""The asyncio daemon on the simulated board: real loop, real clock, the matrix scan thread on
+mock pins, and the systemd notify protocol over a real unix datagram socket."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import time
+
+import pytest
+
+from board_driver.config import sim_config
+from board_driver.daemon import Daemon
+from board_driver.notify import Notifier
+
+
+def wait_for(condition, timeout=5.0):
+    """Poll a condition the daemon's threads will make true (bounded; never a fixed sleep)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.005)
+    return False
+
+
+@pytest.fixture
+def notify_socket(tmp_path):
+    path = str(tmp_path / "notify.sock")
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    sock.bind(path)
+    sock.settimeout(5)
+    yield path, sock
+    sock.close()
+
+
+def test_daemon_plays_moves_from_the_scan_thread_and_talks_to_systemd(tmp_path, notify_socket):
+    path, sock = notify_socket
+    notifier = Notifier.from_environment({"NOTIFY_SOCKET": path, "WATCHDOG_USEC": "200000",
+                                          "WATCHDOG_PID": str(os.getpid())})
+    daemon = Daemon(sim_config(journal=str(tmp_path / "j.sqlite")), notifier=notifier)
+
+    async def scenario():
+        runner = asyncio.ensure_future(daemon.run())
+        loop = asyncio.get_running_loop()
+        ready = await loop.run_in_executor(None, sock.recv, 4096)
+        assert ready.startswith(b"READY=1")
+        board = daemon.session.hardware.board
+        # The hands act from another thread, as a player's would on the real board.
+        await loop.run_in_executor(None, board.place, "h0.0")
+        ok = await loop.run_in_executor(None, wait_for,
+                                        lambda: len(daemon.session.referee.state.moves) == 1)
+        assert ok, "the rod was not played"
+        strip = daemon.session.hardware.board.strip
+        frames_before = len(strip.frames)
+        await loop.run_in_executor(None, board.place, "t2.2")  # a peg in an open square
+        ok = await loop.run_in_executor(None, wait_for,
+                                        lambda: daemon.session.referee.corrections)
+        assert ok and [c.site for c in daemon.session.referee.corrections] == ["t2.2"]
+        assert len(strip.frames) > frames_before  # the correction was lit
+        beats = []
+        while len(beats) < 2:
+            msg = await loop.run_in_executor(None, sock.recv, 4096)
+            if msg == b"WATCHDOG=1":
+                beats.append(msg)
+        daemon.stop()
+        await runner
+        rest = []
+        sock.settimeout(0.5)
+        try:
+            while True:
+                rest.append(sock.recv(4096))
+        except socket.timeout:
+            pass
+        assert b"STOPPING=1" in rest
+
+    asyncio.run(scenario())
+    assert daemon.session.journal is not None
+
+
+def test_unhealthy_loop_withholds_the_watchdog(tmp_path):
+    daemon = Daemon(sim_config(journal=str(tmp_path / "j.sqlite")), notifier=Notifier(None))
+
+    async def scenario():
+        daemon.loop = asyncio.get_running_loop()
+        assert daemon.healthy()
+        daemon._tick_handle = daemon.loop.call_at(daemon.loop.time() - 2.0, lambda: None)
+        assert not daemon.healthy()
+        daemon._tick_handle.cancel()
+
+    asyncio.run(scenario())
