@@ -9,6 +9,7 @@ from hardware.layout import LayoutError, grid_sites, load_layout, shipped_layout
 SHIPPED = [
     "tree-planting-classic-pins", "tree-planting-classic-matrix", "tree-planting-4x4-matrix",
     "treeblox-adc", "grid-7x7-matrix", "grid-8x8-matrix", "grid-20x20-bridge",
+    "tree-planting-classic-bridge",
 ]
 
 
