@@ -158,7 +158,10 @@ def render(state: State, view: View, now: float) -> tuple[dict[str, Colour], flo
             winner = state.winner()
             # The winner's pieces breathe; a draw alternates both players' colours.
             level = 0.5 + 0.5 * math.cos(elapsed * 2 * math.pi)
+            lit = set(state.sites())  # pieces above a Treeblox board have no LED of their own
             for site, kind in state.occupancy().items():
+                if site not in lit:
+                    continue
                 owner = 0 if kind.endswith(":0") or kind.startswith("dark-") else \
                     1 if kind.endswith(":1") or kind.startswith("light-") else None
                 if owner is None:
