@@ -6,7 +6,12 @@ Direct pins: the time from `MockPin.drive_low/high` to the source's callback (gp
 callback chain plus ours). Matrix and ADC sources only see an edge when they scan, so their
 latency on a real board is up to one scan period plus the scan itself; this prints the scan
 time, measured the same way. Prints one JSON object; percentiles in microseconds.
-The daemon's issue extends this to the LEDs.
+
+The daemon's part: a rod put in a groove (matrix switch + one scan) -> the LED frame handed to
+the strip, through the referee (debounce window excluded: the injected clock jumps over it;
+reconcile, journal write, render, LED corrections), with the journal on tmpfs (the pipeline's
+own cost) and on the disk this runs on (adds SQLite's fsync). Then the real asyncio daemon
+left idle on the simulated classic board: its CPU share and resident memory.
 """
 
 from __future__ import annotations
@@ -72,10 +77,91 @@ def scans(layout_name: str, count: int) -> dict:
             "worst_latency_ms": round(period * 1000 + max(samples) * 1000, 3)}
 
 
+def edge_to_frame(moves: int, journal_dir: str) -> dict:
+    import random
+    import tempfile
+
+    from board_driver.config import sim_config
+    from board_driver.session import open_session
+
+    clock = [1000.0]
+    with tempfile.TemporaryDirectory(dir=journal_dir) as tmp:
+        session = open_session(sim_config(layout="tree-planting-classic-matrix",
+                                          journal=f"{tmp}/journal.sqlite"),
+                               clock=lambda: clock[0], autoscan=False, new_game=True)
+        ref, board, strip = session.referee, session.hardware.board, session.hardware.board.strip
+        session.hardware.source.start(ref.feed)
+        window = ref.debouncer.window_s
+        rng = random.Random(1)
+
+        def settle():
+            board.scan_once()
+            while ref.next_deadline() is not None:
+                clock[0] = ref.next_deadline() + 0.0001
+                ref.tick(clock[0])
+            ref.show(clock[0])
+
+        samples = []
+        while len(samples) < moves:
+            state = ref.state
+            if state.is_over():
+                for site in list(state.occupancy()):
+                    board.lift(site)
+                settle()
+                continue
+            move = rng.choice(state.legal_moves())
+            frames = len(strip.frames)
+            started = time.perf_counter()
+            board.place(str(move))
+            board.scan_once()                 # the edge reaches the source and the referee
+            clock[0] += window + 0.0001       # the debounce window, excluded
+            ref.tick(clock[0])                # reconcile, journal, ...
+            ref.show(clock[0])                # ... render, correct, hand to the strip
+            samples.append(time.perf_counter() - started)
+            assert len(strip.frames) == frames + 1, "the move lit nothing"
+            for hole in state.last_planted() if str(state.moves[-1]) == str(move) else []:
+                board.place(hole)
+            settle()
+        session.close()
+    return percentiles(samples)
+
+
+def idle_daemon(seconds: float) -> dict:
+    import asyncio
+    import resource
+    import tempfile
+
+    from board_driver.config import sim_config
+    from board_driver.daemon import Daemon
+    from board_driver.notify import Notifier
+
+    with tempfile.TemporaryDirectory() as tmp:
+        daemon = Daemon(sim_config(journal=f"{tmp}/j.sqlite"), notifier=Notifier(None))
+
+        async def run():
+            runner = asyncio.ensure_future(daemon.run())
+            await asyncio.sleep(0.5)  # started, first frame shown
+            cpu0, wall0 = time.process_time(), time.perf_counter()
+            await asyncio.sleep(seconds)
+            cpu = time.process_time() - cpu0
+            wall = time.perf_counter() - wall0
+            daemon.stop()
+            await runner
+            return cpu / wall
+
+        share = asyncio.run(run())
+    rss_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return {"seconds": seconds, "cpu_share_percent": round(share * 100, 2),
+            "max_rss_mib": round(rss_kb / 1024, 1),
+            "note": "the simulated matrix scan thread (5 ms period over mock pins) included"}
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--edges", type=int, default=10_000)
     parser.add_argument("--scans", type=int, default=1_000)
+    parser.add_argument("--moves", type=int, default=10_000)
+    parser.add_argument("--idle-seconds", type=float, default=5.0)
     args = parser.parse_args(argv)
     result = {
         "python": platform.python_version(),
@@ -84,6 +170,10 @@ def main(argv=None) -> None:
         "matrix_scan tree-planting-classic-matrix (6x7)": scans("tree-planting-classic-matrix", args.scans),
         "matrix_scan grid-8x8-matrix": scans("grid-8x8-matrix", args.scans),
         "adc_poll treeblox-adc (16 channels, software SPI)": scans("treeblox-adc", max(50, args.scans // 10)),
+        "rod_edge_to_led_frame journal on tmpfs": edge_to_frame(args.moves, "/dev/shm"),
+        "rod_edge_to_led_frame journal on disk (with fsync)": edge_to_frame(
+            max(200, args.moves // 10), str(Path(__file__).resolve().parent.parent)),
+        "idle_daemon": idle_daemon(args.idle_seconds),
     }
     print(json.dumps(result, indent=2))
 

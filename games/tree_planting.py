@@ -297,7 +297,8 @@ class TreePlantingState(State):
     # --- Tree Planting's own questions (rendering and search use these) -------------------
 
     def drawn(self, groove: Groove | str) -> bool:
-        return bool(self._edges & self._groove(groove).bit)
+        g = groove if type(groove) is Groove and groove.board is self.board else self._groove(groove)
+        return bool(self._edges & g.bit)
 
     def sides_drawn(self, square: int) -> int:
         """How many of square `square`'s four grooves hold a rod."""
@@ -321,7 +322,7 @@ class TreePlantingState(State):
     def gives_away(self, groove: Groove | str) -> bool:
         """Would drawing this groove, without completing a square, leave a square on three sides
         for the opponent? (Completing a square never gives anything away: the mover goes again.)"""
-        g = self._groove(groove)
+        g = groove if type(groove) is Groove and groove.board is self.board else self._groove(groove)
         edges = self._edges | g.bit
         completes = any(edges & mask == mask for _, mask in g.squares)
         return not completes and any((edges & mask).bit_count() == 3 for _, mask in g.squares)

@@ -34,11 +34,23 @@ def estimate_milliamps(frame: Sequence[Colour]) -> float:
     return sum(r + g + b for r, g, b in frame) * MILLIAMPS_PER_CHANNEL / 255
 
 
+# Colours already checked, so that a frame of the same few colours (every frame, in practice)
+# costs one dict lookup a pixel. Keys are exact int tuples; lookups of anything else miss.
+_checked: dict[tuple, Colour] = {}
+
+
 def _check_colour(key: Hashable, colour) -> Colour:
+    if type(colour) is tuple and len(colour) == 3 and type(colour[0]) is int:
+        known = _checked.get(colour)
+        if known is not None and type(colour[1]) is int and type(colour[2]) is int:
+            return known
     if (not isinstance(colour, (tuple, list)) or len(colour) != 3
             or not all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 255 for v in colour)):
         raise ValueError(f"colour for {key!r} must be (r, g, b) with each 0..255, got {colour!r}")
-    return (colour[0], colour[1], colour[2])
+    checked = (colour[0], colour[1], colour[2])
+    if len(_checked) < 4096:
+        _checked[checked] = checked
+    return checked
 
 
 class Leds:
