@@ -22,37 +22,41 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import games  # noqa: E402
 
 
-def playouts_per_second(new_state, seconds: float, rng: random.Random) -> dict:
-    """Play random games to the end, from fresh states, for about `seconds`."""
-    choice = rng.choice
+def timed(one_playout, seconds: float) -> dict:
+    """Run `one_playout()` (it returns the moves it played, or None) for about `seconds`."""
     n = moves = 0
     start = time.perf_counter()
     deadline = start + seconds
     while True:
-        state = new_state()
-        while not state.is_over():
-            state.play(choice(state.legal_moves()))
-            moves += 1
+        moves += one_playout() or 0
         n += 1
         if n % 16 == 0 and time.perf_counter() >= deadline:
             break
     elapsed = time.perf_counter() - start
-    return {"playouts_per_s": round(n / elapsed, 1), "moves_per_s": round(moves / elapsed),
-            "playouts": n}
+    out = {"playouts_per_s": round(n / elapsed, 1), "playouts": n}
+    if moves:
+        out["moves_per_s"] = round(moves / elapsed)
+    return out
+
+
+def playouts_per_second(new_state, seconds: float, rng: random.Random) -> dict:
+    """Random games to the end through the interface every game has: legal_moves and play."""
+    choice = rng.choice
+
+    def one() -> int:
+        state = new_state()
+        moves = 0
+        while not state.is_over():
+            state.play(choice(state.legal_moves()))
+            moves += 1
+        return moves
+
+    return timed(one, seconds)
 
 
 def fast_playouts_per_second(new_state, seconds: float, rng: random.Random) -> dict:
     """The same random games through `State.playout(rng)`, the engine's own playout path."""
-    n = 0
-    start = time.perf_counter()
-    deadline = start + seconds
-    while True:
-        new_state().playout(rng)
-        n += 1
-        if n % 16 == 0 and time.perf_counter() >= deadline:
-            break
-    elapsed = time.perf_counter() - start
-    return {"playouts_per_s": round(n / elapsed, 1), "playouts": n}
+    return timed(lambda: new_state().playout(rng) and None, seconds)
 
 
 def openspiel_playouts_per_second(rows: int, cols: int, seconds: float, rng: random.Random):
@@ -62,20 +66,16 @@ def openspiel_playouts_per_second(rows: int, cols: int, seconds: float, rng: ran
         return None
     game = pyspiel.load_game("dots_and_boxes", {"num_rows": rows, "num_cols": cols})
     choice = rng.choice
-    n = moves = 0
-    start = time.perf_counter()
-    deadline = start + seconds
-    while True:
+
+    def one() -> int:
         state = game.new_initial_state()
+        moves = 0
         while not state.is_terminal():
             state.apply_action(choice(state.legal_actions()))
             moves += 1
-        n += 1
-        if n % 16 == 0 and time.perf_counter() >= deadline:
-            break
-    elapsed = time.perf_counter() - start
-    return {"playouts_per_s": round(n / elapsed, 1), "moves_per_s": round(moves / elapsed),
-            "playouts": n}
+        return moves
+
+    return timed(one, seconds)
 
 
 def main() -> None:
