@@ -90,3 +90,30 @@ def test_unhealthy_loop_withholds_the_watchdog(tmp_path):
         daemon._tick_handle.cancel()
 
     asyncio.run(scenario())
+
+
+def test_daemon_on_the_bridge_referees_through_the_simulated_firmware(tmp_path):
+    """`treeboard sim --bridge`: the daemon opens the simulated RP2040's pty with pyserial;
+    rods go in at the firmware's matrix, frames come back out on its strip."""
+    cfg = sim_config(journal=str(tmp_path / "j.sqlite"), backend="bridge", bridge_port="sim",
+                     layout="tree-planting-classic-bridge")
+    daemon = Daemon(cfg, notifier=Notifier(None))
+
+    async def scenario():
+        runner = asyncio.ensure_future(daemon.run())
+        loop = asyncio.get_running_loop()
+        assert await loop.run_in_executor(None, wait_for, lambda: daemon.session is not None)
+        board = daemon.session.hardware.board
+        firmware = board.firmware
+        for n, site in enumerate(["h0.0", "h1.0", "v0.0"], 1):
+            board.place(site)
+            assert await loop.run_in_executor(
+                None, wait_for, lambda n=n: len(daemon.session.referee.state.moves) == n)
+        # the firmware's strip shows what the daemon rendered (the turn LEDs: player 1's colour)
+        turn = daemon.session.layout.named_leds["turn"][0]
+        want = daemon.session.hardware.leds.shown[turn]
+        assert await loop.run_in_executor(None, wait_for, lambda: firmware.leds()[turn] == want)
+        daemon.stop()
+        await runner
+
+    asyncio.run(scenario())
