@@ -50,7 +50,7 @@ def load_board_layout(config: Config):
 
 
 def open_session(config: Config, *, clock: Callable[[], float], autoscan: bool = True,
-                 new_game: bool = False) -> Session:
+                 new_game: bool = False, restore_pieces: bool = True) -> Session:
     """Open everything the config names, restore the game in progress, and resync the board."""
     layout = load_board_layout(config)
     game_name = config.game or layout.game
@@ -83,6 +83,14 @@ def open_session(config: Config, *, clock: Callable[[], float], autoscan: bool =
         hardware.close()
         raise
     state = _restore(journal, fresh, new_game)
+    board = hardware.board
+    if restore_pieces and board is not None and state.moves and hasattr(board, "scan_once"):
+        # A simulated board starts empty, but a real one keeps its pieces through a restart:
+        # put the restored game's pieces back, so a simulated game resumes as a real one would.
+        for site, kind in state.occupancy().items():
+            if site in layout.channels_of_site:
+                board.place(site, kind)
+        board.scan_once()
     debounce = config.debounce_ms / 1000 if config.debounce_ms is not None else None
     referee = Referee(state, layout, hardware.leds, journal, config, debounce_s=debounce)
     referee.resync(hardware.source.snapshot(), clock())

@@ -214,10 +214,18 @@ def test_the_journal_restores_a_game_after_a_restart(tmp_path):
     for m in ["h0.0", "h1.0", "v0.0"]:
         t.step("place", [m])
     t.close()
-    # same journal, board still holding the pieces? A fresh simulated board is empty, so the
-    # restored game shows every rod as missing until the players put them back.
+    # The pieces stayed on the board: the game resumes in sync.
     session = open_session(sim_config(journal=str(tmp_path / "j.sqlite")), clock=lambda: 5.0,
                            autoscan=False)
+    try:
+        assert [str(m) for m in session.referee.state.moves] == ["h0.0", "h1.0", "v0.0"]
+        assert session.referee.corrections == []
+    finally:
+        session.close()
+    # The board was cleared while the daemon was off: the restored game shows every rod as
+    # missing until the players put them back.
+    session = open_session(sim_config(journal=str(tmp_path / "j.sqlite")), clock=lambda: 5.0,
+                           autoscan=False, restore_pieces=False)
     try:
         ref = session.referee
         assert [str(m) for m in ref.state.moves] == ["h0.0", "h1.0", "v0.0"]
@@ -260,7 +268,8 @@ def test_sigkill_mid_game_loses_no_accepted_move(tmp_path):
         proc.kill()
         proc.wait(timeout=10)
         proc.stdout.close()
-        session = open_session(sim_config(journal=str(journal)), clock=lambda: 1.0, autoscan=False)
+        session = open_session(sim_config(journal=str(journal)), clock=lambda: 1.0,
+                               autoscan=False, restore_pieces=False)
         try:
             restored = [str(m) for m in session.referee.state.moves]
             assert restored[:len(accepted)] == accepted
