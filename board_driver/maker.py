@@ -137,8 +137,12 @@ class _Bench:
         self.hw = _open(config, scanned, clock)
         self._events: collections.deque[SensorEvent] = collections.deque()
         self.debouncer = Debouncer(layout.debounce_s)
-        self.hw.source.start(self._events.append)  # deque.append is thread-safe
-        self.resync()
+        try:
+            self.hw.source.start(self._events.append)  # deque.append is thread-safe
+            self.resync()
+        except BaseException:
+            self.hw.close()
+            raise
 
     def say(self, line: str = "") -> None:
         print(line, file=self.out, flush=True)
@@ -170,6 +174,7 @@ class _Bench:
         return self.debouncer.due(self.clock())
 
     def pause(self, until: float) -> None:
+        """Wait one poll period, or less if `until` comes sooner."""
         self.wait(max(0.0, min(self.poll_s, until - self.clock())))
 
     def show(self, frame: dict) -> None:
@@ -181,6 +186,11 @@ class _Bench:
         except Exception:  # a strip that is gone already
             pass
         self.hw.close()
+
+
+def _reached(now: float, until: float) -> bool:
+    # A nanosecond of slack: a float clock may never add up to `until` exactly.
+    return now >= until - 1e-9
 
 
 def _open(config: Config, scanned: Layout, clock):
@@ -259,7 +269,7 @@ def _light_each_led(bench: _Bench, seconds: float) -> None:
             now = bench.clock()
             if bench.hands is not None:
                 bench.hands(Step(now, "led", bench.hw, led=i))
-            if now - start >= seconds:
+            if _reached(now, start + seconds):
                 break
             bench.pause(start + seconds)
     bench.show({})
@@ -274,7 +284,7 @@ def _listen(bench: _Bench, seconds: float, seen: dict[Hashable, int]) -> None:
         for event in bench.poll(Step(now, "listen", bench.hw)):
             seen[event.channel] = seen.get(event.channel, 0) + 1
             bench.say(f"{bench.name(event.channel)} -> {bench.site_label(event.channel)}: {_value_text(event.value)}")
-        if now - start >= seconds:
+        if _reached(now, start + seconds):
             return
         bench.pause(start + seconds)
 
@@ -282,11 +292,11 @@ def _listen(bench: _Bench, seconds: float, seen: dict[Hashable, int]) -> None:
 def _summary(bench: _Bench, seen: dict[Hashable, int]) -> None:
     layout = bench.layout
     total = len(bench.scanned.site_of_channel)
-    listed = ", ".join(f"{bench.name(ch)} ({bench.site_label(ch)})" for ch in seen)
-    bench.say(f"sensors seen changing: {len(seen)} of {total}" + (f": {listed}" if listed else ""))
+    listed = ", ".join(f"{bench.name(ch)} -> {bench.site_label(ch)}" for ch in seen)
+    bench.say(f"sensors seen changing ({len(seen)} of {total})" + (f": {listed}" if listed else ""))
     seen_sites = {layout.site_of_channel[ch] for ch in seen if ch in layout.site_of_channel}
     never = [s for s in layout.sites if s in layout.channels_of_site and s not in seen_sites]
-    bench.say(f"sites never seen: {len(never)}" + (": " + " ".join(never) if never else ""))
+    bench.say(f"sites never seen ({len(never)})" + (": " + " ".join(never) if never else ""))
     if layout.unsensed_sites:
         bench.say(f"sites with no sensor in the layout: {' '.join(layout.unsensed_sites)}")
 
@@ -378,14 +388,14 @@ def _map_site(bench: _Bench, site: str, n: int, mapping: dict[Hashable, str], ti
         for event in events:
             (fresh.add if event.value is not None else fresh.discard)(event.channel)
         on = [ch for ch, v in bench.debouncer.settled().items() if v is not None]
-        if found is None and fresh:
+        if found is None and events and fresh:
+            # Judge only when something changed: each message is said once per change.
             if len(on) > 1:
                 bench.say(f"  {len(on)} sensors are on ({', '.join(_describe(bench, mapping, ch) for ch in on)}); "
                           f"leave only the piece on {site}")
-                fresh.clear()  # judged; say it again when something else changes
-            elif on:
+            elif on and on[0] in fresh:  # (a piece down since before the prompt is not it)
                 channel = on[0]
-                fresh.clear()
+                fresh.discard(channel)
                 if channel in mapping:
                     bench.say(f"  {bench.name(channel)} is already mapped to {mapping[channel]}; "
                               f"lift that piece and put one on {site}")
@@ -395,9 +405,10 @@ def _map_site(bench: _Bench, site: str, n: int, mapping: dict[Hashable, str], ti
                     bench.say(f"  {site} = {bench.name(channel)}; lift the piece")
         if found is not None and bench.debouncer.settled().get(found) is None:
             return
-        if now >= deadline:
+        if _reached(now, deadline):
             if found is None:
-                raise MapFailed(f"timed out after {timeout:g} s waiting for a piece on {site}")
+                still = f" (sensors on: {', '.join(_describe(bench, mapping, ch) for ch in on)})" if on else ""
+                raise MapFailed(f"timed out after {timeout:g} s waiting for a piece on {site}{still}")
             raise MapFailed(f"timed out after {timeout:g} s waiting for the piece on {site} to be lifted")
         bench.pause(deadline)
 
@@ -471,6 +482,15 @@ def _toml_value(value: Any, indent: str = "") -> str:
         one_line = "[" + ", ".join(items) + "]"
         if len(one_line) <= 80:
             return one_line
+        if all(len(item) <= 12 for item in items):  # short scalars: several a line
+            rows, line = [], ""
+            for item in items:
+                if line and len(line) + len(item) + 2 > 92:
+                    rows.append(line)
+                    line = ""
+                line += item + ", "
+            rows.append(line)
+            return "[\n" + "".join(f"{indent}    {row.rstrip()}\n" for row in rows) + f"{indent}]"
         return "[\n" + "".join(f"{indent}    {item},\n" for item in items) + f"{indent}]"
     raise TypeError(f"cannot write {value!r} as TOML")
 
