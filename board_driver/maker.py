@@ -204,11 +204,9 @@ def _open(config: Config, scanned: Layout, clock):
     from hardware import open_hardware
 
     hw = open_hardware(scanned, config.backend, clock=clock, autoscan=False)
-    if config.brightness is not None:
-        hw.leds.brightness_cap = min(hw.leds.brightness_cap, config.brightness)
-        hw.leds.brightness = hw.leds.brightness_cap
-    if config.max_milliamps is not None:
-        hw.leds.max_milliamps = config.max_milliamps
+    from board_driver.session import apply_led_limits
+
+    apply_led_limits(hw.leds, config)
     return hw
 
 

@@ -49,6 +49,15 @@ def load_board_layout(config: Config):
     return load_layout(config.layout)
 
 
+def apply_led_limits(leds, config: Config) -> None:
+    """The config may lower the layout's brightness cap and set the current budget."""
+    if config.brightness is not None:
+        leds.brightness_cap = min(leds.brightness_cap, config.brightness)
+        leds.brightness = leds.brightness_cap
+    if config.max_milliamps is not None:
+        leds.max_milliamps = config.max_milliamps
+
+
 def open_session(config: Config, *, clock: Callable[[], float], autoscan: bool = True,
                  new_game: bool = False, restore_pieces: bool = True) -> Session:
     """Open everything the config names, restore the game in progress, and resync the board."""
@@ -71,11 +80,7 @@ def open_session(config: Config, *, clock: Callable[[], float], autoscan: bool =
         from hardware import open_hardware
 
         hardware = open_hardware(layout, config.backend, clock=clock, autoscan=autoscan)
-    if config.brightness is not None:
-        hardware.leds.brightness_cap = min(hardware.leds.brightness_cap, config.brightness)
-        hardware.leds.brightness = hardware.leds.brightness_cap
-    if config.max_milliamps is not None:
-        hardware.leds.max_milliamps = config.max_milliamps
+    apply_led_limits(hardware.leds, config)
 
     try:
         journal = Journal(config.journal)
