@@ -35,7 +35,6 @@ class Referee:
         self.view = View(colours=config.colours, moves=config.moves, blink_hz=config.blink_hz,
                          winner_seconds=config.winner_seconds)
         self.sensed = [s for s in state.sites() if s in layout.channels_of_site]
-        self.frames = 0
 
     # --- the game in progress ------------------------------------------------------------
 
@@ -183,8 +182,7 @@ class Referee:
         """Render and hand the frame to the strip (written only if it changed). Returns when
         the frame next changes by itself (a blink, an animation), or None."""
         frame, wake = self.frame(now)
-        if self.leds.show(frame):
-            self.frames += 1
+        self.leds.show(frame)
         return wake
 
     def site_colours(self) -> dict[str, list[int]]:
