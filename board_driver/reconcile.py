@@ -61,24 +61,24 @@ def differences(expected: Mapping[str, str], physical: Mapping[str, str | None],
     return out
 
 
-def _changed(before: Mapping[str, str], after: Mapping[str, str]) -> set[str]:
+def changed_sites(before: Mapping[str, str], after: Mapping[str, str]) -> set[str]:
     return {s for s in before.keys() | after.keys() if before.get(s) != after.get(s)}
 
 
 def _explains(diff: dict[str, Correction], before: Mapping[str, str],
               after: Mapping[str, str], physical: Mapping[str, str | None]) -> bool:
-    changed = _changed(before, after)
+    changed = changed_sites(before, after)
     return bool(changed) and diff.keys() <= changed and all(
         sensed_as(after.get(s), physical.get(s)) for s in diff)
 
 
-def candidate_moves(state: State, diff: dict[str, Correction]) -> list:
-    """Moves worth testing: the game may narrow them to the sites that differ (`moves_at`)."""
+def candidate_moves(state: State, sites: Iterable[str]) -> list:
+    """Moves worth testing: the game may narrow them to the given sites (`moves_at`)."""
     moves_at = getattr(state, "moves_at", None)
     if moves_at is None:
         return state.legal_moves()
     seen, out = set(), []
-    for site in diff:
+    for site in sites:
         for m in moves_at(site):
             if str(m) not in seen:
                 seen.add(str(m))
@@ -118,7 +118,7 @@ def reconcile(state: State, physical: Mapping[str, str | None], sites: Iterable[
         sensed = set(sites)
         if _explains(diff, expected, before, physical) and all(
                 sensed_as(before.get(s), physical.get(s))
-                for s in _changed(expected, before) & sensed):
+                for s in changed_sites(expected, before) & sensed):
             return Verdict("undo", last)
 
     return Verdict("correct", corrections=sorted(diff.values(), key=lambda c: c.site))

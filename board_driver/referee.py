@@ -12,7 +12,7 @@ import logging
 from typing import Any, Hashable, Mapping
 
 import games
-from board_driver.reconcile import Correction, reconcile
+from board_driver.reconcile import Correction, candidate_moves, changed_sites, reconcile
 from board_driver.render import View, render
 from hardware.base import PRESENT, SensorEvent
 from hardware.debounce import Debouncer
@@ -99,12 +99,11 @@ class Referee:
         state = self.state
         before = state.occupancy()
         found = None
-        for move in (state.moves_at(site) if hasattr(state, "moves_at") else state.legal_moves()):
+        for move in candidate_moves(state, [site]):
             state.play(move)
             after = state.occupancy()
             state.undo()
-            changed = {s for s in before.keys() | after.keys() if before.get(s) != after.get(s)}
-            if changed == {site} and after.get(site) == kind:
+            if changed_sites(before, after) == {site} and after.get(site) == kind:
                 found = move
                 break
         if found is None:
@@ -135,8 +134,9 @@ class Referee:
         log.info("move %d: %s", len(self.state.moves), move)
         if self.state.is_over():
             self.view.over_since = now
-            self.journal.finish(self.state.summary())
-            log.info("game over: %s", self.state.summary())
+            summary = self.state.summary()
+            self.journal.finish(summary)
+            log.info("game over: %s", summary)
 
     def _decide(self, now: float) -> None:
         if self.state.is_over():
