@@ -51,7 +51,7 @@ class Config:
     backend: str = "gpio"
     game: str | None = None                  # None: the layout's game
     game_options: dict[str, Any] | None = None  # None: the layout's options
-    debounce_ms: float = 20.0
+    debounce_ms: float | None = None          # None: the layout's
     moves: str = "safe"
     takeback: bool = True
     brightness: float | None = None          # None: the layout's
@@ -116,8 +116,9 @@ def parse_config(data: dict[str, Any], path: str | Path = "<built-in>") -> Confi
         sections[name] = value
 
     s = sections["sensors"]
-    cfg.debounce_ms = float(_take(path, s, "sensors.", "debounce_ms", num, cfg.debounce_ms,
-                                  lambda v: 0 <= v <= 2000, "a number of ms from 0 to 2000"))
+    debounce = _take(path, s, "sensors.", "debounce_ms", num, None,
+                     lambda v: 0 <= v <= 2000, "a number of ms from 0 to 2000")
+    cfg.debounce_ms = None if debounce is None else float(debounce)
 
     d = sections["display"]
     cfg.moves = _take(path, d, "display.", "moves", str, cfg.moves, lambda v: v in MOVE_MODES,

@@ -161,7 +161,7 @@ def run_sim(config: Config, *, new_game: bool = False, stdin: TextIO = sys.stdin
                     board.lift(args[0])
                 if not interactive:
                     # Piped actions arrive faster than hands: let each settle, as a person's would.
-                    await asyncio.sleep(config.debounce_ms / 1000 + 0.08)
+                    await asyncio.sleep(daemon.session.referee.debouncer.window_s + 0.08)
             except Exception as exc:  # a typo must not end the game
                 print(f"  ? {str(exc).replace('line 0: ', '')}", file=out)
         daemon.stop()

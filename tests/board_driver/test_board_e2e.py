@@ -340,3 +340,20 @@ def test_shipped_default_config_loads():
     cfg = load_config(Path(board_driver.__file__).parent / "default_config.toml")
     assert cfg.backend == "gpio" and cfg.moves == "safe"
     assert parse_config({}).layout == cfg.layout
+
+
+def test_debounce_window_is_the_layouts_unless_the_config_sets_one(tmp_path):
+    cfg = sim_config(journal=str(tmp_path / "a.sqlite"))
+    assert parse_config({}).debounce_ms is None
+    session = open_session(cfg, clock=lambda: 1.0, autoscan=False)
+    try:
+        assert session.referee.debouncer.window_s == session.layout.debounce_s
+    finally:
+        session.close()
+    cfg = parse_config({"sensors": {"debounce_ms": 250}, "backend": "sim",
+                        "journal": str(tmp_path / "b.sqlite")})
+    session = open_session(cfg, clock=lambda: 1.0, autoscan=False)
+    try:
+        assert session.referee.debouncer.window_s == 0.25
+    finally:
+        session.close()
