@@ -16,7 +16,7 @@ from typing import TextIO
 from board_driver.config import Config
 from board_driver.daemon import Daemon
 from board_driver.session import Session
-from board_driver.trace import TraceError, parse_action
+from board_driver.trace import act, parse_action
 
 HELP = """actions: place SITE [KIND] | lift SITE | press BUTTON | show | help | quit
 Tree Planting sites: grooves h{row}.{col} (top of a square), v{row}.{col} (left of it),
@@ -144,21 +144,11 @@ def run_sim(config: Config, *, new_game: bool = False, stdin: TextIO = sys.stdin
                 if action is None:
                     continue
                 verb, args = action
-                board = daemon.session.hardware.board
                 if verb == "wait":
                     await asyncio.sleep(float(args[0]) / 1000)
-                elif verb == "press":
-                    board.press(args[0])
-                    board.release(args[0])
-                elif verb == "place" and args[0] not in daemon.session.layout.channels_of_site:
-                    if len(args) < 2:
-                        raise TraceError(f"{args[0]} has no sensor: say which piece")
-                    daemon.session.referee.enter(args[0], args[1], loop.time())
-                    daemon._show()
-                elif verb == "place":
-                    board.place(*args)
                 else:
-                    board.lift(args[0])
+                    act(daemon.session, verb, args, loop.time())
+                    daemon._show()  # an entry changes the game without a sensor event
                 if not interactive:
                     # Piped actions arrive faster than hands: let each settle, as a person's would.
                     await asyncio.sleep(daemon.session.referee.debouncer.window_s + 0.08)

@@ -66,6 +66,28 @@ def parse_action(line: str, number: int) -> tuple[str, list[str]] | None:
     return verb, args
 
 
+def act(session, verb: str, args: list[str], now: float) -> None:
+    """Do a `place`, `lift` or `press` action with the board's hands (shared by `trace`, on
+    simulated time, and `sim`, on the real clock). A piece on a site with no sensor is an
+    entry, played directly; everything else goes in through the (mock) sensors."""
+    board = session.hardware.board
+    if verb == "press":
+        board.press(args[0])
+        board.release(args[0])
+        return
+    site = args[0]
+    kind = args[1] if len(args) > 1 else None
+    if verb == "place" and site not in session.layout.channels_of_site:
+        if kind is None:
+            raise TraceError(f"{site!r} is no site with a sensor on layout {session.layout.name}; "
+                             "a piece the board cannot sense needs its kind: place SITE KIND")
+        session.referee.enter(site, kind, now)
+    elif verb == "place":
+        board.place(site, kind)
+    else:
+        board.lift(site)
+
+
 class Tracer:
     """A simulated board driven by actions; `step` returns the JSON-able record of one."""
 
@@ -111,22 +133,8 @@ class Tracer:
                 self.board.scan_once()
                 ref.tick(self.clock.now)
             self.clock.now = end
-        elif verb == "press":
-            self.board.press(args[0])
-            self.board.release(args[0])
         else:
-            site = args[0]
-            kind = args[1] if len(args) > 1 else None
-            if verb == "place" and site not in self.session.layout.channels_of_site:
-                if kind is None:
-                    raise TraceError(f"{site!r} is no site with a sensor on layout "
-                                     f"{self.session.layout.name}; a piece the board cannot sense "
-                                     "needs its kind: place SITE KIND")
-                ref.enter(site, kind, self.clock.now)
-            elif verb == "place":
-                self.board.place(site, kind)
-            else:
-                self.board.lift(site)
+            act(self.session, verb, args, self.clock.now)
         self.settle()
         ref.show(self.clock.now)
         return {
