@@ -56,6 +56,13 @@ class SensorSource(ABC):
     def snapshot(self) -> dict[Hashable, str | None]:
         """Every channel's current raw value."""
 
+    def health(self) -> str | None:
+        """None while the source is reporting; otherwise one sentence naming the source and
+        what stopped (its scan thread died, no scan for over a second, its reader thread is
+        gone). The daemon withholds systemd's watchdog ping, and logs the sentence, while any
+        source says something here. Called from the event loop's thread."""
+        return None
+
     def close(self) -> None:
         """Stop reporting and release the hardware. Safe to call twice."""
 
