@@ -21,6 +21,7 @@ __all__ = [
 _MODULES = {
     "tree-planting": "games.tree_planting",
     "treeblox": "games.treeblox",
+    "game-for-the-trees": "games.game_for_the_trees",
 }
 
 _loaded: dict[str, Game] = {}
