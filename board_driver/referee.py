@@ -14,6 +14,7 @@ from typing import Any, Hashable, Mapping
 import games
 from board_driver.reconcile import Correction, candidate_moves, changed_sites, reconcile
 from board_driver.render import View, render
+from board_driver.touch import TouchInput, is_touch_game
 from hardware.base import PRESENT, SensorEvent
 from hardware.debounce import Debouncer
 
@@ -35,6 +36,9 @@ class Referee:
         self.view = View(colours=config.colours, moves=config.moves, blink_hz=config.blink_hz,
                          winner_seconds=config.winner_seconds)
         self.sensed = [s for s in state.sites() if s in layout.channels_of_site]
+        # Touch input (board_driver/touch.py): a game whose position lives on the LEDs takes
+        # its moves from taps, not from pieces; None for every piece game.
+        self.touch = TouchInput() if is_touch_game(state) else None
 
     # --- the game in progress ------------------------------------------------------------
 
@@ -56,6 +60,8 @@ class Referee:
         self.debouncer.reset(snapshot)
         self._channel_values = dict(snapshot)
         self.physical = {site: self._site_value(site) for site in self.sensed}
+        if self.touch is not None:
+            self.touch.forget_touches()
         self._decide(now)
 
     def feed(self, event: SensorEvent) -> None:
@@ -77,6 +83,10 @@ class Referee:
                             self.layout.name)
                 continue
             self.physical[site] = self._site_value(site)
+            if self.touch is not None:
+                self._touched(site, now)
+        if self.touch is not None:
+            return bool(settled)
         if settled and not self.debouncer.pending():
             self._decide(now)
             return True
@@ -125,6 +135,16 @@ class Referee:
         self._accept(move, now)
         self._decide(now)
 
+    # --- touch input (games with input_mode "touch") -----------------------------------------
+
+    def _touched(self, site: str, now: float) -> None:
+        what = self.touch.sensor(site, self.physical[site] is not None, now, self.state)
+        if what == "new-game":
+            self.new_game(now)
+        elif what is not None:
+            self._accept(what, now)
+            self.touch.reset()
+
     # --- deciding ---------------------------------------------------------------------------
 
     def _accept(self, move: Any, now: float) -> None:
@@ -139,6 +159,8 @@ class Referee:
             log.info("game over: %s", summary)
 
     def _decide(self, now: float) -> None:
+        if self.touch is not None:
+            return  # nothing on the board to reconcile: taps are decided as they come
         if self.state.is_over():
             # The game is decided; the players clear the board. An empty board starts the next.
             self.view.corrections = []
@@ -163,7 +185,11 @@ class Referee:
     # --- light --------------------------------------------------------------------------------
 
     def frame(self, now: float) -> tuple[dict[Hashable, tuple[int, int, int]], float | None]:
-        frame, wake = render(self.state, self.view, now)
+        if self.touch is None:
+            frame, wake = render(self.state, self.view, now)
+        else:
+            frame, wake = render(self.touch.shown_state(self.state), self.view, now)
+            frame, wake = self.touch.overlay(frame, wake, self.config.colours, now)
         named = self.layout.named_leds
         if "turn" in named:
             over = self.state.is_over()

@@ -583,8 +583,9 @@ class GameForTheTreesState(State):
     def turns_left(self) -> int:
         return max(0, self._opts["limit"] - self._turns)
 
-    def growths_from(self, name: str | int) -> list[Move]:
-        """The legal turns whose growth or leap starts on this square (for the touch input)."""
+    def moves_from(self, name: str | int) -> list[Move]:
+        """The legal turns that start on this square: its growths and leap, the stops of its
+        chains, its retreat (in that order)."""
         i = parse_square(name) if isinstance(name, str) else name
         if self._end:
             return []
@@ -592,6 +593,13 @@ class GameForTheTreesState(State):
         for action, src, dst in self._actions(only=i):
             out.extend(self._turns_of(action, src, dst))
         return out
+
+    def touch_moves(self, site: str) -> list[tuple[Move, str | None]]:
+        """For the touch input (board_driver/touch.py): each turn that starts by tapping
+        `site`, with the square to tap next (its target; a stop: the chain's next square),
+        or None for a retreat, made by holding the square."""
+        return [(m, None if m.action == RETREAT else square_name(m.dst))
+                for m in self.moves_from(site)]
 
     # --- helpers ------------------------------------------------------------------------
 
@@ -631,12 +639,12 @@ class GameForTheTreesState(State):
                 for dst, c in enumerate(board):
                     if c[0] == GRASS and c[1] == mover or dst in chain_sq:
                         yield LEAP, src, dst
-        if only is not None:
-            return
         for i in self._mover_chains():
             s, dx, dy = self._chains[i]
-            yield STOP, s, _at(s, dx, dy)
-        for sq, cell in enumerate(board):
+            if only is None or s == only:
+                yield STOP, s, _at(s, dx, dy)
+        for sq in (range(64) if only is None else [only]):
+            cell = board[sq]
             if cell[1] == mover and not (cell[0] == TREE and cell[2] == sq):
                 yield RETREAT, sq, -1
 
@@ -971,6 +979,8 @@ def _build(position: str, roots: str, chains: str) -> tuple[tuple, tuple]:
 
 class GameForTheTrees(Game):
     name = "game-for-the-trees"
+    #: The board holds no pieces: its sensors are taps (board_driver/touch.py).
+    input_mode = "touch"
     title = ("Game for the Trees: grass, underbrush and trees grow across an 8x8 board by "
              "momentum; lose your Huckleberry and you lose")
 
