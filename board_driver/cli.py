@@ -7,9 +7,12 @@ Each subcommand is a small function taking parsed arguments and returning an exi
 from __future__ import annotations
 
 import argparse
+import codecs
 import json
+import os
+import signal
 import sys
-from typing import Callable, Sequence
+from typing import BinaryIO, Callable, Iterator, Sequence
 
 import games
 
@@ -45,13 +48,44 @@ def cmd_games(args: argparse.Namespace) -> int:
     return 0
 
 
-def _read_moves(path: str) -> list[str]:
-    if path == "-":
-        text = sys.stdin.read()
-    else:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-    return text.split()
+#: How much of the input `replay` holds at once; a word longer than MAX_TOKEN is no move.
+CHUNK = 1 << 16
+MAX_TOKEN = 256
+
+
+class BadText(ValueError):
+    """Input that is not moves as text: not UTF-8, or a word far too long to be a move."""
+
+
+def read_tokens(stream: BinaryIO, name: str) -> Iterator[str]:
+    """The whitespace-separated words of a binary stream, decoded as UTF-8 a chunk at a time:
+    memory stays bounded by CHUNK and MAX_TOKEN however long the input is, and a caller that
+    stops at the first bad move reads no further."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    offset = 0  # bytes of the stream before this chunk
+    tail = ""  # a word the chunk's end may have cut
+    while True:
+        chunk = stream.read(CHUNK)
+        try:
+            text = decoder.decode(chunk, final=not chunk)
+        except UnicodeDecodeError as exc:
+            raise BadText(f"{name}: not UTF-8 text (byte 0x{chunk[exc.start]:02x} at offset "
+                          f"{offset + exc.start})") from None
+        offset += len(chunk)
+        words = (tail + text).split()
+        # The last word may go on in the next chunk, unless the text ended in a space.
+        tail = words.pop() if words and text and not text[-1].isspace() else ""
+        yield from words
+        if len(tail) > MAX_TOKEN:
+            raise BadText(f"{name}: a word of more than {MAX_TOKEN} characters, starting "
+                          f"{tail[:40]!r}; moves are short words separated by whitespace")
+        if not chunk:
+            return
+
+
+def cut(text: str, limit: int = 40) -> str:
+    """Bad input as an error message quotes it: at most `limit` characters of it."""
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
@@ -63,15 +97,26 @@ def cmd_replay(args: argparse.Namespace) -> int:
         return _fail(exc.args[0])
     except (games.GameError, ValueError) as exc:
         return _fail(str(exc))
+    stdin = args.file == "-"
+    name = "<stdin>" if stdin else args.file
     try:
-        moves = _read_moves(args.file)
+        stream = sys.stdin.buffer if stdin else open(args.file, "rb")
     except OSError as exc:
         return _fail(f"cannot read {args.file}: {exc.strerror}")
-    for i, text in enumerate(moves, 1):
-        try:
-            state.play(state.parse_move(text))
-        except games.IllegalMove as exc:
-            return _fail(f"move {i} ({text}): {exc.reason}")
+    try:
+        # One move at a time, straight from the stream: the first bad one stops the reading.
+        for i, text in enumerate(read_tokens(stream, name), 1):
+            try:
+                state.play(state.parse_move(text))
+            except games.IllegalMove as exc:
+                return _fail(f"{'' if stdin else name + ': '}move {i} ({cut(text)}): {exc.reason}")
+    except BadText as exc:
+        return _fail(str(exc))
+    except OSError as exc:
+        return _fail(f"cannot read {args.file}: {exc.strerror}")
+    finally:
+        if not stdin:
+            stream.close()
     print(json.dumps(state.summary()))
     return 0
 
@@ -109,9 +154,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return args.func(args)
+        status = args.func(args)
+        sys.stdout.flush()  # a closed pipe shows here, inside the handler below
+        return status
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        # `treeboard games | head`: the reader has all it wanted. Point stdout at /dev/null so
+        # the interpreter's own flush at exit does not fail again, and end as a shell
+        # expects of a command its pipe closed (128 + SIGPIPE).
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 128 + signal.SIGPIPE
 
 
 if __name__ == "__main__":

@@ -25,15 +25,37 @@ def _start_errors():
     return (ConfigError, LayoutError, HardwareError, JournalError)
 
 
+def _no_gpio(config, exc: Exception) -> str:
+    """`backend = "gpio"` where gpiozero finds no pins: one line that says what to do."""
+    return (f"{config.path}: backend: \"gpio\" needs a Raspberry Pi's GPIO pins, and gpiozero found "
+            f"none here ({exc}); on a Pi install the pi extra (pip install 'treeboard[pi]'), "
+            "elsewhere use `treeboard sim` or backend = \"sim\"")
+
+
+def _quiet_pin_fallbacks() -> None:
+    """gpiozero warns once for every pin library it tries and lacks; where none works, the
+    one line of `_no_gpio` says it better, and where one does, the fallbacks do not matter."""
+    import warnings
+
+    from gpiozero.exc import PinFactoryFallback
+    warnings.filterwarnings("ignore", category=PinFactoryFallback)
+
+
 def cmd_run(args: argparse.Namespace) -> int:
+    from gpiozero.exc import BadPinFactory
+
     from board_driver.daemon import run_daemon
 
     _logging(args.verbose)
+    _quiet_pin_fallbacks()
+    config = None
     try:
         config = load_config(args.config)
         run_daemon(config, new_game=args.new_game)
     except _start_errors() as exc:
         return _fail(str(exc))
+    except BadPinFactory as exc:
+        return _fail(_no_gpio(config, exc))
     return 0
 
 
@@ -69,19 +91,15 @@ def cmd_sim(args: argparse.Namespace) -> int:
 
 def cmd_trace(args: argparse.Namespace) -> int:
     import games
-    from board_driver.trace import TraceError, print_trace
+    from board_driver.trace import TraceError, print_trace, read_lines
 
     logging.basicConfig(level=logging.WARNING)
     try:
         config = load_config(args.config) if args.config else _sim_config(args)
         config.backend = "sim"
         config.journal = ":temporary:"
-        if args.file == "-":
-            lines = sys.stdin.read().splitlines()
-        else:
-            with open(args.file, encoding="utf-8") as f:
-                lines = f.read().splitlines()
-        print_trace(lines, config)
+        lines = read_lines(args.file)
+        print_trace(lines, config, "<stdin>" if args.file == "-" else args.file)
     except OSError as exc:
         return _fail(f"cannot read {args.file}: {exc.strerror}")
     except (TraceError, games.GameError) as exc:
