@@ -25,15 +25,43 @@ def _fail(message: str, status: int = EXIT_BAD_INPUT) -> int:
 
 
 def _game_options(args: argparse.Namespace) -> dict[str, str]:
+    """The game options given as `--NAME VALUE` (every option `treeboard games` lists) or
+    `--option NAME=VALUE`, as `Game.new_state` takes them."""
     options = {}
-    if getattr(args, "board", None):
-        options["board"] = args.board
+    for name in all_game_options():
+        value = getattr(args, _dest(name), None)
+        if value is not None:
+            options[name] = value
     for item in getattr(args, "option", None) or []:
         key, sep, value = item.partition("=")
         if not sep or not key:
             raise ValueError(f"--option takes KEY=VALUE, not {item!r}")
         options[key] = value
     return options
+
+
+def all_game_options() -> dict[str, str]:
+    """Every option of every game, with what it means (games that share a name share a flag)."""
+    found: dict[str, list[str]] = {}
+    for name in games.names():
+        for option, desc in games.get_game(name).options().items():
+            found.setdefault(option, []).append(f"{name}: {desc}")
+    return {option: "; ".join(descs) for option, descs in found.items()}
+
+
+def _dest(option: str) -> str:
+    return "game_option_" + option.replace("-", "_")
+
+
+def add_game_options(parser: argparse.ArgumentParser) -> None:
+    """`--NAME VALUE` for every game option, and `--option NAME=VALUE` for any: the same
+    flags on replay, sim and trace, as `treeboard games` lists them."""
+    group = parser.add_argument_group("game options (see `treeboard games`)")
+    for option, desc in all_game_options().items():
+        group.add_argument(f"--{option}", dest=_dest(option), metavar="VALUE",
+                           help=desc.replace("%", "%%"))
+    group.add_argument("--option", action="append", metavar="KEY=VALUE",
+                       help="any game option, by name")
 
 
 def cmd_games(args: argparse.Namespace) -> int:
@@ -133,8 +161,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("replay", help="play moves from a file and print the game as JSON")
     p.add_argument("--game", required=True, help="a game name (see `treeboard games`)")
-    p.add_argument("--board", help="the board, for games that have one")
-    p.add_argument("--option", action="append", metavar="KEY=VALUE", help="another game option")
+    add_game_options(p)
     p.add_argument("file", nargs="?", default="-", help="whitespace-separated moves; - for stdin")
     p.set_defaults(func=cmd_replay)
 
@@ -151,6 +178,12 @@ _EXTRA_COMMANDS: list[Callable[[argparse._SubParsersAction], None]] = []
 def main(argv: Sequence[str] | None = None) -> int:
     import board_driver.commands  # noqa: F401  (registers the board's subcommands)
 
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["match"]:
+        # `match` has its own parser (games.match): its options go before or after the files,
+        # and `treeboard match --help` is its help.
+        from games.match import main as match_main
+        return match_main(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
