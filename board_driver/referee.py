@@ -13,7 +13,7 @@ from typing import Any, Hashable, Mapping
 
 import games
 from board_driver.reconcile import Correction, candidate_moves, changed_sites, reconcile
-from board_driver.touch import TouchInput, is_touch_game
+from board_driver.touch import TouchInput, fit_parts, is_touch_game
 from board_driver.views import View, render
 from hardware.base import PRESENT, SensorEvent
 from hardware.debounce import Debouncer
@@ -190,6 +190,7 @@ class Referee:
         else:
             frame, wake = render(self.touch.shown_state(self.state), self.view, now)
             frame, wake = self.touch.overlay(frame, wake, self.config.colours, now)
+            frame = fit_parts(frame, self.layout.named_leds)
         named = self.layout.named_leds
         if "turn" in named:
             over = self.state.is_over()

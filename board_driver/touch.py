@@ -23,6 +23,10 @@ long the sensor stayed on):
 - hold a site (at least `hold_s`): the move it makes by holding (a choice again when there
   are several); once the game is over, a hold anywhere starts the next game.
 
+A square may have more than one LED: a touch game's view may light *parts* of a square,
+frame keys "SITE:PART" (Game for the Trees: "e4:kind"), which a layout provides as named LED
+groups. `fit_parts` keeps the parts the layout has, so one view serves both layouts.
+
 Pure and clock-free like the referee: every call takes `now`.
 """
 
@@ -37,6 +41,12 @@ Colour = tuple[int, int, int]
 SELECTED: Colour = (200, 200, 200)
 HOLD_S = 1.2          # a touch this long or longer is a hold
 BLINK_HZ = 2.0
+
+
+def fit_parts(frame: dict, named_leds: Any) -> dict:
+    """The frame without the square parts ("SITE:PART") that this layout has no LEDs for."""
+    return {k: v for k, v in frame.items()
+            if not (isinstance(k, str) and ":" in k) or k in named_leds}
 
 
 def is_touch_game(state: Any) -> bool:
@@ -159,17 +169,23 @@ class TouchInput:
         half = 1.0 / (BLINK_HZ * 2)
         nxt = (int(now / half) + 1) * half
         frame = dict(frame)
+        lit: dict[str, Colour] = {}
         if self.choice:
             for site in (self.selected, self.choice_target):
                 if site is not None and on:
-                    frame[site] = SELECTED
+                    lit[site] = SELECTED
         else:
             for target, moves in self.targets.items():
                 if target is None or not on:
                     continue
                 stop = all(getattr(m, "action", None) == "stop" for m in moves)
-                frame[target] = colours["unsafe" if stop else "safe"]
-            frame[self.selected] = SELECTED
+                lit[target] = colours["unsafe" if stop else "safe"]
+            lit[self.selected] = SELECTED
+        for site, colour in lit.items():
+            # the whole square, every LED of it, says "tap here"
+            for key in [k for k in frame if isinstance(k, str) and k.startswith(site + ":")]:
+                frame[key] = colour
+            frame[site] = colour
         return frame, nxt if wake is None else min(wake, nxt)
 
     def describe(self) -> dict[str, Any]:
