@@ -67,6 +67,13 @@ def _unit(dx: int, dy: int) -> tuple[int, int]:
     return ((dx > 0) - (dx < 0), (dy > 0) - (dy < 0))
 
 
+def _direction(dx: int, dy: int) -> tuple[int, int]:
+    """Which way a growth goes (reading 10): a line's unit step, or a knight's whole leap."""
+    if dx and dy and abs(dx) != abs(dy):
+        return (dx, dy)
+    return _unit(dx, dy)
+
+
 def _path(src: int, dx: int, dy: int) -> list[int]:
     """The squares a growth passes before its target (none for a single step or a leap)."""
     n = max(abs(dx), abs(dy))
@@ -620,14 +627,14 @@ class GameForTheTreesState(State):
         growing: set[tuple[int, int, int]] = set()
         for i in self._mover_chains():
             s, dx, dy = self._chains[i]
-            growing.add((s, *_unit(dx, dy)))
+            growing.add((s, *_direction(dx, dy)))
             chain_sq |= {s, _at(s, dx, dy), *_path(s, dx, dy)}
         for src in (range(64) if only is None else [only]):
             cell = board[src]
             if cell[1] != mover or cell[0] == BARE:
                 continue
             for dst, dx, dy in _steps(cell, src):
-                if (src, *_unit(dx, dy)) in growing:
+                if (src, *_direction(dx, dy)) in growing:
                     continue
                 path = _path(src, dx, dy)
                 if chain_sq & {dst, *path} or _suitable(board, cell, path, dst):
@@ -667,7 +674,7 @@ class GameForTheTreesState(State):
                 raise _Fail(f"{_describe(cell)} cannot grow from {square_name(src)} to "
                             f"{square_name(dst)}: {_how(cell)}")
             for s, cdx, cdy in self._chains:
-                if s == src and _unit(cdx, cdy) == _unit(dx, dy):
+                if s == src and _direction(cdx, cdy) == _direction(dx, dy):
                     raise _Fail(f"{square_name(src)} is already growing that way "
                                 f"(towards {square_name(_at(s, cdx, cdy))})")
             items.append(_Item(src, dst, dx, dy, -1, cell))

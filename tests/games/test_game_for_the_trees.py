@@ -214,6 +214,15 @@ def test_reading_chain_dies_with_its_square():
     assert state.chains(0) == [] and terrain(state, "d3") == "underbrush:0"
 
 
+def test_reading_a_knight_grows_in_eight_directions():
+    # The Ash growing d4-e6 still starts d4-f5 (another leap), but not d4-e6 again.
+    pos = "....h..g/......../....U.../.....U../...A..../......../......../....H..."
+    state = new(position=pos, chains="d4>e6")
+    assert "Ad4-f5" in texts(state) and not any(t.startswith("Ad4-e6") for t in texts(state))
+    state.play("Ad4-f5")
+    assert sorted(state.chains(0)) == ["e6>f8", "f5>h6"]
+
+
 def test_reading_new_growth_must_grow():
     pos = "g...h.../......../....e.../......../...A..../......../......../G...H..."
     state = new(position=pos)
@@ -383,3 +392,14 @@ def test_undo_restores_and_raises_when_empty():
         state.undo()
     state.play("Ab1-d2")
     assert str(state.undo()) == "Ab1-d2" and state == new() and state.chains(0) == []
+
+
+def test_every_test_the_rules_document_names_exists():
+    import re
+    from pathlib import Path
+
+    doc = (Path(__file__).parents[2] / "docs" / "games" / "game-for-the-trees.md").read_text()
+    named = set(re.findall(r"`(test_\w+)`", doc))
+    assert len(named) >= 20
+    missing = [n for n in named if n not in globals()]
+    assert not missing
