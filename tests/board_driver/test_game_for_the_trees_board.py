@@ -219,3 +219,59 @@ def test_a_touch_game_through_treeboard_trace(tmp_path):
     assert lines[3]["game"]["moves"] == ["Ab1-d2"] and lines[-1]["game"]["moves"] == ["Ab1-d2"]
     assert lines[-1]["game"]["to_move"] == 1
     assert all(r["corrections"] == [] for r in lines)
+
+
+def _wait(condition, timeout=5.0):
+    """Poll a condition the daemon's threads will make true (bounded; never a fixed sleep)."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.005)
+    return False
+
+
+def test_touch_over_the_bridge_layout_through_the_simulated_firmware(tmp_path):
+    """The bridge variant: the daemon on the simulated RP2040's pty, real time; a tap is the
+    wand on a square until the daemon feels it, then off again."""
+    import asyncio
+
+    from board_driver.daemon import Daemon
+    from board_driver.notify import Notifier
+
+    cfg = sim_config(journal=str(tmp_path / "j.sqlite"), backend="bridge", bridge_port="sim",
+                     layout="game-for-the-trees-bridge")
+    daemon = Daemon(cfg, notifier=Notifier(None))
+
+    async def scenario():
+        runner = asyncio.ensure_future(daemon.run())
+        loop = asyncio.get_running_loop()
+
+        async def until(condition):
+            assert await loop.run_in_executor(None, _wait, condition)
+
+        await until(lambda: daemon.session is not None)
+        board = daemon.session.hardware.board
+        ref = daemon.session.referee
+
+        async def tap(site):
+            board.place(site)
+            await until(lambda: ref.physical.get(site) is not None)
+            board.lift(site)
+            await until(lambda: ref.physical.get(site) is None)
+
+        await tap("b1")
+        await until(lambda: ref.touch.selected == "b1")
+        await tap("d2")
+        await until(lambda: [str(m) for m in ref.state.moves] == ["Ab1-d2"])
+        # the firmware's strip shows what the daemon rendered for the Ash's new square
+        led = daemon.session.layout.leds_of_site["d2"][0]
+        firmware = board.firmware
+        await until(lambda: firmware.leds()[led] == daemon.session.hardware.leds.shown[led]
+                    != (0, 0, 0))
+        daemon.stop()
+        await runner
+
+    asyncio.run(scenario())
