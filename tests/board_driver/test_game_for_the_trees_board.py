@@ -221,18 +221,6 @@ def test_a_touch_game_through_treeboard_trace(tmp_path):
     assert all(r["corrections"] == [] for r in lines)
 
 
-def _wait(condition, timeout=5.0):
-    """Poll a condition the daemon's threads will make true (bounded; never a fixed sleep)."""
-    import time
-
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.005)
-    return False
-
-
 def test_touch_over_the_bridge_layout_through_the_simulated_firmware(tmp_path):
     """The bridge variant: the daemon on the simulated RP2040's pty, real time; a tap is the
     wand on a square until the daemon feels it, then off again."""
@@ -240,6 +228,7 @@ def test_touch_over_the_bridge_layout_through_the_simulated_firmware(tmp_path):
 
     from board_driver.daemon import Daemon
     from board_driver.notify import Notifier
+    from test_daemon import wait_for  # the same bounded poll the daemon's tests use
 
     cfg = sim_config(journal=str(tmp_path / "j.sqlite"), backend="bridge", bridge_port="sim",
                      layout="game-for-the-trees-bridge")
@@ -250,7 +239,7 @@ def test_touch_over_the_bridge_layout_through_the_simulated_firmware(tmp_path):
         loop = asyncio.get_running_loop()
 
         async def until(condition):
-            assert await loop.run_in_executor(None, _wait, condition)
+            assert await loop.run_in_executor(None, wait_for, condition)
 
         await until(lambda: daemon.session is not None)
         board = daemon.session.hardware.board
