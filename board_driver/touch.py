@@ -65,6 +65,7 @@ class TouchInput:
         self.choice_index = 0
         self.choice_target: str | None = None
         self._down: dict[str, float] = {}                # site -> when the wand touched it
+        self._for: tuple | None = None                   # the position the selection is for
 
     # --- what the gestures mean ----------------------------------------------------------
 
@@ -75,6 +76,12 @@ class TouchInput:
         self.choice = []
         self.choice_index = 0
         self.choice_target = None
+        self._for = None
+
+    def _check(self, state: Any) -> None:
+        # A move made some other way (the page, a takeback, a new game) ends the selection.
+        if self._for is not None and self._for != (id(state), len(state.moves)):
+            self.reset()
 
     def forget_touches(self) -> None:
         """A resync: sensors already on were not touched now; only new touches count."""
@@ -87,6 +94,7 @@ class TouchInput:
         if on:
             self._down[site] = now
             return None
+        self._check(state)
         started = self._down.pop(site, None)
         if started is None:
             return None  # a touch that began before we were watching (a resync)
@@ -133,6 +141,7 @@ class TouchInput:
         if targets:
             self.selected = site
             self.targets = targets
+            self._for = (id(state), len(state.moves))
         else:
             log.info("tap on %s: nothing begins there", site)
 
@@ -154,6 +163,7 @@ class TouchInput:
 
     def shown_state(self, state: Any) -> Any:
         """The position to light: the game's, or in a choice the one after the offered move."""
+        self._check(state)
         if not self.choice:
             return state
         preview = state.copy()

@@ -36,6 +36,10 @@ class Lamps:
     def is_over(self):
         return self.over
 
+    @property
+    def moves(self):
+        return self.played
+
     def copy(self):
         return Lamps(set(self.lit), list(self.played), self.over)
 
@@ -116,3 +120,10 @@ def test_fit_parts_keeps_only_the_parts_a_layout_has():
     frame = {"a": 1, "a:kind": 2, "a:root": 3, 7: 4, "turn": 5}
     assert fit_parts(frame, {"a:kind": (1,), "turn": (9,)}) == {"a": 1, "a:kind": 2, 7: 4,
                                                                 "turn": 5}
+
+
+def test_a_move_made_another_way_ends_the_selection():
+    t, s = TouchInput(), Lamps()
+    touch(t, s, "a", 1.0)
+    s.played.append("a-b")  # the page played a move (or took one back)
+    assert t.shown_state(s) is s and t.selected is None
