@@ -31,7 +31,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     _logging(args.verbose)
     try:
         config = load_config(args.config)
-        run_daemon(config, new_game=args.new_game)
+        _web_options(config, args)
+        run_daemon(config, new_game=args.new_game, web=not args.no_web)
     except _start_errors() as exc:
         return _fail(str(exc))
     return 0
@@ -62,9 +63,21 @@ def cmd_sim(args: argparse.Namespace) -> int:
             config.backend = "bridge" if args.bridge else "sim"
             if args.bridge:
                 config.bridge_port = "sim"
-        return run_sim(config, new_game=args.new_game)
+        _web_options(config, args)
+        return run_sim(config, new_game=args.new_game, web=not args.no_web)
     except _start_errors() as exc:
         return _fail(str(exc))
+
+
+def _web_options(config, args: argparse.Namespace) -> None:
+    if args.web_port is not None:
+        config.web_port = args.web_port
+
+
+def _web_flags(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--web-port", type=int, metavar="N",
+                   help="the companion page's port (default: the config's web.port, 8080)")
+    p.add_argument("--no-web", action="store_true", help="do not serve the companion page")
 
 
 def cmd_trace(args: argparse.Namespace) -> int:
@@ -132,6 +145,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     board_options(p, True)
     p.add_argument("--new-game", action="store_true", help="abandon the journal's game in progress")
     p.add_argument("-v", "--verbose", action="store_true")
+    _web_flags(p)
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("sim", help="the daemon on simulated hardware, played from the terminal")
@@ -141,6 +155,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--journal", help="journal file (default: ~/.local/state/treeboard/sim.sqlite)")
     p.add_argument("--new-game", action="store_true")
     p.add_argument("-v", "--verbose", action="store_true")
+    _web_flags(p)
     p.set_defaults(func=cmd_sim)
 
     p = sub.add_parser("trace", help="play physical actions from a file on the simulated board")

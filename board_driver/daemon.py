@@ -23,11 +23,13 @@ log = logging.getLogger("treeboard.daemon")
 
 class Daemon:
     def __init__(self, config: Config, *, notifier: Notifier | None = None, new_game: bool = False,
-                 on_frame: Callable[[Session], None] | None = None):
+                 on_frame: Callable[[Session], None] | None = None, web: bool = False):
         self.config = config
         self.notifier = notifier or Notifier.from_environment()
         self.new_game = new_game
         self.on_frame = on_frame  # the terminal view of `treeboard sim`
+        self.web_enabled = web    # the companion page (config web.*)
+        self.web = None
         self.session: Session | None = None
         self.loop: asyncio.AbstractEventLoop | None = None
         self._tick_handle: asyncio.TimerHandle | None = None
@@ -47,6 +49,8 @@ class Daemon:
             # Events may have raced the start: take a fresh snapshot now that we listen.
             session.referee.resync(session.hardware.source.snapshot(), loop.time())
             self._show()
+            if self.web_enabled:
+                await self._start_web()
             for sig in (signal.SIGTERM, signal.SIGINT):
                 try:
                     loop.add_signal_handler(sig, self.stop)
@@ -65,6 +69,8 @@ class Daemon:
                 watchdog.cancel()
         finally:
             self.notifier.stopping()
+            if self.web is not None:
+                await self.web.stop()
             for handle in (self._tick_handle, self._show_handle):
                 if handle is not None:
                     handle.cancel()
@@ -72,6 +78,25 @@ class Daemon:
 
     def stop(self) -> None:
         self._stop.set()
+
+    async def _start_web(self) -> None:
+        from board_driver.web import WebServer
+
+        web = WebServer(self, listen=self.config.web_listen, port=self.config.web_port,
+                        token=self.config.web_token)
+        try:
+            await web.start()
+        except OSError as exc:
+            # The board referees without its page: better than no board at all.
+            log.error("companion page not started: cannot listen on %s:%d (%s); set web.port "
+                      "in the config or pass --web-port", self.config.web_listen,
+                      self.config.web_port, exc.strerror or exc)
+            return
+        self.web = web
+
+    def refresh(self) -> None:
+        """Show the game now (after an entry, which changes it without a sensor event)."""
+        self._show()
 
     # --- events (threads hand over; the loop does the work) --------------------------------
 
@@ -109,6 +134,8 @@ class Daemon:
         wake = self.session.referee.show(now)
         if self.on_frame is not None:
             self.on_frame(self.session)
+        if self.web is not None:
+            self.web.frame_shown()
         if self._show_handle is not None:
             self._show_handle.cancel()
             self._show_handle = None

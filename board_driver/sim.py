@@ -65,9 +65,9 @@ class Terminal:
 
 
 def run_sim(config: Config, *, new_game: bool = False, stdin: TextIO = sys.stdin,
-            out: TextIO = sys.stdout) -> int:
+            out: TextIO = sys.stdout, web: bool = False) -> int:
     terminal = Terminal(out)
-    daemon = Daemon(config, new_game=new_game, on_frame=terminal)
+    daemon = Daemon(config, new_game=new_game, on_frame=terminal, web=web)
 
     async def main() -> None:
         loop = asyncio.get_running_loop()
@@ -78,6 +78,8 @@ def run_sim(config: Config, *, new_game: bool = False, stdin: TextIO = sys.stdin
             runner.result()  # raises what went wrong at start
             return
         print(game_help(daemon.session.referee.state.game.name), file=out)
+        if daemon.web is not None:
+            print(f"the board in a browser: {daemon.web.url}", file=out)
         terminal.draw(daemon.session)
         lines: asyncio.Queue = asyncio.Queue()
         interactive = hasattr(stdin, "isatty") and stdin.isatty()
@@ -109,7 +111,7 @@ def run_sim(config: Config, *, new_game: bool = False, stdin: TextIO = sys.stdin
                     await asyncio.sleep(float(args[0]) / 1000)
                 else:
                     act(daemon.session, verb, args, loop.time())
-                    daemon._show()  # an entry changes the game without a sensor event
+                    daemon.refresh()  # an entry changes the game without a sensor event
                 if not interactive:
                     # Piped actions arrive faster than hands: let each settle, as a person's would.
                     await asyncio.sleep(daemon.session.referee.debouncer.window_s + 0.08)
