@@ -87,7 +87,8 @@ def page_state(referee, *, layout_name: str, token_required: bool, version: int,
         "leds": referee.site_colours(),
         "version": version,      # grows with every change this server pushes
         "instance": instance,    # a new server (a restarted daemon) starts its versions again
-        "title": state.game.title,
+        "title": state.game.title.split(":")[0],
+        "about": state.game.title.partition(":")[2].strip(),
         "layout": layout_name,
         "players": list(names),
         "colours": {f"player{p}": "#%02x%02x%02x" % view.colours[f"player{p}"] for p in (0, 1)},

@@ -43,6 +43,7 @@ function show(s) {
   document.body.dataset.game = s.game.game;
   document.title = `${s.title} — treeboard`;
   $("title").textContent = s.title;
+  $("about").textContent = s.about;
   $("board").innerHTML = s.svg;
   const has3d = Boolean(s.svg3d);
   $("board3d").hidden = !has3d;
@@ -248,7 +249,14 @@ function wire() {
   });
   const token = $("token");
   token.value = localStorage.getItem(TOKEN_KEY) || "";
+  // Kept in this browser's storage and sent as a header: never a cookie, which a browser would
+  // add to requests that other sites make.
   token.onchange = () => localStorage.setItem(TOKEN_KEY, token.value.trim());
+  $("token-box").onsubmit = (e) => {
+    e.preventDefault();
+    localStorage.setItem(TOKEN_KEY, token.value.trim());
+    toast("Token kept in this browser.");
+  };
   $("history").addEventListener("toggle", () => { if ($("history").open) loadGames(); });
   $("replay-slider").oninput = (e) => replayTo(Number(e.target.value));
   $("replay-first").onclick = () => replayTo(0);
