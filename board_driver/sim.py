@@ -16,7 +16,7 @@ from typing import TextIO
 from board_driver.config import Config
 from board_driver.daemon import Daemon
 from board_driver.session import Session
-from board_driver.trace import act, parse_action
+from board_driver.trace import act, describe_error, parse_action
 from board_driver import views
 
 HELP = "actions: place SITE [KIND] | lift SITE | press BUTTON | show | help | quit"
@@ -101,7 +101,7 @@ def run_sim(config: Config, *, new_game: bool = False, stdin: TextIO = sys.stdin
                 terminal.draw(daemon.session)
                 continue
             try:
-                action = parse_action(line, 0)
+                action = parse_action(line)
                 if action is None:
                     continue
                 verb, args = action
@@ -114,7 +114,7 @@ def run_sim(config: Config, *, new_game: bool = False, stdin: TextIO = sys.stdin
                     # Piped actions arrive faster than hands: let each settle, as a person's would.
                     await asyncio.sleep(daemon.session.referee.debouncer.window_s + 0.08)
             except Exception as exc:  # a typo must not end the game
-                print(f"  ? {str(exc).replace('line 0: ', '')}", file=out)
+                print(f"  ? {describe_error(exc)}", file=out)
         daemon.stop()
         await runner
 
