@@ -219,7 +219,7 @@ def run_sim(config: Config, *, new_game: bool = False, stdin: TextIO = sys.stdin
                         # The journal's game is closed first: the lifts that follow are then a
                         # board being cleared for the new game, not takebacks of the old one.
                         session.referee.new_game(loop.time())
-                        daemon._show()
+                        daemon.refresh()
                     n = clear_board(session)
                     terminal.say(f"lifted {n} piece{'s' if n != 1 else ''}; the board is empty")
                 else:
