@@ -35,6 +35,7 @@ class Daemon:
         self._tick_handle: asyncio.TimerHandle | None = None
         self._show_handle: asyncio.TimerHandle | None = None
         self._stop = asyncio.Event()
+        self.started = asyncio.Event()  # set once the board runs (and its page, if any, serves)
         self.events = 0
 
     # --- running ------------------------------------------------------------------------------
@@ -49,13 +50,14 @@ class Daemon:
             # Events may have raced the start: take a fresh snapshot now that we listen.
             session.referee.resync(session.hardware.source.snapshot(), loop.time())
             self._show()
-            if self.web_enabled:
-                await self._start_web()
             for sig in (signal.SIGTERM, signal.SIGINT):
                 try:
                     loop.add_signal_handler(sig, self.stop)
                 except (NotImplementedError, RuntimeError):  # not the main thread (tests)
                     pass
+            if self.web_enabled:
+                await self._start_web()
+            self.started.set()
             state = session.referee.state
             self.notifier.ready(status=f"{state.game.name} on {session.layout.name}: "
                                        f"move {len(state.moves) + 1}")

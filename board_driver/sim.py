@@ -171,7 +171,7 @@ def run_sim(config: Config, *, new_game: bool = False, stdin: TextIO = sys.stdin
         nonlocal interrupted
         loop = asyncio.get_running_loop()
         runner = asyncio.ensure_future(daemon.run())
-        while daemon.session is None and not runner.done():
+        while not daemon.started.is_set() and not runner.done():
             await asyncio.sleep(0.01)
         if runner.done():
             runner.result()  # raises what went wrong at start

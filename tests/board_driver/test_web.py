@@ -212,9 +212,7 @@ def test_a_busy_port_leaves_the_board_running_without_its_page(tmp_path, caplog)
             config.web_port = port
             second = Daemon(config, web=True)
             runner = asyncio.ensure_future(second.run())
-            while second.session is None or second.loop is None:
-                await asyncio.sleep(0.01)
-            await asyncio.sleep(0.2)
+            await asyncio.wait_for(second.started.wait(), 10)
             assert second.web is None and not runner.done()
             second.stop()
             await runner
