@@ -62,6 +62,9 @@ class Config:
     journal: str = "/var/lib/treeboard/journal.sqlite"
     bridge_port: str = "/dev/treeboard-bridge"
     bridge_baud: int = 1_000_000
+    web_listen: str = "127.0.0.1"            # the companion page's address
+    web_port: int = 8080
+    web_token: str | None = None             # needed for control when listening beyond localhost
 
 
 _HEX = re.compile(r"^#?([0-9a-fA-F]{6})$")
@@ -109,7 +112,7 @@ def parse_config(data: dict[str, Any], path: str | Path = "<built-in>") -> Confi
     cfg.journal = _take(path, data, "", "journal", str, cfg.journal, None, "a file path")
 
     sections = {}
-    for name in ("sensors", "display", "colours", "bridge"):
+    for name in ("sensors", "display", "colours", "bridge", "web"):
         value = data.pop(name, {})
         if not isinstance(value, dict):
             raise ConfigError(path, name, "a table", value)
@@ -145,11 +148,37 @@ def parse_config(data: dict[str, Any], path: str | Path = "<built-in>") -> Confi
     cfg.bridge_baud = _take(path, b, "bridge.", "baud", int, cfg.bridge_baud, lambda v: v > 0,
                             "a positive baud rate")
 
+    w = sections["web"]
+    cfg.web_listen = _take(path, w, "web.", "listen", str, cfg.web_listen, lambda v: v.strip() != "",
+                           "an address to listen on, such as 127.0.0.1 or 0.0.0.0")
+    cfg.web_port = _take(path, w, "web.", "port", int, cfg.web_port, lambda v: 0 <= v <= 65535,
+                         "a port number from 0 to 65535")
+    token = w.pop("token", None)
+    if token is not None and not (isinstance(token, str) and len(token) >= 12):
+        # Not echoed: a config error lands in logs, and this is a secret (or meant to be).
+        raise ConfigError(path, "web.token", "a secret of at least 12 characters")
+    cfg.web_token = token
+    if not is_loopback(cfg.web_listen) and cfg.web_token is None:
+        raise ConfigError(path, "web.token", f"a token whenever web.listen is beyond localhost "
+                          f"({cfg.web_listen!r}), so that no one else on the network can act")
+
     for name, table in [("", data)] + [(n + ".", t) for n, t in sections.items()]:
         if table:
             key = sorted(table)[0]
             raise ConfigError(path, f"{name}{key}", "no such key (a typo?)", key)
     return cfg
+
+
+def is_loopback(address: str) -> bool:
+    """Whether an address to listen on is reachable from this machine only."""
+    import ipaddress
+
+    if address == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(address).is_loopback
+    except ValueError:
+        return False
 
 
 def load_config(path: str | Path) -> Config:

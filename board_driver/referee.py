@@ -12,7 +12,8 @@ import logging
 from typing import Any, Hashable, Mapping
 
 import games
-from board_driver.reconcile import Correction, candidate_moves, changed_sites, reconcile
+from board_driver.reconcile import (Correction, candidate_moves, changed_sites, differences,
+                                    reconcile)
 from board_driver.touch import TouchInput, fit_parts, is_touch_game
 from board_driver.views import View, render
 from hardware.base import PRESENT, SensorEvent
@@ -36,6 +37,9 @@ class Referee:
         self.view = View(colours=config.colours, moves=config.moves, blink_hz=config.blink_hz,
                          winner_seconds=config.winner_seconds)
         self.sensed = [s for s in state.sites() if s in layout.channels_of_site]
+        # A move taken back from the page whose pieces still stand on the board: they are to be
+        # lifted, not played again, until the board agrees with the game.
+        self._retracted: str | None = None
         # Touch input (board_driver/touch.py): a game whose position lives on the LEDs takes
         # its moves from taps, not from pieces; None for every piece game.
         self.touch = TouchInput() if is_touch_game(state) else None
@@ -46,8 +50,17 @@ class Referee:
     def corrections(self) -> list[Correction]:
         return self.view.corrections
 
-    def new_game(self, now: float) -> None:
-        self.state = self.state.game.new_state(**self.state.options())
+    def new_game(self, now: float, options: dict[str, Any] | None = None) -> None:
+        """Start over (with other options of the same game, if given). Raises games.GameError
+        for options the game refuses or whose sites this board has no sensor for."""
+        state = self.state.game.new_state(**(self.state.options() if options is None else options))
+        unsensed = [s for s in state.sites() if s not in self.layout.channels_of_site]
+        if options is not None and unsensed:
+            raise games.BadOptions(f"layout {self.layout.name} has no sensor for {unsensed[0]}: "
+                                   "that game does not fit this board")
+        self.state = state
+        self.sensed = [s for s in state.sites() if s in self.layout.channels_of_site]
+        self._retracted = None
         self.journal.start_game(self.state.game.name, self.state.options())
         self.view.over_since = None
         log.info("new game of %s %s", self.state.game.name, self.state.options())
@@ -121,6 +134,38 @@ class Referee:
         self._accept(found, now)
         self._decide(now)
 
+    def takeback(self, now: float) -> str:
+        """Take back the last move (the page's takeback; lifting the last piece does the same on
+        the board). The pieces it put down then light as corrections until they are lifted.
+        Returns the move taken back; raises games.IllegalMove when there is none."""
+        if self.state.is_over():
+            raise games.IllegalMove("takeback", "the game is over; start a new game instead")
+        if not self.state.moves:
+            raise games.IllegalMove("takeback", "no move to take back")
+        self.journal.record_undo()
+        move = self.state.undo()
+        self._retracted = str(move)
+        log.info("takeback: %s", move)
+        self._decide(now)
+        return str(move)
+
+    def lift_entry(self, site: str, now: float) -> None:
+        """The piece entered last on a site no sensor sees, lifted again: a takeback, as
+        lifting the last piece off a sensed site is. Raises games.IllegalMove otherwise."""
+        state = self.state
+        if not self.config.takeback:
+            raise games.IllegalMove(f"lift {site}", "takebacks are off (display.takeback)")
+        if not state.moves or site in self.sensed:
+            raise games.IllegalMove(f"lift {site}", "only the last piece entered can be taken back")
+        before = state.occupancy()
+        last = state.undo()
+        after = state.occupancy()
+        if site not in before or changed_sites(before, after) != {site}:
+            state.play(last)
+            raise games.IllegalMove(f"lift {site}", "only the last piece entered can be taken back")
+        state.play(last)  # put back, to take it back the journalled way
+        self.takeback(now)
+
     def press(self, name: str, now: float) -> None:
         """A named button: `end_turn` ends the turn (a pass with no placement), where the game
         has such a move."""
@@ -170,6 +215,12 @@ class Referee:
         for _ in range(8):  # a play or undo can leave a remainder (a tree peg still to plant)
             verdict = reconcile(self.state, self.physical, self.sensed,
                                 takeback=self.config.takeback)
+            if verdict.action == "play" and str(verdict.move) == self._retracted:
+                diff = differences(self.state.occupancy(), self.physical, self.sensed)
+                self.view.corrections = sorted(diff.values(), key=lambda c: c.site)
+                return
+            if verdict.action != "correct":
+                self._retracted = None
             if verdict.action == "play":
                 self._accept(verdict.move, now)
                 if self.state.is_over():

@@ -298,8 +298,9 @@ def terminal(state, view: View, paint: Paint) -> str:
     for p in (0, 1):
         left = state.cubes_left(p)
         lines.append(f"  {paint(c[f'player{p}'], PLAYERS[p], bold=True)}: "
-                     f"{len(state.active_leaves(p))} leaves see the sky; "
-                     f"{left['leaf']} leaves and {left['branch']} branches left")
+                     f"{_count(len(state.active_leaves(p)), 'leaf', 'leaves')} see the sky; "
+                     f"{_count(left['leaf'], 'leaf', 'leaves')} and "
+                     f"{_count(left['branch'], 'branch', 'branches')} left")
     if not state.is_over():
         n = state.placements_left
         lines.append(f"  {PLAYERS[state.to_move]} may place {n} more cube{'s' if n != 1 else ''} "
@@ -308,3 +309,7 @@ def terminal(state, view: View, paint: Paint) -> str:
                              "b a branch; the digit is the column's height"
                        + ("; ? put a cube here, X take it off" if view.corrections else "")))
     return "\n".join(lines)
+
+
+def _count(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
