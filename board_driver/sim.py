@@ -49,12 +49,17 @@ class Terminal:
 
     def __call__(self, session: Session) -> None:
         ref = session.referee
-        key = (ref.state.to_json(), tuple(ref.corrections))
+        key = (ref.state.to_json(), tuple(ref.corrections),
+               ref.touch.words() if ref.touch is not None else None)
         if key == self._last or self._state is None:
             return  # unchanged, or before `start` (run_sim draws the first board itself)
+        changed = key[:2] != (self._last or (None, None))[:2]
         self._last = key
         self.narrate(session)
-        self.draw(session)
+        if changed:
+            self.draw(session)
+        if key[2]:
+            self.say(key[2])  # a touch game's selection (board_driver/touch.py)
 
     def say(self, text: str) -> None:
         print(text, file=self.out, flush=True)
@@ -63,7 +68,7 @@ class Terminal:
         """Remember the game as it starts; say so if it was resumed from the journal."""
         state = session.referee.state
         self._state, self._moves = state, [str(m) for m in state.moves]
-        self._last = (state.to_json(), tuple(session.referee.corrections))
+        self._last = (state.to_json(), tuple(session.referee.corrections), None)
         if self._moves:
             self.say(f"resumed the game at move {len(self._moves)} "
                      f"(journal {session.config.journal}); `new` starts another")

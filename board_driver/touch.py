@@ -198,6 +198,27 @@ class TouchInput:
             frame[site] = colour
         return frame, nxt if wake is None else min(wake, nxt)
 
+    def words(self) -> str | None:
+        """The selection in words, for `treeboard sim` (None: nothing selected)."""
+        if self.selected is None:
+            return None
+        if self.choice:
+            return (f"{len(self.choice)} turns lead to {self.choice_target}; offered "
+                    f"{self.offered} ({self.choice_index + 1} of {len(self.choice)}): tap "
+                    f"{self.choice_target} to play it, {self.selected} for the next")
+        grow = sorted(t for t, ms in self.targets.items() if t is not None and not all(
+            getattr(m, "action", None) == "stop" for m in ms))
+        stop = sorted(t for t, ms in self.targets.items() if t is not None and t not in grow)
+        parts = []
+        if grow:
+            parts.append(f"tap {' '.join(grow)} to grow there")
+        if stop:
+            parts.append(f"tap {' '.join(stop)} to stop the chain growing there")
+        if None in self.targets:
+            parts.append(f"hold {self.selected} for {self.targets[None][0]}")
+        return f"selected {self.selected}: " + "; ".join(parts) + \
+            f"; tap {self.selected} again to cancel"
+
     def describe(self) -> dict[str, Any]:
         """For the page and traces: what is selected and offered, in move texts."""
         return {

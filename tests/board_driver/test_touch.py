@@ -127,3 +127,14 @@ def test_a_move_made_another_way_ends_the_selection():
     touch(t, s, "a", 1.0)
     s.played.append("a-b")  # the page played a move (or took one back)
     assert t.shown_state(s) is s and t.selected is None
+
+
+def test_the_selection_in_words_for_sim():
+    t, s = TouchInput(), Lamps(lit={"b"})
+    assert t.words() is None
+    touch(t, s, "b", 1.0)
+    assert t.words() == ("selected b: tap c to grow there; hold b for out b; "
+                         "tap b again to cancel")
+    touch(t, s, "c", 2.0)
+    assert t.words() == ("2 turns lead to c; offered b-c (1 of 2): tap c to play it, "
+                         "b for the next")
