@@ -109,7 +109,8 @@ class Terminal:
         winner = state.winner()
         status = (f"game over: {a}:{b}, " + ("a draw" if winner is None else
                   paint(colours[f"player{winner}"], f"{names[winner]} wins", bold=True))
-                  + " — clear the board for a new game") if state.is_over() else \
+                  + (" — hold any square for a new game" if ref.touch is not None else
+                     " — clear the board for a new game")) if state.is_over() else \
             (f"score {a}:{b}, " + paint(colours[f"player{state.to_move}"], names[state.to_move],
                                         bold=True) + " to move")
         print(f"\n{body}\n{status}", file=self.out)
