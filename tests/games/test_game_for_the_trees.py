@@ -170,6 +170,15 @@ def test_reading_two_connections_keep_a_branch_alive():
     assert terrain(state, "b2") == "underbrush" and terrain(state, "a1") == "Birch:0"
 
 
+def test_reading_you_may_kill_your_own_trees():
+    pos = "....h..g/......../......../......../......../.EA...../B......./B...H..."
+    state = new(position=pos, roots="a1", chains="b3>a2")
+    state.play("Ac3-a2")  # White's Ash and Beech on White's own Birch at a2
+    assert terrain(state, "a2") == "Ash:0" and terrain(state, "a1") == "Birch:0"
+    # the Beech's chain stopped; the Ash's next leap, a2 + (-2, -1), leaves the board
+    assert state.chains(0) == []
+
+
 def test_reading_killing_the_root_kills_the_tree():
     pos = ".......h/......../......../......../..P...../a.Pe..../..P...../....H..."
     state = new(position=pos, roots="c2", chains="d3>c2", first=1)
