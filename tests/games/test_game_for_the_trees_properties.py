@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import games
+from games.base import IllegalMove
 from games.game_for_the_trees import GAME
 
 SETTINGS = settings(max_examples=8, deadline=None)
@@ -93,17 +95,22 @@ def check_turn_follows_the_rules(before: dict, after: dict, mover: int, move) ->
                 if a["terrain"] == "grass":
                     assert b["terrain"] == "bare"
         else:
-            # A loss: a retreat, a square killed or cut off. What it leaves is in the rules.
+            # A loss: a retreat, a square killed or cut off. What it leaves is in the rules,
+            # and a later growth of the same turn may have grown over that again.
             assert b["terrain"] != "bare", (move, name)
             if b["terrain"] == "tree":
-                if b["kind"] == "Pine":
-                    assert a["terrain"] == "bare", (move, name)
-                else:
-                    assert a["terrain"] == "underbrush" and a["owner"] in (None, b["owner"])
+                left = ("bare", None) if b["kind"] == "Pine" else ("underbrush", b["owner"])
             elif b["terrain"] in ("underbrush", "huckleberry"):
-                assert a["terrain"] == "grass" and a["owner"] == b["owner"], (move, name)
+                left = ("grass", b["owner"])
             else:
-                assert a["terrain"] == "bare", (move, name)
+                left = ("bare", None)
+            if (a["terrain"], a["owner"]) == left:
+                continue
+            if b["terrain"] == "tree" and b["kind"] != "Pine" and a["terrain"] == "underbrush":
+                assert a["owner"] in (None, b["owner"]), (move, name)  # killed: neutral
+                continue
+            assert a["owner"] == mover and LADDER[a["terrain"]] > LADDER[left[0]], \
+                (move, name, b, a)
 
 
 def view(state) -> tuple:
@@ -162,3 +169,64 @@ def test_json_and_copy_round_trip(seed):
         clone.undo()
     assert view(clone) == view(GAME.new_state(limit=50))
     assert view(state) != view(clone) or not state.moves
+
+
+def result(state) -> tuple:
+    return (tuple(tuple(sorted(s.items())) for s in squares(state).values()),
+            tuple(state.chains(0)), tuple(state.chains(1)),
+            state.leap_used(0), state.leap_used(1))
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 4])
+def test_legal_moves_find_every_order_by_brute_force(seed):
+    """Every order of a turn's growths, tried one by one, gives a result legal_moves lists,
+    and each listed turn without a taker mark is one of those results."""
+    import itertools
+
+    from games.game_for_the_trees import Move
+
+    rng = random.Random(seed)
+    checked = 0
+    for state in random_game(seed, limit=40):
+        if state.is_over() or not state.chains(state.to_move) or rng.random() > 0.5:
+            continue
+        listed: dict[tuple, set] = {}
+        plain: dict[tuple, set] = {}
+        for move in state.legal_moves():
+            state.play(move)
+            key = (move.action, move.src, move.dst)
+            listed.setdefault(key, set()).add(result(state))
+            if not move.order or all(mark != "x" for _, _, mark in move.order):
+                plain.setdefault(key, set()).add(result(state))
+            state.undo()
+        for key in rng.sample(sorted(listed), min(6, len(listed))):
+            _, items = state._start(*key)
+            if len(items) > 4:
+                continue
+            brute = set()
+            for order in itertools.permutations(items):
+                move = Move(*key, _letter_of(state, key),
+                            tuple((it.src, it.dst, it.mark) for it in order))
+                try:
+                    state.play(move)
+                except IllegalMove:
+                    continue  # the new growth cannot happen in this order
+                brute.add(result(state))
+                state.undo()
+            assert brute <= listed[key], key
+            assert plain[key] <= brute, key
+            checked += 1
+        if checked > 6:
+            break
+    assert checked > 0  # the seed's game gave positions with chains to brute-force
+
+
+def _letter_of(state, key):
+    action, src, _ = key
+    if action == "leap":
+        return "H"
+    if action != "grow":
+        return ""
+    sq = state.square(src)
+    return {"Birch": "B", "Ash": "A", "Beech": "E", "Pine": "P"}.get(sq["kind"]) or \
+        ("H" if sq["terrain"] == "huckleberry" else "")
