@@ -9,11 +9,13 @@ and the tests drive exactly the same object; only who calls `tick` differs.
 from __future__ import annotations
 
 import logging
-from typing import Any, Hashable, Mapping
+import math
+from typing import Any, Callable, Hashable, Mapping
 
 import games
-from board_driver.reconcile import Correction, candidate_moves, changed_sites, reconcile
-from board_driver.render import View, render
+from board_driver.reconcile import (Correction, candidate_moves, changed_sites, differences,
+                                    reconcile)
+from board_driver.render import FRAME_S, View, render, scale
 from hardware.base import PRESENT, SensorEvent
 from hardware.debounce import Debouncer
 
@@ -35,6 +37,14 @@ class Referee:
         self.view = View(colours=config.colours, moves=config.moves, blink_hz=config.blink_hz,
                          winner_seconds=config.winner_seconds)
         self.sensed = [s for s in state.sites() if s in layout.channels_of_site]
+        # Who plays each seat: "human" at this board, "computer:LEVEL", or "remote" (another
+        # board). Only a human seat's moves come in through the sensors.
+        self.seats: tuple[str, str] = tuple(getattr(config, "players", None) or ("human", "human"))
+        # Told of every change to the game, on the loop: ("move", move, origin) with origin
+        # "board" or the seat's kind, ("undo", move, origin), ("new-game", None, origin).
+        self.listeners: list[Callable[[str, Any, str], None]] = []
+        # Set by a remote link: None, or what the link to the other board is doing.
+        self.remote_status: str | None = None
 
     # --- the game in progress ------------------------------------------------------------
 
@@ -42,12 +52,53 @@ class Referee:
     def corrections(self) -> list[Correction]:
         return self.view.corrections
 
-    def new_game(self, now: float) -> None:
+    def new_game(self, now: float, origin: str = "board") -> None:
         self.state = self.state.game.new_state(**self.state.options())
         self.journal.start_game(self.state.game.name, self.state.options())
         self.view.over_since = None
         log.info("new game of %s %s", self.state.game.name, self.state.options())
+        self._tell("new-game", None, origin)
         self._decide(now)
+
+    # --- seats ------------------------------------------------------------------------------
+
+    def at_board(self, player: int) -> bool:
+        """Whether `player` plays here, through the sensors (not the computer, not a remote)."""
+        return self.seats[player] == "human"
+
+    def play_for_seat(self, move: Any, now: float, origin: str) -> None:
+        """A move of a seat not at this board (the computer, a remote board). It is played in
+        the game at once; the board then differs from the game, and the correction machinery
+        lights the pieces to put. Raises games.IllegalMove and changes nothing if it is this
+        board's turn or the move is not legal."""
+        state = self.state
+        if state.is_over():
+            raise games.IllegalMove(move, "the game is over")
+        if self.at_board(state.to_move):
+            raise games.IllegalMove(move, "it is this board's turn, not the other seat's")
+        if isinstance(move, str):
+            move = state.parse_move(move)
+        state.copy().play(move)   # raises IllegalMove before anything is recorded
+        self._accept(move, now, origin)
+        self._decide(now)
+
+    def take_back(self, now: float, origin: str) -> Any:
+        """Take back the last move (agreed with a remote board, or asked for on the page)."""
+        if not self.state.moves:
+            raise games.IllegalMove("takeback", "there is no move to take back")
+        self.journal.record_undo()
+        move = self.state.undo()
+        log.info("takeback (%s): %s", origin, move)
+        self._tell("undo", move, origin)
+        self._decide(now)
+        return move
+
+    def _tell(self, what: str, move: Any, origin: str) -> None:
+        for listener in list(self.listeners):
+            try:
+                listener(what, move, origin)
+            except Exception:  # a listener's failure must never cost the game a move
+                log.exception("listener %r failed on %s", listener, what)
 
     # --- sensors ------------------------------------------------------------------------------
 
@@ -108,13 +159,15 @@ class Referee:
                 break
         if found is None:
             raise games.IllegalMove(f"{kind} at {site}", "no legal move puts that piece there now")
+        if not self.at_board(state.to_move):
+            raise games.IllegalMove(f"{kind} at {site}", "it is the other seat's turn")
         self._accept(found, now)
         self._decide(now)
 
     def press(self, name: str, now: float) -> None:
         """A named button: `end_turn` ends the turn (a pass with no placement), where the game
         has such a move."""
-        if name != "end_turn" or self.state.is_over():
+        if name != "end_turn" or self.state.is_over() or not self.at_board(self.state.to_move):
             return
         try:
             move = self.state.parse_move("end")
@@ -127,7 +180,7 @@ class Referee:
 
     # --- deciding ---------------------------------------------------------------------------
 
-    def _accept(self, move: Any, now: float) -> None:
+    def _accept(self, move: Any, now: float, origin: str = "board") -> None:
         # Durable before the LEDs confirm it: a power cut after this line loses nothing.
         self.journal.record_move(str(move))
         self.state.play(move)
@@ -137,6 +190,7 @@ class Referee:
             summary = self.state.summary()
             self.journal.finish(summary)
             log.info("game over: %s", summary)
+        self._tell("move", move, origin)
 
     def _decide(self, now: float) -> None:
         if self.state.is_over():
@@ -146,16 +200,26 @@ class Referee:
                 self.new_game(now)
             return
         for _ in range(8):  # a play or undo can leave a remainder (a tree peg still to plant)
-            verdict = reconcile(self.state, self.physical, self.sensed,
-                                takeback=self.config.takeback)
-            if verdict.action == "play":
+            # A takeback by lifting is for a game played at this board alone: the computer's
+            # or a remote board's move is not the players' to lift (a remote takeback is asked).
+            takeback = self.config.takeback and all(self.at_board(p) for p in (0, 1))
+            verdict = reconcile(self.state, self.physical, self.sensed, takeback=takeback)
+            if verdict.action == "play" and self.at_board(self.state.to_move):
                 self._accept(verdict.move, now)
                 if self.state.is_over():
                     self.view.corrections = []
                     return
             elif verdict.action == "undo":
                 self.journal.record_undo()
-                log.info("takeback: %s", self.state.undo())
+                move = self.state.undo()
+                log.info("takeback: %s", move)
+                self._tell("undo", move, "board")
+            elif verdict.action == "play":
+                # The other seat's turn: a piece put for it is a mistake to correct.
+                self.view.corrections = sorted(
+                    differences(self.state.occupancy(), self.physical, self.sensed).values(),
+                    key=lambda c: c.site)
+                return
             else:
                 self.view.corrections = verdict.corrections
                 return
@@ -169,6 +233,18 @@ class Referee:
             over = self.state.is_over()
             who = self.state.winner() if over else self.state.to_move
             frame["turn"] = self.config.colours[f"player{who}"] if who is not None else (64, 64, 64)
+            link = self.remote_status
+            if link is not None and link != "connected" and not over:
+                # Remote play that is not flowing: "no broker" (or out of step) flashes the
+                # "wrong" colour twice a second; "waiting for the other board" breathes slowly
+                # in the remote seat's colour.
+                if link.startswith(("waiting", "connecting")):
+                    remote_seat = self.seats.index("remote") if "remote" in self.seats else 0
+                    level = 0.15 + 0.85 * (0.5 + 0.5 * math.sin(now * math.pi / 2))
+                    frame["turn"] = scale(self.config.colours[f"player{remote_seat}"], level)
+                else:
+                    frame["turn"] = self.config.colours["wrong"] if int(now * 4) % 2 else (0, 0, 0)
+                wake = min(wake or math.inf, now + FRAME_S)
         for player in (0, 1):
             bar = named.get(f"score{player}")
             if bar:

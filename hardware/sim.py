@@ -31,7 +31,18 @@ def _mock_classes():
     global MockMCP3008, MatrixRowPin, MatrixColumnPin
     if "MockMCP3008" in globals():
         return
-    from gpiozero.pins.mock import MockPin, MockSPIDevice
+    from gpiozero.pins.mock import MockPin, MockSPIDevice, MockSPIInterfaceShared
+    from gpiozero.pins.spi import SPISoftwareBus
+
+    # gpiozero shares SPI interfaces and buses by pin numbers alone, across every pin factory,
+    # so a second simulated board would read the first board's ADCs. On a Pi there is one
+    # factory and this changes nothing; here each board's factory gets its own.
+    SPISoftwareBus._shared_key = classmethod(
+        lambda cls, clock_pin, mosi_pin, miso_pin, *, pin_factory=None:
+        (clock_pin, mosi_pin, miso_pin, pin_factory))
+    MockSPIInterfaceShared._shared_key = classmethod(
+        lambda cls, clock_pin, mosi_pin, miso_pin, select_pin, pin_factory:
+        (clock_pin, select_pin, pin_factory))
 
     class _MockMCP3008(MockSPIDevice):
         """The slave side of an MCP3008 on gpiozero's mock SPI.
