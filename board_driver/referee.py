@@ -15,7 +15,7 @@ from typing import Any, Callable, Hashable, Mapping
 import games
 from board_driver.reconcile import (Correction, candidate_moves, changed_sites, differences,
                                     reconcile)
-from board_driver.render import FRAME_S, View, render, scale
+from board_driver.views import FRAME_S, View, render, scale
 from hardware.base import PRESENT, SensorEvent
 from hardware.debounce import Debouncer
 
