@@ -45,6 +45,10 @@ class Referee:
         self.listeners: list[Callable[[str, Any, str], None]] = []
         # Set by a remote link: None, or what the link to the other board is doing.
         self.remote_status: str | None = None
+        # After a takeback the board did not make itself (agreed with a remote board, asked on
+        # the page), its pieces still stand: nothing is played until they match the game again,
+        # or the piece just taken back would be played straight back.
+        self._hold = False
 
     # --- the game in progress ------------------------------------------------------------
 
@@ -89,6 +93,7 @@ class Referee:
         self.journal.record_undo()
         move = self.state.undo()
         log.info("takeback (%s): %s", origin, move)
+        self._hold = True
         self._tell("undo", move, origin)
         self._decide(now)
         return move
@@ -198,6 +203,11 @@ class Referee:
             self.view.corrections = []
             if all(self.physical.get(s) is None for s in self.sensed):
                 self.new_game(now)
+            return
+        if self._hold:
+            diff = differences(self.state.occupancy(), self.physical, self.sensed)
+            self.view.corrections = sorted(diff.values(), key=lambda c: c.site)
+            self._hold = bool(diff)
             return
         for _ in range(8):  # a play or undo can leave a remainder (a tree peg still to plant)
             # A takeback by lifting is for a game played at this board alone: the computer's

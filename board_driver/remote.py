@@ -315,7 +315,14 @@ class RemoteLink:
                     sender = asyncio.ensure_future(self._send_loop(client))
                     try:
                         async for message in client.messages:
-                            self.handle(message.topic.value, bytes(message.payload or b""))
+                            try:
+                                self.handle(message.topic.value, bytes(message.payload or b""))
+                            except Exception:
+                                # A fault in handling one message is ours, not the broker's:
+                                # say so loudly, and keep the link (the game is unchanged by
+                                # a failed message: the referee raises before it records).
+                                log.exception("remote message on %s could not be handled",
+                                              message.topic.value)
                     finally:
                         sender.cancel()
             except asyncio.CancelledError:

@@ -113,7 +113,8 @@ class Signer:
         if need is None:
             raise RemoteError(f"unknown message type {kind!r}")
         for key, types in need.items():
-            if not isinstance(data.get(key), types) or isinstance(data.get(key), bool):
+            value = data.get(key)
+            if not isinstance(value, types) or (types is int and isinstance(value, bool)):
                 raise RemoteError(f"{kind} message: {key!r} missing or of the wrong type")
         if data["takebacks"] < 0 or data["index"] < 0 or not 0 <= data["seat"] <= 1:
             raise RemoteError(f"{kind} message: takebacks, index or seat out of range")

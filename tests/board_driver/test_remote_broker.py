@@ -262,3 +262,183 @@ def test_forged_replayed_reordered_and_wrong_messages_are_refused_with_a_reason(
             assert reason in text, reason
 
     run_pair(a, b, scenario)
+
+
+class ProcessBoard:
+    """The other board in a process of its own (tests/board_driver/remote_board.py), so that it
+    can be SIGKILLed as a power cut would stop it."""
+
+    def __init__(self, fields: dict):
+        self.fields = fields
+        self.proc = None
+
+    async def start(self) -> None:
+        import json
+        import sys
+        from pathlib import Path
+
+        script = Path(__file__).with_name("remote_board.py")
+        self.proc = await asyncio.create_subprocess_exec(
+            sys.executable, str(script), json.dumps(self.fields),
+            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE)
+        line = await asyncio.wait_for(self.proc.stdout.readline(), 20)
+        assert line.strip() == b"READY", line
+
+    async def ask(self, command: str) -> str:
+        self.proc.stdin.write(command.encode() + b"\n")
+        await self.proc.stdin.drain()
+        return (await asyncio.wait_for(self.proc.stdout.readline(), 10)).decode().strip()
+
+    async def moves(self) -> list[str]:
+        import json
+        return json.loads(await self.ask("moves"))
+
+    async def status(self) -> dict:
+        import json
+        return json.loads(await self.ask("status"))
+
+    async def kill(self) -> None:
+        self.proc.kill()          # SIGKILL: no goodbye to the broker, no clean shutdown
+        await self.proc.wait()
+
+    async def close(self) -> None:
+        if self.proc is not None and self.proc.returncode is None:
+            self.proc.stdin.close()
+            try:
+                await asyncio.wait_for(self.proc.wait(), 10)
+            except asyncio.TimeoutError:
+                self.proc.kill()
+                await self.proc.wait()
+
+
+def test_a_board_killed_mid_game_comes_back_and_both_agree(tmp_path, broker):
+    a = board(tmp_path, "a", 1, broker, "tree-planting-classic-pins")    # seat 0 here
+    folder = tmp_path / "b"
+    folder.mkdir()
+    b = ProcessBoard({"journal": str(folder / "journal.sqlite"), "layout": "tree-planting-classic-pins",
+                      "players": ["remote", "human"],
+                      "remote": {"broker": broker.url, "game": GAME, "secret": SECRET,
+                                 "keepalive": 2}})
+    reference = games.get_game("tree-planting").new_state(board="classic")
+    rng = random.Random(4)
+
+    def change(move):
+        before = reference.occupancy()
+        reference.play(move)
+        after = reference.occupancy()
+        return [(s, after.get(s)) for s in sorted(before.keys() | after.keys())
+                if before.get(s) != after.get(s)]
+
+    async def make(on_a: bool, sites) -> None:
+        for site, kind in sites:
+            if on_a:
+                (a.session.hardware.board.place(site) if kind else
+                 a.session.hardware.board.lift(site))
+            else:
+                await b.ask(f"place {site}" if kind else f"lift {site}")
+
+    async def b_has(n: int) -> bool:
+        return len(await b.moves()) == n
+
+    async def until_b(n: int, timeout=15.0) -> None:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while not await b_has(n):
+            assert loop.time() < deadline, f"b never reached {n} moves"
+            await asyncio.sleep(0.02)
+
+    async def one_move() -> None:
+        move = rng.choice(sorted(reference.legal_moves(), key=str))
+        a_moves = reference.to_move == 0
+        sites = change(move)
+        n = len(reference.moves)
+        await make(a_moves, sites)                  # the mover's hands
+        await until(lambda: len(moves(a)) == n, what=f"{move} at a")
+        await until_b(n)
+        await make(not a_moves, sites)              # the other board's family puts it
+        await until(lambda: not a.session.referee.corrections, what="a in step")
+
+    async def main():
+        runner = asyncio.ensure_future(a.run())
+        try:
+            await until(lambda: a.remote is not None)
+            await b.start()
+            await until(lambda: a.remote.peer_online, what="b online")
+            for _ in range(4):
+                await one_move()
+            # b makes its move and is killed at once: a power cut right after the move.
+            while reference.to_move != 1:
+                await one_move()
+            move = rng.choice(sorted(reference.legal_moves(), key=str))
+            sites = change(move)
+            await make(False, sites)
+            await until_b(len(reference.moves))
+            await b.kill()
+            await until(lambda: not a.remote.peer_online, what="a to see b gone (its will)")
+            await until(lambda: len(moves(a)) == len(reference.moves), what="b's last move at a")
+            await make(True, sites)
+            # a plays on while b is dark, if it is a's turn
+            if reference.to_move == 0:
+                move = rng.choice(sorted(reference.legal_moves(), key=str))
+                sites = change(move)
+                await make(True, sites)
+                await until(lambda: len(moves(a)) == len(reference.moves))
+            else:
+                sites = []
+            await b.start()                          # the same journal: b resumes its game
+            await until_b(len(reference.moves))
+            assert await b.moves() == moves(a) == [str(m) for m in reference.moves]
+            await make(False, sites)                 # b's family puts a's move made meanwhile
+            await until(lambda: a.remote.peer_online, what="b back online")
+            for _ in range(3):
+                await one_move()
+            assert await b.moves() == moves(a) == [str(m) for m in reference.moves]
+            assert a.remote.conflict is None
+        finally:
+            await b.close()
+            a.stop()
+            await asyncio.gather(runner, return_exceptions=True)
+
+    asyncio.run(main())
+
+
+def test_a_takeback_is_asked_and_carried_out_on_both_boards_or_refused(tmp_path, broker):
+    a = board(tmp_path, "a", 1, broker, "tree-planting-classic-pins")
+    b = board(tmp_path, "b", 0, broker, "tree-planting-classic-pins")
+
+    async def scenario():
+        reference = a.session.referee.state.copy()
+        rng = random.Random(8)
+        await play_through(a, b, reference, rng, count=3)
+        last = str(reference.moves[-1])
+        mover_of_last = reference.copy()
+        mover_of_last.undo()
+        asker = a if mover_of_last.to_move == 0 else b
+        other = b if asker is a else a
+        # Refused: nothing changes on either board.
+        asker.remote.request_takeback()
+        await until(lambda: other.remote.takeback_request == 2, what="the request to arrive")
+        other.remote.answer_takeback(False)
+        await until(lambda: asker.remote._asked_to is None, what="the refusal to arrive")
+        assert moves(a) == moves(b) == [str(m) for m in reference.moves]
+        # Accepted: both boards take the move back, and light the pieces to lift.
+        asker.remote.request_takeback()
+        await until(lambda: other.remote.takeback_request == 2)
+        other.remote.answer_takeback(True)
+        await until(lambda: len(moves(asker)) == 2, what="the takeback at the asker")
+        assert moves(a) == moves(b) == [str(m) for m in reference.moves[:2]]
+        assert a.remote.takebacks == b.remote.takebacks == 1
+        for d in (a, b):
+            assert [(c.site, c.want) for c in d.session.referee.corrections] == [(last, None)]
+            d.session.hardware.board.lift(last)
+        await until(lambda: not a.session.referee.corrections and not b.session.referee.corrections)
+        reference.undo()
+        # A takeback not asked for (forged with the right secret but no request) is refused.
+        stale = other.remote
+        with pytest.raises(games.IllegalMove):
+            stale.answer_takeback(True)
+        # The game goes on after it.
+        await play_through(a, b, reference, rng, count=2)
+        assert a.remote.conflict is None and b.remote.conflict is None
+
+    run_pair(a, b, scenario)
