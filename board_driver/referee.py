@@ -141,7 +141,7 @@ class Referee:
     def _decide(self, now: float) -> None:
         if self.state.is_over():
             # The game is decided; the players clear the board. An empty board starts the next.
-            self.view.corrections = []
+            self.view.corrections = self.view.completions = []
             if all(self.physical.get(s) is None for s in self.sensed):
                 self.new_game(now)
             return
@@ -151,13 +151,14 @@ class Referee:
             if verdict.action == "play":
                 self._accept(verdict.move, now)
                 if self.state.is_over():
-                    self.view.corrections = []
+                    self.view.corrections = self.view.completions = []
                     return
             elif verdict.action == "undo":
                 self.journal.record_undo()
                 log.info("takeback: %s", self.state.undo())
-            else:
+            else:  # in sync, a move in progress, or a correction
                 self.view.corrections = verdict.corrections
+                self.view.completions = verdict.completions
                 return
 
     # --- light --------------------------------------------------------------------------------
@@ -165,7 +166,7 @@ class Referee:
     def frame(self, now: float) -> tuple[dict[Hashable, tuple[int, int, int]], float | None]:
         frame, wake = render(self.state, self.view, now)
         named = self.layout.named_leds
-        if "turn" in named:
+        if "turn" in named and "turn" not in frame:  # (a game's view may draw them itself)
             over = self.state.is_over()
             who = self.state.winner() if over else self.state.to_move
             frame["turn"] = self.config.colours[f"player{who}"] if who is not None else (64, 64, 64)
