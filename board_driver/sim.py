@@ -38,7 +38,7 @@ class Terminal:
 
     def __call__(self, session: Session) -> None:
         ref = session.referee
-        key = (ref.state.to_json(), tuple(ref.corrections))
+        key = (ref.state.to_json(), tuple(ref.corrections), tuple(ref.view.completions))
         if key == self._last:
             return
         self._last = key

@@ -439,3 +439,24 @@ def test_a_whole_game_through_treeboard_trace(tmp_path):
     assert len(records) == len(lines)
     assert records[-1]["game"] == state.summary()
     assert records[-1]["game"]["over"] and records[-1]["game"]["winner"] == state.winner()
+
+
+# --- treeboard sim, on the bridge ----------------------------------------------------------
+
+def test_a_whole_game_through_treeboard_sim_on_the_bridge(tmp_path):
+    """`treeboard sim --bridge --layout fangqi-7x7-bridge`, actions piped in: the daemon, the
+    simulated RP2040 on its pty, and the terminal drawing. A 3x3-point game on the 7x7 board
+    (the other points stay empty) keeps it short: placement, then the first removal ends it."""
+    import io
+
+    from board_driver.sim import run_sim
+
+    cfg = sim_config(layout="fangqi-7x7-bridge", backend="bridge", bridge_port="sim",
+                     journal=str(tmp_path / "j.sqlite"), game_options={"board": "3x3"})
+    actions = [f"place {s}" for s in ["a1", "b1", "c1", "a2", "b2", "c2", "a3", "b3", "c3"]]
+    actions += ["lift a1", "lift b1", "quit"]
+    out = io.StringIO()
+    assert run_sim(cfg, new_game=True, stdin=io.StringIO("\n".join(actions) + "\n"), out=out) == 0
+    text = out.getvalue()
+    assert "first removal: White to move, 2 to take" in text
+    assert "game over (reduced): Black wins" in text
