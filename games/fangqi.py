@@ -278,12 +278,42 @@ class FangqiState(State):
     def playout(self, rng: Any = random) -> tuple[int, int]:
         """Finish the game with uniformly random legal moves and return the scores.
 
-        The same distribution as repeating `play(rng.choice(legal_moves()))`, faster: the
-        moves are legal by construction, so they skip the check. Every move is recorded as
-        usual, so `undo` takes them back."""
-        choice, moves, apply = rng.choice, self._moves, self._apply
+        The same distribution as repeating `play(rng.choice(legal_moves()))` (each legal move
+        equally likely), faster: the moves are legal by construction, so they skip the check,
+        and in movement only the chosen one is made. Every move is recorded as usual, so `undo`
+        takes them back."""
+        randrange, apply, names = rng.randrange, self._apply, self.grid.names
         while self._end is None:
-            apply(choice(moves()))
+            p = self._to_move
+            if self._phase != MOVEMENT:
+                placing = self._phase == PLACEMENT
+                where = (self.grid.full & ~(self._masks[0] | self._masks[1]) if placing
+                         else self._takeable_mask())
+                r = randrange(where.bit_count())
+                for low in _bits(where):  # the r-th point of `where`
+                    if not r:
+                        break
+                    r -= 1
+                name = names[low.bit_length() - 1]
+                apply(Move(None, name) if placing else Move(None, None, (name,)))
+                continue
+            # Count the moves without making them: a slide that forms k squares is as many
+            # moves as there are ways to take k counters.
+            slides = self._slides(p)
+            ways: dict[int, list[tuple[int, ...]]] = {}
+            total = 0
+            for _, _, k in slides:
+                if k and k not in ways:
+                    ways[k] = self._capture_sets(self._masks[1 - p], k)
+                total += len(ways[k]) if k else 1
+            r = randrange(total)
+            for i, t, k in slides:
+                n = len(ways[k]) if k else 1
+                if r < n:
+                    caps = tuple(names[j] for j in ways[k][r]) if k else ()
+                    apply(Move(names[i], names[t], caps))
+                    break
+                r -= n
         return self.scores()
 
     # --- Fangqi's own questions (the daemon lights the board with these) ----------------
@@ -398,30 +428,51 @@ class FangqiState(State):
         if self._phase != MOVEMENT:
             return [Move(None, None, (names[low.bit_length() - 1],))
                     for low in _bits(self._takeable_mask())]
-        grid = self.grid
-        mine, theirs = masks[p], masks[1 - p]
-        occ = mine | theirs
-        rays = grid.rays
+        theirs = masks[1 - p]
         cache: dict[int, list[tuple[str, ...]]] = {}
         out = []
-        for low in _bits(mine):
+        for i, t, k in self._slides(p):
+            if not k:
+                out.append(Move(names[i], names[t]))
+                continue
+            sets = cache.get(k)
+            if sets is None:
+                sets = cache[k] = [tuple(names[j] for j in s)
+                                   for s in self._capture_sets(theirs, k)]
+            frm, to = names[i], names[t]
+            out.extend(Move(frm, to, caps) for caps in sets)
+        return out
+
+    def _slides(self, p: int) -> list[tuple[int, int, int]]:
+        """Every slide of player p as (from, to, squares it forms that take), by counter, then
+        direction (up, down, right, left), then distance."""
+        grid = self.grid
+        masks = self._masks
+        mine = masks[p]
+        occ = mine | masks[1 - p]
+        vacant = grid.full & ~occ
+        used = 0 if self._repeat else self._used[p]
+        # The squares one counter short: vacant point -> the squares it would complete (a slide
+        # completes one unless the counter sliding is one of its other three corners).
+        short: dict[int, list[int]] = {}
+        for o, mask in grid.square_mask.items():
+            gap = mask & ~mine
+            if gap & vacant and gap & (gap - 1) == 0 and not used >> o & 1:
+                short.setdefault(gap.bit_length() - 1, []).append(mask)
+        rays = grid.rays
+        out = []
+        m = mine
+        while m:
+            low = m & -m
+            m ^= low
             i = low.bit_length() - 1
-            frm = names[i]
-            rest = mine ^ low
             for ray in rays[i]:
                 for t in ray:
                     if occ >> t & 1:
                         break
-                    k = self._formed(p, rest | 1 << t, t).bit_count()
-                    if not k:
-                        out.append(Move(frm, names[t]))
-                        continue
-                    sets = cache.get(k)
-                    if sets is None:
-                        sets = cache[k] = [tuple(names[j] for j in s)
-                                           for s in self._capture_sets(theirs, k)]
-                    to = names[t]
-                    out.extend(Move(frm, to, caps) for caps in sets)
+                    masks_t = short.get(t)
+                    k = sum(1 for mask in masks_t if not mask & low) if masks_t else 0
+                    out.append((i, t, k))
         return out
 
     def _apply(self, move: Move) -> None:

@@ -464,3 +464,17 @@ def test_moves_at_lists_the_moves_that_change_a_point():
     assert state.moves_at("z9") == []
     placing = GAME.new_state(board="3x3")
     assert names(placing.moves_at("b2")) == ["b2"]
+
+
+def test_playout_chooses_each_legal_move_equally_often():
+    import random
+    from collections import Counter
+
+    rng = random.Random(4)
+    first = Counter()
+    for _ in range(1400):
+        state = position(SLIDE, quiet_limit=1)  # one move and the game is over
+        state.playout(rng)
+        first[str(state.moves[0])] += 1
+    assert sorted(first) == sorted(names(position(SLIDE).legal_moves()))
+    assert all(140 <= n <= 260 for n in first.values()), first  # 200 each, within 4 sigma
