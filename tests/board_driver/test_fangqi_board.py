@@ -21,17 +21,9 @@ LAYOUT = "fangqi-7x7-matrix"
 
 
 @pytest.fixture
-def tracer(tmp_path):
-    made = []
-
-    def make(**overrides):
-        t = Tracer(sim_config(layout=LAYOUT, journal=str(tmp_path / "journal.sqlite"), **overrides))
-        made.append(t)
-        return t
-
-    yield make
-    for t in made:
-        t.close()
+def tracer(tracer):
+    """A simulated Fangqi board on the 7x7-point layout."""
+    return lambda **overrides: tracer(layout=LAYOUT, **overrides)
 
 
 def colours(t):

@@ -451,7 +451,7 @@ def test_json_round_trip_and_bad_saves():
     assert again == state and again.options()["repeat_squares"] is False
     assert again.phase == "square-removal"
     data = json.loads(saved)
-    data["moves"].append("xa1")  # White's own counter... it is Black's turn: a1 is Black's
+    data["moves"].append("xa1")  # Black to take, but a1 holds Black's own counter
     with pytest.raises(GameError, match=r"saved move 19 \('xa1'\) does not replay"):
         games.load_state(data)
 
