@@ -5,7 +5,10 @@
 - the difference is the start of one or more legal moves (a piece lifted that may go to
   several places, or a move made whose captures are still to choose): a move in progress;
   change nothing and name the sites that would complete it, next step first;
-- anything else: change nothing, and name every site that must change.
+- anything else: change nothing, and name every site that must change; but when all of the
+  difference save a few sites is one move in progress, name only those few and show the
+  move's next step too (a counter put down on a wrong point after it was lifted: that point is
+  wrong, the lifted counter's targets still light).
 
 "Explains" is defined once for every game, on `occupancy()` alone: a move explains the
 difference when every differing site is one the move changes, and the sensors read there what
@@ -93,7 +96,7 @@ def candidate_moves(state: State, sites: Iterable[str]) -> list:
 
 
 def reconcile(state: State, physical: Mapping[str, str | None], sites: Iterable[str], *,
-              takeback: bool = True) -> Verdict:
+              takeback: bool = True, _within: bool = True) -> Verdict:
     """Decide what the settled board means. Leaves `state` exactly as it found it."""
     sites = list(sites)
     sensed = set(sites)
@@ -103,16 +106,22 @@ def reconcile(state: State, physical: Mapping[str, str | None], sites: Iterable[
         return Verdict("in-sync")
 
     explaining = []   # (move, the sensed sites it changes that the board does not show yet)
+    parts = set()     # the parts of the difference that other moves explain
     if not state.is_over():
         for move in candidate_moves(state, diff):
             state.play(move)
             after = state.occupancy()
             state.undo()
+            changed = changed_sites(expected, after)
             if _explains(diff, expected, after, physical):
                 rest = [Correction(s, after.get(s), physical.get(s))
-                        for s in changed_sites(expected, after) & sensed
-                        if not sensed_as(after.get(s), physical.get(s))]
+                        for s in changed & sensed if not sensed_as(after.get(s), physical.get(s))]
                 explaining.append((move, rest))
+            elif _within:
+                part = frozenset(s for s in diff if s in changed
+                                 and sensed_as(after.get(s), physical.get(s)))
+                if part:
+                    parts.add(part)
     complete = [move for move, rest in explaining if not rest]
     if len(complete) == 1:
         return Verdict("play", complete[0])
@@ -135,6 +144,22 @@ def reconcile(state: State, physical: Mapping[str, str | None], sites: Iterable[
 
     if explaining and not complete:
         return Verdict("in-progress", completions=_next_steps(explaining))
+    # The largest part of the difference that is a move in progress on its own, if there is
+    # one such part: only the rest is wrong, and the move's next step still shows.
+    for size in sorted({len(p) for p in parts}, reverse=True):
+        found = []
+        for part in (p for p in parts if len(p) == size):
+            within = dict(physical)
+            within.update({s: expected.get(s) for s in diff if s not in part})
+            inner = reconcile(state, within, sites, takeback=False, _within=False)
+            if inner.action == "in-progress":
+                found.append((part, inner.completions))
+        if len(found) == 1:
+            part, completions = found[0]
+            return Verdict("correct", completions=completions, corrections=sorted(
+                (c for s, c in diff.items() if s not in part), key=lambda c: c.site))
+        if found:
+            break
     return Verdict("correct", corrections=sorted(diff.values(), key=lambda c: c.site))
 
 

@@ -68,22 +68,43 @@ def test_one_takeable_counter_the_move_is_made_when_the_counter_lands():
     assert verdict.action == "correct" and sites(verdict, "corrections") == ["d1"]
 
 
-def test_mistakes_are_corrections_of_every_differing_point():
+def test_mistakes_are_corrections():
     state = position([
         "W..W",
         "....",
         "BB.W",
         "B..W",
     ])
-    for lifted, put in [(["b2"], ["a3"]),  # diagonally
-                        (["a1"], ["a3"]),  # through a2
-                        (["a2", "b2"], []),  # two counters lifted
-                        (["d1"], []),  # White's counter, when no move of Black's takes it
-                        (["a1"], ["c3"])]:  # off any line from a1
+    for lifted, put in [(["a2", "b2"], []),  # two counters lifted
+                        (["d1"], [])]:  # White's counter, when no move of Black's takes it
         verdict = reconcile(state, board(state, lifted=lifted, put=put), state.sites())
         assert verdict.action == "correct", (lifted, put, verdict)
         assert sites(verdict, "corrections") == sorted(lifted + put)
         assert verdict.completions == []
+
+
+def test_a_wrong_landing_is_the_only_correction_the_lifted_counter_still_shows_its_targets():
+    state = position([
+        "W..W",
+        "....",
+        "BB.W",
+        "B..W",
+    ])
+    for lifted, put, targets in [("b2", "a3", ["b1", "b3", "b4", "c2"]),  # diagonally
+                                 ("a1", "a3", ["b1", "c1"]),  # through a2
+                                 ("a1", "c3", ["b1", "c1"])]:  # off any line
+        verdict = reconcile(state, board(state, lifted=[lifted], put=[put]), state.sites())
+        assert verdict.action == "correct" and sites(verdict, "corrections") == [put]
+        assert verdict.corrections[0].want is None  # take it off
+        assert sites(verdict) == targets
+
+
+def test_a_wrong_counter_lifted_while_captures_are_chosen_is_the_only_correction():
+    state = position(SLIDE)  # c1-b1 made; d1 d2 d3 may be taken, a3 stands in a square
+    verdict = reconcile(state, board(state, lifted=["c1", "a3"], put=["b1"]), state.sites())
+    assert verdict.action == "correct" and sites(verdict, "corrections") == ["a3"]
+    assert verdict.corrections[0].want == "white"  # put it back
+    assert sites(verdict) == ["d1", "d2", "d3"]  # and the choice is still lit
 
 
 def test_a_takeback_wins_over_a_move_in_progress():
