@@ -345,7 +345,6 @@ def test_a_square_formed_lights_the_takeable_counters_until_one_is_lifted(tracer
     assert completions(t) == takeable
     t.step("wait", ["1000"])  # still lit a second later, breathing
     assert completions(t) == takeable and all(is_choice(t, lit(t)[s]) for s in takeable)
-    # a power cut now: the slide was no move yet, so the board shows it in progress again
     t.step("lift", [move.captures[0]])
     assert moves(t)[:len(before)] == before and len(moves(t)) == len(before) + (
         len(move.captures) == 1)
@@ -396,24 +395,56 @@ def test_a_power_cut_mid_removal_resumes_where_it_was(tmp_path):
         session.close()
 
 
+def power_cut(t, physical: dict):
+    """Pull the plug on `t`'s board and power it up again with `physical` on it (the pieces
+    stay where the hands left them). Returns the new session, in sync with the sensors."""
+    config = t.session.config
+    t.session.close()
+    session = open_session(sim_config(layout=LAYOUT, journal=config.journal), clock=lambda: 5.0,
+                           autoscan=False, restore_pieces=False)
+    board = session.hardware.board
+    for site, kind in physical.items():
+        board.place(site, kind)
+    board.scan_once()
+    session.referee.resync(session.hardware.source.snapshot(), 5.0)
+    return session
+
+
 def test_a_counter_lifted_while_the_power_was_off_is_the_removal(tmp_path):
-    journal = str(tmp_path / "j.sqlite")
-    t = Tracer(sim_config(layout=LAYOUT, journal=journal))
+    t = Tracer(sim_config(layout=LAYOUT, journal=str(tmp_path / "j.sqlite")))
     state = to_square_removal(t)
     played = moves(t)
     site = state.takeable()[0]
-    occupancy = state.occupancy()
-    t.session.close()
-    session = open_session(sim_config(layout=LAYOUT, journal=journal), clock=lambda: 5.0,
-                           autoscan=False, restore_pieces=False)
+    physical = {s: k for s, k in state.occupancy().items() if s != site}
+    session = power_cut(t, physical)
     try:
-        board = session.hardware.board
-        for s, kind in occupancy.items():
-            if s != site:
-                board.place(s, kind)
-        board.scan_once()
-        session.referee.resync(session.hardware.source.snapshot(), 5.0)
         assert [str(m) for m in session.referee.state.moves] == played + ["x" + site]
+    finally:
+        session.close()
+
+
+def test_a_power_cut_while_captures_are_chosen_shows_the_choice_again(tmp_path):
+    t = Tracer(sim_config(layout=LAYOUT, journal=str(tmp_path / "j.sqlite")))
+    state = to_movement(t)
+
+    def choice_of_captures(state, move):
+        return move.captures and sum((m.frm, m.to) == (move.frm, move.to)
+                                     for m in state.legal_moves()) > 1
+
+    move = play_until(t, random.Random(2), choice_of_captures)
+    takeable = sorted({c for m in state.legal_moves() if (m.frm, m.to) == (move.frm, move.to)
+                       for c in m.captures})
+    played = moves(t)
+    t.step("lift", [move.frm])
+    t.step("place", [move.to])
+    physical = {s: k for s, k in state.occupancy().items() if s != move.frm}
+    physical[move.to] = "present"
+    session = power_cut(t, physical)
+    try:
+        ref = session.referee
+        # the slide was no move yet: the journal has none of it, the board shows it in progress
+        assert [str(m) for m in ref.state.moves] == played
+        assert sorted(c.site for c in ref.view.completions) == takeable and ref.corrections == []
     finally:
         session.close()
 
