@@ -452,8 +452,10 @@ def test_a_power_cut_while_captures_are_chosen_shows_the_choice_again(tmp_path):
 # --- treeboard trace -----------------------------------------------------------------------
 
 def test_a_whole_game_through_treeboard_trace(tmp_path):
-    rng = random.Random(6)
-    state = GAME.new_state()
+    """A whole game as a trace file, on a 4x4-point board (`--board 4x4`: the other points of
+    the 7x7 board stay empty) to keep it short; the in-process tests above play 7x7 games."""
+    rng = random.Random(3)
+    state = GAME.new_state(board="4x4")
     lines = []
     while not state.is_over():
         move = policy(rng, state)
@@ -464,10 +466,11 @@ def test_a_whole_game_through_treeboard_trace(tmp_path):
         else:
             lines += [f"lift {move.frm}", f"place {move.to}"] + [f"lift {c}" for c in move.captures]
         state.play(move)
+    assert {m.kind for m in state.moves} == {"place", "remove", "slide"}
     path = tmp_path / "fangqi.trace"
     path.write_text("# a whole game of Fangqi\n" + "\n".join(lines) + "\n")
     out = subprocess.run([sys.executable, "-m", "board_driver.cli", "trace", "--layout", LAYOUT,
-                          str(path)], capture_output=True, text=True, timeout=120)
+                          "--board", "4x4", str(path)], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     records = [json.loads(line) for line in out.stdout.splitlines()]
     assert len(records) == len(lines)
