@@ -21,6 +21,7 @@ __all__ = [
 _MODULES = {
     "tree-planting": "games.tree_planting",
     "treeblox": "games.treeblox",
+    "arbos": "games.arbos",
 }
 
 _loaded: dict[str, Game] = {}
