@@ -58,6 +58,7 @@ class Config:
     max_milliamps: float | None = None       # None: the layout's
     blink_hz: float = 2.0
     winner_seconds: float = 6.0
+    turn_seconds: float | None = None         # None: the game's own limit (Arbos: 300); 0: none
     colours: dict[str, Colour] = field(default_factory=lambda: dict(DEFAULT_COLOURS))
     journal: str = "/var/lib/treeboard/journal.sqlite"
     bridge_port: str = "/dev/treeboard-bridge"
@@ -107,6 +108,9 @@ def parse_config(data: dict[str, Any], path: str | Path = "<built-in>") -> Confi
             raise ConfigError(path, "game", "one of " + ", ".join(games.names()), cfg.game)
     cfg.game_options = _take(path, data, "", "game_options", dict, None, None, "a table")
     cfg.journal = _take(path, data, "", "journal", str, cfg.journal, None, "a file path")
+    turn = _take(path, data, "", "turn_seconds", num, None, lambda v: 0 <= v <= 86_400,
+                 "a number of seconds from 0 (no limit) to 86400")
+    cfg.turn_seconds = None if turn is None else float(turn)
 
     sections = {}
     for name in ("sensors", "display", "colours", "bridge"):
