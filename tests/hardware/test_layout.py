@@ -9,7 +9,7 @@ from hardware.layout import LayoutError, grid_sites, load_layout, shipped_layout
 SHIPPED = [
     "tree-planting-classic-pins", "tree-planting-classic-matrix", "tree-planting-4x4-matrix",
     "treeblox-adc", "grid-7x7-matrix", "grid-8x8-matrix", "grid-20x20-bridge",
-    "tree-planting-classic-bridge",
+    "tree-planting-classic-bridge", "arbos-20x20-bridge", "arbos-8x8-matrix",
 ]
 
 
@@ -122,7 +122,7 @@ def test_bad_game_options_are_refused(write_layout, grid_text):
 
 
 def test_an_unknown_name_lists_the_shipped_layouts():
-    with pytest.raises(LayoutError, match="expected a shipped layout name.*shipped: grid-20x20-bridge"):
+    with pytest.raises(LayoutError, match="expected a shipped layout name.*shipped: arbos-20x20-bridge, .*grid-20x20-bridge"):
         load_layout("no-such-board")
 
 
