@@ -6,6 +6,7 @@ the power budget of the 20x20 layout."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -237,3 +238,16 @@ def test_the_20x20_layout_keeps_an_all_white_frame_under_its_supply():
     assert leds.limited
     assert estimate_milliamps(leds.shown) <= layout.leds.max_milliamps
     assert estimate_milliamps([(255, 255, 255)] * 400) == 24_000  # what it would have drawn
+
+
+@pytest.mark.parametrize("value, message", [
+    (-1, "turn_seconds: expected a number of seconds from 0 (no limit) to 86400; got -1"),
+    ("5m", "turn_seconds: expected a number of seconds from 0 (no limit) to 86400; got '5m'"),
+    (True, "turn_seconds: expected a number of seconds"),
+])
+def test_a_bad_turn_limit_in_the_config_is_refused_by_name(value, message):
+    from board_driver.config import ConfigError, parse_config
+
+    with pytest.raises(ConfigError, match="^board.toml: " + re.escape(message)):
+        parse_config({"turn_seconds": value}, "board.toml")
+    assert parse_config({"turn_seconds": 0}, "board.toml").turn_seconds == 0.0
