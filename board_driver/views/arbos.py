@@ -9,6 +9,7 @@ means is in docs/games/arbos.md, "On the board".
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 from board_driver.views import svgkit
 from board_driver.views.base import Colour, View, correction_words, scale
@@ -61,6 +62,32 @@ def _scoring(state) -> tuple[set[str], set[int]]:
     return seeds, trees
 
 
+@dataclass
+class Scene:
+    """What every drawing of one position needs, worked out once."""
+
+    rows: int
+    cols: int
+    occupancy: dict[str, str]
+    legal: dict[str, str]        # the mover's legal cells by kind (none in `off` mode)
+    excess: set[str]             # cells of the trees over the limit
+    seeds_scoring: set[str]      # at the end: the scoring seeds ...
+    trees_scoring: set[int]      # ... and the ids of the trees they link
+    bar: list[str]               # the time bar's lit cells
+    last: str | None             # the last spore placed
+    fixes: dict                  # site -> correction
+
+
+def scene(state, view: View) -> Scene:
+    seeds, trees = _scoring(state)
+    return Scene(
+        *_cells(state), occupancy=state.occupancy(),
+        legal=state.legal_cells() if not state.is_over() and view.moves != "off" else {},
+        excess={s for tree in state.excess_trees() for s in tree},
+        seeds_scoring=seeds, trees_scoring=trees, bar=time_bar(state, view),
+        last=_last_site(state), fixes={corr.site: corr for corr in view.corrections})
+
+
 def pulse(now: float) -> float:
     """0.15..1, once a second: a tree over the limit."""
     return 0.15 + 0.85 * (0.5 + 0.5 * math.cos(now * 2 * math.pi))
@@ -82,10 +109,9 @@ def frame(state, view: View, now: float) -> tuple[dict[str, Colour], float | Non
     out: dict[str, Colour] = {}
     over = state.is_over()
     mover = state.to_move
-    occupancy = state.occupancy()
-    excess = {s for tree in state.excess_trees() for s in tree}
-    last = _last_site(state)
-    seeds_scoring, trees_scoring = _scoring(state)
+    sc = scene(state, view)
+    occupancy, excess, last = sc.occupancy, sc.excess, sc.last
+    seeds_scoring, trees_scoring = sc.seeds_scoring, sc.trees_scoring
     for site, kind in occupancy.items():
         what, owner = kind.split(":")
         colour = c[f"player{owner}"]
@@ -101,9 +127,9 @@ def frame(state, view: View, now: float) -> tuple[dict[str, Colour], float | Non
             out[site] = SEED_GREEN
         else:
             out[site] = scale(colour, SEED_LEVEL)  # a seed shows whose it is, dimly
-    if not over and view.moves != "off":
+    if sc.legal:
         seed_owner = c[f"player{1 - mover}"]
-        for site, kind in state.legal_cells().items():
+        for site, kind in sc.legal.items():
             if kind == "setup":
                 out[site] = scale(seed_owner, 0.15)  # the next seed is the other player's
             elif kind == "seed":
@@ -112,7 +138,7 @@ def frame(state, view: View, now: float) -> tuple[dict[str, Colour], float | Non
                 out[site] = c["rod"]  # free-standing: the neutral dim white
             else:  # a seed the mover may replace: a little brighter than the others
                 out[site] = scale(c[f"player{mover}"], 0.5)
-    for site in time_bar(state, view):
+    for site in sc.bar:
         if site not in occupancy:
             out[site] = c[f"player{mover}"]
     wake = now + 0.05 if excess else None
@@ -128,14 +154,10 @@ WOOD = "#6b5138"
 
 def svg(state, view: View) -> str:
     c = view.colours
-    rows, cols = _cells(state)
-    fixes = {corr.site: corr for corr in view.corrections}
-    occupancy = state.occupancy()
-    legal = state.legal_cells() if not state.is_over() and view.moves != "off" else {}
-    excess = {s for tree in state.excess_trees() for s in tree}
-    seeds_scoring, trees_scoring = _scoring(state)
-    bar = set(time_bar(state, view))
-    last = _last_site(state)
+    sc = scene(state, view)
+    rows, cols, fixes, occupancy, legal = sc.rows, sc.cols, sc.fixes, sc.occupancy, sc.legal
+    excess, seeds_scoring, trees_scoring = sc.excess, sc.seeds_scoring, sc.trees_scoring
+    bar, last = set(sc.bar), sc.last
     body = [el("rect", x=0, y=0, width=cols * U + 2 * M, height=rows * U + 2 * M, rx=10,
                fill="#3a2c20")]
     for col in range(cols):
@@ -205,14 +227,9 @@ def svg(state, view: View) -> str:
 
 def terminal(state, view: View, paint: Paint) -> str:
     c = view.colours
-    rows, cols = _cells(state)
-    fixes = {corr.site: corr for corr in view.corrections}
-    occupancy = state.occupancy()
-    legal = state.legal_cells() if not state.is_over() and view.moves != "off" else {}
-    excess = {s for tree in state.excess_trees() for s in tree}
-    seeds_scoring, _ = _scoring(state)
-    bar = set(time_bar(state, view))
-    last = _last_site(state)
+    sc = scene(state, view)
+    rows, cols, fixes, occupancy, legal = sc.rows, sc.cols, sc.fixes, sc.occupancy, sc.legal
+    excess, seeds_scoring, bar, last = sc.excess, sc.seeds_scoring, set(sc.bar), sc.last
     grey = (120, 120, 120)
 
     def cell(site: str) -> str:
