@@ -13,6 +13,9 @@ Measures, on mid-game 20x20 positions from random games (400 sensed cells, prese
 - `play_undo`: one placement played and taken back (incremental trees), against the
   reference `flood_fill`: both players' trees found from scratch over the whole board, what
   an engine without incremental trees would do on every move.
+- `led_frame`: the Arbos view's whole LED frame for the position (400 cells, the mover's legal
+  cells by kind), what the referee renders after every accepted move; reported beside the
+  rest, with no reference of its own.
 
 The measurements alternate round by round (A, reference, A, reference...), each round over
 every position; it prints one JSON object with the median and the spread (min, max) of the
@@ -33,7 +36,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import games  # noqa: E402
+from board_driver.config import DEFAULT_COLOURS  # noqa: E402
 from board_driver.reconcile import reconcile  # noqa: E402
+from board_driver.views import View, render  # noqa: E402
 from hardware.base import PRESENT  # noqa: E402
 
 
@@ -149,6 +154,11 @@ def main(argv=None) -> None:
     def reference_flood(state, physical, move):
         flood_fill(state)
 
+    view = View(colours=dict(DEFAULT_COLOURS), moves="legal")
+
+    def led_frame(state, physical, move):
+        render(state, view, 0.0)
+
     spores_on_board = statistics.median(
         sum(1 for k in s.occupancy().values() if k.startswith("spore")) for s, _, _ in cases)
     result = {
@@ -164,6 +174,7 @@ def main(argv=None) -> None:
                              cases, args.rounds),
         "trees": measure({"play_undo": play_undo, "reference_flood_fill": reference_flood},
                          cases, args.rounds),
+        "view": measure({"led_frame": led_frame}, cases, args.rounds),
     }
     r = result["reconcile"]
     result["target_reconcile_under_2ms"] = r["reconcile"]["median_ms"] < 2.0

@@ -426,11 +426,18 @@ class ArbosState(State):
         out: dict[str, str] = {}
         if not self._spores_left[p]:
             return out
-        board, nb8 = self._board, self.geo.nb8
-        seed = _SEED[p]
-        for i in range(self.geo.size):
-            if self._placeable(p, i):
-                out[names[i]] = "seed" if any(board[n] == seed for n in nb8[i]) else "free"
+        # The views ask for this every frame of a 400-cell board: mark the cells around the
+        # mover's seeds and those beside the opponent's spores once, then one pass.
+        board, nb8, nb4 = self._board, self.geo.nb8, self.geo.nb4
+        near_seed = {n for i in self._seeds[p] for n in nb8[i]}
+        blocked = {n for tree in self._trees[1 - p].values() for j in tree for n in nb4[j]}
+        for i, here in enumerate(board):
+            if here:
+                continue
+            if i in near_seed:
+                out[names[i]] = "seed"
+            elif i not in blocked:
+                out[names[i]] = "free"
         if not self._follow:
             for i in self._seeds[p]:
                 out[names[i]] = "replace"

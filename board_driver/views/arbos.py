@@ -112,32 +112,34 @@ def frame(state, view: View, now: float) -> tuple[dict[str, Colour], float | Non
     sc = scene(state, view)
     occupancy, excess, last = sc.occupancy, sc.excess, sc.last
     seeds_scoring, trees_scoring = sc.seeds_scoring, sc.trees_scoring
+    # A frame has a handful of colours: work each out once (400 cells would otherwise pay
+    # for scaling each one).
+    player = {k: c[f"player{k[-1]}"] for k in ("spore:0", "spore:1", "seed:0", "seed:1")}
+    tree = {k: scale(v, TREE_LEVEL) for k, v in player.items()}
+    seed = {k: scale(v, SEED_LEVEL) for k, v in player.items()}
     for site, kind in occupancy.items():
-        what, owner = kind.split(":")
-        colour = c[f"player{owner}"]
-        if what == "spore":
+        if kind[1] == "p":  # a spore
             if site in excess:
-                level = pulse(now)
+                out[site] = scale(player[kind], pulse(now))
             elif over:
-                level = 1.0 if state.tree_id(site) in trees_scoring else 0.2
+                out[site] = player[kind] if state.tree_id(site) in trees_scoring \
+                    else scale(player[kind], 0.2)
             else:
-                level = LAST_LEVEL if site == last else TREE_LEVEL
-            out[site] = scale(colour, level)
+                out[site] = player[kind] if site == last else tree[kind]
         elif over and site in seeds_scoring:
             out[site] = SEED_GREEN
         else:
-            out[site] = scale(colour, SEED_LEVEL)  # a seed shows whose it is, dimly
+            out[site] = seed[kind]  # a seed shows whose it is, dimly
     if sc.legal:
-        seed_owner = c[f"player{1 - mover}"]
+        mine = c[f"player{mover}"]
+        hints = {
+            "setup": scale(c[f"player{1 - mover}"], 0.15),  # the next seed is the other's
+            "seed": scale(mine, 0.2),        # a spore next to one of the mover's seeds
+            "free": c["rod"],                # a free-standing spore: the neutral dim white
+            "replace": scale(mine, 0.5),     # a seed they may replace: brighter than the rest
+        }
         for site, kind in sc.legal.items():
-            if kind == "setup":
-                out[site] = scale(seed_owner, 0.15)  # the next seed is the other player's
-            elif kind == "seed":
-                out[site] = scale(c[f"player{mover}"], 0.2)  # next to one of the mover's seeds
-            elif kind == "free":
-                out[site] = c["rod"]  # free-standing: the neutral dim white
-            else:  # a seed the mover may replace: a little brighter than the others
-                out[site] = scale(c[f"player{mover}"], 0.5)
+            out[site] = hints[kind]
     for site in sc.bar:
         if site not in occupancy:
             out[site] = c[f"player{mover}"]

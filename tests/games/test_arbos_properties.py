@@ -137,3 +137,24 @@ def test_moves_at_agrees_with_legal_moves_on_the_big_board(seed):
             by_site.setdefault(f"{'ABCDEFGHIJKLMNOPQRST'[m.cell[0]]}{m.cell[1] + 1}", []).append(m)
     for site in state.sites():
         assert state.moves_at(site) == by_site.get(site, [])
+
+
+@SETTINGS
+@given(seed=st.integers(0, 10**9), board=BOARDS)
+def test_legal_cells_are_the_legal_moves_by_kind(seed, board):
+    for state, _, _ in random_game(seed, board, max_moves=80):
+        cells = state.legal_cells()
+        expected = {}
+        for m in state.legal_moves():
+            if m.cell is None:
+                continue
+            site = f"{'ABCDEFGHIJKLMNOPQRST'[m.cell[0]]}{m.cell[1] + 1}"
+            if m.kind == "spore":
+                r, c = m.cell
+                near = [f"{'ABCDEFGHIJKLMNOPQRSTU'[r + dr]}{c + dc + 1}"
+                        for dr in (-1, 0, 1) for dc in (-1, 0, 1) if r + dr >= 0 and c + dc >= 0]
+                own_seed = any(state.occupancy().get(n) == f"seed:{state.to_move}" for n in near)
+                expected[site] = "seed" if own_seed else "free"
+            elif m.kind in ("seed", "replace"):
+                expected[site] = "setup" if m.kind == "seed" else "replace"
+        assert cells == expected
