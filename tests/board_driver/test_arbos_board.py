@@ -210,7 +210,7 @@ def test_scoring_seeds_are_lit_at_the_end(tracer):
     assert shown(t, "H8") == as_strip(t, scale(colour(t, "player0"), 0.3))  # no score
 
 
-def test_an_expired_turn_is_a_pass_and_the_last_30_seconds_run_out(tracer):
+def test_10_an_expired_turn_is_a_pass_and_the_last_30_seconds_run_out(tracer):
     t = tracer(turn_seconds=60)
     play(t, *SETUP)
     ring = border(t.referee.state)

@@ -89,7 +89,7 @@ def test_a_cell_off_a_smaller_board_is_invalid_notation():
 
 # --- setup ---------------------------------------------------------------------------------
 
-def test_setup_players_place_each_others_seeds_white_first():
+def test_11_setup_players_place_each_others_seeds_white_first():
     state = small("seed A1")
     assert state.occupancy() == {"A1": "seed:1"}  # white put down one of black's seeds
     assert state.to_move == 1 and state.seeds_to_place(1) == 1 and state.seeds_to_place(0) == 2
@@ -345,7 +345,7 @@ def test_moves_at_is_exactly_the_legal_moves_changing_a_site():
     assert small().moves_at("Z9") == []
 
 
-def test_illegal_moves_change_nothing_and_json_round_trips():
+def test_9_an_illegal_move_is_refused_changing_nothing_and_json_round_trips():
     state = small(*white_alone("C3", "E5"))
     before = (state.summary(), state.occupancy(), state.trees(0))
     for bad in ["C3", "D4", "xC3", "seed B2", "C3="]:
