@@ -101,7 +101,7 @@ def run_sim(config: Config, *, new_game: bool = False, stdin: TextIO = sys.stdin
                 terminal.draw(daemon.session)
                 continue
             try:
-                action = parse_action(line)
+                action = parse_action(line, 0)
                 if action is None:
                     continue
                 verb, args = action
