@@ -30,6 +30,7 @@ DEFAULT_COLOURS: dict[str, Colour] = {
     "wrong": (255, 0, 0),        # red: remove this piece
     "rod": (48, 48, 48),         # a drawn groove: dim white
     "waiting": (200, 200, 255),  # the board waits for an entry it cannot sense
+    "choice": (204, 121, 167),   # reddish purple: you may take this piece (a capture to choose)
 }
 
 

@@ -180,7 +180,7 @@ class Referee:
                 self._accept(verdict.move, now)
         if self.state.is_over():
             # The game is decided; the players clear the board. An empty board starts the next.
-            self.view.corrections = []
+            self.view.corrections = self.view.completions = []
             if all(self.physical.get(s) is None for s in self.sensed):
                 self.new_game(now)
             return
@@ -190,13 +190,14 @@ class Referee:
             if verdict.action == "play":
                 self._accept(verdict.move, now)
                 if self.state.is_over():
-                    self.view.corrections = []
+                    self.view.corrections = self.view.completions = []
                     return
             elif verdict.action == "undo":
                 self.journal.record_undo()
                 log.info("takeback: %s", self.state.undo())
-            else:
+            else:  # in sync, a move in progress, or a correction
                 self.view.corrections = verdict.corrections
+                self.view.completions = verdict.completions
                 return
 
     # --- the turn's time limit ------------------------------------------------------------------
@@ -248,7 +249,7 @@ class Referee:
             due = now + left - COUNTDOWN_S if left > COUNTDOWN_S else now + max(0.01, min(left, 0.25))
             wake = due if wake is None else min(wake, due)
         named = self.layout.named_leds
-        if "turn" in named:
+        if "turn" in named and "turn" not in frame:  # (a game's view may draw them itself)
             over = self.state.is_over()
             who = self.state.winner() if over else self.state.to_move
             frame["turn"] = self.config.colours[f"player{who}"] if who is not None else (64, 64, 64)

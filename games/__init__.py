@@ -21,6 +21,7 @@ __all__ = [
 _MODULES = {
     "tree-planting": "games.tree_planting",
     "treeblox": "games.treeblox",
+    "fangqi": "games.fangqi",
     "arbos": "games.arbos",
 }
 
