@@ -109,9 +109,6 @@ def parse_config(data: dict[str, Any], path: str | Path = "<built-in>") -> Confi
             raise ConfigError(path, "game", "one of " + ", ".join(games.names()), cfg.game)
     cfg.game_options = _take(path, data, "", "game_options", dict, None, None, "a table")
     cfg.journal = _take(path, data, "", "journal", str, cfg.journal, None, "a file path")
-    turn = _take(path, data, "", "turn_seconds", num, None, lambda v: 0 <= v <= 86_400,
-                 "a number of seconds from 0 (no limit) to 86400")
-    cfg.turn_seconds = None if turn is None else float(turn)
 
     sections = {}
     for name in ("sensors", "display", "colours", "bridge"):
@@ -119,6 +116,10 @@ def parse_config(data: dict[str, Any], path: str | Path = "<built-in>") -> Confi
         if not isinstance(value, dict):
             raise ConfigError(path, name, "a table", value)
         sections[name] = value
+
+    turn = _take(path, data, "", "turn_seconds", num, None, lambda v: 0 <= v <= 86_400,
+                 "a number of seconds from 0 (no limit) to 86400")
+    cfg.turn_seconds = None if turn is None else float(turn)
 
     s = sections["sensors"]
     debounce = _take(path, s, "sensors.", "debounce_ms", num, None,

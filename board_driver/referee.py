@@ -33,11 +33,6 @@ class Referee:
         self.config = config
         window = layout.debounce_s if debounce_s is None else debounce_s
         self.debouncer = Debouncer(window)
-        self.physical: dict[str, str | None] = {}   # settled reading of every sensed site
-        self._channel_values: dict[Hashable, str | None] = {}
-        self.view = View(colours=config.colours, moves=config.moves, blink_hz=config.blink_hz,
-                         winner_seconds=config.winner_seconds)
-        self.sensed = [s for s in state.sites() if s in layout.channels_of_site]
         # Channels whose piece came off since the last decision (raw edges, before debounce):
         # one that is back on when the board is quiet was swapped faster than the debounce.
         self._lifted: dict[Hashable, float] = {}
@@ -48,6 +43,11 @@ class Referee:
         self.turn_limit: float | None = limit or None
         self._turn_of: int | None = None
         self._turn_since = 0.0
+        self.physical: dict[str, str | None] = {}   # settled reading of every sensed site
+        self._channel_values: dict[Hashable, str | None] = {}
+        self.view = View(colours=config.colours, moves=config.moves, blink_hz=config.blink_hz,
+                         winner_seconds=config.winner_seconds)
+        self.sensed = [s for s in state.sites() if s in layout.channels_of_site]
 
     # --- the game in progress ------------------------------------------------------------
 
