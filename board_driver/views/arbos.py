@@ -12,7 +12,7 @@ import math
 from dataclasses import dataclass
 
 from board_driver.views import svgkit
-from board_driver.views.base import Colour, View, correction_words, scale
+from board_driver.views.base import Colour, View, correction_words, legible, scale
 from board_driver.views.paint import Paint
 from board_driver.views.svgkit import el, hexc, title
 from games.arbos import ROWS, parse_cell
@@ -28,7 +28,20 @@ press end_turn passes (or type pass on the page)."""
 #: A scoring seed at the end, and the seeds in the setup's picture: the seeds' own green.
 SEED_GREEN: Colour = (0, 200, 80)
 COUNTDOWN_S = 30.0
-TREE_LEVEL, LAST_LEVEL, SEED_LEVEL = 0.6, 1.0, 0.3
+# Levels of a player's colour. LEDs see these through gamma 2.2 and the layout's brightness cap,
+# which swallow anything much dimmer than 0.4 of a colour: these stay visible and apart.
+TREE_LEVEL, LAST_LEVEL, SEED_LEVEL, REPLACE_LEVEL, HINT_LEVEL, FADED = 0.7, 1.0, 0.5, 0.85, 0.4, 0.3
+
+
+def hint_colours(colours: dict[str, Colour], mover: int) -> dict[str, Colour]:
+    """The colour of each kind of legal cell (`state.legal_cells()`) for the mover."""
+    mine = colours[f"player{mover}"]
+    return {
+        "setup": scale(colours[f"player{1 - mover}"], HINT_LEVEL),  # the next seed is the other's
+        "seed": scale(mine, HINT_LEVEL),         # a spore next to one of the mover's seeds
+        "free": scale(colours["rod"], 2),        # a free-standing spore: a neutral white
+        "replace": scale(mine, REPLACE_LEVEL),   # a seed they may replace: brighter than the rest
+    }
 
 
 def _cells(state) -> tuple[int, int]:
@@ -89,8 +102,8 @@ def scene(state, view: View) -> Scene:
 
 
 def pulse(now: float) -> float:
-    """0.15..1, once a second: a tree over the limit."""
-    return 0.15 + 0.85 * (0.5 + 0.5 * math.cos(now * 2 * math.pi))
+    """FADED..1, once a second: a tree over the limit."""
+    return FADED + (1 - FADED) * (0.5 + 0.5 * math.cos(now * 2 * math.pi))
 
 
 def time_bar(state, view: View) -> list[str]:
@@ -123,7 +136,7 @@ def frame(state, view: View, now: float) -> tuple[dict[str, Colour], float | Non
                 out[site] = scale(player[kind], pulse(now))
             elif over:
                 out[site] = player[kind] if state.tree_id(site) in trees_scoring \
-                    else scale(player[kind], 0.2)
+                    else scale(player[kind], FADED)
             else:
                 out[site] = player[kind] if site == last else tree[kind]
         elif over and site in seeds_scoring:
@@ -131,13 +144,7 @@ def frame(state, view: View, now: float) -> tuple[dict[str, Colour], float | Non
         else:
             out[site] = seed[kind]  # a seed shows whose it is, dimly
     if sc.legal:
-        mine = c[f"player{mover}"]
-        hints = {
-            "setup": scale(c[f"player{1 - mover}"], 0.15),  # the next seed is the other's
-            "seed": scale(mine, 0.2),        # a spore next to one of the mover's seeds
-            "free": c["rod"],                # a free-standing spore: the neutral dim white
-            "replace": scale(mine, 0.5),     # a seed they may replace: brighter than the rest
-        }
+        hints = hint_colours(c, mover)
         for site, kind in sc.legal.items():
             out[site] = hints[kind]
     for site in sc.bar:
@@ -160,6 +167,7 @@ def svg(state, view: View) -> str:
     rows, cols, fixes, occupancy, legal = sc.rows, sc.cols, sc.fixes, sc.occupancy, sc.legal
     excess, seeds_scoring, trees_scoring = sc.excess, sc.seeds_scoring, sc.trees_scoring
     bar, last = set(sc.bar), sc.last
+    hints = hint_colours(c, state.to_move)
     body = [el("rect", x=0, y=0, width=cols * U + 2 * M, height=rows * U + 2 * M, rx=10,
                fill="#3a2c20")]
     for col in range(cols):
@@ -204,8 +212,7 @@ def svg(state, view: View) -> str:
             classes += ["hint", legal[site]]
             if kind is None:
                 parts.append(el("circle", cx=cx, cy=cy, r=U * 0.12,
-                                fill=hexc(c["rod"]) if legal[site] == "free"
-                                else hexc(c[f"player{state.to_move if legal[site] != 'setup' else 1 - state.to_move}"])))
+                                fill=hexc(legible(hints[legal[site]]))))
             tip += f" ({kinds[legal[site]]})"
         extra: dict[str, object] = {}
         fix = fixes.get(site)

@@ -14,7 +14,7 @@ import games
 from board_driver import cli
 from board_driver.config import sim_config
 from board_driver.trace import Tracer
-from board_driver.views.arbos import SEED_GREEN, border
+from board_driver.views.arbos import SEED_GREEN, SEED_LEVEL, border, hint_colours
 from board_driver.views.base import scale
 from hardware.base import PRESENT, SensorEvent
 from hardware.layout import load_layout
@@ -97,10 +97,10 @@ def test_setup_lights_where_the_next_seed_may_go(tracer):
     t.step("place", ["A1"])
     state = t.referee.state
     # black puts down one of white's seeds: the cells it may go glow faintly in white's colour
-    hint = as_strip(t, scale(colour(t, "player0"), 0.15))
+    hint = as_strip(t, hint_colours(t.session.config.colours, 1)["setup"])
     assert shown(t, "A4") == hint and shown(t, "H8") == hint
     assert shown(t, "B2") == (0, 0, 0) and shown(t, "A3") == (0, 0, 0)  # too close to A1
-    assert shown(t, "A1") == as_strip(t, scale(colour(t, "player1"), 0.3))  # black's seed
+    assert shown(t, "A1") == as_strip(t, scale(colour(t, "player1"), SEED_LEVEL))  # black's seed
     assert set(state.legal_cells()) == {s for s in state.sites()
                                         if shown(t, s) == hint}
 
@@ -108,10 +108,14 @@ def test_setup_lights_where_the_next_seed_may_go(tracer):
 def test_play_lights_legal_cells_by_kind(tracer):
     t = tracer(moves="legal")
     play(t, *SETUP, "C3")  # black to move; C3 is white's
-    assert shown(t, "B7") == as_strip(t, scale(colour(t, "player1"), 0.2))  # next to A7
-    assert shown(t, "F2") == as_strip(t, colour(t, "rod"))  # free-standing
+    hints = {k: as_strip(t, v) for k, v in hint_colours(t.session.config.colours, 1).items()}
+    assert shown(t, "B7") == hints["seed"]  # next to A7
+    assert shown(t, "F2") == hints["free"]  # free-standing
     assert shown(t, "C4") == (0, 0, 0)  # beside white's spore C3 by a side: not for black
-    assert shown(t, "A1") == as_strip(t, scale(colour(t, "player1"), 0.5))  # replaceable seed
+    assert shown(t, "A1") == hints["replace"]  # a seed black may replace
+    # on the strip (gamma, the layout's brightness) every kind is visible and told apart
+    seed = as_strip(t, scale(colour(t, "player1"), SEED_LEVEL))
+    assert len({*hints.values(), seed}) == 5 and min(max(v) for v in hints.values()) >= 4
     t2 = tracer(moves="off")
     play(t2, *SETUP, "C3")
     assert shown(t2, "F2") == (0, 0, 0) and shown(t2, "B7") == (0, 0, 0)
@@ -207,7 +211,7 @@ def test_scoring_seeds_are_lit_at_the_end(tracer):
     t.step("wait", ["7000"])  # after the winner's show
     assert shown(t, "D4") == as_strip(t, SEED_GREEN)
     assert shown(t, "C3") == shown(t, "E5") == as_strip(t, colour(t, "player0"))
-    assert shown(t, "H8") == as_strip(t, scale(colour(t, "player0"), 0.3))  # no score
+    assert shown(t, "H8") == as_strip(t, scale(colour(t, "player0"), SEED_LEVEL))  # no score
 
 
 def test_10_an_expired_turn_is_a_pass_and_the_last_30_seconds_run_out(tracer):
