@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 import games
 from games.arbos import GAME, parse_cell, parse_move
 
-SETTINGS = settings(max_examples=40, deadline=None)
+SETTINGS = settings(max_examples=25, deadline=None)
 BOARDS = st.sampled_from(["6x6", "8x8", "7x10", "20x20"])
 
 
@@ -142,8 +142,9 @@ def test_moves_at_agrees_with_legal_moves_on_the_big_board(seed):
 @SETTINGS
 @given(seed=st.integers(0, 10**9), board=BOARDS)
 def test_legal_cells_are_the_legal_moves_by_kind(seed, board):
-    for state, _, _ in random_game(seed, board, max_moves=80):
+    for state, _, _ in random_game(seed, board, max_moves=60):
         cells = state.legal_cells()
+        occupancy = state.occupancy()
         expected = {}
         for m in state.legal_moves():
             if m.cell is None:
@@ -153,7 +154,7 @@ def test_legal_cells_are_the_legal_moves_by_kind(seed, board):
                 r, c = m.cell
                 near = [f"{'ABCDEFGHIJKLMNOPQRSTU'[r + dr]}{c + dc + 1}"
                         for dr in (-1, 0, 1) for dc in (-1, 0, 1) if r + dr >= 0 and c + dc >= 0]
-                own_seed = any(state.occupancy().get(n) == f"seed:{state.to_move}" for n in near)
+                own_seed = any(occupancy.get(n) == f"seed:{state.to_move}" for n in near)
                 expected[site] = "seed" if own_seed else "free"
             elif m.kind in ("seed", "replace"):
                 expected[site] = "setup" if m.kind == "seed" else "replace"
