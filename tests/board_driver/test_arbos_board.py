@@ -255,3 +255,21 @@ def test_a_bad_turn_limit_in_the_config_is_refused_by_name(value, message):
     with pytest.raises(ConfigError, match="^board.toml: " + re.escape(message)):
         parse_config({"turn_seconds": value}, "board.toml")
     assert parse_config({"turn_seconds": 0}, "board.toml").turn_seconds == 0.0
+
+
+def test_a_knocked_piece_in_another_game_is_still_nothing(tmp_path):
+    """The referee's memory of quick lifts keeps only a move: a Tree Planting rod whose
+    sensor blinks open (a knock) is neither taken back nor corrected."""
+    t = Tracer(sim_config(journal=str(tmp_path / "tp.sqlite")))
+    try:
+        t.step("place", ["h0.0"])
+        ref = t.referee
+        channel = t.session.layout.channels_of_site["h0.0"][0]
+        ref.feed(SensorEvent(channel, None, t.clock.now))
+        ref.feed(SensorEvent(channel, PRESENT, t.clock.now + 0.004))
+        t.clock.now = ref.next_deadline()
+        ref.tick(t.clock.now)
+        assert [str(m) for m in ref.state.moves] == ["h0.0"] and ref.corrections == []
+        assert t.session.journal.current().moves == ["h0.0"]
+    finally:
+        t.close()
