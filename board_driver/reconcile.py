@@ -15,6 +15,12 @@ difference when every differing site is one the move changes, and the sensors re
 the move puts there. Whatever the move changes that is not on the board yet (Tree Planting's
 tree peg after the rod that closed its square) stays as a correction to light.
 
+A move that swaps the piece on a site for another (an Arbos seed replaced by a spore) is, to a
+presence sensor, the old piece coming off and then the new one going on; its first half, the
+site read empty, explains it, and the new piece is then the correction still to make. (Such a
+move cannot be taken back by lifting: the site read empty is its own first half, and the old
+piece put back looks like the new one.)
+
 Pure: no I/O, no clock. The daemon calls `reconcile` after every settled sensor change.
 """
 
@@ -74,11 +80,17 @@ def changed_sites(before: Mapping[str, str], after: Mapping[str, str]) -> set[st
     return {s for s in before.keys() | after.keys() if before.get(s) != after.get(s)}
 
 
+def _swap_begun(old: str | None, new: str | None, have: str | None) -> bool:
+    """A site whose piece a move swaps for another, read empty: the old piece is off."""
+    return have is None and old is not None and new is not None and old != new
+
+
 def _explains(diff: dict[str, Correction], before: Mapping[str, str],
               after: Mapping[str, str], physical: Mapping[str, str | None]) -> bool:
     changed = changed_sites(before, after)
     return bool(changed) and diff.keys() <= changed and all(
-        sensed_as(after.get(s), physical.get(s)) for s in diff)
+        sensed_as(after.get(s), physical.get(s))
+        or _swap_begun(before.get(s), after.get(s), physical.get(s)) for s in diff)
 
 
 def candidate_moves(state: State, sites: Iterable[str]) -> list:
@@ -114,8 +126,11 @@ def reconcile(state: State, physical: Mapping[str, str | None], sites: Iterable[
             state.undo()
             changed = changed_sites(expected, after)
             if _explains(diff, expected, after, physical):
+                # (a swap's new piece is still to come, but its lift is all a presence sensor
+                # will ever tell of the move: a swap begun is a move made)
                 rest = [Correction(s, after.get(s), physical.get(s))
-                        for s in changed & sensed if not sensed_as(after.get(s), physical.get(s))]
+                        for s in changed & sensed if not sensed_as(after.get(s), physical.get(s))
+                        and not _swap_begun(expected.get(s), after.get(s), physical.get(s))]
                 explaining.append((move, rest))
             elif _within:
                 part = frozenset(s for s in diff if s in changed

@@ -22,6 +22,7 @@ _MODULES = {
     "tree-planting": "games.tree_planting",
     "treeblox": "games.treeblox",
     "fangqi": "games.fangqi",
+    "arbos": "games.arbos",
 }
 
 _loaded: dict[str, Game] = {}

@@ -32,6 +32,7 @@ class View:
     completions: list[Correction] = field(default_factory=list)
     over_since: float | None = None     # when the game ended (for the winner's animation)
     winner_seconds: float = 6.0
+    turn_left: float | None = None      # seconds left in a timed turn (None: no limit applies)
 
 
 def scale(colour: Colour, factor: float) -> Colour:

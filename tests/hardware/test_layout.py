@@ -11,6 +11,7 @@ SHIPPED = [
     "treeblox-adc", "grid-7x7-matrix", "grid-8x8-matrix", "grid-20x20-bridge",
     "tree-planting-classic-bridge",
     "fangqi-7x7-matrix", "fangqi-7x8-matrix", "fangqi-8x8-matrix", "fangqi-7x7-bridge",
+    "arbos-20x20-bridge", "arbos-8x8-matrix",
 ]
 
 
@@ -123,7 +124,7 @@ def test_bad_game_options_are_refused(write_layout, grid_text):
 
 
 def test_an_unknown_name_lists_the_shipped_layouts():
-    with pytest.raises(LayoutError, match="expected a shipped layout name.*shipped: .*grid-20x20-bridge"):
+    with pytest.raises(LayoutError, match="expected a shipped layout name.*shipped: arbos-20x20-bridge, .*grid-20x20-bridge"):
         load_layout("no-such-board")
 
 
