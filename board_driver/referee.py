@@ -246,6 +246,7 @@ class Referee:
         if self._hold:
             diff = differences(self.state.occupancy(), self.physical, self.sensed)
             self.view.corrections = sorted(diff.values(), key=lambda c: c.site)
+            self.view.completions = []
             self._hold = bool(diff)
             return
         for _ in range(8):  # a play or undo can leave a remainder (a tree peg still to plant)
