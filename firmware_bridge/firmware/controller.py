@@ -20,11 +20,16 @@ except ImportError:
 
 # When the host has been silent this long the firmware shows it on the strip: the host can't.
 WAITING_COLOUR = (0, 0, 24)
+# How many recently changed channels are remembered for repeating (a burst bigger than this,
+# e.g. a board swept clear, falls back to the SNAPSHOT); bounds the firmware's memory and the
+# line's load (8 channels x 16 bytes every 25 ms is 51 kbit/s, for 200 ms).
+REPEAT_CHANNELS = 8
 
 
 class Controller:
     def __init__(self, hw, rows, cols, leds, boot_id, scan_ms=5, debounce_scans=3,
-                 heartbeat_ms=250, host_timeout_ms=1500, version=protocol.VERSION):
+                 heartbeat_ms=250, host_timeout_ms=1500, repeat_ms=25, repeats=8,
+                 version=protocol.VERSION):
         self.hw = hw
         self.version = version  # only a test makes a firmware of another version
         self.rows = rows
@@ -36,6 +41,8 @@ class Controller:
         self.debounce_scans = debounce_scans
         self.heartbeat_ms = heartbeat_ms
         self.host_timeout_ms = host_timeout_ms
+        self.repeat_ms = repeat_ms
+        self.repeats = repeats
         self.encoder = protocol.Encoder()
         self.decoder = protocol.FrameDecoder()
         # stable[i] is the debounced state; pending[i] counts scans that disagreed with it
@@ -43,9 +50,15 @@ class Controller:
         self.pending = bytearray(self.channels)
         self.rgb = bytearray(leds * 3)
         self.waiting = False
+        # [channel, repeats left], oldest first: a change is said again, as "this channel is
+        # now ..., the board's CRC is now ...", so one lost frame costs a repeat, not a
+        # SNAPSHOT round trip. A SNAPSHOT_REQUEST (the host lost something) re-arms them.
+        self.recent = []
+        self.repeating = False
         now = hw.ticks_ms()
         self.next_scan = now
         self.next_heartbeat = now
+        self.next_repeat = now
         self.host_seen = now
 
     # --- the main loop calls these
@@ -73,9 +86,11 @@ class Controller:
         if self.hw.ticks_diff(now, self.next_scan) >= 0:
             self.next_scan = now + self.scan_ms
             self.scan()
+        if self.repeating and self.hw.ticks_diff(now, self.next_repeat) >= 0:
+            self.next_repeat = now + self.repeat_ms
+            self.repeat()
         if self.hw.ticks_diff(now, self.next_heartbeat) >= 0:
-            self.next_heartbeat = now + self.heartbeat_ms
-            self.send(self.encoder.heartbeat(protocol.crc16(self.stable), protocol.crc16(self.rgb)))
+            self.send_heartbeat()
         if not self.waiting and self.hw.ticks_diff(now, self.host_seen) > self.host_timeout_ms:
             self.show_waiting()
 
@@ -85,6 +100,7 @@ class Controller:
         raw = self.hw.scan()
         stable = self.stable
         pending = self.pending
+        changed = False
         for i in range(self.channels):
             code = protocol.CODE_PRESENT if raw[i] else protocol.CODE_EMPTY
             if code == stable[i]:
@@ -96,7 +112,44 @@ class Controller:
             if pending[i] >= self.debounce_scans:
                 pending[i] = 0
                 stable[i] = code
-                self.send(self.encoder.change(i, code))
+                changed = True
+                # Each CHANGE carries the board's CRC with it in: a frame that says otherwise
+                # than the board (a forged one, a lost one before it) shows at the host.
+                self.send(self.encoder.change(i, code, protocol.crc32(stable)))
+                self.remember(i)
+        if changed:
+            # The second witness at once: the host reports a change only when a second frame
+            # vouches for the same board (PROTOCOL.md, "Two witnesses").
+            self.send_heartbeat()
+            self.next_repeat = self.hw.ticks_ms() + self.repeat_ms
+
+    def remember(self, channel):
+        recent = self.recent
+        for i in range(len(recent)):
+            if recent[i][0] == channel:
+                del recent[i]
+                break
+        if len(recent) >= REPEAT_CHANNELS:
+            del recent[0]
+        recent.append([channel, self.repeats])
+        self.repeating = self.repeats > 0
+
+    def rearm(self):
+        for entry in self.recent:
+            entry[1] = self.repeats
+        self.repeating = bool(self.recent) and self.repeats > 0
+
+    def repeat(self):
+        # Every repeat says what is true now (the channel's code and the board's CRC now), so
+        # repeats of an older change can never undo a newer one at the host.
+        crc = protocol.crc32(self.stable)
+        repeating = False
+        for entry in self.recent:
+            if entry[1] > 0:
+                self.send(self.encoder.change(entry[0], self.stable[entry[0]], crc))
+                entry[1] -= 1
+                repeating = repeating or entry[1] > 0
+        self.repeating = repeating
 
     # --- the host's messages
 
@@ -110,7 +163,10 @@ class Controller:
             # Always answer with our HELLO: it carries our version, so the host can tell.
             self.send_hello()
         elif t == protocol.SNAPSHOT_REQUEST:
-            self.send(self.encoder.snapshot(self.stable))
+            self.send_snapshot()
+            # On a noisy line a short CHANGE gets through where a long SNAPSHOT does not.
+            self.rearm()
+            self.next_repeat = self.hw.ticks_ms() + self.repeat_ms
         elif t == protocol.LED_FRAME:
             if len(msg.rgb) != len(self.rgb):
                 self.send(self.encoder.error(
@@ -141,7 +197,7 @@ class Controller:
     def lit(self, seq):
         self.waiting = False
         self.hw.show(self.rgb)
-        self.send(self.encoder.ack(seq, protocol.crc16(self.rgb)))
+        self.send(self.encoder.ack(seq, protocol.crc32(self.rgb)))
 
     def show_waiting(self):
         # Every fourth pixel dim blue: "powered, scanning, no host". The host's next frame
@@ -159,7 +215,16 @@ class Controller:
     def send_hello(self):
         # HELLO then a full SNAPSHOT: the host never depends on having seen every change.
         self.send(self.encoder.hello(self.rows, self.cols, self.leds, self.boot_id, (), self.version))
+        self.send_snapshot()
+
+    def send_snapshot(self):
+        # The HEARTBEAT right after is the snapshot's second witness (see scan)
         self.send(self.encoder.snapshot(self.stable))
+        self.send_heartbeat()
+
+    def send_heartbeat(self):
+        self.next_heartbeat = self.hw.ticks_ms() + self.heartbeat_ms
+        self.send(self.encoder.heartbeat(protocol.crc32(self.stable), protocol.crc32(self.rgb)))
 
     def send(self, frame):
         self.hw.write(frame)
