@@ -112,6 +112,10 @@ class BridgeLink:
         self.kinds: list[str] = []
         self.boot_id: int | None = None
         self.reconnects = 0    # connections lost
+        #: When the last valid frame came from the firmware (the link's clock), for health().
+        self.last_valid_frame = clock()
+        #: Why the link thread died (a bug), or None while it runs.
+        self.died: str | None = None
         self.open_attempts = 0  # every try to open the port, failed or not
         self.stats = {"bad_frames": 0, "gaps": 0, "duplicates": 0, "snapshots": 0, "mismatches": 0,
                       "led_full": 0, "led_partial": 0, "led_resends": 0}
@@ -146,6 +150,19 @@ class BridgeLink:
                     break
                 self._lock.wait(left)
             return self.state
+
+    def health(self) -> str | None:
+        """None while the firmware is heard from; else a sentence for the watchdog's log."""
+        if self._stopping:
+            return None
+        name = f"bridge on {self.port or 'its USB port'}"
+        if not self._thread.is_alive():
+            return f"{name}: its link thread has stopped ({self.died or 'no reason logged'})"
+        silent = self.clock() - self.last_valid_frame
+        if silent > self.timings.heartbeat_timeout:
+            why = "" if self.state == CONNECTED else f"; {self.state}: {self.last_problem}"
+            return f"{name}: no heartbeat or change from the firmware for {silent:.1f} s{why}"
+        return None
 
     def snapshot(self) -> dict[int, str | None]:
         with self._lock:
@@ -187,6 +204,9 @@ class BridgeLink:
     def _run(self) -> None:
         try:
             self._reconnect_forever()
+        except Exception as exc:  # a bug of ours: health() tells the watchdog, the log tells why
+            self.died = f"{type(exc).__name__}: {exc}"
+            log.exception("bridge: the link thread died")
         finally:
             self._set_state(CLOSED)
             r, w = self._wake_r, self._wake_w
@@ -288,7 +308,7 @@ class BridgeLink:
                             if legacy >= LEGACY_FRAMES:
                                 self._incompatible(1)
                         continue
-                    last_rx = self.clock()
+                    last_rx = self.last_valid_frame = self.clock()
                     self._handle(item)
             now = self.clock()
             # Silence is a dead line. Frames that all fail their CRC are a noisy line with a
@@ -560,6 +580,9 @@ class BridgeSensorSource(SensorSource):
 
     def snapshot(self) -> dict[Hashable, str | None]:
         return self.link.snapshot()
+
+    def health(self) -> str | None:
+        return self.link.health()
 
     def close(self) -> None:
         if not self._closed:
