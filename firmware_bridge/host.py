@@ -619,7 +619,8 @@ class BridgePixelSink(PixelSink):
         if not self._closed:
             self._closed = True
             self.link.show(bytes(3 * self.count))
-            self.link.flush(0.5)  # best effort: dark before we let go
+            if self.link.health() is None:  # a dead or silent link would only make us wait
+                self.link.flush(0.5)  # best effort: dark before we let go
             _release(self.link)
 
 

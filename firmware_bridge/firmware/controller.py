@@ -7,7 +7,9 @@ touches goes through `hw`, a tiny shim with:
     hw.ticks_ms() -> int            hw.ticks_diff(a, b) -> a - b, wrap-safe
     hw.read() -> bytes              whatever arrived from the host (b"" when nothing)
     hw.write(data)                  send to the host (may drop when nobody listens)
-    hw.scan() -> sequence of bool   the raw matrix, row by row: True where a magnet sits
+    hw.scan() -> sequence of int    the raw matrix, one int per row: bit c set where a magnet
+                                    sits at column c (direct pins in main.py, a 74HC595/74HC165
+                                    chain in shiftreg.py)
     hw.show(rgb)                    light the strip from a bytes-like of r,g,b triples
 
 So this module imports nothing but the protocol.
@@ -45,8 +47,14 @@ class Controller:
         self.repeats = repeats
         self.encoder = protocol.Encoder()
         self.decoder = protocol.FrameDecoder()
-        # stable[i] is the debounced state; pending[i] counts scans that disagreed with it
+        # stable[i] is the debounced state (a value code: the SNAPSHOT payload); stable_rows[r]
+        # the same as a bit mask per row, so an idle row costs one xor per scan, not a loop over
+        # its cells (a 20 x 20 board is 400 cells every 5 ms on a 133 MHz MicroPython).
+        # pending[i] counts the scans in a row that disagreed with stable[i]; busy_rows[r] has a
+        # bit set for every cell of row r whose count is not zero.
         self.stable = bytearray(self.channels)
+        self.stable_rows = [0] * rows
+        self.busy_rows = [0] * rows
         self.pending = bytearray(self.channels)
         self.rgb = bytearray(leds * 3)
         self.waiting = False
@@ -65,9 +73,11 @@ class Controller:
 
     def boot(self):
         """Take a first reading without debounce (nothing moved yet) and introduce ourselves."""
-        raw = self.hw.scan()
-        for i in range(self.channels):
-            self.stable[i] = protocol.CODE_PRESENT if raw[i] else protocol.CODE_EMPTY
+        masks = self.hw.scan()
+        for r in range(self.rows):
+            self.stable_rows[r] = masks[r]
+            for c in range(self.cols):
+                self.stable[r * self.cols + c] = protocol.CODE_PRESENT if masks[r] >> c & 1 else protocol.CODE_EMPTY
         self.hw.show(self.rgb)
         self.send_hello()
 
@@ -97,31 +107,61 @@ class Controller:
     # --- sensors
 
     def scan(self):
-        raw = self.hw.scan()
-        stable = self.stable
-        pending = self.pending
+        masks = self.hw.scan()
+        stable_rows = self.stable_rows
+        busy_rows = self.busy_rows
         changed = False
-        for i in range(self.channels):
-            code = protocol.CODE_PRESENT if raw[i] else protocol.CODE_EMPTY
-            if code == stable[i]:
-                pending[i] = 0
-                continue
-            # A reed switch bounces for a few ms as a piece slides in: only a reading that
-            # holds for debounce_scans scans in a row counts.
-            pending[i] += 1
-            if pending[i] >= self.debounce_scans:
-                pending[i] = 0
-                stable[i] = code
-                changed = True
-                # Each CHANGE carries the board's CRC with it in: a frame that says otherwise
-                # than the board (a forged one, a lost one before it) shows at the host.
-                self.send(self.encoder.change(i, code, protocol.crc32(stable)))
-                self.remember(i)
+        for r in range(self.rows):
+            raw = masks[r]
+            delta = raw ^ stable_rows[r]
+            busy = busy_rows[r]
+            if not (delta | busy):
+                continue  # the idle row: nothing differs, nothing counting
+            base = r * self.cols
+            back = busy & ~delta  # cells that read their stable value again: count from zero
+            c = 0
+            while back:
+                if back & 1:
+                    self.pending[base + c] = 0
+                back >>= 1
+                c += 1
+            stable_rows[r], busy_rows[r], row_changed = self.count(base, raw, delta, stable_rows[r])
+            changed = changed or row_changed
         if changed:
             # The second witness at once: the host reports a change only when a second frame
             # vouches for the same board (PROTOCOL.md, "Two witnesses").
             self.send_heartbeat()
             self.next_repeat = self.hw.ticks_ms() + self.repeat_ms
+
+    def count(self, base, raw, delta, stable):
+        """Count one more disagreeing scan for every cell in `delta` (one row's bits); a cell
+        that disagreed debounce_scans scans in a row changes. Returns the row's new stable
+        mask, its busy mask and whether anything changed."""
+        pending = self.pending
+        busy = 0
+        changed = False
+        c = 0
+        while delta:
+            if delta & 1:
+                i = base + c
+                # A reed switch bounces for a few ms as a piece slides in: only a reading
+                # that holds for debounce_scans scans in a row counts.
+                pending[i] += 1
+                if pending[i] >= self.debounce_scans:
+                    pending[i] = 0
+                    stable ^= 1 << c
+                    code = protocol.CODE_PRESENT if raw >> c & 1 else protocol.CODE_EMPTY
+                    self.stable[i] = code
+                    changed = True
+                    # Each CHANGE carries the board's CRC with it in: a frame that says
+                    # otherwise than the board (a forged one, a lost one before it) shows.
+                    self.send(self.encoder.change(i, code, protocol.crc32(self.stable)))
+                    self.remember(i)
+                else:
+                    busy |= 1 << c
+            delta >>= 1
+            c += 1
+        return stable, busy, changed
 
     def remember(self, channel):
         recent = self.recent

@@ -31,7 +31,8 @@ class FakeHw:
         self.out += self.sent.feed(data)
 
     def scan(self):
-        return list(self.board)
+        # the 5 x 8 board as row masks
+        return [sum(1 << c for c in range(8) if self.board[r * 8 + c]) for r in range(5)]
 
     def show(self, rgb):
         self.shown = bytes(rgb)
