@@ -118,14 +118,24 @@ class Daemon:
     # --- systemd watchdog -----------------------------------------------------------------------
 
     def healthy(self) -> bool:
-        """Whether to send WATCHDOG=1. Asked on the loop, so a stalled loop sends nothing; and a
-        loop that is alive but no longer keeping its appointments (a sensor tick overdue by over
-        a second) is not healthy either: systemd should restart it."""
+        """Whether to send WATCHDOG=1. Asked on the loop, so a stalled loop sends nothing; a loop
+        that is alive but no longer keeping its appointments (a sensor tick overdue by over a
+        second) is not healthy either, nor is a sensor source that stopped reporting (its scan
+        thread died or stalled, its reader thread is gone): systemd should restart us."""
         handle = self._tick_handle
         if handle is not None and self.loop.time() - handle.when() > 1.0:
             log.error("sensor processing is %.1f s late; withholding the watchdog ping",
                       self.loop.time() - handle.when())
             return False
+        source = self.session.hardware.source if self.session is not None else None
+        if source is not None:
+            try:
+                problem = source.health()
+            except Exception as exc:  # a source that cannot even say is not healthy either
+                problem = f"{type(source).__name__}: health check failed ({exc!r})"
+            if problem is not None:
+                log.error("%s; withholding the watchdog ping", problem)
+                return False
         return True
 
 
