@@ -56,6 +56,9 @@ class Controller:
         self.stable_rows = [0] * rows
         self.busy_rows = [0] * rows
         self.pending = bytearray(self.channels)
+        # CRC-32 of `stable`, kept with it: heartbeats and repeats send it, and without
+        # binascii.crc32 (the pure-Python fallback) 400 bytes cost milliseconds on an RP2040.
+        self.board_crc = protocol.crc32(self.stable)
         self.rgb = bytearray(leds * 3)
         self.waiting = False
         # [channel, repeats left], oldest first: a change is said again, as "this channel is
@@ -78,6 +81,7 @@ class Controller:
             self.stable_rows[r] = masks[r]
             for c in range(self.cols):
                 self.stable[r * self.cols + c] = protocol.CODE_PRESENT if masks[r] >> c & 1 else protocol.CODE_EMPTY
+        self.board_crc = protocol.crc32(self.stable)
         self.hw.show(self.rgb)
         self.send_hello()
 
@@ -152,10 +156,11 @@ class Controller:
                     stable ^= 1 << c
                     code = protocol.CODE_PRESENT if raw >> c & 1 else protocol.CODE_EMPTY
                     self.stable[i] = code
+                    self.board_crc = protocol.crc32(self.stable)
                     changed = True
                     # Each CHANGE carries the board's CRC with it in: a frame that says
                     # otherwise than the board (a forged one, a lost one before it) shows.
-                    self.send(self.encoder.change(i, code, protocol.crc32(self.stable)))
+                    self.send(self.encoder.change(i, code, self.board_crc))
                     self.remember(i)
                 else:
                     busy |= 1 << c
@@ -182,7 +187,7 @@ class Controller:
     def repeat(self):
         # Every repeat says what is true now (the channel's code and the board's CRC now), so
         # repeats of an older change can never undo a newer one at the host.
-        crc = protocol.crc32(self.stable)
+        crc = self.board_crc
         repeating = False
         for entry in self.recent:
             if entry[1] > 0:
@@ -264,7 +269,7 @@ class Controller:
 
     def send_heartbeat(self):
         self.next_heartbeat = self.hw.ticks_ms() + self.heartbeat_ms
-        self.send(self.encoder.heartbeat(protocol.crc32(self.stable), protocol.crc32(self.rgb)))
+        self.send(self.encoder.heartbeat(self.board_crc, protocol.crc32(self.rgb)))
 
     def send(self, frame):
         self.hw.write(frame)

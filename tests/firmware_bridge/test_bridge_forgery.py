@@ -90,19 +90,19 @@ def test_the_genuine_frame_after_a_forged_one_of_the_same_seq_is_not_dropped(mak
 
 
 def test_one_change_needs_a_second_frame_to_be_reported(make_firmware, make_bridge):
-    # The firmware's own CHANGE, alone (no heartbeat, no repeat): held back until the next
-    # frame that vouches for the same board.
+    # The firmware's own CHANGE, alone (its heartbeat held back, no repeats): the host hears it
+    # but reports it only when the next frame vouches for the same board.
     fw = make_firmware(heartbeat_ms=60_000, repeats=0)
     source, sink = make_bridge(fw.port)
     rec = Recorder()
     source.start(rec)
-    forge(fw, change_frame(9, protocol.CODE_PRESENT))  # not forged in spirit: it is the truth
-    fw._board[9] = 1  # ... once the magnet is really there (too late for the firmware's CHANGE)
     with fw._lock:
-        fw._fw.stable[9] = protocol.CODE_PRESENT  # the firmware agrees without a CHANGE of its own
+        fw._fw.send_heartbeat = lambda: None
+    fw.place(9)
     wait_for(lambda: sink.link._heard is not None and sink.link._heard[9] == 1, what="the host to hear it")
     assert source.snapshot()[9] is None and rec.events == []
     with fw._lock:
+        del fw._fw.send_heartbeat
         fw._fw.send_heartbeat()
     wait_for(lambda: source.snapshot()[9] == PRESENT, what="the heartbeat to vouch for it")
     assert [e.channel for e in rec.events] == [9]
