@@ -21,7 +21,10 @@ How the daemon uses it::
     ...
     journal.record_move(str(move))   # then light the LEDs to confirm it
     journal.record_undo()            # a takeback
-    journal.finish({"scores": [3, 2], "winner": 0})
+    journal.record_move(str(last), finish={"scores": [3, 2], "winner": 0})  # the last move
+
+The finishing move and the game's result are one transaction: a crash between them would
+otherwise leave a finished game "playing", and the next game would mark it abandoned.
 """
 
 from __future__ import annotations
@@ -190,12 +193,16 @@ class Journal:
             )
         return int(cursor.lastrowid)
 
-    def record_move(self, text: str) -> None:
-        """Append a move to the game in progress; durable when this returns."""
+    def record_move(self, text: str, finish: Mapping[str, Any] | None = None) -> None:
+        """Append a move to the game in progress; durable when this returns. With `finish`
+        (the game's summary) the move ends the game: the move and the result are committed
+        together, or neither is."""
         game_id = self._playing_id()
         with self._write() as db:
             db.execute("INSERT INTO events (game_id, kind, text, at) VALUES (?, 'move', ?, ?)",
                        (game_id, text, self._clock()))
+            if finish is not None:
+                self._mark_finished(db, game_id, finish)
 
     def record_undo(self) -> None:
         """Take the last move back (recorded as a new event); durable when this returns."""
@@ -209,13 +216,17 @@ class Journal:
                        (saved.game_id, self._clock()))
 
     def finish(self, summary: Mapping[str, Any] | None = None) -> None:
-        """The game in progress is over; ``summary`` (scores, winner...) goes to the history."""
+        """The game in progress is over without a move (a resignation, a result set by hand);
+        ``summary`` (scores, winner...) goes to the history. A game that ends with a move
+        passes the summary to `record_move` instead, so both land in one transaction."""
         game_id = self._playing_id()
         with self._write() as db:
-            db.execute(
-                "UPDATE games SET status='finished', finished_at=?, summary=? WHERE id=?",
-                (self._clock(), json.dumps(dict(summary or {}), sort_keys=True), game_id),
-            )
+            self._mark_finished(db, game_id, summary)
+
+    def _mark_finished(self, db: sqlite3.Connection, game_id: int,
+                       summary: Mapping[str, Any] | None) -> None:
+        db.execute("UPDATE games SET status='finished', finished_at=?, summary=? WHERE id=?",
+                   (self._clock(), json.dumps(dict(summary or {}), sort_keys=True), game_id))
 
     # Reading ----------------------------------------------------------------------
 
