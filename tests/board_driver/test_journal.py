@@ -385,3 +385,43 @@ def test_a_failure_inside_the_finishing_transaction_keeps_the_move_out_of_game_a
     finally:
         t.close()
 
+
+def sqlite_steps(journal, action) -> int:
+    """SQLite virtual-machine instructions `action` costs (in hundreds): a measure of work
+    that does not depend on the machine's speed."""
+    steps = 0
+
+    def count():
+        nonlocal steps
+        steps += 1
+        return 0
+
+    journal._db.set_progress_handler(count, 100)
+    try:
+        action()
+    finally:
+        journal._db.set_progress_handler(None, 100)
+    return steps
+
+
+def test_a_takeback_costs_the_same_at_move_3000_as_at_move_3(tmp_path):
+    """Before: every takeback re-read the whole game (Journal.current()), so place/lift on one
+    groove was quadratic in the game's length."""
+    with Journal(tmp_path / "j.sqlite") as journal:
+        game_id = journal.start_game("tree-planting", {})
+        for i in range(3):
+            journal.record_move(f"m{i}")
+        short = sqlite_steps(journal, journal.record_undo)
+        journal.record_move("m2")
+        journal._db.executemany(  # 3,000 moves and takebacks, as a long session leaves them
+            "INSERT INTO events (game_id, kind, text, at) VALUES (?, ?, ?, 0)",
+            [(game_id, kind, "x" if kind == "move" else None)
+             for _ in range(1500) for kind in ("move", "undo")])
+        long = sqlite_steps(journal, journal.record_undo)
+        assert long <= short + 2, (short, long)
+        assert journal.current().moves == ["m0", "m1"]
+    with Journal(tmp_path / "j.sqlite") as journal:  # and the count survives a restart
+        journal.record_undo()
+        journal.record_undo()
+        with pytest.raises(JournalError, match="no move to take back"):
+            journal.record_undo()
