@@ -69,7 +69,8 @@ def open_session(config: Config, *, clock: Callable[[], float], autoscan: bool =
     try:
         game = games.get_game(game_name)
         fresh = game.new_state(**options)
-    except (KeyError, games.GameError) as exc:
+    except (KeyError, TypeError, ValueError, games.GameError) as exc:
+        # (TypeError, ValueError: a game that checks an option's type less politely.)
         raise ConfigError(config.path, "game_options", f"options {game_name} accepts ({exc})") from exc
 
     if config.backend == "bridge":
