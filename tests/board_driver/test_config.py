@@ -9,6 +9,7 @@ import sys
 import pytest
 
 from board_driver.config import ConfigError, load_config, sim_config
+from board_driver.journal import JournalError
 from board_driver.session import open_session
 
 # (section or "", key, a TOML literal of the right shape but wrong for this key)
@@ -84,3 +85,14 @@ def test_game_options_a_game_refuses_name_the_key(tmp_path):
     with pytest.raises(ConfigError, match=f"{path}: game_options: expected options treeblox accepts"):
         open_session(config, clock=lambda: 0.0, autoscan=False)
 
+
+def test_a_journal_that_cannot_open_names_the_config_key(tmp_path):
+    (tmp_path / "a-file").write_text("not a directory")
+    path = tmp_path / "config.toml"
+    path.write_text(f'journal = "{tmp_path / "a-file" / "j.sqlite"}"\nbackend = "sim"\n')
+    with pytest.raises(JournalError) as info:
+        open_session(load_config(path), clock=lambda: 0.0, autoscan=False)
+    assert str(info.value).startswith(f"{path}: journal: ") and "a-file" in str(info.value)
+    sim = sim_config(journal=str(tmp_path / "a-file" / "j.sqlite"))
+    with pytest.raises(JournalError, match="^<sim>: journal: "):
+        open_session(sim, clock=lambda: 0.0, autoscan=False)
