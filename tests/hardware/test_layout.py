@@ -194,3 +194,18 @@ def test_a_bridge_layout_needs_no_led_pin(write_layout):
     layout = load_layout(write_layout(text))
     assert layout.site_of_channel == {0: "a1", 7: "b1"} and layout.leds.pin is None
     assert layout.leds_of_site == {"b1": (0,), "a1": (1,)}
+
+
+def test_a_layout_that_is_not_utf8_is_one_clear_line(tmp_path, grid_text):
+    import subprocess
+    import sys
+
+    path = tmp_path / "latin1.toml"
+    path.write_bytes(("# Brett für Bäume\n" + grid_text).encode("latin-1"))
+    with pytest.raises(LayoutError) as info:
+        load_layout(path)
+    assert str(info.value) == (f"{path}: file: expected a text file in UTF-8 "
+                               "(byte 0xfc at offset 9 is not UTF-8)")
+    out = subprocess.run([sys.executable, "-m", "board_driver.cli", "trace", "--layout", str(path), "-"],
+                         input="", capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2 and out.stderr.strip().splitlines() == [f"treeboard: {info.value}"]
