@@ -13,7 +13,7 @@ from typing import Any, Hashable, Mapping
 
 import games
 from board_driver.reconcile import Correction, candidate_moves, changed_sites, reconcile
-from board_driver.render import View, render
+from board_driver.views import View, render
 from hardware.base import PRESENT, SensorEvent
 from hardware.debounce import Debouncer
 
