@@ -311,25 +311,17 @@ def test_default_path_follows_systemd_state_directory(tmp_path):
 
 # The finishing move and the result ------------------------------------------------------
 
-FINISHER = r"""
-import os, random, signal, sys
-from board_driver.config import sim_config
-from board_driver.trace import Tracer
-t = Tracer(sim_config(journal=sys.argv[1]))
-# The cut: SIGKILL the moment the result is written, after the last move went in.
+# The board process of test_board_e2e's SIGKILL test, cut the moment the result is written
+# (after the last move went in): SIGKILL from SQLite's statement trace.
+from test_board_e2e import KILLER  # noqa: E402
+
+FINISHER = KILLER.replace("rng = random.Random", """
+import os, signal
 def cut(statement):
     if statement.lstrip().upper().startswith("UPDATE GAMES SET STATUS='FINISHED'"):
         os.kill(os.getpid(), signal.SIGKILL)
 t.session.journal._db.set_trace_callback(cut)
-rng = random.Random(int(sys.argv[2]))
-state = t.referee.state
-while not state.is_over():
-    move = rng.choice(sorted(state.legal_moves(), key=str))
-    t.step("place", [str(move)])
-    for hole in state.last_planted() if state.moves and str(state.moves[-1]) == str(move) else []:
-        t.step("place", [hole])
-    print("ACCEPTED", " ".join(str(m) for m in state.moves), flush=True)
-"""
+rng = random.Random""", 1)
 
 
 def test_a_kill_between_the_last_move_and_the_result_loses_neither(tmp_path):
