@@ -13,6 +13,7 @@ that records, so tests see exactly the bytes the Pi would send, in the strip's p
 
 from __future__ import annotations
 
+import threading
 from collections import deque
 from typing import Any, Hashable, Mapping, Sequence
 
@@ -37,7 +38,10 @@ def estimate_milliamps(frame: Sequence[Colour]) -> float:
 
 # Colours already checked, so that a frame of the same few colours (every frame, in practice)
 # costs one dict lookup a pixel. Keys are exact int tuples; lookups of anything else miss.
+# Shared by every strip in the process, whichever thread shows it: inserts (rare: a colour
+# seen for the first time) take the lock, so the bound holds; a lookup is one atomic get.
 _checked: dict[tuple, Colour] = {}
+_checked_lock = threading.Lock()
 
 
 def _check_colour(key: Hashable, colour) -> Colour:
@@ -49,8 +53,9 @@ def _check_colour(key: Hashable, colour) -> Colour:
             or not all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 255 for v in colour)):
         raise ValueError(f"colour for {key!r} must be (r, g, b) with each 0..255, got {colour!r}")
     checked = (colour[0], colour[1], colour[2])
-    if len(_checked) < 4096:
-        _checked[checked] = checked
+    with _checked_lock:
+        if len(_checked) < 4096:
+            _checked[checked] = checked
     return checked
 
 
