@@ -215,14 +215,19 @@ class Referee:
     # --- deciding ---------------------------------------------------------------------------
 
     def _accept(self, move: Any, now: float, origin: str = "board") -> None:
-        # Durable before the LEDs confirm it: a power cut after this line loses nothing.
-        self.journal.record_move(str(move))
+        # Played first, to know whether it ends the game: the finishing move and the result
+        # go to the journal in one transaction. Durable before the LEDs confirm it; a journal
+        # that refuses the move takes it back out of the game too.
         self.state.play(move)
+        summary = self.state.summary() if self.state.is_over() else None
+        try:
+            self.journal.record_move(str(move), finish=summary)
+        except BaseException:
+            self.state.undo()
+            raise
         log.info("move %d: %s", len(self.state.moves), move)
-        if self.state.is_over():
+        if summary is not None:
             self.view.over_since = now
-            summary = self.state.summary()
-            self.journal.finish(summary)
             log.info("game over: %s", summary)
         self._tell("move", move, origin)
 
