@@ -73,6 +73,7 @@ class Daemon:
                     pass
         finally:
             self.notifier.stopping()
+            self.notifier.close()  # its socket; a later send would open another
             for handle in (self._tick_handle, self._show_handle):
                 if handle is not None:
                     handle.cancel()

@@ -198,6 +198,25 @@ class Referee:
         self._accept(found, now)
         self._decide(now)
 
+    def lift_entry(self, site: str, now: float) -> None:
+        """The piece entered last on a site no sensor sees, lifted again: a takeback, as
+        lifting the last piece off a sensed site is. Raises games.IllegalMove otherwise."""
+        state = self.state
+        if not self.config.takeback:
+            raise games.IllegalMove(f"lift {site}", "takebacks are off (display.takeback)")
+        if not state.moves or site in self.sensed:
+            raise games.IllegalMove(f"lift {site}", "only the last piece entered can be taken back")
+        before = state.occupancy()
+        last = state.undo()
+        after = state.occupancy()
+        if site not in before or changed_sites(before, after) != {site}:
+            state.play(last)
+            raise games.IllegalMove(f"lift {site}", "only the last piece entered can be taken back")
+        state.play(last)  # put back, to take it back the journalled way
+        self.journal.record_undo()
+        log.info("takeback: %s", state.undo())
+        self._decide(now)
+
     def press(self, name: str, now: float) -> None:
         """A named button: `end_turn` ends the turn (a pass with no placement), where the game
         has such a move."""

@@ -117,6 +117,8 @@ def act(session, verb: str, args: list[str], now: float) -> None:
         session.referee.enter(site, kind, now)
     elif verb == "place":
         board.place(site, kind)
+    elif site not in layout.channels_of_site and site not in layout.sites:
+        session.referee.lift_entry(site, now)  # a cube above the board: a takeback
     else:
         board.lift(site)
 
