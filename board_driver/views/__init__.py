@@ -30,6 +30,9 @@ The interface a game's view module provides (`state` is the game's State; `view`
         plain text when the output is no terminal), so the drawing must also read without them.
 
     Optional:
+    HINTS: tuple[str, ...]
+        The hint modes (View.moves) its frame and pictures show: default ("off", "legal",
+        "safe"). Add "best" once the game's frame lights the computer player's best moves.
     HELP: str
         The game's own help lines for `treeboard sim` (its site names, its entries).
     def svg_3d(state, view: View, places: list[str]) -> str
@@ -82,6 +85,11 @@ def view_of(game_name: str) -> ModuleType:
 def players(game_name: str) -> tuple[str, str]:
     """The names of the two sides as the game's players read them."""
     return getattr(view_of(game_name), "PLAYERS", DEFAULT_PLAYERS)
+
+
+def hint_modes(game_name: str) -> tuple[str, ...]:
+    """The hint modes a game's view can show (the page offers these)."""
+    return tuple(getattr(view_of(game_name), "HINTS", ("off", "legal", "safe")))
 
 
 def render(state: State, view: View, now: float) -> tuple[dict[str, Colour], float | None]:

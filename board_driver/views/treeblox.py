@@ -33,6 +33,15 @@ def _tops(state) -> dict[tuple[int, int], tuple[str, int]]:
     return tops
 
 
+def _last_cell(state) -> tuple[int, int, int] | None:
+    """The cell of the last cube placed, if the last move placed one."""
+    moves = state.moves
+    return moves[-1].cell if moves and moves[-1].cell is not None else None
+
+
+LAST = "#ffd966"  # the last cube's outline (the page marks the last move in this gold too)
+
+
 def _active(state) -> set[tuple[int, int, int]]:
     return {cell for p in (0, 1) for cell in state.active_leaves(p)}
 
@@ -108,6 +117,7 @@ def svg(state, view: View) -> str:
     if not state.is_over() and view.moves != "off":
         free = {h for h in state.available_holes(state.to_move) if h[2] == 0}
     winner = state.winner() if state.is_over() else None
+    last = _last_cell(state)
 
     def pos(x: int, y: int) -> tuple[float, float]:
         return M + (x - x0) * U, M + (y1 - y) * U
@@ -162,6 +172,11 @@ def svg(state, view: View) -> str:
                     classes.append("winner")
                 extra["data_kind"] = kind
                 extra["data_height"] = z + 1
+                if last is not None and last[:2] == (x, y):
+                    classes.append("last")
+                    parts.append(el("rect", x=px + 1, y=py + 1, width=U - 2, height=U - 2, rx=9,
+                                    fill="none", stroke=LAST, stroke_width=2,
+                                    stroke_dasharray="5 3"))
                 what = f"{PLAYERS[owner]} {'leaf' if leaf else 'branch'}"
                 tip = (f"{site}: column of {z + 1}, top cube a {what}"
                        + (" (sees the sky)" if sees_sky else ""))
@@ -202,6 +217,7 @@ def svg_3d(state, view: View, places: list[str]) -> str:
     """Both trees in 3D, and a ghost cube at each of `places` (data-place) to click on."""
     c = view.colours
     active = _active(state)
+    last = _last_cell(state)
     items = []  # (painter's key, svg) drawn far to near, low to high
     for site, kind in state.occupancy().items():
         x, y, z = parse_cell(site)
@@ -210,17 +226,19 @@ def svg_3d(state, view: View, places: list[str]) -> str:
         base = c[f"player{owner}"] if leaf else scale(c[f"player{owner}"], 0.6)
         top, south, west = _cube_faces(x, y, z)
         sees = leaf and (x, y, z) in active
+        edge = dict(stroke=LAST, stroke_width=2) if (x, y, z) == last else \
+            dict(stroke="#111", stroke_width=1)
         parts = [title(f"{site}: {PLAYERS[owner]} {'leaf' if leaf else 'branch'}"
                        + (" (sees the sky)" if sees else "")),
-                 _poly(top, fill=hexc(base), stroke="#111", stroke_width=1),
-                 _poly(south, fill=hexc(scale(base, 0.75)), stroke="#111", stroke_width=1),
-                 _poly(west, fill=hexc(scale(base, 0.55)), stroke="#111", stroke_width=1)]
+                 _poly(top, fill=hexc(base), **edge),
+                 _poly(south, fill=hexc(scale(base, 0.75)), **edge),
+                 _poly(west, fill=hexc(scale(base, 0.55)), **edge)]
         if leaf:
             cx, cy = _p(x + 0.5, y + 0.5, z + 1)
             parts.append(el("ellipse", cx=cx, cy=cy, rx=A * 0.45, ry=A * 0.22,
                             fill="#ffffff" if sees else "#000000", fill_opacity=0.45 if sees else 0.25))
-        items.append(((-(x + y), z), el("g", "".join(parts), class_="cube", data_site=site,
-                                        data_kind=kind)))
+        items.append(((-(x + y), z), el("g", "".join(parts), data_site=site, data_kind=kind,
+                                        class_="cube last" if (x, y, z) == last else "cube")))
     for site in places:
         x, y, z = parse_cell(site)
         top, south, west = _cube_faces(x, y, z)

@@ -31,6 +31,7 @@ from typing import Any, Callable
 from aiohttp import WSMsgType, web
 
 import games
+from board_driver import views
 from board_driver.config import is_loopback
 from board_driver.journal import JournalError
 from board_driver.web import snapshot
@@ -276,7 +277,7 @@ class WebServer:
 
     async def _hint(self, request: web.Request) -> web.Response:
         data = await self._body(request, {"mode": True})
-        modes = snapshot.hint_modes()
+        modes = views.hint_modes(self.daemon.session.referee.state.game.name)
         if data["mode"] not in modes:
             raise Refused(400, "hint mode must be one of " + ", ".join(modes))
         return self._act(lambda r, now: setattr(r.view, "moves", data["mode"]))
@@ -317,8 +318,6 @@ class WebServer:
 
     async def _position(self, request: web.Request) -> web.Response:
         """A finished game's picture after its first `move` moves (for viewing move by move)."""
-        from board_driver import views
-
         saved = self._saved(request)
         try:
             upto = int(request.query.get("move", len(saved.moves)))

@@ -11,7 +11,6 @@ from typing import Any
 import games
 from board_driver import views
 from board_driver.reconcile import changed_sites
-from board_driver.views.base import HINT_MODES
 
 
 def entries(state, sensed: set[str]) -> list[dict[str, str]]:
@@ -60,15 +59,6 @@ def result_words(state, names: tuple[str, str]) -> str | None:
     return f"{names[winner]} wins, {a}:{b}" if winner is not None else f"a draw, {a}:{b}"
 
 
-def hint_modes() -> list[str]:
-    """The hint modes on offer: `best` needs the computer player, when it exists."""
-    try:
-        import games.ai  # noqa: F401
-    except ImportError:
-        return [m for m in HINT_MODES if m != "best"]
-    return list(HINT_MODES)
-
-
 def page_state(referee, *, layout_name: str, token_required: bool, version: int,
                instance: str) -> dict[str, Any]:
     """The object GET /api/state answers and the WebSocket pushes. Its first three keys are what
@@ -99,7 +89,7 @@ def page_state(referee, *, layout_name: str, token_required: bool, version: int,
         "end_turn_button": has_end_turn(state),
         "takeback": bool(state.moves) and not state.is_over(),
         "hint": view.moves,
-        "hints": hint_modes(),
+        "hints": list(views.hint_modes(state.game.name)),
         "options": {k: str(v) for k, v in state.options().items()},
         "option_help": state.game.options(),
         "token_required": token_required,

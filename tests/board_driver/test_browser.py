@@ -236,6 +236,39 @@ def test_with_a_token_control_without_it_is_refused(browser, sims, tmp_path):
     page.close()
 
 
+def test_finished_games_viewed_move_by_move(browser, sims, tmp_path):
+    import random
+
+    import games
+    from board_driver.journal import Journal
+
+    rng = random.Random(3)
+    done = games.get_game("tree-planting").new_state(board="classic")
+    while not done.is_over():
+        done.play(rng.choice(done.legal_moves()))
+    with Journal(tmp_path / "sim.sqlite") as journal:
+        journal.start_game("tree-planting", {"board": "classic"})
+        for move in done.moves:
+            journal.record_move(str(move))
+        journal.finish(done.summary())
+    sim = sims()
+    page = browser.new_page()
+    page.goto(sim.url)
+    page.click("#history summary")
+    page.click('#games button[data-game="1"]')
+    n = len(done.moves)
+    page.wait_for_selector(f"#replay-at:text('move {n} of {n}')")
+    page.click("#replay-prev")
+    page.wait_for_selector(f"#replay-at:text('move {n - 1} of {n}')")
+    last = str(done.moves[-1])
+    assert page.locator(f'#replay-board [data-site="{last}"][data-kind="rod"]').count() == 0
+    page.click("#replay-first")
+    page.wait_for_selector("#replay-at:text('start')")
+    assert page.locator('#replay-board [data-kind="rod"]').count() == 0
+    assert page.get_attribute("#replay-download", "href") == "/api/games/1?download=1"
+    page.close()
+
+
 def test_chromium_is_debians_not_a_download():
     if not os.path.exists(CHROMIUM):
         _unavailable(f"no chromium at {CHROMIUM}")

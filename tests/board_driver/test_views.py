@@ -146,6 +146,7 @@ def test_treeblox_top_view_shows_heights_owners_and_cubes_beside_the_board():
     assert sites["b2"].get("data-height") == "1"
     assert "active" in sites["a1"].get("class")
     assert sites["c3"].get("data-kind") is None and len([s for s in sites if len(s) == 2]) == 16
+    assert "last" in sites["b3"].get("class") and "last" not in sites["a1"].get("class")
 
 
 def test_treeblox_top_view_grows_past_the_board():
@@ -162,8 +163,10 @@ def test_treeblox_3d_view_draws_cubes_and_clickable_places():
     state = treeblox("La1", "Ld4", "Ba2")
     places = ["a2+1", "(-1,1,0)"]
     root = parse(views.view_of("treeblox").svg_3d(state, view(), places))
-    cubes = {e.get("data-site"): e.get("data-kind") for e in root.iter() if e.get("class") == "cube"}
+    cubes = {e.get("data-site"): e.get("data-kind") for e in root.iter()
+             if "cube" in (e.get("class") or "").split()}
     assert cubes == {"a1": "dark-leaf", "d4": "light-leaf", "a2": "dark-branch"}
+    assert [e.get("data-site") for e in root.iter() if e.get("class") == "cube last"] == ["a2"]
     assert sorted(e.get("data-place") for e in root.iter() if e.get("data-place")) == sorted(places)
 
 

@@ -113,6 +113,10 @@ def test_treeblox_entry_above_the_board_and_a_refused_one(tmp_path):
             assert after["leds"]["a2"] != before  # a2's column now shows a leaf that sees the sky
             status, after = await post(http, daemon, "/api/takeback")
             assert status == 200 and after["game"]["moves"][-1] == "Bc3" and not after["corrections"]
+            assert after["end_turn"] and after["end_turn_button"]
+            status, after = await post(http, daemon, "/api/press", {"button": "end_turn"})
+            assert status == 200 and after["game"]["moves"][-1] == "end"
+            assert after["game"]["to_move"] == 1
     run(scenario())
 
 
