@@ -90,9 +90,9 @@ class Daemon:
             await web.start()
         except OSError as exc:
             # The board referees without its page: better than no board at all.
-            log.error("companion page not started: cannot listen on %s:%d (%s); set web.port "
-                      "in the config or pass --web-port", self.config.web_listen,
-                      self.config.web_port, exc.strerror or exc)
+            log.error("companion page not started on %s:%d: %s (another port: web.port in the "
+                      "config, or --web-port)", self.config.web_listen, self.config.web_port,
+                      exc.strerror or exc)
             return
         self.web = web
 
