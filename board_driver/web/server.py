@@ -176,6 +176,8 @@ class WebServer:
     async def _guard(self, request: web.Request, handler: Callable) -> web.StreamResponse:
         try:
             self._check_host(request)
+            if request.method == "POST" or request.path == "/ws":
+                self._check_origin(request)
             if request.method == "POST":
                 self._check_control(request)
             response = await handler(request)
@@ -196,10 +198,13 @@ class WebServer:
         if host not in LOCAL_NAMES:
             raise Refused(403, f"this page answers only to localhost, not {host[:MAX_TEXT]!r}")
 
-    def _check_control(self, request: web.Request) -> None:
+    def _check_origin(self, request: web.Request) -> None:
+        # Browsers name the page a request comes from; another site's page gets nothing here.
         origin = request.headers.get("Origin")
         if origin is not None and origin != f"{request.scheme}://{request.host}":
-            raise Refused(403, "control actions come only from the board's own page")
+            raise Refused(403, "only the board's own page may do this")
+
+    def _check_control(self, request: web.Request) -> None:
         if request.content_type != "application/json":
             raise Refused(415, "control actions send JSON (Content-Type: application/json)")
         if self.token is not None:

@@ -79,6 +79,8 @@ def test_refusals_name_the_reason_and_change_nothing(tmp_path):
             async with http.post(url + "/api/takeback", data="{}",
                                  headers={**JSON, "Origin": "http://evil.example"}) as r:
                 assert r.status == 403
+            with pytest.raises(aiohttp.WSServerHandshakeError):
+                await http.ws_connect(url + "/ws", headers={"Origin": "http://evil.example"})
             async with http.get(url + "/api/state", headers={"Host": "evil.example"}) as r:
                 assert r.status == 403  # a rebound DNS name gets nothing from a localhost board
             async with http.get(url + "/api/state") as r:
