@@ -26,7 +26,7 @@ DEFAULT_COLOURS: dict[str, Colour] = {
     "player0": (0, 114, 178),    # blue
     "player1": (240, 228, 66),   # yellow
     "safe": (0, 158, 115),       # bluish green
-    "unsafe": (230, 159, 0),     # orange (amber)
+    "unsafe": (230, 159, 0),     # orange
     "wrong": (255, 0, 0),        # red: remove this piece
     "rod": (48, 48, 48),         # a drawn groove: dim white
     "waiting": (200, 200, 255),  # the board waits for an entry it cannot sense

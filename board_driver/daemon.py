@@ -71,6 +71,7 @@ class Daemon:
                 watchdog.cancel()
         finally:
             self.notifier.stopping()
+            self.notifier.close()  # its socket; a later send would open another
             if self.web is not None:
                 await self.web.stop()
             for handle in (self._tick_handle, self._show_handle):
