@@ -290,7 +290,7 @@ class WebServer:
     # --- reading ----------------------------------------------------------------------------------
 
     async def _asset(self, request: web.Request) -> web.Response:
-        name, content_type = ASSETS[request.path]
+        _, content_type = ASSETS[request.path]
         return web.Response(body=self._assets[request.path], content_type=content_type,
                             charset="utf-8")
 
@@ -330,9 +330,8 @@ class WebServer:
             raise Refused(400, "move must be a whole number") from None
         if not 0 <= upto <= len(saved.moves):
             raise Refused(400, f"move must be 0 to {len(saved.moves)}")
-        state = games.get_game(saved.game).new_state(**saved.options)
         try:
-            state.play_all(saved.moves[:upto])
+            state = snapshot.saved_state(saved, upto)
         except games.GameError as exc:
             raise Refused(409, f"game {saved.game_id} does not replay: {exc}") from None
         view = views.View(colours=self.daemon.session.referee.view.colours, moves="off")

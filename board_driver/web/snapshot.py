@@ -98,10 +98,11 @@ def page_state(referee, *, layout_name: str, token_required: bool, version: int,
     }
 
 
-def saved_state(saved) -> games.State:
-    """A journal's saved game replayed (raises games.GameError if it does not replay)."""
+def saved_state(saved, upto: int | None = None) -> games.State:
+    """A journal's saved game replayed, to its end or its first `upto` moves (raises
+    games.GameError if it does not replay)."""
     state = games.get_game(saved.game).new_state(**saved.options)
-    state.play_all(saved.moves)
+    state.play_all(saved.moves if upto is None else saved.moves[:upto])
     return state
 
 
