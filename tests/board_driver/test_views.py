@@ -212,3 +212,15 @@ def test_svg_text_is_escaped():
     root = ET.fromstring(f'<svg xmlns="http://www.w3.org/2000/svg">{out}</svg>')
     child = root[0]
     assert child.text == '<a href="x">&' and child.get("data-site") == '"><script>'
+
+
+def test_the_generic_view_lists_every_site_and_piece():
+    from board_driver.views import generic
+
+    state = planting("h0.0")
+    fixes = [Correction("h1.1", None, "present")]
+    sites = by_site(parse(generic.svg(state, view(corrections=fixes))))
+    assert set(sites) == set(state.sites())
+    assert sites["h0.0"].get("data-kind") == "rod"
+    assert sites["h1.1"].get("data-fix") == "take the piece off"
+    assert "h0.0: rod" in generic.terminal(state, view(), Paint(False))

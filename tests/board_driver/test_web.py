@@ -224,3 +224,12 @@ def test_a_busy_port_leaves_the_board_running_without_its_page(tmp_path, caplog)
             await runner
     run(scenario())
     assert any("companion page not started" in r.message for r in caplog.records)
+
+
+def test_a_bad_web_port_on_the_command_line_is_refused(capsys):
+    from board_driver.cli import main
+
+    with pytest.raises(SystemExit) as exit_:
+        main(["sim", "--web-port", "70000"])
+    assert exit_.value.code == 2
+    assert "--web-port: expected a port number from 0 to 65535, not '70000'" in capsys.readouterr().err
