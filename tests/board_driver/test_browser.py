@@ -154,7 +154,7 @@ def test_tree_planting_live_takeback_and_screenshots(browser, sims):
     sim.type("place v0.0", "place h1.0", "place v0.1", "place t0.0", "place h2.2")
     appears(page, '#board [data-site="t0.0"][data-kind="tree:1"]')
     appears(page, rod("h2.2"))
-    assert page.inner_text("#moves li.last") == "h2.2"
+    assert page.inner_text("#moves li.last .move") == "h2.2"
 
     page.click("#takeback")
     assert "Take back h2.2?" in page.inner_text("#confirm-text")
@@ -184,7 +184,7 @@ def test_treeblox_entry_above_the_board_refusal_and_screenshots(browser, sims):
     page.click('#board3d [data-place="a2+1"]')
     assert page.input_value("#entry-site") == "a2+1"
     page.click('#entry-kinds button[data-kind="dark-leaf"]')
-    page.wait_for_selector("#moves li.last:text('La2+1')", timeout=2000)
+    page.wait_for_selector("#moves li.last .move:text-is('La2+1')", timeout=2000)
     after = sim.state()
     assert after["game"]["moves"][-1] == "La2+1"
     assert after["leds"]["a2"] != before["leds"]["a2"]  # the LEDs follow the entry

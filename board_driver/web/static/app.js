@@ -133,7 +133,13 @@ function showMoves(s) {
   list.textContent = "";
   s.game.moves.forEach((move, i) => {
     const li = document.createElement("li");
-    li.textContent = move;
+    const n = document.createElement("span");
+    n.className = "n";
+    n.textContent = `${i + 1}.`;
+    const text = document.createElement("span");
+    text.className = "move";
+    text.textContent = move;
+    li.append(n, text);
     if (i === s.game.moves.length - 1) li.className = "last";
     list.append(li);
   });
