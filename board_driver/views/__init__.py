@@ -35,10 +35,10 @@ The interface a game's view module provides (`state` is the game's State; `view`
         "safe"). Add "best" once the game's frame lights the computer player's best moves.
     HELP: str
         The game's own help lines for `treeboard sim` (its site names, its entries).
-    def svg_3d(state, view: View, places: list[str]) -> str
+    def svg_3d(state, view: View, places: list[str], turn: int = 0) -> str
         A second picture (Treeblox: an isometric view of the trees); `places` are the sites
         where an entry may be made now, drawn so that a click on one (an element with
-        `data-place="<site>"`) picks it.
+        `data-place="<site>"`) picks it; `turn` quarter turns show it from another side.
 
 The shared machinery is here and in `base`: corrections win over everything, then the
 winner's animation, then the game's frame; blinking; colour helpers (`base.kind_colour`,

@@ -106,6 +106,7 @@ class WebServer:
         for path in ASSETS:
             r.add_get(path, self._asset)
         r.add_get("/api/state", self._state)
+        r.add_get("/api/picture3d", self._picture3d)
         r.add_get("/api/games", self._games)
         r.add_get("/api/games/{id:\\d+}", self._game)
         r.add_get("/api/games/{id:\\d+}/position", self._position)
@@ -296,6 +297,18 @@ class WebServer:
 
     async def _state(self, request: web.Request) -> web.Response:
         return web.Response(text=self.current(), content_type="application/json")
+
+    async def _picture3d(self, request: web.Request) -> web.Response:
+        """The game's 3D picture seen from another side (?turn=0..3 quarter turns)."""
+        ref = self.daemon.session.referee
+        module = views.view_of(ref.state.game.name)
+        if not hasattr(module, "svg_3d"):
+            raise Refused(404, f"{ref.state.game.title.split(':')[0]} has no 3D picture")
+        turn = request.query.get("turn", "0")
+        if turn not in ("0", "1", "2", "3"):
+            raise Refused(400, "turn must be 0, 1, 2 or 3 (quarter turns)")
+        places = sorted({e["site"] for e in snapshot.entries(ref.state, set(ref.sensed))})
+        return web.json_response({"svg3d": module.svg_3d(ref.state, ref.view, places, int(turn))})
 
     async def _games(self, request: web.Request) -> web.Response:
         journal = self.daemon.session.journal

@@ -181,6 +181,8 @@ def test_treeblox_entry_above_the_board_refusal_and_screenshots(browser, sims):
     page = browser.new_page()
     page.goto(sim.url)
     page.wait_for_selector('#board3d [data-place="a2+1"]')
+    page.click("#turn3d")  # the other side of the trees; the places stay clickable
+    appears(page, '#board3d svg[data-turn="1"]')
     page.click('#board3d [data-place="a2+1"]')
     assert page.input_value("#entry-site") == "a2+1"
     page.click('#entry-kinds button[data-kind="dark-leaf"]')
@@ -195,6 +197,9 @@ def test_treeblox_entry_above_the_board_refusal_and_screenshots(browser, sims):
     page.wait_for_selector("#toast:not([hidden])")
     assert "no legal move puts that piece there now" in page.inner_text("#toast")
     page.evaluate("document.getElementById('toast').hidden = true")  # not in the screenshots
+    for turn in (2, 3, 0):  # round to the first side again, for the screenshots
+        page.click("#turn3d")
+        appears(page, f'#board3d svg[data-turn="{turn}"]')
     screenshots(page, "treeblox")
     page.close()
 

@@ -224,3 +224,19 @@ def test_the_generic_view_lists_every_site_and_piece():
     assert sites["h0.0"].get("data-kind") == "rod"
     assert sites["h1.1"].get("data-fix") == "take the piece off"
     assert "h0.0: rod" in generic.terminal(state, view(), Paint(False))
+
+
+def test_treeblox_3d_view_turns_to_show_the_other_side():
+    state = treeblox("La1", "Ld4", "Ba2")
+    module = views.view_of("treeblox")
+
+    def corners(turn):
+        root = parse(module.svg_3d(state, view(), ["a2+1"], turn))
+        assert root.get("data-turn") == str(turn % 4)
+        cube = next(e for e in root.iter() if e.get("data-site") == "a1")
+        return cube.find("s:polygon", NS).get("points"), \
+            [e.get("data-place") for e in root.iter() if e.get("data-place")]
+
+    assert corners(0) == corners(4)
+    assert corners(1)[0] != corners(0)[0] and corners(1)[1] == ["a2+1"]
+    assert len({corners(t)[0] for t in range(4)}) == 4

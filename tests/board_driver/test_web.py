@@ -107,6 +107,11 @@ def test_treeblox_entry_above_the_board_and_a_refused_one(tmp_path):
             assert ("a2+1", "dark-leaf") in offered and all(s not in daemon.session.referee.sensed
                                                             for s, _ in offered)
             assert 'data-place="a2+1"' in state["svg3d"]
+            async with http.get(base_url(daemon) + "/api/picture3d?turn=2") as r:
+                turned = (await r.json())["svg3d"]
+            assert 'data-turn="2"' in turned and 'data-place="a2+1"' in turned
+            async with http.get(base_url(daemon) + "/api/picture3d?turn=9") as r:
+                assert r.status == 400 and "quarter turns" in (await r.json())["error"]
             status, body = await post(http, daemon, "/api/enter", {"site": "b2+1", "kind": "dark-leaf"})
             assert status == 409 and "no legal move puts that piece there now" in body["error"]
             before = state["leds"]["a2"]
