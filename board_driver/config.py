@@ -30,6 +30,7 @@ DEFAULT_COLOURS: dict[str, Colour] = {
     "wrong": (255, 0, 0),        # red: remove this piece
     "rod": (48, 48, 48),         # a drawn groove: dim white
     "waiting": (200, 200, 255),  # the board waits for an entry it cannot sense
+    "choice": (204, 121, 167),   # reddish purple: you may take this piece (a capture to choose)
 }
 
 
@@ -58,6 +59,7 @@ class Config:
     max_milliamps: float | None = None       # None: the layout's
     blink_hz: float = 2.0
     winner_seconds: float = 6.0
+    turn_seconds: float | None = None         # None: the game's own limit (Arbos: 300); 0: none
     colours: dict[str, Colour] = field(default_factory=lambda: dict(DEFAULT_COLOURS))
     journal: str = "/var/lib/treeboard/journal.sqlite"
     bridge_port: str = "/dev/treeboard-bridge"
@@ -117,6 +119,10 @@ def parse_config(data: dict[str, Any], path: str | Path = "<built-in>") -> Confi
         if not isinstance(value, dict):
             raise ConfigError(path, name, "a table", value)
         sections[name] = value
+
+    turn = _take(path, data, "", "turn_seconds", num, None, lambda v: 0 <= v <= 86_400,
+                 "a number of seconds from 0 (no limit) to 86400")
+    cfg.turn_seconds = None if turn is None else float(turn)
 
     s = sections["sensors"]
     debounce = _take(path, s, "sensors.", "debounce_ms", num, None,

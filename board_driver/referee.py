@@ -20,6 +20,9 @@ from hardware.debounce import Debouncer
 
 log = logging.getLogger("treeboard.referee")
 
+#: The last this many seconds of a timed turn are shown running out.
+COUNTDOWN_S = 30.0
+
 
 class Referee:
     def __init__(self, state: games.State, layout: Any, leds: Any, journal: Any, config: Any,
@@ -31,6 +34,16 @@ class Referee:
         self.config = config
         window = layout.debounce_s if debounce_s is None else debounce_s
         self.debouncer = Debouncer(window)
+        # Channels whose piece came off since the last decision (raw edges, before debounce):
+        # one that is back on when the board is quiet was swapped faster than the debounce.
+        self._lifted: dict[Hashable, float] = {}
+        self._window = window
+        # The turn's clock: a limit in seconds (None: none), whose turn it is and since when.
+        limit = config.turn_seconds if config.turn_seconds is not None else \
+            getattr(state.game, "turn_seconds", None)
+        self.turn_limit: float | None = limit or None
+        self._turn_of: int | None = None
+        self._turn_since = 0.0
         self.physical: dict[str, str | None] = {}   # settled reading of every sensed site
         self._channel_values: dict[Hashable, str | None] = {}
         self.view = View(colours=config.colours, moves=config.moves, blink_hz=config.blink_hz,
@@ -67,16 +80,24 @@ class Referee:
     def resync(self, snapshot: Mapping[Hashable, str | None], now: float) -> None:
         """Take a full snapshot as the settled board (at start, after a reconnect)."""
         self.debouncer.reset(snapshot)
+        self._lifted.clear()
         self._channel_values = dict(snapshot)
         self.physical = {site: self._site_value(site) for site in self.sensed}
         self._decide(now)
 
     def feed(self, event: SensorEvent) -> None:
         """A raw sensor change (on the loop thread). Acted on once it settles, in `tick`."""
+        if event.value is None and self._channel_values.get(event.channel) is not None:
+            self._lifted.setdefault(event.channel, event.timestamp)
         self.debouncer.feed(event)
 
     def next_deadline(self) -> float | None:
-        return self.debouncer.next_deadline()
+        deadline = self.debouncer.next_deadline()
+        if deadline is None and self._lifted:
+            # Only a swap faster than the debounce is waiting: decide when its lift would have
+            # settled.
+            deadline = min(self._lifted.values()) + self._window
+        return deadline
 
     def tick(self, now: float) -> bool:
         """Take in the changes that have settled. Decide only when the whole board is quiet:
@@ -90,10 +111,18 @@ class Referee:
                             self.layout.name)
                 continue
             self.physical[site] = self._site_value(site)
-        if settled and not self.debouncer.pending():
-            self._decide(now)
+        if (settled or self._lifted) and not self.debouncer.pending():
+            self._decide(now, self._swapped())
             return True
         return False
+
+    def _swapped(self) -> list[str]:
+        """Sites whose piece came off and went back on faster than the debounce (the board
+        is quiet, so every lifted channel has either settled empty or is back)."""
+        sites = {self.layout.site_of_channel.get(ch) for ch in self._lifted
+                 if self._channel_values.get(ch) is not None}
+        self._lifted.clear()
+        return sorted(s for s in sites if s is not None and self.physical.get(s) is not None)
 
     def _site_value(self, site: str) -> str | None:
         # A site watched by several sensors holds a piece when any of them sees one.
@@ -183,10 +212,20 @@ class Referee:
             self.journal.finish(summary)
             log.info("game over: %s", summary)
 
-    def _decide(self, now: float) -> None:
+    def _decide(self, now: float, swapped: list[str] = ()) -> None:
+        if swapped and not self.state.is_over():
+            # A swap faster than the debounce (a seed out, a spore in): decide first on the
+            # board as it was with those sites empty, and keep it only if that was a move
+            # (an Arbos replacement); the board as it is then comes next, as usual.
+            momentary = dict(self.physical)
+            momentary.update(dict.fromkeys(swapped))
+            verdict = reconcile(self.state, momentary, self.sensed, takeback=False)
+            if verdict.action == "play":
+                log.info("a piece swapped faster than the debounce at %s", ", ".join(swapped))
+                self._accept(verdict.move, now)
         if self.state.is_over():
             # The game is decided; the players clear the board. An empty board starts the next.
-            self.view.corrections = []
+            self.view.corrections = self.view.completions = []
             if all(self.physical.get(s) is None for s in self.sensed):
                 self.new_game(now)
             return
@@ -202,21 +241,66 @@ class Referee:
             if verdict.action == "play":
                 self._accept(verdict.move, now)
                 if self.state.is_over():
-                    self.view.corrections = []
+                    self.view.corrections = self.view.completions = []
                     return
             elif verdict.action == "undo":
                 self.journal.record_undo()
                 log.info("takeback: %s", self.state.undo())
-            else:
+            else:  # in sync, a move in progress, or a correction
                 self.view.corrections = verdict.corrections
+                self.view.completions = verdict.completions
                 return
+
+    # --- the turn's time limit ------------------------------------------------------------------
+
+    def turn_left(self, now: float) -> float | None:
+        """Seconds left in the turn, while a time limit applies and running out would be a pass
+        (a game mid-action, such as an Arbos replacement's follow-ups, is never cut short)."""
+        if self.turn_limit is None or self.state.is_over() or self._turn_of is None:
+            return None
+        if self._pass_move() is None:
+            return None
+        return max(0.0, self._turn_since + self.turn_limit - now)
+
+    def _turn_clock(self, now: float) -> None:
+        """Start the clock when a turn begins; a turn whose time ran out is a pass."""
+        if self.turn_limit is None or self.state.is_over():
+            self._turn_of = None
+            return
+        if self._turn_of != self.state.to_move:
+            self._turn_of, self._turn_since = self.state.to_move, now
+            return
+        if now >= self._turn_since + self.turn_limit:
+            move = self._pass_move()
+            if move is not None:
+                log.info("turn time limit: %s passes", self.state.to_move)
+                self._accept(move, now)
+                self._decide(now)
+                self._turn_of, self._turn_since = self.state.to_move, now
+
+    def _pass_move(self) -> Any:
+        """The game's pass, if it is legal now; None otherwise."""
+        state = self.state
+        try:
+            move = state.parse_move("pass")
+            state.play(move)
+        except games.IllegalMove:
+            return None
+        state.undo()
+        return move
 
     # --- light --------------------------------------------------------------------------------
 
     def frame(self, now: float) -> tuple[dict[Hashable, tuple[int, int, int]], float | None]:
+        left = self.turn_left(now)
+        self.view.turn_left = left
         frame, wake = render(self.state, self.view, now)
+        if left is not None:
+            # Wake when the last 30 s begin, then often enough for the views' countdown.
+            due = now + left - COUNTDOWN_S if left > COUNTDOWN_S else now + max(0.01, min(left, 0.25))
+            wake = due if wake is None else min(wake, due)
         named = self.layout.named_leds
-        if "turn" in named:
+        if "turn" in named and "turn" not in frame:  # (a game's view may draw them itself)
             over = self.state.is_over()
             who = self.state.winner() if over else self.state.to_move
             frame["turn"] = self.config.colours[f"player{who}"] if who is not None else (64, 64, 64)
@@ -232,6 +316,7 @@ class Referee:
     def show(self, now: float) -> float | None:
         """Render and hand the frame to the strip (written only if it changed). Returns when
         the frame next changes by itself (a blink, an animation), or None."""
+        self._turn_clock(now)
         frame, wake = self.frame(now)
         self.leds.show(frame)
         return wake

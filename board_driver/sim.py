@@ -49,12 +49,17 @@ class Terminal:
 
     def __call__(self, session: Session) -> None:
         ref = session.referee
-        key = (ref.state.to_json(), tuple(ref.corrections))
+        key = self._key(ref)
         if key == self._last or self._state is None:
             return  # unchanged, or before `start` (run_sim draws the first board itself)
         self._last = key
         self.narrate(session)
         self.draw(session)
+
+    @staticmethod
+    def _key(ref) -> tuple:
+        # What the drawing shows: the game, the corrections, a move's steps still to make.
+        return (ref.state.to_json(), tuple(ref.corrections), tuple(ref.view.completions))
 
     def say(self, text: str) -> None:
         print(text, file=self.out, flush=True)
@@ -63,7 +68,7 @@ class Terminal:
         """Remember the game as it starts; say so if it was resumed from the journal."""
         state = session.referee.state
         self._state, self._moves = state, [str(m) for m in state.moves]
-        self._last = (state.to_json(), tuple(session.referee.corrections))
+        self._last = self._key(session.referee)
         if self._moves:
             self.say(f"resumed the game at move {len(self._moves)} "
                      f"(journal {session.config.journal}); `new` starts another")

@@ -150,7 +150,8 @@ class WebServer:
     def current(self) -> str:
         """The state as JSON; remade only when the game, the corrections or the hint changed."""
         ref = self.daemon.session.referee
-        key = (ref.state.to_json(), tuple(ref.corrections), ref.view.moves)
+        key = (ref.state.to_json(), tuple(ref.corrections), tuple(ref.view.completions),
+               ref.view.moves)
         if key != self._key or self._text is None:
             self._key = key
             self._version += 1

@@ -32,6 +32,16 @@ def entries(state, sensed: set[str]) -> list[dict[str, str]]:
     return out
 
 
+def steps_in_words(view, names: tuple[str, str]) -> list[dict[str, str]]:
+    """A move in progress (Fangqi's captures, say): what may be done where, in words."""
+    from board_driver.views.base import piece_name
+
+    return [{"site": c.site,
+             "do": f"you may take {piece_name(c.have, names, 'the')} off" if c.want is None
+             else f"you may put {piece_name(c.want, names)} here"}
+            for c in getattr(view, "completions", ())]
+
+
 def can_end_turn(state) -> bool:
     if state.is_over():
         return False
@@ -83,6 +93,7 @@ def page_state(referee, *, layout_name: str, token_required: bool, version: int,
         "players": list(names),
         "colours": {f"player{p}": "#%02x%02x%02x" % view.colours[f"player{p}"] for p in (0, 1)},
         "fixes": views.corrections_in_words(state, view),
+        "steps": steps_in_words(view, names),
         "result": result_words(state, names),
         "entries": offered,
         "end_turn": can_end_turn(state),

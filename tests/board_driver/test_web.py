@@ -238,3 +238,16 @@ def test_a_bad_web_port_on_the_command_line_is_refused(capsys):
         main(["sim", "--web-port", "70000"])
     assert exit_.value.code == 2
     assert "--web-port: expected a port number from 0 to 65535, not '70000'" in capsys.readouterr().err
+
+
+def test_a_move_in_progress_is_told_in_words():
+    from board_driver.config import DEFAULT_COLOURS
+    from board_driver.reconcile import Correction
+    from board_driver.views import View
+    from board_driver.web.snapshot import steps_in_words
+
+    view = View(colours=dict(DEFAULT_COLOURS),
+                completions=[Correction("c3", None, "counter:1"), Correction("d4", "counter:0", None)])
+    assert steps_in_words(view, ("player 1", "player 2")) == [
+        {"site": "c3", "do": "you may take player 2's counter off"},
+        {"site": "d4", "do": "you may put player 1's counter here"}]

@@ -90,9 +90,14 @@ function showStatus(s) {
 
 function showFixes(s) {
   $("banner").hidden = s.fixes.length === 0;
-  const list = $("fixes");
+  siteList($("fixes"), s.fixes);
+  $("steps").hidden = s.steps.length === 0;
+  siteList($("step-list"), s.steps);
+}
+
+function siteList(list, items) {
   list.textContent = "";
-  for (const fix of s.fixes) {
+  for (const fix of items) {
     const li = document.createElement("li");
     const site = document.createElement("b");
     site.textContent = fix.site;
