@@ -165,8 +165,18 @@ def _web_options(config, args: argparse.Namespace) -> None:
         config.web_port = args.web_port
 
 
+def _port(text: str) -> int:
+    try:
+        port = int(text)
+    except ValueError:
+        port = -1
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"expected a port number from 0 to 65535, not {text!r}")
+    return port
+
+
 def _web_flags(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--web-port", type=int, metavar="N",
+    p.add_argument("--web-port", type=_port, metavar="N",
                    help="the companion page's port (default: the config's web.port, 8080)")
     p.add_argument("--no-web", action="store_true", help="do not serve the companion page")
 

@@ -37,6 +37,7 @@ class Daemon:
         self._stop = asyncio.Event()
         self.started = asyncio.Event()  # set once the board runs (and its page, if any, serves)
         self.events = 0
+        self.remote = None   # the RemoteLink, when a seat is played from another board
 
     # --- running ------------------------------------------------------------------------------
 
@@ -55,6 +56,7 @@ class Daemon:
                     loop.add_signal_handler(sig, self.stop)
                 except (NotImplementedError, RuntimeError):  # not the main thread (tests)
                     pass
+            link_task = self._start_remote(session)
             if self.web_enabled:
                 await self._start_web()
             self.started.set()
@@ -69,14 +71,30 @@ class Daemon:
             await self._stop.wait()
             if watchdog is not None:
                 watchdog.cancel()
+            if link_task is not None:
+                link_task.cancel()
+                try:
+                    await link_task
+                except asyncio.CancelledError:
+                    pass
         finally:
             self.notifier.stopping()
+            self.notifier.close()  # its socket; a later send would open another
             if self.web is not None:
                 await self.web.stop()
             for handle in (self._tick_handle, self._show_handle):
                 if handle is not None:
                     handle.cancel()
             session.close()
+
+    def _start_remote(self, session: Session) -> asyncio.Future | None:
+        if "remote" not in self.config.players:
+            return None
+        from board_driver.remote import RemoteLink, settings_from_config
+
+        self.remote = RemoteLink(settings_from_config(self.config), session.referee, self.loop.time)
+        self.remote.after_change = self._show
+        return asyncio.ensure_future(self.remote.run())
 
     def stop(self) -> None:
         self._stop.set()
@@ -90,9 +108,9 @@ class Daemon:
             await web.start()
         except OSError as exc:
             # The board referees without its page: better than no board at all.
-            log.error("companion page not started: cannot listen on %s:%d (%s); set web.port "
-                      "in the config or pass --web-port", self.config.web_listen,
-                      self.config.web_port, exc.strerror or exc)
+            log.error("companion page not started on %s:%d: %s (another port: web.port in the "
+                      "config, or --web-port)", self.config.web_listen, self.config.web_port,
+                      exc.strerror or exc)
             return
         self.web = web
 

@@ -49,17 +49,24 @@ class Terminal:
 
     def __call__(self, session: Session) -> None:
         ref = session.referee
-        key = (ref.state.to_json(), tuple(ref.corrections),
-               ref.touch.words() if ref.touch is not None else None)
+        key = self._key(ref)
         if key == self._last or self._state is None:
             return  # unchanged, or before `start` (run_sim draws the first board itself)
-        changed = key[:2] != (self._last or (None, None))[:2]
+        drawn = key[:3] != (self._last or (None,) * 4)[:3]
         self._last = key
         self.narrate(session)
-        if changed:
+        if drawn:
             self.draw(session)
-        if key[2]:
-            self.say(key[2])  # a touch game's selection (board_driver/touch.py)
+        if key[3]:
+            self.say(key[3])  # a touch game's selection (board_driver/touch.py)
+
+    @staticmethod
+    def _key(ref) -> tuple:
+        # What the drawing shows: the game, the corrections, a move's steps still to make;
+        # and a touch game's selection, said in words.
+        touch = getattr(ref, "touch", None)
+        return (ref.state.to_json(), tuple(ref.corrections), tuple(ref.view.completions),
+                touch.words() if touch is not None else None)
 
     def say(self, text: str) -> None:
         print(text, file=self.out, flush=True)
@@ -68,7 +75,7 @@ class Terminal:
         """Remember the game as it starts; say so if it was resumed from the journal."""
         state = session.referee.state
         self._state, self._moves = state, [str(m) for m in state.moves]
-        self._last = (state.to_json(), tuple(session.referee.corrections), None)
+        self._last = self._key(session.referee)
         if self._moves:
             self.say(f"resumed the game at move {len(self._moves)} "
                      f"(journal {session.config.journal}); `new` starts another")

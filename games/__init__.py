@@ -21,6 +21,8 @@ __all__ = [
 _MODULES = {
     "tree-planting": "games.tree_planting",
     "treeblox": "games.treeblox",
+    "fangqi": "games.fangqi",
+    "arbos": "games.arbos",
     "game-for-the-trees": "games.game_for_the_trees",
 }
 

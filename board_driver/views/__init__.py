@@ -30,12 +30,15 @@ The interface a game's view module provides (`state` is the game's State; `view`
         plain text when the output is no terminal), so the drawing must also read without them.
 
     Optional:
+    HINTS: tuple[str, ...]
+        The hint modes (View.moves) its frame and pictures show: default ("off", "legal",
+        "safe"). Add "best" once the game's frame lights the computer player's best moves.
     HELP: str
         The game's own help lines for `treeboard sim` (its site names, its entries).
-    def svg_3d(state, view: View, places: list[str]) -> str
+    def svg_3d(state, view: View, places: list[str], turn: int = 0) -> str
         A second picture (Treeblox: an isometric view of the trees); `places` are the sites
         where an entry may be made now, drawn so that a click on one (an element with
-        `data-place="<site>"`) picks it.
+        `data-place="<site>"`) picks it; `turn` quarter turns show it from another side.
 
 The shared machinery is here and in `base`: corrections win over everything, then the
 winner's animation, then the game's frame; blinking; colour helpers (`base.kind_colour`,
@@ -84,6 +87,11 @@ def players(game_name: str) -> tuple[str, str]:
     return getattr(view_of(game_name), "PLAYERS", DEFAULT_PLAYERS)
 
 
+def hint_modes(game_name: str) -> tuple[str, ...]:
+    """The hint modes a game's view can show (the page offers these)."""
+    return tuple(getattr(view_of(game_name), "HINTS", ("off", "legal", "safe")))
+
+
 def render(state: State, view: View, now: float) -> tuple[dict[str, Colour], float | None]:
     """The whole LED frame at `now`, and when it next changes by itself (None: not until
     something happens). The game's layer, then the winner's animation, then corrections,
@@ -107,6 +115,17 @@ def render(state: State, view: View, now: float) -> tuple[dict[str, Colour], flo
                 elif owner == winner:
                     frame[site] = scale(view.colours[f"player{winner}"], 0.2 + 0.8 * level)
             wake = min(wake or math.inf, now + FRAME_S)
+
+    if view.completions:
+        # A move in progress: where the piece may go, steady in its colour; pieces that may be
+        # taken off breathe in the "choice" colour ("you may take this", not "wrong").
+        level = 0.55 + 0.45 * math.cos(now * math.pi)
+        for comp in view.completions:
+            if comp.want is None:
+                frame[comp.site] = scale(view.colours["choice"], level)
+            else:
+                frame[comp.site] = kind_colour(comp.want, view.colours)
+        wake = min(wake or math.inf, now + FRAME_S)
 
     if view.corrections:
         on = blink_on(now, view.blink_hz)

@@ -43,7 +43,7 @@ def frame(state, view: View, now: float) -> tuple[dict[str, Colour], float | Non
 
 def _free_colour(state, groove, view: View, dim) -> Colour | None:
     """What a free groove says under the hint mode: legal (the mover's colour, dim), safe
-    (green: gives nothing away; amber: hands a square over), or nothing."""
+    (green: gives nothing away; orange: hands a square over), or nothing."""
     c = view.colours
     if state.is_over():
         return None

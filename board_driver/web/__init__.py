@@ -10,6 +10,7 @@ API (JSON; control actions need `X-Treeboard-Token` when the config sets web.tok
     POST /api/takeback              the last move
     POST /api/new-game {options}    start over (same game; its options may change)
     POST /api/hint {"mode"}         off | legal | safe (| best)
+    GET  /api/picture3d?turn=N      the 3D picture turned N quarter turns (Treeblox)
     GET  /api/games                 the journal's finished games
     GET  /api/games/<id>            one as its replay object (?download=1: as a file)
     GET  /api/games/<id>/position?move=N   its picture after N moves

@@ -31,6 +31,7 @@ from typing import Any, Callable
 from aiohttp import WSMsgType, web
 
 import games
+from board_driver import views
 from board_driver.config import is_loopback
 from board_driver.journal import JournalError
 from board_driver.web import snapshot
@@ -105,6 +106,7 @@ class WebServer:
         for path in ASSETS:
             r.add_get(path, self._asset)
         r.add_get("/api/state", self._state)
+        r.add_get("/api/picture3d", self._picture3d)
         r.add_get("/api/games", self._games)
         r.add_get("/api/games/{id:\\d+}", self._game)
         r.add_get("/api/games/{id:\\d+}/position", self._position)
@@ -148,7 +150,8 @@ class WebServer:
     def current(self) -> str:
         """The state as JSON; remade only when the game, the corrections or the hint changed."""
         ref = self.daemon.session.referee
-        key = (ref.state.to_json(), tuple(ref.corrections), ref.view.moves)
+        key = (ref.state.to_json(), tuple(ref.corrections), tuple(ref.view.completions),
+               ref.view.moves)
         if key != self._key or self._text is None:
             self._key = key
             self._version += 1
@@ -175,6 +178,8 @@ class WebServer:
     async def _guard(self, request: web.Request, handler: Callable) -> web.StreamResponse:
         try:
             self._check_host(request)
+            if request.method == "POST" or request.path == "/ws":
+                self._check_origin(request)
             if request.method == "POST":
                 self._check_control(request)
             response = await handler(request)
@@ -195,10 +200,13 @@ class WebServer:
         if host not in LOCAL_NAMES:
             raise Refused(403, f"this page answers only to localhost, not {host[:MAX_TEXT]!r}")
 
-    def _check_control(self, request: web.Request) -> None:
+    def _check_origin(self, request: web.Request) -> None:
+        # Browsers name the page a request comes from; another site's page gets nothing here.
         origin = request.headers.get("Origin")
         if origin is not None and origin != f"{request.scheme}://{request.host}":
-            raise Refused(403, "control actions come only from the board's own page")
+            raise Refused(403, "only the board's own page may do this")
+
+    def _check_control(self, request: web.Request) -> None:
         if request.content_type != "application/json":
             raise Refused(415, "control actions send JSON (Content-Type: application/json)")
         if self.token is not None:
@@ -276,7 +284,7 @@ class WebServer:
 
     async def _hint(self, request: web.Request) -> web.Response:
         data = await self._body(request, {"mode": True})
-        modes = snapshot.hint_modes()
+        modes = views.hint_modes(self.daemon.session.referee.state.game.name)
         if data["mode"] not in modes:
             raise Refused(400, "hint mode must be one of " + ", ".join(modes))
         return self._act(lambda r, now: setattr(r.view, "moves", data["mode"]))
@@ -284,12 +292,24 @@ class WebServer:
     # --- reading ----------------------------------------------------------------------------------
 
     async def _asset(self, request: web.Request) -> web.Response:
-        name, content_type = ASSETS[request.path]
+        _, content_type = ASSETS[request.path]
         return web.Response(body=self._assets[request.path], content_type=content_type,
                             charset="utf-8")
 
     async def _state(self, request: web.Request) -> web.Response:
         return web.Response(text=self.current(), content_type="application/json")
+
+    async def _picture3d(self, request: web.Request) -> web.Response:
+        """The game's 3D picture seen from another side (?turn=0..3 quarter turns)."""
+        ref = self.daemon.session.referee
+        module = views.view_of(ref.state.game.name)
+        if not hasattr(module, "svg_3d"):
+            raise Refused(404, f"{ref.state.game.title.split(':')[0]} has no 3D picture")
+        turn = request.query.get("turn", "0")
+        if turn not in ("0", "1", "2", "3"):
+            raise Refused(400, "turn must be 0, 1, 2 or 3 (quarter turns)")
+        places = sorted({e["site"] for e in snapshot.entries(ref.state, set(ref.sensed))})
+        return web.json_response({"svg3d": module.svg_3d(ref.state, ref.view, places, int(turn))})
 
     async def _games(self, request: web.Request) -> web.Response:
         journal = self.daemon.session.journal
@@ -317,8 +337,6 @@ class WebServer:
 
     async def _position(self, request: web.Request) -> web.Response:
         """A finished game's picture after its first `move` moves (for viewing move by move)."""
-        from board_driver import views
-
         saved = self._saved(request)
         try:
             upto = int(request.query.get("move", len(saved.moves)))
@@ -326,9 +344,8 @@ class WebServer:
             raise Refused(400, "move must be a whole number") from None
         if not 0 <= upto <= len(saved.moves):
             raise Refused(400, f"move must be 0 to {len(saved.moves)}")
-        state = games.get_game(saved.game).new_state(**saved.options)
         try:
-            state.play_all(saved.moves[:upto])
+            state = snapshot.saved_state(saved, upto)
         except games.GameError as exc:
             raise Refused(409, f"game {saved.game_id} does not replay: {exc}") from None
         view = views.View(colours=self.daemon.session.referee.view.colours, moves="off")

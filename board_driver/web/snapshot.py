@@ -11,7 +11,6 @@ from typing import Any
 import games
 from board_driver import views
 from board_driver.reconcile import changed_sites
-from board_driver.views.base import HINT_MODES
 
 
 def entries(state, sensed: set[str]) -> list[dict[str, str]]:
@@ -31,6 +30,16 @@ def entries(state, sensed: set[str]) -> list[dict[str, str]]:
             if site not in sensed and site in after:
                 out.append({"site": site, "kind": after[site], "move": str(move)})
     return out
+
+
+def steps_in_words(view, names: tuple[str, str]) -> list[dict[str, str]]:
+    """A move in progress (Fangqi's captures, say): what may be done where, in words."""
+    from board_driver.views.base import piece_name
+
+    return [{"site": c.site,
+             "do": f"you may take {piece_name(c.have, names, 'the')} off" if c.want is None
+             else f"you may put {piece_name(c.want, names)} here"}
+            for c in getattr(view, "completions", ())]
 
 
 def can_end_turn(state) -> bool:
@@ -60,15 +69,6 @@ def result_words(state, names: tuple[str, str]) -> str | None:
     return f"{names[winner]} wins, {a}:{b}" if winner is not None else f"a draw, {a}:{b}"
 
 
-def hint_modes() -> list[str]:
-    """The hint modes on offer: `best` needs the computer player, when it exists."""
-    try:
-        import games.ai  # noqa: F401
-    except ImportError:
-        return [m for m in HINT_MODES if m != "best"]
-    return list(HINT_MODES)
-
-
 def page_state(referee, *, layout_name: str, token_required: bool, version: int,
                instance: str) -> dict[str, Any]:
     """The object GET /api/state answers and the WebSocket pushes. Its first three keys are what
@@ -93,13 +93,14 @@ def page_state(referee, *, layout_name: str, token_required: bool, version: int,
         "players": list(names),
         "colours": {f"player{p}": "#%02x%02x%02x" % view.colours[f"player{p}"] for p in (0, 1)},
         "fixes": views.corrections_in_words(state, view),
+        "steps": steps_in_words(view, names),
         "result": result_words(state, names),
         "entries": offered,
         "end_turn": can_end_turn(state),
         "end_turn_button": has_end_turn(state),
         "takeback": bool(state.moves) and not state.is_over(),
         "hint": view.moves,
-        "hints": hint_modes(),
+        "hints": list(views.hint_modes(state.game.name)),
         "options": {k: str(v) for k, v in state.options().items()},
         "option_help": state.game.options(),
         "token_required": token_required,
@@ -108,10 +109,11 @@ def page_state(referee, *, layout_name: str, token_required: bool, version: int,
     }
 
 
-def saved_state(saved) -> games.State:
-    """A journal's saved game replayed (raises games.GameError if it does not replay)."""
+def saved_state(saved, upto: int | None = None) -> games.State:
+    """A journal's saved game replayed, to its end or its first `upto` moves (raises
+    games.GameError if it does not replay)."""
     state = games.get_game(saved.game).new_state(**saved.options)
-    state.play_all(saved.moves)
+    state.play_all(saved.moves if upto is None else saved.moves[:upto])
     return state
 
 

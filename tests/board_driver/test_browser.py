@@ -154,7 +154,7 @@ def test_tree_planting_live_takeback_and_screenshots(browser, sims):
     sim.type("place v0.0", "place h1.0", "place v0.1", "place t0.0", "place h2.2")
     appears(page, '#board [data-site="t0.0"][data-kind="tree:1"]')
     appears(page, rod("h2.2"))
-    assert page.inner_text("#moves li.last") == "h2.2"
+    assert page.inner_text("#moves li.last .move") == "h2.2"
 
     page.click("#takeback")
     assert "Take back h2.2?" in page.inner_text("#confirm-text")
@@ -181,10 +181,12 @@ def test_treeblox_entry_above_the_board_refusal_and_screenshots(browser, sims):
     page = browser.new_page()
     page.goto(sim.url)
     page.wait_for_selector('#board3d [data-place="a2+1"]')
+    page.click("#turn3d")  # the other side of the trees; the places stay clickable
+    appears(page, '#board3d svg[data-turn="1"]')
     page.click('#board3d [data-place="a2+1"]')
     assert page.input_value("#entry-site") == "a2+1"
     page.click('#entry-kinds button[data-kind="dark-leaf"]')
-    page.wait_for_selector("#moves li.last:text('La2+1')", timeout=2000)
+    page.wait_for_selector("#moves li.last .move:text-is('La2+1')", timeout=2000)
     after = sim.state()
     assert after["game"]["moves"][-1] == "La2+1"
     assert after["leds"]["a2"] != before["leds"]["a2"]  # the LEDs follow the entry
@@ -195,6 +197,9 @@ def test_treeblox_entry_above_the_board_refusal_and_screenshots(browser, sims):
     page.wait_for_selector("#toast:not([hidden])")
     assert "no legal move puts that piece there now" in page.inner_text("#toast")
     page.evaluate("document.getElementById('toast').hidden = true")  # not in the screenshots
+    for turn in (2, 3, 0):  # round to the first side again, for the screenshots
+        page.click("#turn3d")
+        appears(page, f'#board3d svg[data-turn="{turn}"]')
     screenshots(page, "treeblox")
     page.close()
 
@@ -233,6 +238,39 @@ def test_with_a_token_control_without_it_is_refused(browser, sims, tmp_path):
     page.click("#token-box button")
     page.select_option("#hint", "legal")
     assert sim.wait(lambda s: s["hint"] == "legal")["hint"] == "legal"
+    page.close()
+
+
+def test_finished_games_viewed_move_by_move(browser, sims, tmp_path):
+    import random
+
+    import games
+    from board_driver.journal import Journal
+
+    rng = random.Random(3)
+    done = games.get_game("tree-planting").new_state(board="classic")
+    while not done.is_over():
+        done.play(rng.choice(done.legal_moves()))
+    with Journal(tmp_path / "sim.sqlite") as journal:
+        journal.start_game("tree-planting", {"board": "classic"})
+        for move in done.moves:
+            journal.record_move(str(move))
+        journal.finish(done.summary())
+    sim = sims()
+    page = browser.new_page()
+    page.goto(sim.url)
+    page.click("#history summary")
+    page.click('#games button[data-game="1"]')
+    n = len(done.moves)
+    page.wait_for_selector(f"#replay-at:text('move {n} of {n}')")
+    page.click("#replay-prev")
+    page.wait_for_selector(f"#replay-at:text('move {n - 1} of {n}')")
+    last = str(done.moves[-1])
+    assert page.locator(f'#replay-board [data-site="{last}"][data-kind="rod"]').count() == 0
+    page.click("#replay-first")
+    page.wait_for_selector("#replay-at:text('start')")
+    assert page.locator('#replay-board [data-kind="rod"]').count() == 0
+    assert page.get_attribute("#replay-download", "href") == "/api/games/1?download=1"
     page.close()
 
 

@@ -79,6 +79,8 @@ def test_refusals_name_the_reason_and_change_nothing(tmp_path):
             async with http.post(url + "/api/takeback", data="{}",
                                  headers={**JSON, "Origin": "http://evil.example"}) as r:
                 assert r.status == 403
+            with pytest.raises(aiohttp.WSServerHandshakeError):
+                await http.ws_connect(url + "/ws", headers={"Origin": "http://evil.example"})
             async with http.get(url + "/api/state", headers={"Host": "evil.example"}) as r:
                 assert r.status == 403  # a rebound DNS name gets nothing from a localhost board
             async with http.get(url + "/api/state") as r:
@@ -105,6 +107,11 @@ def test_treeblox_entry_above_the_board_and_a_refused_one(tmp_path):
             assert ("a2+1", "dark-leaf") in offered and all(s not in daemon.session.referee.sensed
                                                             for s, _ in offered)
             assert 'data-place="a2+1"' in state["svg3d"]
+            async with http.get(base_url(daemon) + "/api/picture3d?turn=2") as r:
+                turned = (await r.json())["svg3d"]
+            assert 'data-turn="2"' in turned and 'data-place="a2+1"' in turned
+            async with http.get(base_url(daemon) + "/api/picture3d?turn=9") as r:
+                assert r.status == 400 and "quarter turns" in (await r.json())["error"]
             status, body = await post(http, daemon, "/api/enter", {"site": "b2+1", "kind": "dark-leaf"})
             assert status == 409 and "no legal move puts that piece there now" in body["error"]
             before = state["leds"]["a2"]
@@ -113,6 +120,10 @@ def test_treeblox_entry_above_the_board_and_a_refused_one(tmp_path):
             assert after["leds"]["a2"] != before  # a2's column now shows a leaf that sees the sky
             status, after = await post(http, daemon, "/api/takeback")
             assert status == 200 and after["game"]["moves"][-1] == "Bc3" and not after["corrections"]
+            assert after["end_turn"] and after["end_turn_button"]
+            status, after = await post(http, daemon, "/api/press", {"button": "end_turn"})
+            assert status == 200 and after["game"]["moves"][-1] == "end"
+            assert after["game"]["to_move"] == 1
     run(scenario())
 
 
@@ -218,3 +229,25 @@ def test_a_busy_port_leaves_the_board_running_without_its_page(tmp_path, caplog)
             await runner
     run(scenario())
     assert any("companion page not started" in r.message for r in caplog.records)
+
+
+def test_a_bad_web_port_on_the_command_line_is_refused(capsys):
+    from board_driver.cli import main
+
+    with pytest.raises(SystemExit) as exit_:
+        main(["sim", "--web-port", "70000"])
+    assert exit_.value.code == 2
+    assert "--web-port: expected a port number from 0 to 65535, not '70000'" in capsys.readouterr().err
+
+
+def test_a_move_in_progress_is_told_in_words():
+    from board_driver.config import DEFAULT_COLOURS
+    from board_driver.reconcile import Correction
+    from board_driver.views import View
+    from board_driver.web.snapshot import steps_in_words
+
+    view = View(colours=dict(DEFAULT_COLOURS),
+                completions=[Correction("c3", None, "counter:1"), Correction("d4", "counter:0", None)])
+    assert steps_in_words(view, ("player 1", "player 2")) == [
+        {"site": "c3", "do": "you may take player 2's counter off"},
+        {"site": "d4", "do": "you may put player 1's counter here"}]

@@ -9,7 +9,10 @@ from hardware.layout import LayoutError, grid_sites, load_layout, shipped_layout
 SHIPPED = [
     "tree-planting-classic-pins", "tree-planting-classic-matrix", "tree-planting-4x4-matrix",
     "treeblox-adc", "grid-7x7-matrix", "grid-8x8-matrix", "grid-20x20-bridge",
-    "tree-planting-classic-bridge", "game-for-the-trees-matrix", "game-for-the-trees-bridge",
+    "tree-planting-classic-bridge",
+    "fangqi-7x7-matrix", "fangqi-7x8-matrix", "fangqi-8x8-matrix", "fangqi-7x7-bridge",
+    "arbos-20x20-bridge", "arbos-8x8-matrix",
+    "game-for-the-trees-matrix", "game-for-the-trees-bridge",
     "game-for-the-trees-quad-matrix", "game-for-the-trees-quad-bridge",
 ]
 
@@ -123,7 +126,7 @@ def test_bad_game_options_are_refused(write_layout, grid_text):
 
 
 def test_an_unknown_name_lists_the_shipped_layouts():
-    with pytest.raises(LayoutError, match="expected a shipped layout name.*shipped: game-for-the-trees-bridge"):
+    with pytest.raises(LayoutError, match="expected a shipped layout name.*shipped: arbos-20x20-bridge, .*game-for-the-trees-bridge, .*grid-20x20-bridge"):
         load_layout("no-such-board")
 
 
@@ -195,3 +198,31 @@ def test_a_bridge_layout_needs_no_led_pin(write_layout):
     layout = load_layout(write_layout(text))
     assert layout.site_of_channel == {0: "a1", 7: "b1"} and layout.leds.pin is None
     assert layout.leds_of_site == {"b1": (0,), "a1": (1,)}
+
+
+@pytest.mark.parametrize("name,board,points,bar", [
+    ("fangqi-7x7-matrix", "6x6", 49, 25), ("fangqi-7x8-matrix", "6x7", 56, 28),
+    ("fangqi-8x8-matrix", "8x8", 64, 32), ("fangqi-7x7-bridge", "6x6", 49, 25),
+])
+def test_fangqi_layouts_have_turn_leds_and_a_score_bar_as_long_as_the_counters(name, board, points, bar):
+    layout = load_layout(name)
+    assert layout.game == "fangqi" and layout.game_options == {"board": board}
+    assert len(layout.sites) == points
+    assert len(layout.named_leds["turn"]) == 2
+    assert len(layout.named_leds["score0"]) == len(layout.named_leds["score1"]) == bar
+    assert layout.led_count == points + 2 + 2 * bar
+
+
+def test_a_layout_that_is_not_utf8_is_one_clear_line(tmp_path, grid_text):
+    import subprocess
+    import sys
+
+    path = tmp_path / "latin1.toml"
+    path.write_bytes(("# Brett für Bäume\n" + grid_text).encode("latin-1"))
+    with pytest.raises(LayoutError) as info:
+        load_layout(path)
+    assert str(info.value) == (f"{path}: file: expected a text file in UTF-8 "
+                               "(byte 0xfc at offset 9 is not UTF-8)")
+    out = subprocess.run([sys.executable, "-m", "board_driver.cli", "trace", "--layout", str(path), "-"],
+                         input="", capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2 and out.stderr.strip().splitlines() == [f"treeboard: {info.value}"]

@@ -11,6 +11,7 @@ let socket = null;
 let retryMs = 500;
 let chosenSite = null;
 let confirmAction = null;
+let turn3d = 0;  // quarter turns of the 3D view, this page's own choice
 
 // --- the live state ---------------------------------------------------------------------------
 
@@ -46,8 +47,10 @@ function show(s) {
   $("about").textContent = s.about;
   $("board").innerHTML = s.svg;
   const has3d = Boolean(s.svg3d);
-  $("board3d").hidden = !has3d;
-  $("board3d").innerHTML = has3d ? s.svg3d : "";
+  $("view3d").hidden = !has3d;
+  // A turned view is fetched turned (the push carries the unturned one), so it never flickers.
+  if (!has3d || turn3d === 0) $("board3d").innerHTML = has3d ? s.svg3d : "";
+  else fetchTurned();
   showStatus(s);
   showFixes(s);
   showEntries(s);
@@ -87,9 +90,14 @@ function showStatus(s) {
 
 function showFixes(s) {
   $("banner").hidden = s.fixes.length === 0;
-  const list = $("fixes");
+  siteList($("fixes"), s.fixes);
+  $("steps").hidden = s.steps.length === 0;
+  siteList($("step-list"), s.steps);
+}
+
+function siteList(list, items) {
   list.textContent = "";
-  for (const fix of s.fixes) {
+  for (const fix of items) {
     const li = document.createElement("li");
     const site = document.createElement("b");
     site.textContent = fix.site;
@@ -133,7 +141,13 @@ function showMoves(s) {
   list.textContent = "";
   s.game.moves.forEach((move, i) => {
     const li = document.createElement("li");
-    li.textContent = move;
+    const n = document.createElement("span");
+    n.className = "n";
+    n.textContent = `${i + 1}.`;
+    const text = document.createElement("span");
+    text.className = "move";
+    text.textContent = move;
+    li.append(n, text);
     if (i === s.game.moves.length - 1) li.className = "last";
     list.append(li);
   });
@@ -148,6 +162,14 @@ function fillSelect(select, items, value) {
     for (const [v, label] of items) select.append(new Option(label, v));
   }
   if (value !== null && value !== undefined) select.value = value;
+}
+
+async function fetchTurned() {
+  const asked = turn3d;
+  const response = await fetch(`/api/picture3d?turn=${asked}`);
+  if (!response.ok || asked !== turn3d) return;
+  $("board3d").innerHTML = (await response.json()).svg3d;
+  markChosen();
 }
 
 // --- acting -----------------------------------------------------------------------------------
@@ -231,6 +253,7 @@ function wire() {
     confirmAction = null;
   };
   $("confirm-no").onclick = () => { $("confirm").hidden = true; confirmAction = null; };
+  $("turn3d").onclick = () => { turn3d = (turn3d + 1) % 4; fetchTurned(); };
   $("hint").onchange = (e) => post("/api/hint", { mode: e.target.value });
   $("entry-site").onchange = (e) => { chosenSite = e.target.value; showEntries(state); };
   $("board3d").addEventListener("click", (e) => {
