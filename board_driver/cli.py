@@ -105,6 +105,7 @@ _EXTRA_COMMANDS: list[Callable[[argparse._SubParsersAction], None]] = []
 
 def main(argv: Sequence[str] | None = None) -> int:
     import board_driver.commands  # noqa: F401  (registers the board's subcommands)
+    import board_driver.ai_commands  # noqa: F401  (registers solve and review)
 
     parser = build_parser()
     args = parser.parse_args(argv)
