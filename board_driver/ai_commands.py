@@ -57,6 +57,65 @@ def cmd_solve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _game_of_file(args: argparse.Namespace) -> games.State:
+    """The game a review FILE holds: a replay object (JSON, as `treeboard replay` prints it)
+    or whitespace-separated moves of --game on --board. Raises ValueError for the user."""
+    try:
+        if args.file == "-":
+            text = sys.stdin.read()
+        else:
+            with open(args.file, encoding="utf-8") as f:
+                text = f.read()
+    except OSError as exc:
+        raise ValueError(f"cannot read {args.file}: {exc.strerror}") from None
+    if text.lstrip().startswith("{"):
+        try:
+            return games.load_state(text)
+        except games.GameError as exc:
+            raise ValueError(f"{args.file}: {exc}") from None
+    args.moves = [text]
+    try:
+        return _position(args)
+    except ValueError as exc:
+        raise ValueError(f"{args.file}: {exc}".replace("--moves: ", "")) from None
+
+
+def _signed(value) -> str:
+    if value is None:
+        return "?"
+    if isinstance(value, int):
+        return f"{value:+d}"
+    return f"{value:.2f}"
+
+
+def cmd_review(args: argparse.Namespace) -> int:
+    """Print every move of a game with the value before and after it, the best moves, and a
+    mark on the moves that changed the result."""
+    try:
+        state = _game_of_file(args)
+    except (ValueError, games.GameError) as exc:
+        return _fail(f"review: {exc}")
+    if not state.moves:
+        return _fail(f"review: {args.file} holds no moves")
+    from games.ai.review import review
+
+    rows = review(state, seconds=args.seconds, seed=args.seed)
+    if args.json:
+        print(json.dumps({"game": state.game.name, **state.options(), "moves": rows}))
+        return 0
+    exact = all(r["exact"] for r in rows)
+    print(f"{state.game.name} {state.options()}: values are "
+          + ("final tree margins for the player moving, under perfect play" if exact else
+             "exact tree margins (integers) or the search's expected result 0..1 (0.50 even)"))
+    print(f"{'n':>3}  {'player':<6}  {'move':<8}  {'before':>6}  {'after':>6}  best")
+    for r in rows:
+        mark = "  <- changed the result" if r["changed_result"] else ""
+        best = " ".join(r["best"][:6]) + (" ..." if len(r["best"]) > 6 else "")
+        print(f"{r['n']:>3}  {r['player']:<6}  {r['move']:<8}  {_signed(r['before']):>6}  "
+              f"{_signed(r['after']):>6}  {best}{mark}")
+    return 0
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("solve", help="the exact value and best moves of a Tree Planting position")
     p.add_argument("--game", default="tree-planting", help="the game (only tree-planting)")
@@ -65,6 +124,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seconds", type=float, default=None,
                    help="give up after this long (default: no limit)")
     p.set_defaults(func=cmd_solve, option=None)
+
+    p = sub.add_parser("review", help="every move of a game against the best one")
+    p.add_argument("file", help="a replay object (JSON) or whitespace-separated moves; - stdin")
+    p.add_argument("--game", default="tree-planting", help="the game of a plain move list")
+    p.add_argument("--board", help="the board of a plain move list")
+    p.add_argument("--option", action="append", metavar="KEY=VALUE", help="another game option")
+    p.add_argument("--seconds", type=float, default=2.0, help="thinking time per position")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--json", action="store_true", help="one JSON object instead of a table")
+    p.set_defaults(func=cmd_review)
 
 
 _EXTRA_COMMANDS.append(register)

@@ -76,10 +76,19 @@ class MoveValue:
                 "visits": self.visits}
 
 
+#: The exact solver is tried when at most this many grooves are free (a 3x3 board from empty
+#: takes about a second here); with more, the MCTS gets the whole budget.
+EXACT_FREE_GROOVES = 24
+#: The share of the budget the exact solver may use before the MCTS takes over.
+EXACT_SHARE = 0.6
+
+
 def _exact(state: Any, deadline: float, clock: Callable[[], float]):
-    """Move index -> final margin for the mover, or None when no exact solver applies or it
-    runs out of time."""
+    """Move -> final margin for the mover, or None when no exact solver applies, the position
+    is too large for it, or it runs out of time."""
     if state.game.name != "tree-planting" or state.is_over():
+        return None
+    if len(state.legal_moves()) > EXACT_FREE_GROOVES:
         return None
     from games.ai.tree_planting import OutOfTime, solver_for
 
@@ -102,7 +111,7 @@ def analyse(state: Any, *, seconds: float, seed: int | None = None,
     if state.is_over():
         return []
     start = clock()
-    exact = _exact(state, start + seconds * 0.8, clock)
+    exact = _exact(state, start + seconds * EXACT_SHARE, clock)
     if exact is not None:
         rows = [MoveValue(m, v, True) for m, v in exact.items()]
         rows.sort(key=lambda r: (-r.value, str(r.move)))
@@ -120,7 +129,7 @@ def best_move(state: Any, *, seconds: float, seed: int | None = None, noise: flo
     if state.is_over():
         raise ValueError("the game is over: there is no move to play")
     start = clock()
-    exact = _exact(state, start + seconds * 0.8, clock)
+    exact = _exact(state, start + seconds * EXACT_SHARE, clock)
     if exact is not None:
         import random
 
