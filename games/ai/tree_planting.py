@@ -383,61 +383,87 @@ class Solver:
         return f >= 0 and (edges & self.sq_mask[f]).bit_count() == 3
 
     def _search(self, edges: int, threes: int, alpha: int, beta: int) -> int:
+        got = 0  # trees planted by forced captures at this node, added to what it returns
+        moves = None
+        if threes:
+            # Forced captures in a loop: each plants, so the mover stays.
+            forced, moves = self._forced(edges, threes)
+            while forced is not None:
+                edges, threes, gained = self.play(edges, threes, forced)
+                got += gained
+                if not threes:
+                    moves = None
+                    break
+                forced, moves = self._forced(edges, threes)
+            alpha, beta = alpha - got, beta - got
         if edges == self.full:
-            return 0
+            return got
         self.nodes += 1
         if not self.nodes & 4095:
             self._tick()
         if threes:
-            forced, moves = self._forced(edges, threes)
-            if forced is not None:
-                e2, t2, gained = self.play(edges, threes, forced)
-                if gained:
-                    return gained + self._search(e2, t2, alpha - gained, beta - gained)
-                return -self._search(e2, t2, -beta, -alpha)
-        else:
-            moves, loony = self._ordered(edges)
-            if loony:
-                v = self._loony(edges)
-                if v is not None:
-                    return v
+            v = self._loony(edges)
+            if v is not None:
+                return got + v
+        # The table first: a stored bound often settles the node before any move is listed.
+        # (Positions the loony rule settles are never stored, so a hit is a searched node.)
         key = self.canonical(edges)
         entry = self.table.get(key)
         first = -1
         if entry is not None:
             lo, hi, first = (entry & 4095) - INF, (entry >> 12 & 4095) - INF, (entry >> 24) - 1
             if lo >= beta:
-                return lo
+                return got + lo
             if hi <= alpha:
-                return hi
+                return got + hi
             if lo == hi:
-                return lo
+                return got + lo
             if lo > alpha:
                 alpha = lo
             if hi < beta:
                 beta = hi
         else:
             lo, hi = -INF, INF
+            if moves is None:
+                moves = self._ordered(edges)
+                if moves is None:
+                    v = self._loony(edges)
+                    if v is not None:
+                        return got + v
+                    moves = self._ordered(edges, all_sacrifices=True)
         a0, b0 = alpha, beta
         best, best_move = -INF, -1
-        # The table's best move first. (A killer move per depth was tried too: it made the
-        # 3x3 search a third larger, the static centre-out order being the better guess.)
-        if first >= 0 and first in moves:
-            moves.remove(first)
-            moves.insert(0, first)
         play, search = self.play, self._search
-        for g in moves:
-            e2, t2, gained = play(edges, threes, g)
+        if first >= 0 and edges >> first & 1:
+            first = -1  # stored by a symmetric image: its move may be drawn here
+        if first >= 0:
+            # The table's best move first, before the others are even listed. (Where the
+            # entry came from a symmetric image it is just another legal move: harmless.)
+            e2, t2, gained = play(edges, threes, first)
             if gained:
                 v = gained + search(e2, t2, alpha - gained, beta - gained)
             else:
                 v = -search(e2, t2, -beta, -alpha)
-            if v > best:
-                best, best_move = v, g
-                if v > alpha:
-                    alpha = v
-                    if alpha >= beta:
-                        break
+            best, best_move = v, first
+            if v > alpha:
+                alpha = v
+        if best < beta:
+            if moves is None:
+                moves = self._ordered(edges, all_sacrifices=True)
+            for g in moves:
+                if g == first:
+                    continue
+                e2, t2, gained = play(edges, threes, g)
+                if gained:
+                    v = gained + search(e2, t2, alpha - gained, beta - gained)
+                else:
+                    v = -search(e2, t2, -beta, -alpha)
+                if v > best:
+                    best, best_move = v, g
+                    if v > alpha:
+                        alpha = v
+                        if alpha >= beta:
+                            break
         if best <= a0:
             hi = min(hi, best)
             best_move = first  # an upper bound names no best move; keep the old hint
@@ -446,69 +472,97 @@ class Solver:
         else:
             lo = hi = best
         self.table[key] = (lo + INF) | (hi + INF) << 12 | (best_move + 1) << 24
-        return best
+        return got + best
 
-    def _ordered(self, edges: int) -> tuple[list[int], bool]:
-        """Free grooves: safe ones centre-out, then sacrifices; and whether all are sacrifices.
+    def _ordered(self, edges: int, all_sacrifices: bool = False) -> list[int] | None:
+        """Free grooves: safe ones centre-out, then sacrifices; None when every move is a
+        sacrifice (the loony endgame may settle it), unless `all_sacrifices`.
         Of a corner coin's two edge grooves only one is listed (they lead to equal positions)."""
-        twos = 0
-        for bit, mask in self.sq_bits_masks:
+        risky = 0  # the grooves of squares with two sides drawn: drawing one gives a square away
+        for mask in self.sq_mask:
             if (edges & mask).bit_count() == 2:
-                twos |= bit
-        skip = 0
+                risky |= mask
+        taken = edges
         for lo, hi in self.ground_pairs:
             if not edges & (lo | hi):
-                skip |= hi
+                taken |= hi
+        free = self.full & ~taken
+        safe_mask = free & ~risky
+        if not safe_mask and not all_sacrifices:
+            return None
         safe, sacrifices = [], []
-        adj_sq = self.adj_sq
-        taken = edges | skip
         for g, bit in self.order_bits:
-            if taken & bit:
-                continue
-            if adj_sq[g] & twos:
-                sacrifices.append(g)
-            else:
-                safe.append(g)
-        return safe + sacrifices, not safe
+            if free & bit:
+                if safe_mask & bit:
+                    safe.append(g)
+                else:
+                    sacrifices.append(g)
+        return safe + sacrifices
 
     def _loony(self, edges: int) -> int | None:
-        """The value by the long-chain theory if every coin left has exactly two strings."""
-        sq_mask = self.sq_mask
-        left = []
+        """The value by the long-chain theory when every coin left has one or two strings: the
+        position is then independent chains and loops, some perhaps opened (a coin with one
+        string is capturable). The mover takes every opened piece, and may hand back the last
+        two coins of an opened chain or the last four of an opened loop to make the opponent
+        open the next; then the closed chains and loops follow (`loony_value`)."""
+        sq_mask, other = self.sq_mask, self.other
+        ones, twos = [], []
         for s, mask in enumerate(sq_mask):
             n = (edges & mask).bit_count()
-            if n == 4:
-                continue
-            if n != 2:
+            if n == 2:
+                twos.append(s)
+            elif n == 3:
+                ones.append(s)
+            elif n != 4:
                 return None
-            left.append(s)
         seen = set()
+        opened_chains, opened_loops = [], []
+        for s in ones:
+            if s in seen:
+                continue
+            # Walk from this capturable end to the ground or to another capturable end.
+            seen.add(s)
+            count, free_end = 1, False
+            via = (sq_mask[s] & ~edges).bit_length() - 1
+            cur = other[via][s]
+            while cur >= 0:
+                seen.add(cur)
+                count += 1
+                rest = sq_mask[cur] & ~edges & ~(1 << via)
+                if not rest:
+                    free_end = True
+                    break
+                via = rest.bit_length() - 1
+                cur = other[via][cur]
+            (opened_loops if free_end else opened_chains).append(count)
         chains, loops = [], []
-        other = self.other
-        for s in left:
+        for s in twos:
             if s in seen:
                 continue
             # Walk both ways from s along its strings; a chain reaches the ground at both ends.
             seen.add(s)
             count, closed = 1, False
-            ends = []
             for g in self._strings(edges, s):
-                prev, cur, via = s, other[g][s], g
+                cur, via = other[g][s], g
                 while cur >= 0 and cur != s:
                     seen.add(cur)
                     count += 1
-                    nxt = [h for h in self._strings(edges, cur) if h != via]
-                    via = nxt[0]
-                    prev, cur = cur, other[via][cur]
+                    via = (sq_mask[cur] & ~edges & ~(1 << via)).bit_length() - 1
+                    cur = other[via][cur]
                 if cur == s:
                     closed = True
                     break
-                ends.append(prev)
-            if closed:
-                loops.append(count)
-            else:
-                chains.append(count)
-        return loony_value(tuple(sorted(chains)), tuple(sorted(loops)))
+            (loops if closed else chains).append(count)
+        rest_value = loony_value(tuple(sorted(chains)), tuple(sorted(loops)))
+        if not ones:
+            return rest_value
+        taken = sum(opened_chains) + sum(opened_loops)
+        best = taken + rest_value  # take everything, then open the next piece
+        handed = (2 if any(n >= 2 for n in opened_chains)
+                  else 4 if any(n >= 4 for n in opened_loops) else 0)
+        if handed:
+            best = max(best, taken - 2 * handed - rest_value)
+        return best
 
     def _strings(self, edges: int, s: int) -> list[int]:
         free = self.sq_mask[s] & ~edges
