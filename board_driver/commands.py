@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import argparse
 import logging
+import re
 import sys
+from pathlib import Path
 
 from board_driver.cli import EXIT_BAD_INPUT, _EXTRA_COMMANDS, _fail
-from board_driver.config import DEFAULT_PATH, ConfigError, load_config, sim_config
+from board_driver.config import DEFAULT_PATH, Config, ConfigError, load_config, sim_config
 
 
 def _logging(verbose: bool) -> None:
@@ -25,31 +27,124 @@ def _start_errors():
     return (ConfigError, LayoutError, HardwareError, JournalError)
 
 
+def _no_gpio(config, exc: Exception) -> str:
+    """`backend = "gpio"` where gpiozero finds no pins: one line that says what to do."""
+    where = "backend " if config is None or config.path.startswith("<") else f"{config.path}: backend: "
+    return (f"{where}\"gpio\" needs a Raspberry Pi's GPIO pins, and gpiozero found "
+            f"none here ({exc}); on a Pi install the pi extra (pip install 'treeboard[pi]'), "
+            "elsewhere use `treeboard sim` or backend = \"sim\"")
+
+
+def _quiet_pin_fallbacks() -> None:
+    """gpiozero warns once for every pin library it tries and lacks; where none works, the
+    one line of `_no_gpio` says it better, and where one does, the fallbacks do not matter."""
+    import warnings
+
+    from gpiozero.exc import PinFactoryFallback
+    warnings.filterwarnings("ignore", category=PinFactoryFallback)
+
+
 def cmd_run(args: argparse.Namespace) -> int:
+    from gpiozero.exc import BadPinFactory
+
     from board_driver.daemon import run_daemon
 
     _logging(args.verbose)
+    _quiet_pin_fallbacks()
+    config = None
     try:
         config = load_config(args.config)
         run_daemon(config, new_game=args.new_game)
     except _start_errors() as exc:
         return _fail(str(exc))
+    except BadPinFactory as exc:
+        return _fail(_no_gpio(config, exc))
     return 0
 
 
-def _sim_config(args: argparse.Namespace):
-    overrides = {}
-    if args.layout:
-        overrides["layout"] = args.layout
+def _sim_config(args: argparse.Namespace) -> Config:
+    """The config of a simulated board (`sim`, `trace`, `selftest --sim`, `map --sim`): the
+    built-in one or --config's, on simulated hardware, with the command line's choices."""
+    config = load_config(args.config) if args.config else sim_config()
+    bridge = getattr(args, "bridge", False)
+    config.backend = "bridge" if bridge else "sim"
+    if bridge:
+        config.bridge_port = "sim"
+        if not args.config and not args.layout:
+            config.layout = "tree-planting-classic-bridge"
+    _command_line_choices(config, args)
+    if not args.config and not getattr(args, "journal", None):
+        config.journal = str(sim_journal(config))
+    return config
+
+
+def _board_config(args: argparse.Namespace) -> Config:
+    """`selftest` and `map`: the real board (--config, by default the installed one, or the
+    built-in config on GPIO with --layout), the simulated one only with --sim."""
+    if args.sim:
+        return _sim_config(args)
+    if args.config is None and not DEFAULT_PATH.exists():
+        if not args.layout:
+            raise ConfigError(DEFAULT_PATH, "", "a config file here (see `treeboard install-service`); "
+                              "or name the board's layout with --layout NAME, or add --sim "
+                              "for the simulated board")
+        config = Config(path="<command line>", backend="gpio")  # before install-service
+    else:
+        config = load_config(args.config or DEFAULT_PATH)
+    _command_line_choices(config, args)
+    return config
+
+
+def _command_line_choices(config: Config, args: argparse.Namespace) -> None:
+    """--layout, --moves, --journal and the game options override the config's."""
+    from board_driver.cli import _game_options
+    from board_driver.session import load_board_layout
+
+    if getattr(args, "layout", None):
+        config.layout = args.layout
+    if getattr(args, "moves", None):
+        config.moves = args.moves
     if getattr(args, "journal", None):
-        overrides["journal"] = args.journal
-    if args.moves:
-        overrides["moves"] = args.moves
-    if getattr(args, "bridge", False):
-        overrides["backend"] = "bridge"
-        overrides["bridge_port"] = "sim"
-        overrides.setdefault("layout", "tree-planting-classic-bridge")
-    return sim_config(**overrides)
+        config.journal = args.journal
+    try:
+        options = _game_options(args)
+    except ValueError as exc:
+        raise ConfigError("<command line>", "--option", str(exc)) from None
+    if options:
+        # On top of the layout's (or the config's) options: --cubes 2 keeps the layout's board.
+        layout = load_board_layout(config)
+        base = config.game_options if config.game_options is not None else layout.game_options
+        config.game_options = {**base, **options}
+        _check_sites(config, layout)
+
+
+def _check_sites(config: Config, layout) -> None:
+    """Options that change the board (--board 4x4) need a layout with sensors for its sites."""
+    import games
+    from hardware.layout import load_layout, shipped_layouts
+
+    name = config.game or layout.game
+    try:
+        sites = set(games.get_game(name).new_state(**config.game_options).sites())
+    except (KeyError, games.GameError) as exc:
+        raise ConfigError("<command line>", "game options", f"options {name} accepts ({exc})") from None
+    missing = sorted(sites - set(layout.sites))
+    if missing:
+        fits = [n for n in shipped_layouts() if (lay := load_layout(n)).game == name
+                and set(lay.sites) >= sites]
+        raise ConfigError("<command line>", "game options",
+                          f"a board that layout {layout.name} has sites for (it has none for "
+                          f"{', '.join(missing[:5])}{'...' if len(missing) > 5 else ''}); "
+                          + (f"try --layout {' or '.join(fits)}" if fits else "give a layout for it with --layout"))
+
+
+def sim_journal(config: Config) -> Path:
+    """One journal per layout and game options: switching --layout resumes each board's own
+    game instead of abandoning the other's."""
+    name = Path(config.layout).stem if config.layout.endswith(".toml") else config.layout
+    options = "".join(f"-{k}{v}" for k, v in sorted((config.game_options or {}).items()))
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "_", f"{name}{options}")[:120]
+    return Path(config.journal).with_name(f"sim-{slug}.sqlite")
 
 
 def cmd_sim(args: argparse.Namespace) -> int:
@@ -57,11 +152,7 @@ def cmd_sim(args: argparse.Namespace) -> int:
 
     logging.basicConfig(level=logging.WARNING if not args.verbose else logging.DEBUG)
     try:
-        config = load_config(args.config) if args.config else _sim_config(args)
-        if args.config:
-            config.backend = "bridge" if args.bridge else "sim"
-            if args.bridge:
-                config.bridge_port = "sim"
+        config = _sim_config(args)
         return run_sim(config, new_game=args.new_game)
     except _start_errors() as exc:
         return _fail(str(exc))
@@ -69,19 +160,15 @@ def cmd_sim(args: argparse.Namespace) -> int:
 
 def cmd_trace(args: argparse.Namespace) -> int:
     import games
-    from board_driver.trace import TraceError, print_trace
+    from board_driver.trace import TraceError, print_trace, read_lines
 
     logging.basicConfig(level=logging.WARNING)
     try:
-        config = load_config(args.config) if args.config else _sim_config(args)
+        config = _sim_config(args)
         config.backend = "sim"
         config.journal = ":temporary:"
-        if args.file == "-":
-            lines = sys.stdin.read().splitlines()
-        else:
-            with open(args.file, encoding="utf-8") as f:
-                lines = f.read().splitlines()
-        print_trace(lines, config)
+        lines = read_lines(args.file)
+        print_trace(lines, config, "<stdin>" if args.file == "-" else args.file)
     except OSError as exc:
         return _fail(f"cannot read {args.file}: {exc.strerror}")
     except (TraceError, games.GameError) as exc:
@@ -91,79 +178,94 @@ def cmd_trace(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_match(args: argparse.Namespace) -> int:
-    from games.match import main as match_main
-
-    return match_main(args.rest)
-
-
 def cmd_selftest(args: argparse.Namespace) -> int:
     from board_driver.maker import selftest
 
+    from gpiozero.exc import BadPinFactory
+
     _logging(False)
+    _quiet_pin_fallbacks()
+    config = None
     try:
-        config = load_config(args.config) if args.config else _sim_config(args)
-        return selftest(config, seconds_per_led=args.led_seconds, listen_seconds=args.listen)
+        config = _board_config(args)
+        # Nothing can change on a simulated board unless a test's hands do it: no listening.
+        listen = args.listen if args.listen is not None else 0.0 if args.sim else 60.0
+        return selftest(config, seconds_per_led=args.led_seconds, listen_seconds=listen)
     except _start_errors() as exc:
         return _fail(str(exc))
+    except BadPinFactory as exc:
+        return _fail(_no_gpio(config, exc) + "; or try the simulated board with --sim")
 
 
 def cmd_map(args: argparse.Namespace) -> int:
     from board_driver.maker import map_layout
 
+    from gpiozero.exc import BadPinFactory
+
     _logging(False)
+    _quiet_pin_fallbacks()
+    config = None
     try:
-        config = load_config(args.config) if args.config else _sim_config(args)
+        config = _board_config(args)
         return map_layout(config, args.output, timeout=args.timeout)
     except _start_errors() as exc:
         return _fail(str(exc))
+    except BadPinFactory as exc:
+        return _fail(_no_gpio(config, exc) + "; or try the simulated board with --sim")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    def board_options(p, default_config: bool):
-        if default_config:
-            p.add_argument("--config", default=str(DEFAULT_PATH), help="config file (TOML)")
-        else:
-            p.add_argument("--config", help="a config file instead of the built-in sim config")
-            p.add_argument("--layout", help="a shipped layout name or a layout file")
-            p.add_argument("--moves", choices=["off", "legal", "safe"], help="move display mode")
+    from board_driver.cli import add_game_options
+
+    def simulated(p, *, journal: bool = False):
+        p.add_argument("--config", help="a config file instead of the built-in simulated one")
+        p.add_argument("--layout", help="a shipped layout name or a layout file")
+        p.add_argument("--moves", choices=["off", "legal", "safe"], help="move display mode")
+        if journal:
+            p.add_argument("--journal", help="journal file (default: one per layout and game "
+                                             "options in ~/.local/state/treeboard/)")
+        add_game_options(p)
+
+    def real(p):
+        p.add_argument("--config", help=f"config file (default {DEFAULT_PATH}; without one, "
+                                        "--layout on the Pi's GPIO)")
+        p.add_argument("--layout", help="a shipped layout name or a layout file (overrides the config's)")
+        p.add_argument("--sim", action="store_true", help="the simulated board instead of the real one")
 
     p = sub.add_parser("run", help="the daemon: referee a game on the board")
-    board_options(p, True)
+    p.add_argument("--config", default=str(DEFAULT_PATH), help="config file (TOML)")
     p.add_argument("--new-game", action="store_true", help="abandon the journal's game in progress")
     p.add_argument("-v", "--verbose", action="store_true")
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("sim", help="the daemon on simulated hardware, played from the terminal")
-    board_options(p, False)
+    simulated(p, journal=True)
     p.add_argument("--bridge", action="store_true",
                    help="through a simulated microcontroller on a pseudo-terminal")
-    p.add_argument("--journal", help="journal file (default: ~/.local/state/treeboard/sim.sqlite)")
-    p.add_argument("--new-game", action="store_true")
+    p.add_argument("--new-game", action="store_true", help="abandon the journal's game in progress")
     p.add_argument("-v", "--verbose", action="store_true")
     p.set_defaults(func=cmd_sim)
 
     p = sub.add_parser("trace", help="play physical actions from a file on the simulated board")
-    board_options(p, False)
+    simulated(p)
     p.add_argument("file", help="actions, one a line; - for stdin")
     p.set_defaults(func=cmd_trace)
 
     p = sub.add_parser("selftest", help="light each LED in turn, print each sensor as it changes")
-    board_options(p, False)
-    p.add_argument("--led-seconds", type=float, default=0.3)
-    p.add_argument("--listen", type=float, default=60.0, help="seconds to print sensor changes")
+    real(p)
+    p.add_argument("--led-seconds", type=float, default=0.3, help="how long each LED stays lit")
+    p.add_argument("--listen", type=float,
+                   help="seconds to print sensor changes (default 60; 0 with --sim)")
     p.set_defaults(func=cmd_selftest)
 
     p = sub.add_parser("map", help="write a layout by placing a piece on each lit site")
-    board_options(p, False)
+    real(p)
     p.add_argument("--output", required=True, help="the layout file to write")
     p.add_argument("--timeout", type=float, default=120.0, help="seconds to wait for each site")
     p.set_defaults(func=cmd_map)
 
-    p = sub.add_parser("match", help="total a Treeblox match (colours switch every game)",
-                       add_help=False)
-    p.add_argument("rest", nargs=argparse.REMAINDER)
-    p.set_defaults(func=cmd_match)
+    # Listed here for `treeboard --help`; cli.main hands `match ...` to games.match's parser.
+    sub.add_parser("match", help="total a Treeblox match (colours switch every game)", add_help=False)
 
     from board_driver.service import register_cli
     register_cli(sub)

@@ -247,7 +247,8 @@ def selftest(config: Config, *, seconds_per_led: float = 0.3, listen_seconds: fl
                   f"{len(scanned.site_of_channel)} sensor channels, {len(layout.sites)} sites")
         try:
             _light_each_led(bench, seconds_per_led)
-            _listen(bench, listen_seconds, seen)
+            if listen_seconds > 0:
+                _listen(bench, listen_seconds, seen)
         except KeyboardInterrupt:
             bench.say("stopped")
         _summary(bench, seen)

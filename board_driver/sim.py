@@ -17,52 +17,15 @@ from board_driver.config import Config
 from board_driver.daemon import Daemon
 from board_driver.session import Session
 from board_driver.trace import act, parse_action
+from board_driver import views
 
-HELP = """actions: place SITE [KIND] | lift SITE | press BUTTON | show | help | quit
-Tree Planting sites: grooves h{row}.{col} (top of a square), v{row}.{col} (left of it),
-holes t{row}.{col}; put a rod in a groove, then plant the tree peg of a square you close."""
-
-
-def _ansi(colour, text: str) -> str:
-    r, g, b = colour
-    if (r, g, b) == (0, 0, 0):
-        return f"\x1b[38;2;70;70;70m{text}\x1b[0m"
-    return f"\x1b[38;2;{r};{g};{b}m{text}\x1b[0m"
+HELP = "actions: place SITE [KIND] | lift SITE | press BUTTON | show | help | quit"
 
 
-def draw_tree_planting(session: Session, frame) -> str:
-    state = session.referee.state
-    board = state.board
-    cells = set(board.cells)
-    lines = []
-    for r in range(board.rows + 1):
-        top = ""
-        for c in range(board.cols):
-            name = f"h{r}.{c}"
-            seg = "   "
-            if name in board.groove:
-                seg = _ansi(frame.get(name, (0, 0, 0)), "━━━" if state.drawn(name) else "···")
-            top += "+" + seg
-        lines.append(top + "+")
-        if r == board.rows:
-            break
-        mid = ""
-        for c in range(board.cols + 1):
-            name = f"v{r}.{c}"
-            bar = " "
-            if name in board.groove:
-                bar = _ansi(frame.get(name, (0, 0, 0)), "┃" if state.drawn(name) else ":")
-            hole = ""
-            if c < board.cols:
-                if (r, c) in cells:
-                    i = board.square_index[(r, c)]
-                    glyph = "♣" if state.owner(i) is not None else "·"
-                    hole = " " + _ansi(frame.get(f"t{r}.{c}", (0, 0, 0)), glyph) + " "
-                else:
-                    hole = "   "
-            mid += bar + hole
-        lines.append(mid)
-    return "\n".join(lines)
+def game_help(game_name: str) -> str:
+    """The actions, then the game's own help (its sites and entries), from its view module."""
+    own = getattr(views.view_of(game_name), "HELP", "")
+    return f"{HELP}\n{own}" if own else HELP
 
 
 class Terminal:
@@ -70,11 +33,12 @@ class Terminal:
 
     def __init__(self, out: TextIO):
         self.out = out
+        self.paint = views.Paint.for_stream(out)  # no colour codes into a pipe or a file
         self._last = None
 
     def __call__(self, session: Session) -> None:
         ref = session.referee
-        key = (ref.state.to_json(), tuple(ref.corrections))
+        key = (ref.state.to_json(), tuple(ref.corrections), tuple(ref.view.completions))
         if key == self._last:
             return
         self._last = key
@@ -83,23 +47,20 @@ class Terminal:
     def draw(self, session: Session) -> None:
         ref = session.referee
         state = ref.state
-        # Draw with the blinking pieces in their "on" phase, so they show.
-        frame, _ = ref.frame(0.0)
-        if state.game.name == "tree-planting":
-            body = draw_tree_planting(session, frame)
-        else:
-            body = "\n".join(f"  {site}: {kind}" for site, kind in sorted(state.occupancy().items()))
+        body = views.terminal(state, ref.view, self.paint)
+        paint = self.paint
+        names = views.players(state.game.name)
         a, b = state.scores()
         colours = session.config.colours
-        status = (f"game over: {a}:{b}, " + ("a draw" if state.winner() is None else
-                  _ansi(colours[f"player{state.winner()}"], f"player {state.winner()} wins"))
+        winner = state.winner()
+        status = (f"game over: {a}:{b}, " + ("a draw" if winner is None else
+                  paint(colours[f"player{winner}"], f"{names[winner]} wins", bold=True))
                   + " — clear the board for a new game") if state.is_over() else \
-            (f"score {a}:{b}, " + _ansi(colours[f"player{state.to_move}"], f"player {state.to_move}")
-             + " to move")
+            (f"score {a}:{b}, " + paint(colours[f"player{state.to_move}"], names[state.to_move],
+                                        bold=True) + " to move")
         print(f"\n{body}\n{status}", file=self.out)
-        for c in ref.corrections:
-            need = "remove the piece" if c.want is None else f"put {c.want} here"
-            print(f"  correct {c.site}: {need}", file=self.out)
+        for fix in views.corrections_in_words(state, ref.view):
+            print(f"  correct {fix['site']}: {fix['do']}", file=self.out)
         self.out.flush()
 
 
@@ -116,7 +77,7 @@ def run_sim(config: Config, *, new_game: bool = False, stdin: TextIO = sys.stdin
         if runner.done():
             runner.result()  # raises what went wrong at start
             return
-        print(HELP, file=out)
+        print(game_help(daemon.session.referee.state.game.name), file=out)
         terminal.draw(daemon.session)
         lines: asyncio.Queue = asyncio.Queue()
         interactive = hasattr(stdin, "isatty") and stdin.isatty()
@@ -134,13 +95,13 @@ def run_sim(config: Config, *, new_game: bool = False, stdin: TextIO = sys.stdin
                 break
             word = line.strip().lower()
             if word in ("help", "?"):
-                print(HELP, file=out)
+                print(game_help(daemon.session.referee.state.game.name), file=out)
                 continue
             if word == "show":
                 terminal.draw(daemon.session)
                 continue
             try:
-                action = parse_action(line, 0)
+                action = parse_action(line)
                 if action is None:
                     continue
                 verb, args = action

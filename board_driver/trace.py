@@ -21,12 +21,15 @@ game runs in a fraction of a second and always gives the same output.
 from __future__ import annotations
 
 import json
+import sys
 import tempfile
 from pathlib import Path
 from typing import Iterable, Iterator
 
 import games
+from board_driver.cli import cut
 from board_driver.config import Config
+from board_driver.reconcile import candidate_moves
 from board_driver.session import open_session
 
 
@@ -44,7 +47,9 @@ class SimClock:
         return self.now
 
 
-def parse_action(line: str, number: int) -> tuple[str, list[str]] | None:
+def parse_action(line: str) -> tuple[str, list[str]] | None:
+    """One line of a trace as (verb, args), None for a blank or comment line. A TraceError
+    says what is wrong; the caller adds where (`run_trace`: the file and the line)."""
     text = line.split("#", 1)[0].strip()
     if not text:
         return None
@@ -52,18 +57,41 @@ def parse_action(line: str, number: int) -> tuple[str, list[str]] | None:
     verb = verb.lower()
     arity = {"place": (1, 2), "lift": (1, 1), "press": (1, 1), "wait": (1, 1)}
     if verb not in arity:
-        raise TraceError(f"line {number}: unknown action {verb!r}; expected place, lift, press or wait")
+        raise TraceError(f"unknown action {cut(verb)!r}; expected place, lift, press or wait")
     lo, hi = arity[verb]
     if not lo <= len(args) <= hi:
-        raise TraceError(f"line {number}: {verb} takes {'SITE [KIND]' if verb == 'place' else 'one argument'}")
+        raise TraceError(f"{verb} takes {'SITE [KIND]' if verb == 'place' else 'one argument'}")
     if verb == "wait":
         try:
             ms = float(args[0])
         except ValueError:
-            raise TraceError(f"line {number}: wait takes milliseconds, not {args[0]!r}") from None
+            raise TraceError(f"wait takes milliseconds, not {cut(args[0])!r}") from None
         if not 0 <= ms <= 3_600_000:
-            raise TraceError(f"line {number}: wait takes 0 to 3600000 ms")
+            raise TraceError("wait takes 0 to 3600000 ms")
     return verb, args
+
+
+def read_lines(path: str, stdin=None) -> list[str]:
+    """The lines of a trace file (``-``: standard input), decoded as UTF-8.
+
+    Raises TraceError naming the file and the line of a byte that is not UTF-8, and OSError
+    when the file cannot be read."""
+    if path == "-":
+        stream = (stdin or sys.stdin).buffer
+        return _decode_lines(stream, "<stdin>")
+    with open(path, "rb") as f:
+        return _decode_lines(f, path)
+
+
+def _decode_lines(stream, name: str) -> list[str]:
+    lines = []
+    for number, raw in enumerate(stream, 1):
+        try:
+            lines.append(raw.decode("utf-8").rstrip("\r\n"))
+        except UnicodeDecodeError as exc:
+            raise TraceError(f"{name}: line {number}: not UTF-8 text "
+                             f"(byte 0x{raw[exc.start]:02x} at column {exc.start + 1})") from None
+    return lines
 
 
 def act(session, verb: str, args: list[str], now: float) -> None:
@@ -77,15 +105,45 @@ def act(session, verb: str, args: list[str], now: float) -> None:
         return
     site = args[0]
     kind = args[1] if len(args) > 1 else None
-    if verb == "place" and site not in session.layout.channels_of_site:
+    layout = session.layout
+    if verb == "place" and kind is not None and site in layout.channels_of_site and not _tells_kinds(layout, site):
+        # A reed switch or a hall switch says only "something is here"; a kind would be
+        # silently dropped, and a trace that seems to place a dark leaf would place a piece.
+        raise TraceError(f"the sensor under {site} tells only that a piece is there, not its kind "
+                         f"(layout {layout.name}): write `place {site}`; the game knows whose piece it is")
+    if verb == "place" and site not in layout.channels_of_site:
         if kind is None:
-            raise TraceError(f"{site!r} is no site with a sensor on layout {session.layout.name}; "
-                             "a piece the board cannot sense needs its kind: place SITE KIND")
+            raise TraceError(_unsensed_site(session, site))
         session.referee.enter(site, kind, now)
     elif verb == "place":
         board.place(site, kind)
     else:
         board.lift(site)
+
+
+def _unsensed_site(session, site: str) -> str:
+    """Why `place SITE` without a kind cannot be done, with the hint that fits this game: a
+    kind only helps where some move could put a piece (Treeblox above the board)."""
+    state = session.referee.state
+    kinds = set()
+    for move in candidate_moves(state, [site]):
+        state.play(move)
+        kind = state.occupancy().get(site)
+        state.undo()
+        if kind is not None:
+            kinds.add(kind)
+    if kinds:
+        return (f"no sensor sees {site} on layout {session.layout.name}: say which piece, "
+                f"place {site} KIND (here: {', '.join(sorted(kinds))})")
+    if site in session.layout.sites:
+        return f"site {site} has no sensor on layout {session.layout.name}"
+    return f"{cut(site)!r} is no site of layout {session.layout.name}, and no move can put a piece there now"
+
+
+def _tells_kinds(layout, site: str) -> bool:
+    """Whether every sensor under `site` classifies pieces (an ADC's bands), not only sees one."""
+    adc = layout.adc
+    return adc is not None and all(ch in adc.channels for ch in layout.channels_of_site[site])
 
 
 class Tracer:
@@ -145,11 +203,16 @@ class Tracer:
         }
 
 
-def run_trace(lines: Iterable[str], config: Config) -> Iterator[dict]:
-    """Parse every line first (a bad trace fails before anything runs), then play them."""
+def run_trace(lines: Iterable[str], config: Config, source: str = "<trace>") -> Iterator[dict]:
+    """Parse every line first (a bad trace fails before anything runs), then play them.
+
+    A TraceError names `source` (the trace's file) and the line."""
     actions = []
     for number, line in enumerate(lines, 1):
-        action = parse_action(line, number)
+        try:
+            action = parse_action(line)
+        except TraceError as exc:
+            raise TraceError(f"{source}: line {number}: {exc}") from None
         if action is not None:
             actions.append((number, action))
     tracer = Tracer(config)
@@ -158,12 +221,22 @@ def run_trace(lines: Iterable[str], config: Config) -> Iterator[dict]:
             try:
                 yield tracer.step(verb, args)
             except (games.IllegalMove, ValueError, KeyError) as exc:
-                reason = exc.reason if isinstance(exc, games.IllegalMove) else exc.args[0]
-                raise TraceError(f"line {number}: {reason}") from exc
+                # The action itself goes in the message: "no legal move puts that piece there"
+                # alone loses which piece and where.
+                action = cut(" ".join([verb, *args]), 80)
+                raise TraceError(f"{source}: line {number} ({action}): {describe_error(exc)}") from exc
     finally:
         tracer.close()
 
 
-def print_trace(lines: Iterable[str], config: Config) -> None:
-    for record in run_trace(lines, config):
+def describe_error(exc: Exception) -> str:
+    """What a refused action's exception says to a player: an illegal move's reason, or the
+    message of a bad site, kind or button (a KeyError's message, without repr's quotes)."""
+    if isinstance(exc, games.IllegalMove):
+        return exc.reason
+    return str(exc.args[0]) if exc.args else type(exc).__name__
+
+
+def print_trace(lines: Iterable[str], config: Config, source: str = "<trace>") -> None:
+    for record in run_trace(lines, config, source):
         print(json.dumps(record), flush=True)

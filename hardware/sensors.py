@@ -22,6 +22,9 @@ from hardware.layout import SPI_CLOCK, SPI_MISO, SPI_MOSI, AdcSensors, Layout, M
 
 Clock = Callable[[], float]
 
+#: A source whose readings stop for longer than this is reported unhealthy (`health()`).
+STALL_S = 1.0
+
 
 class _ChannelState(SensorSource):
     """The bookkeeping every source shares: current values, the callback, the lock."""
@@ -68,6 +71,8 @@ class PinSource(_ChannelState):
             pull_up, active_state = config.pull == "up", None
             self._invert = config.active_low != pull_up
         self._devices = {}
+        self.monotonic: Clock = time.monotonic  # the watchdog's clock (health); tests replace it
+        self._missed: dict[int, float] = {}  # gpio -> when health() first saw it disagree
         try:
             for gpio in config.channels:
                 device = DigitalInputDevice(gpio, pull_up=pull_up, active_state=active_state, pin_factory=pin_factory)
@@ -81,6 +86,25 @@ class PinSource(_ChannelState):
 
     def _read(self, device) -> str | None:
         return PRESENT if device.is_active != self._invert else None
+
+    def health(self) -> str | None:
+        """A pin whose level disagrees with the last edge we heard, for over STALL_S: gpiozero's
+        edge callbacks (its own thread on a Pi) have stopped reaching us."""
+        if self._closed:
+            return None
+        now = self.monotonic()
+        with self._lock:
+            for gpio, device in self._devices.items():
+                if device.closed:
+                    return f"pin source: GPIO {gpio} was closed under it"
+                if self._read(device) == self._values.get(gpio):
+                    self._missed.pop(gpio, None)
+                    continue
+                since = self._missed.setdefault(gpio, now)
+                if now - since > STALL_S:
+                    return (f"pin source: GPIO {gpio} changed {now - since:.1f} s ago and no edge "
+                            "came (gpiozero's edge callbacks stopped)")
+        return None
 
     def _on_edge(self, gpio: int):
         # gpiozero passes the device; read its value now rather than trusting which callback
@@ -110,6 +134,11 @@ class _PolledSource(_ChannelState):
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._devices: list = []  # every gpiozero device, to close
+        # The watchdog's view of the scan thread (health). Written by the scan thread, read by
+        # the loop's: single attribute stores, each whole.
+        self.monotonic: Clock = time.monotonic  # tests replace it
+        self._last_scan = self.monotonic()
+        self._died: BaseException | None = None
 
     def _read_all(self) -> dict[Hashable, str | None]:
         raise NotImplementedError
@@ -139,11 +168,33 @@ class _PolledSource(_ChannelState):
             self._thread.start()
 
     def _run(self) -> None:
-        while not self._stop.is_set():
-            started = time.monotonic()
-            self.scan_once()
-            # Event.wait: close() ends the wait at once. A scan that overran starts the next now.
-            self._stop.wait(max(0.0, self.period_s - (time.monotonic() - started)))
+        try:
+            while not self._stop.is_set():
+                started = time.monotonic()
+                self.scan_once()
+                self._last_scan = self.monotonic()
+                # Event.wait: close() ends the wait at once. A scan that overran starts the next now.
+                self._stop.wait(max(0.0, self.period_s - (time.monotonic() - started)))
+        except BaseException as exc:
+            self._died = exc  # for health(); the thread's excepthook still logs the traceback
+            raise
+
+    def health(self) -> str | None:
+        """The scan thread died, or has not finished a scan for over STALL_S."""
+        thread = self._thread
+        if self._closed or thread is None:
+            return None  # not started, or scanned by the caller (autoscan=False)
+        name = f"{type(self).__name__} ({self._what()})"
+        if not thread.is_alive():
+            why = f": {type(self._died).__name__}: {self._died}" if self._died is not None else ""
+            return f"{name}: its scan thread died{why}"
+        quiet = self.monotonic() - self._last_scan
+        if quiet > STALL_S:
+            return f"{name}: no scan for {quiet:.1f} s"
+        return None
+
+    def _what(self) -> str:
+        raise NotImplementedError
 
     def close(self) -> None:
         with self._lock:
@@ -187,6 +238,9 @@ class MatrixSource(_PolledSource):
                 self._devices.append(self._cols[-1])
 
         self._open(open_devices)
+
+    def _what(self) -> str:
+        return f"rows on GPIO {', '.join(map(str, self.config.rows))}"
 
     def _read_all(self) -> dict[Hashable, str | None]:
         readings: dict[Hashable, str | None] = {}
@@ -234,6 +288,9 @@ class AdcSource(_PolledSource):
         with self._scan_lock:
             return {ch: dev.value for ch, dev in self._adcs.items()}
 
+    def _what(self) -> str:
+        return f"MCP3008 selects on GPIO {', '.join(map(str, self.config.selects))}"
+
     def _read_all(self) -> dict[Hashable, str | None]:
         return {ch: self.config.classify(dev.value) for ch, dev in self._adcs.items()}
 
@@ -280,6 +337,13 @@ class CombinedSource(SensorSource):
         for source in self.sources:
             out.update(source.snapshot())
         return out
+
+    def health(self) -> str | None:
+        for source in self.sources:
+            problem = source.health()
+            if problem is not None:
+                return problem
+        return None
 
     def scan_once(self) -> None:
         """Scan every polled part once (pins need no scan: their edges call back)."""

@@ -10,10 +10,15 @@ on mock pins, and models what is behind those pins:
   a level per channel; placing a piece sets the level in the middle of its kind's band.
 
 LEDs go to a `RecordingStrip`; named buttons are gpiozero `Button`s on mock pins.
+
+Threads: the scan thread drives the row pins and reads the ADCs while the hands (the terminal,
+the page, a test) place and lift pieces on another thread. Each model keeps what both touch
+(the closed switches, the ADC levels) under its own lock.
 """
 
 from __future__ import annotations
 
+import threading
 import time
 from typing import Callable
 
@@ -31,7 +36,18 @@ def _mock_classes():
     global MockMCP3008, MatrixRowPin, MatrixColumnPin
     if "MockMCP3008" in globals():
         return
-    from gpiozero.pins.mock import MockPin, MockSPIDevice
+    from gpiozero.pins.mock import MockPin, MockSPIDevice, MockSPIInterfaceShared
+    from gpiozero.pins.spi import SPISoftwareBus
+
+    # gpiozero shares SPI interfaces and buses by pin numbers alone, across every pin factory,
+    # so a second simulated board would read the first board's ADCs. On a Pi there is one
+    # factory and this changes nothing; here each board's factory gets its own.
+    SPISoftwareBus._shared_key = classmethod(
+        lambda cls, clock_pin, mosi_pin, miso_pin, *, pin_factory=None:
+        (clock_pin, mosi_pin, miso_pin, pin_factory))
+    MockSPIInterfaceShared._shared_key = classmethod(
+        lambda cls, clock_pin, mosi_pin, miso_pin, select_pin, pin_factory:
+        (clock_pin, select_pin, pin_factory))
 
     class _MockMCP3008(MockSPIDevice):
         """The slave side of an MCP3008 on gpiozero's mock SPI.
@@ -42,8 +58,17 @@ def _mock_classes():
 
         def __init__(self, select_pin: int, *, pin_factory):
             super().__init__(SPI_CLOCK, SPI_MOSI, SPI_MISO, select_pin, pin_factory=pin_factory)
+            # The hands set these while the scan thread reads them: both under `lock`.
+            self.lock = threading.Lock()
             self.levels = [0.0] * ADC_CHANNELS  # fraction of the reference voltage per channel
             self.raw: list[int | None] = [None] * ADC_CHANNELS  # an exact reading, if set
+
+        def set_channel(self, channel: int, level: float | None, raw: int | None) -> None:
+            """Set one channel's reading: a `level` (None: keep it) and an exact `raw` or None."""
+            with self.lock:
+                self.raw[channel] = raw
+                if level is not None:
+                    self.levels[channel] = level
 
         def on_start(self):
             super().on_start()
@@ -57,9 +82,10 @@ def _mock_classes():
                 return
             if len(self.rx_buf) == 4:  # single/diff + 3 channel bits received
                 channel = (self.rx_buf[1] << 2) | (self.rx_buf[2] << 1) | self.rx_buf[3]
-                raw = self.raw[channel]
+                with self.lock:
+                    raw, level = self.raw[channel], self.levels[channel]
                 if raw is None:
-                    raw = round(min(1.0, max(0.0, self.levels[channel])) * 1023)
+                    raw = round(min(1.0, max(0.0, level)) * 1023)
                 # One more sampling clock, the null bit, then ten data bits.
                 self.tx_word(raw, 12)
 
@@ -98,11 +124,16 @@ class MatrixModel:
     low has a closed switch on that column. With `diodes=False` current also flows backwards
     through other closed switches, so the model shows the ghosts a diode-less matrix has: a
     test that the scanner is ghost-free can fail.
+
+    The scan thread changes rows (`row_changed`) while the hands close switches
+    (`set_switch`): `closed` and the column levels are read and written only under `_lock`.
+    Re-entrant, because a column pin's pull-up calls back into `update_column`.
     """
 
     def __init__(self, factory, rows: tuple[int, ...], cols: tuple[int, ...], diodes: bool = True):
         _mock_classes()
         self.diodes = diodes
+        self._lock = threading.RLock()
         self.closed: set[tuple[int, int]] = set()
         self.row_pins = [factory.pin(p, pin_class=MatrixRowPin, model=self, row=r) for r, p in enumerate(rows)]
         self.col_pins = [factory.pin(p, pin_class=MatrixColumnPin, model=self, col=c) for c, p in enumerate(cols)]
@@ -131,25 +162,28 @@ class MatrixModel:
         return False
 
     def update_column(self, c: int) -> None:
-        pin = self.col_pins[c]
-        if pin._function != "input":
-            return
-        if self._reaches(c):
-            pin.drive_low()
-        elif pin._pull == "up":
-            pin.drive_high()
-        elif pin._pull == "down":
-            pin.drive_low()
+        with self._lock:
+            pin = self.col_pins[c]
+            if pin._function != "input":
+                return
+            if self._reaches(c):
+                pin.drive_low()
+            elif pin._pull == "up":
+                pin.drive_high()
+            elif pin._pull == "down":
+                pin.drive_low()
 
     def row_changed(self, r: int) -> None:
-        cols = range(len(self.col_pins)) if not self.diodes else {c for rr, c in self.closed if rr == r}
-        for c in cols:
-            self.update_column(c)
+        with self._lock:
+            cols = range(len(self.col_pins)) if not self.diodes else {c for rr, c in self.closed if rr == r}
+            for c in cols:
+                self.update_column(c)
 
     def set_switch(self, r: int, c: int, closed: bool) -> None:
-        (self.closed.add if closed else self.closed.discard)((r, c))
-        for col in range(len(self.col_pins)):
-            self.update_column(col)
+        with self._lock:
+            (self.closed.add if closed else self.closed.discard)((r, c))
+            for col in range(len(self.col_pins)):
+                self.update_column(col)
 
 
 class SimulatedBoard:
@@ -219,9 +253,7 @@ class SimulatedBoard:
             if self.layout.adc is None or channel not in self.layout.adc.channels:
                 raise ValueError(f"site {site!r} is not on an ADC")
             chip, ch = channel
-            self.adcs[chip].raw[ch] = raw
-            if level is not None:
-                self.adcs[chip].levels[ch] = level
+            self.adcs[chip].set_channel(ch, level, raw)
 
     def _set(self, channel, present: bool, kind: str | None) -> None:
         layout = self.layout
@@ -234,8 +266,7 @@ class SimulatedBoard:
             if present and kind is None:
                 raise ValueError(f"an ADC sensor tells piece kinds; say which: one of {[k for k in layout.adc.kinds if k]}")
             chip, ch = channel
-            self.adcs[chip].raw[ch] = None
-            self.adcs[chip].levels[ch] = layout.adc.level_of(kind if present else None)
+            self.adcs[chip].set_channel(ch, layout.adc.level_of(kind if present else None), None)
 
     def press(self, name: str) -> None:
         self._button_pin(name).drive_low()

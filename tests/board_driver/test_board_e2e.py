@@ -18,21 +18,6 @@ from board_driver.trace import TraceError, Tracer, run_trace
 from hardware.base import SensorEvent
 
 
-@pytest.fixture
-def tracer(tmp_path):
-    made = []
-
-    def make(**overrides):
-        cfg = sim_config(journal=str(tmp_path / "journal.sqlite"), **overrides)
-        t = Tracer(cfg)
-        made.append(t)
-        return t
-
-    yield make
-    for t in made:
-        t.close()
-
-
 def colours(t):
     return t.session.config.colours
 
@@ -297,8 +282,8 @@ def test_trace_command_prints_one_json_line_per_action(tmp_path):
     ("jump h0.0", "line 1: unknown action 'jump'"),
     ("place", r"line 1: place takes SITE \[KIND\]"),
     ("wait soon", "line 1: wait takes milliseconds"),
-    ("place h0.0\nplace q9", "line 2: 'q9' is no site"),
-    ("press end_turn", "line 1: no button 'end_turn'"),
+    ("place h0.0\nplace q9", r"line 2 \(place q9\): 'q9' is no site of layout"),
+    ("press end_turn", r"line 1 \(press end_turn\): no button 'end_turn'"),
 ])
 def test_bad_trace_lines_are_named(tmp_path, text, words):
     with pytest.raises(TraceError, match=words):

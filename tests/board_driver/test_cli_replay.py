@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import shutil
 import subprocess
@@ -64,3 +65,73 @@ def test_bad_game_board_or_file_exit_2(tmp_path, capsys):
     assert "not connected" in capsys.readouterr().err
     assert main(["replay", "--game", "tree-planting", str(tmp_path / "missing")]) == 2
     assert "cannot read" in capsys.readouterr().err
+
+
+# --- the same options everywhere, --help on every subcommand ------------------------------
+
+SUBCOMMANDS = ["games", "replay", "sim", "trace", "run", "selftest", "map", "match", "install-service"]
+
+
+@pytest.mark.parametrize("command", SUBCOMMANDS)
+def test_every_subcommand_answers_help(command, capsys):
+    try:
+        status = main([command, "--help"])
+    except SystemExit as exc:
+        status = exc.code
+    assert status == 0
+    assert f"usage: treeboard {command}" in capsys.readouterr().out
+
+
+def test_every_listed_game_option_is_a_flag_of_replay_sim_and_trace(capsys):
+    main(["games"])
+    listed = {line.split(":")[0].strip() for line in capsys.readouterr().out.splitlines()
+              if line.startswith("  --")}
+    assert {"--board", "--cubes"} <= listed
+    for command in ("replay", "sim", "trace"):
+        with pytest.raises(SystemExit):
+            main([command, "--help"])
+        text = capsys.readouterr().out
+        assert all(flag in text for flag in listed), (command, listed)
+
+
+def test_a_game_option_as_a_flag_is_the_same_as_option(capsys, monkeypatch):
+    outs = []
+    for flags in (["--cubes", "2"], ["--option", "cubes=2"]):
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"La1 Ld4")))
+        assert main(["replay", "--game", "treeblox", *flags, "-"]) == 0
+        outs.append(json.loads(capsys.readouterr().out))
+    assert outs[0] == outs[1] and outs[0]["cubes"] == 2
+
+
+def test_an_option_of_another_game_is_refused_by_name(capsys):
+    assert main(["replay", "--game", "tree-planting", "--cubes", "2", "-"]) == 2
+    assert "no option 'cubes'" in capsys.readouterr().err
+
+
+def test_match_takes_its_options_before_or_after_the_files(tmp_path):
+    game = tmp_path / "g.txt"
+    game.write_text("La1\n")  # one move: not over, so the match says so, after parsing fine
+    for args in (["match", "--cubes", "3", str(game)], ["match", str(game), "--cubes", "3"]):
+        out = run(*args)
+        assert out.returncode == 2
+        assert out.stderr.startswith("treeboard match: game 1") and "not over" in out.stderr
+
+
+def test_a_board_option_needs_a_layout_with_its_sites(tmp_path, capsys):
+    f = tmp_path / "a.txt"
+    f.write_text("place h0.0\n")
+    assert main(["trace", "--board", "4x4", str(f)]) == 2
+    assert "try --layout tree-planting-4x4-matrix" in capsys.readouterr().err
+    assert main(["trace", "--board", "4x4", "--layout", "tree-planting-4x4-matrix", str(f)]) == 0
+    assert '"board": "4x4"' in capsys.readouterr().out
+
+
+def test_sim_keeps_one_journal_per_layout_and_options():
+    from board_driver.commands import sim_journal
+    from board_driver.config import sim_config
+
+    paths = {sim_journal(sim_config(layout=name, game_options=options))
+             for name, options in [("tree-planting-classic-pins", None), ("treeblox-adc", None),
+                                   ("treeblox-adc", {"cubes": "2"}), ("/x/my board.toml", None)]}
+    assert len(paths) == 4
+    assert all(p.parent == sim_journal(sim_config()).parent and p.name.startswith("sim-") for p in paths)

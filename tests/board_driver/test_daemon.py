@@ -117,3 +117,52 @@ def test_daemon_on_the_bridge_referees_through_the_simulated_firmware(tmp_path):
         await runner
 
     asyncio.run(scenario())
+
+
+def test_a_dead_scan_thread_withholds_the_watchdog_and_names_the_source(tmp_path, notify_socket,
+                                                                       caplog, monkeypatch):
+    import threading
+
+    from hardware.sensors import MatrixSource
+
+    monkeypatch.setattr(threading, "excepthook", lambda args: None)  # the death is the point
+    path, sock = notify_socket
+    notifier = Notifier.from_environment({"NOTIFY_SOCKET": path, "WATCHDOG_USEC": "100000",
+                                          "WATCHDOG_PID": str(os.getpid())})
+    daemon = Daemon(sim_config(journal=str(tmp_path / "j.sqlite"), layout="tree-planting-classic-matrix"),
+                    notifier=notifier)
+
+    def recv_all(seconds):
+        """Every datagram that arrives within `seconds`."""
+        got, deadline = [], time.monotonic() + seconds
+        while (left := deadline - time.monotonic()) > 0:
+            sock.settimeout(left)
+            try:
+                got.append(sock.recv(4096))
+            except socket.timeout:
+                break
+        return got
+
+    async def scenario():
+        runner = asyncio.ensure_future(daemon.run())
+        loop = asyncio.get_running_loop()
+        assert (await loop.run_in_executor(None, sock.recv, 4096)).startswith(b"READY=1")
+        assert await loop.run_in_executor(None, sock.recv, 4096) == b"WATCHDOG=1"
+        scanner = next(s for s in daemon.session.hardware.source.sources if isinstance(s, MatrixSource))
+
+        def broken():
+            raise OSError("row driver shorted")
+
+        scanner._read_all = broken
+        assert await loop.run_in_executor(None, wait_for, lambda: not scanner._thread.is_alive())
+        await loop.run_in_executor(None, recv_all, 0.01)  # a ping already on its way
+        later = await loop.run_in_executor(None, recv_all, 0.4)  # four watchdog intervals
+        daemon.stop()
+        await runner
+        return later
+
+    caplog.set_level("ERROR", logger="treeboard.daemon")
+    later = asyncio.run(scenario())
+    assert b"WATCHDOG=1" not in later
+    assert any("MatrixSource" in r.getMessage() and "scan thread died" in r.getMessage()
+               and "row driver shorted" in r.getMessage() for r in caplog.records)

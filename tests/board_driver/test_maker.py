@@ -385,8 +385,29 @@ def test_the_written_layout_keeps_every_section_of_the_input(small, tmp_path):
 
 
 def test_cli_selftest_and_map_run_on_the_simulated_board(tmp_path, capsys):
-    assert main(["selftest", "--led-seconds", "0", "--listen", "0"]) == 0
-    assert "LED 41: turn (named)" in capsys.readouterr().out
+    # No --listen: a simulated selftest finishes by itself (nothing can change there).
+    assert main(["selftest", "--sim", "--led-seconds", "0"]) == 0
+    out = capsys.readouterr().out
+    assert "LED 41: turn (named)" in out and "sensors, for" not in out
     existing = tmp_path / "x.toml"
     existing.write_text("")
-    assert main(["map", "--output", str(existing)]) == 2
+    assert main(["map", "--sim", "--output", str(existing)]) == 2
+
+
+def test_selftest_and_map_use_the_real_board_unless_told_sim(tmp_path, capsys, monkeypatch):
+    # No config installed and no --layout: say what to do, do not test a simulated board.
+    monkeypatch.setattr("board_driver.commands.DEFAULT_PATH", tmp_path / "none.toml")
+    assert main(["selftest"]) == 2
+    assert "--layout NAME" in capsys.readouterr().err
+    # --layout alone means the real board on this machine's GPIO, which it has none of.
+    monkeypatch.setenv("GPIOZERO_PIN_FACTORY", "none-here")
+    for argv in (["selftest", "--layout", "tree-planting-classic-pins"],
+                 ["map", "--layout", "tree-planting-classic-pins", "--output", str(tmp_path / "m.toml")]):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert 'backend "gpio" needs a Raspberry Pi' in err and "--sim" in err
+    # A config file's backend decides, as for `treeboard run`.
+    config = tmp_path / "config.toml"
+    config.write_text('backend = "sim"\nlayout = "tree-planting-4x4-matrix"\n')
+    assert main(["selftest", "--config", str(config), "--led-seconds", "0", "--listen", "0"]) == 0
+    assert "selftest of tree-planting-4x4-matrix (sim)" in capsys.readouterr().out

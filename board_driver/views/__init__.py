@@ -1,0 +1,150 @@
+"""How each game is shown: its LED frame, its SVG picture for the page, its terminal drawing.
+
+One module per game, `board_driver/views/<module>.py`, where <module> is the game's registry
+name with dashes as underscores ("tree-planting" -> tree_planting.py). It is found by that
+name (`view_of`): adding a game adds its module here and changes nothing else. A game without
+a module is shown by `generic` (each piece in its owner's colour, a list in the terminal).
+
+The interface a game's view module provides (`state` is the game's State; `view` a View):
+
+    PLAYERS: tuple[str, str]
+        How players read the two sides, 0 then 1 ("Dark", "Light"). Optional; default
+        ("player 1", "player 2").
+
+    def frame(state, view: View, now: float) -> tuple[dict[str, Colour], float | None]
+        The game's own layer of light: {site: (r, g, b)} for the sites it lights, and the time
+        (same clock as `now`) at which that layer next changes by itself, or None. Pure. Do NOT
+        draw corrections or the winner's animation: `render` puts them on top, for every game.
+
+    def svg(state, view: View) -> str
+        The board as one standalone <svg> element (xmlns, viewBox; no width/height, the page
+        sizes it). Pure: state and view in, SVG text out, like chess.svg; no clock. Every
+        element that stands for a site carries `data-site="<site>"` and a <title> naming it;
+        pieces carry `data-kind`; a site to correct carries class "fix" plus "blink" when the
+        piece is missing (the page's CSS blinks it, as the LEDs do) and `data-fix` with what to
+        do there. Pass every text through `svgkit.esc` (svgkit.el does).
+
+    def terminal(state, view: View, paint: Paint) -> str
+        The board drawn in text for `treeboard sim`, rows and columns labelled so that a site's
+        name can be read off it. Colours say what the LEDs mean (through `paint`, which writes
+        plain text when the output is no terminal), so the drawing must also read without them.
+
+    Optional:
+    HELP: str
+        The game's own help lines for `treeboard sim` (its site names, its entries).
+    def svg_3d(state, view: View, places: list[str]) -> str
+        A second picture (Treeblox: an isometric view of the trees); `places` are the sites
+        where an entry may be made now, drawn so that a click on one (an element with
+        `data-place="<site>"`) picks it.
+
+The shared machinery is here and in `base`: corrections win over everything, then the
+winner's animation, then the game's frame; blinking; colour helpers (`base.kind_colour`,
+`base.scale`, `base.legible`), player and piece names in words.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+from types import ModuleType
+
+from board_driver.views.base import (DEFAULT_PLAYERS, FRAME_S, OFF, Colour, View, blink_on,
+                                     correction_words, kind_colour, next_blink, owner_of, scale)
+from board_driver.views.paint import Paint
+from games.base import State
+
+__all__ = ["View", "Colour", "Paint", "render", "view_of", "players", "correction_words",
+           "kind_colour", "scale", "OFF", "FRAME_S"]
+
+REQUIRED = ("frame", "svg", "terminal")
+_MODULES: dict[str, ModuleType] = {}
+
+
+def view_of(game_name: str) -> ModuleType:
+    """The view module of a game, by the game's registry name (generic when it has none)."""
+    module = _MODULES.get(game_name)
+    if module is None:
+        path = f"{__name__}.{game_name.replace('-', '_')}"
+        try:
+            module = importlib.import_module(path)
+        except ModuleNotFoundError as exc:
+            if exc.name != path:  # the module exists but something it imports does not
+                raise
+            module = importlib.import_module(f"{__name__}.generic")
+        missing = [name for name in REQUIRED if not callable(getattr(module, name, None))]
+        if missing:
+            raise TypeError(f"{module.__file__}: a game's view module must define "
+                            f"{', '.join(missing)} (see board_driver/views/__init__.py)")
+        _MODULES[game_name] = module
+    return module
+
+
+def players(game_name: str) -> tuple[str, str]:
+    """The names of the two sides as the game's players read them."""
+    return getattr(view_of(game_name), "PLAYERS", DEFAULT_PLAYERS)
+
+
+def render(state: State, view: View, now: float) -> tuple[dict[str, Colour], float | None]:
+    """The whole LED frame at `now`, and when it next changes by itself (None: not until
+    something happens). The game's layer, then the winner's animation, then corrections,
+    which always win: a board that disagrees with the game must say so before anything else."""
+    frame, wake = view_of(state.game.name).frame(state, view, now)
+    frame = dict(frame)
+
+    if state.is_over() and view.over_since is not None:
+        elapsed = now - view.over_since
+        if 0 <= elapsed < view.winner_seconds:
+            winner = state.winner()
+            # The winner's pieces breathe; a draw alternates both players' colours.
+            level = 0.5 + 0.5 * math.cos(elapsed * 2 * math.pi)
+            lit = set(state.sites())  # pieces above a Treeblox board have no LED of their own
+            for site, kind in state.occupancy().items():
+                owner = owner_of(kind)
+                if site not in lit or owner is None:
+                    continue
+                if winner is None:
+                    frame[site] = view.colours[f"player{int(elapsed * 2 + owner) % 2}"]
+                elif owner == winner:
+                    frame[site] = scale(view.colours[f"player{winner}"], 0.2 + 0.8 * level)
+            wake = min(wake or math.inf, now + FRAME_S)
+
+    if view.completions:
+        # A move in progress: where the piece may go, steady in its colour; pieces that may be
+        # taken off breathe in the "choice" colour ("you may take this", not "wrong").
+        level = 0.55 + 0.45 * math.cos(now * math.pi)
+        for comp in view.completions:
+            if comp.want is None:
+                frame[comp.site] = scale(view.colours["choice"], level)
+            else:
+                frame[comp.site] = kind_colour(comp.want, view.colours)
+        wake = min(wake or math.inf, now + FRAME_S)
+
+    if view.corrections:
+        on = blink_on(now, view.blink_hz)
+        for corr in view.corrections:
+            if corr.want is None:
+                frame[corr.site] = view.colours["wrong"]  # steady red: take this piece off
+            else:
+                need = kind_colour(corr.want, view.colours)
+                if corr.have is None:
+                    frame[corr.site] = need if on else OFF  # blink: put this piece here
+                else:
+                    frame[corr.site] = need if on else view.colours["wrong"]  # wrong kind
+        wake = min(wake or math.inf, next_blink(now, view.blink_hz))
+    return frame, wake
+
+
+def svg(state: State, view: View) -> str:
+    """The board's picture for the page (see the module interface above)."""
+    return view_of(state.game.name).svg(state, view)
+
+
+def terminal(state: State, view: View, paint: Paint) -> str:
+    """The board drawn for a terminal (see the module interface above)."""
+    return view_of(state.game.name).terminal(state, view, paint)
+
+
+def corrections_in_words(state: State, view: View) -> list[dict[str, str]]:
+    """Each site that disagrees with the game and what to do there, for the banner and sim."""
+    names = players(state.game.name)
+    return [{"site": c.site, "do": correction_words(c, names)} for c in view.corrections]

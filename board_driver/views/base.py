@@ -1,0 +1,99 @@
+"""What every game's view shares: the View (what to show besides the game), colours, blinking.
+
+Colours are LED colours `(r, g, b)` 0..255, as the config names them; the LED layer applies
+gamma, brightness and the current limit later.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from board_driver.reconcile import Correction
+from hardware.base import PRESENT
+
+Colour = tuple[int, int, int]
+OFF: Colour = (0, 0, 0)
+FRAME_S = 0.05  # animation step: 20 frames a second is smooth on WS2812s and cheap on a Pi Zero
+HINT_MODES = ("off", "legal", "safe", "best")
+DEFAULT_PLAYERS = ("player 1", "player 2")  # how players read the sides 0 and 1
+
+
+@dataclass
+class View:
+    """What the daemon wants shown besides the game itself."""
+
+    colours: dict[str, Colour]
+    moves: str = "safe"                 # off | legal | safe (| best, once a computer player exists)
+    blink_hz: float = 2.0
+    corrections: list[Correction] = field(default_factory=list)
+    # A move in progress (reconcile's "in-progress"): where a piece may go next (want set), or
+    # which pieces may be taken off (want None).
+    completions: list[Correction] = field(default_factory=list)
+    over_since: float | None = None     # when the game ended (for the winner's animation)
+    winner_seconds: float = 6.0
+    turn_left: float | None = None      # seconds left in a timed turn (None: no limit applies)
+
+
+def scale(colour: Colour, factor: float) -> Colour:
+    return tuple(max(0, min(255, round(v * factor))) for v in colour)  # type: ignore[return-value]
+
+
+def owner_of(kind: str) -> int | None:
+    """The player a piece kind belongs to ("tree:0", "dark-leaf", "black" -> 0), or None (a rod)."""
+    if kind in ("black", "white"):
+        return 0 if kind == "black" else 1
+    if kind.endswith(":0") or kind.startswith("dark-"):
+        return 0
+    if kind.endswith(":1") or kind.startswith("light-"):
+        return 1
+    return None
+
+
+def kind_colour(kind: str, colours: dict[str, Colour]) -> Colour:
+    """The colour that stands for a piece kind: its owner's, or the rod's."""
+    owner = owner_of(kind)
+    if owner is not None:
+        return colours[f"player{owner}"]
+    return scale(colours["rod"], 4)  # a missing rod blinks bright white
+
+
+def blink_on(now: float, hz: float) -> bool:
+    return int(now * hz * 2) % 2 == 0
+
+
+def next_blink(now: float, hz: float) -> float:
+    half = 1.0 / (hz * 2)
+    return (math.floor(now / half) + 1) * half
+
+
+def legible(colour: Colour, floor: int = 170) -> Colour:
+    """The same hue bright enough to read on a screen: an LED's dim glow (an empty hole at
+    (0, 14, 21)) says "the mover's colour, faintly" on a strip but is invisible in a terminal."""
+    top = max(colour)
+    if top == 0:
+        return (110, 110, 110)
+    return colour if top >= floor else scale(colour, floor / top)
+
+
+def piece_name(kind: str | None, players: tuple[str, str] = DEFAULT_PLAYERS,
+               article: str = "a") -> str:
+    """A piece kind in words: "tree:1" -> "player 2's tree", "dark-leaf" -> "a Dark leaf"."""
+    if kind is None or kind == PRESENT:
+        return f"{article} piece"
+    what, sep, who = kind.partition(":")
+    if sep and who in ("0", "1"):
+        return f"{players[int(who)]}'s {what}"
+    colour, sep, what = kind.partition("-")
+    if sep and colour in ("dark", "light"):
+        return f"{article} {colour.capitalize()} {what}"
+    return f"{article} {kind}"
+
+
+def correction_words(corr: Correction, players: tuple[str, str] = DEFAULT_PLAYERS) -> str:
+    """What to do at a site that disagrees with the game, in words a player reads."""
+    if corr.want is None:
+        return f"take {piece_name(corr.have, players, 'the')} off"
+    if corr.have is None:
+        return f"put {piece_name(corr.want, players)} here"
+    return f"replace {piece_name(corr.have, players, 'the')} with {piece_name(corr.want, players)}"

@@ -1,0 +1,240 @@
+"""Tree Planting shown: rods in grooves, tree pegs in holes, free grooves coloured by the hint.
+
+Sites: grooves h{row}.{col} (the top side of square row.col) and v{row}.{col} (its left side),
+holes t{row}.{col} (its centre).
+"""
+
+from __future__ import annotations
+
+from board_driver.views import svgkit
+from board_driver.views.base import OFF, Colour, View, correction_words, legible, scale
+from board_driver.views.paint import Paint
+from board_driver.views.svgkit import el, hexc, title
+
+PLAYERS = ("player 1", "player 2")
+
+HELP = """Tree Planting: a groove is h ROW.COL (the top side of square ROW.COL) or v ROW.COL (its
+left side); a hole is t ROW.COL. Read ROW at the left of the board, COL above it (for v, below).
+Put a rod in a groove (place h0.0); when it closes a square, plant your tree peg there
+(place t0.0); lift the last rod again to take it back."""
+
+
+# --- the LEDs ----------------------------------------------------------------------------------
+
+def frame(state, view: View, now: float) -> tuple[dict[str, Colour], float | None]:
+    c = view.colours
+    out: dict[str, Colour] = {}
+    mover = c[f"player{state.to_move}"]
+    last = state.moves[-1] if state.moves else None
+    for g in state.board.grooves:
+        if state.drawn(g):
+            out[g.name] = c["rod"]
+        else:
+            out[g.name] = _free_colour(state, g, view, lambda col, f: scale(col, f)) or OFF
+    if last is not None:
+        out[last.name] = c[f"player{state.last_mover()}"]  # the last rod, in its player's colour
+    for i, hole in enumerate(state.board.holes):
+        owner = state.owner(i)
+        # A tree shows its owner (the score, on the board itself); an empty hole glows faintly
+        # in the mover's colour, so whose turn it is shows everywhere on the board.
+        out[hole] = c[f"player{owner}"] if owner is not None else scale(mover, 0.12)
+    return out, None
+
+
+def _free_colour(state, groove, view: View, dim) -> Colour | None:
+    """What a free groove says under the hint mode: legal (the mover's colour, dim), safe
+    (green: gives nothing away; amber: hands a square over), or nothing."""
+    c = view.colours
+    if state.is_over():
+        return None
+    if view.moves == "legal":
+        return dim(c[f"player{state.to_move}"], 0.35)
+    if view.moves == "safe":
+        return c["unsafe"] if state.gives_away(groove) else c["safe"]
+    return None
+
+
+# --- the page's picture ------------------------------------------------------------------------
+
+U = 56          # one square, in SVG units
+M = 26          # margin for the row and column labels
+WOOD = "#6b5138"
+HOLE = "#2b2019"
+ROD = "#eadfc8"
+
+
+def svg(state, view: View) -> str:
+    board = state.board
+    c = view.colours
+    fixes = {corr.site: corr for corr in view.corrections}
+    last = str(state.moves[-1]) if state.moves else None
+    winner = state.winner() if state.is_over() else None
+    planted = state.last_planted()
+    body: list[str] = []
+
+    body.append(el("rect", x=0, y=0, width=board.cols * U + 2 * M, height=board.rows * U + 2 * M,
+                   rx=10, fill="#3a2c20"))
+    for (r, col) in board.cells:
+        body.append(el("rect", x=M + col * U, y=M + r * U, width=U, height=U, fill=WOOD))
+    for col in range(board.cols):
+        body.append(el("text", str(col), x=M + col * U + U / 2, y=M - 8, class_="label"))
+    for col in range(board.cols + 1):
+        body.append(el("text", str(col), x=M + col * U, y=M + board.rows * U + 18, class_="label vlabel"))
+    for r in range(board.rows + 1):
+        body.append(el("text", str(r), x=M - 14, y=M + r * U + 4, class_="label"))
+        if r < board.rows:
+            body.append(el("text", str(r), x=M - 14, y=M + r * U + U / 2 + 4, class_="label rowlabel"))
+
+    for g in board.grooves:
+        kind, r, col = g.name[0], *map(int, g.name[1:].split("."))
+        x, y = M + col * U, M + r * U
+        x1, y1, x2, y2 = (x + 6, y, x + U - 6, y) if kind == "h" else (x, y + 6, x, y + U - 6)
+        classes = ["groove"]
+        drawn = state.drawn(g)
+        if drawn:
+            stroke = hexc(c[f"player{state.last_mover()}"]) if g.name == last else ROD
+            classes.append("rod")
+            if g.name == last:
+                classes.append("last")
+            width, dash = 7, None
+        else:
+            hint = _free_colour(state, g, view, lambda col, f: col)
+            stroke = hexc(hint) if hint else "#4a3a2c"
+            classes.append("free")
+            if hint:
+                classes.append("unsafe" if hint == c["unsafe"] and view.moves == "safe" else "hint")
+            width, dash = 4, "2 6"
+        tip = f"{g.name}: " + ("rod" if drawn else "free")
+        fix = fixes.get(g.name)
+        extra = {}
+        if fix is not None:
+            classes.append("fix")
+            if fix.want is None:
+                stroke = hexc(c["wrong"])
+            else:
+                classes.append("blink")
+                stroke = hexc(scale(c["rod"], 4)) if fix.have is None else hexc(c["wrong"])
+            width, dash = 7, None
+            extra["data_fix"] = correction_words(fix, PLAYERS)
+            tip += " — " + extra["data_fix"]
+        body.append(el("line", title(tip), x1=x1, y1=y1, x2=x2, y2=y2, stroke=stroke,
+                       stroke_width=width, stroke_linecap="round", stroke_dasharray=dash,
+                       class_=" ".join(classes), data_site=g.name,
+                       data_kind="rod" if drawn else None, **extra))
+
+    for i, hole in enumerate(board.holes):
+        r, col = board.cells[i]
+        cx, cy = M + col * U + U / 2, M + r * U + U / 2
+        owner = state.owner(i)
+        fix = fixes.get(hole)
+        classes = ["hole"]
+        extra = {}
+        if owner is not None:
+            classes.append("tree")
+            if winner is not None and owner == winner:
+                classes.append("winner")
+            if hole in planted:
+                classes.append("last")
+            shape = _tree(cx, cy, hexc(c[f"player{owner}"]))
+            tip = f"{hole}: {PLAYERS[owner]}'s tree"
+        else:
+            shape = el("circle", cx=cx, cy=cy, r=U * 0.12, fill=HOLE,
+                       stroke=hexc(c[f"player{state.to_move}"]), stroke_opacity=0.5, stroke_width=2)
+            tip = f"{hole}: empty hole"
+        if fix is not None:
+            classes += ["fix"] + (["blink"] if fix.want is not None and fix.have is None else [])
+            extra["data_fix"] = correction_words(fix, PLAYERS)
+            ring = hexc(c["wrong"]) if fix.want is None or fix.have is not None else \
+                hexc(c[f"player{fix.want[-1]}"]) if fix.want[-1] in "01" else hexc(c["wrong"])
+            shape += el("circle", cx=cx, cy=cy, r=U * 0.34, fill="none", stroke=ring, stroke_width=4)
+            tip += " — " + extra["data_fix"]
+        body.append(el("g", title(tip) + shape, class_=" ".join(classes), data_site=hole,
+                       data_kind=f"tree:{owner}" if owner is not None else None, **extra))
+
+    return svgkit.document(board.cols * U + 2 * M, board.rows * U + 2 * M, body,
+                           label=f"Tree Planting, {board.name} board", class_="board tree-planting")
+
+
+def _tree(cx: float, cy: float, fill: str) -> str:
+    """A tree peg seen from above: a crown in its owner's colour."""
+    return (el("circle", cx=cx, cy=cy, r=U * 0.28, fill=fill, stroke="#1b1410", stroke_width=2)
+            + el("circle", cx=cx - U * 0.08, cy=cy - U * 0.08, r=U * 0.09, fill="#ffffff",
+                 fill_opacity=0.35))
+
+
+# --- the terminal ------------------------------------------------------------------------------
+
+def terminal(state, view: View, paint: Paint) -> str:
+    board = state.board
+    c = view.colours
+    cells = set(board.cells)
+    fixes = {corr.site: corr for corr in view.corrections}
+    last = str(state.moves[-1]) if state.moves else None
+    winner = state.winner() if state.is_over() else None
+    grey = (120, 120, 120)
+    rod = (220, 220, 220)
+
+    def groove(name: str, horizontal: bool) -> str:
+        fix = fixes.get(name)
+        if fix is not None:
+            if fix.want is None:
+                return paint(c["wrong"], "XXX" if horizontal else "X", bold=True)
+            return paint(rod, "???" if horizontal else "?", bold=True)
+        if state.drawn(name):
+            glyph = "━━━" if horizontal else "┃"
+            if name == last:
+                return paint(c[f"player{state.last_mover()}"], glyph, bold=True)
+            return paint(rod, glyph)
+        hint = _free_colour(state, board.groove[name], view, lambda col, f: col)
+        if hint is None:
+            return paint(grey, "···" if horizontal else ":")
+        if view.moves == "safe" and hint == c["unsafe"]:
+            return paint(hint, "·!·" if horizontal else "!")
+        return paint(hint, "···" if horizontal else ":")
+
+    def hole(r: int, col: int) -> str:
+        name = f"t{r}.{col}"
+        fix = fixes.get(name)
+        if fix is not None:
+            return paint(c["wrong"], "X", bold=True) if fix.want is None else \
+                paint(c.get(f"player{fix.want[-1]}", rod), "?", bold=True)
+        owner = state.owner(board.square_index[(r, col)])
+        if owner is None:
+            return paint(c[f"player{state.to_move}"] if not state.is_over() else grey, "·")
+        return paint(c[f"player{owner}"], str(owner + 1), bold=winner == owner)
+
+    width = 4 * board.cols + 1
+    lines = ["   " + _labels([(4 * col + 2, str(col)) for col in range(board.cols)], width)]
+    for r in range(board.rows + 1):
+        line = ""
+        for col in range(board.cols):
+            name = f"h{r}.{col}"
+            line += "+" + (groove(name, True) if name in board.groove else "   ")
+        lines.append(f"{r:>2} " + line + "+")
+        if r == board.rows:
+            break
+        row = ""
+        for col in range(board.cols + 1):
+            name = f"v{r}.{col}"
+            row += groove(name, False) if name in board.groove else " "
+            if col < board.cols:
+                row += f" {hole(r, col)} " if (r, col) in cells else "   "
+        lines.append(f"{r:>2} " + row)
+    lines.append("   " + _labels([(4 * col, str(col)) for col in range(board.cols + 1)], width + 2))
+    key = "━ rod, 1 2 trees"
+    if view.moves == "safe" and not state.is_over():
+        key += ", ··· a free groove that gives nothing away, ·!· one that hands a square over"
+    if view.corrections:
+        key += ", ??? put a piece here, XXX take it off"
+    lines.append(paint(grey, key))
+    return "\n".join(lines)
+
+
+def _labels(at: list[tuple[int, str]], width: int) -> str:
+    """A line with each label starting at its column (for the board's column numbers)."""
+    out = [" "] * width
+    for pos, text in at:
+        for i, ch in enumerate(text):
+            if pos + i < width:
+                out[pos + i] = ch
+    return "".join(out).rstrip()

@@ -1,0 +1,310 @@
+"""Treeblox shown: the 4x4 board from above (each column's top cube and height), and the two
+trees in 3D for the page, where cubes above or beside the board are entered.
+
+Sites: the board's holes a1..d4 (columns a-d are x 0..3, rows 1-4 are y 0..3); cells above
+them b2+1 (one cube up); anywhere else (x,y,z), with a1 = (0,0,0).
+"""
+
+from __future__ import annotations
+
+import math
+
+from board_driver.views import svgkit
+from board_driver.views.base import FRAME_S, OFF, Colour, View, correction_words, kind_colour, scale
+from board_driver.views.paint import Paint
+from board_driver.views.svgkit import el, hexc, title
+from games.treeblox import COLUMNS, SIZE, cell_name, parse_cell
+
+PLAYERS = ("Dark", "Light")
+
+HELP = """Treeblox: the board's holes are a1..d4 (columns a-d, rows 1-4); a cube in a hole is
+seen by its sensor: place b2 dark-leaf. Cubes above or beside the board have no sensor and are
+entered: place b2+1 light-branch (one cube above b2), place (-1,0,0) dark-leaf (beside a1).
+Kinds: dark-leaf, dark-branch, light-leaf, light-branch. press end_turn ends a turn early."""
+
+
+def _tops(state) -> dict[tuple[int, int], tuple[str, int]]:
+    """Each occupied column (x, y) -> (the kind of its top cube, the top cube's z)."""
+    tops: dict[tuple[int, int], tuple[str, int]] = {}
+    for site, kind in state.occupancy().items():
+        x, y, z = parse_cell(site)
+        if (x, y) not in tops or z > tops[(x, y)][1]:
+            tops[(x, y)] = (kind, z)
+    return tops
+
+
+def _active(state) -> set[tuple[int, int, int]]:
+    return {cell for p in (0, 1) for cell in state.active_leaves(p)}
+
+
+# --- the LEDs ----------------------------------------------------------------------------------
+
+def frame(state, view: View, now: float) -> tuple[dict[str, Colour], float | None]:
+    c = view.colours
+    out: dict[str, Colour] = {}
+    over = state.is_over()
+    mover = state.to_move
+    free_board = set()
+    if not over:
+        free_board = {h for h in state.available_holes(mover) if h[2] == 0}
+    active = {cell[:2] for cell in _active(state)}
+    tops = _tops(state)
+    # The growth rate: one or two short pulses of the mover's colour every two seconds.
+    pulses = state.growth_rate(mover) if not over else 0
+    t = now % 2.0
+    pulse_on = any(k * 0.4 <= t < k * 0.4 + 0.2 for k in range(pulses))
+    waiting = not over and not free_board and bool(state.available_holes(mover))
+    for hole in state.sites():
+        x, y, _ = parse_cell(hole)
+        top = tops.get((x, y))
+        if top is not None:
+            colour = kind_colour(top[0], c)
+            out[hole] = colour if top[0].endswith("leaf") and (x, y) in active else scale(colour, 0.2)
+        elif (x, y, 0) in free_board:
+            if pulse_on:
+                out[hole] = c[f"player{mover}"]
+            elif view.moves != "off":
+                out[hole] = scale(c[f"player{mover}"], 0.25)
+            else:
+                out[hole] = OFF
+        else:
+            out[hole] = OFF
+    if waiting:
+        # Only cells above or beside the board are free: the board cannot sense them, so it
+        # waits for the placement to be entered. The mover's columns breathe in "waiting".
+        level = 0.3 + 0.7 * (0.5 + 0.5 * math.sin(now * math.pi))
+        for hole in state.sites():
+            top = tops.get(parse_cell(hole)[:2])
+            if top is not None and top[0].startswith(("dark", "light")[mover]):
+                out[hole] = scale(c["waiting"], level)
+    animated = not over and (pulses > 0 or waiting)
+    return out, (now + FRAME_S if animated else None)
+
+
+# --- the page's pictures -----------------------------------------------------------------------
+
+U = 60   # one cell of the top view
+M = 26   # margin for labels
+
+
+def _extent(cells) -> tuple[int, int, int, int]:
+    """The columns and rows the top view must show: the board, and whatever hangs past it."""
+    xs = [0, SIZE - 1] + [x for x, _, _ in cells]
+    ys = [0, SIZE - 1] + [y for _, y, _ in cells]
+    return min(xs), max(xs), min(ys), max(ys)
+
+
+def svg(state, view: View) -> str:
+    """The top view: the 4x4 board (row 1 nearest the players, at the bottom), each column's
+    top cube in its owner's colour with the column's height; active leaves ringed."""
+    c = view.colours
+    cells = [parse_cell(s) for s in state.occupancy()]
+    x0, x1, y0, y1 = _extent(cells)
+    width, height = (x1 - x0 + 1) * U + 2 * M, (y1 - y0 + 1) * U + 2 * M
+    fixes = {corr.site: corr for corr in view.corrections}
+    tops = _tops(state)
+    active = _active(state)
+    free = set()
+    if not state.is_over() and view.moves != "off":
+        free = {h for h in state.available_holes(state.to_move) if h[2] == 0}
+    winner = state.winner() if state.is_over() else None
+
+    def pos(x: int, y: int) -> tuple[float, float]:
+        return M + (x - x0) * U, M + (y1 - y) * U
+
+    body = [el("rect", x=0, y=0, width=width, height=height, rx=10, fill="#23262b")]
+    bx, by = pos(0, SIZE - 1)
+    body.append(el("rect", x=bx - 4, y=by - 4, width=SIZE * U + 8, height=SIZE * U + 8, rx=8,
+                   fill="#6b5138"))
+    for x in range(SIZE):
+        body.append(el("text", COLUMNS[x], x=pos(x, 0)[0] + U / 2, y=pos(0, y0)[1] + U + 18,
+                       class_="label"))
+    for y in range(SIZE):
+        body.append(el("text", str(y + 1), x=pos(x0, 0)[0] - 14, y=pos(0, y)[1] + U / 2 + 4,
+                       class_="label"))
+    for y in range(y0, y1 + 1):
+        for x in range(x0, x1 + 1):
+            on_board = 0 <= x < SIZE and 0 <= y < SIZE
+            top = tops.get((x, y))
+            if not on_board and top is None:
+                continue
+            px, py = pos(x, y)
+            cx, cy = px + U / 2, py + U / 2
+            site = cell_name((x, y, 0)) if on_board else cell_name((x, y, top[1]))
+            parts = []
+            classes = ["column"]
+            extra: dict[str, object] = {}
+            if not on_board:
+                parts.append(el("rect", x=px + 3, y=py + 3, width=U - 6, height=U - 6, rx=6,
+                                fill="none", stroke="#8a8f98", stroke_dasharray="4 4"))
+            if top is None:
+                ring = hexc(c[f"player{state.to_move}"]) if (x, y, 0) in free else "#1b1410"
+                parts.append(el("circle", cx=cx, cy=cy, r=U * 0.16, fill="#2b2019", stroke=ring,
+                                stroke_width=3 if (x, y, 0) in free else 1))
+                tip = f"{site}: empty hole" + (", free to play" if (x, y, 0) in free else "")
+                if (x, y, 0) in free:
+                    classes.append("hint")
+            else:
+                kind, z = top
+                owner = 0 if kind.startswith("dark") else 1
+                leaf = kind.endswith("leaf")
+                fill = hexc(c[f"player{owner}"])
+                sees_sky = leaf and (x, y, z) in active
+                parts.append(el("rect", x=px + 7, y=py + 7, width=U - 14, height=U - 14,
+                                rx=U * 0.3 if leaf else 4, fill=fill,
+                                fill_opacity=1 if sees_sky or not leaf else 0.55,
+                                stroke="#ffffff" if sees_sky else "#1b1410",
+                                stroke_width=3 if sees_sky else 1.5))
+                parts.append(el("text", str(z + 1), x=cx, y=cy + 7,
+                                class_="height " + ("on-light" if owner else "on-dark")))
+                classes += ["cubes", "leaf" if leaf else "branch"] + (["active"] if sees_sky else [])
+                if winner is not None and owner == winner:
+                    classes.append("winner")
+                extra["data_kind"] = kind
+                extra["data_height"] = z + 1
+                what = f"{PLAYERS[owner]} {'leaf' if leaf else 'branch'}"
+                tip = (f"{site}: column of {z + 1}, top cube a {what}"
+                       + (" (sees the sky)" if sees_sky else ""))
+            fix = fixes.get(site)
+            if fix is not None:
+                classes += ["fix"] + (["blink"] if fix.want is not None and fix.have is None else [])
+                extra["data_fix"] = correction_words(fix, PLAYERS)
+                ring = hexc(kind_colour(fix.want, c)) if fix.want and fix.have is None else hexc(c["wrong"])
+                parts.append(el("rect", x=px + 2, y=py + 2, width=U - 4, height=U - 4, rx=8,
+                                fill="none", stroke=ring, stroke_width=4))
+                tip += " — " + extra["data_fix"]
+            body.append(el("g", title(tip) + "".join(parts), class_=" ".join(classes),
+                           data_site=site, **extra))
+    return svgkit.document(width, height, body, label="Treeblox board from above",
+                           class_="board treeblox top")
+
+
+A = 26  # half the width of a cube's top face in the 3D view
+
+
+def _p(x: float, y: float, z: float) -> tuple[float, float]:
+    """Isometric projection, seen from beyond the a1 corner: x runs up-right, y up-left."""
+    return (x - y) * A, -(x + y) * A / 2 - z * A
+
+
+def _poly(points, **kw) -> str:
+    return el("polygon", points=" ".join(f"{x:.1f},{y:.1f}" for x, y in points), **kw)
+
+
+def _cube_faces(x: int, y: int, z: int) -> tuple[list, list, list]:
+    top = [_p(x, y, z + 1), _p(x + 1, y, z + 1), _p(x + 1, y + 1, z + 1), _p(x, y + 1, z + 1)]
+    south = [_p(x, y, z), _p(x + 1, y, z), _p(x + 1, y, z + 1), _p(x, y, z + 1)]
+    west = [_p(x, y, z), _p(x, y + 1, z), _p(x, y + 1, z + 1), _p(x, y, z + 1)]
+    return top, south, west
+
+
+def svg_3d(state, view: View, places: list[str]) -> str:
+    """Both trees in 3D, and a ghost cube at each of `places` (data-place) to click on."""
+    c = view.colours
+    active = _active(state)
+    items = []  # (painter's key, svg) drawn far to near, low to high
+    for site, kind in state.occupancy().items():
+        x, y, z = parse_cell(site)
+        owner = 0 if kind.startswith("dark") else 1
+        leaf = kind.endswith("leaf")
+        base = c[f"player{owner}"] if leaf else scale(c[f"player{owner}"], 0.6)
+        top, south, west = _cube_faces(x, y, z)
+        sees = leaf and (x, y, z) in active
+        parts = [title(f"{site}: {PLAYERS[owner]} {'leaf' if leaf else 'branch'}"
+                       + (" (sees the sky)" if sees else "")),
+                 _poly(top, fill=hexc(base), stroke="#111", stroke_width=1),
+                 _poly(south, fill=hexc(scale(base, 0.75)), stroke="#111", stroke_width=1),
+                 _poly(west, fill=hexc(scale(base, 0.55)), stroke="#111", stroke_width=1)]
+        if leaf:
+            cx, cy = _p(x + 0.5, y + 0.5, z + 1)
+            parts.append(el("ellipse", cx=cx, cy=cy, rx=A * 0.45, ry=A * 0.22,
+                            fill="#ffffff" if sees else "#000000", fill_opacity=0.45 if sees else 0.25))
+        items.append(((-(x + y), z), el("g", "".join(parts), class_="cube", data_site=site,
+                                        data_kind=kind)))
+    for site in places:
+        x, y, z = parse_cell(site)
+        top, south, west = _cube_faces(x, y, z)
+        ghost = dict(fill=hexc(c[f"player{state.to_move}"]), fill_opacity=0.18,
+                     stroke=hexc(c[f"player{state.to_move}"]), stroke_dasharray="3 3")
+        body = (title(f"{site}: place a cube here") + _poly(top, **ghost) + _poly(south, **ghost)
+                + _poly(west, **ghost))
+        items.append(((-(x + y), z), el("g", body, class_="place", data_place=site,
+                                        tabindex=0, role="button")))
+    items.sort(key=lambda item: item[0])
+
+    board = [_p(0, 0, 0), _p(SIZE, 0, 0), _p(SIZE, SIZE, 0), _p(0, SIZE, 0)]
+    floor = [_poly(board, fill="#6b5138", stroke="#3a2c20", stroke_width=2)]
+    for x in range(SIZE):
+        for y in range(SIZE):
+            hx, hy = _p(x + 0.5, y + 0.5, 0)
+            floor.append(el("ellipse", cx=hx, cy=hy, rx=A * 0.3, ry=A * 0.15, fill="#2b2019"))
+    for x in range(SIZE):
+        lx, ly = _p(x + 0.5, -0.45, 0)
+        floor.append(el("text", COLUMNS[x], x=lx, y=ly + 6, class_="label"))
+    for y in range(SIZE):
+        lx, ly = _p(-0.45, y + 0.5, 0)
+        floor.append(el("text", str(y + 1), x=lx - 4, y=ly + 6, class_="label"))
+
+    points = board + [p for site in list(state.occupancy()) + list(places)
+                      for face in _cube_faces(*parse_cell(site)) for p in face]
+    xs, ys = [p[0] for p in points], [p[1] for p in points]
+    pad = 24
+    left, top_y = min(xs) - pad, min(ys) - pad
+    w, h = max(xs) - min(xs) + 2 * pad, max(ys) - min(ys) + 2 * pad
+    inner = el("g", "".join(floor) + "".join(svg for _, svg in items),
+               transform=f"translate({-left:.1f},{-top_y:.1f})")
+    return svgkit.document(w, h, [inner], label="Treeblox trees in 3D", class_="board treeblox iso")
+
+
+# --- the terminal ------------------------------------------------------------------------------
+
+def terminal(state, view: View, paint: Paint) -> str:
+    """The 4x4 board from above: each column's top cube (D or L for Dark or Light; * a leaf that
+    sees the sky, l a shaded leaf, b a branch) and its height; then what is beside the board."""
+    c = view.colours
+    grey = (120, 120, 120)
+    tops = _tops(state)
+    active = _active(state)
+    fixes = {corr.site: corr for corr in view.corrections}
+    free = set()
+    if not state.is_over():
+        free = {h for h in state.available_holes(state.to_move) if h[2] == 0}
+    winner = state.winner() if state.is_over() else None
+    lines = ["     " + "".join(f"{col:^6}" for col in COLUMNS)]
+    for y in reversed(range(SIZE)):
+        row = ""
+        for x in range(SIZE):
+            site = cell_name((x, y, 0))
+            fix = fixes.get(site)
+            top = tops.get((x, y))
+            if fix is not None:
+                text = paint(c["wrong"], " X " if fix.want is None else " ? ", bold=True)
+            elif top is None:
+                hinted = (x, y, 0) in free and view.moves != "off"
+                text = paint(c[f"player{state.to_move}"] if hinted else grey, " · ")
+            else:
+                kind, z = top
+                owner = 0 if kind.startswith("dark") else 1
+                mark = "*" if (x, y, z) in active else "l" if kind.endswith("leaf") else "b"
+                text = paint(c[f"player{owner}"], f"{'DL'[owner]}{mark}{z + 1}",
+                             bold=mark == "*" or winner == owner)
+            row += "  " + text + " "
+        lines.append(f"  {y + 1}  " + row)
+    beside = sorted((s, k) for s, k in state.occupancy().items()
+                    if not all(0 <= v < SIZE for v in parse_cell(s)[:2]))
+    if beside:
+        lines.append("  beside the board: " + ", ".join(
+            paint(c[f"player{0 if k.startswith('dark') else 1}"], f"{s} {k}") for s, k in beside))
+    for p in (0, 1):
+        left = state.cubes_left(p)
+        lines.append(f"  {paint(c[f'player{p}'], PLAYERS[p], bold=True)}: "
+                     f"{len(state.active_leaves(p))} leaves see the sky; "
+                     f"{left['leaf']} leaves and {left['branch']} branches left")
+    if not state.is_over():
+        n = state.placements_left
+        lines.append(f"  {PLAYERS[state.to_move]} may place {n} more cube{'s' if n != 1 else ''} "
+                     "this turn" + (" (final growth)" if state.in_final_growth else ""))
+    lines.append(paint(grey, "  D Dark, L Light: * a leaf that sees the sky, l a shaded leaf, "
+                             "b a branch; the digit is the column's height"
+                       + ("; ? put a cube here, X take it off" if view.corrections else "")))
+    return "\n".join(lines)
