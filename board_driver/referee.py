@@ -9,11 +9,13 @@ and the tests drive exactly the same object; only who calls `tick` differs.
 from __future__ import annotations
 
 import logging
-from typing import Any, Hashable, Mapping
+import math
+from typing import Any, Callable, Hashable, Mapping
 
 import games
-from board_driver.reconcile import Correction, candidate_moves, changed_sites, reconcile
-from board_driver.views import View, render
+from board_driver.reconcile import (Correction, candidate_moves, changed_sites, differences,
+                                    reconcile)
+from board_driver.views import FRAME_S, View, render, scale
 from hardware.base import PRESENT, SensorEvent
 from hardware.debounce import Debouncer
 
@@ -48,6 +50,18 @@ class Referee:
         self.view = View(colours=config.colours, moves=config.moves, blink_hz=config.blink_hz,
                          winner_seconds=config.winner_seconds)
         self.sensed = [s for s in state.sites() if s in layout.channels_of_site]
+        # Who plays each seat: "human" at this board, "computer:LEVEL", or "remote" (another
+        # board). Only a human seat's moves come in through the sensors.
+        self.seats: tuple[str, str] = tuple(getattr(config, "players", None) or ("human", "human"))
+        # Told of every change to the game, on the loop: ("move", move, origin) with origin
+        # "board" or the seat's kind, ("undo", move, origin), ("new-game", None, origin).
+        self.listeners: list[Callable[[str, Any, str], None]] = []
+        # Set by a remote link: None, or what the link to the other board is doing.
+        self.remote_status: str | None = None
+        # After a takeback the board did not make itself (agreed with a remote board, asked on
+        # the page), its pieces still stand: nothing is played until they match the game again,
+        # or the piece just taken back would be played straight back.
+        self._hold = False
 
     # --- the game in progress ------------------------------------------------------------
 
@@ -55,12 +69,52 @@ class Referee:
     def corrections(self) -> list[Correction]:
         return self.view.corrections
 
-    def new_game(self, now: float) -> None:
-        self.state = self.state.game.new_state(**self.state.options())
+    def new_game(self, now: float, options: dict[str, Any] | None = None,
+                 origin: str = "board") -> None:
+        """Start over (with other options of the same game, if given). Raises games.GameError
+        for options the game refuses or whose sites this board has no sensor for."""
+        state = self.state.game.new_state(**(self.state.options() if options is None else options))
+        unsensed = [s for s in state.sites() if s not in self.layout.channels_of_site]
+        if options is not None and unsensed:
+            raise games.BadOptions(f"layout {self.layout.name} has no sensor for {unsensed[0]}: "
+                                   "that game does not fit this board")
+        self.state = state
+        self.sensed = [s for s in state.sites() if s in self.layout.channels_of_site]
+        self._hold = False
         self.journal.start_game(self.state.game.name, self.state.options())
         self.view.over_since = None
         log.info("new game of %s %s", self.state.game.name, self.state.options())
+        self._tell("new-game", None, origin)
         self._decide(now)
+
+    # --- seats ------------------------------------------------------------------------------
+
+    def at_board(self, player: int) -> bool:
+        """Whether `player` plays here, through the sensors (not the computer, not a remote)."""
+        return self.seats[player] == "human"
+
+    def play_for_seat(self, move: Any, now: float, origin: str) -> None:
+        """A move of a seat not at this board (the computer, a remote board). It is played in
+        the game at once; the board then differs from the game, and the correction machinery
+        lights the pieces to put. Raises games.IllegalMove and changes nothing if it is this
+        board's turn or the move is not legal."""
+        state = self.state
+        if state.is_over():
+            raise games.IllegalMove(move, "the game is over")
+        if self.at_board(state.to_move):
+            raise games.IllegalMove(move, "it is this board's turn, not the other seat's")
+        if isinstance(move, str):
+            move = state.parse_move(move)
+        state.copy().play(move)   # raises IllegalMove before anything is recorded
+        self._accept(move, now, origin)
+        self._decide(now)
+
+    def _tell(self, what: str, move: Any, origin: str) -> None:
+        for listener in list(self.listeners):
+            try:
+                listener(what, move, origin)
+            except Exception:  # a listener's failure must never cost the game a move
+                log.exception("listener %r failed on %s", listener, what)
 
     # --- sensors ------------------------------------------------------------------------------
 
@@ -137,13 +191,49 @@ class Referee:
                 break
         if found is None:
             raise games.IllegalMove(f"{kind} at {site}", "no legal move puts that piece there now")
+        if not self.at_board(state.to_move):
+            raise games.IllegalMove(f"{kind} at {site}", "it is the other seat's turn")
         self._accept(found, now)
         self._decide(now)
+
+    def takeback(self, now: float, origin: str = "page") -> str:
+        """Take back the last move without the board's hands (the page's takeback, or one
+        agreed with a remote board; lifting the last piece does the same on the board). The
+        pieces it put down then light as corrections, and nothing is played until they are
+        lifted. Returns the move taken back; raises games.IllegalMove when there is none."""
+        if self.state.is_over():
+            raise games.IllegalMove("takeback", "the game is over; start a new game instead")
+        if not self.state.moves:
+            raise games.IllegalMove("takeback", "no move to take back")
+        self.journal.record_undo()
+        move = self.state.undo()
+        self._hold = True
+        log.info("takeback (%s): %s", origin, move)
+        self._tell("undo", move, origin)
+        self._decide(now)
+        return str(move)
+
+    def lift_entry(self, site: str, now: float) -> None:
+        """The piece entered last on a site no sensor sees, lifted again: a takeback, as
+        lifting the last piece off a sensed site is. Raises games.IllegalMove otherwise."""
+        state = self.state
+        if not self.config.takeback:
+            raise games.IllegalMove(f"lift {site}", "takebacks are off (display.takeback)")
+        if not state.moves or site in self.sensed:
+            raise games.IllegalMove(f"lift {site}", "only the last piece entered can be taken back")
+        before = state.occupancy()
+        last = state.undo()
+        after = state.occupancy()
+        if site not in before or changed_sites(before, after) != {site}:
+            state.play(last)
+            raise games.IllegalMove(f"lift {site}", "only the last piece entered can be taken back")
+        state.play(last)  # put back, to take it back the journalled way
+        self.takeback(now)
 
     def press(self, name: str, now: float) -> None:
         """A named button: `end_turn` ends the turn (a pass with no placement), where the game
         has such a move."""
-        if name != "end_turn" or self.state.is_over():
+        if name != "end_turn" or self.state.is_over() or not self.at_board(self.state.to_move):
             return
         try:
             move = self.state.parse_move("end")
@@ -156,16 +246,22 @@ class Referee:
 
     # --- deciding ---------------------------------------------------------------------------
 
-    def _accept(self, move: Any, now: float) -> None:
-        # Durable before the LEDs confirm it: a power cut after this line loses nothing.
-        self.journal.record_move(str(move))
+    def _accept(self, move: Any, now: float, origin: str = "board") -> None:
+        # Played first, to know whether it ends the game: the finishing move and the result
+        # go to the journal in one transaction. Durable before the LEDs confirm it; a journal
+        # that refuses the move takes it back out of the game too.
         self.state.play(move)
+        summary = self.state.summary() if self.state.is_over() else None
+        try:
+            self.journal.record_move(str(move), finish=summary)
+        except BaseException:
+            self.state.undo()
+            raise
         log.info("move %d: %s", len(self.state.moves), move)
-        if self.state.is_over():
+        if summary is not None:
             self.view.over_since = now
-            summary = self.state.summary()
-            self.journal.finish(summary)
             log.info("game over: %s", summary)
+        self._tell("move", move, origin)
 
     def _decide(self, now: float, swapped: list[str] = ()) -> None:
         if swapped and not self.state.is_over():
@@ -175,7 +271,7 @@ class Referee:
             momentary = dict(self.physical)
             momentary.update(dict.fromkeys(swapped))
             verdict = reconcile(self.state, momentary, self.sensed, takeback=False)
-            if verdict.action == "play":
+            if verdict.action == "play" and self.at_board(self.state.to_move):
                 log.info("a piece swapped faster than the debounce at %s", ", ".join(swapped))
                 self._accept(verdict.move, now)
         if self.state.is_over():
@@ -184,17 +280,34 @@ class Referee:
             if all(self.physical.get(s) is None for s in self.sensed):
                 self.new_game(now)
             return
+        if self._hold:
+            diff = differences(self.state.occupancy(), self.physical, self.sensed)
+            self.view.corrections = sorted(diff.values(), key=lambda c: c.site)
+            self.view.completions = []
+            self._hold = bool(diff)
+            return
         for _ in range(8):  # a play or undo can leave a remainder (a tree peg still to plant)
-            verdict = reconcile(self.state, self.physical, self.sensed,
-                                takeback=self.config.takeback)
-            if verdict.action == "play":
+            # A takeback by lifting is for a game played at this board alone: the computer's
+            # or a remote board's move is not the players' to lift (a remote takeback is asked).
+            takeback = self.config.takeback and all(self.at_board(p) for p in (0, 1))
+            verdict = reconcile(self.state, self.physical, self.sensed, takeback=takeback)
+            if verdict.action == "play" and self.at_board(self.state.to_move):
                 self._accept(verdict.move, now)
                 if self.state.is_over():
                     self.view.corrections = self.view.completions = []
                     return
             elif verdict.action == "undo":
                 self.journal.record_undo()
-                log.info("takeback: %s", self.state.undo())
+                move = self.state.undo()
+                log.info("takeback: %s", move)
+                self._tell("undo", move, "board")
+            elif verdict.action == "play":
+                # The other seat's turn: a piece put for it is a mistake to correct.
+                self.view.corrections = sorted(
+                    differences(self.state.occupancy(), self.physical, self.sensed).values(),
+                    key=lambda c: c.site)
+                self.view.completions = []
+                return
             else:  # in sync, a move in progress, or a correction
                 self.view.corrections = verdict.corrections
                 self.view.completions = verdict.completions
@@ -213,7 +326,8 @@ class Referee:
 
     def _turn_clock(self, now: float) -> None:
         """Start the clock when a turn begins; a turn whose time ran out is a pass."""
-        if self.turn_limit is None or self.state.is_over():
+        if self.turn_limit is None or self.state.is_over() or not self.at_board(self.state.to_move):
+            # (the other board keeps its own clock for a remote seat; the computer is quick)
             self._turn_of = None
             return
         if self._turn_of != self.state.to_move:
@@ -253,6 +367,18 @@ class Referee:
             over = self.state.is_over()
             who = self.state.winner() if over else self.state.to_move
             frame["turn"] = self.config.colours[f"player{who}"] if who is not None else (64, 64, 64)
+            link = self.remote_status
+            if link is not None and link != "connected" and not over:
+                # Remote play that is not flowing: "no broker" (or out of step) flashes the
+                # "wrong" colour twice a second; "waiting for the other board" breathes slowly
+                # in the remote seat's colour.
+                if link.startswith(("waiting", "connecting")):
+                    remote_seat = self.seats.index("remote") if "remote" in self.seats else 0
+                    level = 0.15 + 0.85 * (0.5 + 0.5 * math.sin(now * math.pi / 2))
+                    frame["turn"] = scale(self.config.colours[f"player{remote_seat}"], level)
+                else:
+                    frame["turn"] = self.config.colours["wrong"] if int(now * 4) % 2 else (0, 0, 0)
+                wake = min(wake or math.inf, now + FRAME_S)
         for player in (0, 1):
             bar = named.get(f"score{player}")
             if bar:

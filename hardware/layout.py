@@ -225,6 +225,10 @@ def load_layout(name_or_path: str | Path) -> Layout:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
         raise LayoutError(path, "file", "a readable layout file", detail=str(exc)) from exc
+    except UnicodeDecodeError as exc:
+        raise LayoutError(path, "file", "a text file in UTF-8",
+                          detail=f"byte 0x{exc.object[exc.start]:02x} at offset {exc.start} is not UTF-8"
+                          ) from None
     except tomllib.TOMLDecodeError as exc:
         raise LayoutError(path, "file", "valid TOML (each key once)", detail=str(exc)) from exc
     return _Parser(path, data).layout()
