@@ -51,6 +51,11 @@ async def until(condition, timeout: float = 10.0, what: str = "") -> None:
         await asyncio.sleep(0.01)
 
 
+def pair(tmp_path, broker: Broker, layout: str = "tree-planting-classic-pins"):
+    """Two boards of one remote game: the first plays seat 0, the second seat 1."""
+    return board(tmp_path, "a", 1, broker, layout), board(tmp_path, "b", 0, broker, layout)
+
+
 def moves(daemon: Daemon) -> list[str]:
     return [str(m) for m in daemon.session.referee.state.moves]
 
@@ -131,8 +136,7 @@ def run_pair(a: Daemon, b: Daemon, scenario) -> None:
 @pytest.mark.parametrize("layout, game, seed", [("tree-planting-classic-pins", "tree-planting", 3),
                                                 ("treeblox-adc", "treeblox", 5)])
 def test_two_boards_play_a_whole_game_through_the_broker(tmp_path, broker, layout, game, seed):
-    a = board(tmp_path, "a", 1, broker, layout)   # a plays seat 0; seat 1 is across town
-    b = board(tmp_path, "b", 0, broker, layout)
+    a, b = pair(tmp_path, broker, layout)   # a plays seat 0; seat 1 is across town
 
     async def scenario():
         reference = a.session.referee.state.copy()
@@ -145,12 +149,7 @@ def test_two_boards_play_a_whole_game_through_the_broker(tmp_path, broker, layou
 
 
 def test_the_board_refuses_a_local_move_for_the_remote_seat(tmp_path, broker):
-    a = board(tmp_path, "a", 0, broker, "tree-planting-classic-pins")  # seat 0 is remote
-
-    async def scenario():
-        pass
-
-    b = board(tmp_path, "b", 1, broker, "tree-planting-classic-pins")
+    b, a = pair(tmp_path, broker)      # a plays seat 1: seat 0, which moves first, is remote
 
     async def scenario():
         a.session.hardware.board.place("h0.0")   # seat 0 (remote for a) would move: refused
@@ -165,8 +164,7 @@ def test_the_board_refuses_a_local_move_for_the_remote_seat(tmp_path, broker):
 
 def test_broker_restart_and_a_cut_longer_than_the_keepalive_lose_and_double_nothing(
         tmp_path, broker):
-    a = board(tmp_path, "a", 1, broker, "tree-planting-classic-pins")
-    b = board(tmp_path, "b", 0, broker, "tree-planting-classic-pins")
+    a, b = pair(tmp_path, broker)
 
     async def scenario():
         reference = a.session.referee.state.copy()
@@ -207,8 +205,7 @@ def test_forged_replayed_reordered_and_wrong_messages_are_refused_with_a_reason(
         tmp_path, broker, caplog):
     import aiomqtt
 
-    a = board(tmp_path, "a", 1, broker, "tree-planting-classic-pins")   # seat 1 is remote
-    b = board(tmp_path, "b", 0, broker, "tree-planting-classic-pins")
+    a, b = pair(tmp_path, broker)      # b plays seat 1, which is remote for a
     caplog.set_level(logging.WARNING, logger="treeboard.remote")
 
     async def scenario():
@@ -403,8 +400,7 @@ def test_a_board_killed_mid_game_comes_back_and_both_agree(tmp_path, broker):
 
 
 def test_a_takeback_is_asked_and_carried_out_on_both_boards_or_refused(tmp_path, broker):
-    a = board(tmp_path, "a", 1, broker, "tree-planting-classic-pins")
-    b = board(tmp_path, "b", 0, broker, "tree-planting-classic-pins")
+    a, b = pair(tmp_path, broker)
 
     async def scenario():
         reference = a.session.referee.state.copy()
