@@ -37,6 +37,7 @@ class Daemon:
         self._stop = asyncio.Event()
         self.started = asyncio.Event()  # set once the board runs (and its page, if any, serves)
         self.events = 0
+        self.remote = None   # the RemoteLink, when a seat is played from another board
 
     # --- running ------------------------------------------------------------------------------
 
@@ -55,6 +56,7 @@ class Daemon:
                     loop.add_signal_handler(sig, self.stop)
                 except (NotImplementedError, RuntimeError):  # not the main thread (tests)
                     pass
+            link_task = self._start_remote(session)
             if self.web_enabled:
                 await self._start_web()
             self.started.set()
@@ -69,6 +71,12 @@ class Daemon:
             await self._stop.wait()
             if watchdog is not None:
                 watchdog.cancel()
+            if link_task is not None:
+                link_task.cancel()
+                try:
+                    await link_task
+                except asyncio.CancelledError:
+                    pass
         finally:
             self.notifier.stopping()
             self.notifier.close()  # its socket; a later send would open another
@@ -78,6 +86,15 @@ class Daemon:
                 if handle is not None:
                     handle.cancel()
             session.close()
+
+    def _start_remote(self, session: Session) -> asyncio.Future | None:
+        if "remote" not in self.config.players:
+            return None
+        from board_driver.remote import RemoteLink, settings_from_config
+
+        self.remote = RemoteLink(settings_from_config(self.config), session.referee, self.loop.time)
+        self.remote.after_change = self._show
+        return asyncio.ensure_future(self.remote.run())
 
     def stop(self) -> None:
         self._stop.set()

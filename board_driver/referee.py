@@ -9,12 +9,14 @@ and the tests drive exactly the same object; only who calls `tick` differs.
 from __future__ import annotations
 
 import logging
-from typing import Any, Hashable, Mapping
+import math
+from typing import Any, Callable, Hashable, Mapping
 
 import games
 from board_driver.reconcile import (Correction, candidate_moves, changed_sites, differences,
                                     reconcile)
-from board_driver.views import View, render
+from board_driver.touch import TouchInput, fit_parts, is_touch_game
+from board_driver.views import FRAME_S, View, render, scale
 from hardware.base import PRESENT, SensorEvent
 from hardware.debounce import Debouncer
 
@@ -49,9 +51,21 @@ class Referee:
         self.view = View(colours=config.colours, moves=config.moves, blink_hz=config.blink_hz,
                          winner_seconds=config.winner_seconds)
         self.sensed = [s for s in state.sites() if s in layout.channels_of_site]
-        # A move taken back from the page whose pieces still stand on the board: they are to be
-        # lifted, not played again, until the board agrees with the game.
-        self._retracted: str | None = None
+        # Who plays each seat: "human" at this board, "computer:LEVEL", or "remote" (another
+        # board). Only a human seat's moves come in through the sensors.
+        self.seats: tuple[str, str] = tuple(getattr(config, "players", None) or ("human", "human"))
+        # Told of every change to the game, on the loop: ("move", move, origin) with origin
+        # "board" or the seat's kind, ("undo", move, origin), ("new-game", None, origin).
+        self.listeners: list[Callable[[str, Any, str], None]] = []
+        # Set by a remote link: None, or what the link to the other board is doing.
+        self.remote_status: str | None = None
+        # After a takeback the board did not make itself (agreed with a remote board, asked on
+        # the page), its pieces still stand: nothing is played until they match the game again,
+        # or the piece just taken back would be played straight back.
+        self._hold = False
+        # Touch input (board_driver/touch.py): a game whose position lives on the LEDs takes
+        # its moves from taps, not from pieces; None for every piece game.
+        self.touch = TouchInput() if is_touch_game(state) else None
 
     # --- the game in progress ------------------------------------------------------------
 
@@ -59,7 +73,8 @@ class Referee:
     def corrections(self) -> list[Correction]:
         return self.view.corrections
 
-    def new_game(self, now: float, options: dict[str, Any] | None = None) -> None:
+    def new_game(self, now: float, options: dict[str, Any] | None = None,
+                 origin: str = "board") -> None:
         """Start over (with other options of the same game, if given). Raises games.GameError
         for options the game refuses or whose sites this board has no sensor for."""
         state = self.state.game.new_state(**(self.state.options() if options is None else options))
@@ -69,11 +84,41 @@ class Referee:
                                    "that game does not fit this board")
         self.state = state
         self.sensed = [s for s in state.sites() if s in self.layout.channels_of_site]
-        self._retracted = None
+        self._hold = False
         self.journal.start_game(self.state.game.name, self.state.options())
         self.view.over_since = None
         log.info("new game of %s %s", self.state.game.name, self.state.options())
+        self._tell("new-game", None, origin)
         self._decide(now)
+
+    # --- seats ------------------------------------------------------------------------------
+
+    def at_board(self, player: int) -> bool:
+        """Whether `player` plays here, through the sensors (not the computer, not a remote)."""
+        return self.seats[player] == "human"
+
+    def play_for_seat(self, move: Any, now: float, origin: str) -> None:
+        """A move of a seat not at this board (the computer, a remote board). It is played in
+        the game at once; the board then differs from the game, and the correction machinery
+        lights the pieces to put. Raises games.IllegalMove and changes nothing if it is this
+        board's turn or the move is not legal."""
+        state = self.state
+        if state.is_over():
+            raise games.IllegalMove(move, "the game is over")
+        if self.at_board(state.to_move):
+            raise games.IllegalMove(move, "it is this board's turn, not the other seat's")
+        if isinstance(move, str):
+            move = state.parse_move(move)
+        state.copy().play(move)   # raises IllegalMove before anything is recorded
+        self._accept(move, now, origin)
+        self._decide(now)
+
+    def _tell(self, what: str, move: Any, origin: str) -> None:
+        for listener in list(self.listeners):
+            try:
+                listener(what, move, origin)
+            except Exception:  # a listener's failure must never cost the game a move
+                log.exception("listener %r failed on %s", listener, what)
 
     # --- sensors ------------------------------------------------------------------------------
 
@@ -83,6 +128,8 @@ class Referee:
         self._lifted.clear()
         self._channel_values = dict(snapshot)
         self.physical = {site: self._site_value(site) for site in self.sensed}
+        if self.touch is not None:
+            self.touch.forget_touches()
         self._decide(now)
 
     def feed(self, event: SensorEvent) -> None:
@@ -111,6 +158,11 @@ class Referee:
                             self.layout.name)
                 continue
             self.physical[site] = self._site_value(site)
+            if self.touch is not None:
+                self._touched(site, now)
+        if self.touch is not None:
+            self._lifted.clear()  # (swaps faster than the debounce are a piece game's matter)
+            return bool(settled)
         if (settled or self._lifted) and not self.debouncer.pending():
             self._decide(now, self._swapped())
             return True
@@ -150,21 +202,25 @@ class Referee:
                 break
         if found is None:
             raise games.IllegalMove(f"{kind} at {site}", "no legal move puts that piece there now")
+        if not self.at_board(state.to_move):
+            raise games.IllegalMove(f"{kind} at {site}", "it is the other seat's turn")
         self._accept(found, now)
         self._decide(now)
 
-    def takeback(self, now: float) -> str:
-        """Take back the last move (the page's takeback; lifting the last piece does the same on
-        the board). The pieces it put down then light as corrections until they are lifted.
-        Returns the move taken back; raises games.IllegalMove when there is none."""
+    def takeback(self, now: float, origin: str = "page") -> str:
+        """Take back the last move without the board's hands (the page's takeback, or one
+        agreed with a remote board; lifting the last piece does the same on the board). The
+        pieces it put down then light as corrections, and nothing is played until they are
+        lifted. Returns the move taken back; raises games.IllegalMove when there is none."""
         if self.state.is_over():
             raise games.IllegalMove("takeback", "the game is over; start a new game instead")
         if not self.state.moves:
             raise games.IllegalMove("takeback", "no move to take back")
         self.journal.record_undo()
         move = self.state.undo()
-        self._retracted = str(move)
-        log.info("takeback: %s", move)
+        self._hold = True
+        log.info("takeback (%s): %s", origin, move)
+        self._tell("undo", move, origin)
         self._decide(now)
         return str(move)
 
@@ -188,7 +244,7 @@ class Referee:
     def press(self, name: str, now: float) -> None:
         """A named button: `end_turn` ends the turn (a pass with no placement), where the game
         has such a move."""
-        if name != "end_turn" or self.state.is_over():
+        if name != "end_turn" or self.state.is_over() or not self.at_board(self.state.to_move):
             return
         try:
             move = self.state.parse_move("end")
@@ -199,20 +255,39 @@ class Referee:
         self._accept(move, now)
         self._decide(now)
 
+    # --- touch input (games with input_mode "touch") -----------------------------------------
+
+    def _touched(self, site: str, now: float) -> None:
+        what = self.touch.sensor(site, self.physical[site] is not None, now, self.state)
+        if what == "new-game":
+            self.new_game(now)
+        elif what is not None:
+            if self.at_board(self.state.to_move):  # not the computer's or a remote board's turn
+                self._accept(what, now)
+            self.touch.reset()
+
     # --- deciding ---------------------------------------------------------------------------
 
-    def _accept(self, move: Any, now: float) -> None:
-        # Durable before the LEDs confirm it: a power cut after this line loses nothing.
-        self.journal.record_move(str(move))
+    def _accept(self, move: Any, now: float, origin: str = "board") -> None:
+        # Played first, to know whether it ends the game: the finishing move and the result
+        # go to the journal in one transaction. Durable before the LEDs confirm it; a journal
+        # that refuses the move takes it back out of the game too.
         self.state.play(move)
+        summary = self.state.summary() if self.state.is_over() else None
+        try:
+            self.journal.record_move(str(move), finish=summary)
+        except BaseException:
+            self.state.undo()
+            raise
         log.info("move %d: %s", len(self.state.moves), move)
-        if self.state.is_over():
+        if summary is not None:
             self.view.over_since = now
-            summary = self.state.summary()
-            self.journal.finish(summary)
             log.info("game over: %s", summary)
+        self._tell("move", move, origin)
 
     def _decide(self, now: float, swapped: list[str] = ()) -> None:
+        if self.touch is not None:
+            return  # nothing on the board to reconcile: taps are decided as they come
         if swapped and not self.state.is_over():
             # A swap faster than the debounce (a seed out, a spore in): decide first on the
             # board as it was with those sites empty, and keep it only if that was a move
@@ -220,7 +295,7 @@ class Referee:
             momentary = dict(self.physical)
             momentary.update(dict.fromkeys(swapped))
             verdict = reconcile(self.state, momentary, self.sensed, takeback=False)
-            if verdict.action == "play":
+            if verdict.action == "play" and self.at_board(self.state.to_move):
                 log.info("a piece swapped faster than the debounce at %s", ", ".join(swapped))
                 self._accept(verdict.move, now)
         if self.state.is_over():
@@ -229,23 +304,34 @@ class Referee:
             if all(self.physical.get(s) is None for s in self.sensed):
                 self.new_game(now)
             return
+        if self._hold:
+            diff = differences(self.state.occupancy(), self.physical, self.sensed)
+            self.view.corrections = sorted(diff.values(), key=lambda c: c.site)
+            self.view.completions = []
+            self._hold = bool(diff)
+            return
         for _ in range(8):  # a play or undo can leave a remainder (a tree peg still to plant)
-            verdict = reconcile(self.state, self.physical, self.sensed,
-                                takeback=self.config.takeback)
-            if verdict.action == "play" and str(verdict.move) == self._retracted:
-                diff = differences(self.state.occupancy(), self.physical, self.sensed)
-                self.view.corrections = sorted(diff.values(), key=lambda c: c.site)
-                return
-            if verdict.action != "correct":
-                self._retracted = None
-            if verdict.action == "play":
+            # A takeback by lifting is for a game played at this board alone: the computer's
+            # or a remote board's move is not the players' to lift (a remote takeback is asked).
+            takeback = self.config.takeback and all(self.at_board(p) for p in (0, 1))
+            verdict = reconcile(self.state, self.physical, self.sensed, takeback=takeback)
+            if verdict.action == "play" and self.at_board(self.state.to_move):
                 self._accept(verdict.move, now)
                 if self.state.is_over():
                     self.view.corrections = self.view.completions = []
                     return
             elif verdict.action == "undo":
                 self.journal.record_undo()
-                log.info("takeback: %s", self.state.undo())
+                move = self.state.undo()
+                log.info("takeback: %s", move)
+                self._tell("undo", move, "board")
+            elif verdict.action == "play":
+                # The other seat's turn: a piece put for it is a mistake to correct.
+                self.view.corrections = sorted(
+                    differences(self.state.occupancy(), self.physical, self.sensed).values(),
+                    key=lambda c: c.site)
+                self.view.completions = []
+                return
             else:  # in sync, a move in progress, or a correction
                 self.view.corrections = verdict.corrections
                 self.view.completions = verdict.completions
@@ -264,7 +350,8 @@ class Referee:
 
     def _turn_clock(self, now: float) -> None:
         """Start the clock when a turn begins; a turn whose time ran out is a pass."""
-        if self.turn_limit is None or self.state.is_over():
+        if self.turn_limit is None or self.state.is_over() or not self.at_board(self.state.to_move):
+            # (the other board keeps its own clock for a remote seat; the computer is quick)
             self._turn_of = None
             return
         if self._turn_of != self.state.to_move:
@@ -294,7 +381,12 @@ class Referee:
     def frame(self, now: float) -> tuple[dict[Hashable, tuple[int, int, int]], float | None]:
         left = self.turn_left(now)
         self.view.turn_left = left
-        frame, wake = render(self.state, self.view, now)
+        if self.touch is None:
+            frame, wake = render(self.state, self.view, now)
+        else:
+            frame, wake = render(self.touch.shown_state(self.state), self.view, now)
+            frame, wake = self.touch.overlay(frame, wake, self.config.colours, now)
+            frame = fit_parts(frame, self.layout.named_leds)
         if left is not None:
             # Wake when the last 30 s begin, then often enough for the views' countdown.
             due = now + left - COUNTDOWN_S if left > COUNTDOWN_S else now + max(0.01, min(left, 0.25))
@@ -304,6 +396,18 @@ class Referee:
             over = self.state.is_over()
             who = self.state.winner() if over else self.state.to_move
             frame["turn"] = self.config.colours[f"player{who}"] if who is not None else (64, 64, 64)
+            link = self.remote_status
+            if link is not None and link != "connected" and not over:
+                # Remote play that is not flowing: "no broker" (or out of step) flashes the
+                # "wrong" colour twice a second; "waiting for the other board" breathes slowly
+                # in the remote seat's colour.
+                if link.startswith(("waiting", "connecting")):
+                    remote_seat = self.seats.index("remote") if "remote" in self.seats else 0
+                    level = 0.15 + 0.85 * (0.5 + 0.5 * math.sin(now * math.pi / 2))
+                    frame["turn"] = scale(self.config.colours[f"player{remote_seat}"], level)
+                else:
+                    frame["turn"] = self.config.colours["wrong"] if int(now * 4) % 2 else (0, 0, 0)
+                wake = min(wake or math.inf, now + FRAME_S)
         for player in (0, 1):
             bar = named.get(f"score{player}")
             if bar:

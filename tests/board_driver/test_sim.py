@@ -24,7 +24,7 @@ def play(journal, *lines: str, layout: str | None = None) -> str:
 def test_the_sim_says_what_each_command_did(tmp_path):
     out = play(tmp_path / "j.sqlite",
                "place h0.0", "place h0.0", "lift h1.0", "place h1.0", "lift h1.0", "place t0.0",
-               "lift t0.0", "place x9", "quit")
+               "lift t0.0", "place x9", "press end_turn", "quit")
     said = [line for line in out.splitlines() if not line.startswith((" ", "+"))]
     assert "move 1: h0.0 (player 2 to move)" in said
     assert "not a move: a rod at h0.0 already" in said
@@ -33,6 +33,8 @@ def test_the_sim_says_what_each_command_did(tmp_path):
     assert "takeback of h1.0" in said
     assert "not a move: t0.0: no move puts a piece there now" in said
     assert "  ? 'x9' is no site of layout tree-planting-classic-pins, and no move can put a piece there now" in out
+    # A KeyError's message without repr's quotes around the whole of it.
+    assert "  ? no button 'end_turn'; layout tree-planting-classic-pins has none\n" in out
     assert "\x1b[" not in out  # no colour codes into a pipe
     # Said in the order things happened.
     assert said.index("move 1: h0.0 (player 2 to move)") < said.index("takeback of h1.0")
