@@ -77,12 +77,15 @@ class Client:
         self.wake.set()
 
     async def pump(self) -> None:
-        while not self.ws.closed:
-            await self.wake.wait()
-            self.wake.clear()
-            text, self.pending = self.pending, None
-            if text is not None:
-                await self.ws.send_str(text)
+        try:
+            while not self.ws.closed:
+                await self.wake.wait()
+                self.wake.clear()
+                text, self.pending = self.pending, None
+                if text is not None:
+                    await self.ws.send_str(text)
+        except (ConnectionError, RuntimeError) as exc:  # the page went away mid-send
+            log.debug("a page's socket closed while sending: %s", exc)
 
 
 class WebServer:
@@ -164,8 +167,7 @@ class WebServer:
     def frame_shown(self) -> None:
         """Called by the daemon on the loop after every LED frame: push what changed."""
         if not self.clients:
-            self._text = None  # made again when someone asks
-            return
+            return  # made when someone asks
         version = self._version
         text = self.current()
         if self._version != version:

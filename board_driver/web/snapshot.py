@@ -77,7 +77,7 @@ def page_state(referee, *, layout_name: str, token_required: bool, version: int,
     names = views.players(state.game.name)
     module = views.view_of(state.game.name)
     sensed = set(referee.sensed)
-    offered = entries(state, sensed)
+    offered = entries(state, sensed) if views.offers_entries(state.game.name) else []
     svg3d = None
     if hasattr(module, "svg_3d"):
         svg3d = module.svg_3d(state, view, sorted({e["site"] for e in offered}))

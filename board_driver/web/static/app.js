@@ -8,7 +8,7 @@ const $ = (id) => document.getElementById(id);
 const TOKEN_KEY = "treeboard-token";
 let state = null;
 let socket = null;
-let retryMs = 500;
+let retryMs = 300;
 let chosenSite = null;
 let confirmAction = null;
 let turn3d = 0;  // quarter turns of the 3D view, this page's own choice
@@ -18,13 +18,13 @@ let turn3d = 0;  // quarter turns of the 3D view, this page's own choice
 function connect() {
   const proto = location.protocol === "https:" ? "wss:" : "ws:";
   socket = new WebSocket(`${proto}//${location.host}/ws`);
-  socket.onopen = () => { retryMs = 500; setConnected(true); };
+  socket.onopen = () => { retryMs = 300; setConnected(true); };
   socket.onmessage = (event) => show(JSON.parse(event.data));
   socket.onclose = () => {
-    // The daemon restarted or the network blinked: try again, backing off to 5 s.
+    // The daemon restarted or the network blinked: try again, backing off to 3 s.
     setConnected(false);
     setTimeout(connect, retryMs);
-    retryMs = Math.min(retryMs * 2, 5000);
+    retryMs = Math.min(retryMs * 2, 3000);
   };
 }
 
