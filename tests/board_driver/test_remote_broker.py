@@ -30,7 +30,8 @@ def broker(tmp_path):
     b.stop()
 
 
-def board(tmp_path, name: str, remote_seat: int, broker: Broker, layout: str, **remote) -> Daemon:
+def board(tmp_path, name: str, remote_seat: int, broker: Broker, layout: str, *, web=False,
+          **remote) -> Daemon:
     folder = tmp_path / name
     folder.mkdir(exist_ok=True)
     players = ["human", "human"]
@@ -39,7 +40,8 @@ def board(tmp_path, name: str, remote_seat: int, broker: Broker, layout: str, **
                      players=tuple(players),
                      remote={"broker": broker.url, "game": GAME, "secret": SECRET,
                              "keepalive": 2, **remote})
-    return Daemon(cfg, notifier=Notifier(None))
+    cfg.web_port = 0
+    return Daemon(cfg, notifier=Notifier(None), web=web)
 
 
 async def until(condition, timeout: float = 10.0, what: str = "") -> None:
@@ -436,5 +438,51 @@ def test_a_takeback_is_asked_and_carried_out_on_both_boards_or_refused(tmp_path,
         # The game goes on after it.
         await play_through(a, b, reference, rng, count=2)
         assert a.remote.conflict is None and b.remote.conflict is None
+
+    run_pair(a, b, scenario)
+
+
+def test_the_page_shows_the_link_and_carries_takebacks_between_boards(tmp_path, broker):
+    import json
+
+    import aiohttp
+
+    a = board(tmp_path, "a", 1, broker, "tree-planting-classic-pins", web=True)
+    b = board(tmp_path, "b", 0, broker, "tree-planting-classic-pins", web=True)
+
+    async def scenario():
+        reference = a.session.referee.state.copy()
+        await play_through(a, b, reference, random.Random(3), count=1)   # a's move 1
+        headers = {"Content-Type": "application/json"}
+
+        def url(d, path):
+            return f"http://127.0.0.1:{d.web.port}{path}"
+
+        async with aiohttp.ClientSession() as http:
+            async def post(d, path, body=None):
+                async with http.post(url(d, path), data=json.dumps(body or {}),
+                                     headers=headers) as r:
+                    return r.status, await r.json()
+
+            async with http.get(url(a, "/api/state")) as r:
+                state = await r.json()
+            assert state["seats"] == ["human", "remote"]
+            assert state["remote"]["status"] == "connected" and state["remote"]["seat"] == 0
+            # A new game on one board alone is refused; a takeback is asked of the other board.
+            status, body = await post(a, "/api/new-game")
+            assert status == 409 and "one game on both boards" in body["error"]
+            status, body = await post(b, "/api/takeback-answer", {"answer": "accept"})
+            assert status == 409 and "has not asked" in body["error"]
+            status, body = await post(a, "/api/takeback")
+            assert status == 200 and body["remote"]["asked_to"] == 0
+            assert body["game"]["moves"] == [str(reference.moves[0])]   # nothing taken back yet
+            await until(lambda: b.remote.takeback_request == 0, what="the request at b")
+            async with http.get(url(b, "/api/state")) as r:
+                assert (await r.json())["remote"]["request"] == 0
+            status, body = await post(b, "/api/takeback-answer", {"answer": "maybe"})
+            assert status == 400
+            status, body = await post(b, "/api/takeback-answer", {"answer": "accept"})
+            assert status == 200 and body["game"]["moves"] == []
+            await until(lambda: moves(a) == [], what="the takeback at a")
 
     run_pair(a, b, scenario)

@@ -53,6 +53,7 @@ function show(s) {
   else fetchTurned();
   showStatus(s);
   showFixes(s);
+  showRemote(s);
   showEntries(s);
   showMoves(s);
   $("end-turn").hidden = !s.end_turn_button;
@@ -93,6 +94,23 @@ function showFixes(s) {
   siteList($("fixes"), s.fixes);
   $("steps").hidden = s.steps.length === 0;
   siteList($("step-list"), s.steps);
+}
+
+function showRemote(s) {
+  // A remote game: the link to the other board in words, and its takeback request, if any.
+  const r = s.remote;
+  $("remote").hidden = !r;
+  if (!r) return;
+  $("remote-game").textContent = r.game;
+  let words = r.status;
+  if (r.asked_to !== null) words += ` — takeback asked, waiting for the other board`;
+  $("remote-status").textContent = words;
+  $("remote").classList.toggle("bad", r.out_of_step || r.status === "no broker");
+  $("remote-ask").hidden = r.request === null;
+  if (r.request !== null) {
+    const move = s.game.moves[r.request];
+    $("remote-ask-text").textContent = `The other board asks to take back ${move}.`;
+  }
 }
 
 function siteList(list, items) {
@@ -230,6 +248,8 @@ function optionInputs() {
 
 function wire() {
   $("end-turn").onclick = () => post("/api/press", { button: "end_turn" });
+  $("remote-accept").onclick = () => post("/api/takeback-answer", { answer: "accept" });
+  $("remote-refuse").onclick = () => post("/api/takeback-answer", { answer: "refuse" });
   $("takeback").onclick = () => {
     const moves = state.game.moves;
     ask(`Take back ${moves[moves.length - 1]}? Lift its piece from the board afterwards.`,
