@@ -125,7 +125,7 @@ def processing_cost(moves: int, journal_dir: str) -> dict:
                 settle()
                 continue
             move = rng.choice(state.legal_moves())
-            frames = len(strip.frames)
+            frames = strip.shows
             started = time.perf_counter()
             board.place(str(move))
             board.scan_once()                 # the edge reaches the source and the referee
@@ -133,7 +133,7 @@ def processing_cost(moves: int, journal_dir: str) -> dict:
             ref.tick(clock[0])                # reconcile, journal, ...
             ref.show(clock[0])                # ... render, correct, hand to the strip
             samples.append(time.perf_counter() - started)
-            assert len(strip.frames) == frames + 1, "the move lit nothing"
+            assert strip.shows == frames + 1, "the move lit nothing"
             for hole in state.last_planted() if str(state.moves[-1]) == str(move) else []:
                 board.place(hole)
             settle()

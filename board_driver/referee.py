@@ -69,8 +69,18 @@ class Referee:
     def corrections(self) -> list[Correction]:
         return self.view.corrections
 
-    def new_game(self, now: float, origin: str = "board") -> None:
-        self.state = self.state.game.new_state(**self.state.options())
+    def new_game(self, now: float, options: dict[str, Any] | None = None,
+                 origin: str = "board") -> None:
+        """Start over (with other options of the same game, if given). Raises games.GameError
+        for options the game refuses or whose sites this board has no sensor for."""
+        state = self.state.game.new_state(**(self.state.options() if options is None else options))
+        unsensed = [s for s in state.sites() if s not in self.layout.channels_of_site]
+        if options is not None and unsensed:
+            raise games.BadOptions(f"layout {self.layout.name} has no sensor for {unsensed[0]}: "
+                                   "that game does not fit this board")
+        self.state = state
+        self.sensed = [s for s in state.sites() if s in self.layout.channels_of_site]
+        self._hold = False
         self.journal.start_game(self.state.game.name, self.state.options())
         self.view.over_since = None
         log.info("new game of %s %s", self.state.game.name, self.state.options())
@@ -98,18 +108,6 @@ class Referee:
         state.copy().play(move)   # raises IllegalMove before anything is recorded
         self._accept(move, now, origin)
         self._decide(now)
-
-    def take_back(self, now: float, origin: str) -> Any:
-        """Take back the last move (agreed with a remote board, or asked for on the page)."""
-        if not self.state.moves:
-            raise games.IllegalMove("takeback", "there is no move to take back")
-        self.journal.record_undo()
-        move = self.state.undo()
-        log.info("takeback (%s): %s", origin, move)
-        self._hold = True
-        self._tell("undo", move, origin)
-        self._decide(now)
-        return move
 
     def _tell(self, what: str, move: Any, origin: str) -> None:
         for listener in list(self.listeners):
@@ -198,6 +196,23 @@ class Referee:
         self._accept(found, now)
         self._decide(now)
 
+    def takeback(self, now: float, origin: str = "page") -> str:
+        """Take back the last move without the board's hands (the page's takeback, or one
+        agreed with a remote board; lifting the last piece does the same on the board). The
+        pieces it put down then light as corrections, and nothing is played until they are
+        lifted. Returns the move taken back; raises games.IllegalMove when there is none."""
+        if self.state.is_over():
+            raise games.IllegalMove("takeback", "the game is over; start a new game instead")
+        if not self.state.moves:
+            raise games.IllegalMove("takeback", "no move to take back")
+        self.journal.record_undo()
+        move = self.state.undo()
+        self._hold = True
+        log.info("takeback (%s): %s", origin, move)
+        self._tell("undo", move, origin)
+        self._decide(now)
+        return str(move)
+
     def lift_entry(self, site: str, now: float) -> None:
         """The piece entered last on a site no sensor sees, lifted again: a takeback, as
         lifting the last piece off a sensed site is. Raises games.IllegalMove otherwise."""
@@ -213,9 +228,7 @@ class Referee:
             state.play(last)
             raise games.IllegalMove(f"lift {site}", "only the last piece entered can be taken back")
         state.play(last)  # put back, to take it back the journalled way
-        self.journal.record_undo()
-        log.info("takeback: %s", state.undo())
-        self._decide(now)
+        self.takeback(now)
 
     def press(self, name: str, now: float) -> None:
         """A named button: `end_turn` ends the turn (a pass with no placement), where the game
@@ -234,14 +247,19 @@ class Referee:
     # --- deciding ---------------------------------------------------------------------------
 
     def _accept(self, move: Any, now: float, origin: str = "board") -> None:
-        # Durable before the LEDs confirm it: a power cut after this line loses nothing.
-        self.journal.record_move(str(move))
+        # Played first, to know whether it ends the game: the finishing move and the result
+        # go to the journal in one transaction. Durable before the LEDs confirm it; a journal
+        # that refuses the move takes it back out of the game too.
         self.state.play(move)
+        summary = self.state.summary() if self.state.is_over() else None
+        try:
+            self.journal.record_move(str(move), finish=summary)
+        except BaseException:
+            self.state.undo()
+            raise
         log.info("move %d: %s", len(self.state.moves), move)
-        if self.state.is_over():
+        if summary is not None:
             self.view.over_since = now
-            summary = self.state.summary()
-            self.journal.finish(summary)
             log.info("game over: %s", summary)
         self._tell("move", move, origin)
 

@@ -49,7 +49,7 @@ class Terminal:
 
     def __call__(self, session: Session) -> None:
         ref = session.referee
-        key = self._key(session)
+        key = self._key(ref)
         if key == self._last or self._state is None:
             return  # unchanged, or before `start` (run_sim draws the first board itself)
         self._last = key
@@ -57,8 +57,8 @@ class Terminal:
         self.draw(session)
 
     @staticmethod
-    def _key(session: Session) -> tuple:
-        ref = session.referee
+    def _key(ref) -> tuple:
+        # What the drawing shows: the game, the corrections, a move's steps still to make.
         return (ref.state.to_json(), tuple(ref.corrections), tuple(ref.view.completions))
 
     def say(self, text: str) -> None:
@@ -68,7 +68,7 @@ class Terminal:
         """Remember the game as it starts; say so if it was resumed from the journal."""
         state = session.referee.state
         self._state, self._moves = state, [str(m) for m in state.moves]
-        self._last = self._key(session)
+        self._last = self._key(session.referee)
         if self._moves:
             self.say(f"resumed the game at move {len(self._moves)} "
                      f"(journal {session.config.journal}); `new` starts another")
@@ -167,16 +167,16 @@ def clear_board(session: Session) -> int:
 
 
 def run_sim(config: Config, *, new_game: bool = False, stdin: TextIO = sys.stdin,
-            out: TextIO = sys.stdout) -> int:
+            out: TextIO = sys.stdout, web: bool = False) -> int:
     terminal = Terminal(out)
-    daemon = Daemon(config, new_game=new_game, on_frame=terminal)
+    daemon = Daemon(config, new_game=new_game, on_frame=terminal, web=web)
     interrupted = False
 
     async def main() -> None:
         nonlocal interrupted
         loop = asyncio.get_running_loop()
         runner = asyncio.ensure_future(daemon.run())
-        while daemon.session is None and not runner.done():
+        while not daemon.started.is_set() and not runner.done():
             await asyncio.sleep(0.01)
         if runner.done():
             runner.result()  # raises what went wrong at start
@@ -188,6 +188,8 @@ def run_sim(config: Config, *, new_game: bool = False, stdin: TextIO = sys.stdin
         except (NotImplementedError, RuntimeError):  # not the main thread (tests)
             pass
         print(game_help(session.referee.state.game.name), file=out)
+        if daemon.web is not None:
+            print(f"the board in a browser: {daemon.web.url}", file=out)
         terminal.start(session)
         terminal.draw(session)
         lines: asyncio.Queue = asyncio.Queue()
@@ -222,7 +224,7 @@ def run_sim(config: Config, *, new_game: bool = False, stdin: TextIO = sys.stdin
                         # The journal's game is closed first: the lifts that follow are then a
                         # board being cleared for the new game, not takebacks of the old one.
                         session.referee.new_game(loop.time())
-                        daemon._show()
+                        daemon.refresh()
                     n = clear_board(session)
                     terminal.say(f"lifted {n} piece{'s' if n != 1 else ''}; the board is empty")
                 else:
@@ -238,7 +240,7 @@ def run_sim(config: Config, *, new_game: bool = False, stdin: TextIO = sys.stdin
                         await asyncio.sleep(float(args[0]) / 1000)
                     else:
                         act(session, verb, args, loop.time())
-                        daemon._show()  # an entry changes the game without a sensor event
+                        daemon.refresh()  # an entry changes the game without a sensor event
                 if not interactive:
                     # Piped actions arrive faster than hands: let each settle, as a person's would.
                     await asyncio.sleep(session.referee.debouncer.window_s + 0.08)

@@ -16,6 +16,8 @@ that records, so tests see exactly the bytes the Pi would send, in the strip's p
 
 from __future__ import annotations
 
+import threading
+from collections import deque
 from typing import Any, Hashable, Mapping, Sequence
 
 from hardware.base import Colour, HardwareError, PixelSink
@@ -39,7 +41,10 @@ def estimate_milliamps(frame: Sequence[Colour]) -> float:
 
 # Colours already checked, so that a frame of the same few colours (every frame, in practice)
 # costs one dict lookup a pixel. Keys are exact int tuples; lookups of anything else miss.
+# Shared by every strip in the process, whichever thread shows it: inserts (rare: a colour
+# seen for the first time) take the lock, so the bound holds; a lookup is one atomic get.
 _checked: dict[tuple, Colour] = {}
+_checked_lock = threading.Lock()
 
 
 def _check_colour(key: Hashable, colour) -> Colour:
@@ -51,8 +56,9 @@ def _check_colour(key: Hashable, colour) -> Colour:
             or not all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 255 for v in colour)):
         raise ValueError(f"colour for {key!r} must be (r, g, b) with each 0..255, got {colour!r}")
     checked = (colour[0], colour[1], colour[2])
-    if len(_checked) < 4096:
-        _checked[checked] = checked
+    with _checked_lock:
+        if len(_checked) < 4096:
+            _checked[checked] = checked
     return checked
 
 
@@ -165,15 +171,18 @@ class _PixelBufStrip(PixelSink):
 
 
 class RecordingStrip(_PixelBufStrip):
-    """A strip on the real `adafruit_pixelbuf.PixelBuf` that records every frame it shows.
+    """A strip on the real `adafruit_pixelbuf.PixelBuf` that records the frames it shows.
 
     `wire` holds the bytes each show sent (in the strip's pixel order, after PixelBuf's own
     brightness, as a NeoPixel would send them); `frames` holds them decoded back to (r, g, b)
-    per pixel: what each LED actually lights; `last` is the latest of those. Closing blanks
-    the strip (one more, all-dark frame), as `NeoPixel.deinit` does.
+    per pixel: what each LED actually lights; `last` is the latest of those. Both keep the
+    last `keep` frames only (a simulated board runs for days, blinking); `shows` counts every
+    frame ever shown. Closing blanks the strip (one more, all-dark frame), as
+    `NeoPixel.deinit` does.
     """
 
-    def __init__(self, count: int, pixel_order: str = "GRB", brightness: float = 1.0):
+    def __init__(self, count: int, pixel_order: str = "GRB", brightness: float = 1.0,
+                 keep: int = 256):
         import adafruit_pixelbuf
 
         record = self._record
@@ -184,14 +193,16 @@ class RecordingStrip(_PixelBufStrip):
 
         self.count = count
         self.pixel_order = pixel_order
-        self.wire: list[bytes] = []
-        self.frames: list[tuple[Colour, ...]] = []
+        self.wire: deque[bytes] = deque(maxlen=keep)
+        self.frames: deque[tuple[Colour, ...]] = deque(maxlen=keep)
+        self.shows = 0
         self._buffer = _Buffer(count, byteorder=pixel_order, brightness=brightness, auto_write=False)
         self._closed = False
 
     def _record(self, data: bytes) -> None:
         bpp = len(self.pixel_order)
         r, g, b = (self.pixel_order.index(c) for c in "RGB")
+        self.shows += 1
         self.wire.append(data)
         self.frames.append(tuple((data[i + r], data[i + g], data[i + b]) for i in range(0, bpp * self.count, bpp)))
 
