@@ -15,6 +15,7 @@ from typing import Any, Callable, Hashable, Mapping
 import games
 from board_driver.reconcile import (Correction, candidate_moves, changed_sites, differences,
                                     reconcile)
+from board_driver.touch import TouchInput, fit_parts, is_touch_game
 from board_driver.views import FRAME_S, View, render, scale
 from hardware.base import PRESENT, SensorEvent
 from hardware.debounce import Debouncer
@@ -62,6 +63,9 @@ class Referee:
         # the page), its pieces still stand: nothing is played until they match the game again,
         # or the piece just taken back would be played straight back.
         self._hold = False
+        # Touch input (board_driver/touch.py): a game whose position lives on the LEDs takes
+        # its moves from taps, not from pieces; None for every piece game.
+        self.touch = TouchInput() if is_touch_game(state) else None
 
     # --- the game in progress ------------------------------------------------------------
 
@@ -124,6 +128,8 @@ class Referee:
         self._lifted.clear()
         self._channel_values = dict(snapshot)
         self.physical = {site: self._site_value(site) for site in self.sensed}
+        if self.touch is not None:
+            self.touch.forget_touches()
         self._decide(now)
 
     def feed(self, event: SensorEvent) -> None:
@@ -152,6 +158,11 @@ class Referee:
                             self.layout.name)
                 continue
             self.physical[site] = self._site_value(site)
+            if self.touch is not None:
+                self._touched(site, now)
+        if self.touch is not None:
+            self._lifted.clear()  # (swaps faster than the debounce are a piece game's matter)
+            return bool(settled)
         if (settled or self._lifted) and not self.debouncer.pending():
             self._decide(now, self._swapped())
             return True
@@ -244,6 +255,17 @@ class Referee:
         self._accept(move, now)
         self._decide(now)
 
+    # --- touch input (games with input_mode "touch") -----------------------------------------
+
+    def _touched(self, site: str, now: float) -> None:
+        what = self.touch.sensor(site, self.physical[site] is not None, now, self.state)
+        if what == "new-game":
+            self.new_game(now)
+        elif what is not None:
+            if self.at_board(self.state.to_move):  # not the computer's or a remote board's turn
+                self._accept(what, now)
+            self.touch.reset()
+
     # --- deciding ---------------------------------------------------------------------------
 
     def _accept(self, move: Any, now: float, origin: str = "board") -> None:
@@ -264,6 +286,8 @@ class Referee:
         self._tell("move", move, origin)
 
     def _decide(self, now: float, swapped: list[str] = ()) -> None:
+        if self.touch is not None:
+            return  # nothing on the board to reconcile: taps are decided as they come
         if swapped and not self.state.is_over():
             # A swap faster than the debounce (a seed out, a spore in): decide first on the
             # board as it was with those sites empty, and keep it only if that was a move
@@ -357,7 +381,12 @@ class Referee:
     def frame(self, now: float) -> tuple[dict[Hashable, tuple[int, int, int]], float | None]:
         left = self.turn_left(now)
         self.view.turn_left = left
-        frame, wake = render(self.state, self.view, now)
+        if self.touch is None:
+            frame, wake = render(self.state, self.view, now)
+        else:
+            frame, wake = render(self.touch.shown_state(self.state), self.view, now)
+            frame, wake = self.touch.overlay(frame, wake, self.config.colours, now)
+            frame = fit_parts(frame, self.layout.named_leds)
         if left is not None:
             # Wake when the last 30 s begin, then often enough for the views' countdown.
             due = now + left - COUNTDOWN_S if left > COUNTDOWN_S else now + max(0.01, min(left, 0.25))

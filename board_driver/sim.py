@@ -52,14 +52,21 @@ class Terminal:
         key = self._key(ref)
         if key == self._last or self._state is None:
             return  # unchanged, or before `start` (run_sim draws the first board itself)
+        drawn = key[:3] != (self._last or (None,) * 4)[:3]
         self._last = key
         self.narrate(session)
-        self.draw(session)
+        if drawn:
+            self.draw(session)
+        if key[3]:
+            self.say(key[3])  # a touch game's selection (board_driver/touch.py)
 
     @staticmethod
     def _key(ref) -> tuple:
-        # What the drawing shows: the game, the corrections, a move's steps still to make.
-        return (ref.state.to_json(), tuple(ref.corrections), tuple(ref.view.completions))
+        # What the drawing shows: the game, the corrections, a move's steps still to make;
+        # and a touch game's selection, said in words.
+        touch = getattr(ref, "touch", None)
+        return (ref.state.to_json(), tuple(ref.corrections), tuple(ref.view.completions),
+                touch.words() if touch is not None else None)
 
     def say(self, text: str) -> None:
         print(text, file=self.out, flush=True)
@@ -109,7 +116,8 @@ class Terminal:
         winner = state.winner()
         status = (f"game over: {a}:{b}, " + ("a draw" if winner is None else
                   paint(colours[f"player{winner}"], f"{names[winner]} wins", bold=True))
-                  + " — clear the board for a new game") if state.is_over() else \
+                  + (" — hold any square for a new game" if ref.touch is not None else
+                     " — clear the board for a new game")) if state.is_over() else \
             (f"score {a}:{b}, " + paint(colours[f"player{state.to_move}"], names[state.to_move],
                                         bold=True) + " to move")
         print(f"\n{body}\n{status}", file=self.out)

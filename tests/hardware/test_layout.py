@@ -12,6 +12,8 @@ SHIPPED = [
     "tree-planting-classic-bridge",
     "fangqi-7x7-matrix", "fangqi-7x8-matrix", "fangqi-8x8-matrix", "fangqi-7x7-bridge",
     "arbos-20x20-bridge", "arbos-8x8-matrix",
+    "game-for-the-trees-matrix", "game-for-the-trees-bridge",
+    "game-for-the-trees-quad-matrix", "game-for-the-trees-quad-bridge",
 ]
 
 
@@ -124,7 +126,7 @@ def test_bad_game_options_are_refused(write_layout, grid_text):
 
 
 def test_an_unknown_name_lists_the_shipped_layouts():
-    with pytest.raises(LayoutError, match="expected a shipped layout name.*shipped: arbos-20x20-bridge, .*grid-20x20-bridge"):
+    with pytest.raises(LayoutError, match="expected a shipped layout name.*shipped: arbos-20x20-bridge, .*game-for-the-trees-bridge, .*grid-20x20-bridge"):
         load_layout("no-such-board")
 
 
