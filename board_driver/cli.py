@@ -28,9 +28,6 @@ def _game_options(args: argparse.Namespace) -> dict[str, str]:
     """The game options given as `--NAME VALUE` (every option `treeboard games` lists) or
     `--option NAME=VALUE`, as `Game.new_state` takes them."""
     options = {}
-    board = getattr(args, "board", None)  # a subcommand's own --board (solve, analyse)
-    if board is not None:
-        options["board"] = board
     for name in all_game_options():
         value = getattr(args, _dest(name), None)
         if value is not None:
