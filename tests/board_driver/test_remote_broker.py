@@ -486,3 +486,95 @@ def test_the_page_shows_the_link_and_carries_takebacks_between_boards(tmp_path, 
             await until(lambda: moves(a) == [], what="the takeback at a")
 
     run_pair(a, b, scenario)
+
+
+def test_a_login_and_tls_broker_and_what_the_board_says_when_refused(tmp_path):
+    """mqtts with the broker's own certificate, a login from a file only the service user can
+    read; a wrong password or an untrusted certificate is said plainly, not as "no broker"."""
+    import os
+
+    broker = Broker(tmp_path, users={"grandma": "tea-and-trees"}, tls=True)
+    broker.start()
+    logins = {}
+    for name, text in (("good", "grandma:tea-and-trees"), ("bad", "grandma:coffee")):
+        path = tmp_path / f"{name}.login"
+        path.write_text(text + "\n")
+        os.chmod(path, 0o600)
+        logins[name] = str(path)
+    try:
+        a = board(tmp_path, "a", 1, broker, "tree-planting-classic-pins",
+                  credentials_file=logins["good"], ca_file=str(broker.ca_file))
+        b = board(tmp_path, "b", 0, broker, "tree-planting-classic-pins",
+                  credentials_file=logins["good"], ca_file=str(broker.ca_file))
+
+        async def scenario():
+            reference = a.session.referee.state.copy()
+            await play_through(a, b, reference, random.Random(5), count=2)
+
+        run_pair(a, b, scenario)
+
+        for extra, words in (({"credentials_file": logins["bad"], "ca_file": str(broker.ca_file)},
+                              "refused this board"),
+                             ({"credentials_file": logins["good"]}, "certificate is not trusted")):
+            lone = board(tmp_path, f"lone{len(words)}", 1, broker, "tree-planting-classic-pins",
+                         **extra)
+
+            async def refused(lone=lone, words=words):
+                runner = asyncio.ensure_future(lone.run())
+                try:
+                    await until(lambda: lone.remote is not None and words in
+                                (lone.session.referee.remote_status or ""), what=words)
+                finally:
+                    lone.stop()
+                    await asyncio.gather(runner, return_exceptions=True)
+
+            asyncio.run(refused())
+    finally:
+        broker.stop()
+
+
+def test_remote_settings_refuse_bad_files_and_values_by_name(tmp_path):
+    import os
+
+    from board_driver.config import ConfigError, parse_config
+    from board_driver.remote import settings_from_config
+
+    secret = tmp_path / "secret"
+    secret.write_text("a long enough secret\n")
+    os.chmod(secret, 0o644)
+    base = {"players": ["human", "remote"], "journal": str(tmp_path / "j.sqlite"),
+            "remote": {"broker": "mqtt://127.0.0.1", "game": "g1", "secret_file": str(secret)}}
+
+    def settings(**remote):
+        data = {**base, "remote": {**base["remote"], **remote}}
+        data["remote"] = {k: v for k, v in data["remote"].items() if v is not None}
+        return settings_from_config(parse_config(data, "board.toml"))
+
+    with pytest.raises(ConfigError, match=r"board.toml: remote: .*secret.*readable by others"):
+        settings()
+    os.chmod(secret, 0o600)
+    assert settings().secret == b"a long enough secret" and settings().port == 1883
+    assert settings(broker="mqtts://example.net").port == 8883
+    for remote, words in [({"broker": "http://x"}, "remote.broker: .*mqtt://host"),
+                          ({"broker": "mqtt://h:notaport"}, "remote.broker: .*port"),
+                          ({"game": "a/b"}, "remote.game: .*game id"),
+                          ({"secret_file": str(tmp_path / "none")}, "cannot read the secret"),
+                          ({"secret_file": None, "secret": "short"}, "at least 8 bytes")]:
+        with pytest.raises(ConfigError, match=words):
+            settings(**remote)
+    login = tmp_path / "login"
+    login.write_bytes(b"\xff\xfe")
+    os.chmod(login, 0o600)
+    with pytest.raises(ConfigError, match="not UTF-8"):
+        settings(credentials_file=str(login))
+    login.write_text("no-colon-here")
+    with pytest.raises(ConfigError, match="username:password"):
+        settings(credentials_file=str(login))
+    for data, words in [({"remote": {"game": "g"}}, "remote.broker"),
+                        ({"remote": {**base["remote"], "secret": "also"}}, "exactly one of"),
+                        ({"remote": {**base["remote"], "keepalive": 1}}, "remote.keepalive"),
+                        ({"players": ["human", "human"]}, "players"),
+                        ({"players": ["human", "robot"]}, "players"),
+                        ({"remote": {**base["remote"], "brokr": "x"}}, "remote.brokr")]:
+        with pytest.raises(ConfigError, match=words):
+            parse_config({**base, **data}, "board.toml")

@@ -105,7 +105,7 @@ function showRemote(s) {
   let words = r.status;
   if (r.asked_to !== null) words += ` — takeback asked, waiting for the other board`;
   $("remote-status").textContent = words;
-  $("remote").classList.toggle("bad", r.out_of_step || r.status === "no broker");
+  $("remote").classList.toggle("bad", r.out_of_step || r.status.startsWith("no broker"));
   $("remote-ask").hidden = r.request === null;
   if (r.request !== null) {
     const move = s.game.moves[r.request];
