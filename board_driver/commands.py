@@ -183,6 +183,8 @@ def _remote_flags(p: argparse.ArgumentParser) -> None:
     g.add_argument("--join", metavar="GAME", help="the game id both boards use")
     g.add_argument("--seat", type=int, choices=(0, 1),
                    help="the seat played at this board (0 moves first); the other is remote")
+    g.add_argument("--watch", action="store_true",
+                   help="play no seat: follow a game two other boards play, read-only")
     g.add_argument("--secret-file", metavar="FILE", help="the shared secret (or the "
                    "TREEBOARD_REMOTE_SECRET environment variable)")
 
@@ -194,11 +196,12 @@ def _remote_options(config, args: argparse.Namespace) -> None:
     import os
 
     if args.remote is None:
-        if args.join or args.seat is not None:
+        if args.join or args.seat is not None or args.watch:
             raise ConfigError("<command line>", "--remote", "a broker URL with --join and --seat")
         return
-    if not args.join or args.seat is None:
-        raise ConfigError("<command line>", "--join and --seat", "both, with --remote")
+    if not args.join or (args.seat is None) == (not args.watch):
+        raise ConfigError("<command line>", "--join and --seat",
+                          "both with --remote (or --join and --watch, to follow a game)")
     remote = {"broker": args.remote, "game": args.join, "keepalive": 30}
     if args.secret_file:
         remote["secret_file"] = args.secret_file
@@ -208,12 +211,14 @@ def _remote_options(config, args: argparse.Namespace) -> None:
         raise ConfigError("<command line>", "--secret-file", "the game's shared secret: "
                           "--secret-file FILE, or TREEBOARD_REMOTE_SECRET in the environment")
     players = ["remote", "remote"]
-    players[args.seat] = "human"
+    if not args.watch:
+        players[args.seat] = "human"
     config.players, config.remote = tuple(players), remote
     if not args.config and not getattr(args, "journal", None):
         journal = Path(config.journal)
         slug = re.sub(r"[^A-Za-z0-9._-]+", "_", args.join)[:64]
-        config.journal = str(journal.with_name(f"{journal.stem}-remote-{slug}-seat{args.seat}.sqlite"))
+        role = "watch" if args.watch else f"seat{args.seat}"
+        config.journal = str(journal.with_name(f"{journal.stem}-remote-{slug}-{role}.sqlite"))
 
 
 def _web_flags(p: argparse.ArgumentParser) -> None:
