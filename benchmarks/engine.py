@@ -13,6 +13,7 @@ import argparse
 import json
 import platform
 import random
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -59,6 +60,23 @@ def fast_playouts_per_second(new_state, seconds: float, rng: random.Random) -> d
     return timed(lambda: new_state().playout(rng) and None, seconds)
 
 
+def alternating(new_state, seconds: float, rng: random.Random, rounds: int = 4) -> dict:
+    """The play loop (the reference: legal_moves and play) and the engine's playout, in turns
+    of `seconds / rounds` each, so that a busy machine slows both alike; median and spread."""
+    rates: dict[str, list[float]] = {"treeboard_play_loop": [], "treeboard_playout": []}
+    for _ in range(rounds):
+        rates["treeboard_play_loop"].append(
+            playouts_per_second(new_state, seconds / rounds, rng)["playouts_per_s"])
+        rates["treeboard_playout"].append(
+            fast_playouts_per_second(new_state, seconds / rounds, rng)["playouts_per_s"])
+    out = {name: {"median_playouts_per_s": round(statistics.median(r), 1),
+                  "min": min(r), "max": max(r)} for name, r in rates.items()}
+    out["ratio_playout_to_play_loop"] = round(
+        statistics.median(rates["treeboard_playout"])
+        / statistics.median(rates["treeboard_play_loop"]), 2)
+    return out
+
+
 def openspiel_playouts_per_second(rows: int, cols: int, seconds: float, rng: random.Random):
     try:
         import pyspiel
@@ -100,8 +118,13 @@ def main() -> None:
                 entry["ratio_playout"] = round(fast["playouts_per_s"] / spiel["playouts_per_s"], 2)
         out["results"][f"tree-planting {board}"] = entry
 
+    fangqi = games.get_game("fangqi")
+    for board in ("6x6", "8x8"):
+        out["results"][f"fangqi {board}"] = alternating(
+            lambda board=board: fangqi.new_state(board=board), args.seconds, rng)
+
     for name in games.names():
-        if name == "tree-planting":
+        if name in ("tree-planting", "fangqi"):
             continue
         game = games.get_game(name)
         entry = {"treeboard_play_loop": playouts_per_second(game.new_state, args.seconds, rng)}

@@ -35,6 +35,7 @@ DEFAULT_COLOURS: dict[str, Colour] = {
     "wrong": (255, 0, 0),        # red: remove this piece
     "rod": (48, 48, 48),         # a drawn groove: dim white
     "waiting": (200, 200, 255),  # the board waits for an entry it cannot sense
+    "choice": (204, 121, 167),   # reddish purple: you may take this piece (a capture to choose)
 }
 
 
@@ -63,12 +64,17 @@ class Config:
     max_milliamps: float | None = None       # None: the layout's
     blink_hz: float = 2.0
     winner_seconds: float = 6.0
+    turn_seconds: float | None = None         # None: the game's own limit (Arbos: 300); 0: none
     colours: dict[str, Colour] = field(default_factory=lambda: dict(DEFAULT_COLOURS))
     journal: str = "/var/lib/treeboard/journal.sqlite"
     bridge_port: str = "/dev/treeboard-bridge"
     bridge_baud: int = 1_000_000
+    # Who plays each seat: "human" (at this board), "computer[:LEVEL]", or "remote".
+    players: tuple[str, str] = ("human", "human")
+    remote: dict[str, Any] | None = None     # the [remote] table, checked (remote play)
 
 
+_SEAT = re.compile(r"^(human|remote|computer(:[A-Za-z0-9_.-]+)?)$")
 _HEX = re.compile(r"^#?([0-9a-fA-F]{6})$")
 
 
@@ -118,11 +124,21 @@ def parse_config(data: dict[str, Any], path: str | Path = "<built-in>") -> Confi
     cfg.journal = _take(path, data, "", "journal", str, cfg.journal, bool, "a file path")
 
     sections = {}
-    for name in ("sensors", "display", "colours", "bridge"):
+    players = _take(path, data, "", "players", list, None,
+                    lambda v: len(v) == 2 and all(isinstance(p, str) and _SEAT.match(p) for p in v),
+                    'two seats, each "human", "computer", "computer:LEVEL" or "remote"')
+    if players is not None:
+        cfg.players = tuple(players)
+
+    for name in ("sensors", "display", "colours", "bridge", "remote"):
         value = data.pop(name, {})
         if not isinstance(value, dict):
             raise ConfigError(path, name, "a table", value)
         sections[name] = value
+
+    turn = _take(path, data, "", "turn_seconds", num, None, lambda v: 0 <= v <= 86_400,
+                 "a number of seconds from 0 (no limit) to 86400")
+    cfg.turn_seconds = None if turn is None else float(turn)
 
     s = sections["sensors"]
     debounce = _take(path, s, "sensors.", "debounce_ms", num, None,
@@ -155,6 +171,30 @@ def parse_config(data: dict[str, Any], path: str | Path = "<built-in>") -> Confi
     cfg.bridge_baud = _take(path, b, "bridge.", "baud", int, cfg.bridge_baud,
                             lambda v: BAUD_RANGE[0] <= v <= BAUD_RANGE[1],
                             "a baud rate from %d to %d" % BAUD_RANGE)
+
+    r = sections["remote"]
+    if r or "remote" in cfg.players:
+        remote = {}
+        for key, expected in (("broker", "mqtt://host[:port] or mqtts://host[:port]"),
+                              ("game", "a game id both boards use"),
+                              ("secret", "the shared secret (or secret_file)"),
+                              ("secret_file", "a file holding the shared secret"),
+                              ("credentials_file", "a file 'username:password'"),
+                              ("ca_file", "a CA certificate file for mqtts")):
+            value = _take(path, r, "remote.", key, str, None, None, expected)
+            if value is not None:
+                remote[key] = value
+        remote["keepalive"] = _take(path, r, "remote.", "keepalive", int, 30,
+                                    lambda v: 2 <= v <= 600, "whole seconds from 2 to 600")
+        for key in ("broker", "game"):
+            if key not in remote:
+                raise ConfigError(path, f"remote.{key}", "a value (remote play needs it)")
+        if ("secret" in remote) == ("secret_file" in remote):
+            raise ConfigError(path, "remote.secret", "exactly one of secret and secret_file")
+        if cfg.players.count("remote") != 1:
+            raise ConfigError(path, "players", 'exactly one "remote" seat with [remote] set',
+                              list(cfg.players))
+        cfg.remote = remote
 
     for name, table in [("", data)] + [(n + ".", t) for n, t in sections.items()]:
         if table:

@@ -34,6 +34,7 @@ class Daemon:
         self._show_handle: asyncio.TimerHandle | None = None
         self._stop = asyncio.Event()
         self.events = 0
+        self.remote = None   # the RemoteLink, when a seat is played from another board
 
     # --- running ------------------------------------------------------------------------------
 
@@ -52,6 +53,7 @@ class Daemon:
                     loop.add_signal_handler(sig, self.stop)
                 except (NotImplementedError, RuntimeError):  # not the main thread (tests)
                     pass
+            link_task = self._start_remote(session)
             state = session.referee.state
             self.notifier.ready(status=f"{state.game.name} on {session.layout.name}: "
                                        f"move {len(state.moves) + 1}")
@@ -63,12 +65,27 @@ class Daemon:
             await self._stop.wait()
             if watchdog is not None:
                 watchdog.cancel()
+            if link_task is not None:
+                link_task.cancel()
+                try:
+                    await link_task
+                except asyncio.CancelledError:
+                    pass
         finally:
             self.notifier.stopping()
             for handle in (self._tick_handle, self._show_handle):
                 if handle is not None:
                     handle.cancel()
             session.close()
+
+    def _start_remote(self, session: Session) -> asyncio.Future | None:
+        if "remote" not in self.config.players:
+            return None
+        from board_driver.remote import RemoteLink, settings_from_config
+
+        self.remote = RemoteLink(settings_from_config(self.config), session.referee, self.loop.time)
+        self.remote.after_change = self._show
+        return asyncio.ensure_future(self.remote.run())
 
     def stop(self) -> None:
         self._stop.set()

@@ -9,15 +9,20 @@ and the tests drive exactly the same object; only who calls `tick` differs.
 from __future__ import annotations
 
 import logging
-from typing import Any, Hashable, Mapping
+import math
+from typing import Any, Callable, Hashable, Mapping
 
 import games
-from board_driver.reconcile import Correction, candidate_moves, changed_sites, reconcile
-from board_driver.views import View, render
+from board_driver.reconcile import (Correction, candidate_moves, changed_sites, differences,
+                                    reconcile)
+from board_driver.views import FRAME_S, View, render, scale
 from hardware.base import PRESENT, SensorEvent
 from hardware.debounce import Debouncer
 
 log = logging.getLogger("treeboard.referee")
+
+#: The last this many seconds of a timed turn are shown running out.
+COUNTDOWN_S = 30.0
 
 
 class Referee:
@@ -30,11 +35,33 @@ class Referee:
         self.config = config
         window = layout.debounce_s if debounce_s is None else debounce_s
         self.debouncer = Debouncer(window)
+        # Channels whose piece came off since the last decision (raw edges, before debounce):
+        # one that is back on when the board is quiet was swapped faster than the debounce.
+        self._lifted: dict[Hashable, float] = {}
+        self._window = window
+        # The turn's clock: a limit in seconds (None: none), whose turn it is and since when.
+        limit = config.turn_seconds if config.turn_seconds is not None else \
+            getattr(state.game, "turn_seconds", None)
+        self.turn_limit: float | None = limit or None
+        self._turn_of: int | None = None
+        self._turn_since = 0.0
         self.physical: dict[str, str | None] = {}   # settled reading of every sensed site
         self._channel_values: dict[Hashable, str | None] = {}
         self.view = View(colours=config.colours, moves=config.moves, blink_hz=config.blink_hz,
                          winner_seconds=config.winner_seconds)
         self.sensed = [s for s in state.sites() if s in layout.channels_of_site]
+        # Who plays each seat: "human" at this board, "computer:LEVEL", or "remote" (another
+        # board). Only a human seat's moves come in through the sensors.
+        self.seats: tuple[str, str] = tuple(getattr(config, "players", None) or ("human", "human"))
+        # Told of every change to the game, on the loop: ("move", move, origin) with origin
+        # "board" or the seat's kind, ("undo", move, origin), ("new-game", None, origin).
+        self.listeners: list[Callable[[str, Any, str], None]] = []
+        # Set by a remote link: None, or what the link to the other board is doing.
+        self.remote_status: str | None = None
+        # After a takeback the board did not make itself (agreed with a remote board, asked on
+        # the page), its pieces still stand: nothing is played until they match the game again,
+        # or the piece just taken back would be played straight back.
+        self._hold = False
 
     # --- the game in progress ------------------------------------------------------------
 
@@ -42,28 +69,78 @@ class Referee:
     def corrections(self) -> list[Correction]:
         return self.view.corrections
 
-    def new_game(self, now: float) -> None:
+    def new_game(self, now: float, origin: str = "board") -> None:
         self.state = self.state.game.new_state(**self.state.options())
         self.journal.start_game(self.state.game.name, self.state.options())
         self.view.over_since = None
         log.info("new game of %s %s", self.state.game.name, self.state.options())
+        self._tell("new-game", None, origin)
         self._decide(now)
+
+    # --- seats ------------------------------------------------------------------------------
+
+    def at_board(self, player: int) -> bool:
+        """Whether `player` plays here, through the sensors (not the computer, not a remote)."""
+        return self.seats[player] == "human"
+
+    def play_for_seat(self, move: Any, now: float, origin: str) -> None:
+        """A move of a seat not at this board (the computer, a remote board). It is played in
+        the game at once; the board then differs from the game, and the correction machinery
+        lights the pieces to put. Raises games.IllegalMove and changes nothing if it is this
+        board's turn or the move is not legal."""
+        state = self.state
+        if state.is_over():
+            raise games.IllegalMove(move, "the game is over")
+        if self.at_board(state.to_move):
+            raise games.IllegalMove(move, "it is this board's turn, not the other seat's")
+        if isinstance(move, str):
+            move = state.parse_move(move)
+        state.copy().play(move)   # raises IllegalMove before anything is recorded
+        self._accept(move, now, origin)
+        self._decide(now)
+
+    def take_back(self, now: float, origin: str) -> Any:
+        """Take back the last move (agreed with a remote board, or asked for on the page)."""
+        if not self.state.moves:
+            raise games.IllegalMove("takeback", "there is no move to take back")
+        self.journal.record_undo()
+        move = self.state.undo()
+        log.info("takeback (%s): %s", origin, move)
+        self._hold = True
+        self._tell("undo", move, origin)
+        self._decide(now)
+        return move
+
+    def _tell(self, what: str, move: Any, origin: str) -> None:
+        for listener in list(self.listeners):
+            try:
+                listener(what, move, origin)
+            except Exception:  # a listener's failure must never cost the game a move
+                log.exception("listener %r failed on %s", listener, what)
 
     # --- sensors ------------------------------------------------------------------------------
 
     def resync(self, snapshot: Mapping[Hashable, str | None], now: float) -> None:
         """Take a full snapshot as the settled board (at start, after a reconnect)."""
         self.debouncer.reset(snapshot)
+        self._lifted.clear()
         self._channel_values = dict(snapshot)
         self.physical = {site: self._site_value(site) for site in self.sensed}
         self._decide(now)
 
     def feed(self, event: SensorEvent) -> None:
         """A raw sensor change (on the loop thread). Acted on once it settles, in `tick`."""
+        if event.value is None and self._channel_values.get(event.channel) is not None:
+            self._lifted.setdefault(event.channel, event.timestamp)
         self.debouncer.feed(event)
 
     def next_deadline(self) -> float | None:
-        return self.debouncer.next_deadline()
+        deadline = self.debouncer.next_deadline()
+        if deadline is None and self._lifted:
+            # Only a swap faster than the debounce is waiting: decide when its lift would have
+            # settled.
+            deadline = min(self._lifted.values()) + self._window
+        return deadline
 
     def tick(self, now: float) -> bool:
         """Take in the changes that have settled. Decide only when the whole board is quiet:
@@ -77,10 +154,18 @@ class Referee:
                             self.layout.name)
                 continue
             self.physical[site] = self._site_value(site)
-        if settled and not self.debouncer.pending():
-            self._decide(now)
+        if (settled or self._lifted) and not self.debouncer.pending():
+            self._decide(now, self._swapped())
             return True
         return False
+
+    def _swapped(self) -> list[str]:
+        """Sites whose piece came off and went back on faster than the debounce (the board
+        is quiet, so every lifted channel has either settled empty or is back)."""
+        sites = {self.layout.site_of_channel.get(ch) for ch in self._lifted
+                 if self._channel_values.get(ch) is not None}
+        self._lifted.clear()
+        return sorted(s for s in sites if s is not None and self.physical.get(s) is not None)
 
     def _site_value(self, site: str) -> str | None:
         # A site watched by several sensors holds a piece when any of them sees one.
@@ -108,13 +193,15 @@ class Referee:
                 break
         if found is None:
             raise games.IllegalMove(f"{kind} at {site}", "no legal move puts that piece there now")
+        if not self.at_board(state.to_move):
+            raise games.IllegalMove(f"{kind} at {site}", "it is the other seat's turn")
         self._accept(found, now)
         self._decide(now)
 
     def press(self, name: str, now: float) -> None:
         """A named button: `end_turn` ends the turn (a pass with no placement), where the game
         has such a move."""
-        if name != "end_turn" or self.state.is_over():
+        if name != "end_turn" or self.state.is_over() or not self.at_board(self.state.to_move):
             return
         try:
             move = self.state.parse_move("end")
@@ -127,7 +214,7 @@ class Referee:
 
     # --- deciding ---------------------------------------------------------------------------
 
-    def _accept(self, move: Any, now: float) -> None:
+    def _accept(self, move: Any, now: float, origin: str = "board") -> None:
         # Played first, to know whether it ends the game: the finishing move and the result
         # go to the journal in one transaction. Durable before the LEDs confirm it; a journal
         # that refuses the move takes it back out of the game too.
@@ -142,38 +229,124 @@ class Referee:
         if summary is not None:
             self.view.over_since = now
             log.info("game over: %s", summary)
+        self._tell("move", move, origin)
 
-    def _decide(self, now: float) -> None:
+    def _decide(self, now: float, swapped: list[str] = ()) -> None:
+        if swapped and not self.state.is_over():
+            # A swap faster than the debounce (a seed out, a spore in): decide first on the
+            # board as it was with those sites empty, and keep it only if that was a move
+            # (an Arbos replacement); the board as it is then comes next, as usual.
+            momentary = dict(self.physical)
+            momentary.update(dict.fromkeys(swapped))
+            verdict = reconcile(self.state, momentary, self.sensed, takeback=False)
+            if verdict.action == "play" and self.at_board(self.state.to_move):
+                log.info("a piece swapped faster than the debounce at %s", ", ".join(swapped))
+                self._accept(verdict.move, now)
         if self.state.is_over():
             # The game is decided; the players clear the board. An empty board starts the next.
-            self.view.corrections = []
+            self.view.corrections = self.view.completions = []
             if all(self.physical.get(s) is None for s in self.sensed):
                 self.new_game(now)
             return
+        if self._hold:
+            diff = differences(self.state.occupancy(), self.physical, self.sensed)
+            self.view.corrections = sorted(diff.values(), key=lambda c: c.site)
+            self.view.completions = []
+            self._hold = bool(diff)
+            return
         for _ in range(8):  # a play or undo can leave a remainder (a tree peg still to plant)
-            verdict = reconcile(self.state, self.physical, self.sensed,
-                                takeback=self.config.takeback)
-            if verdict.action == "play":
+            # A takeback by lifting is for a game played at this board alone: the computer's
+            # or a remote board's move is not the players' to lift (a remote takeback is asked).
+            takeback = self.config.takeback and all(self.at_board(p) for p in (0, 1))
+            verdict = reconcile(self.state, self.physical, self.sensed, takeback=takeback)
+            if verdict.action == "play" and self.at_board(self.state.to_move):
                 self._accept(verdict.move, now)
                 if self.state.is_over():
-                    self.view.corrections = []
+                    self.view.corrections = self.view.completions = []
                     return
             elif verdict.action == "undo":
                 self.journal.record_undo()
-                log.info("takeback: %s", self.state.undo())
-            else:
-                self.view.corrections = verdict.corrections
+                move = self.state.undo()
+                log.info("takeback: %s", move)
+                self._tell("undo", move, "board")
+            elif verdict.action == "play":
+                # The other seat's turn: a piece put for it is a mistake to correct.
+                self.view.corrections = sorted(
+                    differences(self.state.occupancy(), self.physical, self.sensed).values(),
+                    key=lambda c: c.site)
+                self.view.completions = []
                 return
+            else:  # in sync, a move in progress, or a correction
+                self.view.corrections = verdict.corrections
+                self.view.completions = verdict.completions
+                return
+
+    # --- the turn's time limit ------------------------------------------------------------------
+
+    def turn_left(self, now: float) -> float | None:
+        """Seconds left in the turn, while a time limit applies and running out would be a pass
+        (a game mid-action, such as an Arbos replacement's follow-ups, is never cut short)."""
+        if self.turn_limit is None or self.state.is_over() or self._turn_of is None:
+            return None
+        if self._pass_move() is None:
+            return None
+        return max(0.0, self._turn_since + self.turn_limit - now)
+
+    def _turn_clock(self, now: float) -> None:
+        """Start the clock when a turn begins; a turn whose time ran out is a pass."""
+        if self.turn_limit is None or self.state.is_over() or not self.at_board(self.state.to_move):
+            # (the other board keeps its own clock for a remote seat; the computer is quick)
+            self._turn_of = None
+            return
+        if self._turn_of != self.state.to_move:
+            self._turn_of, self._turn_since = self.state.to_move, now
+            return
+        if now >= self._turn_since + self.turn_limit:
+            move = self._pass_move()
+            if move is not None:
+                log.info("turn time limit: %s passes", self.state.to_move)
+                self._accept(move, now)
+                self._decide(now)
+                self._turn_of, self._turn_since = self.state.to_move, now
+
+    def _pass_move(self) -> Any:
+        """The game's pass, if it is legal now; None otherwise."""
+        state = self.state
+        try:
+            move = state.parse_move("pass")
+            state.play(move)
+        except games.IllegalMove:
+            return None
+        state.undo()
+        return move
 
     # --- light --------------------------------------------------------------------------------
 
     def frame(self, now: float) -> tuple[dict[Hashable, tuple[int, int, int]], float | None]:
+        left = self.turn_left(now)
+        self.view.turn_left = left
         frame, wake = render(self.state, self.view, now)
+        if left is not None:
+            # Wake when the last 30 s begin, then often enough for the views' countdown.
+            due = now + left - COUNTDOWN_S if left > COUNTDOWN_S else now + max(0.01, min(left, 0.25))
+            wake = due if wake is None else min(wake, due)
         named = self.layout.named_leds
-        if "turn" in named:
+        if "turn" in named and "turn" not in frame:  # (a game's view may draw them itself)
             over = self.state.is_over()
             who = self.state.winner() if over else self.state.to_move
             frame["turn"] = self.config.colours[f"player{who}"] if who is not None else (64, 64, 64)
+            link = self.remote_status
+            if link is not None and link != "connected" and not over:
+                # Remote play that is not flowing: "no broker" (or out of step) flashes the
+                # "wrong" colour twice a second; "waiting for the other board" breathes slowly
+                # in the remote seat's colour.
+                if link.startswith(("waiting", "connecting")):
+                    remote_seat = self.seats.index("remote") if "remote" in self.seats else 0
+                    level = 0.15 + 0.85 * (0.5 + 0.5 * math.sin(now * math.pi / 2))
+                    frame["turn"] = scale(self.config.colours[f"player{remote_seat}"], level)
+                else:
+                    frame["turn"] = self.config.colours["wrong"] if int(now * 4) % 2 else (0, 0, 0)
+                wake = min(wake or math.inf, now + FRAME_S)
         for player in (0, 1):
             bar = named.get(f"score{player}")
             if bar:
@@ -186,6 +359,7 @@ class Referee:
     def show(self, now: float) -> float | None:
         """Render and hand the frame to the strip (written only if it changed). Returns when
         the frame next changes by itself (a blink, an animation), or None."""
+        self._turn_clock(now)
         frame, wake = self.frame(now)
         self.leds.show(frame)
         return wake

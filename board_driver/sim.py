@@ -38,7 +38,7 @@ class Terminal:
 
     def __call__(self, session: Session) -> None:
         ref = session.referee
-        key = (ref.state.to_json(), tuple(ref.corrections))
+        key = (ref.state.to_json(), tuple(ref.corrections), tuple(ref.view.completions))
         if key == self._last:
             return
         self._last = key
@@ -101,7 +101,7 @@ def run_sim(config: Config, *, new_game: bool = False, stdin: TextIO = sys.stdin
                 terminal.draw(daemon.session)
                 continue
             try:
-                action = parse_action(line, 0)
+                action = parse_action(line)
                 if action is None:
                     continue
                 verb, args = action

@@ -21,6 +21,8 @@ __all__ = [
 _MODULES = {
     "tree-planting": "games.tree_planting",
     "treeblox": "games.treeblox",
+    "fangqi": "games.fangqi",
+    "arbos": "games.arbos",
 }
 
 _loaded: dict[str, Game] = {}

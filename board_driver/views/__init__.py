@@ -108,6 +108,17 @@ def render(state: State, view: View, now: float) -> tuple[dict[str, Colour], flo
                     frame[site] = scale(view.colours[f"player{winner}"], 0.2 + 0.8 * level)
             wake = min(wake or math.inf, now + FRAME_S)
 
+    if view.completions:
+        # A move in progress: where the piece may go, steady in its colour; pieces that may be
+        # taken off breathe in the "choice" colour ("you may take this", not "wrong").
+        level = 0.55 + 0.45 * math.cos(now * math.pi)
+        for comp in view.completions:
+            if comp.want is None:
+                frame[comp.site] = scale(view.colours["choice"], level)
+            else:
+                frame[comp.site] = kind_colour(comp.want, view.colours)
+        wake = min(wake or math.inf, now + FRAME_S)
+
     if view.corrections:
         on = blink_on(now, view.blink_hz)
         for corr in view.corrections:

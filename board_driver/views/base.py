@@ -27,8 +27,12 @@ class View:
     moves: str = "safe"                 # off | legal | safe (| best, once a computer player exists)
     blink_hz: float = 2.0
     corrections: list[Correction] = field(default_factory=list)
+    # A move in progress (reconcile's "in-progress"): where a piece may go next (want set), or
+    # which pieces may be taken off (want None).
+    completions: list[Correction] = field(default_factory=list)
     over_since: float | None = None     # when the game ended (for the winner's animation)
     winner_seconds: float = 6.0
+    turn_left: float | None = None      # seconds left in a timed turn (None: no limit applies)
 
 
 def scale(colour: Colour, factor: float) -> Colour:
@@ -36,7 +40,9 @@ def scale(colour: Colour, factor: float) -> Colour:
 
 
 def owner_of(kind: str) -> int | None:
-    """The player a piece kind belongs to ("tree:0", "dark-leaf" -> 0), or None (a rod)."""
+    """The player a piece kind belongs to ("tree:0", "dark-leaf", "black" -> 0), or None (a rod)."""
+    if kind in ("black", "white"):
+        return 0 if kind == "black" else 1
     if kind.endswith(":0") or kind.startswith("dark-"):
         return 0
     if kind.endswith(":1") or kind.startswith("light-"):

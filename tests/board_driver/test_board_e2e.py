@@ -18,21 +18,6 @@ from board_driver.trace import TraceError, Tracer, run_trace
 from hardware.base import SensorEvent
 
 
-@pytest.fixture
-def tracer(tmp_path):
-    made = []
-
-    def make(**overrides):
-        cfg = sim_config(journal=str(tmp_path / "journal.sqlite"), **overrides)
-        t = Tracer(cfg)
-        made.append(t)
-        return t
-
-    yield make
-    for t in made:
-        t.close()
-
-
 def colours(t):
     return t.session.config.colours
 

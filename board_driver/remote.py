@@ -1,0 +1,379 @@
+"""A seat played from another board, through an MQTT broker (the protocol: docs/remote.md).
+
+`RemoteLink` runs on the daemon's asyncio loop (aiomqtt, an asyncio client over paho-mqtt,
+the reference MQTT client) and touches the referee only there. It publishes every change of
+the local game and plays the other board's moves for the remote seat through
+`Referee.play_for_seat`, which shows them as pieces to put. What each message means is decided
+in `remote_protocol`, which is pure and tested without a broker.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import ssl
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+from urllib.parse import urlsplit
+
+import games
+from board_driver import remote_protocol as rp
+
+log = logging.getLogger("treeboard.remote")
+
+# What the board shows of the link (the `turn` LEDs, the page, the log).
+CONNECTING = "connecting to the broker"
+NO_BROKER = "no broker"
+WAITING = "waiting for the other board"
+CONNECTED = "connected"
+
+
+@dataclass
+class RemoteSettings:
+    host: str
+    port: int
+    tls: bool
+    game_id: str
+    secret: bytes
+    seat: int                        # the remote seat; this board plays the other one
+    username: str | None = None
+    password: str | None = None
+    ca_file: str | None = None
+    keepalive: int = 30
+    state_dir: str | None = None     # where the agreed takeback count is kept (beside the journal)
+
+    @property
+    def local_seat(self) -> int:
+        return 1 - self.seat
+
+
+def parse_broker(url: str) -> tuple[str, int, bool]:
+    """`mqtt://host[:port]` or `mqtts://host[:port]` -> (host, port, tls). Raises RemoteError."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("mqtt", "mqtts") or not parts.hostname:
+        raise rp.RemoteError(f"a broker is mqtt://host[:port] or mqtts://host[:port]; got {url!r}")
+    try:
+        port = parts.port
+    except ValueError:
+        raise rp.RemoteError(f"the broker's port is not a number in {url!r}") from None
+    tls = parts.scheme == "mqtts"
+    return parts.hostname, port or (8883 if tls else 1883), tls
+
+
+def read_private_file(path: str, what: str) -> str:
+    """A secret's file: it must be readable by this user only (a password on a shared Pi must
+    not be readable by every account). Raises RemoteError naming the file."""
+    try:
+        st = os.stat(path)
+        if st.st_mode & 0o077:
+            raise rp.RemoteError(f"{path}: {what} file is readable by others "
+                                 f"(mode {st.st_mode & 0o777:o}); chmod 600 it")
+        with open(path, "rb") as f:
+            raw = f.read(64 * 1024)
+    except OSError as exc:
+        raise rp.RemoteError(f"{path}: cannot read the {what} file ({exc.strerror})") from None
+    try:
+        return raw.decode("utf-8").strip()
+    except UnicodeDecodeError:
+        raise rp.RemoteError(f"{path}: the {what} file is not UTF-8 text") from None
+
+
+def read_credentials(path: str) -> tuple[str, str]:
+    """`username:password` on one line, in a file only the service user can read."""
+    text = read_private_file(path, "credentials")
+    user, sep, password = text.partition(":")
+    if not sep or not user or "\n" in text:
+        raise rp.RemoteError(f"{path}: expected one line 'username:password'")
+    return user, password
+
+
+class RemoteLink:
+    """Keeps this board's game and the other board's in step. One per daemon, on its loop."""
+
+    def __init__(self, settings: RemoteSettings, referee: Any, clock: Callable[[], float]):
+        self.settings = settings
+        self.referee = referee
+        self.clock = clock
+        self.signer = rp.Signer(settings.secret, settings.game_id)
+        self.topics = rp.topics(settings.game_id)
+        self.status = CONNECTING
+        self.peer_online = False
+        self.conflict: str | None = None    # set when the boards cannot agree; shown, not hidden
+        self.takeback_request: int | None = None  # the other board asks to go back to N moves
+        self._asked_to: int | None = None        # this board asked to go back to N moves
+        self._outbox: asyncio.Queue[tuple[str, bytes, bool]] = asyncio.Queue(maxsize=256)
+        self._client = None
+        self._sidecar = Path(settings.state_dir or ".") / f"remote-{settings.game_id}.json"
+        self.takebacks = self._load_takebacks()
+        self.refused = 0
+        self.after_change: Callable[[], None] | None = None  # the daemon re-lights the board
+        referee.listeners.append(self._on_local_change)
+
+    # --- the agreed takeback count survives a restart ----------------------------------------
+
+    def _load_takebacks(self) -> int:
+        try:
+            data = json.loads(self._sidecar.read_text(encoding="utf-8"))
+            return int(data["takebacks"])
+        except FileNotFoundError:
+            return 0
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            log.error("%s: unreadable (%s); counting takebacks from 0", self._sidecar, exc)
+            return 0
+
+    def _save_takebacks(self) -> None:
+        tmp = self._sidecar.with_suffix(".tmp")
+        with open(tmp, "w", encoding="utf-8") as f:
+            json.dump({"game_id": self.settings.game_id, "takebacks": self.takebacks}, f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, self._sidecar)
+
+    # --- what this board publishes -----------------------------------------------------------
+
+    def _send(self, topic: str, body: dict, retain: bool = False) -> None:
+        try:
+            self._outbox.put_nowait((topic, self.signer.encode(body), retain))
+        except asyncio.QueueFull:
+            # Offline for long: drop the oldest; the retained state sent on reconnecting
+            # carries the whole game anyway.
+            self._outbox.get_nowait()
+            self._outbox.put_nowait((topic, self.signer.encode(body), retain))
+
+    def _publish_state(self) -> None:
+        state = self.referee.state
+        self._send(rp.state_topic(self.settings.game_id, self.settings.local_seat),
+                   rp.state_message(state, self.takebacks, self.settings.local_seat), retain=True)
+
+    def _on_local_change(self, what: str, move: Any, origin: str) -> None:
+        # A referee listener, on the loop. Moves that came from the other board are not echoed
+        # as moves, but the retained state always follows the game.
+        if what == "move" and origin == "board":
+            self._send(self.topics["move"], rp.move_message(self.referee.state, self.takebacks,
+                                                            self.settings.local_seat))
+        self._publish_state()
+
+    def request_takeback(self) -> int:
+        """Ask the other board to take back the last move. Returns the move count asked for."""
+        state = self.referee.state
+        if not state.moves:
+            raise games.IllegalMove("takeback", "there is no move to take back")
+        self._asked_to = len(state.moves) - 1
+        self._send(self.topics["takeback"],
+                   rp.takeback_message(self.takebacks, self.settings.local_seat, self._asked_to))
+        log.info("asked the other board to take back to %d moves", self._asked_to)
+        return self._asked_to
+
+    def answer_takeback(self, accept: bool) -> None:
+        """This board's answer to the other board's request (a button, the page)."""
+        index = self.takeback_request
+        if index is None:
+            raise games.IllegalMove("takeback", "the other board has not asked for a takeback")
+        self.takeback_request = None
+        if accept:
+            self.takebacks += 1
+            self._save_takebacks()   # before the game changes: a cut here keeps the count ahead
+            while len(self.referee.state.moves) > index:
+                self.referee.take_back(self.clock(), "remote")
+        self._send(self.topics["takeback"], rp.answer_message(
+            self.takebacks, self.settings.local_seat, index, accept))
+        self._publish_state()
+        self._changed()
+
+    # --- what the other board sends -----------------------------------------------------------
+
+    def handle(self, topic: str, payload: bytes) -> None:
+        """One message from the broker (on the loop)."""
+        self._handle(topic, payload)
+        self._changed()
+
+    def _changed(self) -> None:
+        if self.after_change is not None:
+            self.after_change()
+
+    def _handle(self, topic: str, payload: bytes) -> None:
+        base = self.topics["base"]
+        if topic.startswith(f"{base}/presence/"):
+            seat = topic.rsplit("/", 1)[1]
+            if seat == str(self.settings.seat):
+                self.peer_online = payload == b"online"
+                self._update_status()
+            return
+        try:
+            msg = self.signer.decode(payload)
+        except rp.RemoteError as exc:
+            self._refuse(topic, exc.reason)
+            return
+        if topic.startswith(f"{base}/state/") and topic.rsplit("/", 1)[1] != str(msg["seat"]):
+            self._refuse(topic, "a state message under another seat's topic")
+            return
+        state = self.referee.state
+        kind = msg["type"]
+        if kind == "move":
+            verdict = rp.on_move(state, self.takebacks, msg, self.settings.seat)
+        elif kind == "state":
+            verdict = rp.on_state(state, self.takebacks, msg, self.settings.seat, self._asked_to)
+        elif kind == "takeback":
+            self._on_takeback_request(msg)
+            return
+        else:
+            self._on_takeback_answer(msg)
+            return
+        self._apply(verdict, topic)
+
+    def _apply(self, verdict: rp.Verdict, topic: str) -> None:
+        if verdict.conflict:
+            if self.conflict != verdict.conflict:
+                log.error("remote game %s: %s", self.settings.game_id, verdict.conflict)
+            self.conflict = verdict.conflict
+            self._update_status()
+            return
+        if verdict.refused:
+            self._refuse(topic, verdict.refused)
+            return
+        now = self.clock()
+        if verdict.takebacks is not None and verdict.takebacks != self.takebacks:
+            self.takebacks = verdict.takebacks
+            self._save_takebacks()
+            self._asked_to = None
+        if verdict.undo_to is not None:
+            while len(self.referee.state.moves) > verdict.undo_to:
+                self.referee.take_back(now, "remote")
+        for move in verdict.moves:
+            self.referee.play_for_seat(move, now, "remote")
+            log.info("remote move %d: %s", len(self.referee.state.moves), move)
+        if self.conflict:
+            self.conflict = None
+            self._update_status()
+
+    def _on_takeback_request(self, msg: dict) -> None:
+        if msg["seat"] != self.settings.seat:
+            return  # our own request, echoed
+        if msg["takebacks"] != self.takebacks or msg["index"] != len(self.referee.state.moves) - 1:
+            self._send(self.topics["takeback"], rp.answer_message(
+                self.takebacks, self.settings.local_seat, msg["index"], False))
+            log.info("refused a takeback to %d moves: not the last move of this game", msg["index"])
+            return
+        self.takeback_request = msg["index"]
+        log.info("the other board asks to take back move %d", msg["index"] + 1)
+
+    def _on_takeback_answer(self, msg: dict) -> None:
+        if msg["seat"] != self.settings.seat or self._asked_to != msg["index"]:
+            return
+        if not msg["accept"]:
+            log.info("the other board refused the takeback")
+            self._asked_to = None
+            return
+        if msg["takebacks"] == self.takebacks + 1:
+            self._apply(rp.Verdict(undo_to=msg["index"], takebacks=msg["takebacks"]), "takeback")
+
+    def _refuse(self, topic: str, reason: str) -> None:
+        self.refused += 1
+        log.warning("refused a message on %s: %s", topic, reason)
+
+    def _update_status(self) -> None:
+        if self._client is None:
+            return
+        self.status = CONNECTED if self.peer_online else WAITING
+        self.referee.remote_status = self.conflict or self.status
+
+    # --- the connection -----------------------------------------------------------------------
+
+    def _tls(self) -> ssl.SSLContext | None:
+        if not self.settings.tls:
+            return None
+        return ssl.create_default_context(cafile=self.settings.ca_file)
+
+    async def run(self) -> None:
+        """Stay connected until cancelled; reconnect with back-off when the broker goes away."""
+        import aiomqtt
+
+        s = self.settings
+        presence = rp.presence_topic(s.game_id, s.local_seat)
+        delay = 0.5
+        self.referee.remote_status = self.status
+        while True:
+            try:
+                async with aiomqtt.Client(
+                        s.host, s.port, username=s.username, password=s.password,
+                        identifier=f"treeboard-{s.game_id}-{s.local_seat}", clean_session=False,
+                        keepalive=s.keepalive, tls_context=self._tls(),
+                        will=aiomqtt.Will(presence, b"offline", qos=1, retain=True)) as client:
+                    self._client = client
+                    delay = 0.5
+                    log.info("connected to %s:%d for game %s as seat %d", s.host, s.port,
+                             s.game_id, s.local_seat)
+                    for topic in ("move", "takeback", "state", "presence"):
+                        await client.subscribe(self.topics[topic], qos=1)
+                    await client.publish(presence, b"online", qos=1, retain=True)
+                    self._drain()             # what was queued offline is in the state below
+                    self._publish_state()
+                    self._update_status()
+                    sender = asyncio.ensure_future(self._send_loop(client))
+                    try:
+                        async for message in client.messages:
+                            try:
+                                self.handle(message.topic.value, bytes(message.payload or b""))
+                            except Exception:
+                                # A fault in handling one message is ours, not the broker's:
+                                # say so loudly, and keep the link (the game is unchanged by
+                                # a failed message: the referee raises before it records).
+                                log.exception("remote message on %s could not be handled",
+                                              message.topic.value)
+                    finally:
+                        sender.cancel()
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # aiomqtt.MqttError, OSError: the broker is away
+                log.warning("broker %s:%d: %s; retrying in %.1f s", s.host, s.port, exc, delay)
+            self._client = None
+            self.status = NO_BROKER
+            self.peer_online = False
+            self.referee.remote_status = self.status
+            self._changed()
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 5.0)
+
+    def _drain(self) -> None:
+        while not self._outbox.empty():
+            self._outbox.get_nowait()
+
+    async def _send_loop(self, client) -> None:
+        while True:
+            topic, payload, retain = await self._outbox.get()
+            await client.publish(topic, payload, qos=1, retain=retain)
+
+
+def settings_from_config(config: Any) -> RemoteSettings:
+    """The `[remote]` table of the config, checked (ConfigError naming the key)."""
+    from board_driver.config import ConfigError
+
+    r = config.remote
+    try:
+        host, port, tls = parse_broker(r["broker"])
+    except rp.RemoteError as exc:
+        raise ConfigError(config.path, "remote.broker", exc.reason) from None
+    try:
+        game_id = rp.check_game_id(r["game"])
+    except rp.RemoteError as exc:
+        raise ConfigError(config.path, "remote.game", exc.reason) from None
+    try:
+        secret = r.get("secret") or read_private_file(r["secret_file"], "secret")
+        user = password = None
+        if r.get("credentials_file"):
+            user, password = read_credentials(r["credentials_file"])
+    except rp.RemoteError as exc:
+        raise ConfigError(config.path, "remote", exc.reason) from None
+    if len(secret.encode()) < 8:
+        raise ConfigError(config.path, "remote.secret", "a shared secret of at least 8 bytes")
+    remote = [i for i, p in enumerate(config.players) if p == "remote"]
+    if len(remote) != 1:
+        raise ConfigError(config.path, "players", 'exactly one "remote" seat with [remote] set',
+                          config.players)
+    return RemoteSettings(host=host, port=port, tls=tls, game_id=game_id, secret=secret.encode(),
+                          seat=remote[0], username=user, password=password,
+                          ca_file=r.get("ca_file"), keepalive=r.get("keepalive", 30),
+                          state_dir=str(Path(config.journal).parent))

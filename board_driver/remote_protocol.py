@@ -1,0 +1,260 @@
+"""Remote play's wire protocol: pure, no network, no clock (see docs/remote.md).
+
+Two boards share one game through an MQTT broker. Everything here is a function of the
+messages and the local game, so the tests check every rule without a broker, and
+`board_driver.remote` only moves bytes.
+
+Topics, under `treeboard/v1/<game id>/`:
+  `move`            one message per move (QoS 1, not retained)
+  `state/<seat>`    the full game as the board of that seat knows it (QoS 1, retained)
+  `presence/<seat>` "online" / "offline" (retained; "offline" is also the client's will)
+  `takeback`        a takeback request and its answer (QoS 1, not retained)
+
+Every message but presence is a JSON object signed with HMAC-SHA256 under a key derived from
+the game's shared secret and the game id, so a message from anyone without the secret, or
+from another game, is refused. Each carries the game's `version`: the number of changes
+(moves and takebacks) the game has seen. A move also carries the move text and a hash of the
+position after it, which the receiver checks by playing it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+import games
+
+PREFIX = "treeboard/v1"
+_GAME_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+MAX_MESSAGE = 256 * 1024      # a whole Arbos game is a few kB; anything larger is not ours
+MAX_PENDING = 64              # early moves kept while a gap is filled
+
+
+class RemoteError(ValueError):
+    """A message or setting remote play refuses; `reason` is a sentence a person can read."""
+
+    def __init__(self, reason: str):
+        self.reason = reason
+        super().__init__(reason)
+
+
+def check_game_id(game_id: str) -> str:
+    if not isinstance(game_id, str) or not _GAME_ID.match(game_id):
+        raise RemoteError("a game id is 1 to 64 letters, digits, '-' or '_' "
+                          f"(it becomes part of an MQTT topic); got {game_id!r}")
+    return game_id
+
+
+def topics(game_id: str) -> dict[str, str]:
+    base = f"{PREFIX}/{check_game_id(game_id)}"
+    return {"base": base, "move": f"{base}/move", "takeback": f"{base}/takeback",
+            "state": f"{base}/state/+", "presence": f"{base}/presence/+"}
+
+
+def state_topic(game_id: str, seat: int) -> str:
+    return f"{PREFIX}/{game_id}/state/{seat}"
+
+
+def presence_topic(game_id: str, seat: int) -> str:
+    return f"{PREFIX}/{game_id}/presence/{seat}"
+
+
+def position_hash(state: games.State) -> str:
+    """What both boards must agree on: the game, its options and every move, in order."""
+    body = json.dumps({"game": state.game.name,
+                       "options": {k: str(v) for k, v in sorted(state.options().items())},
+                       "moves": [str(m) for m in state.moves]},
+                      sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(body.encode()).hexdigest()[:32]
+
+
+class Signer:
+    """Signs and checks messages for one game. The key binds the secret to the game id, so a
+    message signed for one game is refused by another that shares the secret."""
+
+    def __init__(self, secret: bytes | str, game_id: str):
+        if isinstance(secret, str):
+            secret = secret.encode()
+        if len(secret) < 8:
+            raise RemoteError("the shared secret must be at least 8 bytes")
+        self.game_id = check_game_id(game_id)
+        self._key = hmac.new(secret, f"treeboard remote {game_id}".encode(), hashlib.sha256).digest()
+
+    def _mac(self, body: dict) -> str:
+        text = json.dumps(body, sort_keys=True, separators=(",", ":"))
+        return hmac.new(self._key, text.encode(), hashlib.sha256).hexdigest()
+
+    def encode(self, body: dict) -> bytes:
+        body = dict(body, game_id=self.game_id)
+        return json.dumps(dict(body, sig=self._mac(body)), sort_keys=True,
+                          separators=(",", ":")).encode()
+
+    def decode(self, payload: bytes) -> dict:
+        """The message's body, or RemoteError saying why it is refused."""
+        if len(payload) > MAX_MESSAGE:
+            raise RemoteError(f"message of {len(payload)} bytes is over {MAX_MESSAGE}")
+        try:
+            data = json.loads(payload.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise RemoteError(f"message is not JSON text ({exc})") from None
+        if not isinstance(data, dict) or not isinstance(data.get("sig"), str):
+            raise RemoteError("message is not a signed object")
+        sig = data.pop("sig")
+        if not hmac.compare_digest(sig, self._mac(data)):
+            raise RemoteError("bad signature (another secret, or the message was altered)")
+        if data.get("game_id") != self.game_id:
+            raise RemoteError(f"message is for game {data.get('game_id')!r}, not {self.game_id!r}")
+        kind = data.get("type")
+        need = _FIELDS.get(kind)
+        if need is None:
+            raise RemoteError(f"unknown message type {kind!r}")
+        for key, types in need.items():
+            value = data.get(key)
+            if not isinstance(value, types) or (types is int and isinstance(value, bool)):
+                raise RemoteError(f"{kind} message: {key!r} missing or of the wrong type")
+        if data["takebacks"] < 0 or data["index"] < 0 or not 0 <= data["seat"] <= 1:
+            raise RemoteError(f"{kind} message: takebacks, index or seat out of range")
+        return data
+
+
+_FIELDS: dict[str, dict[str, Any]] = {
+    "move": {"takebacks": int, "seat": int, "index": int, "move": str, "hash": str},
+    "state": {"takebacks": int, "seat": int, "index": int, "moves": list, "hash": str,
+              "name": str, "options": dict},
+    "takeback": {"takebacks": int, "seat": int, "index": int},
+    "takeback-answer": {"takebacks": int, "seat": int, "index": int, "accept": bool},
+}
+
+
+def _options(state: games.State) -> dict[str, str]:
+    return {k: str(v) for k, v in state.options().items()}
+
+
+def move_message(state: games.State, takebacks: int, seat: int) -> dict:
+    """The message for the move just played in `state` (the last of its moves)."""
+    return {"type": "move", "takebacks": takebacks, "seat": seat, "index": len(state.moves) - 1,
+            "move": str(state.moves[-1]), "hash": position_hash(state)}
+
+
+def state_message(state: games.State, takebacks: int, seat: int) -> dict:
+    return {"type": "state", "takebacks": takebacks, "seat": seat, "index": len(state.moves),
+            "moves": [str(m) for m in state.moves], "hash": position_hash(state),
+            "name": state.game.name, "options": _options(state)}
+
+
+def takeback_message(takebacks: int, seat: int, index: int) -> dict:
+    """Ask the other board to take the game back to `index` moves."""
+    return {"type": "takeback", "takebacks": takebacks, "seat": seat, "index": index}
+
+
+def answer_message(takebacks: int, seat: int, index: int, accept: bool) -> dict:
+    return {"type": "takeback-answer", "takebacks": takebacks, "seat": seat, "index": index,
+            "accept": accept}
+
+
+# --- deciding what a message means for the local game ----------------------------------------
+
+@dataclass
+class Verdict:
+    """What to do with a message, in order: take the game back to `undo_to` moves (None: no
+    takeback), then play `moves` (the remote seat's); set the takeback count to `takebacks`.
+    Or nothing at all (a duplicate, an old state). `refused` is a reason to log (the message is
+    dropped; the retained state will bring what it lacked); `conflict` a reason to show: the
+    boards are out of step and neither can put it right alone."""
+
+    moves: list[Any] = field(default_factory=list)
+    undo_to: int | None = None
+    takebacks: int | None = None
+    refused: str | None = None
+    conflict: str | None = None
+
+
+def _extend(state: games.State, start: int, texts: Sequence[str], remote_seat: int,
+            last_hash: str | None) -> tuple[list[Any], str | None]:
+    """`texts` as the remote seat's moves, played on a copy of `state` cut to `start` moves.
+    Returns the moves, or why they cannot be played here."""
+    trial = state.copy()
+    while len(trial.moves) > start:
+        trial.undo()
+    moves = []
+    for text in texts:
+        n = len(trial.moves) + 1
+        if trial.is_over():
+            return [], f"move {n} ({text!r}) comes after the end of the game"
+        if trial.to_move != remote_seat:
+            return [], f"move {n} ({text!r}) is for this board's seat, which only this board plays"
+        try:
+            move = trial.parse_move(text)
+            trial.play(move)
+        except games.IllegalMove as exc:
+            return [], f"move {n} ({text!r}) is not legal here: {exc.reason}"
+        moves.append(move)
+    if last_hash is not None and position_hash(trial) != last_hash:
+        return [], "the position after it does not match its hash (the boards play different games)"
+    return moves, None
+
+
+def on_move(state: games.State, takebacks: int, msg: dict, remote_seat: int) -> Verdict:
+    """A `move` message from the other board."""
+    if msg["seat"] != remote_seat:
+        return Verdict()  # this board's own move, echoed by the broker
+    if msg["takebacks"] < takebacks:
+        return Verdict()  # sent before a takeback both boards agreed to: stale
+    if msg["takebacks"] > takebacks:
+        return Verdict(refused="a move after a takeback this board has not seen yet; "
+                               "waiting for the other board's state")
+    index, have = msg["index"], len(state.moves)
+    if index < have:
+        if str(state.moves[index]) == msg["move"]:
+            return Verdict()  # a duplicate, or a replay of a move this board has
+        return Verdict(conflict=f"the other board has {msg['move']!r} as move {index + 1}, "
+                                f"this board has {state.moves[index]}")
+    if index > have:
+        return Verdict(refused=f"move {index + 1} came before move {have + 1}; waiting for it")
+    moves, why = _extend(state, have, [msg["move"]], remote_seat, msg["hash"])
+    if why:
+        return Verdict(refused=why)
+    return Verdict(moves=moves)
+
+
+def on_state(state: games.State, takebacks: int, msg: dict, remote_seat: int,
+             asked_to: int | None = None) -> Verdict:
+    """The other board's retained full state: catch up with it, or say why not. `asked_to` is
+    the move count this board asked to take the game back to, if it asked."""
+    if msg["seat"] != remote_seat:
+        return Verdict()  # this board's own retained state, echoed by the broker
+    if msg["name"] != state.game.name or msg["options"] != _options(state):
+        return Verdict(conflict=f"the other board plays {msg['name']} {msg['options']}, "
+                                f"this board {state.game.name} {_options(state)}")
+    theirs = msg["moves"]
+    if not all(isinstance(t, str) for t in theirs) or msg["index"] != len(theirs):
+        return Verdict(refused="state message: 'moves' must be its 'index' move texts")
+    ours = [str(m) for m in state.moves]
+    if msg["takebacks"] < takebacks:
+        return Verdict()  # from before a takeback we both agreed to: stale
+    start = len(ours)
+    if msg["takebacks"] > takebacks:
+        # The other board carried out a takeback: only one this board asked for.
+        if asked_to is None or msg["takebacks"] != takebacks + 1:
+            return Verdict(conflict="the other board took back moves this board did not agree to")
+        if ours[:asked_to] != theirs[:asked_to]:
+            return Verdict(conflict="the other board's game before the takeback is not this one")
+        start = asked_to
+    common = 0
+    for a, b in zip(ours[:start], theirs):
+        if a != b:
+            return Verdict(conflict=f"the boards disagree from move {common + 1}: "
+                                    f"here {a}, there {b}")
+        common += 1
+    undo_to = start if start < len(ours) else None
+    if len(theirs) <= start:
+        # They lag behind (or are level): this board's state and moves bring them along.
+        return Verdict(undo_to=undo_to, takebacks=msg["takebacks"])
+    moves, why = _extend(state, start, theirs[start:], remote_seat, msg["hash"])
+    if why:
+        return Verdict(conflict=f"cannot follow the other board: {why}")
+    return Verdict(moves=moves, undo_to=undo_to, takebacks=msg["takebacks"])

@@ -1,0 +1,304 @@
+"""Arbos shown: seeds and spores on up to 20x20 cells, trees in their owner's colour, the
+mover's legal cells by kind, trees over the limit pulsing, the end's scoring seeds, and the last
+30 seconds of a timed turn as a bar around the board's edge.
+
+Sites are the cells A1..T20 (row letter, column number; row A at the top). What each light
+means is in docs/games/arbos.md, "On the board".
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from board_driver.views import svgkit
+from board_driver.views.base import Colour, View, correction_words, legible, scale
+from board_driver.views.paint import Paint
+from board_driver.views.svgkit import el, hexc, title
+from games.arbos import ROWS, parse_cell
+
+PLAYERS = ("White", "Black")
+
+HELP = """Arbos: cells are a row letter and a column number, A1..T20 (row A at the top). Every
+cell senses presence only; the game knows seed or spore and whose. place C7 puts a token on C7,
+lift C7 takes it off. Replace your seed: lift it (its cell blinks), place your spore there, then
+place the two follow-ups. Over three trees: lift your own spores until three remain.
+press end_turn passes (or type pass on the page)."""
+
+#: A scoring seed at the end, and the seeds in the setup's picture: the seeds' own green.
+SEED_GREEN: Colour = (0, 200, 80)
+COUNTDOWN_S = 30.0
+# Levels of a player's colour. LEDs see these through gamma 2.2 and the layout's brightness cap,
+# which swallow anything much dimmer than 0.4 of a colour: these stay visible and apart.
+TREE_LEVEL, LAST_LEVEL, SEED_LEVEL, REPLACE_LEVEL, HINT_LEVEL, FADED = 0.7, 1.0, 0.5, 0.85, 0.4, 0.3
+
+
+def hint_colours(colours: dict[str, Colour], mover: int) -> dict[str, Colour]:
+    """The colour of each kind of legal cell (`state.legal_cells()`) for the mover."""
+    mine = colours[f"player{mover}"]
+    return {
+        "setup": scale(colours[f"player{1 - mover}"], HINT_LEVEL),  # the next seed is the other's
+        "seed": scale(mine, HINT_LEVEL),         # a spore next to one of the mover's seeds
+        "free": scale(colours["rod"], 2),        # a free-standing spore: a neutral white
+        "replace": scale(mine, REPLACE_LEVEL),   # a seed they may replace: brighter than the rest
+    }
+
+
+def _cells(state) -> tuple[int, int]:
+    return state.geo.rows, state.geo.cols
+
+
+def border(state) -> list[str]:
+    """The board's edge cells clockwise from A1: the time bar's track."""
+    rows, cols = _cells(state)
+    ring = [(0, c) for c in range(cols)] + [(r, cols - 1) for r in range(1, rows)]
+    ring += [(rows - 1, c) for c in range(cols - 2, -1, -1)]
+    ring += [(r, 0) for r in range(rows - 2, 0, -1)]
+    return [f"{ROWS[r]}{c + 1}" for r, c in ring]
+
+
+def _last_site(state) -> str | None:
+    if not state.moves:
+        return None
+    move = state.moves[-1]
+    return str(move).rstrip("=") if move.kind in ("spore", "replace") else None
+
+
+def _scoring(state) -> tuple[set[str], set[int]]:
+    """At the end: the scoring seeds and the ids of the trees they link (either player)."""
+    seeds, trees = set(), set()
+    if state.is_over():
+        for p in (0, 1):
+            for site in state.scoring_seeds(p):
+                seeds.add(site)
+                trees.update(state.linked_trees(site).get(p, ()))
+    return seeds, trees
+
+
+@dataclass
+class Scene:
+    """What every drawing of one position needs, worked out once."""
+
+    rows: int
+    cols: int
+    occupancy: dict[str, str]
+    legal: dict[str, str]        # the mover's legal cells by kind (none in `off` mode)
+    excess: set[str]             # cells of the trees over the limit
+    seeds_scoring: set[str]      # at the end: the scoring seeds ...
+    trees_scoring: set[int]      # ... and the ids of the trees they link
+    bar: list[str]               # the time bar's lit cells
+    last: str | None             # the last spore placed
+    fixes: dict                  # site -> correction
+
+
+def scene(state, view: View) -> Scene:
+    seeds, trees = _scoring(state)
+    return Scene(
+        *_cells(state), occupancy=state.occupancy(),
+        legal=state.legal_cells() if not state.is_over() and view.moves != "off" else {},
+        excess={s for tree in state.excess_trees() for s in tree},
+        seeds_scoring=seeds, trees_scoring=trees, bar=time_bar(state, view),
+        last=_last_site(state), fixes={corr.site: corr for corr in view.corrections})
+
+
+def pulse(now: float) -> float:
+    """FADED..1, once a second: a tree over the limit."""
+    return FADED + (1 - FADED) * (0.5 + 0.5 * math.cos(now * 2 * math.pi))
+
+
+def time_bar(state, view: View) -> list[str]:
+    """The edge cells the time bar lights now (empty unless a timed turn is in its last 30 s)."""
+    left = view.turn_left
+    if left is None or left > COUNTDOWN_S or state.is_over():
+        return []
+    ring = border(state)
+    return ring[:math.ceil(len(ring) * left / COUNTDOWN_S)]
+
+
+# --- the LEDs ----------------------------------------------------------------------------------
+
+def frame(state, view: View, now: float) -> tuple[dict[str, Colour], float | None]:
+    c = view.colours
+    out: dict[str, Colour] = {}
+    over = state.is_over()
+    mover = state.to_move
+    sc = scene(state, view)
+    occupancy, excess, last = sc.occupancy, sc.excess, sc.last
+    seeds_scoring, trees_scoring = sc.seeds_scoring, sc.trees_scoring
+    # A frame has a handful of colours: work each out once (400 cells would otherwise pay
+    # for scaling each one).
+    player = {k: c[f"player{k[-1]}"] for k in ("spore:0", "spore:1", "seed:0", "seed:1")}
+    tree = {k: scale(v, TREE_LEVEL) for k, v in player.items()}
+    seed = {k: scale(v, SEED_LEVEL) for k, v in player.items()}
+    for site, kind in occupancy.items():
+        if kind[1] == "p":  # a spore
+            if site in excess:
+                out[site] = scale(player[kind], pulse(now))
+            elif over:
+                out[site] = player[kind] if state.tree_id(site) in trees_scoring \
+                    else scale(player[kind], FADED)
+            else:
+                out[site] = player[kind] if site == last else tree[kind]
+        elif over and site in seeds_scoring:
+            out[site] = SEED_GREEN
+        else:
+            out[site] = seed[kind]  # a seed shows whose it is, dimly
+    if sc.legal:
+        hints = hint_colours(c, mover)
+        for site, kind in sc.legal.items():
+            out[site] = hints[kind]
+    for site in sc.bar:
+        if site not in occupancy:
+            out[site] = c[f"player{mover}"]
+    wake = now + 0.05 if excess else None
+    return out, wake
+
+
+# --- the page's picture ------------------------------------------------------------------------
+
+U = 26         # one cell, in SVG units
+M = 24         # margin for the labels
+WOOD = "#6b5138"
+
+
+def svg(state, view: View) -> str:
+    c = view.colours
+    sc = scene(state, view)
+    rows, cols, fixes, occupancy, legal = sc.rows, sc.cols, sc.fixes, sc.occupancy, sc.legal
+    excess, seeds_scoring, trees_scoring = sc.excess, sc.seeds_scoring, sc.trees_scoring
+    bar, last = set(sc.bar), sc.last
+    hints = hint_colours(c, state.to_move)
+    body = [el("rect", x=0, y=0, width=cols * U + 2 * M, height=rows * U + 2 * M, rx=10,
+               fill="#3a2c20")]
+    for col in range(cols):
+        body.append(el("text", str(col + 1), x=M + col * U + U / 2, y=M - 8, class_="label small"))
+    for r in range(rows):
+        body.append(el("text", ROWS[r], x=M - 12, y=M + r * U + U / 2 + 4, class_="label small"))
+    kinds = {"setup": "a seed may go here", "seed": "a spore next to your seed",
+             "free": "a free-standing spore", "replace": "your seed: lift it to replace it"}
+    for site in state.sites():
+        r, col = parse_cell(site)
+        x, y = M + col * U, M + r * U
+        cx, cy = x + U / 2, y + U / 2
+        kind = occupancy.get(site)
+        classes = ["cell"]
+        parts = [el("rect", x=x + 1, y=y + 1, width=U - 2, height=U - 2, rx=3,
+                    fill=hexc(c[f"player{state.to_move}"]) if site in bar else WOOD)]
+        tip = f"{site}: empty"
+        if kind is not None:
+            what, owner = kind.split(":")
+            colour = hexc(c[f"player{owner}"])
+            if what == "spore":
+                classes.append("spore")
+                if site in excess:
+                    classes.append("pulse")
+                if site == last:
+                    classes.append("last")
+                if state.tree_id(site) in trees_scoring:
+                    classes.append("scoring")
+                parts.append(el("circle", cx=cx, cy=cy, r=U * 0.38, fill=colour,
+                                stroke="#1b1410", stroke_width=1))
+                tip = f"{site}: {PLAYERS[int(owner)]}'s spore"
+            else:
+                classes.append("seed")
+                if site in seeds_scoring:
+                    classes.append("scoring")
+                parts.append(el("circle", cx=cx, cy=cy, r=U * 0.34, fill=hexc(SEED_GREEN),
+                                stroke=colour, stroke_width=4))
+                tip = f"{site}: {PLAYERS[int(owner)]}'s seed"
+                if site in seeds_scoring:
+                    tip += ", scoring"
+        if site in legal:
+            classes += ["hint", legal[site]]
+            if kind is None:
+                parts.append(el("circle", cx=cx, cy=cy, r=U * 0.12,
+                                fill=hexc(legible(hints[legal[site]]))))
+            tip += f" ({kinds[legal[site]]})"
+        extra: dict[str, object] = {}
+        fix = fixes.get(site)
+        if fix is not None:
+            classes.append("fix")
+            if fix.want is not None and fix.have is None:
+                classes.append("blink")
+            extra["data_fix"] = correction_words(fix, PLAYERS)
+            ring = hexc(c["wrong"]) if fix.want is None or fix.have is not None else \
+                hexc(c[f"player{fix.want[-1]}"])
+            parts.append(el("rect", x=x + 2, y=y + 2, width=U - 4, height=U - 4, rx=4,
+                            fill="none", stroke=ring, stroke_width=3))
+            tip += " — " + extra["data_fix"]
+        body.append(el("g", title(tip) + "".join(parts), data_site=site, data_kind=kind,
+                       class_=" ".join(classes), **extra))
+    return svgkit.document(cols * U + 2 * M, rows * U + 2 * M, body,
+                           label=f"Arbos board, {rows}x{cols}", class_="board arbos")
+
+
+# --- the terminal ------------------------------------------------------------------------------
+
+def terminal(state, view: View, paint: Paint) -> str:
+    c = view.colours
+    sc = scene(state, view)
+    rows, cols, fixes, occupancy, legal = sc.rows, sc.cols, sc.fixes, sc.occupancy, sc.legal
+    excess, seeds_scoring, bar, last = sc.excess, sc.seeds_scoring, set(sc.bar), sc.last
+    grey = (120, 120, 120)
+
+    def cell(site: str) -> str:
+        fix = fixes.get(site)
+        if fix is not None:
+            if fix.want is None:
+                return paint(c["wrong"], " X ", bold=True)
+            return paint(c[f"player{fix.want[-1]}"], " ? ", bold=True)
+        kind = occupancy.get(site)
+        if kind is not None:
+            what, owner = kind.split(":")
+            colour = c[f"player{owner}"]
+            letter = "WB"[int(owner)]
+            if what == "spore":
+                text = f"~{letter}~" if site in excess else f" {letter} "
+                return paint(colour, text, bold=site == last or site in excess)
+            text = f"({letter.lower()})"
+            return paint(SEED_GREEN if site in seeds_scoring else colour, text,
+                         bold=site in seeds_scoring)
+        if site in bar:
+            return paint(c[f"player{state.to_move}"], " = ")
+        hint = legal.get(site)
+        if hint == "seed":
+            return paint(c[f"player{state.to_move}"], " + ")
+        if hint == "free":
+            return paint(grey, " - ")
+        if hint == "setup":
+            return paint(c[f"player{1 - state.to_move}"], " s ")
+        return paint(grey, " . ")
+
+    lines = ["   " + "".join(f"{col + 1:^3}" for col in range(cols))]
+    for r in range(rows):
+        lines.append(f" {ROWS[r]} " + "".join(cell(f"{ROWS[r]}{col + 1}") for col in range(cols)))
+    lines.append(_status(state, view))
+    key = "W B spores, (w) (b) seeds (whose), ~W~ a tree over the limit"
+    if legal:
+        key += ", s a seed may go here, + next to your seed, - free-standing"
+    if view.corrections:
+        key += ", ? put a token here, X take it off"
+    lines.append("   " + key)
+    return "\n".join(lines)
+
+
+def _status(state, view: View) -> str:
+    a, b = state.scores()
+    p = state.to_move
+    if state.is_over():
+        winner = state.winner()
+        return (f"   over ({state.end_reason}): White {a}, Black {b}; {PLAYERS[winner]} wins"
+                + (" (a tie goes to Black)" if a == b else ""))
+    if state.phase == "setup":
+        return (f"   setup: {PLAYERS[p]} puts down a seed of {PLAYERS[1 - p]} "
+                f"({state.seeds_to_place(1 - p)} to go)")
+    text = (f"   {PLAYERS[p]} to move; spores left White {state.spores_left(0)}, "
+            f"Black {state.spores_left(1)}; trees {state.tree_count(0)}:{state.tree_count(1)}; "
+            f"scoring seeds {a}:{b}")
+    if state.follow_ups_left:
+        text += f"; {state.follow_ups_left} follow-up spore(s) owed"
+    if state.must_remove:
+        text += f"; {state.tree_count(p)} trees: lift your spores until three remain"
+    if view.turn_left is not None:
+        text += f"; {view.turn_left:.0f} s left"
+    return text

@@ -1,0 +1,232 @@
+"""Fangqi shown: counters on the points of a grid, the counters that may be taken, whose turn
+and which phase.
+
+Sites: the points a1.. (files a.. from the left, rows 1.. from the bottom). The LEDs beside
+the points show each counter dimly in its owner's colour (so a glance checks the board), the
+last move brightly, and in the removal phases the counters that may be taken breathing in the
+"choice" colour ("you may take this"). A lifted counter's targets and a move's captures still
+to choose come from reconcile's move in progress, drawn for every game by `render`.
+The `turn` LEDs show the mover's colour with one to four short pulses every two seconds for
+the phase (placement, first removal, square removal, movement); at the end, the winner's.
+"""
+
+from __future__ import annotations
+
+import math
+
+from board_driver.views import svgkit
+from board_driver.views.base import FRAME_S, OFF, Colour, View, correction_words, scale
+from board_driver.views.paint import Paint
+from board_driver.views.svgkit import el, hexc, title
+from games.fangqi import PHASES
+
+PLAYERS = ("Black", "White")
+
+HELP = """Fangqi: points are a1.. (files a.. from the left, rows 1.. from the bottom).
+Placement: put a counter on a vacant point (place d4). Removal: lift a lit counter (lift d4).
+Movement: lift your counter (its targets light), put it on one (place d7); if it forms a
+square, lift one of the lit counters. Undo the last move on the board to take it back."""
+
+PHASE_WORDS = {"placement": "placement", "first-removal": "first removal",
+               "square-removal": "square removal", "movement": "movement", "over": "game over"}
+
+
+def _breathe(now: float) -> float:
+    return 0.55 + 0.45 * math.cos(now * math.pi)
+
+
+def _last_sites(state) -> set[str]:
+    """Where the last move put a counter (a placement or a slide's target)."""
+    if not state.moves:
+        return set()
+    move = state.moves[-1]
+    return {move.to} if move.to else set()
+
+
+def _movable(state) -> set[str]:
+    if state.is_over() or state.phase != "movement":
+        return set()
+    return {m.frm for m in state.legal_moves()}
+
+
+def _forming(state) -> set[str]:
+    """The mover's counters with a move that forms a square."""
+    if state.is_over() or state.phase != "movement":
+        return set()
+    return {m.frm for m in state.legal_moves() if m.captures}
+
+
+# --- the LEDs ----------------------------------------------------------------------------------
+
+def frame(state, view: View, now: float) -> tuple[dict[str, Colour], float | None]:
+    c = view.colours
+    out: dict[str, Colour] = {}
+    over = state.is_over()
+    mover = c[f"player{state.to_move}"]
+    occupancy = state.occupancy()
+    last = _last_sites(state)
+    takeable = set(state.takeable())
+    movable = _movable(state) if view.moves != "off" else set()
+    forming = _forming(state) if view.moves == "safe" else set()
+    placing = not over and state.phase == "placement"
+    level = _breathe(now)
+    for site in state.sites():
+        kind = occupancy.get(site)
+        if kind is None:
+            # In placement every vacant point glows faintly in the mover's colour.
+            out[site] = scale(mover, 0.1) if placing and view.moves != "off" else OFF
+            continue
+        owner = c["player0" if kind == "black" else "player1"]
+        if site in takeable:
+            out[site] = scale(c["choice"], level)
+        elif site in forming:
+            out[site] = c["safe"]  # this counter can form a square now
+        elif site in last or site in movable:
+            out[site] = owner
+        else:
+            out[site] = scale(owner, 0.3)
+    if over:
+        winner = state.winner()
+        out["turn"] = c[f"player{winner}"] if winner is not None else (64, 64, 64)
+        return out, None
+    # The phase: 1..4 short pulses of the mover's colour every two seconds, dim between.
+    pulses = PHASES.index(state.phase) + 1
+    t = now % 2.0
+    on = any(k * 0.3 <= t < k * 0.3 + 0.15 for k in range(pulses))
+    out["turn"] = mover if on else scale(mover, 0.25)
+    return out, now + FRAME_S
+
+
+# --- the page's picture ------------------------------------------------------------------------
+
+U = 48          # the distance between two points, in SVG units
+M = 34          # margin for the labels
+R = 17          # a counter's radius
+BOARD = "#c8a66a"
+LINE = "#4a3520"
+PIECE = {"black": "#1d1d1d", "white": "#f4f1e8"}
+
+
+def _xy(state, site: str) -> tuple[float, float]:
+    i = state.grid.index[site]
+    row, col = divmod(i, state.grid.cols)
+    return M + col * U, M + (state.grid.rows - 1 - row) * U
+
+
+def svg(state, view: View) -> str:
+    grid = state.grid
+    c = view.colours
+    width, height = 2 * M + (grid.cols - 1) * U, 2 * M + (grid.rows - 1) * U
+    occupancy = state.occupancy()
+    fixes = {corr.site: corr for corr in view.corrections}
+    choices = {comp.site: comp for comp in view.completions}
+    takeable = set(state.takeable())
+    last = _last_sites(state)
+    squares = set(state.in_squares(0)) | set(state.in_squares(1))
+    body: list[str] = [el("rect", x=0, y=0, width=width, height=height, rx=10, fill=BOARD)]
+    for col in range(grid.cols):
+        x = M + col * U
+        body.append(el("line", x1=x, y1=M, x2=x, y2=height - M, stroke=LINE, stroke_width=2))
+        body.append(el("text", "abcdefghijklmnopqrstuvwxyz"[col], x=x, y=height - 10,
+                       class_="label"))
+    for row in range(grid.rows):
+        y = M + (grid.rows - 1 - row) * U
+        body.append(el("line", x1=M, y1=y, x2=width - M, y2=y, stroke=LINE, stroke_width=2))
+        body.append(el("text", str(row + 1), x=14, y=y + 5, class_="label"))
+    for site in state.sites():
+        x, y = _xy(state, site)
+        kind = occupancy.get(site)
+        fix, choice = fixes.get(site), choices.get(site)
+        words = f"{site}: {'a ' + kind + ' counter' if kind else 'vacant'}"
+        parts = [el("circle", cx=x, cy=y, r=R + 4, fill="transparent")]  # the click target
+        classes = []
+        extra: dict[str, str] = {}
+        if kind is not None:
+            stroke = hexc(c["player0" if kind == "black" else "player1"])
+            parts.append(el("circle", cx=x, cy=y, r=R, fill=PIECE[kind], stroke=stroke,
+                            stroke_width=4 if site in last else 2))
+            if site in squares:
+                words += ", in a square"
+                parts.append(el("rect", x=x - 5, y=y - 5, width=10, height=10,
+                                fill=hexc(c["player0" if kind == "black" else "player1"])))
+        else:
+            parts.append(el("circle", cx=x, cy=y, r=4, fill=LINE))
+        if fix is not None:  # a correction wins, as on the LEDs
+            classes.append("fix")
+            if fix.want is not None and fix.have is None:
+                classes.append("blink")
+            extra["data_fix"] = correction_words(fix, PLAYERS)
+            words += ": " + extra["data_fix"]
+            parts.append(el("circle", cx=x, cy=y, r=R + 3, fill="none",
+                            stroke=hexc(c["wrong"]), stroke_width=4))
+        elif site in takeable or (choice is not None and choice.want is None):
+            classes.append("choice")
+            words += ": may be taken"
+            parts.append(el("circle", cx=x, cy=y, r=R + 3, fill="none",
+                            stroke=hexc(c["choice"]), stroke_width=4))
+        elif choice is not None:
+            classes.append("choice")
+            words += ": the counter may go here"
+            parts.append(el("circle", cx=x, cy=y, r=R - 4, fill="none",
+                            stroke=hexc(c[f"player{state.to_move}"]), stroke_width=4))
+        parts.insert(0, title(words))
+        body.append(el("g", "".join(parts), data_site=site, data_kind=kind,
+                       class_=" ".join(classes) or None, **extra))
+    return svgkit.document(width, height, body, label=f"Fangqi board, {_status(state)}",
+                           class_="board fangqi")
+
+
+# --- the terminal ------------------------------------------------------------------------------
+
+def _status(state) -> str:
+    a, b = state.scores()
+    counts = f"Black {a}, White {b} counters"
+    if state.is_over():
+        winner = state.winner()
+        result = "a draw" if winner is None else f"{PLAYERS[winner]} wins"
+        return f"game over ({state.end_reason}): {result}; {counts}"
+    who = PLAYERS[state.to_move]
+    phase = PHASE_WORDS[state.phase]
+    due = state.removals_due(state.to_move)
+    todo = f", {due} to take" if due else ""
+    return f"{phase}: {who} to move{todo}; {counts}"
+
+
+def terminal(state, view: View, paint: Paint) -> str:
+    """Counters as B and W; [W] may be taken, (.) a lit target, !B! / !.! to correct."""
+    grid = state.grid
+    c = view.colours
+    occupancy = state.occupancy()
+    fixes = {corr.site: corr for corr in view.corrections}
+    choices = {comp.site: comp for comp in view.completions}
+    takeable = set(state.takeable())
+    last = _last_sites(state)
+    files = "abcdefghijklmnopqrstuvwxyz"[:grid.cols]
+    lines = ["    " + "".join(f" {f} " for f in files)]
+    for row in range(grid.rows, 0, -1):
+        cells = []
+        for f in files:
+            site = f"{f}{row}"
+            kind = occupancy.get(site)
+            glyph = "." if kind is None else ("B" if kind == "black" else "W")
+            colour = None if kind is None else c["player0" if kind == "black" else "player1"]
+            fix, choice = fixes.get(site), choices.get(site)
+            if fix is not None:
+                cells.append(paint(c["wrong"], f"!{glyph}!", bold=True))
+            elif site in takeable or (choice is not None and choice.want is None):
+                cells.append(paint(c["choice"], f"[{glyph}]", bold=True))
+            elif choice is not None:
+                cells.append(paint(c[f"player{state.to_move}"], f"({glyph})", bold=True))
+            else:
+                cells.append(paint(colour, f" {glyph} ", bold=site in last))
+        lines.append(f"{row:>3} " + "".join(cells))
+    lines.append("  " + _status(state))
+    key = "B Black, W White"
+    if takeable or any(comp.want is None for comp in view.completions):
+        key += ", [W] may be taken (lift it)"
+    if any(comp.want is not None for comp in view.completions):
+        key += ", (.) the lifted counter may go here"
+    if view.corrections:
+        key += ", !W! put back / take off (see below)"
+    lines.append("  " + key)
+    return "\n".join(lines)

@@ -1,0 +1,771 @@
+"""Arbos: place the other player's seeds, grow spores into at most three trees, and score the
+seeds of yours that two of your trees reach.
+
+Rules: ../shared/rules/arbos.txt; every reading we chose is numbered in docs/games/arbos.md.
+
+Cells. Rows A.. from the top, columns 1.. from the left: `C7` is row C, column 7. Inside, a
+cell is an index `r * cols + c`; neighbours (side and corner: 8; side only: 4) are tuples made
+once per board size and shared by every state.
+
+Moves. One physical change per move, so that the board's reconcile sees one token at a time:
+`seed C7` (setup: a seed of the other player), `C7` (a spore), `C7=` (a seed replaced by a
+spore; two follow-up spores are then owed in the same turn), `xC7` (one of the mover's spores
+removed while they have more than three trees), `pass`. A turn is therefore one or more
+moves; `to_move` stays the same until the turn's action is complete.
+
+Trees are kept incrementally: `_tree_of[i]` is the id of the tree a spore belongs to and
+`_trees[p]` maps id -> set of cells. A placement joins the trees around it (the smaller ones
+relabelled into the largest); a removal re-floods only the tree it was in. Every change is
+recorded in the history so `undo` restores the sets exactly, without any flood fill.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Any, NamedTuple
+
+from games.base import BadOptions, Game, IllegalMove, InvalidNotation, State
+
+ROWS = "ABCDEFGHIJKLMNOPQRST"
+MAX_SIDE = len(ROWS)  # the rules label 20 rows A..T and 20 columns 1..20
+MIN_SIDE = 4
+BOX_SEEDS, BOX_SPORES = 10, 80  # per player, in the box
+BOX_CELLS = 400                 # the 20x20 board the box's counts are made for
+MAX_TREES = 3
+#: Two seeds need at least two empty cells between them along the row or the column: at
+#: least 3 apart in the larger of the two directions (Chebyshev distance >= 3).
+SEED_DISTANCE = 3
+NAMED_BOARDS = ("20x20", "19x19", "18x18")
+
+SEED, SPORE, REPLACE, REMOVE, PASS_KIND = "seed", "spore", "replace", "remove", "pass"
+
+# What a cell holds: EMPTY, or a code per (kind, owner).
+EMPTY = 0
+_SEED = (1, 2)   # _SEED[p]: a seed of player p
+_SPORE = (3, 4)  # _SPORE[p]: a spore of player p
+_KIND_TEXT = {1: "seed:0", 2: "seed:1", 3: "spore:0", 4: "spore:1"}
+
+COLOURS = ("white", "black")
+
+Cell = tuple[int, int]  # (row, column), from 0
+
+
+def cell_name(cell: Cell) -> str:
+    return f"{ROWS[cell[0]]}{cell[1] + 1}"
+
+
+_CELL = re.compile(r"^([a-t])\s*(\d{1,2})$")
+_CELL_HELP = "a cell is a row letter A..T and a column number 1..20, such as C7"
+
+
+def parse_cell(text: str) -> Cell:
+    """The cell `text` names (any letter case). Raises InvalidNotation."""
+    m = _CELL.match(text.strip().lower())
+    if not m or not 1 <= int(m.group(2)) <= MAX_SIDE:
+        raise InvalidNotation(text, _CELL_HELP)
+    return (ROWS.lower().index(m.group(1)), int(m.group(2)) - 1)
+
+
+class Move(NamedTuple):
+    """A move: kind and cell (None for a pass). Immutable and hashable."""
+
+    kind: str
+    cell: Cell | None = None
+
+    def __str__(self) -> str:
+        if self.kind == PASS_KIND:
+            return "pass"
+        name = cell_name(self.cell)
+        return {SEED: "seed " + name, SPORE: name, REPLACE: name + "=", REMOVE: "x" + name}[self.kind]
+
+
+PASS = Move(PASS_KIND)
+
+_MOVE_HELP = ("a move is 'seed C7' (setup), 'C7' (a spore), 'C7=' (replace your seed at C7 by a "
+              "spore), 'xC7' (remove your spore from C7) or 'pass'")
+
+
+def parse_move(text: Any) -> Move:
+    """The move `text` names. Raises InvalidNotation; `str(move)` gives the canonical text."""
+    if isinstance(text, Move):
+        return text
+    if not isinstance(text, str):
+        raise InvalidNotation(text, _MOVE_HELP)
+    low = text.strip().lower()
+    if low in ("pass", "end"):
+        return PASS
+    try:
+        if low.startswith("seed"):
+            return Move(SEED, parse_cell(low[4:]))
+        if low.endswith("="):
+            return Move(REPLACE, parse_cell(low[:-1]))
+        if low.startswith("x"):
+            return Move(REMOVE, parse_cell(low[1:]))
+        return Move(SPORE, parse_cell(low))
+    except InvalidNotation:
+        raise InvalidNotation(text, _MOVE_HELP) from None
+
+
+class Geometry:
+    """One board size: cell names and neighbour tuples, shared by every state of that size."""
+
+    def __init__(self, rows: int, cols: int):
+        self.rows, self.cols = rows, cols
+        self.size = rows * cols
+        self.names = tuple(cell_name((r, c)) for r in range(rows) for c in range(cols))
+        self.index = {n: i for i, n in enumerate(self.names)}
+        nb8, nb4, near = [], [], []
+        for r in range(rows):
+            for c in range(cols):
+                around = [(r + dr, c + dc) for dr in (-1, 0, 1) for dc in (-1, 0, 1) if dr or dc]
+                nb8.append(tuple(rr * cols + cc for rr, cc in around
+                                 if 0 <= rr < rows and 0 <= cc < cols))
+                nb4.append(tuple(rr * cols + cc for rr, cc in around
+                                 if 0 <= rr < rows and 0 <= cc < cols and (rr == r or cc == c)))
+                # Cells closer than SEED_DISTANCE, with their distance: what a seed here affects.
+                reach = SEED_DISTANCE - 1
+                near.append(tuple((rr * cols + cc, max(abs(rr - r), abs(cc - c)))
+                                  for rr in range(r - reach, r + reach + 1)
+                                  for cc in range(c - reach, c + reach + 1)
+                                  if 0 <= rr < rows and 0 <= cc < cols and (rr, cc) != (r, c)))
+        self.nb8, self.nb4, self.near = tuple(nb8), tuple(nb4), tuple(near)
+
+    def cell(self, i: int) -> Cell:
+        return divmod(i, self.cols)
+
+
+@lru_cache(maxsize=32)
+def _geometry(rows: int, cols: int) -> Geometry:
+    return Geometry(rows, cols)
+
+
+def box_counts(rows: int, cols: int) -> tuple[int, int]:
+    """Seeds and spores per player for a board: the box's 10 and 80 on the three real boards
+    (18x18 and up), scaled by the number of cells on smaller ones (reading 3)."""
+    if rows >= 18 and cols >= 18:
+        return BOX_SEEDS, BOX_SPORES
+    cells = rows * cols
+    seeds = max(1, int(BOX_SEEDS * cells / BOX_CELLS + 0.5))
+    spores = max(4, int(BOX_SPORES * cells / BOX_CELLS + 0.5))
+    return seeds, spores
+
+
+class ArbosState(State):
+    __slots__ = ("game", "geo", "_board_name", "_seeds_each", "_spores_each", "_board", "_occ",
+                 "_seeds", "_tree_of", "_trees", "_next_id", "_spores_left", "_seed_dist",
+                 "_dist_count", "_placed_seeds", "_history", "_to_move", "_phase", "_follow",
+                 "_removing", "_passes", "_end")
+
+    def __init__(self, game: "Arbos", board_name: str, rows: int, cols: int, seeds: int,
+                 spores: int):
+        self.game = game
+        self.geo = _geometry(rows, cols)
+        self._board_name = board_name
+        self._seeds_each, self._spores_each = seeds, spores
+        n = self.geo.size
+        self._board = [EMPTY] * n
+        self._occ: dict[str, str] = {}          # site -> kind, kept with the board
+        self._seeds: tuple[set[int], set[int]] = (set(), set())
+        self._tree_of = [-1] * n                # tree id of the spore in a cell
+        self._trees: tuple[dict[int, set[int]], dict[int, set[int]]] = ({}, {})
+        self._next_id = 0
+        self._spores_left = [spores, spores]
+        # Setup only: each cell's distance to the nearest seed, capped at SEED_DISTANCE, and
+        # how many free cells have each distance (to know the largest one any free cell has).
+        self._seed_dist = [SEED_DISTANCE] * n
+        self._dist_count = [0] * SEED_DISTANCE + [n]
+        self._placed_seeds = 0
+        self._history: list[tuple[Move, tuple, Any]] = []
+        self._to_move = 0
+        self._phase = "setup"
+        self._follow = 0        # follow-up spores still owed after a replacement
+        self._removing = False  # the mover has more than three trees and must remove spores
+        self._passes = 0
+        self._end: str | None = None
+
+    # --- the game interface -------------------------------------------------------------------
+
+    @property
+    def to_move(self) -> int:
+        return self._to_move
+
+    def legal_moves(self) -> list[Move]:
+        """In reading order: seeds (setup), or removals, or spores then replacements then
+        `pass` (the start of a turn); only spores while follow-ups are owed."""
+        if self._end:
+            return []
+        geo, p = self.geo, self._to_move
+        if self._phase == "setup":
+            need = self._seed_needed()
+            return [Move(SEED, geo.cell(i)) for i in range(geo.size)
+                    if not self._board[i] and self._seed_dist[i] >= need]
+        if self._removing:
+            spore = _SPORE[p]
+            return [Move(REMOVE, geo.cell(i)) for i in range(geo.size) if self._board[i] == spore]
+        out = []
+        if self._spores_left[p]:
+            out = [Move(SPORE, geo.cell(i)) for i in range(geo.size) if self._placeable(p, i)]
+        if self._follow:
+            return out
+        if self._spores_left[p]:
+            out += [Move(REPLACE, geo.cell(i)) for i in sorted(self._seeds[p])]
+        out.append(PASS)
+        return out
+
+    def moves_at(self, site: str) -> list[Move]:
+        """The legal moves that change `site` (what reconcile tests for a change there)."""
+        i = self.geo.index.get(site)
+        if i is None or self._end:
+            return []
+        p, here = self._to_move, self._board[i]
+        cell = self.geo.cell(i)
+        if self._phase == "setup":
+            ok = not here and self._seed_dist[i] >= self._seed_needed()
+            return [Move(SEED, cell)] if ok else []
+        if self._removing:
+            return [Move(REMOVE, cell)] if here == _SPORE[p] else []
+        if not self._spores_left[p]:
+            return []
+        if self._placeable(p, i):
+            return [Move(SPORE, cell)]
+        if here == _SEED[p] and not self._follow:
+            return [Move(REPLACE, cell)]
+        return []
+
+    def play(self, move: Any) -> None:
+        if type(move) is not Move:
+            move = self.parse_move(move)
+        i = self._check(move)  # raises before anything changes
+        self._apply(move, i)
+
+    def undo(self) -> Move:
+        if not self._history:
+            raise IndexError("no move to undo")
+        move, turn, data = self._history.pop()
+        (self._to_move, self._phase, self._follow, self._removing, self._passes,
+         self._end) = turn
+        kind = move.kind
+        if kind == PASS_KIND:
+            return move
+        p = self._to_move
+        i = move.cell[0] * self.geo.cols + move.cell[1]
+        if kind == SEED:
+            self._clear(i)
+            self._seeds[1 - p].discard(i)
+            self._placed_seeds -= 1
+            dist, counts, board = self._seed_dist, self._dist_count, self._board
+            for j, old in reversed(data):
+                if not board[j]:  # free cells are counted by distance (i is free again)
+                    if j != i:
+                        counts[dist[j]] -= 1
+                    counts[old] += 1
+                dist[j] = old
+        elif kind == SPORE:
+            self._unjoin(p, i, data)
+            self._clear(i)
+            self._spores_left[p] += 1
+        elif kind == REPLACE:
+            self._unjoin(p, i, data)
+            self._set(i, _SEED[p])
+            self._seeds[p].add(i)
+            self._spores_left[p] += 1
+        else:  # REMOVE
+            self._unsplit(p, i, data)
+            self._set(i, _SPORE[p])
+            self._spores_left[p] -= 1
+        return move
+
+    def copy(self) -> "ArbosState":
+        new = ArbosState.__new__(ArbosState)
+        new.game, new.geo, new._board_name = self.game, self.geo, self._board_name
+        new._seeds_each, new._spores_each = self._seeds_each, self._spores_each
+        new._board = self._board[:]
+        new._occ = dict(self._occ)
+        new._seeds = (set(self._seeds[0]), set(self._seeds[1]))
+        new._tree_of = self._tree_of[:]
+        new._trees = tuple({k: set(v) for k, v in t.items()} for t in self._trees)
+        new._next_id = self._next_id
+        new._spores_left = self._spores_left[:]
+        new._seed_dist = self._seed_dist[:]
+        new._dist_count = self._dist_count[:]
+        new._placed_seeds = self._placed_seeds
+        # History entries are never changed in place (sets in them are snapshots), so a
+        # shallow copy is safe.
+        new._history = self._history[:]
+        (new._to_move, new._phase, new._follow, new._removing, new._passes,
+         new._end) = self._turn()
+        return new
+
+    def is_over(self) -> bool:
+        return self._end is not None
+
+    def scores(self) -> tuple[int, int]:
+        """Each player's own seeds linked to at least two of their trees."""
+        return len(self.scoring_seeds(0)), len(self.scoring_seeds(1))
+
+    def winner(self) -> int | None:
+        """0 (white) or 1 (black) once the game is over: a tie goes to black."""
+        if not self._end:
+            return None
+        a, b = self.scores()
+        return 0 if a > b else 1
+
+    def occupancy(self) -> dict[str, str]:
+        """Cell -> `seed:0`, `seed:1` (whose seed), `spore:0` (white), `spore:1` (black)."""
+        return dict(self._occ)
+
+    def sites(self) -> list[str]:
+        """Every cell, row A first, column 1 first."""
+        return list(self.geo.names)
+
+    def parse_move(self, text: Any) -> Move:
+        move = parse_move(text)
+        if move.cell is not None and not (move.cell[0] < self.geo.rows
+                                          and move.cell[1] < self.geo.cols):
+            raise InvalidNotation(text, f"{cell_name(move.cell)} is not on this "
+                                        f"{self.geo.rows}x{self.geo.cols} board")
+        return move
+
+    @property
+    def moves(self) -> list[Move]:
+        return [h[0] for h in self._history]
+
+    def options(self) -> dict[str, Any]:
+        return {"board": self._board_name, "seeds": self._seeds_each, "spores": self._spores_each}
+
+    # --- Arbos's own questions (the board's lights come from these) -------------------------
+
+    @property
+    def phase(self) -> str:
+        """"setup" (placing seeds), "play", or "over"."""
+        return "over" if self._end else self._phase
+
+    @property
+    def end_reason(self) -> str | None:
+        """None while playing; then "double-pass" or "no-placement"."""
+        return self._end
+
+    @property
+    def follow_ups_left(self) -> int:
+        """Follow-up spores still owed after a replacement this turn (0, 1 or 2)."""
+        return self._follow
+
+    @property
+    def must_remove(self) -> bool:
+        """The mover has more than three trees and must remove spores before the turn ends."""
+        return self._removing and not self._end
+
+    def spores_left(self, player: int) -> int:
+        return self._spores_left[player]
+
+    def seeds_to_place(self, player: int) -> int:
+        """Seeds of `player` still to be put down in the setup."""
+        placed = (self._placed_seeds + player) // 2  # white places black's first
+        return self._seeds_each - placed if self._phase == "setup" else 0
+
+    def seed_owner(self, site: str) -> int | None:
+        code = self._board[self.geo.index[site]]
+        return code - 1 if code in _SEED else None
+
+    def trees(self, player: int) -> list[list[str]]:
+        """The player's trees, each a list of its cells in reading order; largest first, then
+        in reading order of their first cell."""
+        names = self.geo.names
+        cells = [sorted(t) for t in self._trees[player].values()]
+        cells.sort(key=lambda t: (-len(t), t[0]))
+        return [[names[i] for i in t] for t in cells]
+
+    def tree_count(self, player: int) -> int:
+        return len(self._trees[player])
+
+    def excess_trees(self) -> list[list[str]]:
+        """While the mover must remove: their smallest trees beyond three (the cheapest to
+        remove; the LEDs pulse these). Any of the mover's spores may be removed."""
+        if not self.must_remove:
+            return []
+        return self.trees(self._to_move)[MAX_TREES:]
+
+    def linked_trees(self, site: str) -> dict[int, list[int]]:
+        """For a seed's cell: player -> ids of that player's trees it is linked to."""
+        i = self.geo.index[site]
+        out: dict[int, list[int]] = {}
+        for p in (0, 1):
+            ids = {self._tree_of[n] for n in self.geo.nb8[i] if self._board[n] == _SPORE[p]}
+            if ids:
+                out[p] = sorted(ids)
+        return out
+
+    def tree_id(self, site: str) -> int | None:
+        """The id of the tree a spore's cell belongs to (stable while the tree is unchanged)."""
+        i = self.geo.index[site]
+        return self._tree_of[i] if self._board[i] in _SPORE else None
+
+    def scoring_seeds(self, player: int) -> list[str]:
+        """The player's own seeds linked to at least two of their trees, in reading order."""
+        board, tree_of, nb8 = self._board, self._tree_of, self.geo.nb8
+        spore = _SPORE[player]
+        out = []
+        for s in sorted(self._seeds[player]):
+            ids = {tree_of[n] for n in nb8[s] if board[n] == spore}
+            if len(ids) >= 2:
+                out.append(self.geo.names[s])
+        return out
+
+    def legal_cells(self) -> dict[str, str]:
+        """Where the mover may put a token now, by kind: "setup" (a seed), "seed" (a spore
+        next to one of their seeds), "free" (a spore standing free), "replace" (a seed of
+        theirs they may replace). Empty while they must remove, or when the game is over."""
+        if self._end or self._removing:
+            return {}
+        names, p = self.geo.names, self._to_move
+        if self._phase == "setup":
+            need = self._seed_needed()
+            return {names[i]: "setup" for i in range(self.geo.size)
+                    if not self._board[i] and self._seed_dist[i] >= need}
+        out: dict[str, str] = {}
+        if not self._spores_left[p]:
+            return out
+        # The views ask for this every frame of a 400-cell board: mark the cells around the
+        # mover's seeds and those beside the opponent's spores once, then one pass.
+        board, nb8, nb4 = self._board, self.geo.nb8, self.geo.nb4
+        near_seed = {n for i in self._seeds[p] for n in nb8[i]}
+        blocked = {n for tree in self._trees[1 - p].values() for j in tree for n in nb4[j]}
+        for i, here in enumerate(board):
+            if here:
+                continue
+            if i in near_seed:
+                out[names[i]] = "seed"
+            elif i not in blocked:
+                out[names[i]] = "free"
+        if not self._follow:
+            for i in self._seeds[p]:
+                out[names[i]] = "replace"
+        return out
+
+    def can_put(self, player: int) -> bool:
+        """Whether `player` could put a token on the board at the start of a turn: a spore
+        left, and a free cell they may use or a seed of theirs to replace."""
+        if not self._spores_left[player]:
+            return False
+        if self._seeds[player]:
+            return True
+        return any(self._placeable(player, i) for i in range(self.geo.size))
+
+    # --- helpers --------------------------------------------------------------------------
+
+    def _turn(self) -> tuple:
+        return (self._to_move, self._phase, self._follow, self._removing, self._passes,
+                self._end)
+
+    def _set(self, i: int, code: int) -> None:
+        self._board[i] = code
+        self._occ[self.geo.names[i]] = _KIND_TEXT[code]
+
+    def _clear(self, i: int) -> None:
+        self._board[i] = EMPTY
+        del self._occ[self.geo.names[i]]
+
+    def _seed_needed(self) -> int:
+        """The distance a new seed must keep from every other: 3 while any free cell allows
+        it, else the largest any free cell allows (reading 2)."""
+        counts = self._dist_count
+        for d in range(SEED_DISTANCE, 0, -1):
+            if counts[d]:
+                return d
+        return 0
+
+    def _placeable(self, p: int, i: int) -> bool:
+        """A free cell next to one of p's seeds, or not side by side with a spore of the other."""
+        board = self._board
+        if board[i]:
+            return False
+        seed = _SEED[p]
+        for n in self.geo.nb8[i]:
+            if board[n] == seed:
+                return True
+        other = _SPORE[1 - p]
+        for n in self.geo.nb4[i]:
+            if board[n] == other:
+                return False
+        return True
+
+    def _check(self, move: Move) -> int:
+        """Raise IllegalMove with a reason a player can read; else return the move's cell index."""
+        if self._end:
+            raise IllegalMove(move, "the game is over")
+        p, kind = self._to_move, move.kind
+        who = COLOURS[p].title()
+        if kind == PASS_KIND:
+            if self._phase == "setup":
+                raise IllegalMove(move, "the seeds must all be put down before anyone can pass")
+            if self._follow:
+                raise IllegalMove(move, f"you replaced a seed: {self._follow} more spore"
+                                        f"{'s' if self._follow > 1 else ''} to place first")
+            if self._removing:
+                raise IllegalMove(move, "you have more than three trees: remove spores first")
+            return -1
+        cell = move.cell
+        if (kind not in (SEED, SPORE, REPLACE, REMOVE) or type(cell) is not tuple
+                or len(cell) != 2 or not all(type(v) is int for v in cell)):
+            raise InvalidNotation(tuple(move), _MOVE_HELP)
+        r, c = cell
+        if not (0 <= r < self.geo.rows and 0 <= c < self.geo.cols):
+            raise IllegalMove(move, f"that cell is not on this {self.geo.rows}x{self.geo.cols} board")
+        i = r * self.geo.cols + c
+        name = self.geo.names[i]
+        here = self._board[i]
+        taken = f"{name} holds a {_KIND_TEXT[here].replace(':0', ' of White').replace(':1', ' of Black')}" \
+            if here else ""
+        if self._phase == "setup":
+            if kind != SEED:
+                raise IllegalMove(move, "the setup comes first: put down a seed of your opponent")
+            if here:
+                raise IllegalMove(move, taken)
+            need = self._seed_needed()
+            if self._seed_dist[i] < need:
+                raise IllegalMove(move, f"{name} is too close to another seed: seeds need at "
+                                        f"least {need - 1} empty cell{'s' if need > 2 else ''} "
+                                        "between them along the row or the column")
+            return i
+        if kind == SEED:
+            raise IllegalMove(move, "the seeds are all down: the setup is over")
+        if self._removing:
+            if kind != REMOVE:
+                raise IllegalMove(move, f"{who} has {len(self._trees[p])} trees: remove your "
+                                        "own spores until you have three")
+            if here != _SPORE[p]:
+                raise IllegalMove(move, f"{name} holds no spore of {who}")
+            return i
+        if kind == REMOVE:
+            raise IllegalMove(move, "spores come off only while you have more than three trees")
+        if not self._spores_left[p]:
+            raise IllegalMove(move, f"{who} has no spores left")
+        if kind == REPLACE:
+            if self._follow:
+                raise IllegalMove(move, "a replacement's two follow-ups are spores, not another "
+                                        "replacement")
+            if here != _SEED[p]:
+                raise IllegalMove(move, f"{name} holds no seed of {who}: you may replace only "
+                                        "your own seeds")
+            return i
+        if here:
+            raise IllegalMove(move, taken)
+        if not self._placeable(p, i):
+            raise IllegalMove(move, f"{name} is beside a spore of {COLOURS[1 - p].title()} and "
+                                    f"next to no seed of {who}")
+        return i
+
+    def _apply(self, move: Move, i: int) -> None:
+        p, kind = self._to_move, move.kind
+        turn = self._turn()
+        if kind == PASS_KIND:
+            self._history.append((move, turn, None))
+            self._passes += 1
+            if self._passes >= 2:
+                self._to_move = 1 - p
+                self._end = "double-pass"
+            else:
+                self._next_turn()
+            return
+        if kind == SEED:
+            data = self._place_seed(1 - p, i)
+            self._history.append((move, turn, data))
+            if self._placed_seeds == 2 * self._seeds_each:
+                self._phase = "play"
+                self._to_move = 0  # white puts the first spore too
+                if not (self.can_put(0) or self.can_put(1)):
+                    self._end = "no-placement"
+            else:
+                self._to_move = 1 - p
+            return
+        if kind == REMOVE:
+            data = self._split(p, i)
+            self._clear(i)
+            self._spores_left[p] += 1
+            self._history.append((move, turn, data))
+            if len(self._trees[p]) <= MAX_TREES:
+                self._removing = False
+                self._next_turn()
+            return
+        if kind == REPLACE:
+            self._seeds[p].discard(i)
+            self._clear(i)
+        self._set(i, _SPORE[p])
+        self._spores_left[p] -= 1
+        self._history.append((move, turn, self._join(p, i)))
+        if kind == REPLACE:
+            self._follow = 2
+        elif self._follow:
+            self._follow -= 1
+        if self._follow and not self._can_follow(p):
+            self._follow = 0  # a follow-up nobody could make is forfeited (reading 6)
+        if self._follow:
+            return
+        self._passes = 0
+        if len(self._trees[p]) > MAX_TREES:
+            self._removing = True
+        else:
+            self._next_turn()
+
+    def _can_follow(self, p: int) -> bool:
+        return bool(self._spores_left[p]) and any(self._placeable(p, i)
+                                                  for i in range(self.geo.size))
+
+    def _next_turn(self) -> None:
+        p = 1 - self._to_move
+        self._to_move = p
+        self._follow = 0
+        self._removing = False
+        if not self.can_put(p) and not self.can_put(1 - p):
+            self._end = "no-placement"
+
+    def _place_seed(self, owner: int, i: int) -> list[tuple[int, int]]:
+        """Put a seed down in the setup and update the distances; returns what undo needs."""
+        self._set(i, _SEED[owner])
+        self._seeds[owner].add(i)
+        self._placed_seeds += 1
+        dist, counts, board = self._seed_dist, self._dist_count, self._board
+        changed = [(i, dist[i])]
+        counts[dist[i]] -= 1  # the cell is no longer free
+        dist[i] = 0
+        for j, d in self.geo.near[i]:
+            if d < dist[j]:
+                changed.append((j, dist[j]))
+                if not board[j]:
+                    counts[dist[j]] -= 1
+                    counts[d] += 1
+                dist[j] = d
+        return changed
+
+    def _join(self, p: int, i: int) -> tuple:
+        """Add the spore at i to p's trees, joining the trees it links; returns undo data."""
+        tree_of, board, spore = self._tree_of, self._board, _SPORE[p]
+        trees = self._trees[p]
+        ids = {tree_of[n] for n in self.geo.nb8[i] if board[n] == spore}
+        if not ids:
+            tid = self._next_id
+            self._next_id += 1
+            trees[tid] = {i}
+            tree_of[i] = tid
+            return (tid, ())
+        target = max(ids, key=lambda t: (len(trees[t]), -t))
+        into = trees[target]
+        merged = []
+        for t in ids:
+            if t != target:
+                cells = trees.pop(t)
+                merged.append((t, cells))
+                for j in cells:
+                    tree_of[j] = target
+                into |= cells
+        into.add(i)
+        tree_of[i] = target
+        return (target, tuple(merged))
+
+    def _unjoin(self, p: int, i: int, data: tuple) -> None:
+        target, merged = data
+        trees, tree_of = self._trees[p], self._tree_of
+        into = trees[target]
+        into.discard(i)
+        tree_of[i] = -1
+        for t, cells in merged:
+            into -= cells
+            trees[t] = set(cells)  # the history keeps its own, unchanged
+            for j in cells:
+                tree_of[j] = t
+        if not into:
+            del trees[target]
+
+    def _split(self, p: int, i: int) -> tuple:
+        """Take the spore at i out of its tree, re-flooding only that tree; returns undo data."""
+        trees, tree_of, nb8 = self._trees[p], self._tree_of, self.geo.nb8
+        tid = tree_of[i]
+        old = trees.pop(tid)
+        tree_of[i] = -1
+        rest = old - {i}
+        new_ids = []
+        while rest:
+            start = rest.pop()
+            comp, todo = {start}, [start]
+            while todo:
+                j = todo.pop()
+                for n in nb8[j]:
+                    if n in rest:
+                        rest.discard(n)
+                        comp.add(n)
+                        todo.append(n)
+            nid = tid if not new_ids else self._next_id
+            if new_ids:
+                self._next_id += 1
+            new_ids.append(nid)
+            trees[nid] = comp
+            for j in comp:
+                tree_of[j] = nid
+        return (tid, old, tuple(new_ids))
+
+    def _unsplit(self, p: int, i: int, data: tuple) -> None:
+        tid, old, new_ids = data
+        trees, tree_of = self._trees[p], self._tree_of
+        for nid in new_ids:
+            del trees[nid]
+        trees[tid] = set(old)  # the history keeps its own, unchanged
+        for j in old:
+            tree_of[j] = tid
+
+    def __repr__(self) -> str:
+        a, b = self.scores()
+        return (f"<ArbosState {self._board_name} moves={len(self._history)} phase={self.phase} "
+                f"scores={a}:{b} to_move={COLOURS[self._to_move]}>")
+
+
+_BOARD = re.compile(r"^\s*(\d+)\s*[xX]\s*(\d+)\s*$")
+
+
+class Arbos(Game):
+    name = "arbos"
+    title = ("Arbos: place your opponent's seeds, grow spores into at most three trees; "
+             "score your seeds linked to two of them")
+    #: The rules' example turn time limit; the referee applies it (config can change it).
+    turn_seconds = 300.0
+
+    def options(self) -> dict[str, str]:
+        return {
+            "board": f"20x20 (default), 19x19 or 18x18 (a Go board), or any RxC from "
+                     f"{MIN_SIDE}x{MIN_SIDE} to {MAX_SIDE}x{MAX_SIDE}",
+            "seeds": "seeds per player (default: 10, scaled by the cells on boards under 18x18)",
+            "spores": "spores per player (default: 80, scaled by the cells on boards under 18x18)",
+        }
+
+    def boards(self) -> list[str]:
+        return list(NAMED_BOARDS)
+
+    def new_state(self, board: Any = "20x20", seeds: Any = None, spores: Any = None,
+                  **options: Any) -> ArbosState:
+        if options:
+            raise BadOptions(f"Arbos has no option {sorted(options)[0]!r}; it takes board, "
+                             "seeds and spores")
+        m = _BOARD.match(board) if isinstance(board, str) else None
+        if not m:
+            raise BadOptions(f"board must be RxC such as 20x20 or 19x19, not {board!r}")
+        rows, cols = int(m.group(1)), int(m.group(2))
+        if not (MIN_SIDE <= rows <= MAX_SIDE and MIN_SIDE <= cols <= MAX_SIDE):
+            raise BadOptions(f"board {board!r}: rows and columns must be {MIN_SIDE}..{MAX_SIDE} "
+                             "(rows are labelled A..T)")
+        default_seeds, default_spores = box_counts(rows, cols)
+        seeds = _count("seeds", seeds, default_seeds, 1, rows * cols // 4)
+        spores = _count("spores", spores, default_spores, 1, rows * cols)
+        return ArbosState(self, f"{rows}x{cols}", rows, cols, seeds, spores)
+
+
+def _count(name: str, value: Any, default: int, lo: int, hi: int) -> int:
+    if value is None:
+        return default
+    if isinstance(value, str) and value.strip().isdigit():
+        value = int(value)
+    if type(value) is not int or not lo <= value <= hi:
+        raise BadOptions(f"{name} must be a whole number {lo}..{hi} on this board, not {value!r}")
+    return value
+
+
+GAME = Arbos()

@@ -1,0 +1,738 @@
+"""Fangqi (方棋), the square game: place counters on the points of a grid, form 2x2 squares of
+your own colour, and take your opponent's counters for them.
+
+Rules: ../shared/rules/fangqi.txt; the readings we chose are in docs/games/fangqi.md.
+
+Phases: placement (alternate until the board is full), the first removal (one counter each,
+anywhere; on an odd board the second player takes one more), the square removal (one counter
+for each square of your colour on the board, never from a square while another counter may be
+taken), and movement (slide orthogonally over vacant points; each square the move forms takes
+a counter). A player reduced to three counters or fewer loses.
+
+Representation (the hot path of playouts): a `Grid` is immutable geometry shared by its
+states; points are bit indices `row * cols + col` (a1 = 0, reading order). A state holds each
+player's counters as one int, so "which counters stand in a square" is four shifts and ands.
+Before each move the whole position (a dozen ints) is saved as one tuple; undo restores it,
+which keeps undo exact and cheap.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from functools import lru_cache
+from itertools import permutations
+from typing import Any, NamedTuple
+
+from games.base import BadOptions, Game, IllegalMove, InvalidNotation, State
+
+COLOURS = ("black", "white")
+FILES = "abcdefghijklmnopqrstuvwxyz"
+MAX_SIDE = 26  # files are single letters a..z
+
+#: Ready-made boards, as players name them: grids of squares (counters on their corners) and
+#: the chequerboard (counters in its cells). Value: (rows, columns) of points.
+NAMED_BOARDS: dict[str, tuple[int, int]] = {
+    "6x6": (7, 7),   # 49 points: the common folk board (and part of a Go board)
+    "6x7": (7, 8),   # 56 points: 6 rows of 7 squares, common in Ningxia
+    "8x8": (8, 8),   # 64 cells of a chess or draughts board
+}
+
+PLACEMENT, FIRST_REMOVAL, SQUARE_REMOVAL, MOVEMENT, OVER = (
+    "placement", "first-removal", "square-removal", "movement", "over")
+PHASES = (PLACEMENT, FIRST_REMOVAL, SQUARE_REMOVAL, MOVEMENT)
+
+#: Why a game ended.
+REDUCED, BLOCKED, QUIET = "reduced", "blocked", "quiet-limit"
+DEFAULT_QUIET_LIMIT = 50
+
+_RECT = re.compile(r"^\s*(\d+)\s*[xX]\s*(\d+)\s*(p|points)?\s*$")
+_POINT = r"([a-z])(\d{1,2})"
+_MOVE = re.compile(rf"^(?:{_POINT}(?:-{_POINT})?)?((?:x{_POINT})*)$")
+_CAPTURE = re.compile(_POINT)
+
+
+class Grid:
+    """The points of one board and what is next to what. Immutable; get it with Grid.get."""
+
+    def __init__(self, rows: int, cols: int, name: str):
+        self.rows, self.cols, self.name = rows, cols, name
+        self.size = rows * cols
+        self.full = (1 << self.size) - 1
+        self.names: tuple[str, ...] = tuple(
+            f"{FILES[i % cols]}{i // cols + 1}" for i in range(self.size))
+        self.index: dict[str, int] = {n: i for i, n in enumerate(self.names)}
+        # A 2x2 square is named by its lower-left point (its origin).
+        origins = [r * cols + c for r in range(rows - 1) for c in range(cols - 1)]
+        self.origin_mask = sum(1 << o for o in origins)
+        self.square_mask = {o: (1 << o) | (1 << o + 1) | (1 << o + cols) | (1 << o + cols + 1)
+                            for o in origins}
+        # For each point, the squares it is a corner of: (origin bit, mask of the four points).
+        self.squares_at: tuple[tuple[tuple[int, int], ...], ...] = tuple(
+            tuple((1 << o, m) for o, m in self.square_mask.items() if m >> i & 1)
+            for i in range(self.size))
+        # For each point, the points in a straight line from it: up, down, right, left.
+        rays = []
+        for i in range(self.size):
+            r, c = divmod(i, cols)
+            rays.append(tuple(ray for ray in (
+                tuple(rr * cols + c for rr in range(r + 1, rows)),
+                tuple(rr * cols + c for rr in range(r - 1, -1, -1)),
+                tuple(r * cols + cc for cc in range(c + 1, cols)),
+                tuple(r * cols + cc for cc in range(c - 1, -1, -1)),
+            ) if ray))
+        self.rays: tuple[tuple[tuple[int, ...], ...], ...] = tuple(rays)
+        self.not_last_col = sum(1 << i for i in range(self.size) if i % cols != cols - 1)
+        self.not_first_col = sum(1 << i for i in range(self.size) if i % cols != 0)
+
+    @staticmethod
+    def get(board: Any) -> "Grid":
+        """The grid for a named board or `RxC` points. Raises BadOptions otherwise."""
+        if not isinstance(board, str):
+            raise BadOptions(f"board must be text such as 6x6, not {type(board).__name__}")
+        return _grid(board.strip().lower())
+
+    def in_square(self, mask: int) -> int:
+        """The points of `mask` that are a corner of some 2x2 square wholly inside `mask`."""
+        c = self.cols
+        o = mask & (mask >> 1) & (mask >> c) & (mask >> (c + 1)) & self.origin_mask
+        return o | (o << 1) | (o << c) | (o << (c + 1))
+
+    def square_origins(self, mask: int) -> int:
+        """The origins of the 2x2 squares wholly inside `mask`, as bits."""
+        c = self.cols
+        return mask & (mask >> 1) & (mask >> c) & (mask >> (c + 1)) & self.origin_mask
+
+    def neighbours(self, mask: int) -> int:
+        """The points orthogonally next to some point of `mask`."""
+        c = self.cols
+        return ((mask << c) | (mask >> c) | ((mask & self.not_last_col) << 1)
+                | ((mask & self.not_first_col) >> 1)) & self.full
+
+    def point(self, name: str) -> int:
+        i = self.index.get(name)
+        if i is None:
+            raise InvalidNotation(name, f"this board has no point {name}: files "
+                                        f"a..{FILES[self.cols - 1]}, rows 1..{self.rows}")
+        return i
+
+
+@lru_cache(maxsize=64)
+def _grid(text: str) -> Grid:
+    if text in NAMED_BOARDS:
+        return Grid(*NAMED_BOARDS[text], text)
+    m = _RECT.match(text)
+    if not m:
+        raise BadOptions(f"board {text!r} is not a named board ({', '.join(NAMED_BOARDS)}) nor "
+                         "RxC points such as 5x6 (rows x columns; 6x6p for six by six points)")
+    rows, cols = int(m.group(1)), int(m.group(2))
+    if not (2 <= rows <= MAX_SIDE and 2 <= cols <= MAX_SIDE):
+        raise BadOptions(f"board {text!r}: rows and columns of points must be 2..{MAX_SIDE}")
+    return Grid(rows, cols, f"{rows}x{cols}p" if f"{rows}x{cols}" in NAMED_BOARDS
+                else f"{rows}x{cols}")
+
+
+class Move(NamedTuple):
+    """A placement (`to`), a removal (one capture, no `to`) or a slide (`frm` and `to`, with the
+    captures its squares earn, in reading order). Points by name. Immutable and hashable."""
+
+    frm: str | None
+    to: str | None
+    captures: tuple[str, ...] = ()
+
+    @property
+    def kind(self) -> str:
+        if self.frm is not None:
+            return "slide"
+        return "place" if self.to is not None else "remove"
+
+    def __str__(self) -> str:
+        head = f"{self.frm}-{self.to}" if self.frm is not None else (self.to or "")
+        return head + "".join("x" + c for c in self.captures)
+
+
+class FangqiState(State):
+    __slots__ = ("game", "grid", "_extra", "_repeat", "_quiet_limit", "_masks", "_hand",
+                 "_to_move", "_phase", "_due", "_quiet", "_used", "_end", "_loser", "_history")
+
+    def __init__(self, game: "Fangqi", grid: Grid, extra_removal: bool, repeat_squares: bool,
+                 quiet_limit: int):
+        self.game = game
+        self.grid = grid
+        self._extra = extra_removal
+        self._repeat = repeat_squares
+        self._quiet_limit = quiet_limit
+        self._masks = [0, 0]
+        # Counters in hand: half the points each, the first player one more on an odd board.
+        self._hand = [(grid.size + 1) // 2, grid.size // 2]
+        self._to_move = 0
+        self._phase = PLACEMENT
+        self._due = [0, 0]       # removals each player still has to make in a removal phase
+        self._quiet = 0          # movement moves in a row without a capture
+        self._used = [0, 0]      # square origins that have taken a counter (repeat_squares off)
+        self._end: str | None = None
+        self._loser: int | None = None
+        self._history: list[tuple[Move, tuple]] = []
+
+    # --- the game interface -----------------------------------------------------------
+
+    @property
+    def to_move(self) -> int:
+        return self._to_move
+
+    def legal_moves(self) -> list[Move]:
+        """Placements and removals in reading order; slides by counter, then direction (up,
+        down, right, left), then distance, each with every choice of captures."""
+        return self._moves()
+
+    def play(self, move: Any) -> None:
+        if type(move) is not Move:
+            move = self.parse_move(move) if isinstance(move, str) else self._coerce(move)
+        move = self._check(move)  # raises before anything changes
+        self._apply(move)
+
+    def undo(self) -> Move:
+        if not self._history:
+            raise IndexError("no move to undo")
+        move, saved = self._history.pop()
+        self._restore(saved)
+        return move
+
+    def copy(self) -> "FangqiState":
+        new = FangqiState.__new__(FangqiState)
+        new.game, new.grid = self.game, self.grid
+        new._extra, new._repeat, new._quiet_limit = self._extra, self._repeat, self._quiet_limit
+        new._history = self._history[:]
+        new._restore(self._saved())
+        return new
+
+    def is_over(self) -> bool:
+        return self._end is not None
+
+    def scores(self) -> tuple[int, int]:
+        """Counters each player still has, on the board and in hand."""
+        m, h = self._masks, self._hand
+        return m[0].bit_count() + h[0], m[1].bit_count() + h[1]
+
+    def winner(self) -> int | None:
+        # A reduced or blocked player loses whatever the count (on a tiny board both may have
+        # three or fewer); after the quiet limit, more counters wins.
+        if self._loser is not None:
+            return 1 - self._loser
+        return super().winner()
+
+    def occupancy(self) -> dict[str, str]:
+        """Every counter on the board: point name -> "black" (player 0) or "white"."""
+        names = self.grid.names
+        out = {}
+        for p in (0, 1):
+            m = self._masks[p]
+            while m:
+                low = m & -m
+                out[names[low.bit_length() - 1]] = COLOURS[p]
+                m ^= low
+        return out
+
+    def sites(self) -> list[str]:
+        """Every point of the board, in reading order (a1, b1, ..., a2, ...)."""
+        return list(self.grid.names)
+
+    def parse_move(self, text: str) -> Move:
+        if not isinstance(text, str):
+            raise InvalidNotation(text, "a move is text such as d4, xd4, d4-d7 or d4-d7xf2")
+        low = text.strip().lower()
+        m = _MOVE.match(low)
+        if not m or not low:
+            raise InvalidNotation(text, "a move is a point to place on (d4), x and a point to "
+                                        "take (xd4), or a slide (d4-d7) with the counters its "
+                                        "squares take (d4-d7xf2)")
+        grid = self.grid
+        first = f"{m.group(1)}{m.group(2)}" if m.group(1) else None
+        second = f"{m.group(3)}{m.group(4)}" if m.group(3) else None
+        caps = [a + b for a, b in _CAPTURE.findall(m.group(5))]
+        for name in [first, second, *caps]:
+            if name is not None:
+                grid.point(name)
+        if len(set(caps)) != len(caps):
+            raise InvalidNotation(text, "the same counter is taken twice")
+        caps_t = tuple(sorted(caps, key=grid.index.__getitem__))
+        if second is not None:
+            return Move(first, second, caps_t)
+        if first is not None:
+            if caps_t:
+                raise InvalidNotation(text, "only a slide takes counters with it: d4-d7xf2; "
+                                            "a removal is written xf2")
+            return Move(None, first)
+        if len(caps_t) != 1:
+            raise InvalidNotation(text, "a removal takes one counter: xd4")
+        return Move(None, None, caps_t)
+
+    @property
+    def moves(self) -> list[Move]:
+        return [m for m, _ in self._history]
+
+    def options(self) -> dict[str, Any]:
+        return {"board": self.grid.name, "extra_removal": self._extra,
+                "repeat_squares": self._repeat, "quiet_limit": self._quiet_limit}
+
+    def playout(self, rng: Any = random) -> tuple[int, int]:
+        """Finish the game with uniformly random legal moves and return the scores.
+
+        The same distribution as repeating `play(rng.choice(legal_moves()))` (each legal move
+        equally likely), faster: the moves are legal by construction, so they skip the check,
+        and in movement only the chosen one is made. Every move is recorded as usual, so `undo`
+        takes them back."""
+        randrange, apply, names = rng.randrange, self._apply, self.grid.names
+        while self._end is None:
+            p = self._to_move
+            if self._phase != MOVEMENT:
+                placing = self._phase == PLACEMENT
+                where = (self.grid.full & ~(self._masks[0] | self._masks[1]) if placing
+                         else self._takeable_mask())
+                r = randrange(where.bit_count())
+                for low in _bits(where):  # the r-th point of `where`
+                    if not r:
+                        break
+                    r -= 1
+                name = names[low.bit_length() - 1]
+                apply(Move(None, name) if placing else Move(None, None, (name,)))
+                continue
+            # Count the moves without making them: a slide that forms k squares is as many
+            # moves as there are ways to take k counters.
+            slides = self._slides(p)
+            ways: dict[int, list[tuple[int, ...]]] = {}
+            total = 0
+            for _, _, k in slides:
+                if k and k not in ways:
+                    ways[k] = self._capture_sets(self._masks[1 - p], k)
+                total += len(ways[k]) if k else 1
+            r = randrange(total)
+            for i, t, k in slides:
+                n = len(ways[k]) if k else 1
+                if r < n:
+                    caps = tuple(names[j] for j in ways[k][r]) if k else ()
+                    apply(Move(names[i], names[t], caps))
+                    break
+                r -= n
+        return self.scores()
+
+    # --- Fangqi's own questions (the daemon lights the board with these) ----------------
+
+    @property
+    def phase(self) -> str:
+        """"placement", "first-removal", "square-removal", "movement", or "over"."""
+        return OVER if self._end else self._phase
+
+    @property
+    def end_reason(self) -> str | None:
+        """None while playing; then "reduced" (a player has three counters or fewer),
+        "blocked" (the player to move cannot move) or "quiet-limit"."""
+        return self._end
+
+    def in_hand(self, player: int) -> int:
+        return self._hand[player]
+
+    def on_board(self, player: int) -> int:
+        return self._masks[player].bit_count()
+
+    def removals_due(self, player: int) -> int:
+        """Counters the player still has to take in this removal phase (0 outside them)."""
+        return self._due[player] if self._end is None else 0
+
+    def takeable(self) -> list[str]:
+        """The opponent's counters the mover may take now, in a removal phase (else empty)."""
+        if self._end or self._phase not in (FIRST_REMOVAL, SQUARE_REMOVAL):
+            return []
+        return self._names(self._takeable_mask())
+
+    def squares(self, player: int) -> list[str]:
+        """The 2x2 squares of the player's colour on the board, by their lower-left point."""
+        return self._names(self.grid.square_origins(self._masks[player]))
+
+    def in_squares(self, player: int) -> list[str]:
+        """The player's counters that are a corner of one of their squares."""
+        return self._names(self.grid.in_square(self._masks[player]))
+
+    def targets(self, point: str) -> list[str]:
+        """Where the mover's counter on `point` may slide now (empty if none, or not now)."""
+        if self._end or self._phase != MOVEMENT:
+            return []
+        i = self.grid.point(point)
+        if not self._masks[self._to_move] >> i & 1:
+            return []
+        occ = self._masks[0] | self._masks[1]
+        out = []
+        for ray in self.grid.rays[i]:
+            for t in ray:
+                if occ >> t & 1:
+                    break
+                out.append(self.grid.names[t])
+        return out
+
+    def moves_at(self, site: str) -> list[Move]:
+        """The legal moves that change `site` (for the daemon's reconcile)."""
+        if site not in self.grid.index:
+            return []
+        return [m for m in self._moves() if site == m.frm or site == m.to or site in m.captures]
+
+    def last_mover(self) -> int | None:
+        return self._history[-1][1][2] if self._history else None
+
+    def position_key(self) -> tuple:
+        """Everything that decides the rest of the game (for search transposition tables)."""
+        return self._saved()
+
+    # --- the moves ---------------------------------------------------------------------
+
+    def _takeable_mask(self) -> int:
+        q = self._masks[1 - self._to_move]
+        if self._phase == FIRST_REMOVAL:
+            return q
+        free = q & ~self.grid.in_square(q)
+        return free or q  # every counter in a square: then any of them may be taken
+
+    def _capture_sets(self, opponent: int, k: int) -> list[tuple[int, ...]]:
+        """Every set of `k` opponent counters that may be taken one after another (each
+        takeable when its turn comes), as index tuples in reading order."""
+        grid = self.grid
+        free = opponent & ~grid.in_square(opponent)
+        first = free or opponent
+        if k == 1:
+            return [(low.bit_length() - 1,) for low in _bits(first)]
+        found: set[tuple[int, ...]] = set()
+        for low in _bits(first):
+            i = low.bit_length() - 1
+            for rest in self._capture_sets(opponent ^ low, k - 1):
+                found.add(tuple(sorted((i, *rest))))
+        return sorted(found)
+
+    def _formed(self, p: int, mine_after: int, to: int) -> int:
+        """Origins of the squares a counter arriving at `to` forms that take a counter."""
+        formed = 0
+        for obit, mask in self.grid.squares_at[to]:
+            if mine_after & mask == mask:
+                formed |= obit
+        if not self._repeat:
+            formed &= ~self._used[p]
+        return formed
+
+    def _moves(self) -> list[Move]:
+        if self._end is not None:
+            return []
+        names = self.grid.names
+        p = self._to_move
+        masks = self._masks
+        if self._phase == PLACEMENT:
+            vacant = self.grid.full & ~(masks[0] | masks[1])
+            return [Move(None, names[low.bit_length() - 1]) for low in _bits(vacant)]
+        if self._phase != MOVEMENT:
+            return [Move(None, None, (names[low.bit_length() - 1],))
+                    for low in _bits(self._takeable_mask())]
+        theirs = masks[1 - p]
+        cache: dict[int, list[tuple[str, ...]]] = {}
+        out = []
+        for i, t, k in self._slides(p):
+            if not k:
+                out.append(Move(names[i], names[t]))
+                continue
+            sets = cache.get(k)
+            if sets is None:
+                sets = cache[k] = [tuple(names[j] for j in s)
+                                   for s in self._capture_sets(theirs, k)]
+            frm, to = names[i], names[t]
+            out.extend(Move(frm, to, caps) for caps in sets)
+        return out
+
+    def _slides(self, p: int) -> list[tuple[int, int, int]]:
+        """Every slide of player p as (from, to, squares it forms that take), by counter, then
+        direction (up, down, right, left), then distance."""
+        grid = self.grid
+        masks = self._masks
+        mine = masks[p]
+        occ = mine | masks[1 - p]
+        vacant = grid.full & ~occ
+        used = 0 if self._repeat else self._used[p]
+        # The squares one counter short: vacant point -> the squares it would complete (a slide
+        # completes one unless the counter sliding is one of its other three corners).
+        short: dict[int, list[int]] = {}
+        for o, mask in grid.square_mask.items():
+            gap = mask & ~mine
+            if gap & vacant and gap & (gap - 1) == 0 and not used >> o & 1:
+                short.setdefault(gap.bit_length() - 1, []).append(mask)
+        rays = grid.rays
+        out = []
+        m = mine
+        while m:
+            low = m & -m
+            m ^= low
+            i = low.bit_length() - 1
+            for ray in rays[i]:
+                for t in ray:
+                    if occ >> t & 1:
+                        break
+                    masks_t = short.get(t)
+                    k = sum(1 for mask in masks_t if not mask & low) if masks_t else 0
+                    out.append((i, t, k))
+        return out
+
+    def _apply(self, move: Move) -> None:
+        """Play a move known to be legal."""
+        self._history.append((move, self._saved()))
+        grid = self.grid
+        index = grid.index
+        p = self._to_move
+        q = 1 - p
+        masks = self._masks
+        if self._phase == PLACEMENT:
+            masks[p] |= 1 << index[move.to]
+            self._hand[p] -= 1
+            self._to_move = q
+            if not (self._hand[0] or self._hand[1]) or masks[0] | masks[1] == grid.full:
+                self._start_first_removal()
+            return
+        if self._phase != MOVEMENT:
+            masks[q] &= ~(1 << index[move.captures[0]])
+            self._due[p] -= 1
+            if masks[q].bit_count() <= 3:
+                self._finish(REDUCED, q)
+                return
+            self._next_remover(p)
+            return
+        i, t = index[move.frm], index[move.to]
+        mine = masks[p] ^ (1 << i) ^ (1 << t)
+        masks[p] = mine
+        if move.captures:
+            if not self._repeat:
+                self._used[p] |= self._formed(p, mine, t)
+            for c in move.captures:
+                masks[q] &= ~(1 << index[c])
+            self._quiet = 0
+            if masks[q].bit_count() <= 3:
+                self._finish(REDUCED, q)
+                return
+        else:
+            self._quiet += 1
+        self._to_move = q
+        if self._quiet >= self._quiet_limit:
+            self._finish(QUIET, None)
+        elif not self._can_move(q):
+            self._finish(BLOCKED, q)
+
+    # --- phases ------------------------------------------------------------------------
+
+    def _first_remover(self) -> int:
+        # Turns simply keep alternating: whoever did not make the last placement starts. On an
+        # odd board Black places last, so White starts; on an even board, Black.
+        return self.grid.size % 2
+
+    def _start_first_removal(self) -> None:
+        self._phase = FIRST_REMOVAL
+        self._due = [1, 1]
+        if self._extra and self.grid.size % 2:
+            self._due[1] += 1
+        self._to_move = self._first_remover()
+
+    def _next_remover(self, p: int) -> None:
+        """After `p` removed a counter: the other player if they still have removals due, else
+        `p` again, else the next phase."""
+        q = 1 - p
+        if self._due[q]:
+            self._to_move = q
+        elif self._due[p]:
+            self._to_move = p
+        elif self._phase == FIRST_REMOVAL:
+            self._start_square_removal()
+        else:
+            self._start_movement()
+
+    def _start_square_removal(self) -> None:
+        self._phase = SQUARE_REMOVAL
+        grid = self.grid
+        origins = [grid.square_origins(m) for m in self._masks]
+        self._due = [origins[0].bit_count(), origins[1].bit_count()]
+        if not self._repeat:
+            self._used = origins  # these squares have taken their counters
+        first = self._first_remover()
+        if self._due[first]:
+            self._to_move = first
+        elif self._due[1 - first]:
+            self._to_move = 1 - first
+        else:
+            self._start_movement()
+
+    def _start_movement(self) -> None:
+        self._phase = MOVEMENT
+        self._to_move = self._first_remover()
+        if not self._can_move(self._to_move):
+            self._finish(BLOCKED, self._to_move)
+
+    def _can_move(self, p: int) -> bool:
+        grid = self.grid
+        vacant = grid.full & ~(self._masks[0] | self._masks[1])
+        return bool(grid.neighbours(self._masks[p]) & vacant)
+
+    def _finish(self, reason: str, loser: int | None) -> None:
+        self._end = reason
+        self._loser = loser
+        self._due = [0, 0]
+
+    # --- checking ----------------------------------------------------------------------
+
+    def _coerce(self, move: Any) -> Move:
+        if isinstance(move, tuple) and len(move) == 3:
+            return self.parse_move(str(Move(*move)))
+        raise InvalidNotation(move, "a move is text such as d4, xd4, d4-d7 or d4-d7xf2")
+
+    def _check(self, move: Move) -> Move:
+        """The move in canonical form, or IllegalMove with a reason a player can read."""
+        if self._end:
+            raise IllegalMove(move, "the game is over")
+        grid = self.grid
+        for name in (move.frm, move.to, *move.captures):
+            if name is not None and name not in grid.index:
+                raise InvalidNotation(move, f"this board has no point {name}")
+        caps = tuple(sorted(set(move.captures), key=grid.index.__getitem__))
+        if len(caps) != len(move.captures):
+            raise IllegalMove(move, "the same counter is taken twice")
+        move = Move(move.frm, move.to, caps)
+        p, q = self._to_move, 1 - self._to_move
+        masks = self._masks
+        occ = masks[0] | masks[1]
+        who = COLOURS[p].title()
+        if self._phase == PLACEMENT:
+            if move.kind != "place":
+                raise IllegalMove(move, f"it is the placement phase: {who} places a counter on "
+                                        "a vacant point, e.g. d4")
+            if occ >> grid.index[move.to] & 1:
+                raise IllegalMove(move, f"{move.to} is not vacant")
+            return move
+        if self._phase in (FIRST_REMOVAL, SQUARE_REMOVAL):
+            if move.kind != "remove":
+                raise IllegalMove(move, f"it is the {self._phase.replace('-', ' ')}: {who} takes "
+                                        f"one of {COLOURS[q].title()}'s counters, e.g. "
+                                        f"x{self.takeable()[0]}")
+            i = grid.index[caps[0]]
+            if not masks[q] >> i & 1:
+                raise IllegalMove(move, f"{caps[0]} holds no {COLOURS[q]} counter")
+            if not self._takeable_mask() >> i & 1:
+                raise IllegalMove(move, f"{caps[0]} stands in a {COLOURS[q]} square; take a "
+                                        "counter that is in no square first")
+            return move
+        if move.kind != "slide":
+            raise IllegalMove(move, f"it is the movement phase: {who} slides a counter, e.g. d4-d5")
+        i, t = grid.index[move.frm], grid.index[move.to]
+        if not masks[p] >> i & 1:
+            raise IllegalMove(move, f"{move.frm} holds no {COLOURS[p]} counter")
+        line = next((ray for ray in grid.rays[i] if t in ray), None)
+        if line is None:
+            raise IllegalMove(move, "a counter slides along a line of the board, not diagonally "
+                                    "or to itself")
+        for j in line[:line.index(t) + 1]:
+            if occ >> j & 1:
+                raise IllegalMove(move, f"{grid.names[j]} is in the way" if j != t
+                                  else f"{move.to} is not vacant")
+        mine = masks[p] ^ (1 << i) ^ (1 << t)
+        k = self._formed(p, mine, t).bit_count()
+        if len(caps) != k:
+            if not k:
+                raise IllegalMove(move, "this move forms no square, so it takes nothing")
+            raise IllegalMove(move, f"this move forms {k} square{'s' * (k > 1)}: it takes "
+                                    f"exactly {k} {COLOURS[q]} counter{'s' * (k > 1)}")
+        for c in caps:
+            if not masks[q] >> grid.index[c] & 1:
+                raise IllegalMove(move, f"{c} holds no {COLOURS[q]} counter")
+        if not self._takeable_in_turn(masks[q], caps):
+            raise IllegalMove(move, "a counter standing in a square may be taken only when no "
+                                    f"{COLOURS[q]} counter outside a square is left")
+        return move
+
+    def _takeable_in_turn(self, opponent: int, caps: tuple[str, ...]) -> bool:
+        """Can the captures be taken in some order, each takeable when its turn comes?"""
+        grid = self.grid
+        for order in permutations(grid.index[c] for c in caps):
+            q = opponent
+            for i in order:
+                free = q & ~grid.in_square(q)
+                if not (free or q) >> i & 1:
+                    break
+                q &= ~(1 << i)
+            else:
+                return True
+        return False
+
+    # --- helpers -----------------------------------------------------------------------
+
+    def _saved(self) -> tuple:
+        return (self._masks[0], self._masks[1], self._to_move, self._phase, self._due[0],
+                self._due[1], self._quiet, self._used[0], self._used[1], self._end, self._loser,
+                self._hand[0], self._hand[1])
+
+    def _restore(self, s: tuple) -> None:
+        self._masks = [s[0], s[1]]
+        self._to_move, self._phase = s[2], s[3]
+        self._due = [s[4], s[5]]
+        self._quiet = s[6]
+        self._used = [s[7], s[8]]
+        self._end, self._loser = s[9], s[10]
+        self._hand = [s[11], s[12]]
+
+    def _names(self, mask: int) -> list[str]:
+        names = self.grid.names
+        return [names[low.bit_length() - 1] for low in _bits(mask)]
+
+    def __repr__(self) -> str:
+        a, b = self.scores()
+        return (f"<FangqiState board={self.grid.name} moves={len(self._history)} "
+                f"phase={self.phase} counters={a}:{b} to_move={COLOURS[self._to_move]}>")
+
+
+def _bits(mask: int):
+    """The set bits of `mask`, lowest first, each as an int with that one bit set."""
+    while mask:
+        low = mask & -mask
+        yield low
+        mask ^= low
+
+
+def _flag(name: str, value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in ("true", "false"):
+        return value.strip().lower() == "true"
+    raise BadOptions(f"{name} must be true or false, not {value!r}")
+
+
+class Fangqi(Game):
+    name = "fangqi"
+    title = ("Fangqi: place counters, form 2x2 squares of your colour, take your opponent's "
+             "counters; three left loses")
+
+    def options(self) -> dict[str, str]:
+        return {
+            "board": "6x6 (7x7 points, the default), 6x7 (7 rows of 8 points), 8x8 (64 cells), "
+                     "or RxC points such as 5x6 (2..26 each; 6x6p for six by six points)",
+            "extra_removal": "true (default): on a board with an odd number of points the second "
+                             "player takes one more counter in the first removal; false: not",
+            "repeat_squares": "true (default): a square formed again takes again; false: each "
+                              "square (its four points) takes for its player only once",
+            "quiet_limit": f"movement moves in a row without a capture that end the game "
+                           f"(1..1000, default {DEFAULT_QUIET_LIMIT})",
+        }
+
+    def boards(self) -> list[str]:
+        return list(NAMED_BOARDS)
+
+    def new_state(self, board: Any = "6x6", extra_removal: Any = True, repeat_squares: Any = True,
+                  quiet_limit: Any = DEFAULT_QUIET_LIMIT, **options: Any) -> FangqiState:
+        if options:
+            raise BadOptions(f"Fangqi has no option {sorted(options)[0]!r}; it takes "
+                             + ", ".join(self.options()))
+        if isinstance(quiet_limit, str) and quiet_limit.strip().isdigit():
+            quiet_limit = int(quiet_limit)
+        if type(quiet_limit) is not int or not 1 <= quiet_limit <= 1000:
+            raise BadOptions(f"quiet_limit must be a whole number 1..1000, not {quiet_limit!r}")
+        return FangqiState(self, Grid.get(board), _flag("extra_removal", extra_removal),
+                           _flag("repeat_squares", repeat_squares), quiet_limit)
+
+
+GAME = Fangqi()

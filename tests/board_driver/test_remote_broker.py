@@ -1,0 +1,444 @@
+"""Remote play through a real Mosquitto broker: two daemons on simulated hardware, one game.
+
+Each board's moves are made through its own simulated sensors; the other board is told the move
+and shows it as pieces to put, which the test then puts, as the family at that board would."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+
+import pytest
+
+import games
+from board_driver import remote_protocol as rp
+from board_driver.config import sim_config
+from board_driver.daemon import Daemon
+from board_driver.notify import Notifier
+from tests.broker import Broker
+
+SECRET = "a shared secret"
+GAME = "family-game"
+
+
+@pytest.fixture
+def broker(tmp_path):
+    b = Broker(tmp_path)
+    b.start()
+    yield b
+    b.stop()
+
+
+def board(tmp_path, name: str, remote_seat: int, broker: Broker, layout: str, **remote) -> Daemon:
+    folder = tmp_path / name
+    folder.mkdir(exist_ok=True)
+    players = ["human", "human"]
+    players[remote_seat] = "remote"
+    cfg = sim_config(journal=str(folder / "journal.sqlite"), layout=layout,
+                     players=tuple(players),
+                     remote={"broker": broker.url, "game": GAME, "secret": SECRET,
+                             "keepalive": 2, **remote})
+    return Daemon(cfg, notifier=Notifier(None))
+
+
+async def until(condition, timeout: float = 10.0, what: str = "") -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not condition():
+        if loop.time() > deadline:
+            raise AssertionError(f"timed out waiting for {what or condition}")
+        await asyncio.sleep(0.01)
+
+
+def moves(daemon: Daemon) -> list[str]:
+    return [str(m) for m in daemon.session.referee.state.moves]
+
+
+def make_physically(daemon: Daemon, before: dict, after: dict, move) -> None:
+    """Make on this board what a move changes: sensed sites by hand, the rest entered, and a
+    move that changes nothing (Treeblox's end of turn) by the button."""
+    session = daemon.session
+    sensed = session.layout.channels_of_site
+    changed = {s for s in before.keys() | after.keys() if before.get(s) != after.get(s)}
+    for site in sorted(changed):
+        if site in sensed:
+            if after.get(site) is None:
+                session.hardware.board.lift(site)
+            else:
+                session.hardware.board.place(site, after[site])
+    if not changed & sensed.keys():
+        if not changed:
+            daemon._press("end_turn")
+        else:
+            for site in changed:
+                session.referee.enter(site, after[site], daemon.loop.time())
+            daemon._show()
+
+
+async def play_through(a: Daemon, b: Daemon, reference: games.State, rng: random.Random,
+                       count: int | None = None) -> None:
+    """Play random legal moves: the seat to move makes each on its board; the other board gets it
+    through the broker and its family puts the pieces it shows."""
+    by_seat = {0: a if a.session.referee.at_board(0) else b,
+               1: a if a.session.referee.at_board(1) else b}
+    played = 0
+    while not reference.is_over() and (count is None or played < count):
+        mover = by_seat[reference.to_move]
+        other = b if mover is a else a
+        move = rng.choice(sorted(reference.legal_moves(), key=str))
+        before = reference.occupancy()
+        reference.play(move)
+        after = reference.occupancy()
+        n = len(reference.moves)
+        make_physically(mover, before, after, move)
+        await until(lambda: len(moves(mover)) == n, what=f"{move} on the mover's board")
+        await until(lambda: len(moves(other)) == n, what=f"{move} through the broker")
+        assert moves(other) == moves(mover) == [str(m) for m in reference.moves]
+        if not reference.is_over():
+            # The other board shows the move as pieces to put, until they are put.
+            sensed_change = {s for s in before.keys() | after.keys()
+                             if before.get(s) != after.get(s)} & other.session.layout.channels_of_site.keys()
+            assert {c.site for c in other.session.referee.corrections} == sensed_change
+        for site in sorted(set(before) | set(after)):
+            if before.get(site) != after.get(site) and site in other.session.layout.channels_of_site:
+                if after.get(site) is None:
+                    other.session.hardware.board.lift(site)
+                else:
+                    other.session.hardware.board.place(site, after[site])
+        if not reference.is_over():
+            await until(lambda: not other.session.referee.corrections and
+                        not mover.session.referee.corrections, what="both boards in step")
+        played += 1
+
+
+def run_pair(a: Daemon, b: Daemon, scenario) -> None:
+    async def main():
+        ra = asyncio.ensure_future(a.run())
+        rb = asyncio.ensure_future(b.run())
+        try:
+            await until(lambda: a.remote is not None and b.remote is not None, what="start")
+            await until(lambda: a.remote.peer_online and b.remote.peer_online, what="both online")
+            await scenario()
+        finally:
+            a.stop()
+            b.stop()
+            await asyncio.gather(ra, rb, return_exceptions=True)
+
+    asyncio.run(main())
+
+
+@pytest.mark.parametrize("layout, game, seed", [("tree-planting-classic-pins", "tree-planting", 3),
+                                                ("treeblox-adc", "treeblox", 5)])
+def test_two_boards_play_a_whole_game_through_the_broker(tmp_path, broker, layout, game, seed):
+    a = board(tmp_path, "a", 1, broker, layout)   # a plays seat 0; seat 1 is across town
+    b = board(tmp_path, "b", 0, broker, layout)
+
+    async def scenario():
+        reference = a.session.referee.state.copy()
+        await play_through(a, b, reference, random.Random(seed))
+        assert a.session.referee.state.summary() == b.session.referee.state.summary()
+        assert a.session.referee.state.is_over()
+        assert a.remote.conflict is None and b.remote.conflict is None
+
+    run_pair(a, b, scenario)
+
+
+def test_the_board_refuses_a_local_move_for_the_remote_seat(tmp_path, broker):
+    a = board(tmp_path, "a", 0, broker, "tree-planting-classic-pins")  # seat 0 is remote
+
+    async def scenario():
+        pass
+
+    b = board(tmp_path, "b", 1, broker, "tree-planting-classic-pins")
+
+    async def scenario():
+        a.session.hardware.board.place("h0.0")   # seat 0 (remote for a) would move: refused
+        await until(lambda: a.session.referee.corrections, what="the correction")
+        assert moves(a) == [] and moves(b) == []
+        assert [c.site for c in a.session.referee.corrections] == ["h0.0"]
+        a.session.hardware.board.lift("h0.0")
+        await until(lambda: not a.session.referee.corrections)
+
+    run_pair(a, b, scenario)
+
+
+def test_broker_restart_and_a_cut_longer_than_the_keepalive_lose_and_double_nothing(
+        tmp_path, broker):
+    a = board(tmp_path, "a", 1, broker, "tree-planting-classic-pins")
+    b = board(tmp_path, "b", 0, broker, "tree-planting-classic-pins")
+
+    async def scenario():
+        reference = a.session.referee.state.copy()
+        rng = random.Random(11)
+        await play_through(a, b, reference, rng, count=4)
+        broker.stop()
+        await until(lambda: a.remote.status == "no broker" and b.remote.status == "no broker",
+                    what="both boards to see the broker gone")
+        # While the broker is away the board whose turn it is plays on: accepted here...
+        mover = a if reference.to_move == 0 else b
+        other = b if mover is a else a
+        move = rng.choice(sorted(reference.legal_moves(), key=str))
+        before = reference.occupancy()
+        reference.play(move)
+        make_physically(mover, before, reference.occupancy(), move)
+        await until(lambda: len(moves(mover)) == len(reference.moves))
+        await asyncio.sleep(2.5)   # longer than the keepalive
+        assert len(moves(other)) == len(reference.moves) - 1
+        broker.start()
+        # ... and delivered once the broker is back (by the retained state; the move message
+        # was queued with it), exactly once.
+        await until(lambda: moves(other) == [str(m) for m in reference.moves], timeout=20,
+                    what="the boards to agree after the broker came back")
+        await asyncio.sleep(0.3)
+        assert moves(other) == moves(mover) == [str(m) for m in reference.moves]
+        await until(lambda: a.remote.peer_online and b.remote.peer_online, timeout=20)
+        for site, kind in reference.occupancy().items():
+            if site in other.session.layout.channels_of_site and not \
+                    other.session.hardware.board.source.snapshot().get(
+                        other.session.layout.channels_of_site[site][0]):
+                other.session.hardware.board.place(site, kind)
+        await play_through(a, b, reference, rng, count=3)
+
+    run_pair(a, b, scenario)
+
+
+def test_forged_replayed_reordered_and_wrong_messages_are_refused_with_a_reason(
+        tmp_path, broker, caplog):
+    import aiomqtt
+
+    a = board(tmp_path, "a", 1, broker, "tree-planting-classic-pins")   # seat 1 is remote
+    b = board(tmp_path, "b", 0, broker, "tree-planting-classic-pins")
+    caplog.set_level(logging.WARNING, logger="treeboard.remote")
+
+    async def scenario():
+        reference = a.session.referee.state.copy()
+        rng = random.Random(2)
+        await play_through(a, b, reference, rng, count=3)
+        topic = rp.topics(GAME)["move"]
+        good = rp.Signer(SECRET, GAME)
+        forger = rp.Signer("not the secret", GAME)
+        nxt = reference.copy()
+        assert nxt.to_move == 1, "3 moves of seed 2 leave seat 1 (a's remote seat) to move"
+        legal = sorted(nxt.legal_moves(), key=str)[0]
+        after = nxt.copy()
+        after.play(legal)
+        seen = a.remote.refused
+        async with aiomqtt.Client("127.0.0.1", broker.port) as client:
+            # a forged move, a move with a wrong hash, an illegal move, a replay of move 1
+            await client.publish(topic, forger.encode(rp.move_message(after, 0, 1)), qos=1)
+            await client.publish(topic, good.encode(dict(rp.move_message(after, 0, 1),
+                                                         hash="0" * 32)), qos=1)
+            await client.publish(topic, good.encode(dict(rp.move_message(after, 0, 1),
+                                                         move="h99.99")), qos=1)
+            await client.publish(topic, b"\x00garbage", qos=1)
+            await until(lambda: a.remote.refused >= seen + 4, what="four refusals")
+            # A replay of the other board's real move 2, and the same message twice: harmless.
+            second = reference.copy()
+            while len(second.moves) > 2:
+                second.undo()
+            replay = good.encode(rp.move_message(second, 0, 1))
+            await client.publish(topic, replay, qos=1)
+            await client.publish(topic, replay, qos=1)
+            # A move 5 before move 3 (reordered): waits; it is refused with its reason.
+            ahead = after.copy()
+            ahead.play(sorted(ahead.legal_moves(), key=str)[0])
+            if ahead.to_move == 1:
+                ahead.play(sorted(ahead.legal_moves(), key=str)[0])
+                await client.publish(topic, good.encode(rp.move_message(ahead, 0, 1)), qos=1)
+                await until(lambda: "came before" in caplog.text, what="the early move refused")
+            await asyncio.sleep(0.3)
+        assert moves(a) == [str(m) for m in reference.moves]   # nothing was played by any
+        # and the real next move still goes through, once
+        a_move_message = good.encode(rp.move_message(after, 0, 1))
+        async with aiomqtt.Client("127.0.0.1", broker.port) as client:
+            await client.publish(topic, a_move_message, qos=1)
+            await client.publish(topic, a_move_message, qos=1)
+        await until(lambda: len(moves(a)) == len(after.moves), what="the genuine move")
+        await asyncio.sleep(0.3)
+        assert moves(a) == [str(m) for m in after.moves]
+        text = caplog.text
+        for reason in ("bad signature", "hash", "not legal", "not JSON"):
+            assert reason in text, reason
+
+    run_pair(a, b, scenario)
+
+
+class ProcessBoard:
+    """The other board in a process of its own (tests/board_driver/remote_board.py), so that it
+    can be SIGKILLed as a power cut would stop it."""
+
+    def __init__(self, fields: dict):
+        self.fields = fields
+        self.proc = None
+
+    async def start(self) -> None:
+        import json
+        import sys
+        from pathlib import Path
+
+        script = Path(__file__).with_name("remote_board.py")
+        self.proc = await asyncio.create_subprocess_exec(
+            sys.executable, str(script), json.dumps(self.fields),
+            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE)
+        line = await asyncio.wait_for(self.proc.stdout.readline(), 20)
+        assert line.strip() == b"READY", line
+
+    async def ask(self, command: str) -> str:
+        self.proc.stdin.write(command.encode() + b"\n")
+        await self.proc.stdin.drain()
+        return (await asyncio.wait_for(self.proc.stdout.readline(), 10)).decode().strip()
+
+    async def moves(self) -> list[str]:
+        import json
+        return json.loads(await self.ask("moves"))
+
+    async def status(self) -> dict:
+        import json
+        return json.loads(await self.ask("status"))
+
+    async def kill(self) -> None:
+        self.proc.kill()          # SIGKILL: no goodbye to the broker, no clean shutdown
+        await self.proc.wait()
+
+    async def close(self) -> None:
+        if self.proc is not None and self.proc.returncode is None:
+            self.proc.stdin.close()
+            try:
+                await asyncio.wait_for(self.proc.wait(), 10)
+            except asyncio.TimeoutError:
+                self.proc.kill()
+                await self.proc.wait()
+
+
+def test_a_board_killed_mid_game_comes_back_and_both_agree(tmp_path, broker):
+    a = board(tmp_path, "a", 1, broker, "tree-planting-classic-pins")    # seat 0 here
+    folder = tmp_path / "b"
+    folder.mkdir()
+    b = ProcessBoard({"journal": str(folder / "journal.sqlite"), "layout": "tree-planting-classic-pins",
+                      "players": ["remote", "human"],
+                      "remote": {"broker": broker.url, "game": GAME, "secret": SECRET,
+                                 "keepalive": 2}})
+    reference = games.get_game("tree-planting").new_state(board="classic")
+    rng = random.Random(4)
+
+    def change(move):
+        before = reference.occupancy()
+        reference.play(move)
+        after = reference.occupancy()
+        return [(s, after.get(s)) for s in sorted(before.keys() | after.keys())
+                if before.get(s) != after.get(s)]
+
+    async def make(on_a: bool, sites) -> None:
+        for site, kind in sites:
+            if on_a:
+                (a.session.hardware.board.place(site) if kind else
+                 a.session.hardware.board.lift(site))
+            else:
+                await b.ask(f"place {site}" if kind else f"lift {site}")
+
+    async def b_has(n: int) -> bool:
+        return len(await b.moves()) == n
+
+    async def until_b(n: int, timeout=15.0) -> None:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while not await b_has(n):
+            assert loop.time() < deadline, f"b never reached {n} moves"
+            await asyncio.sleep(0.02)
+
+    async def one_move() -> None:
+        move = rng.choice(sorted(reference.legal_moves(), key=str))
+        a_moves = reference.to_move == 0
+        sites = change(move)
+        n = len(reference.moves)
+        await make(a_moves, sites)                  # the mover's hands
+        await until(lambda: len(moves(a)) == n, what=f"{move} at a")
+        await until_b(n)
+        await make(not a_moves, sites)              # the other board's family puts it
+        await until(lambda: not a.session.referee.corrections, what="a in step")
+
+    async def main():
+        runner = asyncio.ensure_future(a.run())
+        try:
+            await until(lambda: a.remote is not None)
+            await b.start()
+            await until(lambda: a.remote.peer_online, what="b online")
+            for _ in range(4):
+                await one_move()
+            # b makes its move and is killed at once: a power cut right after the move.
+            while reference.to_move != 1:
+                await one_move()
+            move = rng.choice(sorted(reference.legal_moves(), key=str))
+            sites = change(move)
+            await make(False, sites)
+            await until_b(len(reference.moves))
+            await b.kill()
+            await until(lambda: not a.remote.peer_online, what="a to see b gone (its will)")
+            await until(lambda: len(moves(a)) == len(reference.moves), what="b's last move at a")
+            await make(True, sites)
+            # a plays on while b is dark, if it is a's turn
+            if reference.to_move == 0:
+                move = rng.choice(sorted(reference.legal_moves(), key=str))
+                sites = change(move)
+                await make(True, sites)
+                await until(lambda: len(moves(a)) == len(reference.moves))
+            else:
+                sites = []
+            await b.start()                          # the same journal: b resumes its game
+            await until_b(len(reference.moves))
+            assert await b.moves() == moves(a) == [str(m) for m in reference.moves]
+            await make(False, sites)                 # b's family puts a's move made meanwhile
+            await until(lambda: a.remote.peer_online, what="b back online")
+            for _ in range(3):
+                await one_move()
+            assert await b.moves() == moves(a) == [str(m) for m in reference.moves]
+            assert a.remote.conflict is None
+        finally:
+            await b.close()
+            a.stop()
+            await asyncio.gather(runner, return_exceptions=True)
+
+    asyncio.run(main())
+
+
+def test_a_takeback_is_asked_and_carried_out_on_both_boards_or_refused(tmp_path, broker):
+    a = board(tmp_path, "a", 1, broker, "tree-planting-classic-pins")
+    b = board(tmp_path, "b", 0, broker, "tree-planting-classic-pins")
+
+    async def scenario():
+        reference = a.session.referee.state.copy()
+        rng = random.Random(8)
+        await play_through(a, b, reference, rng, count=3)
+        last = str(reference.moves[-1])
+        mover_of_last = reference.copy()
+        mover_of_last.undo()
+        asker = a if mover_of_last.to_move == 0 else b
+        other = b if asker is a else a
+        # Refused: nothing changes on either board.
+        asker.remote.request_takeback()
+        await until(lambda: other.remote.takeback_request == 2, what="the request to arrive")
+        other.remote.answer_takeback(False)
+        await until(lambda: asker.remote._asked_to is None, what="the refusal to arrive")
+        assert moves(a) == moves(b) == [str(m) for m in reference.moves]
+        # Accepted: both boards take the move back, and light the pieces to lift.
+        asker.remote.request_takeback()
+        await until(lambda: other.remote.takeback_request == 2)
+        other.remote.answer_takeback(True)
+        await until(lambda: len(moves(asker)) == 2, what="the takeback at the asker")
+        assert moves(a) == moves(b) == [str(m) for m in reference.moves[:2]]
+        assert a.remote.takebacks == b.remote.takebacks == 1
+        for d in (a, b):
+            assert [(c.site, c.want) for c in d.session.referee.corrections] == [(last, None)]
+            d.session.hardware.board.lift(last)
+        await until(lambda: not a.session.referee.corrections and not b.session.referee.corrections)
+        reference.undo()
+        # A takeback not asked for (forged with the right secret but no request) is refused.
+        stale = other.remote
+        with pytest.raises(games.IllegalMove):
+            stale.answer_takeback(True)
+        # The game goes on after it.
+        await play_through(a, b, reference, rng, count=2)
+        assert a.remote.conflict is None and b.remote.conflict is None
+
+    run_pair(a, b, scenario)

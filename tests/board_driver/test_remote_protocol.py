@@ -1,0 +1,127 @@
+"""Remote play's protocol, without a broker: signing, and what each message means for the game."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import games
+from board_driver import remote_protocol as rp
+
+SECRET = "correct horse battery"
+
+
+def tp(*moves):
+    state = games.get_game("tree-planting").new_state(board="2x2")
+    state.play_all(moves)
+    return state
+
+
+def test_signed_messages_round_trip_and_anything_else_is_refused():
+    signer = rp.Signer(SECRET, "g1")
+    body = rp.move_message(tp("h0.0"), 0, 0)
+    payload = signer.encode(body)
+    assert signer.decode(payload) == dict(body, game_id="g1")
+
+    with pytest.raises(rp.RemoteError, match="bad signature"):
+        rp.Signer("another secret!", "g1").decode(payload)
+    with pytest.raises(rp.RemoteError, match="bad signature"):   # same secret, other game
+        rp.Signer(SECRET, "g2").decode(payload)
+    altered = json.loads(payload)
+    altered["move"] = "v0.0"
+    with pytest.raises(rp.RemoteError, match="bad signature"):
+        signer.decode(json.dumps(altered).encode())
+    for junk, why in [(b"\xff\xfe", "not JSON"), (b"[1, 2]", "not a signed object"),
+                      (b"{}", "not a signed object"), (b"x" * (rp.MAX_MESSAGE + 1), "over")]:
+        with pytest.raises(rp.RemoteError, match=why):
+            signer.decode(junk)
+    # Well signed but not one of ours: an unknown type, a missing field, an out-of-range seat.
+    for bad, why in [({"type": "chat", "takebacks": 0, "seat": 0, "index": 0}, "unknown"),
+                     ({"type": "move", "takebacks": 0, "seat": 0, "index": 0}, "'move' missing"),
+                     (dict(body, seat=5), "out of range"), (dict(body, index=True), "wrong type")]:
+        with pytest.raises(rp.RemoteError, match=why):
+            signer.decode(signer.encode(bad))
+
+
+def test_a_short_secret_and_a_game_id_that_is_no_topic_are_refused():
+    with pytest.raises(rp.RemoteError, match="at least 8"):
+        rp.Signer("short", "g1")
+    for bad in ["", "a/b", "+", "#", "x" * 65]:
+        with pytest.raises(rp.RemoteError, match="game id"):
+            rp.Signer(SECRET, bad)
+
+
+def test_the_next_move_of_the_remote_seat_is_played_and_a_duplicate_is_harmless():
+    here = tp()                         # this board plays seat 1; the other board seat 0
+    there = tp("h0.0")
+    msg = rp.move_message(there, 0, 0)
+    verdict = rp.on_move(here, 0, msg, remote_seat=0)
+    assert [str(m) for m in verdict.moves] == ["h0.0"] and not verdict.refused
+    here.play(verdict.moves[0])
+    again = rp.on_move(here, 0, msg, remote_seat=0)
+    assert again.moves == [] and not again.refused and not again.conflict
+
+
+def test_a_move_for_this_boards_seat_an_illegal_move_and_a_wrong_hash_are_refused():
+    here = tp("h0.0")                   # seat 1 (this board) to move
+    there = tp("h0.0", "v0.0")
+    verdict = rp.on_move(here, 0, rp.move_message(there, 0, 0), remote_seat=0)
+    assert "this board's seat" in verdict.refused
+
+    here = tp()
+    illegal = {"type": "move", "takebacks": 0, "seat": 0, "index": 0, "move": "h9.9", "hash": "0"}
+    assert "not legal" in rp.on_move(here, 0, illegal, remote_seat=0).refused
+    wrong = dict(rp.move_message(tp("h0.0"), 0, 0), hash="f" * 32)
+    assert "hash" in rp.on_move(here, 0, wrong, remote_seat=0).refused
+    assert here.moves == []   # nothing was played by any of it
+
+
+def test_a_move_ahead_of_a_gap_waits_and_the_state_fills_the_gap():
+    # Seat 0 remote: moves 1 and 3 are theirs. A Tree Planting rod that closes no square passes.
+    here = tp()
+    there = tp("h0.0", "v0.0", "h2.0")
+    early = rp.move_message(there, 0, 0)          # move 3 before move 1 arrived
+    assert "before move 1" in rp.on_move(here, 0, early, remote_seat=0).refused
+    # Their state holds move 2, which is this board's seat's: not theirs to make.
+    verdict = rp.on_state(here, 0, rp.state_message(there, 0, 0), remote_seat=0)
+    assert "this board's seat" in verdict.conflict
+    # With move 2 made here, the state brings move 3 in.
+    here.play_all(["h0.0", "v0.0"])
+    verdict = rp.on_state(here, 0, rp.state_message(there, 0, 0), remote_seat=0)
+    assert [str(m) for m in verdict.moves] == ["h2.0"]
+
+
+def test_a_lagging_or_own_state_changes_nothing_and_a_diverging_one_is_a_conflict():
+    here = tp("h0.0", "v0.0")
+    assert rp.on_state(here, 0, rp.state_message(tp("h0.0"), 0, 0), 0).moves == []
+    assert rp.on_state(here, 0, rp.state_message(tp("h0.0", "v0.0"), 0, 1), 0) == rp.Verdict()
+    verdict = rp.on_state(here, 0, rp.state_message(tp("h1.0"), 0, 0), 0)
+    assert "disagree from move 1" in verdict.conflict
+    other = games.get_game("tree-planting").new_state(board="3x3")
+    assert "plays tree-planting" in rp.on_state(here, 0, rp.state_message(other, 0, 0), 0).conflict
+    other = games.get_game("treeblox").new_state()
+    assert "plays treeblox" in rp.on_state(here, 0, rp.state_message(other, 0, 0), 0).conflict
+
+
+def test_takebacks_only_when_asked_and_stale_messages_from_before_one_are_ignored():
+    here = tp("h0.0", "v0.0")            # this board (seat 1) made v0.0 and asks to take it back
+    there_after = tp("h0.0")             # the other board agreed: one takeback, one move fewer
+    msg = rp.state_message(there_after, 1, 0)
+    assert "did not agree" in rp.on_state(here, 0, msg, 0, asked_to=None).conflict
+    verdict = rp.on_state(here, 0, msg, 0, asked_to=1)
+    assert verdict.undo_to == 1 and verdict.takebacks == 1 and verdict.moves == []
+    # The old state and the old move (from before the takeback) come in late: ignored.
+    here.undo()
+    assert rp.on_state(here, 1, rp.state_message(tp("h0.0", "v0.0"), 0, 0), 0) == rp.Verdict()
+    assert rp.on_move(here, 1, rp.move_message(tp("h0.0", "v0.0"), 0, 0), 0) == rp.Verdict()
+    # A move made after a takeback this board has not heard of yet waits for the state.
+    assert "takeback" in rp.on_move(tp(), 0, rp.move_message(tp("h0.0"), 1, 0), 0).refused
+
+
+def test_position_hash_covers_game_options_and_every_move():
+    a, b = tp("h0.0"), tp("h0.0")
+    assert rp.position_hash(a) == rp.position_hash(b)
+    assert rp.position_hash(a) != rp.position_hash(tp("v0.0"))
+    assert rp.position_hash(tp()) != rp.position_hash(
+        games.get_game("tree-planting").new_state(board="3x3"))
