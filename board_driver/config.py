@@ -31,7 +31,7 @@ DEFAULT_COLOURS: dict[str, Colour] = {
     "player0": (0, 114, 178),    # blue
     "player1": (240, 228, 66),   # yellow
     "safe": (0, 158, 115),       # bluish green
-    "unsafe": (230, 159, 0),     # orange (amber)
+    "unsafe": (230, 159, 0),     # orange
     "wrong": (255, 0, 0),        # red: remove this piece
     "rod": (48, 48, 48),         # a drawn groove: dim white
     "waiting": (200, 200, 255),  # the board waits for an entry it cannot sense
@@ -72,6 +72,9 @@ class Config:
     # Who plays each seat: "human" (at this board), "computer[:LEVEL]", or "remote".
     players: tuple[str, str] = ("human", "human")
     remote: dict[str, Any] | None = None     # the [remote] table, checked (remote play)
+    web_listen: str = "127.0.0.1"            # the companion page's address
+    web_port: int = 8080
+    web_token: str | None = None             # needed for control when listening beyond localhost
 
 
 _SEAT = re.compile(r"^(human|remote|computer(:[A-Za-z0-9_.-]+)?)$")
@@ -130,7 +133,7 @@ def parse_config(data: dict[str, Any], path: str | Path = "<built-in>") -> Confi
     if players is not None:
         cfg.players = tuple(players)
 
-    for name in ("sensors", "display", "colours", "bridge", "remote"):
+    for name in ("sensors", "display", "colours", "bridge", "remote", "web"):
         value = data.pop(name, {})
         if not isinstance(value, dict):
             raise ConfigError(path, name, "a table", value)
@@ -196,11 +199,37 @@ def parse_config(data: dict[str, Any], path: str | Path = "<built-in>") -> Confi
                               list(cfg.players))
         cfg.remote = remote
 
+    w = sections["web"]
+    cfg.web_listen = _take(path, w, "web.", "listen", str, cfg.web_listen, lambda v: v.strip() != "",
+                           "an address to listen on, such as 127.0.0.1 or 0.0.0.0")
+    cfg.web_port = _take(path, w, "web.", "port", int, cfg.web_port, lambda v: 0 <= v <= 65535,
+                         "a port number from 0 to 65535")
+    token = w.pop("token", None)
+    if token is not None and not (isinstance(token, str) and len(token) >= 12):
+        # Not echoed: a config error lands in logs, and this is a secret (or meant to be).
+        raise ConfigError(path, "web.token", "a secret of at least 12 characters")
+    cfg.web_token = token
+    if not is_loopback(cfg.web_listen) and cfg.web_token is None:
+        raise ConfigError(path, "web.token", f"a token whenever web.listen is beyond localhost "
+                          f"({cfg.web_listen!r}), so that no one else on the network can act")
+
     for name, table in [("", data)] + [(n + ".", t) for n, t in sections.items()]:
         if table:
             key = sorted(table)[0]
             raise ConfigError(path, f"{name}{key}", "no such key (a typo?)", key)
     return cfg
+
+
+def is_loopback(address: str) -> bool:
+    """Whether an address to listen on is reachable from this machine only."""
+    import ipaddress
+
+    if address == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(address).is_loopback
+    except ValueError:
+        return False
 
 
 def load_config(path: str | Path) -> Config:

@@ -117,6 +117,8 @@ def act(session, verb: str, args: list[str], now: float) -> None:
         session.referee.enter(site, kind, now)
     elif verb == "place":
         board.place(site, kind)
+    elif site not in layout.channels_of_site and site not in layout.sites:
+        session.referee.lift_entry(site, now)  # a cube above the board: a takeback
     else:
         board.lift(site)
 
@@ -149,13 +151,14 @@ def _tells_kinds(layout, site: str) -> bool:
 class Tracer:
     """A simulated board driven by actions; `step` returns the JSON-able record of one."""
 
-    def __init__(self, config: Config):
+    def __init__(self, config: Config, *, new_game: bool = True):
+        # new_game=False resumes the journal's game (a restart after a power cut, in tests).
         self.clock = SimClock()
         self._tmp = None
         if config.journal == ":temporary:":
             self._tmp = tempfile.TemporaryDirectory(prefix="treeboard-trace-")
             config.journal = str(Path(self._tmp.name) / "journal.sqlite")
-        self.session = open_session(config, clock=self.clock, autoscan=False, new_game=True)
+        self.session = open_session(config, clock=self.clock, autoscan=False, new_game=new_game)
         self.referee = self.session.referee
         self.board = self.session.hardware.board
         self.session.hardware.source.start(self.referee.feed)

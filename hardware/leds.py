@@ -6,8 +6,11 @@ brightness cap, and scaled down further when its estimated current draw would ex
 power supply's budget. It writes to the sink only when that corrected frame changed, since a
 WS2812 write blocks for ~30 us per pixel and interrupts would otherwise flicker.
 
-`NeoPixelStrip` drives a real strip (adafruit-circuitpython-neopixel, imported only in
-there); `RecordingStrip` is the same `adafruit_pixelbuf.PixelBuf` machinery with a transmit
+`NeoPixelSpiStrip` drives a real strip from an SPI bus's MOSI pin (neopixel_spi: no root, no
+PWM or DMA, every Pi from the Zero 2 W to the Pi 5; the shipped layouts' default);
+`NeoPixelStrip` drives one from any other GPIO (adafruit-circuitpython-neopixel: rpi_ws281x
+as root on Pi 0-4, the RP1 PIO driver on a Pi 5); both import their driver only inside;
+`RecordingStrip` is the same `adafruit_pixelbuf.PixelBuf` machinery with a transmit
 that records, so tests see exactly the bytes the Pi would send, in the strip's pixel order.
 """
 
@@ -236,3 +239,55 @@ class NeoPixelStrip(_PixelBufStrip):
 
     def _release(self) -> None:
         self._buffer.deinit()  # blanks the strip and releases the pin
+
+
+#: The MOSI pin of each SPI bus on the Pi's header, and the bus: a strip whose data line is on
+#: one of these is driven through that bus. SPI1 needs `dtoverlay=spi1-1cs` in config.txt.
+SPI_MOSI_BUS = {10: 0, 20: 1}
+#: Blinka's names of each bus's clock and MOSI pins (every board module has SCK; a Pi also SCLK).
+_SPI_PINS = {0: (("SCK", "SCLK"), "MOSI"), 1: (("SCK_1", "SCLK_1"), "MOSI_1")}
+
+
+class NeoPixelSpiStrip(_PixelBufStrip):
+    """A WS2812 strip on an SPI bus's MOSI pin, through adafruit-circuitpython-neopixel-spi.
+
+    Each colour bit goes out as an SPI byte at 6.4 MHz, so the kernel's SPI driver does the
+    timing: no root, no PWM or DMA channel (no clash with audio), on every Pi. The bus's
+    spidev node (/dev/spidev0.0, /dev/spidev1.0) must exist: `raspi-config nonint do_spi 0`.
+    """
+
+    def __init__(self, bus: int, count: int, pixel_order: str = "GRB", brightness: float = 1.0):
+        try:
+            import board
+            import busio
+            import neopixel_spi
+        except (ImportError, NotImplementedError, RuntimeError) as exc:
+            raise HardwareError(f"cannot load the SPI NeoPixel driver (is this a Pi with "
+                                f"adafruit-circuitpython-neopixel-spi?): {exc}") from exc
+        clocks, mosi_name = _SPI_PINS[bus]
+        clock = next((getattr(board, c) for c in clocks if hasattr(board, c)), None)
+        mosi = getattr(board, mosi_name, None)
+        if clock is None or mosi is None:
+            raise HardwareError(f"this board has no SPI{bus} for the LED strip")
+        self.count = count
+        try:
+            self._spi = busio.SPI(clock, MOSI=mosi)
+            self._buffer = neopixel_spi.NeoPixel_SPI(self._spi, count, brightness=brightness,
+                                                     auto_write=False, pixel_order=pixel_order)
+        except (RuntimeError, ValueError, OSError) as exc:
+            raise HardwareError(f"cannot open SPI{bus} for the LED strip ({exc}); is SPI on? "
+                                "(sudo raspi-config nonint do_spi 0" +
+                                (", and dtoverlay=spi1-1cs in /boot/firmware/config.txt" if bus else "")
+                                + ")") from exc
+        self._closed = False
+
+    def _release(self) -> None:
+        self._buffer.deinit()  # blanks the strip
+        self._spi.deinit()
+
+
+def open_strip(pin: int, count: int, pixel_order: str = "GRB") -> _PixelBufStrip:
+    """The real strip for a layout's `[leds] pin`: SPI where the pin is a bus's MOSI."""
+    if pin in SPI_MOSI_BUS:
+        return NeoPixelSpiStrip(SPI_MOSI_BUS[pin], count, pixel_order)
+    return NeoPixelStrip(pin, count, pixel_order)

@@ -46,6 +46,16 @@ def _mock_classes():
     from gpiozero.pins.mock import MockFactory, MockPin, MockSPIDevice, MockSPIInterfaceShared
     from gpiozero.pins.spi import SPISoftwareBus
 
+    # gpiozero shares SPI interfaces and buses by pin numbers alone, across every pin factory,
+    # so a second simulated board would read the first board's ADCs. On a Pi there is one
+    # factory and this changes nothing; here each board's factory gets its own.
+    SPISoftwareBus._shared_key = classmethod(
+        lambda cls, clock_pin, mosi_pin, miso_pin, *, pin_factory=None:
+        (clock_pin, mosi_pin, miso_pin, pin_factory))
+    MockSPIInterfaceShared._shared_key = classmethod(
+        lambda cls, clock_pin, mosi_pin, miso_pin, select_pin, pin_factory:
+        (clock_pin, select_pin, pin_factory))
+
     bounded: dict[type, type] = {}
 
     def bounded_class(cls: type) -> type:
@@ -64,16 +74,6 @@ def _mock_classes():
 
         def pin(self, name, pin_class=None, **kwargs):
             return super().pin(name, pin_class=bounded_class(pin_class or self.pin_class), **kwargs)
-
-    # gpiozero shares SPI interfaces and buses by pin numbers alone, across every pin factory,
-    # so a second simulated board would read the first board's ADCs. On a Pi there is one
-    # factory and this changes nothing; here each board's factory gets its own.
-    SPISoftwareBus._shared_key = classmethod(
-        lambda cls, clock_pin, mosi_pin, miso_pin, *, pin_factory=None:
-        (clock_pin, mosi_pin, miso_pin, pin_factory))
-    MockSPIInterfaceShared._shared_key = classmethod(
-        lambda cls, clock_pin, mosi_pin, miso_pin, select_pin, pin_factory:
-        (clock_pin, select_pin, pin_factory))
 
     class _MockMCP3008(MockSPIDevice):
         """The slave side of an MCP3008 on gpiozero's mock SPI.

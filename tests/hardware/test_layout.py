@@ -12,6 +12,8 @@ SHIPPED = [
     "tree-planting-classic-bridge",
     "fangqi-7x7-matrix", "fangqi-7x8-matrix", "fangqi-8x8-matrix", "fangqi-7x7-bridge",
     "arbos-20x20-bridge", "arbos-8x8-matrix",
+    "game-for-the-trees-matrix", "game-for-the-trees-bridge",
+    "game-for-the-trees-quad-matrix", "game-for-the-trees-quad-bridge",
 ]
 
 
@@ -124,7 +126,7 @@ def test_bad_game_options_are_refused(write_layout, grid_text):
 
 
 def test_an_unknown_name_lists_the_shipped_layouts():
-    with pytest.raises(LayoutError, match="expected a shipped layout name.*shipped: arbos-20x20-bridge, .*grid-20x20-bridge"):
+    with pytest.raises(LayoutError, match="expected a shipped layout name.*shipped: arbos-20x20-bridge, .*game-for-the-trees-bridge, .*grid-20x20-bridge"):
         load_layout("no-such-board")
 
 
@@ -198,6 +200,19 @@ def test_a_bridge_layout_needs_no_led_pin(write_layout):
     assert layout.leds_of_site == {"b1": (0,), "a1": (1,)}
 
 
+@pytest.mark.parametrize("name,board,points,bar", [
+    ("fangqi-7x7-matrix", "6x6", 49, 25), ("fangqi-7x8-matrix", "6x7", 56, 28),
+    ("fangqi-8x8-matrix", "8x8", 64, 32), ("fangqi-7x7-bridge", "6x6", 49, 25),
+])
+def test_fangqi_layouts_have_turn_leds_and_a_score_bar_as_long_as_the_counters(name, board, points, bar):
+    layout = load_layout(name)
+    assert layout.game == "fangqi" and layout.game_options == {"board": board}
+    assert len(layout.sites) == points
+    assert len(layout.named_leds["turn"]) == 2
+    assert len(layout.named_leds["score0"]) == len(layout.named_leds["score1"]) == bar
+    assert layout.led_count == points + 2 + 2 * bar
+
+
 def test_a_layout_that_is_not_utf8_is_one_clear_line(tmp_path, grid_text):
     import subprocess
     import sys
@@ -211,16 +226,3 @@ def test_a_layout_that_is_not_utf8_is_one_clear_line(tmp_path, grid_text):
     out = subprocess.run([sys.executable, "-m", "board_driver.cli", "trace", "--layout", str(path), "-"],
                          input="", capture_output=True, text=True, timeout=60)
     assert out.returncode == 2 and out.stderr.strip().splitlines() == [f"treeboard: {info.value}"]
-
-
-@pytest.mark.parametrize("name,board,points,bar", [
-    ("fangqi-7x7-matrix", "6x6", 49, 25), ("fangqi-7x8-matrix", "6x7", 56, 28),
-    ("fangqi-8x8-matrix", "8x8", 64, 32), ("fangqi-7x7-bridge", "6x6", 49, 25),
-])
-def test_fangqi_layouts_have_turn_leds_and_a_score_bar_as_long_as_the_counters(name, board, points, bar):
-    layout = load_layout(name)
-    assert layout.game == "fangqi" and layout.game_options == {"board": board}
-    assert len(layout.sites) == points
-    assert len(layout.named_leds["turn"]) == 2
-    assert len(layout.named_leds["score0"]) == len(layout.named_leds["score1"]) == bar
-    assert layout.led_count == points + 2 + 2 * bar
