@@ -146,28 +146,29 @@ class Move(NamedTuple):
     order: tuple | None = None
 
     def __str__(self) -> str:
+        # One word, no spaces: `treeboard replay` reads moves as whitespace-separated words.
         if self.action == GROW:
             text = f"{self.letter}{square_name(self.src)}-{square_name(self.dst)}"
         elif self.action == LEAP:
-            text = f"H {square_name(self.src)}^{square_name(self.dst)}"
+            text = f"H{square_name(self.src)}^{square_name(self.dst)}"
         elif self.action == STOP:
-            text = f"stop {square_name(self.src)}>{square_name(self.dst)}"
+            text = f"stop:{square_name(self.src)}>{square_name(self.dst)}"
         else:
-            text = f"retreat {square_name(self.src)}"
+            text = f"retreat:{square_name(self.src)}"
         if self.order is not None:
-            text += " / " + " ".join(f"{square_name(a)}{m}{square_name(b)}"
-                                     for a, b, m in self.order)
+            text += "/" + ",".join(f"{square_name(a)}{m}{square_name(b)}"
+                                   for a, b, m in self.order)
         return text
 
 
 _SQ = r"([a-h][1-8])"
 _GROW_RE = re.compile(rf"^([baepguh]?)\s*{_SQ}\s*-\s*{_SQ}$")
 _LEAP_RE = re.compile(rf"^h\s*{_SQ}?\s*\^\s*{_SQ}$")
-_STOP_RE = re.compile(rf"^stop\s+{_SQ}\s*>\s*{_SQ}$")
-_RETREAT_RE = re.compile(rf"^retreat\s+{_SQ}$")
+_STOP_RE = re.compile(rf"^stop\s*[:\s]\s*{_SQ}\s*>\s*{_SQ}$")
+_RETREAT_RE = re.compile(rf"^retreat\s*[:\s]\s*{_SQ}$")
 _ITEM_RE = re.compile(rf"^{_SQ}([>x^]){_SQ}$")
-_HELP = ("a turn is a growth such as a2-a3 or Ab1-d2, a leap H e1^c3, stop d2>f3, or "
-         "retreat d5, optionally followed by an order such as '/ g2>f3 d2>f3'")
+_HELP = ("a turn is a growth such as a2-a3 or Ab1-d2, a leap He1^c3, stop:d2>f3, or "
+         "retreat:d5, optionally followed by an order such as /g2>f3,d2>f3")
 
 
 def _parse_text(text: str) -> tuple[str, int, int, str, tuple | None]:
@@ -181,7 +182,7 @@ def _parse_text(text: str) -> tuple[str, int, int, str, tuple | None]:
     order = None
     if sep:
         items = []
-        for word in tail.split():
+        for word in tail.replace(",", " ").split():
             m = _ITEM_RE.match(word)
             if not m:
                 raise InvalidNotation(text, f"{word!r} is no growth of an order; write "
