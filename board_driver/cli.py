@@ -177,6 +177,7 @@ _EXTRA_COMMANDS: list[Callable[[argparse._SubParsersAction], None]] = []
 
 def main(argv: Sequence[str] | None = None) -> int:
     import board_driver.commands  # noqa: F401  (registers the board's subcommands)
+    import board_driver.ai_commands  # noqa: F401  (registers solve and review)
 
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["match"]:

@@ -1,0 +1,151 @@
+"""The computer player's numbers: playout speed against OpenSpiel, the exact solver's time and
+memory, MCTS iterations per second.
+
+    python benchmarks/ai.py [--rounds 5] [--seconds 1] [--solve 3x3 classic] [--solve-limit 600]
+
+Prints one JSON object. Playouts: each round times, one after the other, the generic loop
+through the common interface (`ms = s.legal_moves(); s.play(ms[rng.randrange(len(ms))])`), the
+engine's own `State.playout(rng)` (what the MCTS uses), and, when `open_spiel` is installed,
+the same loop over OpenSpiel's `dots_and_boxes` from its Python API on the same rectangle;
+the ratios are per round, reported as min/median/max. Times are CPU seconds of this process
+(the machine is shared, so wall time would measure the neighbours). The solver runs in a child
+process per board, so its peak memory (ru_maxrss) is its own.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import random
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import games  # noqa: E402
+
+
+def spread(values: list[float]) -> dict:
+    return {"min": round(min(values), 2), "median": round(statistics.median(values), 2),
+            "max": round(max(values), 2)}
+
+
+def cpu_rate(one, seconds: float) -> float:
+    """Calls of `one()` per CPU second, over about `seconds` of CPU time."""
+    n = 0
+    start = time.process_time()
+    while True:
+        one()
+        n += 1
+        if n % 8 == 0 and time.process_time() - start >= seconds:
+            break
+    return n / (time.process_time() - start)
+
+
+def playouts(rows: int, cols: int, rounds: int, seconds: float, rng: random.Random) -> dict:
+    game = games.get_game("tree-planting")
+    board = f"{rows}x{cols}"
+    rr = rng.randrange
+
+    def interface() -> None:
+        s = game.new_state(board=board)
+        while not s.is_over():
+            ms = s.legal_moves()
+            s.play(ms[rr(len(ms))])
+
+    def engine() -> None:
+        game.new_state(board=board).playout(rng)
+
+    try:
+        import pyspiel
+        spiel_game = pyspiel.load_game("dots_and_boxes", {"num_rows": rows, "num_cols": cols})
+    except ImportError:
+        spiel_game = None
+
+    def spiel() -> None:
+        s = spiel_game.new_initial_state()
+        while not s.is_terminal():
+            ms = s.legal_actions()
+            s.apply_action(ms[rr(len(ms))])
+
+    out = {"interface": [], "engine_playout": [], "openspiel": []}
+    for _ in range(rounds):
+        out["interface"].append(cpu_rate(interface, seconds))
+        out["engine_playout"].append(cpu_rate(engine, seconds))
+        if spiel_game is not None:
+            out["openspiel"].append(cpu_rate(spiel, seconds))
+    result = {"board": board, "rounds": rounds,
+              "playouts_per_cpu_s": {k: spread(v) for k, v in out.items() if v}}
+    if spiel_game is not None:
+        result["ratio_interface_vs_openspiel"] = spread(
+            [a / b for a, b in zip(out["interface"], out["openspiel"])])
+        result["ratio_engine_playout_vs_openspiel"] = spread(
+            [a / b for a, b in zip(out["engine_playout"], out["openspiel"])])
+    else:
+        result["openspiel"] = "not installed (pip install open_spiel)"
+    return result
+
+
+def solve_child(board: str) -> None:
+    """Run in a child: solve `board` from empty, print CPU seconds, value and peak memory."""
+    from games.ai.tree_planting import Solver
+
+    state = games.get_game("tree-planting").new_state(board=board)
+    solver = Solver(state.board)
+    start = time.process_time()
+    value = solver.value(0)
+    cpu = time.process_time() - start
+    print(json.dumps({"board": board, "value": value, "cpu_s": round(cpu, 2),
+                      "nodes": solver.nodes, "table_entries": len(solver.table),
+                      "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+                                           / 1024, 1)}))
+
+
+def solve(board: str, limit: float) -> dict:
+    try:
+        done = subprocess.run([sys.executable, __file__, "--solve-child", board],
+                              capture_output=True, text=True, timeout=limit, check=True)
+    except subprocess.TimeoutExpired:
+        return {"board": board, "finished": False, "limit_wall_s": limit}
+    return json.loads(done.stdout)
+
+
+def mcts_rate(name: str, seconds: float) -> dict:
+    from games.ai.mcts import Search
+
+    state = games.get_game(name).new_state()
+    search = Search(state, seed=1)
+    start = time.process_time()
+    search.run(seconds=seconds, clock=time.process_time)
+    cpu = time.process_time() - start
+    return {"iterations_per_cpu_s": round(search.iterations / cpu, 1), "nodes": search.nodes}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--seconds", type=float, default=1.0, help="CPU seconds per timing")
+    parser.add_argument("--solve", nargs="*", default=["3x3", "classic"])
+    parser.add_argument("--solve-limit", type=float, default=600.0, help="wall seconds per solve")
+    parser.add_argument("--solve-child", help=argparse.SUPPRESS)
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    if args.solve_child:
+        solve_child(args.solve_child)
+        return
+    rng = random.Random(args.seed)
+    out = {"python": platform.python_version(), "machine": platform.machine(),
+           "playouts": [playouts(r, c, args.rounds, args.seconds, rng) for r, c in ((3, 3), (4, 4))],
+           "mcts": {name: mcts_rate(name, args.seconds) for name in games.names()},
+           "solver": [solve(b, args.solve_limit) for b in args.solve]}
+    print(json.dumps(out, indent=2))
+
+
+if __name__ == "__main__":
+    main()

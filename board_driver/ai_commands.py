@@ -1,0 +1,139 @@
+"""The computer's subcommands: `treeboard solve` (the exact value of a Tree Planting position)
+and `treeboard review` (every move of a game against the best one)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+
+import games
+from board_driver.cli import _EXTRA_COMMANDS, _fail, _game_options
+
+
+def _moves_of(texts: list[str] | None) -> list[str]:
+    # `--moves h0.0 v0.1` and `--moves "h0.0 v0.1"` both work.
+    return [m for text in texts or [] for m in text.replace(",", " ").split()]
+
+
+def _position(args: argparse.Namespace) -> games.State:
+    """The game's state after --moves. Raises ValueError with a message for the user."""
+    try:
+        game = games.get_game(args.game)
+    except KeyError as exc:
+        raise ValueError(exc.args[0]) from None
+    state = game.new_state(**_game_options(args))
+    for i, text in enumerate(_moves_of(args.moves), 1):
+        try:
+            state.play(state.parse_move(text))
+        except games.IllegalMove as exc:
+            raise ValueError(f"--moves: move {i} ({text}): {exc.reason}") from None
+    return state
+
+
+def cmd_solve(args: argparse.Namespace) -> int:
+    """Print {"value", "best", "seconds"}: the final tree margin for the player to move under
+    perfect play, the grooves that reach it, and how long the search took."""
+    if args.game != "tree-planting":
+        return _fail(f"solve: only tree-planting has an exact solver, not {args.game!r}; "
+                     "the other games have `treeboard review` and the computer player")
+    try:
+        state = _position(args)
+    except (ValueError, games.GameError) as exc:
+        return _fail(f"solve: {exc}")
+    if state.is_over():
+        return _fail("solve: the game is over after those moves; there is nothing to solve")
+    from games.ai.tree_planting import OutOfTime, solve
+
+    start = time.perf_counter()
+    deadline = start + args.seconds if args.seconds else None
+    try:
+        value, best = solve(state, deadline=deadline, clock=time.perf_counter)
+    except OutOfTime:
+        return _fail(f"solve: no exact value within {args.seconds} s", status=1)
+    print(json.dumps({"value": value, "best": [str(g) for g in best],
+                      "seconds": round(time.perf_counter() - start, 3)}))
+    return 0
+
+
+def _game_of_file(args: argparse.Namespace) -> games.State:
+    """The game a review FILE holds: a replay object (JSON, as `treeboard replay` prints it)
+    or whitespace-separated moves of --game on --board. Raises ValueError for the user."""
+    try:
+        if args.file == "-":
+            text = sys.stdin.read()
+        else:
+            with open(args.file, encoding="utf-8") as f:
+                text = f.read()
+    except OSError as exc:
+        raise ValueError(f"cannot read {args.file}: {exc.strerror}") from None
+    if text.lstrip().startswith("{"):
+        try:
+            return games.load_state(text)
+        except games.GameError as exc:
+            raise ValueError(f"{args.file}: {exc}") from None
+    args.moves = [text]
+    try:
+        return _position(args)
+    except ValueError as exc:
+        raise ValueError(f"{args.file}: {exc}".replace("--moves: ", "")) from None
+
+
+def _signed(value) -> str:
+    if value is None:
+        return "?"
+    if isinstance(value, int):
+        return f"{value:+d}"
+    return f"{value:.2f}"
+
+
+def cmd_review(args: argparse.Namespace) -> int:
+    """Print every move of a game with the value before and after it, the best moves, and a
+    mark on the moves that changed the result."""
+    try:
+        state = _game_of_file(args)
+    except (ValueError, games.GameError) as exc:
+        return _fail(f"review: {exc}")
+    if not state.moves:
+        return _fail(f"review: {args.file} holds no moves")
+    from games.ai.review import review
+
+    rows = review(state, seconds=args.seconds, seed=args.seed)
+    if args.json:
+        print(json.dumps({"game": state.game.name, **state.options(), "moves": rows}))
+        return 0
+    exact = all(r["exact"] for r in rows)
+    print(f"{state.game.name} {state.options()}: values are "
+          + ("final tree margins for the player moving, under perfect play" if exact else
+             "exact tree margins (integers) or the search's expected result 0..1 (0.50 even)"))
+    print(f"{'n':>3}  {'player':<6}  {'move':<8}  {'before':>6}  {'after':>6}  best")
+    for r in rows:
+        mark = "  <- changed the result" if r["changed_result"] else ""
+        best = " ".join(r["best"][:6]) + (" ..." if len(r["best"]) > 6 else "")
+        print(f"{r['n']:>3}  {r['player']:<6}  {r['move']:<8}  {_signed(r['before']):>6}  "
+              f"{_signed(r['after']):>6}  {best}{mark}")
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("solve", help="the exact value and best moves of a Tree Planting position")
+    p.add_argument("--game", default="tree-planting", help="the game (only tree-planting)")
+    p.add_argument("--board", default="classic", help="a board name, RxC or ASCII art")
+    p.add_argument("--moves", nargs="*", metavar="M", help="the moves played so far")
+    p.add_argument("--seconds", type=float, default=None,
+                   help="give up after this long (default: no limit)")
+    p.set_defaults(func=cmd_solve, option=None)
+
+    p = sub.add_parser("review", help="every move of a game against the best one")
+    p.add_argument("file", help="a replay object (JSON) or whitespace-separated moves; - stdin")
+    p.add_argument("--game", default="tree-planting", help="the game of a plain move list")
+    p.add_argument("--board", help="the board of a plain move list")
+    p.add_argument("--option", action="append", metavar="KEY=VALUE", help="another game option")
+    p.add_argument("--seconds", type=float, default=2.0, help="thinking time per position")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--json", action="store_true", help="one JSON object instead of a table")
+    p.set_defaults(func=cmd_review)
+
+
+_EXTRA_COMMANDS.append(register)

@@ -1,0 +1,174 @@
+"""Monte Carlo tree search (UCT) for any game behind the common interface (`games.base.State`).
+
+Nothing here knows a game: it asks the state for `to_move`, `legal_moves`, `play`, `undo`,
+`is_over`, `winner` and `scores`, and uses two optional extras when a state offers them:
+`playout(rng)` (the engine's fast random playout, which records its moves so `undo` takes them
+back) and `position_key()` (a hashable position, which lets transpositions share one node).
+
+The mover can move twice in a row (a Tree Planting capture, a Treeblox turn of two cubes): every
+node remembers whose move it is, and a result is credited from that player's side.
+
+Pure: no I/O, no threads; the time budget is read from an injected clock.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from typing import Any, Callable
+
+#: Exploration constant of UCB1 for rewards in [0, 1].
+EXPLORATION = 1.0
+#: A random playout that has not ended after this many moves is scored as it stands.
+MAX_PLAYOUT = 2000
+#: Rewards are mostly win/draw/loss; this much of them is the score margin, so that among
+#: winning moves the search prefers the bigger win (and among losing ones the smaller loss).
+MARGIN_WEIGHT = 0.1
+
+
+class Node:
+    """The statistics of one position: per legal move, visits and total reward for the mover."""
+
+    __slots__ = ("mover", "moves", "n", "w", "child", "visits", "tried")
+
+    def __init__(self, state: Any, rng: random.Random):
+        self.mover = state.to_move
+        moves = list(state.legal_moves())
+        rng.shuffle(moves)  # unvisited moves are tried in a random order
+        self.moves = moves
+        self.n = [0] * len(moves)
+        self.w = [0.0] * len(moves)
+        self.child: list[Node | None] = [None] * len(moves)
+        self.visits = 0
+        self.tried = 0
+
+    def select(self, c: float) -> int:
+        if self.tried < len(self.moves):
+            i = self.tried
+            self.tried += 1
+            return i
+        log_n = math.log(self.visits)
+        best, best_i = -1.0, 0
+        n, w = self.n, self.w
+        for i in range(len(n)):
+            ni = n[i]
+            u = w[i] / ni + c * math.sqrt(log_n / ni)
+            if u > best:
+                best, best_i = u, i
+        return best_i
+
+
+def outcome(state: Any, player: int) -> float:
+    """The reward in [0, 1] of a finished (or abandoned) game for `player`."""
+    a, b = state.scores()
+    if state.is_over():
+        winner = state.winner()
+    else:
+        winner = 0 if a > b else 1 if b > a else None
+    win = 0.5 if winner is None else 1.0 if winner == player else 0.0
+    margin = (a - b) if player == 0 else (b - a)
+    total = abs(a) + abs(b) + 1
+    return (1 - MARGIN_WEIGHT) * win + MARGIN_WEIGHT * (0.5 + 0.5 * margin / total)
+
+
+class Search:
+    """A UCT search rooted at a copy of `state`. Call `run` with a budget, then ask
+    `best`, `stats`."""
+
+    def __init__(self, state: Any, *, seed: int | None = None, exploration: float = EXPLORATION,
+                 transpositions: bool = True):
+        self.state = state.copy()
+        self.rng = random.Random(seed)
+        self.c = exploration
+        self.keyed = transpositions and hasattr(self.state, "position_key")
+        self.table: dict[Any, Node] = {}
+        self.root = self._node()
+        self.nodes = 1
+        self.iterations = 0
+
+    def _node(self) -> Node:
+        if self.keyed:
+            key = self.state.position_key()
+            node = self.table.get(key)
+            if node is None:
+                node = self.table[key] = Node(self.state, self.rng)
+            return node
+        return Node(self.state, self.rng)
+
+    def run(self, *, seconds: float, iterations: int | None = None,
+            clock: Callable[[], float] = time.perf_counter, max_nodes: int = 200_000) -> int:
+        """Search for `seconds` (or `iterations`, whichever ends first); returns iterations done.
+        The tree stops growing at `max_nodes` nodes (later iterations only refine it)."""
+        deadline = clock() + seconds
+        done = 0
+        while iterations is None or done < iterations:
+            if done & 15 == 0 and clock() >= deadline and done:
+                break
+            self._iterate(max_nodes)
+            done += 1
+        self.iterations += done
+        return done
+
+    def _iterate(self, max_nodes: int) -> None:
+        state, rng = self.state, self.rng
+        path: list[tuple[Node, int]] = []
+        node = self.root
+        played = 0
+        seen = {id(node)}
+        while node.moves:
+            node.visits += 1
+            i = node.select(self.c)
+            path.append((node, i))
+            state.play(node.moves[i])
+            played += 1
+            child = node.child[i]
+            if child is None:
+                if self.nodes < max_nodes:
+                    node.child[i] = self._node()
+                    self.nodes += 1
+                break  # a new leaf: play out from it
+            if id(child) in seen:
+                break  # a repeated position in this line: play out from here
+            seen.add(id(child))
+            node = child
+        # Play out from here to the end.
+        before = len(state.moves)
+        if not state.is_over():
+            fast = getattr(state, "playout", None)
+            if fast is not None:
+                fast(rng)
+            else:
+                count = 0
+                while not state.is_over() and count < MAX_PLAYOUT:
+                    ms = state.legal_moves()
+                    state.play(ms[rng.randrange(len(ms))])
+                    count += 1
+        extra = len(state.moves) - before
+        r0 = outcome(state, 0)
+        for _ in range(extra + played):
+            state.undo()
+        for node, i in path:
+            node.n[i] += 1
+            node.w[i] += r0 if node.mover == 0 else 1.0 - r0
+
+    # --- answers ----------------------------------------------------------------------------
+
+    def stats(self) -> list[tuple[Any, int, float]]:
+        """(move, visits, mean reward for the mover) of every root move, most visited first."""
+        root = self.root
+        out = [(m, root.n[i], root.w[i] / root.n[i] if root.n[i] else 0.0)
+               for i, m in enumerate(root.moves)]
+        out.sort(key=lambda t: (-t[1], -t[2]))
+        return out
+
+    def best(self, noise: float = 0.0) -> Any:
+        """The most visited move; with `noise` > 0, a move drawn with probability growing
+        with its visits (noise 1: proportional to visits), for weaker, varied play."""
+        stats = self.stats()
+        if not stats:
+            raise ValueError("no legal move: the game is over")
+        if noise <= 0:
+            return stats[0][0]
+        weights = [(n + 1) ** (1.0 / noise) for _, n, _ in stats]
+        return self.rng.choices([m for m, _, _ in stats], weights=weights)[0]

@@ -1,0 +1,599 @@
+"""Tree Planting, solved exactly: alpha-beta over the drawn grooves, in strings-and-coins terms.
+
+A square is a coin; each groove not yet drawn is a string from a coin to its neighbour, or to
+the ground on the board's edge. Drawing a groove cuts a string; a coin with no strings left is
+planted. The rest of the game depends only on which grooves are drawn, so a position's value
+is the margin of trees the player to move still gains over the opponent under perfect play.
+
+What keeps the search small:
+- Forced captures. A capturable coin (three sides drawn) whose last string goes to the ground,
+  or to a coin that is capturable too, is taken at once: declining it only hands the opponent
+  the same coin with the same position. Otherwise only the captures and, for a coin whose
+  neighbour has two strings, the double-dealing move (cutting the neighbour's other string,
+  handing over the pair to keep control) need searching; any other move is worse than
+  capturing first and then making it (proof sketched at `_forced`).
+- A transposition table keyed by the canonical position (board symmetries, and the two ground
+  strings of a corner coin are interchangeable), holding lower and upper bounds.
+- Move ordering: the table's best move, then safe moves from the centre out, sacrifices last.
+- The loony endgame: when every coin left has exactly two strings, the position is a set of
+  independent chains and loops and the mover must open one; its value follows from the
+  long-chain theory (the controller takes all but two of a chain, all but four of a loop, when
+  that pays) without search.
+
+Pure: no I/O, no threads; a deadline (a clock reading and the clock) may bound the search.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Callable
+
+from games.tree_planting import Board, Groove, TreePlantingState
+
+INF = 1 << 10
+
+
+class OutOfTime(Exception):
+    """The search passed its deadline; nothing it returned so far is exact."""
+
+
+# --- the long-chain theory --------------------------------------------------------------------
+
+@lru_cache(maxsize=1 << 16)
+def loony_value(chains: tuple[int, ...], loops: tuple[int, ...]) -> int:
+    """The margin the player to move gains when the position is only independent chains (each
+    ending on the ground or the board's edge at both ends) and loops, and every move opens one.
+
+    Opening a chain of n coins: the opponent takes all n and moves on, or (n >= 3) takes n - 2
+    and hands back the last two, so the opener moves on. A chain of one or two is taken whole
+    (two opened in the middle leaves no double deal). A loop of n: all n, or n - 4 and four back.
+    Sorted tuples, so equal sets of components share one cache entry.
+    """
+    if not chains and not loops:
+        return 0
+    best = -INF
+    for i, n in enumerate(chains):
+        if i and chains[i - 1] == n:
+            continue  # the same length again: the same result
+        rest = loony_value(chains[:i] + chains[i + 1:], loops)
+        value = -(n + rest)  # opponent takes all and must open the next one
+        if n >= 3:
+            value = min(value, 2 + rest - (n - 2))  # opponent keeps control
+        best = max(best, value)
+    for i, n in enumerate(loops):
+        if i and loops[i - 1] == n:
+            continue
+        rest = loony_value(chains, loops[:i] + loops[i + 1:])
+        value = min(-(n + rest), 4 + rest - (n - 4))
+        best = max(best, value)
+    return best
+
+
+# --- the solver ---------------------------------------------------------------------------------
+
+class Solver:
+    """Exact values of Tree Planting positions on one board. Keeps its transposition table
+    between calls, so asking about successive positions of one game gets cheaper.
+
+    `max_entries` bounds the table (it is cleared when full: the values stay exact, only
+    later searches get slower)."""
+
+    def __init__(self, board: Board, *, max_entries: int = 4_000_000):
+        self.board = board
+        self.max_entries = max_entries
+        self.table: dict[int, int] = {}
+        self.nodes = 0
+        self._deadline: float | None = None
+        self._clock: Callable[[], float] | None = None
+        grooves = board.grooves
+        n_sq = len(board.cells)
+        self.full = board.all_edges
+        self.all_squares = (1 << n_sq) - 1
+        self.sq_mask = [sum(g.bit for g in sides) for sides in board.square_grooves]
+        # For each groove: the squares it borders, as (square bit, mask of its four grooves).
+        self.adj = [g.squares for g in grooves]
+        self.adj_sq = [sum(b for b, _ in g.squares) for g in grooves]
+        # other[g][s]: the square across groove g from square s (-1 for the ground).
+        index_of_bit = {1 << i: i for i in range(n_sq)}
+        self.other: list[dict[int, int]] = []
+        for g in grooves:
+            sq = [index_of_bit[b] for b, _ in g.squares]
+            self.other.append({s: (sq[1 - k] if len(sq) == 2 else -1) for k, s in enumerate(sq)})
+        self.bit_index = {g.bit: g.index for g in grooves}
+        self.ground_pairs = self._ground_pairs()
+        self.symmetries = self._symmetries()
+        self.order = self._centre_out()
+        #: Symmetric images are compared up to this many grooves drawn (on 3x3, stopping
+        #: halfway made the search a third larger: symmetric transpositions pay off deep too).
+        self.symmetric_depth = len(grooves)
+        self.order_bits = [(g, 1 << g) for g in self.order]
+        self.sq_bits_masks = [(1 << i, m) for i, m in enumerate(self.sq_mask)]
+
+    # --- geometry --------------------------------------------------------------------------
+
+    def _ground_pairs(self) -> list[tuple[int, int]]:
+        """(low bit, high bit) of the two edge grooves of each corner square: interchangeable."""
+        pairs = []
+        for sides in self.board.square_grooves:
+            edge = [g for g in sides if len(g.squares) == 1]
+            if len(edge) >= 2:
+                # Any two of a square's edge grooves may swap; canonise each adjacent pair.
+                edge.sort(key=lambda g: g.index)
+                for a, b in zip(edge, edge[1:]):
+                    pairs.append((a.bit, b.bit))
+        return pairs
+
+    def _symmetries(self) -> list[list[list[int]]]:
+        """Byte lookup tables of each non-identity symmetry of the board's squares, as a
+        permutation of groove bits."""
+        b = self.board
+        cells = set(b.cells)
+        rows, cols = b.rows, b.cols
+        maps = []
+        candidates = [
+            lambda r, c: (r, cols - 1 - c),
+            lambda r, c: (rows - 1 - r, c),
+            lambda r, c: (rows - 1 - r, cols - 1 - c),
+        ]
+        if rows == cols:
+            candidates += [
+                lambda r, c: (c, r),
+                lambda r, c: (cols - 1 - c, rows - 1 - r),
+                lambda r, c: (c, rows - 1 - r),
+                lambda r, c: (cols - 1 - c, r),
+            ]
+        for f in candidates:
+            if {f(r, c) for r, c in cells} != cells:
+                continue
+            perm = [0] * len(b.grooves)
+            for i, (r, c) in enumerate(b.cells):
+                j = b.square_index[f(r, c)]
+                # Match each side of square i to the side of square j holding the same
+                # neighbour (the image of the neighbour across that side).
+                for g in b.square_grooves[i]:
+                    across = [s for s in g.squares if s[0] != 1 << i]
+                    if across:
+                        k = across[0][0].bit_length() - 1
+                        target = b.square_index[f(*b.cells[k])]
+                        h = next(h for h in b.square_grooves[j]
+                                 if any(s[0] == 1 << target for s in h.squares))
+                    else:
+                        h = self._edge_image(i, j, g, f)
+                    perm[g.index] = h.index
+            tables = []
+            for lo in range(0, len(perm), 8):
+                table = []
+                for byte in range(256):
+                    out = 0
+                    for k in range(8):
+                        if byte >> k & 1 and lo + k < len(perm):
+                            out |= 1 << perm[lo + k]
+                    table.append(out)
+                tables.append(table)
+            maps.append(tables)
+        return maps
+
+    def _edge_image(self, i: int, j: int, g: Groove, f) -> Groove:
+        """The image of edge groove g of square i under the cell map f (square i -> j): the
+        side of j whose outward direction is the image of g's outward direction."""
+        b = self.board
+        r, c = b.cells[i]
+        if g.name == f"h{r}.{c}":
+            out = (r - 1, c)
+        elif g.name == f"h{r + 1}.{c}":
+            out = (r + 1, c)
+        elif g.name == f"v{r}.{c}":
+            out = (r, c - 1)
+        else:
+            out = (r, c + 1)
+        # f is affine on the grid, so it maps the outside neighbour cell consistently.
+        tr, tc = f(*out)
+        jr, jc = b.cells[j]
+        if (tr, tc) == (jr - 1, jc):
+            name = f"h{jr}.{jc}"
+        elif (tr, tc) == (jr + 1, jc):
+            name = f"h{jr + 1}.{jc}"
+        elif (tr, tc) == (jr, jc - 1):
+            name = f"v{jr}.{jc}"
+        else:
+            name = f"v{jr}.{jc + 1}"
+        return b.groove[name]
+
+    def _centre_out(self) -> list[int]:
+        b = self.board
+        cr = sum(r for r, _ in b.cells) / len(b.cells) + 0.5
+        cc = sum(c for _, c in b.cells) / len(b.cells) + 0.5
+
+        def where(g: Groove) -> tuple[float, float]:
+            kind, rest = g.name[0], g.name[1:]
+            r, c = (int(x) for x in rest.split("."))
+            return (r, c + 0.5) if kind == "h" else (r + 0.5, c)
+
+        return sorted(range(len(b.grooves)),
+                      key=lambda i: (abs(where(b.grooves[i])[0] - cr)
+                                     + abs(where(b.grooves[i])[1] - cc), i))
+
+    def canonical(self, edges: int) -> int:
+        pairs = self.ground_pairs
+        best = edges
+        for lo, hi in pairs:
+            if best & hi and not best & lo:
+                best ^= lo | hi
+        if edges.bit_count() > self.symmetric_depth:
+            return best
+        for tables in self.symmetries:
+            image = 0
+            e, k = edges, 0
+            while e:
+                image |= tables[k][e & 255]
+                e >>= 8
+                k += 1
+            for lo, hi in pairs:
+                if image & hi and not image & lo:
+                    image ^= lo | hi
+            if image < best:
+                best = image
+        return best
+
+    def _normal(self, edges: int) -> int:
+        for lo, hi in self.ground_pairs:
+            if edges & hi and not edges & lo:
+                edges ^= lo | hi
+        return edges
+
+    # --- positions -----------------------------------------------------------------------------
+
+    def threes(self, edges: int) -> int:
+        out = 0
+        for s, mask in enumerate(self.sq_mask):
+            if (edges & mask).bit_count() == 3:
+                out |= 1 << s
+        return out
+
+    def play(self, edges: int, threes: int, g: int) -> tuple[int, int, int]:
+        """(edges, threes, squares planted) after drawing groove index g."""
+        edges |= 1 << g
+        gained = 0
+        for sq, mask in self.adj[g]:
+            n = (edges & mask).bit_count()
+            if n == 4:
+                gained += 1
+                threes &= ~sq
+            elif n == 3:
+                threes |= sq
+        return edges, threes, gained
+
+    # --- search ------------------------------------------------------------------------------
+
+    def value(self, edges: int, *, deadline: float | None = None,
+              clock: Callable[[], float] | None = None) -> int:
+        """The margin the player to move gains from here on, under perfect play."""
+        self._deadline, self._clock = deadline, clock
+        return self._mtdf(edges, self.threes(edges))
+
+    def _mtdf(self, edges: int, threes: int) -> int:
+        """The exact value by null-window searches (MTD(f)): each answers "at least beta?",
+        cheaply, and the margin's parity (that of the coins left) halves the steps."""
+        left = sum(1 for m in self.sq_mask if edges & m != m)
+        lo, hi = -left, left
+        guess = left & 1
+        while lo < hi:
+            beta = guess + 1 if guess == lo else guess
+            guess = self._search(edges, threes, beta - 1, beta)
+            if guess < beta:
+                hi = guess
+            else:
+                lo = guess
+        return lo
+
+    def move_values(self, edges: int, *, deadline: float | None = None,
+                    clock: Callable[[], float] | None = None) -> dict[int, int]:
+        """Groove index -> the margin the mover gains over the rest of the game by drawing it
+        (squares it plants, plus or minus the value after it)."""
+        self._deadline, self._clock = deadline, clock
+        threes = self.threes(edges)
+        out = {}
+        free = self.full & ~edges
+        while free:
+            low = free & -free
+            free ^= low
+            g = low.bit_length() - 1
+            e2, t2, gained = self.play(edges, threes, g)
+            rest = self._mtdf(e2, t2)
+            out[g] = gained + rest if gained else -rest
+        return out
+
+    def best_moves(self, edges: int, **kw) -> tuple[int, list[int]]:
+        """(value, the groove indices that reach it), searching the others with a null window."""
+        self._deadline, self._clock = kw.get("deadline"), kw.get("clock")
+        value = self._mtdf(edges, self.threes(edges))
+        threes = self.threes(edges)
+        best = []
+        free = self.full & ~edges
+        while free:
+            low = free & -free
+            free ^= low
+            g = low.bit_length() - 1
+            e2, t2, gained = self.play(edges, threes, g)
+            if gained:
+                ok = gained + self._search(e2, t2, value - gained - 1, value - gained) >= value
+            else:
+                ok = -self._search(e2, t2, -value, -value + 1) >= value
+            if ok:
+                best.append(g)
+        return value, best
+
+    def _tick(self) -> None:
+        if self._deadline is not None and self._clock() > self._deadline:
+            raise OutOfTime
+        if len(self.table) > self.max_entries:
+            self.table.clear()
+
+    def _forced(self, edges: int, threes: int) -> tuple[int | None, list[int]]:
+        """With a capturable coin on the board: (the one move to play, []) or (None, the moves
+        worth searching).
+
+        Why the rest can go: let C be capturable through groove g. A move M that captures
+        nothing, and is not the double deal h (the other string of C's two-string neighbour),
+        captures nothing after g either; declining C with M lets the opponent take C and face
+        the very position we would face after "g then M", one tree richer. So M is never
+        better than g first. If C's last string goes to the ground or to a coin that is
+        capturable as well, g touches nothing else, so no line through another capture can
+        exploit C either: g is the move."""
+        sq_mask, other = self.sq_mask, self.other
+        moves = []
+        deals = 0
+        t = threes
+        while t:
+            low = t & -t
+            t ^= low
+            s = low.bit_length() - 1
+            g = (sq_mask[s] & ~edges).bit_length() - 1
+            d = other[g][s]
+            if d < 0:
+                return g, []
+            n = (edges & sq_mask[d]).bit_count()
+            if n == 3:
+                return g, []
+            moves.append(g)
+            if n == 2:
+                h = (sq_mask[d] & ~edges & ~(1 << g)).bit_length() - 1
+                if self._ends_chain(edges, d, h):
+                    moves.append(h)
+                    deals += 1
+        if not deals:
+            return moves[0], []  # captures only: they commute, so any one will do
+        return None, list(dict.fromkeys(moves))
+
+    def _ends_chain(self, edges: int, d: int, h: int) -> bool:
+        """Is cutting h (the other string of two-string coin d, next to a capturable coin) a
+        double deal worth searching? Only where it hands over the pair and nothing more (h
+        leads to the ground or to a coin keeping two strings or more), or, in an opened loop,
+        exactly two pairs (all but four). Cutting inside a longer chain hands over the pair
+        and an opened chain, which is never better than taking one more coin first and
+        double-dealing one step later."""
+        e = self.other[h][d]
+        if e < 0:
+            return True
+        n = (edges & self.sq_mask[e]).bit_count()
+        if n != 2:
+            return True  # e keeps two or more strings, or h captures e
+        f_string = (self.sq_mask[e] & ~edges & ~(1 << h)).bit_length() - 1
+        f = self.other[f_string][e]
+        return f >= 0 and (edges & self.sq_mask[f]).bit_count() == 3
+
+    def _search(self, edges: int, threes: int, alpha: int, beta: int) -> int:
+        got = 0  # trees planted by forced captures at this node, added to what it returns
+        moves = None
+        if threes:
+            # Forced captures in a loop: each plants, so the mover stays.
+            forced, moves = self._forced(edges, threes)
+            while forced is not None:
+                edges, threes, gained = self.play(edges, threes, forced)
+                got += gained
+                if not threes:
+                    moves = None
+                    break
+                forced, moves = self._forced(edges, threes)
+            alpha, beta = alpha - got, beta - got
+        if edges == self.full:
+            return got
+        self.nodes += 1
+        if not self.nodes & 4095:
+            self._tick()
+        if threes:
+            v = self._loony(edges)
+            if v is not None:
+                return got + v
+        # The table first: a stored bound often settles the node before any move is listed.
+        # (Positions the loony rule settles are never stored, so a hit is a searched node.)
+        key = self.canonical(edges)
+        entry = self.table.get(key)
+        first = -1
+        if entry is not None:
+            lo, hi, first = (entry & 4095) - INF, (entry >> 12 & 4095) - INF, (entry >> 24) - 1
+            if lo >= beta:
+                return got + lo
+            if hi <= alpha:
+                return got + hi
+            if lo == hi:
+                return got + lo
+            if lo > alpha:
+                alpha = lo
+            if hi < beta:
+                beta = hi
+        else:
+            lo, hi = -INF, INF
+            if moves is None:
+                moves = self._ordered(edges)
+                if moves is None:
+                    v = self._loony(edges)
+                    if v is not None:
+                        return got + v
+                    moves = self._ordered(edges, all_sacrifices=True)
+        a0, b0 = alpha, beta
+        best, best_move = -INF, -1
+        play, search = self.play, self._search
+        if first >= 0 and edges >> first & 1:
+            first = -1  # stored by a symmetric image: its move may be drawn here
+        if first >= 0:
+            # The table's best move first, before the others are even listed. (Where the
+            # entry came from a symmetric image it is just another legal move: harmless.)
+            e2, t2, gained = play(edges, threes, first)
+            if gained:
+                v = gained + search(e2, t2, alpha - gained, beta - gained)
+            else:
+                v = -search(e2, t2, -beta, -alpha)
+            best, best_move = v, first
+            if v > alpha:
+                alpha = v
+        if best < beta:
+            if moves is None:
+                moves = self._ordered(edges, all_sacrifices=True)
+            for g in moves:
+                if g == first:
+                    continue
+                e2, t2, gained = play(edges, threes, g)
+                if gained:
+                    v = gained + search(e2, t2, alpha - gained, beta - gained)
+                else:
+                    v = -search(e2, t2, -beta, -alpha)
+                if v > best:
+                    best, best_move = v, g
+                    if v > alpha:
+                        alpha = v
+                        if alpha >= beta:
+                            break
+        if best <= a0:
+            hi = min(hi, best)
+            best_move = first  # an upper bound names no best move; keep the old hint
+        elif best >= b0:
+            lo = max(lo, best)
+        else:
+            lo = hi = best
+        self.table[key] = (lo + INF) | (hi + INF) << 12 | (best_move + 1) << 24
+        return got + best
+
+    def _ordered(self, edges: int, all_sacrifices: bool = False) -> list[int] | None:
+        """Free grooves: safe ones centre-out, then sacrifices; None when every move is a
+        sacrifice (the loony endgame may settle it), unless `all_sacrifices`.
+        Of a corner coin's two edge grooves only one is listed (they lead to equal positions)."""
+        risky = 0  # the grooves of squares with two sides drawn: drawing one gives a square away
+        for mask in self.sq_mask:
+            if (edges & mask).bit_count() == 2:
+                risky |= mask
+        taken = edges
+        for lo, hi in self.ground_pairs:
+            if not edges & (lo | hi):
+                taken |= hi
+        free = self.full & ~taken
+        safe_mask = free & ~risky
+        if not safe_mask and not all_sacrifices:
+            return None
+        safe, sacrifices = [], []
+        for g, bit in self.order_bits:
+            if free & bit:
+                if safe_mask & bit:
+                    safe.append(g)
+                else:
+                    sacrifices.append(g)
+        return safe + sacrifices
+
+    def _loony(self, edges: int) -> int | None:
+        """The value by the long-chain theory when every coin left has one or two strings: the
+        position is then independent chains and loops, some perhaps opened (a coin with one
+        string is capturable). The mover takes every opened piece, and may hand back the last
+        two coins of an opened chain or the last four of an opened loop to make the opponent
+        open the next; then the closed chains and loops follow (`loony_value`)."""
+        sq_mask, other = self.sq_mask, self.other
+        ones, twos = [], []
+        for s, mask in enumerate(sq_mask):
+            n = (edges & mask).bit_count()
+            if n == 2:
+                twos.append(s)
+            elif n == 3:
+                ones.append(s)
+            elif n != 4:
+                return None
+        seen = set()
+        opened_chains, opened_loops = [], []
+        for s in ones:
+            if s in seen:
+                continue
+            # Walk from this capturable end to the ground or to another capturable end.
+            seen.add(s)
+            count, free_end = 1, False
+            via = (sq_mask[s] & ~edges).bit_length() - 1
+            cur = other[via][s]
+            while cur >= 0:
+                seen.add(cur)
+                count += 1
+                rest = sq_mask[cur] & ~edges & ~(1 << via)
+                if not rest:
+                    free_end = True
+                    break
+                via = rest.bit_length() - 1
+                cur = other[via][cur]
+            (opened_loops if free_end else opened_chains).append(count)
+        chains, loops = [], []
+        for s in twos:
+            if s in seen:
+                continue
+            # Walk both ways from s along its strings; a chain reaches the ground at both ends.
+            seen.add(s)
+            count, closed = 1, False
+            for g in self._strings(edges, s):
+                cur, via = other[g][s], g
+                while cur >= 0 and cur != s:
+                    seen.add(cur)
+                    count += 1
+                    via = (sq_mask[cur] & ~edges & ~(1 << via)).bit_length() - 1
+                    cur = other[via][cur]
+                if cur == s:
+                    closed = True
+                    break
+            (loops if closed else chains).append(count)
+        rest_value = loony_value(tuple(sorted(chains)), tuple(sorted(loops)))
+        if not ones:
+            return rest_value
+        taken = sum(opened_chains) + sum(opened_loops)
+        best = taken + rest_value  # take everything, then open the next piece
+        handed = (2 if any(n >= 2 for n in opened_chains)
+                  else 4 if any(n >= 4 for n in opened_loops) else 0)
+        if handed:
+            best = max(best, taken - 2 * handed - rest_value)
+        return best
+
+    def _strings(self, edges: int, s: int) -> list[int]:
+        free = self.sq_mask[s] & ~edges
+        out = []
+        while free:
+            low = free & -free
+            free ^= low
+            out.append(low.bit_length() - 1)
+        return out
+
+
+# --- one solver per board, shared by every caller in the process --------------------------------
+
+_solvers: dict[str, Solver] = {}
+
+
+def solver_for(board: Board) -> Solver:
+    s = _solvers.get(board.spec)
+    if s is None:
+        s = _solvers[board.spec] = Solver(board)
+    return s
+
+
+def solve(state: TreePlantingState, *, deadline: float | None = None,
+          clock: Callable[[], float] | None = None) -> tuple[int, list[Groove]]:
+    """(the final tree margin for the player to move under perfect play, the best grooves in
+    board order). Raises OutOfTime past `deadline` (read from `clock`)."""
+    solver = solver_for(state.board)
+    edges = state.position_key()[0]
+    rest, best = solver.best_moves(edges, deadline=deadline, clock=clock)
+    a, b = state.scores()
+    so_far = a - b if state.to_move == 0 else b - a
+    grooves = state.board.grooves
+    return so_far + rest, [grooves[g] for g in sorted(best)]

@@ -1,0 +1,119 @@
+"""The exact Tree Planting solver against an independent brute force (every subset of drawn
+grooves, no pruning), on whole small boards and on random positions of larger ones."""
+
+from __future__ import annotations
+
+import random
+from functools import lru_cache
+
+import pytest
+
+import games
+from games.ai.tree_planting import OutOfTime, Solver, loony_value, solve
+from games.tree_planting import solve as reference_solve
+
+GAME = games.get_game("tree-planting")
+
+
+def brute_force(state) -> int:
+    """The margin the mover gains from here on: plain negamax over drawn-groove sets."""
+    board = state.board
+    squares = [sum(g.bit for g in sides) for sides in board.square_grooves]
+    full = board.all_edges
+
+    @lru_cache(maxsize=None)
+    def value(edges: int) -> int:
+        if edges == full:
+            return 0
+        best = -99
+        for g in board.grooves:
+            if edges & g.bit:
+                continue
+            after = edges | g.bit
+            gained = sum(1 for m in squares if m & g.bit and after & m == m)
+            best = max(best, gained + value(after) if gained else -value(after))
+        return best
+
+    return value(state.position_key()[0])
+
+
+def random_position(board: str, free: int, rng: random.Random):
+    state = GAME.new_state(board=board)
+    n = len(state.board.grooves)
+    for _ in range(max(0, n - free)):
+        state.play(rng.choice(state.legal_moves()))
+    return state
+
+
+@pytest.mark.parametrize("board", ["1x1", "1x2", "1x3", "2x2", "##/#.", "#./##/.#", "1x4",
+                                   "###/#.#", ".#./###/.#."])
+def test_whole_small_boards_match_the_brute_force(board):
+    state = GAME.new_state(board=board)
+    value, best = solve(state)
+    assert value == brute_force(state)
+    for g in best:
+        after = state.copy()
+        after.play(g)
+        assert solve(after)[0] * (1 if after.to_move == state.to_move else -1) == value
+
+
+@pytest.mark.parametrize("board,free", [("2x3", 13), ("3x3", 13), ("classic", 12),
+                                        ("##/##/#.", 13), ("1x5", 14)])
+def test_every_move_value_of_random_positions_matches_the_brute_force(board, free):
+    rng = random.Random(f"{board}{free}")
+    for _ in range(12):
+        state = random_position(board, rng.randrange(3, free + 1), rng)
+        if state.is_over():
+            continue
+        solver = Solver(state.board)
+        edges = state.position_key()[0]
+        assert solver.value(edges) == brute_force(state)
+        for g, v in solver.move_values(edges).items():
+            after = state.copy()
+            after.play(state.board.grooves[g])
+            rest = brute_force(after)
+            planted = after.scores()[state.to_move] - state.scores()[state.to_move]
+            assert v == (planted + rest if planted else -rest), (state.moves, g)
+
+
+def test_agrees_with_the_reference_solver_and_reports_the_final_margin():
+    rng = random.Random(5)
+    for _ in range(10):
+        state = random_position("2x2", rng.randrange(2, 10), rng)
+        if state.is_over():
+            continue
+        ref_margin, ref_best = reference_solve(state)
+        ours, best = solve(state)
+        # The reference counts player 0's margin; ours the mover's.
+        assert ours == (ref_margin if state.to_move == 0 else -ref_margin)
+        assert [g.name for g in best] == sorted((g.name for g in ref_best),
+                                                key=lambda n: state.board.groove[n].index)
+
+
+def test_symmetric_boards_find_their_symmetries():
+    assert len(Solver(GAME.new_state(board="3x3").board).symmetries) == 7
+    assert len(Solver(GAME.new_state(board="2x3").board).symmetries) == 3
+    assert len(Solver(GAME.new_state(board="classic").board).symmetries) == 0
+    # a symmetry maps every position to one of the same value
+    solver = Solver(GAME.new_state(board="2x3").board)
+    rng = random.Random(2)
+    for _ in range(20):
+        state = random_position("2x3", rng.randrange(4, 14), rng)
+        edges = state.position_key()[0]
+        assert bin(solver.canonical(edges)).count("1") == bin(edges).count("1")
+
+
+def test_loony_endgame_values():
+    # one chain of three: the mover opens it and the opponent takes all three
+    assert loony_value((3,), ()) == -3
+    # two chains of three: the opponent of the opener keeps control with all-but-two
+    assert loony_value((3, 3), ()) == min(-(3 + loony_value((3,), ())), 2 + -3 - 1)
+    # a loop of four alone is taken whole
+    assert loony_value((), (4,)) == -4
+
+
+def test_a_deadline_stops_the_search():
+    ticks = iter(range(10**9))
+    state = GAME.new_state(board="4x4")
+    with pytest.raises(OutOfTime):
+        solve(state, deadline=5, clock=lambda: next(ticks))
