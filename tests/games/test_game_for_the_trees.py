@@ -413,3 +413,21 @@ def test_every_test_the_rules_document_names_exists():
     assert len(named) >= 20
     missing = [n for n in named if n not in globals()]
     assert not missing
+
+
+def test_playout_finishes_with_legal_turns_that_undo_takes_back():
+    import random
+
+    state = new(limit=60)
+    state.play("Ab1-d2")
+    scores = state.playout(random.Random(3))
+    assert state.is_over() and scores == state.scores()
+    replay = new(limit=60)
+    for move in state.moves:  # every turn it chose is a legal one, by the rules' own check
+        replay.play(str(move))
+    assert replay == state
+    while len(state.moves) > 1:
+        state.undo()
+    after_one = new(limit=60)
+    after_one.play("Ab1-d2")
+    assert state == after_one and state.chains(0) == ["d2>f3"]
