@@ -48,11 +48,13 @@ def test_a_bad_bridge_section_is_refused_naming_file_key_and_expectation(case, t
     assert str(path) in message and key in message and expected in message, message
 
 
-def test_the_20x20_board_is_a_shift_register_matrix():
-    layout = load_layout("grid-20x20-bridge")
+@pytest.mark.parametrize("name,first,last", [("grid-20x20-bridge", "a1", "t20"),
+                                             ("arbos-20x20-bridge", "A1", "T20")])
+def test_the_20x20_boards_are_shift_register_matrices(name, first, last):
+    layout = load_layout(name)
     wired = layout.bridge
     assert (wired.matrix, wired.rows, wired.cols) == ("shift-register", 20, 20)
-    assert wired.channels[0] == "a1" and wired.channels[399] == "t20" and layout.leds.count == 400
+    assert wired.channels[0] == first and wired.channels[399] == last and layout.leds.count == 400
 
 
 def test_sim_bridge_builds_the_layouts_matrix_and_plays_on_it():
