@@ -284,3 +284,45 @@ def test_treeboard_replay_reads_every_kind_of_turn(tmp_path):
     assert game["moves"] == ["Ab1-d2", "h7-h6", "g2-f3/d2>f3,g2>f3", "stop:h6>h5", "He1^c3",
                              "retreat:h6"]
     assert game["limit"] == 50 and game["to_move"] == 0
+
+
+TOUCH_KILLER = r"""
+import sys
+from board_driver.config import sim_config
+from board_driver.trace import Tracer
+t = Tracer(sim_config(layout="game-for-the-trees-matrix", journal=sys.argv[1]))
+for src, dst in [("b1", "d2"), ("h7", "h6"), ("a2", "a3"), ("g7", "g6")]:
+    for site in (src, dst):
+        t.step("place", [site])
+        t.step("lift", [site])
+    print("ACCEPTED", " ".join(str(m) for m in t.referee.state.moves), flush=True)
+sys.stdin.readline()  # wait here, mid-game, for the power to go
+"""
+
+
+def test_sigkill_mid_game_resumes_with_momentum(tmp_path):
+    """The board process dies (SIGKILL: no clean-up at all) after four turns by touch; the
+    next process resumes the game from the journal with every chain where it was."""
+    journal = tmp_path / "j.sqlite"
+    proc = subprocess.Popen([sys.executable, "-c", TOUCH_KILLER, str(journal)],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    accepted = []
+    for _ in range(4):
+        accepted = proc.stdout.readline().split()[1:]
+    proc.kill()
+    proc.wait(timeout=10)
+    proc.stdout.close()
+    proc.stdin.close()
+    assert accepted == ["Ab1-d2", "h7-h6", "a2-a3", "g7-g6"]
+    t = Tracer(sim_config(layout="game-for-the-trees-matrix", journal=str(journal)),
+               new_game=False)
+    try:
+        state = t.referee.state
+        assert [str(m) for m in state.moves] == accepted
+        assert state.chains(0) == ["a3>a4"]          # the Ash's d2>f3 autostopped (f3 grass)
+        assert state.chains(1) == ["g6>g5"]          # and Black's h6>h5 (h5 bare)
+        record = play_by_touch(t, state.parse_move("b3-a4"))  # grass first: a4 becomes grass,
+        assert record["game"]["moves"][-1] == "b3-a4"         # then the chain grows onto it
+        assert state.square("a4")["terrain"] == "underbrush" and "a4>a5" in state.chains(0)
+    finally:
+        t.close()
