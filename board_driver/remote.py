@@ -112,6 +112,13 @@ class RemoteLink:
         self.after_change: Callable[[], None] | None = None  # the daemon re-lights the board
         referee.listeners.append(self._on_local_change)
 
+    def summary(self) -> dict[str, Any]:
+        """The link in words and numbers, for the page and the terminal."""
+        return {"game": self.settings.game_id, "seat": self.settings.local_seat,
+                "status": self.conflict or self.status, "peer_online": self.peer_online,
+                "out_of_step": self.conflict is not None,
+                "asked_to": self._asked_to, "request": self.takeback_request}
+
     # --- the agreed takeback count survives a restart ----------------------------------------
 
     def _load_takebacks(self) -> int:
@@ -296,46 +303,59 @@ class RemoteLink:
         delay = 0.5
         self.referee.remote_status = self.status
         while True:
+            client = aiomqtt.Client(
+                s.host, s.port, username=s.username, password=s.password,
+                identifier=f"treeboard-{s.game_id}-{s.local_seat}", clean_session=False,
+                keepalive=s.keepalive, tls_context=self._tls(),
+                will=aiomqtt.Will(presence, b"offline", qos=1, retain=True))
             try:
-                async with aiomqtt.Client(
-                        s.host, s.port, username=s.username, password=s.password,
-                        identifier=f"treeboard-{s.game_id}-{s.local_seat}", clean_session=False,
-                        keepalive=s.keepalive, tls_context=self._tls(),
-                        will=aiomqtt.Will(presence, b"offline", qos=1, retain=True)) as client:
-                    self._client = client
-                    delay = 0.5
-                    log.info("connected to %s:%d for game %s as seat %d", s.host, s.port,
-                             s.game_id, s.local_seat)
-                    for topic in ("move", "takeback", "state", "presence"):
-                        await client.subscribe(self.topics[topic], qos=1)
-                    await client.publish(presence, b"online", qos=1, retain=True)
-                    self._drain()             # what was queued offline is in the state below
-                    self._publish_state()
-                    self._update_status()
-                    sender = asyncio.ensure_future(self._send_loop(client))
-                    try:
-                        async for message in client.messages:
-                            try:
-                                self.handle(message.topic.value, bytes(message.payload or b""))
-                            except Exception:
-                                # A fault in handling one message is ours, not the broker's:
-                                # say so loudly, and keep the link (the game is unchanged by
-                                # a failed message: the referee raises before it records).
-                                log.exception("remote message on %s could not be handled",
-                                              message.topic.value)
-                    finally:
-                        sender.cancel()
+                async with client:
+                    await self._serve(client, presence)
             except asyncio.CancelledError:
                 raise
-            except Exception as exc:  # aiomqtt.MqttError, OSError: the broker is away
-                log.warning("broker %s:%d: %s; retrying in %.1f s", s.host, s.port, exc, delay)
+            except Exception as exc:  # aiomqtt.MqttError, OSError, ssl.SSLError: broker away
+                _close_abandoned_sockets(exc)
+                refused = _refusal(exc)
+                log.warning("broker %s:%d: %s; retrying in %.1f s", s.host, s.port,
+                            refused or exc, delay)
+            else:
+                refused = None
+            if self._client is not None:
+                delay = 0.5   # it was connected: the broker just went, try again soon
             self._client = None
-            self.status = NO_BROKER
+            self.status = refused or NO_BROKER
             self.peer_online = False
             self.referee.remote_status = self.status
             self._changed()
             await asyncio.sleep(delay)
             delay = min(delay * 2, 5.0)
+
+    async def _serve(self, client, presence: str) -> None:
+        """One connection: subscribe, say we are here, publish our game, then handle messages
+        until the broker goes away."""
+        s = self.settings
+        self._client = client
+        log.info("connected to %s:%d for game %s as seat %d", s.host, s.port, s.game_id,
+                 s.local_seat)
+        for topic in ("move", "takeback", "state", "presence"):
+            await client.subscribe(self.topics[topic], qos=1)
+        await client.publish(presence, b"online", qos=1, retain=True)
+        self._drain()             # what was queued offline is in the state below
+        self._publish_state()
+        self._update_status()
+        sender = asyncio.ensure_future(self._send_loop(client))
+        try:
+            async for message in client.messages:
+                try:
+                    self.handle(message.topic.value, bytes(message.payload or b""))
+                except Exception:
+                    # A fault in handling one message is ours, not the broker's: say so
+                    # loudly, and keep the link (the game is unchanged by a failed message:
+                    # the referee raises before it records).
+                    log.exception("remote message on %s could not be handled",
+                                  message.topic.value)
+        finally:
+            sender.cancel()
 
     def _drain(self) -> None:
         while not self._outbox.empty():
@@ -345,6 +365,42 @@ class RemoteLink:
         while True:
             topic, payload, retain = await self._outbox.get()
             await client.publish(topic, payload, qos=1, retain=retain)
+
+
+def _close_abandoned_sockets(exc: BaseException) -> None:
+    """paho-mqtt drops the socket of a TLS handshake that failed (an untrusted certificate)
+    without closing it; a board retrying every few seconds for months would lean on the
+    garbage collector for each. Close what the failed attempt's frames still hold."""
+    import socket
+
+    seen: set[int] = set()
+    cause: BaseException | None = exc
+    while cause is not None and id(cause) not in seen:
+        seen.add(id(cause))
+        tb = cause.__traceback__
+        while tb is not None:
+            for value in list(tb.tb_frame.f_locals.values()):
+                if isinstance(value, socket.socket) and value.fileno() != -1:
+                    value.close()
+            tb = tb.tb_next
+        cause = cause.__cause__ or cause.__context__
+
+
+def _refusal(exc: BaseException) -> str | None:
+    """Why the broker turned this board away, in words, when it did (a login or certificate
+    it refused): not something retrying will mend, so the board says it rather than "no
+    broker". None for a broker that is simply not there."""
+    import aiomqtt
+
+    cause: BaseException | None = exc
+    while cause is not None:   # aiomqtt wraps the socket's error in its own
+        if isinstance(cause, ssl.SSLCertVerificationError):
+            return (f"no broker: its certificate is not trusted ({cause.verify_message}; "
+                    "see ca_file)")
+        cause = cause.__cause__ or cause.__context__
+    if isinstance(exc, aiomqtt.MqttCodeError) and type(exc).__name__ == "MqttConnectError":
+        return f"no broker: it refused this board ({exc}; see credentials_file)"
+    return None
 
 
 def settings_from_config(config: Any) -> RemoteSettings:
