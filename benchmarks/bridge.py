@@ -28,7 +28,8 @@
   shows that cell in the seed's colour; then the seed is lifted (a takeback) and the cell must
   show its hint again. Alternating round by round with the reference: the same firmware and
   link with no daemon, the host's callback lighting the cell at once (so the difference is the
-  daemon's share: mostly its debounce).
+  daemon's share: mostly its debounce). The first round learns the seed's colour and is not
+  counted. At most 100 rounds (each is real time: two moves and their settling).
 - Sensor change on a noisy line (`faults`): the same, on the 40-channel board, while every
   byte either way has a 5 % chance of a flipped bit (`LineFaults(corrupt_bytes=0.05)`),
   alternating round by round with the same board on a clean line as the reference. With the
