@@ -112,6 +112,13 @@ class RemoteLink:
         self.after_change: Callable[[], None] | None = None  # the daemon re-lights the board
         referee.listeners.append(self._on_local_change)
 
+    def summary(self) -> dict[str, Any]:
+        """The link in words and numbers, for the page and the terminal."""
+        return {"game": self.settings.game_id, "seat": self.settings.local_seat,
+                "status": self.conflict or self.status, "peer_online": self.peer_online,
+                "out_of_step": self.conflict is not None,
+                "asked_to": self._asked_to, "request": self.takeback_request}
+
     # --- the agreed takeback count survives a restart ----------------------------------------
 
     def _load_takebacks(self) -> int:
