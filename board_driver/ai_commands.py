@@ -9,7 +9,7 @@ import sys
 import time
 
 import games
-from board_driver.cli import _EXTRA_COMMANDS, _fail, _game_options
+from board_driver.cli import _EXTRA_COMMANDS, _fail, _game_options, add_game_options
 
 
 def _moves_of(texts: list[str] | None) -> list[str]:
@@ -119,17 +119,16 @@ def cmd_review(args: argparse.Namespace) -> int:
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("solve", help="the exact value and best moves of a Tree Planting position")
     p.add_argument("--game", default="tree-planting", help="the game (only tree-planting)")
-    p.add_argument("--board", default="classic", help="a board name, RxC or ASCII art")
+    add_game_options(p)  # --board (default: the classic board)
     p.add_argument("--moves", nargs="*", metavar="M", help="the moves played so far")
     p.add_argument("--seconds", type=float, default=None,
                    help="give up after this long (default: no limit)")
-    p.set_defaults(func=cmd_solve, option=None)
+    p.set_defaults(func=cmd_solve)
 
     p = sub.add_parser("review", help="every move of a game against the best one")
     p.add_argument("file", help="a replay object (JSON) or whitespace-separated moves; - stdin")
     p.add_argument("--game", default="tree-planting", help="the game of a plain move list")
-    p.add_argument("--board", help="the board of a plain move list")
-    p.add_argument("--option", action="append", metavar="KEY=VALUE", help="another game option")
+    add_game_options(p)  # the options of a plain move list's game (--board, --cubes...)
     p.add_argument("--seconds", type=float, default=2.0, help="thinking time per position")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--json", action="store_true", help="one JSON object instead of a table")

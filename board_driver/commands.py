@@ -106,6 +106,8 @@ def _command_line_choices(config: Config, args: argparse.Namespace) -> None:
         config.moves = args.moves
     if getattr(args, "journal", None):
         config.journal = args.journal
+    if getattr(args, "players", None):
+        config.players = tuple(args.players)
     try:
         options = _game_options(args)
     except ValueError as exc:
@@ -243,6 +245,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--bridge", action="store_true",
                    help="through a simulated microcontroller on a pseudo-terminal")
     p.add_argument("--new-game", action="store_true", help="abandon the journal's game in progress")
+    p.add_argument("--players", nargs=2, metavar="SEAT",
+                   help="who plays each seat: human, computer or computer:LEVEL (easy, medium, "
+                        "hard, perfect, or seconds to think), e.g. --players human computer:easy")
     p.add_argument("-v", "--verbose", action="store_true")
     p.set_defaults(func=cmd_sim)
 

@@ -1,0 +1,108 @@
+"""The computer's seat: thinks and plays only on its turn with the board agreeing, drops
+answers the game has moved past, and parses levels from the config's seats."""
+
+from __future__ import annotations
+
+from concurrent.futures import Future
+from types import SimpleNamespace
+
+import pytest
+
+import games
+from board_driver.seats import ComputerSeat, computer_seats, think
+
+
+class FakeReferee:
+    """What the seat reads and calls on the referee, over a real game state."""
+
+    def __init__(self, state):
+        self.state = state
+        self.view = SimpleNamespace(corrections=[], completions=[])
+        self.played: list[str] = []
+
+    def at_board(self, player):
+        return player == 0
+
+    def play_for_seat(self, move, now, origin):
+        assert origin == "computer"
+        self.state.play(self.state.parse_move(move))
+        self.played.append(move)
+
+
+class Worker:
+    """Runs a submitted search when told to, as a worker process would, later."""
+
+    def __init__(self):
+        self.jobs: list[tuple[Future, tuple]] = []
+
+    def submit(self, fn, *args):
+        f = Future()
+        self.jobs.append((f, (fn, args)))
+        return f
+
+    def finish(self, i=0):
+        f, (fn, args) = self.jobs.pop(i)
+        f.set_result(fn(*args))
+
+
+def seat_for(state, worker):
+    referee = FakeReferee(state)
+    seat = ComputerSeat(referee, {1: games.ai.level("0.05")}, submit=worker.submit,
+                        call_soon=lambda fn, *a: fn(*a), clock=lambda: 0.0, seed=1)
+    return referee, seat
+
+
+def test_plays_its_turn_once_the_board_agrees():
+    state = games.get_game("tree-planting").new_state(board="2x2")
+    worker = Worker()
+    referee, seat = seat_for(state, worker)
+    seat.poke()
+    assert not worker.jobs  # the human's turn
+    state.play("h0.0")
+    referee.view.corrections = ["h0.0 still to put"]
+    seat.poke()
+    assert not worker.jobs  # the board disagrees: no thinking yet
+    referee.view.corrections = []
+    seat.poke()
+    seat.poke()
+    assert len(worker.jobs) == 1  # one search per position
+    referee.view.corrections = ["someone is fiddling"]
+    worker.finish()
+    assert referee.played == []  # the answer waits for the board
+    referee.view.corrections = []
+    seat.poke()
+    assert len(referee.played) == 1
+    assert str(state.moves[-1]) == referee.played[0]
+
+
+def test_drops_an_answer_the_game_moved_past():
+    state = games.get_game("tree-planting").new_state(board="2x2")
+    state.play("h0.0")
+    worker = Worker()
+    referee, seat = seat_for(state, worker)
+    seat.poke()
+    assert len(worker.jobs) == 1
+    state.undo()  # a takeback while it thinks
+    worker.finish()
+    assert referee.played == []
+    assert not worker.jobs  # the human's turn again: nothing new to think about
+    state.play("v0.0")
+    seat.poke()
+    worker.finish()
+    assert len(referee.played) == 1 and str(state.moves[-1]) == referee.played[0]
+
+
+def test_the_worker_function_answers_a_legal_move_text():
+    state = games.get_game("treeblox").new_state()
+    state.play("La1")
+    move = think(state.to_json(), 0.05, 0.0, 3)
+    assert state.parse_move(move) in state.legal_moves()
+
+
+def test_levels_from_the_config():
+    assert set(computer_seats(("human", "computer:easy"))) == {1}
+    assert computer_seats(("computer", "human"))[0].name == "medium"
+    assert computer_seats(("computer:2", "human"))[0].seconds == 2.0
+    assert computer_seats(("human", "human")) == {}
+    with pytest.raises(ValueError, match="computer level 'genius'"):
+        computer_seats(("human", "computer:genius"))
