@@ -450,10 +450,20 @@ class Solver:
         if best < beta:
             if moves is None:
                 moves = self._ordered(edges, all_sacrifices=True)
+            adj = self.adj
             for g in moves:
                 if g == first:
                     continue
-                e2, t2, gained = play(edges, threes, g)
+                # `play`, inlined: this loop is the solver's innermost.
+                e2 = edges | 1 << g
+                t2, gained = threes, 0
+                for sq, mask in adj[g]:
+                    n = (e2 & mask).bit_count()
+                    if n == 4:
+                        gained += 1
+                        t2 &= ~sq
+                    elif n == 3:
+                        t2 |= sq
                 if gained:
                     v = gained + search(e2, t2, alpha - gained, beta - gained)
                 else:
