@@ -1,5 +1,5 @@
 """The computer player's numbers: playout speed against OpenSpiel, the exact solver's time and
-memory, MCTS iterations per second.
+memory, MCTS iterations per second, the sensor path's latency while the computer thinks.
 
     python benchmarks/ai.py [--rounds 5] [--seconds 1] [--solve 3x3 classic] [--solve-limit 600]
 
@@ -127,6 +127,46 @@ def mcts_rate(name: str, seconds: float) -> dict:
     return {"iterations_per_cpu_s": round(search.iterations / cpu, 1), "nodes": search.nodes}
 
 
+def latency_while_thinking(rounds: int, moves: int) -> dict:
+    """The sensor path (a rod edge -> the LED frame through the referee, `latency.py`'s
+    edge_to_frame) timed alternately with the computer's worker process idle and thinking
+    without pause (one search after another on a 4x4 Tree Planting board, the daemon's own
+    worker set-up), round after round."""
+    import tempfile
+    import threading
+
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import latency
+
+    from board_driver.seats import think, worker_pool
+
+    pool = worker_pool()
+    busy = threading.Event()
+    searches = [0]
+    position = games.get_game("tree-planting").new_state(board="4x4").to_json()
+
+    def again(_future=None) -> None:
+        if busy.is_set():
+            searches[0] += 1
+            pool.submit(think, position, 0.5, 0.0, searches[0]).add_done_callback(again)
+
+    pool.submit(think, position, 0.01, 0.0, 0).result()  # the worker is up before we time
+    out = {"idle": [], "thinking": []}
+    with tempfile.TemporaryDirectory() as tmp:
+        for _ in range(rounds):
+            for mode in ("idle", "thinking"):
+                if mode == "thinking":
+                    busy.set()
+                    again()
+                    time.sleep(0.2)  # the search is under way
+                out[mode].append(latency.edge_to_frame(moves, tmp)["p99_us"])
+                busy.clear()
+                time.sleep(0.6)  # the last search ends
+    pool.shutdown()
+    return {"rounds": rounds, "moves_each": moves, "searches_run": searches[0],
+            "p99_us": {k: spread(v) for k, v in out.items()}}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5)
@@ -135,6 +175,9 @@ def main() -> None:
     parser.add_argument("--solve-limit", type=float, default=600.0, help="wall seconds per solve")
     parser.add_argument("--solve-child", help=argparse.SUPPRESS)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--latency-rounds", type=int, default=5,
+                        help="rounds of the sensor path's latency, idle vs thinking (0: skip)")
+    parser.add_argument("--latency-moves", type=int, default=2000)
     args = parser.parse_args()
     if args.solve_child:
         solve_child(args.solve_child)
@@ -144,6 +187,9 @@ def main() -> None:
            "playouts": [playouts(r, c, args.rounds, args.seconds, rng) for r, c in ((3, 3), (4, 4))],
            "mcts": {name: mcts_rate(name, args.seconds) for name in games.names()},
            "solver": [solve(b, args.solve_limit) for b in args.solve]}
+    if args.latency_rounds:
+        out["sensor_latency_while_thinking"] = latency_while_thinking(args.latency_rounds,
+                                                                      args.latency_moves)
     print(json.dumps(out, indent=2))
 
 

@@ -46,12 +46,22 @@ def computer_seats(players: tuple[str, ...]) -> dict[int, games.ai.Level]:
     return out
 
 
+def _lower_priority() -> None:
+    # In the worker: the scheduler serves the daemon first whenever both want a core, so the
+    # search takes only what the sensor path leaves over.
+    import os
+
+    os.nice(19)
+
+
 def worker_pool() -> Executor:
-    """One worker process, started by spawning (the daemon has threads: forking it is unsafe)."""
+    """One worker process, started by spawning (the daemon has threads: forking it is unsafe),
+    at the lowest scheduling priority."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    return ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+    return ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"),
+                               initializer=_lower_priority)
 
 
 class ComputerSeat:
