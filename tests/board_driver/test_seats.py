@@ -106,3 +106,45 @@ def test_levels_from_the_config():
     assert computer_seats(("human", "human")) == {}
     with pytest.raises(ValueError, match="computer level 'genius'"):
         computer_seats(("human", "computer:genius"))
+
+
+def test_the_daemon_plays_the_computer_seat_and_waits_for_the_board(tmp_path):
+    """The real daemon on the simulated board, the search in its spawned worker process: the
+    human's rod is played, the computer answers in the game, the board then lacks that rod
+    (a correction to make) until a hand puts it, and the game goes on."""
+    import asyncio
+    import time
+
+    from board_driver.config import sim_config
+    from board_driver.daemon import Daemon
+
+    def wait_for(condition, timeout=30.0):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if condition():
+                return True
+            time.sleep(0.01)
+        return False
+
+    daemon = Daemon(sim_config(journal=str(tmp_path / "j.sqlite"),
+                               players=("human", "computer:0.2")), new_game=True)
+
+    async def scenario():
+        runner = asyncio.ensure_future(daemon.run())
+        loop = asyncio.get_running_loop()
+        assert await loop.run_in_executor(None, wait_for, lambda: daemon.computer is not None)
+        referee = daemon.session.referee
+        board = daemon.session.hardware.board
+        await loop.run_in_executor(None, board.place, "h0.0")
+        answered = await loop.run_in_executor(None, wait_for,
+                                              lambda: len(referee.state.moves) == 2)
+        assert answered, "the computer did not move"
+        computer_move = str(referee.state.moves[1])
+        assert [c.site for c in referee.corrections] == [computer_move]  # to put on the board
+        await loop.run_in_executor(None, board.place, computer_move)
+        assert await loop.run_in_executor(None, wait_for, lambda: not referee.corrections)
+        assert referee.state.to_move == 0 and len(referee.state.moves) == 2
+        daemon.stop()
+        await runner
+
+    asyncio.run(scenario())
