@@ -126,7 +126,11 @@ def render(state: State, view: View, now: float) -> tuple[dict[str, Colour], flo
                 frame[corr.site] = view.colours["wrong"]  # steady red: take this piece off
             else:
                 need = kind_colour(corr.want, view.colours)
-                if corr.have is None:
+                if corr.have is None and corr.site in view.to_make:
+                    # The computer's move, to make: it breathes (an invitation), never blinks.
+                    frame[corr.site] = scale(need, 0.55 + 0.45 * math.cos(now * math.pi))
+                    wake = min(wake or math.inf, now + FRAME_S)
+                elif corr.have is None:
                     frame[corr.site] = need if on else OFF  # blink: put this piece here
                 else:
                     frame[corr.site] = need if on else view.colours["wrong"]  # wrong kind

@@ -33,6 +33,9 @@ class View:
     over_since: float | None = None     # when the game ended (for the winner's animation)
     winner_seconds: float = 6.0
     turn_left: float | None = None      # seconds left in a timed turn (None: no limit applies)
+    # Sites of a move the computer played in the game, still to be made on the board: shown
+    # as "the computer's move: make it", not as a mistake.
+    to_make: frozenset = frozenset()
 
 
 def scale(colour: Colour, factor: float) -> Colour:

@@ -141,6 +141,13 @@ def test_the_daemon_plays_the_computer_seat_and_waits_for_the_board(tmp_path):
         assert answered, "the computer did not move"
         computer_move = str(referee.state.moves[1])
         assert [c.site for c in referee.corrections] == [computer_move]  # to put on the board
+        # shown as "make it" (breathing, never dark), not as a mistake (blinking on and off)
+        from board_driver.views import render
+
+        assert referee.view.to_make == {computer_move}
+        lit = [render(referee.state, referee.view, 100 + i / 20)[0][computer_move]
+               for i in range(40)]
+        assert all(any(c) for c in lit) and len(set(lit)) > 1
         await loop.run_in_executor(None, board.place, computer_move)
         assert await loop.run_in_executor(None, wait_for, lambda: not referee.corrections)
         assert referee.state.to_move == 0 and len(referee.state.moves) == 2
