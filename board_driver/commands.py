@@ -222,7 +222,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     def simulated(p, *, journal: bool = False):
         p.add_argument("--config", help="a config file instead of the built-in simulated one")
         p.add_argument("--layout", help="a shipped layout name or a layout file")
-        p.add_argument("--moves", choices=["off", "legal", "safe"], help="move display mode")
+        p.add_argument("--moves", choices=["off", "legal", "safe", "best"],
+                           help="move display mode")
         if journal:
             p.add_argument("--journal", help="journal file (default: one per layout and game "
                                              "options in ~/.local/state/treeboard/)")

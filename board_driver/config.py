@@ -17,7 +17,7 @@ Colour = tuple[int, int, int]
 
 DEFAULT_PATH = Path("/etc/treeboard/config.toml")
 BACKENDS = ("gpio", "sim", "bridge")
-MOVE_MODES = ("off", "legal", "safe")
+MOVE_MODES = ("off", "legal", "safe", "best")
 
 # Okabe-Ito colours, chosen to stay distinct for the common kinds of colour blindness:
 # blue and yellow for the players, bluish green for "safe", orange for "gives a square away",
@@ -31,6 +31,7 @@ DEFAULT_COLOURS: dict[str, Colour] = {
     "rod": (48, 48, 48),         # a drawn groove: dim white
     "waiting": (200, 200, 255),  # the board waits for an entry it cannot sense
     "choice": (204, 121, 167),   # reddish purple: you may take this piece (a capture to choose)
+    "best": (86, 180, 233),      # sky blue: the computer's best move (display.moves = "best")
 }
 
 

@@ -101,8 +101,8 @@ class Daemon:
             from board_driver.config import ConfigError
             raise ConfigError(self.config.path, "players", str(exc).split(": ", 1)[-1],
                               list(self.config.players)) from None
-        if not levels:
-            return
+        if not levels and self.config.moves != "best":
+            return  # no computer seat, no hints: no worker
         self._pool = worker_pool()
         self.computer = ComputerSeat(session.referee, levels, submit=self._pool.submit,
                                      call_soon=self.loop.call_soon_threadsafe,

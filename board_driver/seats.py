@@ -34,6 +34,39 @@ def think(saved: str, seconds: float, noise: float, seed: int) -> str:
     return str(games.ai.best_move(state, seconds=seconds, seed=seed, noise=noise))
 
 
+def hints(saved: str, seconds: float) -> dict[str, str]:
+    """In the worker: site -> "best" for the best moves' sites; with an exact value (Tree
+    Planting), every other free site -> "keeps" (the mover's result: win, draw or loss, stays
+    what it is) or "loses"."""
+    state = games.load_state(saved)
+    rows = games.ai.analyse(state, seconds=seconds)
+    if not rows:
+        return {}
+    before = state.occupancy()
+    sites = set(state.sites())
+
+    def sites_of(move) -> list[str]:
+        state.play(move)
+        after = state.occupancy()
+        state.undo()
+        return sorted(s for s in before.keys() | after.keys()
+                      if before.get(s) != after.get(s) and s in sites)
+
+    top = rows[0]
+    out: dict[str, str] = {}
+    if top.exact:
+        result = (top.value > 0) - (top.value < 0)
+        for r in rows:
+            what = ("best" if r.value == top.value
+                    else "keeps" if (r.value > 0) - (r.value < 0) == result else "loses")
+            for site in sites_of(r.move)[:1]:  # the groove (a planted hole follows it)
+                out.setdefault(site, what)
+    else:
+        for site in sites_of(top.move):
+            out[site] = "best"
+    return out
+
+
 def computer_seats(players: tuple[str, ...]) -> dict[int, games.ai.Level]:
     """Seat -> level for every "computer" or "computer:LEVEL" seat. Raises ValueError naming
     a level it does not know."""
@@ -68,7 +101,7 @@ class ComputerSeat:
     def __init__(self, referee: Any, levels: dict[int, games.ai.Level], *,
                  submit: Callable[..., Future], call_soon: Callable[..., Any],
                  clock: Callable[[], float], after_change: Callable[[], None] = lambda: None,
-                 seed: int | None = None):
+                 seed: int | None = None, hint_seconds: float = 1.0):
         """`submit(fn, *args)` runs `fn` in the worker and returns a Future; `call_soon(fn)`
         runs `fn` on the loop thread (the Future's callback comes from another thread)."""
         self.referee = referee
@@ -78,6 +111,9 @@ class ComputerSeat:
         self.clock = clock
         self.after_change = after_change
         self.rng = random.Random(seed)
+        self.hint_seconds = hint_seconds
+        self._hinted: tuple[str, ...] | None = None  # the history the shown hints belong to
+        self._hint_asked: tuple[str, ...] | None = None
         self._asked: tuple[str, ...] | None = None  # the history the pending search was given
         self._ready: tuple[tuple[str, ...], str] | None = None  # (history, move) to play
         self.thinking = False
@@ -99,7 +135,9 @@ class ComputerSeat:
         return state.to_move
 
     def poke(self) -> None:
-        """On the loop: play a ready move, or start thinking, if the game and board allow."""
+        """On the loop: play a ready move, or start thinking, if the game and board allow;
+        and keep the hints of display.moves = "best" up to date."""
+        self._hint_poke()
         seat = self._our_turn()
         history = self._history()
         if self._ready is not None:
@@ -139,6 +177,37 @@ class ComputerSeat:
             return
         self._ready = (history, move)
         self.poke()
+
+    def _hint_poke(self) -> None:
+        """Hints (display.moves = "best"): for a player at this board, whose turn it is."""
+        referee = self.referee
+        view = referee.view
+        history = self._history()
+        if self._hinted != history:
+            if view.hints:
+                view.hints = {}
+                self.after_change()
+            self._hinted = None
+        state = referee.state
+        if (getattr(view, "moves", None) != "best" or state.is_over()
+                or not referee.at_board(state.to_move) or not self._board_agrees()
+                or self._hint_asked == history):
+            return
+        self._hint_asked = history
+        future = self.submit(hints, state.to_json(), self.hint_seconds)
+        future.add_done_callback(lambda f, h=history: self.call_soon(self._hint_answer, f, h))
+
+    def _hint_answer(self, future: Future, history: tuple[str, ...]) -> None:
+        try:
+            found = future.result()
+        except Exception:
+            log.exception("the hint search failed")
+            return
+        if history != self._history():
+            return  # the game moved on; poke asks again
+        self.referee.view.hints = found
+        self._hinted = history
+        self.after_change()
 
     def _play(self, move: str) -> None:
         before = self.referee.state.occupancy()

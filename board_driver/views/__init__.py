@@ -108,6 +108,13 @@ def render(state: State, view: View, now: float) -> tuple[dict[str, Colour], flo
                     frame[site] = scale(view.colours[f"player{winner}"], 0.2 + 0.8 * level)
             wake = min(wake or math.inf, now + FRAME_S)
 
+    if view.moves == "best" and view.hints and not state.is_over():
+        # The best moves in their own colour, for every game (a game's view may colour more).
+        lit = set(state.sites())
+        for site, what in view.hints.items():
+            if what == "best" and site in lit and "best" in view.colours:
+                frame[site] = view.colours["best"]
+
     if view.completions:
         # A move in progress: where the piece may go, steady in its colour; pieces that may be
         # taken off breathe in the "choice" colour ("you may take this", not "wrong").

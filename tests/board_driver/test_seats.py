@@ -17,7 +17,7 @@ class FakeReferee:
 
     def __init__(self, state):
         self.state = state
-        self.view = SimpleNamespace(corrections=[], completions=[])
+        self.view = SimpleNamespace(corrections=[], completions=[], moves="safe", hints={})
         self.played: list[str] = []
 
     def at_board(self, player):
@@ -155,3 +155,61 @@ def test_the_daemon_plays_the_computer_seat_and_waits_for_the_board(tmp_path):
         await runner
 
     asyncio.run(scenario())
+
+
+def test_hints_mark_the_best_grooves_and_whether_the_others_keep_the_result():
+    from board_driver.seats import hints
+    from games.ai.tree_planting import solver_for
+
+    state = games.get_game("tree-planting").new_state(board="2x2")
+    state.play_all(["h0.0", "v0.0", "h1.1"])
+    found = hints(state.to_json(), 5.0)
+    values = solver_for(state.board).move_values(state.position_key()[0])
+    top = max(values.values())
+    for g, v in values.items():
+        name = state.board.grooves[g].name
+        expected = "best" if v == top else "keeps" if (v > 0) - (v < 0) == (top > 0) - (top < 0) \
+            else "loses"
+        assert found[name] == expected
+    # other games: the best move's site only
+    tb = games.get_game("treeblox").new_state()
+    found = hints(tb.to_json(), 0.05)
+    assert list(found.values()) == ["best"] and set(found) <= set(tb.sites())
+
+
+def test_hints_follow_the_game_for_players_at_the_board():
+    state = games.get_game("tree-planting").new_state(board="2x2")
+    worker = Worker()
+    referee = FakeReferee(state)
+    referee.view.moves = "best"
+    referee.view.hints = {}
+    referee.at_board = lambda player: True
+    seat = ComputerSeat(referee, {}, submit=worker.submit, call_soon=lambda fn, *a: fn(*a),
+                        clock=lambda: 0.0, hint_seconds=5.0)
+    seat.poke()
+    seat.poke()
+    assert len(worker.jobs) == 1
+    worker.finish()
+    assert len(referee.view.hints) == 12 and "best" in referee.view.hints.values()
+    state.play("h0.0")
+    seat.poke()
+    assert referee.view.hints == {}  # stale hints go at once
+    assert len(worker.jobs) == 1  # and new ones are on the way
+
+
+def test_best_mode_colours_the_grooves_on_the_leds():
+    from board_driver.config import DEFAULT_COLOURS
+    from board_driver.views import View, render
+
+    state = games.get_game("tree-planting").new_state(board="2x2")
+    view = View(colours=dict(DEFAULT_COLOURS), moves="best",
+                hints={"h0.0": "best", "h0.1": "keeps", "v0.0": "loses"})
+    frame, _ = render(state, view, 0.0)
+    assert frame["h0.0"] == DEFAULT_COLOURS["best"]
+    assert frame["h0.1"] == DEFAULT_COLOURS["safe"]
+    assert frame["v0.0"] == DEFAULT_COLOURS["unsafe"]
+    assert frame["v0.1"] == (0, 0, 0)  # no hint yet: dark
+    tb = games.get_game("treeblox").new_state()
+    frame, _ = render(tb, View(colours=dict(DEFAULT_COLOURS), moves="best", hints={"b2": "best"}),
+                      0.0)
+    assert frame["b2"] == DEFAULT_COLOURS["best"]
