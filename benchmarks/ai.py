@@ -107,6 +107,43 @@ def solve_child(board: str) -> None:
                                            / 1024, 1)}))
 
 
+def depth_child(board: str, drawn: int, positions: int, seed: int) -> None:
+    """Run in a child: CPU seconds to answer random positions with `drawn` grooves drawn
+    exactly (every move's value, as the hints need), each with a fresh solver; peak memory."""
+    from games.ai.tree_planting import Solver
+
+    rng = random.Random(seed)
+    game = games.get_game("tree-planting")
+    times = []
+    for _ in range(positions):
+        state = game.new_state(board=board)
+        for _ in range(drawn):
+            state.play(rng.choice(state.legal_moves()))
+        if state.is_over():
+            continue
+        solver = Solver(state.board)
+        start = time.process_time()
+        solver.move_values(state.position_key()[0])
+        times.append(time.process_time() - start)
+    print(json.dumps({"board": board, "drawn": drawn, "positions": len(times),
+                      "cpu_s": spread(times),
+                      "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+                                           / 1024, 1)}))
+
+
+def depth_profile(board: str, depths: list[int], positions: int, limit: float) -> list:
+    out = []
+    for d in depths:
+        try:
+            done = subprocess.run([sys.executable, __file__, "--depth-child", board, str(d),
+                                   str(positions)], capture_output=True, text=True,
+                                  timeout=limit, check=True)
+            out.append(json.loads(done.stdout))
+        except subprocess.TimeoutExpired:
+            out.append({"board": board, "drawn": d, "finished": False, "limit_wall_s": limit})
+    return out
+
+
 def solve(board: str, limit: float) -> dict:
     try:
         done = subprocess.run([sys.executable, __file__, "--solve-child", board],
@@ -174,6 +211,11 @@ def main() -> None:
     parser.add_argument("--solve", nargs="*", default=["3x3", "classic"])
     parser.add_argument("--solve-limit", type=float, default=600.0, help="wall seconds per solve")
     parser.add_argument("--solve-child", help=argparse.SUPPRESS)
+    parser.add_argument("--depth-child", nargs=3, help=argparse.SUPPRESS)
+    parser.add_argument("--depths", type=int, nargs="*", default=[],
+                        help="also time exact answers for random classic positions with this "
+                             "many grooves drawn (what an opening book must cover)")
+    parser.add_argument("--depth-positions", type=int, default=10)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--latency-rounds", type=int, default=5,
                         help="rounds of the sensor path's latency, idle vs thinking (0: skip)")
@@ -182,11 +224,18 @@ def main() -> None:
     if args.solve_child:
         solve_child(args.solve_child)
         return
+    if args.depth_child:
+        board, drawn, positions = args.depth_child
+        depth_child(board, int(drawn), int(positions), args.seed)
+        return
     rng = random.Random(args.seed)
     out = {"python": platform.python_version(), "machine": platform.machine(),
            "playouts": [playouts(r, c, args.rounds, args.seconds, rng) for r, c in ((3, 3), (4, 4))],
            "mcts": {name: mcts_rate(name, args.seconds) for name in games.names()},
            "solver": [solve(b, args.solve_limit) for b in args.solve]}
+    if args.depths:
+        out["classic_by_depth"] = depth_profile("classic", args.depths, args.depth_positions,
+                                                args.solve_limit)
     if args.latency_rounds:
         out["sensor_latency_while_thinking"] = latency_while_thinking(args.latency_rounds,
                                                                       args.latency_moves)
