@@ -162,17 +162,24 @@ class ComputerSeat:
                              self.rng.randrange(1 << 30))
         future.add_done_callback(lambda f, h=history: self.call_soon(self._answer, f, h))
 
+    def _fresh(self, future: Future, history: tuple[str, ...], what: str) -> Any:
+        """A worker's answer if it came back and still fits the game; None otherwise."""
+        try:
+            answer = future.result()
+        except Exception:
+            log.exception("the %s failed", what)
+            return None
+        if history != self._history():
+            log.info("%s answer %r dropped: the game moved on", what, answer)
+            return None
+        return answer
+
     def _answer(self, future: Future, history: tuple[str, ...]) -> None:
         """On the loop: a search came back."""
         if history == self._asked:
             self.thinking = False
-        try:
-            move = future.result()
-        except Exception:
-            log.exception("the computer's search failed")
-            return
-        if history != self._history():
-            log.info("computer's answer %s dropped: the game moved on", move)
+        move = self._fresh(future, history, "computer's search")
+        if move is None:
             self.poke()
             return
         self._ready = (history, move)
@@ -198,13 +205,9 @@ class ComputerSeat:
         future.add_done_callback(lambda f, h=history: self.call_soon(self._hint_answer, f, h))
 
     def _hint_answer(self, future: Future, history: tuple[str, ...]) -> None:
-        try:
-            found = future.result()
-        except Exception:
-            log.exception("the hint search failed")
-            return
-        if history != self._history():
-            return  # the game moved on; poke asks again
+        found = self._fresh(future, history, "hint search")
+        if found is None:
+            return  # failed, or the game moved on (poke asks again)
         self.referee.view.hints = found
         self._hinted = history
         self.after_change()

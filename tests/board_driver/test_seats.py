@@ -113,19 +113,13 @@ def test_the_daemon_plays_the_computer_seat_and_waits_for_the_board(tmp_path):
     human's rod is played, the computer answers in the game, the board then lacks that rod
     (a correction to make) until a hand puts it, and the game goes on."""
     import asyncio
-    import time
+    from functools import partial
 
     from board_driver.config import sim_config
     from board_driver.daemon import Daemon
+    from tests.board_driver.test_daemon import wait_for
 
-    def wait_for(condition, timeout=30.0):
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if condition():
-                return True
-            time.sleep(0.01)
-        return False
-
+    wait_for = partial(wait_for, timeout=30.0)  # the worker process starts first
     daemon = Daemon(sim_config(journal=str(tmp_path / "j.sqlite"),
                                players=("human", "computer:0.2")), new_game=True)
 
