@@ -108,8 +108,10 @@ def solve_child(board: str) -> None:
 
 
 def depth_child(board: str, drawn: int, positions: int, seed: int) -> None:
-    """Run in a child: CPU seconds to answer random positions with `drawn` grooves drawn
-    exactly (every move's value, as the hints need), each with a fresh solver; peak memory."""
+    """Run in a child: CPU seconds to answer positions with `drawn` grooves drawn exactly
+    (every move's value, as the hints need), each with a fresh solver; peak memory. The
+    positions come from play as players play: a random groove that gives no square away while
+    there is one, else any (uniformly random play breaks the board up early and is easy)."""
     from games.ai.tree_planting import Solver
 
     rng = random.Random(seed)
@@ -118,7 +120,9 @@ def depth_child(board: str, drawn: int, positions: int, seed: int) -> None:
     for _ in range(positions):
         state = game.new_state(board=board)
         for _ in range(drawn):
-            state.play(rng.choice(state.legal_moves()))
+            free = list(state.legal_moves())
+            safe = [g for g in free if not state.gives_away(g)]
+            state.play(rng.choice(safe or free))
         if state.is_over():
             continue
         solver = Solver(state.board)
