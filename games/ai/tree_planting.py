@@ -588,11 +588,18 @@ class Solver:
 
 _solvers: dict[str, Solver] = {}
 
+#: The table of the solvers the computer player and the hints share: about 100 bytes an
+#: entry, so some 80 MB at most, within a Pi Zero 2 W's means. (The classic board from empty
+#: fills 2.2 million entries; `treeboard solve` allows that many.)
+PLAYER_TABLE_ENTRIES = 800_000
 
-def solver_for(board: Board) -> Solver:
+
+def solver_for(board: Board, max_entries: int = PLAYER_TABLE_ENTRIES) -> Solver:
+    """The process's solver for this board (its table kept between calls)."""
     s = _solvers.get(board.spec)
     if s is None:
-        s = _solvers[board.spec] = Solver(board)
+        s = _solvers[board.spec] = Solver(board, max_entries=max_entries)
+    s.max_entries = max(s.max_entries, max_entries)
     return s
 
 
@@ -600,7 +607,7 @@ def solve(state: TreePlantingState, *, deadline: float | None = None,
           clock: Callable[[], float] | None = None) -> tuple[int, list[Groove]]:
     """(the final tree margin for the player to move under perfect play, the best grooves in
     board order). Raises OutOfTime past `deadline` (read from `clock`)."""
-    solver = solver_for(state.board)
+    solver = solver_for(state.board, max_entries=4_000_000)
     edges = state.position_key()[0]
     rest, best = solver.best_moves(edges, deadline=deadline, clock=clock)
     a, b = state.scores()
