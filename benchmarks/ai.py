@@ -116,7 +116,7 @@ def depth_child(board: str, drawn: int, positions: int, seed: int) -> None:
 
     rng = random.Random(seed)
     game = games.get_game("tree-planting")
-    times = []
+    times, one = [], []
     for _ in range(positions):
         state = game.new_state(board=board)
         for _ in range(drawn):
@@ -129,8 +129,13 @@ def depth_child(board: str, drawn: int, positions: int, seed: int) -> None:
         start = time.process_time()
         solver.move_values(state.position_key()[0])
         times.append(time.process_time() - start)
+        solver = Solver(state.board)
+        start = time.process_time()
+        solver.best_moves(state.position_key()[0], first_only=True)
+        one.append(time.process_time() - start)
     print(json.dumps({"board": board, "drawn": drawn, "positions": len(times),
-                      "cpu_s": spread(times),
+                      "every_move_value_cpu_s": spread(times),
+                      "one_best_move_cpu_s": spread(one),
                       "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
                                            / 1024, 1)}))
 

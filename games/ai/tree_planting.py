@@ -303,17 +303,21 @@ class Solver:
             out[g] = gained + rest if gained else -rest
         return out
 
-    def best_moves(self, edges: int, **kw) -> tuple[int, list[int]]:
-        """(value, the groove indices that reach it), searching the others with a null window."""
+    def best_moves(self, edges: int, *, first_only: bool = False,
+                   **kw) -> tuple[int, list[int]]:
+        """(value, the groove indices that reach it), searching the others with a null window.
+        With `first_only`, the first best groove found (the table's move is tried first)."""
         self._deadline, self._clock = kw.get("deadline"), kw.get("clock")
         value = self._mtdf(edges, self.threes(edges))
         threes = self.threes(edges)
         best = []
-        free = self.full & ~edges
-        while free:
-            low = free & -free
-            free ^= low
-            g = low.bit_length() - 1
+        order = [g for g in self.order if not edges >> g & 1]
+        entry = self.table.get(self.canonical(edges))
+        hint = (entry >> 24) - 1 if entry is not None else -1
+        if hint in order and first_only:
+            order.remove(hint)
+            order.insert(0, hint)
+        for g in order:
             e2, t2, gained = self.play(edges, threes, g)
             if gained:
                 ok = gained + self._search(e2, t2, value - gained - 1, value - gained) >= value
@@ -321,7 +325,9 @@ class Solver:
                 ok = -self._search(e2, t2, -value, -value + 1) >= value
             if ok:
                 best.append(g)
-        return value, best
+                if first_only:
+                    break
+        return value, sorted(best)
 
     def _tick(self) -> None:
         if self._deadline is not None and self._clock() > self._deadline:
