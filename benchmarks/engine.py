@@ -1,10 +1,15 @@
 """Random full playouts per second through the public game interface.
 
-    python benchmarks/engine.py [--seconds 2] [--seed 1]
+    python benchmarks/engine.py [--seconds 0.5] [--rounds 5] [--seed 1]
 
 Prints one JSON object. When the optional `open-spiel` package is installed, it also drives
 OpenSpiel's `dots_and_boxes` (the same game as Tree Planting on a rectangle) from its Python
 API on the same boards in the same run, so the ratio is measured, not quoted.
+
+The contenders of one board take turns: `--rounds` rounds of `--seconds` each, the order
+reversed every other round, so a machine that slows down or speeds up (other processes, CPU
+frequency) weighs on all of them alike. Each contender's rate and each ratio is printed per
+round, with its min / median / max: the spread says how far one figure can be trusted.
 """
 
 from __future__ import annotations
@@ -96,26 +101,60 @@ def openspiel_playouts_per_second(rows: int, cols: int, seconds: float, rng: ran
     return timed(one, seconds)
 
 
+def spread(values: list[float]) -> dict:
+    return {"min": round(min(values), 2), "median": round(statistics.median(values), 2),
+            "max": round(max(values), 2)}
+
+
+def alternate(contenders: dict, rounds: int, seconds: float, ratios: dict[str, tuple[str, str]]) -> dict:
+    """Run each contender (name -> a function of `seconds` returning `timed`'s dict) `rounds`
+    times in alternating order; per-round rates and ratios, each with min/median/max."""
+    names = list(contenders)
+    rates: dict[str, list[float]] = {name: [] for name in names}
+    for r in range(rounds):
+        for name in (names if r % 2 == 0 else names[::-1]):
+            rates[name].append(contenders[name](seconds)["playouts_per_s"])
+    out: dict = {name: {"playouts_per_s_per_round": values, **spread(values)}
+                 for name, values in rates.items()}
+    for label, (a, b) in ratios.items():
+        per_round = [round(x / y, 3) for x, y in zip(rates[a], rates[b])]
+        out[label] = {"per_round": per_round, **spread(per_round)}
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=2.0, help="per measurement")
+    parser.add_argument("--seconds", type=float, default=0.5, help="per contender per round")
+    parser.add_argument("--rounds", type=int, default=5, help="alternating rounds (at least 5)")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
+    if args.rounds < 5:
+        parser.error("--rounds must be at least 5: fewer gives no spread worth the name")
     rng = random.Random(args.seed)
     out: dict = {"python": platform.python_version(), "machine": platform.machine(),
-                 "seconds_each": args.seconds, "results": {}}
+                 "seconds_each": args.seconds, "rounds": args.rounds, "results": {}}
 
     tree = games.get_game("tree-planting")
     for board, rect in (("classic", None), ("4x4", (4, 4))):
-        ours = playouts_per_second(lambda: tree.new_state(board=board), args.seconds, rng)
-        fast = fast_playouts_per_second(lambda: tree.new_state(board=board), args.seconds, rng)
-        entry = {"treeboard_play_loop": ours, "treeboard_playout": fast}
+        def new(board=board):
+            return tree.new_state(board=board)
+        contenders = {
+            "treeboard_play_loop": lambda s, new=new: playouts_per_second(new, s, rng),
+            "treeboard_playout": lambda s, new=new: fast_playouts_per_second(new, s, rng),
+        }
+        ratios = {}
+        note = None
         if rect:
-            spiel = openspiel_playouts_per_second(*rect, args.seconds, rng)
-            entry["openspiel_dots_and_boxes"] = spiel or "not installed (pip install open-spiel)"
-            if spiel:
-                entry["ratio_play_loop"] = round(ours["playouts_per_s"] / spiel["playouts_per_s"], 2)
-                entry["ratio_playout"] = round(fast["playouts_per_s"] / spiel["playouts_per_s"], 2)
+            if openspiel_playouts_per_second(*rect, 0.01, rng) is None:
+                note = "not installed (pip install open-spiel)"
+            else:
+                contenders["openspiel_dots_and_boxes"] = \
+                    lambda s, rect=rect: openspiel_playouts_per_second(*rect, s, rng)
+                ratios = {"ratio_play_loop": ("treeboard_play_loop", "openspiel_dots_and_boxes"),
+                          "ratio_playout": ("treeboard_playout", "openspiel_dots_and_boxes")}
+        entry = alternate(contenders, args.rounds, args.seconds, ratios)
+        if note:
+            entry["openspiel_dots_and_boxes"] = note
         out["results"][f"tree-planting {board}"] = entry
 
     fangqi = games.get_game("fangqi")
@@ -127,10 +166,10 @@ def main() -> None:
         if name in ("tree-planting", "fangqi"):
             continue
         game = games.get_game(name)
-        entry = {"treeboard_play_loop": playouts_per_second(game.new_state, args.seconds, rng)}
+        contenders = {"treeboard_play_loop": lambda s, g=game: playouts_per_second(g.new_state, s, rng)}
         if hasattr(game.new_state(), "playout"):
-            entry["treeboard_playout"] = fast_playouts_per_second(game.new_state, args.seconds, rng)
-        out["results"][name] = entry
+            contenders["treeboard_playout"] = lambda s, g=game: fast_playouts_per_second(g.new_state, s, rng)
+        out["results"][name] = alternate(contenders, args.rounds, args.seconds, {})
     print(json.dumps(out, indent=2))
 
 

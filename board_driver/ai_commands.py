@@ -119,7 +119,7 @@ def cmd_review(args: argparse.Namespace) -> int:
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("solve", help="the exact value and best moves of a Tree Planting position")
     p.add_argument("--game", default="tree-planting", help="the game (only tree-planting)")
-    add_game_options(p)  # --board (default: the classic board)
+    add_game_options(p)   # --board B (default classic), as on replay, sim and trace
     p.add_argument("--moves", nargs="*", metavar="M", help="the moves played so far")
     p.add_argument("--seconds", type=float, default=None,
                    help="give up after this long (default: no limit)")
@@ -128,7 +128,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("review", help="every move of a game against the best one")
     p.add_argument("file", help="a replay object (JSON) or whitespace-separated moves; - stdin")
     p.add_argument("--game", default="tree-planting", help="the game of a plain move list")
-    add_game_options(p)  # the options of a plain move list's game (--board, --cubes...)
+    add_game_options(p)   # the options of a plain move list, as on replay
     p.add_argument("--seconds", type=float, default=2.0, help="thinking time per position")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--json", action="store_true", help="one JSON object instead of a table")

@@ -54,7 +54,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     config = None
     try:
         config = load_config(args.config)
-        run_daemon(config, new_game=args.new_game)
+        _web_options(config, args)
+        run_daemon(config, new_game=args.new_game, web=not args.no_web)
     except _start_errors() as exc:
         return _fail(str(exc))
     except BadPinFactory as exc:
@@ -155,9 +156,31 @@ def cmd_sim(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.WARNING if not args.verbose else logging.DEBUG)
     try:
         config = _sim_config(args)
-        return run_sim(config, new_game=args.new_game)
+        _web_options(config, args)
+        return run_sim(config, new_game=args.new_game, web=not args.no_web)
     except _start_errors() as exc:
         return _fail(str(exc))
+
+
+def _web_options(config, args: argparse.Namespace) -> None:
+    if args.web_port is not None:
+        config.web_port = args.web_port
+
+
+def _port(text: str) -> int:
+    try:
+        port = int(text)
+    except ValueError:
+        port = -1
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"expected a port number from 0 to 65535, not {text!r}")
+    return port
+
+
+def _web_flags(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--web-port", type=_port, metavar="N",
+                   help="the companion page's port (default: the config's web.port, 8080)")
+    p.add_argument("--no-web", action="store_true", help="do not serve the companion page")
 
 
 def cmd_trace(args: argparse.Namespace) -> int:
@@ -239,6 +262,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--config", default=str(DEFAULT_PATH), help="config file (TOML)")
     p.add_argument("--new-game", action="store_true", help="abandon the journal's game in progress")
     p.add_argument("-v", "--verbose", action="store_true")
+    _web_flags(p)
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("sim", help="the daemon on simulated hardware, played from the terminal")
@@ -250,6 +274,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="who plays each seat: human, computer or computer:LEVEL (easy, medium, "
                         "hard, perfect, or seconds to think), e.g. --players human computer:easy")
     p.add_argument("-v", "--verbose", action="store_true")
+    _web_flags(p)
     p.set_defaults(func=cmd_sim)
 
     p = sub.add_parser("trace", help="play physical actions from a file on the simulated board")

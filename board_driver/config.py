@@ -6,6 +6,7 @@ A bad config is refused with the file, the key and what was expected, e.g.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import tomllib
@@ -18,6 +19,10 @@ Colour = tuple[int, int, int]
 DEFAULT_PATH = Path("/etc/treeboard/config.toml")
 BACKENDS = ("gpio", "sim", "bridge")
 MOVE_MODES = ("off", "legal", "safe", "best")
+#: The LED current budget: a WS2812 strip on a Pi's supply; beyond this it is a typo.
+MAX_MILLIAMPS = 100_000
+#: Serial rates a USB CDC bridge and pyserial take; beyond these the port open would fail.
+BAUD_RANGE = (300, 4_000_000)
 
 # Okabe-Ito colours, chosen to stay distinct for the common kinds of colour blindness:
 # blue and yellow for the players, bluish green for "safe", orange for "gives a square away",
@@ -26,7 +31,7 @@ DEFAULT_COLOURS: dict[str, Colour] = {
     "player0": (0, 114, 178),    # blue
     "player1": (240, 228, 66),   # yellow
     "safe": (0, 158, 115),       # bluish green
-    "unsafe": (230, 159, 0),     # orange (amber)
+    "unsafe": (230, 159, 0),     # orange
     "wrong": (255, 0, 0),        # red: remove this piece
     "rod": (48, 48, 48),         # a drawn groove: dim white
     "waiting": (200, 200, 255),  # the board waits for an entry it cannot sense
@@ -68,6 +73,9 @@ class Config:
     # Who plays each seat: "human" (at this board), "computer[:LEVEL]", or "remote".
     players: tuple[str, str] = ("human", "human")
     remote: dict[str, Any] | None = None     # the [remote] table, checked (remote play)
+    web_listen: str = "127.0.0.1"            # the companion page's address
+    web_port: int = 8080
+    web_token: str | None = None             # needed for control when listening beyond localhost
 
 
 _SEAT = re.compile(r"^(human|remote|computer(:[A-Za-z0-9_.-]+)?)$")
@@ -79,7 +87,7 @@ def _colour(path, key, value) -> Colour:
         h = _HEX.match(value).group(1)
         return (int(h[0:2], 16), int(h[2:4], 16), int(h[4:6], 16))
     if (isinstance(value, list) and len(value) == 3
-            and all(isinstance(v, int) and 0 <= v <= 255 for v in value)):
+            and all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 255 for v in value)):
         return tuple(value)  # type: ignore[return-value]
     raise ConfigError(path, key, 'a colour "#rrggbb" or [r, g, b] with 0..255 each', value)
 
@@ -94,6 +102,10 @@ def _take(path, table: dict, prefix: str, key: str, kind: type | tuple, default,
         raise ConfigError(path, full, expected, value)
     if not isinstance(value, kind):
         raise ConfigError(path, full, expected or getattr(kind, "__name__", str(kind)), value)
+    if isinstance(value, float) and not math.isfinite(value):  # TOML allows inf and nan
+        raise ConfigError(path, full, expected or "a finite number", value)
+    if isinstance(value, str) and kind is str and "\0" in value:
+        raise ConfigError(path, full, expected or "text", value)
     if check is not None and not check(value):
         raise ConfigError(path, full, expected, value)
     return value
@@ -104,7 +116,7 @@ def parse_config(data: dict[str, Any], path: str | Path = "<built-in>") -> Confi
     data = {k: (dict(v) if isinstance(v, dict) else v) for k, v in data.items()}
     cfg = Config(path=str(path))
     num = (int, float)
-    cfg.layout = _take(path, data, "", "layout", str, cfg.layout, None, "a layout name or path")
+    cfg.layout = _take(path, data, "", "layout", str, cfg.layout, bool, "a layout name or path")
     cfg.backend = _take(path, data, "", "backend", str, cfg.backend, lambda v: v in BACKENDS,
                         "one of " + ", ".join(BACKENDS))
     cfg.game = _take(path, data, "", "game", str, None, None, "a game name")
@@ -113,7 +125,7 @@ def parse_config(data: dict[str, Any], path: str | Path = "<built-in>") -> Confi
         if cfg.game not in games.names():
             raise ConfigError(path, "game", "one of " + ", ".join(games.names()), cfg.game)
     cfg.game_options = _take(path, data, "", "game_options", dict, None, None, "a table")
-    cfg.journal = _take(path, data, "", "journal", str, cfg.journal, None, "a file path")
+    cfg.journal = _take(path, data, "", "journal", str, cfg.journal, bool, "a file path")
 
     sections = {}
     players = _take(path, data, "", "players", list, None,
@@ -122,7 +134,7 @@ def parse_config(data: dict[str, Any], path: str | Path = "<built-in>") -> Confi
     if players is not None:
         cfg.players = tuple(players)
 
-    for name in ("sensors", "display", "colours", "bridge", "remote"):
+    for name in ("sensors", "display", "colours", "bridge", "remote", "web"):
         value = data.pop(name, {})
         if not isinstance(value, dict):
             raise ConfigError(path, name, "a table", value)
@@ -143,8 +155,9 @@ def parse_config(data: dict[str, Any], path: str | Path = "<built-in>") -> Confi
     cfg.takeback = _take(path, d, "display.", "takeback", bool, cfg.takeback, None, "true or false")
     cfg.brightness = _take(path, d, "display.", "brightness", num, None, lambda v: 0 < v <= 1,
                            "a number above 0 and at most 1")
-    cfg.max_milliamps = _take(path, d, "display.", "max_milliamps", num, None, lambda v: v > 0,
-                              "a positive number of milliamps")
+    cfg.max_milliamps = _take(path, d, "display.", "max_milliamps", num, None,
+                              lambda v: 0 < v <= MAX_MILLIAMPS,
+                              f"a number of milliamps above 0 and at most {MAX_MILLIAMPS}")
     cfg.blink_hz = float(_take(path, d, "display.", "blink_hz", num, cfg.blink_hz,
                                lambda v: 0.2 <= v <= 10, "a number from 0.2 to 10"))
     cfg.winner_seconds = float(_take(path, d, "display.", "winner_seconds", num,
@@ -158,9 +171,10 @@ def parse_config(data: dict[str, Any], path: str | Path = "<built-in>") -> Confi
         cfg.colours[key] = _colour(path, f"colours.{key}", c.pop(key))
 
     b = sections["bridge"]
-    cfg.bridge_port = _take(path, b, "bridge.", "port", str, cfg.bridge_port, None, "a device path")
-    cfg.bridge_baud = _take(path, b, "bridge.", "baud", int, cfg.bridge_baud, lambda v: v > 0,
-                            "a positive baud rate")
+    cfg.bridge_port = _take(path, b, "bridge.", "port", str, cfg.bridge_port, bool, "a device path")
+    cfg.bridge_baud = _take(path, b, "bridge.", "baud", int, cfg.bridge_baud,
+                            lambda v: BAUD_RANGE[0] <= v <= BAUD_RANGE[1],
+                            "a baud rate from %d to %d" % BAUD_RANGE)
 
     r = sections["remote"]
     if r or "remote" in cfg.players:
@@ -186,11 +200,37 @@ def parse_config(data: dict[str, Any], path: str | Path = "<built-in>") -> Confi
                               list(cfg.players))
         cfg.remote = remote
 
+    w = sections["web"]
+    cfg.web_listen = _take(path, w, "web.", "listen", str, cfg.web_listen, lambda v: v.strip() != "",
+                           "an address to listen on, such as 127.0.0.1 or 0.0.0.0")
+    cfg.web_port = _take(path, w, "web.", "port", int, cfg.web_port, lambda v: 0 <= v <= 65535,
+                         "a port number from 0 to 65535")
+    token = w.pop("token", None)
+    if token is not None and not (isinstance(token, str) and len(token) >= 12):
+        # Not echoed: a config error lands in logs, and this is a secret (or meant to be).
+        raise ConfigError(path, "web.token", "a secret of at least 12 characters")
+    cfg.web_token = token
+    if not is_loopback(cfg.web_listen) and cfg.web_token is None:
+        raise ConfigError(path, "web.token", f"a token whenever web.listen is beyond localhost "
+                          f"({cfg.web_listen!r}), so that no one else on the network can act")
+
     for name, table in [("", data)] + [(n + ".", t) for n, t in sections.items()]:
         if table:
             key = sorted(table)[0]
             raise ConfigError(path, f"{name}{key}", "no such key (a typo?)", key)
     return cfg
+
+
+def is_loopback(address: str) -> bool:
+    """Whether an address to listen on is reachable from this machine only."""
+    import ipaddress
+
+    if address == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(address).is_loopback
+    except ValueError:
+        return False
 
 
 def load_config(path: str | Path) -> Config:

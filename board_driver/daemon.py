@@ -23,16 +23,19 @@ log = logging.getLogger("treeboard.daemon")
 
 class Daemon:
     def __init__(self, config: Config, *, notifier: Notifier | None = None, new_game: bool = False,
-                 on_frame: Callable[[Session], None] | None = None):
+                 on_frame: Callable[[Session], None] | None = None, web: bool = False):
         self.config = config
         self.notifier = notifier or Notifier.from_environment()
         self.new_game = new_game
         self.on_frame = on_frame  # the terminal view of `treeboard sim`
+        self.web_enabled = web    # the companion page (config web.*)
+        self.web = None
         self.session: Session | None = None
         self.loop: asyncio.AbstractEventLoop | None = None
         self._tick_handle: asyncio.TimerHandle | None = None
         self._show_handle: asyncio.TimerHandle | None = None
         self._stop = asyncio.Event()
+        self.started = asyncio.Event()  # set once the board runs (and its page, if any, serves)
         self.events = 0
         self.remote = None   # the RemoteLink, when a seat is played from another board
         self.computer = None  # the ComputerSeat, when the computer plays a seat
@@ -57,6 +60,9 @@ class Daemon:
                     pass
             link_task = self._start_remote(session)
             self._start_computer(session)
+            if self.web_enabled:
+                await self._start_web()
+            self.started.set()
             state = session.referee.state
             self.notifier.ready(status=f"{state.game.name} on {session.layout.name}: "
                                        f"move {len(state.moves) + 1}")
@@ -78,6 +84,9 @@ class Daemon:
             self.notifier.stopping()
             if self._pool is not None:
                 self._pool.shutdown(wait=False, cancel_futures=True)
+            self.notifier.close()  # its socket; a later send would open another
+            if self.web is not None:
+                await self.web.stop()
             for handle in (self._tick_handle, self._show_handle):
                 if handle is not None:
                     handle.cancel()
@@ -111,6 +120,25 @@ class Daemon:
 
     def stop(self) -> None:
         self._stop.set()
+
+    async def _start_web(self) -> None:
+        from board_driver.web import WebServer
+
+        web = WebServer(self, listen=self.config.web_listen, port=self.config.web_port,
+                        token=self.config.web_token)
+        try:
+            await web.start()
+        except OSError as exc:
+            # The board referees without its page: better than no board at all.
+            log.error("companion page not started on %s:%d: %s (another port: web.port in the "
+                      "config, or --web-port)", self.config.web_listen, self.config.web_port,
+                      exc.strerror or exc)
+            return
+        self.web = web
+
+    def refresh(self) -> None:
+        """Show the game now (after an entry, which changes it without a sensor event)."""
+        self._show()
 
     # --- events (threads hand over; the loop does the work) --------------------------------
 
@@ -150,6 +178,8 @@ class Daemon:
         wake = self.session.referee.show(now)
         if self.on_frame is not None:
             self.on_frame(self.session)
+        if self.web is not None:
+            self.web.frame_shown()
         if self._show_handle is not None:
             self._show_handle.cancel()
             self._show_handle = None

@@ -15,6 +15,7 @@ from typing import Any, Callable, Hashable, Mapping
 import games
 from board_driver.reconcile import (Correction, candidate_moves, changed_sites, differences,
                                     reconcile)
+from board_driver.touch import TouchInput, fit_parts, is_touch_game
 from board_driver.views import FRAME_S, View, render, scale
 from hardware.base import PRESENT, SensorEvent
 from hardware.debounce import Debouncer
@@ -62,6 +63,9 @@ class Referee:
         # the page), its pieces still stand: nothing is played until they match the game again,
         # or the piece just taken back would be played straight back.
         self._hold = False
+        # Touch input (board_driver/touch.py): a game whose position lives on the LEDs takes
+        # its moves from taps, not from pieces; None for every piece game.
+        self.touch = TouchInput() if is_touch_game(state) else None
 
     # --- the game in progress ------------------------------------------------------------
 
@@ -69,8 +73,18 @@ class Referee:
     def corrections(self) -> list[Correction]:
         return self.view.corrections
 
-    def new_game(self, now: float, origin: str = "board") -> None:
-        self.state = self.state.game.new_state(**self.state.options())
+    def new_game(self, now: float, options: dict[str, Any] | None = None,
+                 origin: str = "board") -> None:
+        """Start over (with other options of the same game, if given). Raises games.GameError
+        for options the game refuses or whose sites this board has no sensor for."""
+        state = self.state.game.new_state(**(self.state.options() if options is None else options))
+        unsensed = [s for s in state.sites() if s not in self.layout.channels_of_site]
+        if options is not None and unsensed:
+            raise games.BadOptions(f"layout {self.layout.name} has no sensor for {unsensed[0]}: "
+                                   "that game does not fit this board")
+        self.state = state
+        self.sensed = [s for s in state.sites() if s in self.layout.channels_of_site]
+        self._hold = False
         self.journal.start_game(self.state.game.name, self.state.options())
         self.view.over_since = None
         log.info("new game of %s %s", self.state.game.name, self.state.options())
@@ -99,18 +113,6 @@ class Referee:
         self._accept(move, now, origin)
         self._decide(now)
 
-    def take_back(self, now: float, origin: str) -> Any:
-        """Take back the last move (agreed with a remote board, or asked for on the page)."""
-        if not self.state.moves:
-            raise games.IllegalMove("takeback", "there is no move to take back")
-        self.journal.record_undo()
-        move = self.state.undo()
-        log.info("takeback (%s): %s", origin, move)
-        self._hold = True
-        self._tell("undo", move, origin)
-        self._decide(now)
-        return move
-
     def _tell(self, what: str, move: Any, origin: str) -> None:
         for listener in list(self.listeners):
             try:
@@ -126,6 +128,8 @@ class Referee:
         self._lifted.clear()
         self._channel_values = dict(snapshot)
         self.physical = {site: self._site_value(site) for site in self.sensed}
+        if self.touch is not None:
+            self.touch.forget_touches()
         self._decide(now)
 
     def feed(self, event: SensorEvent) -> None:
@@ -154,6 +158,11 @@ class Referee:
                             self.layout.name)
                 continue
             self.physical[site] = self._site_value(site)
+            if self.touch is not None:
+                self._touched(site, now)
+        if self.touch is not None:
+            self._lifted.clear()  # (swaps faster than the debounce are a piece game's matter)
+            return bool(settled)
         if (settled or self._lifted) and not self.debouncer.pending():
             self._decide(now, self._swapped())
             return True
@@ -198,6 +207,40 @@ class Referee:
         self._accept(found, now)
         self._decide(now)
 
+    def takeback(self, now: float, origin: str = "page") -> str:
+        """Take back the last move without the board's hands (the page's takeback, or one
+        agreed with a remote board; lifting the last piece does the same on the board). The
+        pieces it put down then light as corrections, and nothing is played until they are
+        lifted. Returns the move taken back; raises games.IllegalMove when there is none."""
+        if self.state.is_over():
+            raise games.IllegalMove("takeback", "the game is over; start a new game instead")
+        if not self.state.moves:
+            raise games.IllegalMove("takeback", "no move to take back")
+        self.journal.record_undo()
+        move = self.state.undo()
+        self._hold = True
+        log.info("takeback (%s): %s", origin, move)
+        self._tell("undo", move, origin)
+        self._decide(now)
+        return str(move)
+
+    def lift_entry(self, site: str, now: float) -> None:
+        """The piece entered last on a site no sensor sees, lifted again: a takeback, as
+        lifting the last piece off a sensed site is. Raises games.IllegalMove otherwise."""
+        state = self.state
+        if not self.config.takeback:
+            raise games.IllegalMove(f"lift {site}", "takebacks are off (display.takeback)")
+        if not state.moves or site in self.sensed:
+            raise games.IllegalMove(f"lift {site}", "only the last piece entered can be taken back")
+        before = state.occupancy()
+        last = state.undo()
+        after = state.occupancy()
+        if site not in before or changed_sites(before, after) != {site}:
+            state.play(last)
+            raise games.IllegalMove(f"lift {site}", "only the last piece entered can be taken back")
+        state.play(last)  # put back, to take it back the journalled way
+        self.takeback(now)
+
     def press(self, name: str, now: float) -> None:
         """A named button: `end_turn` ends the turn (a pass with no placement), where the game
         has such a move."""
@@ -212,21 +255,39 @@ class Referee:
         self._accept(move, now)
         self._decide(now)
 
+    # --- touch input (games with input_mode "touch") -----------------------------------------
+
+    def _touched(self, site: str, now: float) -> None:
+        what = self.touch.sensor(site, self.physical[site] is not None, now, self.state)
+        if what == "new-game":
+            self.new_game(now)
+        elif what is not None:
+            if self.at_board(self.state.to_move):  # not the computer's or a remote board's turn
+                self._accept(what, now)
+            self.touch.reset()
+
     # --- deciding ---------------------------------------------------------------------------
 
     def _accept(self, move: Any, now: float, origin: str = "board") -> None:
-        # Durable before the LEDs confirm it: a power cut after this line loses nothing.
-        self.journal.record_move(str(move))
+        # Played first, to know whether it ends the game: the finishing move and the result
+        # go to the journal in one transaction. Durable before the LEDs confirm it; a journal
+        # that refuses the move takes it back out of the game too.
         self.state.play(move)
+        summary = self.state.summary() if self.state.is_over() else None
+        try:
+            self.journal.record_move(str(move), finish=summary)
+        except BaseException:
+            self.state.undo()
+            raise
         log.info("move %d: %s", len(self.state.moves), move)
-        if self.state.is_over():
+        if summary is not None:
             self.view.over_since = now
-            summary = self.state.summary()
-            self.journal.finish(summary)
             log.info("game over: %s", summary)
         self._tell("move", move, origin)
 
     def _decide(self, now: float, swapped: list[str] = ()) -> None:
+        if self.touch is not None:
+            return  # nothing on the board to reconcile: taps are decided as they come
         if swapped and not self.state.is_over():
             # A swap faster than the debounce (a seed out, a spore in): decide first on the
             # board as it was with those sites empty, and keep it only if that was a move
@@ -320,7 +381,12 @@ class Referee:
     def frame(self, now: float) -> tuple[dict[Hashable, tuple[int, int, int]], float | None]:
         left = self.turn_left(now)
         self.view.turn_left = left
-        frame, wake = render(self.state, self.view, now)
+        if self.touch is None:
+            frame, wake = render(self.state, self.view, now)
+        else:
+            frame, wake = render(self.touch.shown_state(self.state), self.view, now)
+            frame, wake = self.touch.overlay(frame, wake, self.config.colours, now)
+            frame = fit_parts(frame, self.layout.named_leds)
         if left is not None:
             # Wake when the last 30 s begin, then often enough for the views' countdown.
             due = now + left - COUNTDOWN_S if left > COUNTDOWN_S else now + max(0.01, min(left, 0.25))

@@ -177,7 +177,7 @@ class RemoteLink:
             self.takebacks += 1
             self._save_takebacks()   # before the game changes: a cut here keeps the count ahead
             while len(self.referee.state.moves) > index:
-                self.referee.take_back(self.clock(), "remote")
+                self.referee.takeback(self.clock(), "remote")
         self._send(self.topics["takeback"], rp.answer_message(
             self.takebacks, self.settings.local_seat, index, accept))
         self._publish_state()
@@ -241,7 +241,7 @@ class RemoteLink:
             self._asked_to = None
         if verdict.undo_to is not None:
             while len(self.referee.state.moves) > verdict.undo_to:
-                self.referee.take_back(now, "remote")
+                self.referee.takeback(now, "remote")
         for move in verdict.moves:
             self.referee.play_for_seat(move, now, "remote")
             log.info("remote move %d: %s", len(self.referee.state.moves), move)

@@ -4,8 +4,9 @@ What it does on a Pi (``--dry-run`` prints the same list and changes nothing):
 
 1. groups gpio, spi, dialout exist (``groupadd --system`` the missing ones);
 2. a ``treeboard`` system user in them (``useradd --system`` or ``usermod -aG``);
-3. ``/etc/systemd/system/treeboard.service``, rendered from ``systemd/treeboard.service``
-   with ExecStart= pointing at the ``treeboard`` executable running this command;
+3. ``/etc/systemd/system/treeboard.service``, rendered from the package's
+   ``board_driver/systemd/treeboard.service`` with ExecStart= pointing at the ``treeboard``
+   executable running this command;
    with ``--neopixel-as-root`` also the drop-in that runs it as root (rpi_ws281x);
 4. ``/etc/treeboard/config.toml`` from the default config, only if there is none;
 5. the udev rules (ours, and the firmware bridge's) in ``/etc/udev/rules.d/``;
@@ -14,12 +15,18 @@ What it does on a Pi (``--dry-run`` prints the same list and changes nothing):
 
 With ``--root DIR`` (a Pi image being prepared) files go under DIR, the user is created
 with ``--root DIR`` and the unit is enabled with ``systemctl --root``; nothing is started.
+
+The unit, the drop-in and the udev rules are package data, read with importlib.resources, so
+a plain (non-editable) ``pip install`` installs the service as well as a checkout does.
+``--dry-run`` lists every step even where a real run would refuse (the interpreter in root's
+home, say), then says why it would.
 """
 
 from __future__ import annotations
 
 import argparse
 import grp
+import importlib.resources
 import os
 import pwd
 import shutil
@@ -38,9 +45,20 @@ CONFIG_PATH = Path("/etc/treeboard/config.toml")  # the unit's ExecStart names i
 STATE_DIR = Path("/var/lib/treeboard")
 
 PACKAGE_DIR = Path(board_driver.__file__).resolve().parent
-# The unit and udev rules live beside the package in the source tree (the Pi install
-# is a checkout with an editable install, see ./dev).
-SOURCE_DIR = PACKAGE_DIR.parent
+
+
+def service_file(name: str) -> str:
+    """A file the service installs: the unit, the root drop-in, a udev rules file. Package
+    data of board_driver (systemd/) and of firmware_bridge (its udev rules)."""
+    if name == "99-treeboard-bridge.rules":
+        where = importlib.resources.files("firmware_bridge") / name
+    else:
+        where = importlib.resources.files("board_driver") / "systemd" / name
+    try:
+        return where.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ServiceError(f"cannot read {where}: {exc.strerror or exc} (an incomplete "
+                           "treeboard install? reinstall it with pip)") from exc
 
 
 class ServiceError(RuntimeError):
@@ -61,15 +79,18 @@ def install_service(
     executable: Path | None = None,
     neopixel_as_root: bool = False,
     live: bool | None = None,
-    source: Path = SOURCE_DIR,
+    read: Callable[[str], str] = service_file,
     default_config: Path = PACKAGE_DIR / "default_config.toml",
+    package_dir: Path = PACKAGE_DIR,
     euid: Callable[[], int] | None = None,
     out: Callable[[str], None] = print,
 ) -> list[str]:
     """Install (or, with ``dry_run``, describe) the service; returns the steps' texts.
 
     ``live`` (default: ``root`` is "/") runs systemctl/udevadm against the running
-    system; otherwise the unit is only enabled inside ``root``.
+    system; otherwise the unit is only enabled inside ``root``. A real run raises
+    ServiceError before changing anything if it cannot be done; a dry run prints every
+    step first and then raises the same error (``DryRunRefusal``) saying why.
     """
     root = Path(root)
     live = (root == Path("/")) if live is None else live
@@ -77,20 +98,38 @@ def install_service(
         raise ServiceError("install-service creates a user and writes to /etc: run it with sudo, "
                            f"e.g. `sudo {sys.argv[0] or 'treeboard'} install-service` "
                            "(or add --dry-run to see what it would do)")
+    refusals: list[str] | None = [] if dry_run else None
     steps = plan(root, run, executable=executable, neopixel_as_root=neopixel_as_root,
-                 live=live, source=source, default_config=default_config)
+                 live=live, read=read, default_config=default_config, package_dir=package_dir,
+                 refusals=refusals)
     for step in steps:
         out(("would: " if dry_run else "") + step.text)
         if not dry_run:
             step.apply()
+    if refusals:
+        raise DryRunRefusal("a real run would refuse: " + "; ".join(refusals))
     return [step.text for step in steps]
 
 
+class DryRunRefusal(ServiceError):
+    """What a dry run found that would stop the real install (after listing every step)."""
+
+
 def plan(root: Path, run: Callable[..., object], *, executable: Path | None, neopixel_as_root: bool,
-         live: bool, source: Path, default_config: Path) -> list[Step]:
-    """Every step of the install, decided up front so --dry-run shows exactly them."""
+         live: bool, read: Callable[[str], str] = service_file,
+         default_config: Path = PACKAGE_DIR / "default_config.toml", package_dir: Path = PACKAGE_DIR,
+         refusals: list[str] | None = None) -> list[Step]:
+    """Every step of the install, decided up front so --dry-run shows exactly them.
+
+    With ``refusals`` (a dry run) a reason the install cannot go on is added there and the
+    plan carries on with what it would do; without, it raises ServiceError at once."""
     steps: list[Step] = []
     staged = ["--root", str(root)] if root != Path("/") else []
+
+    def refuse(exc: ServiceError) -> None:
+        if refusals is None:
+            raise exc
+        refusals.append(str(exc))
 
     def command(*argv: str) -> None:
         steps.append(Step("run: " + " ".join(argv), lambda: _run(run, list(argv))))
@@ -110,13 +149,21 @@ def plan(root: Path, run: Callable[..., object], *, executable: Path | None, neo
                 "--home-dir", str(STATE_DIR), "--no-create-home", "--shell", "/usr/sbin/nologin", USER)
 
     # 3. The unit (and the drop-in for the root NeoPixel driver).
-    exe = executable or find_executable()
-    unit = render_unit(_read(source / "systemd" / UNIT_NAME), exe)
+    try:
+        exe = executable or find_executable()
+    except ServiceError as exc:
+        refuse(exc)
+        exe = Path("/usr/local/bin/treeboard")  # where it would be named, for the listing
+    try:
+        unit = render_unit(read(UNIT_NAME), exe, package_dir)
+    except ServiceError as exc:
+        refuse(exc)
+        unit = ""
     unit_path = Path("/etc/systemd/system") / UNIT_NAME
     write(unit_path, unit, f" (ExecStart={exe})")
     drop_in = Path("/etc/systemd/system/treeboard.service.d/root.conf")
     if neopixel_as_root:
-        write(drop_in, _read(source / "systemd" / "treeboard-root.conf"), " (run as root for rpi_ws281x)")
+        write(drop_in, read("treeboard-root.conf"), " (run as root for rpi_ws281x)")
     elif (root / drop_in.relative_to("/")).exists():
         steps.append(Step(f"keep {root / drop_in.relative_to('/')} (remove it to run as {USER} again)",
                           lambda: None))
@@ -128,13 +175,9 @@ def plan(root: Path, run: Callable[..., object], *, executable: Path | None, neo
     else:
         write(CONFIG_PATH, _read(default_config), " (the default config)")
 
-    # 5. udev rules.
-    rules = [source / "systemd" / "99-treeboard.rules"]
-    bridge_rules = source / "firmware_bridge" / "99-treeboard-bridge.rules"
-    if bridge_rules.exists():
-        rules.append(bridge_rules)
-    for rule in rules:
-        write(Path("/etc/udev/rules.d") / rule.name, _read(rule))
+    # 5. udev rules: ours, and the firmware bridge's.
+    for rule in ("99-treeboard.rules", "99-treeboard-bridge.rules"):
+        write(Path("/etc/udev/rules.d") / rule, read(rule))
 
     # 6. Tell systemd and udev, and start.
     if live:
@@ -233,7 +276,7 @@ def _read(path: Path) -> str:
     try:
         return path.read_text()
     except OSError as exc:
-        raise ServiceError(f"cannot read {path}: {exc.strerror} (is this a treeboard checkout?)") from exc
+        raise ServiceError(f"cannot read {path}: {exc.strerror}") from exc
 
 
 def _write(path: Path, text: str) -> None:
@@ -273,13 +316,17 @@ def install_service_command(args: argparse.Namespace | Sequence[str]) -> int:
         parser = argparse.ArgumentParser(prog="treeboard")
         register_cli(parser.add_subparsers())
         args = parser.parse_args(["install-service", *args])
+    dry_run = getattr(args, "dry_run", False)
     try:
-        install_service(dry_run=getattr(args, "dry_run", False),
-                        root=Path(getattr(args, "root", None) or "/"),
+        install_service(dry_run=dry_run, root=Path(getattr(args, "root", None) or "/"),
                         neopixel_as_root=getattr(args, "neopixel_as_root", False))
     except ServiceError as exc:
+        if dry_run:
+            print("(dry run: nothing was changed)")
         print(f"treeboard: {exc}", file=sys.stderr)
         return 1
-    if args.dry_run:
+    if dry_run:
         print("(dry run: nothing was changed)")
+        if os.geteuid() != 0:
+            print(f"(a real run needs root: sudo {sys.argv[0] or 'treeboard'} install-service)")
     return 0

@@ -11,7 +11,7 @@ from typing import Any, Callable
 
 import games
 from board_driver.config import Config, ConfigError
-from board_driver.journal import Journal
+from board_driver.journal import Journal, JournalError
 from board_driver.referee import Referee
 
 log = logging.getLogger("treeboard.session")
@@ -69,7 +69,8 @@ def open_session(config: Config, *, clock: Callable[[], float], autoscan: bool =
     try:
         game = games.get_game(game_name)
         fresh = game.new_state(**options)
-    except (KeyError, games.GameError) as exc:
+    except (KeyError, TypeError, ValueError, games.GameError) as exc:
+        # (TypeError, ValueError: a game that checks an option's type less politely.)
         raise ConfigError(config.path, "game_options", f"options {game_name} accepts ({exc})") from exc
 
     if config.backend == "bridge":
@@ -84,6 +85,10 @@ def open_session(config: Config, *, clock: Callable[[], float], autoscan: bool =
 
     try:
         journal = Journal(config.journal)
+    except JournalError as exc:
+        hardware.close()
+        # Name the key that chose the path, so the fix is obvious: the file, or `journal`.
+        raise JournalError(f"{config.path}: journal: {exc}") from exc
     except Exception:
         hardware.close()
         raise

@@ -2,13 +2,16 @@
 
 The daemon is the real one (asyncio loop, debounce on a real clock, matrix scan thread on
 gpiozero mock pins, the recording NeoPixel strip); you are the hands. Type actions as in a
-trace file (`place h0.0`, `lift h0.0`, `press end_turn`, `place b2+1 dark-leaf`), `help`, or
-`quit`. The board is drawn with the LED colours after every change.
+trace file (`place h0.0`, `lift h0.0`, `press end_turn`, `place b2+1 dark-leaf`), or `clear`
+(lift every piece), `new` (start a new game), `show`, `help`, `quit`. After each change the
+sim says what happened in words (a move, a takeback, what is not a move and why) and draws
+the board with the LED colours. Ctrl-C ends it at once.
 """
 
 from __future__ import annotations
 
 import asyncio
+import signal
 import sys
 import threading
 from typing import TextIO
@@ -16,10 +19,15 @@ from typing import TextIO
 from board_driver.config import Config
 from board_driver.daemon import Daemon
 from board_driver.session import Session
-from board_driver.trace import act, parse_action
+from board_driver.trace import act, describe_error, parse_action
 from board_driver import views
+from board_driver.views.base import piece_name
+from hardware.base import PRESENT
 
-HELP = "actions: place SITE [KIND] | lift SITE | press BUTTON | show | help | quit"
+HELP = ("actions: place SITE [KIND] | lift SITE | press BUTTON | clear (lift every piece) | "
+        "new (start a new game) | show | help | quit")
+#: The exit status of a sim ended with Ctrl-C (128 + SIGINT), as a shell reports it.
+EXIT_INTERRUPTED = 130
 
 
 def game_help(game_name: str) -> str:
@@ -35,14 +43,67 @@ class Terminal:
         self.out = out
         self.paint = views.Paint.for_stream(out)  # no colour codes into a pipe or a file
         self._last = None
+        self._state = None  # the game object last seen (a new one: a new game began)
+        self._moves: list[str] = []
+        self._wrong: set[str] = set()  # sites already reported as "not a move"
 
     def __call__(self, session: Session) -> None:
         ref = session.referee
-        key = (ref.state.to_json(), tuple(ref.corrections), tuple(ref.view.completions))
-        if key == self._last:
-            return
+        key = self._key(ref)
+        if key == self._last or self._state is None:
+            return  # unchanged, or before `start` (run_sim draws the first board itself)
+        drawn = key[:3] != (self._last or (None,) * 4)[:3]
         self._last = key
-        self.draw(session)
+        self.narrate(session)
+        if drawn:
+            self.draw(session)
+        if key[3]:
+            self.say(key[3])  # a touch game's selection (board_driver/touch.py)
+
+    @staticmethod
+    def _key(ref) -> tuple:
+        # What the drawing shows: the game, the corrections, a move's steps still to make;
+        # and a touch game's selection, said in words.
+        touch = getattr(ref, "touch", None)
+        return (ref.state.to_json(), tuple(ref.corrections), tuple(ref.view.completions),
+                touch.words() if touch is not None else None)
+
+    def say(self, text: str) -> None:
+        print(text, file=self.out, flush=True)
+
+    def start(self, session: Session) -> None:
+        """Remember the game as it starts; say so if it was resumed from the journal."""
+        state = session.referee.state
+        self._state, self._moves = state, [str(m) for m in state.moves]
+        self._last = self._key(session.referee)
+        if self._moves:
+            self.say(f"resumed the game at move {len(self._moves)} "
+                     f"(journal {session.config.journal}); `new` starts another")
+
+    def narrate(self, session: Session) -> None:
+        """Say in words what changed since the last frame: moves, takebacks, a new game, and
+        any piece that is no move, with the reason the rules give."""
+        ref = session.referee
+        state = ref.state
+        names = views.players(state.game.name)
+        moves = [str(m) for m in state.moves]
+        if state is not self._state:
+            self.say(f"new game of {state.game.title.split(':')[0]}")
+            self._state, self._moves = state, []
+        common = 0
+        while common < min(len(moves), len(self._moves)) and moves[common] == self._moves[common]:
+            common += 1
+        for undone in reversed(self._moves[common:]):
+            self.say(f"takeback of {undone}")
+        for i in range(common, len(moves)):
+            nxt = "" if i + 1 < len(moves) else (" (game over)" if state.is_over()
+                                                  else f" ({names[state.to_move]} to move)")
+            self.say(f"move {i + 1}: {moves[i]}{nxt}")
+        self._moves = moves
+        wrong = {c.site for c in ref.corrections if c.want is None}
+        for site in sorted(wrong - self._wrong):
+            self.say(f"not a move: {why_not(state, site)}")
+        self._wrong = wrong
 
     def draw(self, session: Session) -> None:
         ref = session.referee
@@ -55,7 +116,8 @@ class Terminal:
         winner = state.winner()
         status = (f"game over: {a}:{b}, " + ("a draw" if winner is None else
                   paint(colours[f"player{winner}"], f"{names[winner]} wins", bold=True))
-                  + " — clear the board for a new game") if state.is_over() else \
+                  + (" — hold any square for a new game" if ref.touch is not None else
+                     " — clear the board for a new game")) if state.is_over() else \
             (f"score {a}:{b}, " + paint(colours[f"player{state.to_move}"], names[state.to_move],
                                         bold=True) + " to move")
         print(f"\n{body}\n{status}", file=self.out)
@@ -64,21 +126,80 @@ class Terminal:
         self.out.flush()
 
 
+def why_not(state, site: str) -> str:
+    """Why a piece on `site` is no move: the rules' reason where the site names a move (a rod
+    in a groove), else that no move puts a piece there now."""
+    import games
+
+    try:
+        state.copy().play(state.parse_move(site))
+    except games.IllegalMove as exc:
+        if not isinstance(exc, games.InvalidNotation):
+            return f"{site}: {exc.reason}"
+    except games.GameError:
+        pass
+    else:
+        return f"{site}: it is a move, but the board changed in more than one place at once"
+    return f"{site}: no move puts a piece there now"
+
+
+def pieces_on_board(session: Session) -> list[str]:
+    """The sensed sites that hold a piece now (the settled reading)."""
+    return [site for site, value in session.referee.physical.items() if value is not None]
+
+
+def refusal(session: Session, verb: str, args: list[str]) -> str | None:
+    """What is wrong with a place or lift before the hands try it: a piece on a full site, a
+    lift of an empty one (the sensors would not even notice)."""
+    if verb not in ("place", "lift") or args[0] not in session.layout.channels_of_site:
+        return None
+    site = args[0]
+    have = session.referee.physical.get(site)
+    if verb == "place" and have is not None:
+        state = session.referee.state
+        # A presence sensor says only "a piece"; the game knows what belongs there.
+        kind = state.occupancy().get(site, have) if have == PRESENT else have
+        return f"not a move: {piece_name(kind, views.players(state.game.name))} at {site} already"
+    if verb == "lift" and have is None:
+        return f"not a move: nothing to lift at {site}"
+    return None
+
+
+def clear_board(session: Session) -> int:
+    """Lift every piece off the (simulated) board; returns how many."""
+    board = session.hardware.board
+    lifted = pieces_on_board(session)
+    for site in lifted:
+        board.lift(site)
+    return len(lifted)
+
+
 def run_sim(config: Config, *, new_game: bool = False, stdin: TextIO = sys.stdin,
-            out: TextIO = sys.stdout) -> int:
+            out: TextIO = sys.stdout, web: bool = False) -> int:
     terminal = Terminal(out)
-    daemon = Daemon(config, new_game=new_game, on_frame=terminal)
+    daemon = Daemon(config, new_game=new_game, on_frame=terminal, web=web)
+    interrupted = False
 
     async def main() -> None:
+        nonlocal interrupted
         loop = asyncio.get_running_loop()
         runner = asyncio.ensure_future(daemon.run())
-        while daemon.session is None and not runner.done():
+        while not daemon.started.is_set() and not runner.done():
             await asyncio.sleep(0.01)
         if runner.done():
             runner.result()  # raises what went wrong at start
             return
-        print(game_help(daemon.session.referee.state.game.name), file=out)
-        terminal.draw(daemon.session)
+        session = daemon.session
+        # Ctrl-C stops the daemon (its own SIGINT handler), and with it this loop, at once.
+        try:
+            loop.add_signal_handler(signal.SIGINT, lambda: (daemon.stop(), _mark_interrupted()))
+        except (NotImplementedError, RuntimeError):  # not the main thread (tests)
+            pass
+        print(game_help(session.referee.state.game.name), file=out)
+        if daemon.web is not None:
+            print(f"the board in a browser: {daemon.web.url}", file=out)
+        terminal.start(session)
+        terminal.draw(session)
         lines: asyncio.Queue = asyncio.Queue()
         interactive = hasattr(stdin, "isatty") and stdin.isatty()
 
@@ -89,34 +210,62 @@ def run_sim(config: Config, *, new_game: bool = False, stdin: TextIO = sys.stdin
 
         threading.Thread(target=read, daemon=True).start()
         while not runner.done():
-            line = await lines.get()
+            getting = asyncio.ensure_future(lines.get())
+            await asyncio.wait({getting, runner}, return_when=asyncio.FIRST_COMPLETED)
+            if not getting.done():
+                getting.cancel()
+                break  # the daemon stopped (Ctrl-C, a signal)
+            line = getting.result()
             if line is None or line.strip().lower() in ("quit", "exit"):
                 await asyncio.sleep(0.2)  # let the last action settle and show
                 break
             word = line.strip().lower()
             if word in ("help", "?"):
-                print(game_help(daemon.session.referee.state.game.name), file=out)
+                print(game_help(session.referee.state.game.name), file=out)
                 continue
             if word == "show":
-                terminal.draw(daemon.session)
+                terminal.draw(session)
                 continue
             try:
-                action = parse_action(line)
-                if action is None:
-                    continue
-                verb, args = action
-                if verb == "wait":
-                    await asyncio.sleep(float(args[0]) / 1000)
+                if word in ("clear", "new"):
+                    if word == "new":
+                        # The journal's game is closed first: the lifts that follow are then a
+                        # board being cleared for the new game, not takebacks of the old one.
+                        session.referee.new_game(loop.time())
+                        daemon.refresh()
+                    n = clear_board(session)
+                    terminal.say(f"lifted {n} piece{'s' if n != 1 else ''}; the board is empty")
                 else:
-                    act(daemon.session, verb, args, loop.time())
-                    daemon._show()  # an entry changes the game without a sensor event
+                    action = parse_action(line)
+                    if action is None:
+                        continue
+                    verb, args = action
+                    refused = refusal(session, verb, args)
+                    if refused:
+                        terminal.say(refused)
+                        continue
+                    if verb == "wait":
+                        await asyncio.sleep(float(args[0]) / 1000)
+                    else:
+                        act(session, verb, args, loop.time())
+                        daemon.refresh()  # an entry changes the game without a sensor event
                 if not interactive:
                     # Piped actions arrive faster than hands: let each settle, as a person's would.
-                    await asyncio.sleep(daemon.session.referee.debouncer.window_s + 0.08)
+                    await asyncio.sleep(session.referee.debouncer.window_s + 0.08)
             except Exception as exc:  # a typo must not end the game
-                print(f"  ? {str(exc).replace('line 0: ', '')}", file=out)
+                terminal.say(f"  ? {describe_error(exc)}")
         daemon.stop()
         await runner
 
-    asyncio.run(main())
+    def _mark_interrupted() -> None:
+        nonlocal interrupted
+        interrupted = True
+
+    try:
+        asyncio.run(main())
+    except KeyboardInterrupt:  # Ctrl-C before the daemon's handler was in place
+        interrupted = True
+    if interrupted:
+        print("stopped (Ctrl-C); the game is in the journal", file=out)
+        return EXIT_INTERRUPTED
     return 0

@@ -117,6 +117,8 @@ def act(session, verb: str, args: list[str], now: float) -> None:
         session.referee.enter(site, kind, now)
     elif verb == "place":
         board.place(site, kind)
+    elif site not in layout.channels_of_site and site not in layout.sites:
+        session.referee.lift_entry(site, now)  # a cube above the board: a takeback
     else:
         board.lift(site)
 
@@ -149,13 +151,14 @@ def _tells_kinds(layout, site: str) -> bool:
 class Tracer:
     """A simulated board driven by actions; `step` returns the JSON-able record of one."""
 
-    def __init__(self, config: Config):
+    def __init__(self, config: Config, *, new_game: bool = True):
+        # new_game=False resumes the journal's game (a restart after a power cut, in tests).
         self.clock = SimClock()
         self._tmp = None
         if config.journal == ":temporary:":
             self._tmp = tempfile.TemporaryDirectory(prefix="treeboard-trace-")
             config.journal = str(Path(self._tmp.name) / "journal.sqlite")
-        self.session = open_session(config, clock=self.clock, autoscan=False, new_game=True)
+        self.session = open_session(config, clock=self.clock, autoscan=False, new_game=new_game)
         self.referee = self.session.referee
         self.board = self.session.hardware.board
         self.session.hardware.source.start(self.referee.feed)
@@ -180,14 +183,11 @@ class Tracer:
         ref = self.referee
         if verb == "wait":
             end = self.clock.now + float(args[0]) / 1000
-            # Step through the blink and animation times on the way, as the daemon would.
-            while True:
-                wake = ref.show(self.clock.now)
-                deadline = ref.next_deadline()
-                nxt = min(t for t in (wake, deadline, end) if t is not None)
-                if nxt >= end:
-                    break
-                self.clock.now = nxt
+            # Blinks and animations are functions of the time alone, so a wait draws only its
+            # last frame (drawing each blink of an hour's wait cost minutes and gigabytes).
+            # What can change the game on the way is a sensor change settling: step to those.
+            while (deadline := ref.next_deadline()) is not None and deadline < end:
+                self.clock.now = deadline
                 self.board.scan_once()
                 ref.tick(self.clock.now)
             self.clock.now = end

@@ -20,7 +20,7 @@ from hardware.leds import Leds
 
 log = logging.getLogger("treeboard.bridge")
 
-SIM_COLS = 8  # the simulated firmware's matrix width; channel = row * SIM_COLS + col
+SIM_COLS = 8  # the simulated matrix's width when the layout names no size; channel = row * cols + col
 
 
 class BridgeSimBoard:
@@ -68,8 +68,12 @@ def open_bridge_hardware(layout, port: str, baud: int, *,
     if port == "sim":
         from firmware_bridge.sim import start_simulated_firmware
 
-        rows = math.ceil((max(layout.bridge.channels) + 1) / SIM_COLS)
-        firmware = start_simulated_firmware(rows, SIM_COLS, layout.led_count)
+        wired = layout.bridge
+        rows, cols = wired.rows, wired.cols
+        if rows is None:
+            cols = SIM_COLS
+            rows = math.ceil((max(wired.channels) + 1) / cols)
+        firmware = start_simulated_firmware(rows, cols, layout.led_count, matrix=wired.matrix)
         port = firmware.port
     try:
         source, sink = open_bridge(port, baud, clock=clock,

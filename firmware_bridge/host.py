@@ -11,6 +11,12 @@ sends heartbeats and LED updates, and when the line dies (read error, no frame f
 fresh SNAPSHOT and re-sending the whole LED frame. Board state is never lost: the snapshot the
 host holds survives a reconnect, and the new snapshot is diffed against it so the daemon sees
 an event for everything that changed while the line was down.
+
+No single frame becomes a sensor event. What the frames say goes into `_heard`; the board the
+daemon sees (`_codes`) takes it over only when two different frames vouch for the same board
+checksum (a CHANGE carries the board's CRC-32 with the change in, a HEARTBEAT and a SNAPSHOT
+carry or are the board). A forged or corrupted frame that passed the frame CRC is one witness;
+the next genuine frame contradicts it, and a SNAPSHOT puts `_heard` right.
 """
 
 from __future__ import annotations
@@ -42,6 +48,13 @@ CONNECTED = "connected"        # in sync
 DISCONNECTED = "disconnected"  # no port, or the line died; retrying with back-off
 INCOMPATIBLE = "incompatible"  # the firmware answers but speaks another protocol version
 CLOSED = "closed"
+
+
+#: Protocol 1 framed with CRC-16, which this host cannot read; its frames still pass that
+#: CRC. This many of them before any HELLO of ours name it (one could be a corrupted frame).
+LEGACY_FRAMES = 2
+#: A line that brings frames, all of them damaged, is given this many dead-line timeouts.
+NOISY_LINE_PATIENCE = 4
 
 
 class BridgeError(HardwareError):
@@ -99,13 +112,22 @@ class BridgeLink:
         self.kinds: list[str] = []
         self.boot_id: int | None = None
         self.reconnects = 0    # connections lost
+        #: When the last valid frame came from the firmware (the link's clock), for health().
+        self.last_valid_frame = clock()
+        #: Why the link thread died (a bug), or None while it runs.
+        self.died: str | None = None
         self.open_attempts = 0  # every try to open the port, failed or not
-        self.stats = {"bad_frames": 0, "gaps": 0, "duplicates": 0, "snapshots": 0,
+        self.stats = {"bad_frames": 0, "gaps": 0, "duplicates": 0, "snapshots": 0, "mismatches": 0,
                       "led_full": 0, "led_partial": 0, "led_resends": 0}
 
         self._lock = threading.Condition()
         self._callback: EventCallback | None = None
-        self._codes: bytearray | None = None      # the board as the host knows it (value codes)
+        self._codes: bytearray | None = None      # the board as the host reports it (value codes)
+        # Owned by the link thread: the board as the frames since the last SNAPSHOT tell it
+        # (None: unknown since a HELLO), and the first frame (seq, frame CRC) that vouched for it.
+        self._heard: bytearray | None = None
+        self._witness: tuple[int, int] | None = None
+        self._mismatch_since: float | None = None  # frames disagree with _heard since then
         self._desired: bytes | None = None        # the LED frame the daemon last showed
         self._fw_rgb: bytes | None = None         # what we believe the firmware shows (None: unknown)
         self._pending_led: tuple[int, int, float] | None = None  # (seq, crc, sent at)
@@ -129,6 +151,19 @@ class BridgeLink:
                 self._lock.wait(left)
             return self.state
 
+    def health(self) -> str | None:
+        """None while the firmware is heard from; else a sentence for the watchdog's log."""
+        if self._stopping:
+            return None
+        name = f"bridge on {self.port or 'its USB port'}"
+        if not self._thread.is_alive():
+            return f"{name}: its link thread has stopped ({self.died or 'no reason logged'})"
+        silent = self.clock() - self.last_valid_frame
+        if silent > self.timings.heartbeat_timeout:
+            why = "" if self.state == CONNECTED else f"; {self.state}: {self.last_problem}"
+            return f"{name}: no heartbeat or change from the firmware for {silent:.1f} s{why}"
+        return None
+
     def snapshot(self) -> dict[int, str | None]:
         with self._lock:
             codes = self._codes
@@ -148,7 +183,7 @@ class BridgeLink:
         deadline = time.monotonic() + timeout
         with self._lock:
             while True:
-                if self._desired is not None and self._confirmed_crc == protocol.crc16(self._desired) \
+                if self._desired is not None and self._confirmed_crc == protocol.crc32(self._desired) \
                         and self._pending_led is None and self._fw_rgb == self._desired:
                     return True
                 left = deadline - time.monotonic()
@@ -169,6 +204,9 @@ class BridgeLink:
     def _run(self) -> None:
         try:
             self._reconnect_forever()
+        except Exception as exc:  # a bug of ours: health() tells the watchdog, the log tells why
+            self.died = f"{type(exc).__name__}: {exc}"
+            log.exception("bridge: the link thread died")
         finally:
             self._set_state(CLOSED)
             r, w = self._wake_r, self._wake_w
@@ -239,15 +277,20 @@ class BridgeLink:
         self._set_state(CONNECTING)
         self._enc = enc
         self._rx_seq: int | None = None
+        self._rx_key: tuple[int, int] | None = None  # (seq, frame CRC) of the last frame
         self._synced = False
         self._snapshot_asked: float | None = None
+        self._heard = None
+        self._witness = None
+        self._mismatch_since = None
         with self._lock:
             self._fw_rgb = None          # unknown until we send a whole frame
             self._pending_led = None
         now = self.clock()
         self._write(b"\x00" + enc.host_hello())
-        hello_sent = last_rx = last_hb = now
+        hello_sent = last_rx = last_frame = last_hb = now
         self._hello_seen = False
+        legacy = 0  # frames of protocol 1 before any HELLO of ours
         while not self._stopping:
             timeout = t.heartbeat_interval / 2
             ready, _, _ = select.select([ser.fileno(), self._wake_r], [], [], timeout)
@@ -256,16 +299,23 @@ class BridgeLink:
             if ser.fileno() in ready:
                 data = ser.read(max(1, ser.in_waiting))  # raises SerialException when unplugged
                 for item in dec.feed(data):
+                    last_frame = self.clock()
                     if isinstance(item, protocol.ProtocolError):
                         self.stats["bad_frames"] += 1
                         log.debug("bridge: dropped a frame: %s", item)
+                        if isinstance(item, protocol.LegacyFrame) and not self._hello_seen:
+                            legacy += 1
+                            if legacy >= LEGACY_FRAMES:
+                                self._incompatible(1)
                         continue
-                    last_rx = self.clock()
+                    last_rx = self.last_valid_frame = self.clock()
                     self._handle(item)
             now = self.clock()
-            if now - last_rx > t.heartbeat_timeout:
+            # Silence is a dead line. Frames that all fail their CRC are a noisy line with a
+            # firmware behind it: reconnecting would not help it, so it gets longer.
+            if now - last_rx > t.heartbeat_timeout * (1 if now - last_frame > t.heartbeat_timeout else NOISY_LINE_PATIENCE):
                 raise _LineDead(
-                    f"no valid frame from the firmware for {t.heartbeat_timeout:.2f} s "
+                    f"no valid frame from the firmware for {now - last_rx:.2f} s "
                     + ("(dead line)" if self._hello_seen else "(no HELLO: dead line, or not a treeboard bridge)"))
             if not self._hello_seen and now - hello_sent > t.heartbeat_interval:
                 self._write(b"\x00" + enc.host_hello())  # the first may have been lost in noise
@@ -275,6 +325,10 @@ class BridgeLink:
                 last_hb = now
             if self._snapshot_asked is not None and now - self._snapshot_asked > t.ack_timeout:
                 self._ask_snapshot()
+            elif self._snapshot_asked is None and self._mismatch_since is not None \
+                    and now - self._mismatch_since > t.ack_timeout:
+                # The firmware's repeats did not put it right within a round trip: ask for it all.
+                self._ask_snapshot()
             if self._synced:
                 self._send_leds(now)
 
@@ -282,23 +336,25 @@ class BridgeLink:
         if msg.type == protocol.HELLO:
             self._on_hello(msg)
             return
-        if self._rx_seq is not None:
-            if msg.seq == self._rx_seq:
-                self.stats["duplicates"] += 1  # the line sent it twice: once is enough
-                return
-            if msg.seq != (self._rx_seq + 1) & 0xFF:
-                # Something from the firmware was lost; it may have been a change.
-                self.stats["gaps"] += 1
-                if self._snapshot_asked is None and msg.type != protocol.SNAPSHOT:
-                    self._ask_snapshot()
+        key = (msg.seq, msg.frame_crc)
+        if key == self._rx_key:
+            # The line sent it twice: once is enough. Same seq with other contents is no
+            # duplicate: one of the two was forged or garbled, and the board checksums decide.
+            self.stats["duplicates"] += 1
+            return
+        if self._rx_seq is not None and msg.seq != (self._rx_seq + 1) & 0xFF:
+            # Something from the firmware was lost. No need to ask: if it was a change, the
+            # board CRC in the next CHANGE or HEARTBEAT disagrees with ours.
+            self.stats["gaps"] += 1
         self._rx_seq = msg.seq
+        self._rx_key = key
         if not self._hello_seen:
             return  # a previous session's leftovers
         t = msg.type
         if t == protocol.SNAPSHOT:
-            self._on_snapshot(msg.codes)
+            self._on_snapshot(msg)
         elif t == protocol.CHANGE:
-            self._on_change(msg.channel, msg.code)
+            self._on_change(msg)
         elif t == protocol.ACK:
             self._on_ack(msg)
         elif t == protocol.HEARTBEAT:
@@ -311,13 +367,16 @@ class BridgeLink:
         else:
             log.debug("bridge: ignoring %r", msg)
 
+    def _incompatible(self, version: int) -> None:
+        self.last_problem = (
+            f"the bridge firmware speaks protocol version {version}, this host speaks "
+            f"{protocol.VERSION}: flash the firmware from firmware_bridge/firmware (see its README)")
+        self._set_state(INCOMPATIBLE)
+        raise _LineDead(self.last_problem)
+
     def _on_hello(self, msg: protocol.Message) -> None:
         if msg.version != protocol.VERSION:
-            self.last_problem = (
-                f"the bridge firmware speaks protocol version {msg.version}, this host speaks "
-                f"{protocol.VERSION}: flash the firmware from firmware_bridge/firmware (see its README)")
-            self._set_state(INCOMPATIBLE)
-            raise _LineDead(self.last_problem)
+            self._incompatible(msg.version)
         size = (msg.rows, msg.cols, msg.leds)
         if self.rows is not None and size != (self.rows, self.cols, self.leds):
             self.last_problem = (
@@ -325,7 +384,7 @@ class BridgeLink:
                 f"it was {self.rows}x{self.cols} with {self.leds}: a different board was plugged in")
             self._set_state(INCOMPATIBLE)
             raise _LineDead(self.last_problem)
-        if self._hello_seen and msg.boot_id == self.boot_id and msg.seq == self._rx_seq:
+        if self._hello_seen and msg.boot_id == self.boot_id and (msg.seq, msg.frame_crc) == self._rx_key:
             self.stats["duplicates"] += 1
             return
         if self._hello_seen and msg.boot_id != self.boot_id:
@@ -334,8 +393,12 @@ class BridgeLink:
         self.boot_id = msg.boot_id
         self._hello_seen = True
         self._rx_seq = msg.seq
+        self._rx_key = (msg.seq, msg.frame_crc)
         self._synced = False  # the SNAPSHOT that follows every HELLO brings us back in sync
         self._snapshot_asked = self.clock()  # ... and if it is lost, ask again after ack_timeout
+        self._heard = None  # a restarted firmware's board is unknown until its SNAPSHOT
+        self._witness = None
+        self._mismatch_since = None
         with self._lock:
             self._fw_rgb = None
             self._pending_led = None
@@ -343,26 +406,60 @@ class BridgeLink:
                 self._codes = bytearray(msg.rows * msg.cols)
             self._lock.notify_all()
 
-    def _on_snapshot(self, codes: bytes) -> None:
+    def _on_snapshot(self, msg: protocol.Message) -> None:
+        codes = msg.codes
         self._snapshot_asked = None
         if len(codes) != self.rows * self.cols:
             log.debug("bridge: SNAPSHOT of %d channels for a %d-channel board", len(codes), self.rows * self.cols)
             self._ask_snapshot()
             return
         self.stats["snapshots"] += 1
-        for channel, code in enumerate(codes):
-            self._apply(channel, code)
+        self._heard = bytearray(codes)
+        self._witness = None
+        self._vouch(msg, protocol.crc32(codes))
+
+    def _on_change(self, msg: protocol.Message) -> None:
+        heard = self._heard
+        if heard is None:
+            return  # no SNAPSHOT since the HELLO: nothing to apply it to (one is on its way)
+        if msg.channel >= len(heard):
+            log.debug("bridge: change on channel %d of a %d-channel board", msg.channel, len(heard))
+            return
+        if heard[msg.channel] != msg.code:
+            heard[msg.channel] = msg.code
+            self._witness = None  # a new board: it needs its own two witnesses
+        self._vouch(msg, msg.sensor_crc)
+
+    def _vouch(self, msg: protocol.Message, sensor_crc: int) -> None:
+        """`msg` says the firmware's board has CRC `sensor_crc`. The second different frame
+        that agrees with `_heard` makes it the reported board."""
+        if protocol.crc32(self._heard) != sensor_crc:
+            # A change was lost (the firmware's repeats or a SNAPSHOT will bring it), or a
+            # frame was forged: either way nothing is reported until two frames agree.
+            self.stats["mismatches"] += 1
+            self._witness = None
+            if self._mismatch_since is None:
+                self._mismatch_since = self.clock()
+            return
+        self._mismatch_since = None
+        self._snapshot_asked = None  # in agreement again: whatever was lost has come
+        key = (msg.seq, msg.frame_crc)
+        if self._witness is None:
+            self._witness = key
+        elif key != self._witness:
+            self._commit()
+
+    def _commit(self) -> None:
+        with self._lock:
+            same = self._codes == self._heard
+        if not same:  # every heartbeat vouches again: most commits change nothing
+            for channel, code in enumerate(self._heard):
+                self._apply(channel, code)
         if not self._synced:
             self._synced = True
             self._set_state(CONNECTED)
             log.info("bridge in sync: %dx%d board, %d LEDs, firmware boot %04x",
                      self.rows, self.cols, self.leds, self.boot_id)
-
-    def _on_change(self, channel: int, code: int) -> None:
-        if channel >= len(self._codes):
-            log.debug("bridge: change on channel %d of a %d-channel board", channel, len(self._codes))
-            return
-        self._apply(channel, code)
 
     def _on_ack(self, msg: protocol.Message) -> None:
         with self._lock:
@@ -375,17 +472,18 @@ class BridgeLink:
             self._lock.notify_all()
 
     def _on_heartbeat(self, msg: protocol.Message) -> None:
-        if msg.sensor_crc is None or not self._synced:
+        if msg.sensor_crc is None:
+            return
+        if self._heard is not None:
+            self._vouch(msg, msg.sensor_crc)
+        if not self._synced:
             return
         with self._lock:
-            sensor_crc = protocol.crc16(self._codes)
             if self._pending_led is None and self._fw_rgb is not None \
-                    and msg.led_crc != protocol.crc16(self._fw_rgb):
+                    and msg.led_crc != protocol.crc32(self._fw_rgb):
                 # An update was lost or garbled in a way the ACKs did not show: resend.
                 self._fw_rgb = None
             self._confirmed_crc = msg.led_crc
-        if msg.sensor_crc != sensor_crc and self._snapshot_asked is None:
-            self._ask_snapshot()  # a change was lost: the snapshot puts it right
 
     def _apply(self, channel: int, code: int) -> None:
         with self._lock:
@@ -435,7 +533,7 @@ class BridgeLink:
                     frame = self._enc.led_frame(desired)
                     self.stats["led_full"] += 1
             self._fw_rgb = desired
-            self._pending_led = (seq, protocol.crc16(desired), now)
+            self._pending_led = (seq, protocol.crc32(desired), now)
         self._write(frame)
 
     def _write(self, data: bytes) -> None:
@@ -483,6 +581,9 @@ class BridgeSensorSource(SensorSource):
     def snapshot(self) -> dict[Hashable, str | None]:
         return self.link.snapshot()
 
+    def health(self) -> str | None:
+        return self.link.health()
+
     def close(self) -> None:
         if not self._closed:
             self._closed = True
@@ -518,7 +619,8 @@ class BridgePixelSink(PixelSink):
         if not self._closed:
             self._closed = True
             self.link.show(bytes(3 * self.count))
-            self.link.flush(0.5)  # best effort: dark before we let go
+            if self.link.health() is None:  # a dead or silent link would only make us wait
+                self.link.flush(0.5)  # best effort: dark before we let go
             _release(self.link)
 
 

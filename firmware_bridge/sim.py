@@ -1,7 +1,7 @@
 """A simulated bridge firmware: the real firmware logic (firmware/controller.py) on a real
 pseudo-terminal, so the host opens it with pyserial exactly as it opens the USB device.
 
-    fw = start_simulated_firmware(rows=5, cols=8, leds=40)
+    fw = start_simulated_firmware(rows=5, cols=8, leds=40)   # matrix="shift-register": 74HC595/165
     source, sink = open_bridge(fw.port)      # fw.port: a stable symlink, like /dev/treeboard-bridge
     fw.place(12); fw.lift(12)                # a magnet on / off channel 12
     fw.leds()                                # what the strip shows now
@@ -28,6 +28,12 @@ from pathlib import Path
 
 from firmware_bridge.faults import LineFaults
 from firmware_bridge.firmware.controller import Controller
+from firmware_bridge.firmware.shiftreg import ShiftRegisterMatrix
+from firmware_bridge.shiftchain import SimulatedShiftChain
+
+#: How the simulated firmware reads its matrix: GPIO rows and columns (firmware/main.py's
+#: Rp2040.scan), or a chain of 74HC595s and 74HC165s (firmware/shiftreg.py, over a simulated chain).
+MATRICES = ("pins", "shift-register")
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +67,10 @@ class _Shim:
     def __init__(self, sim: "SimulatedFirmware", pty: _Pty) -> None:
         self.sim = sim
         self.pty = pty
+        self.matrix = None
+        if sim.matrix == "shift-register":
+            self.matrix = ShiftRegisterMatrix(SimulatedShiftChain(sim.rows, sim.cols, sim._board),
+                                              sim.rows, sim.cols)
 
     @staticmethod
     def ticks_ms() -> int:
@@ -87,19 +97,31 @@ class _Shim:
         except (BlockingIOError, OSError):
             pass  # nobody reading: dropped, as on USB
 
-    def scan(self) -> bytes:
-        return bytes(self.sim._board)
+    def scan(self) -> list[int]:
+        if self.matrix is not None:
+            return self.matrix.scan()
+        board, cols = self.sim._board, self.sim.cols
+        return [sum(1 << c for c in range(cols) if board[r * cols + c]) for r in range(self.sim.rows)]
 
     def show(self, rgb) -> None:
-        self.sim._shown = bytes(rgb)
+        self.sim._shown = shown = bytes(rgb)
+        on_show = self.sim.on_show
+        if on_show is not None:
+            on_show(shown)
 
 
 class SimulatedFirmware:
     def __init__(self, rows: int, cols: int, leds: int, *, link_path: str | Path | None = None,
                  faults_to_host: LineFaults | None = None,
                  faults_to_firmware: LineFaults | None = None,
-                 boot_noise: bytes = BOOT_NOISE, seed: int = 0, **controller_options) -> None:
+                 boot_noise: bytes = BOOT_NOISE, seed: int = 0, matrix: str = "pins",
+                 **controller_options) -> None:
+        if matrix not in MATRICES:
+            raise ValueError(f"matrix {matrix!r}: expected one of {', '.join(MATRICES)}")
         self.rows, self.cols, self.led_count = rows, cols, leds
+        self.matrix = matrix
+        #: Called with the strip's bytes whenever the firmware shows a frame (from its thread).
+        self.on_show = None
         self.faults_to_host = faults_to_host
         self.faults_to_firmware = faults_to_firmware
         self.boot_noise = boot_noise

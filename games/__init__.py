@@ -23,6 +23,7 @@ _MODULES = {
     "treeblox": "games.treeblox",
     "fangqi": "games.fangqi",
     "arbos": "games.arbos",
+    "game-for-the-trees": "games.game_for_the_trees",
 }
 
 _loaded: dict[str, Game] = {}

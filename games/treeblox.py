@@ -201,13 +201,24 @@ class TreebloxState(State):
         kind, cell = move
         self._cells[cell] = (p, kind)
         column = self._columns.get(cell[:2])
+        shaded = None  # the column's top cube, if this cube goes above it
         if column is None:
             self._columns[cell[:2]] = [cell[2]]
         else:
+            top = max(column)
+            if cell[2] > top:
+                shaded = self._cells[(cell[0], cell[1], top)]
             column.append(cell[2])
         (self._leaves if kind == LEAF else self._branches)[p].append(cell)
         left = self._left[p]
         left[kind] -= 1
+        if shaded is not None and shaded[1] == LEAF and not self._active_count(shaded[0]):
+            # A tree with no active leaves ends the game at once, whoever shaded it and in
+            # whichever phase (a cube is the only thing that shades a leaf, so this is the
+            # one place to look). The opening cannot get here: first leaves shade nothing.
+            self._loser = shaded[0]
+            self._finish("no-active-leaves")
+            return
         if self._phase == "final":
             self._turn_left -= 1
             if not self._turn_left or not self._has_hole(p):
@@ -259,12 +270,6 @@ class TreebloxState(State):
         """Active leaves of each player (what the rules count at the end)."""
         return self._active_count(0), self._active_count(1)
 
-    def winner(self) -> int | None:
-        # A player with no active leaves at the start of their turn loses, whatever the count.
-        if self._loser is not None:
-            return 1 - self._loser
-        return super().winner()
-
     def occupancy(self) -> dict[str, str]:
         """Every cube: board holes by name (a1..d4), other cells by their lattice text
         (b2+1, (-1,0,0)); kinds dark-leaf, dark-branch, light-leaf, light-branch."""
@@ -302,7 +307,7 @@ class TreebloxState(State):
 
     @property
     def loser_without_leaves(self) -> int | None:
-        """The player who lost for having no active leaves at the start of their turn."""
+        """The player whose tree was left with no active leaves, which ended the game."""
         return self._loser
 
     @property
@@ -382,11 +387,9 @@ class TreebloxState(State):
             return
         else:
             self._phase = "main"
+        # No check for a tree without active leaves here: the cube that shaded its last leaf
+        # has already ended the game (see _apply).
         active = self._active_count(player)
-        if not active:
-            self._loser = player
-            self._finish("no-active-leaves")
-            return
         self._rate = 1 if active < 3 else 2
         if final:
             # The final growth is not capped by the growth rate: every cube goes in.

@@ -62,14 +62,14 @@ def open_hardware(layout, backend: str, clock: Callable[[], float] | None = None
         raise ValueError(f"unknown hardware backend {backend!r}; expected one of {', '.join(BACKENDS)}")
     from gpiozero import Button
 
-    from hardware.leds import Leds, NeoPixelStrip
+    from hardware.leds import Leds, open_strip
     from hardware.sensors import open_sensors
 
     source = open_sensors(layout, clock=clock, autoscan=autoscan)
     buttons: dict[str, Any] = {}
     try:
         buttons = {name: Button(pin) for name, pin in layout.buttons.items()}
-        strip = NeoPixelStrip(layout.leds.pin, layout.led_count, layout.leds.pixel_order)
+        strip = open_strip(layout.leds.pin, layout.led_count, layout.leds.pixel_order)
     except Exception:
         source.close()
         for button in buttons.values():

@@ -101,9 +101,16 @@ class AdcSensors:
 
 @dataclass(frozen=True)
 class BridgeSensors:
-    """Sensors scanned by a microcontroller on USB serial (firmware_bridge). Channel = index."""
+    """Sensors scanned by a microcontroller on USB serial (firmware_bridge). Channel = index,
+    row * cols + col of the firmware's matrix."""
 
     channels: dict[int, str]
+    #: The firmware's matrix as wired ("pins": GPIO rows and columns; "shift-register":
+    #: 74HC595 rows and 74HC165 columns) and its size; None: as small as the channels need.
+    #: The real firmware says its size in HELLO; `treeboard sim --bridge` builds it from these.
+    matrix: str = "pins"
+    rows: int | None = None
+    cols: int | None = None
 
 
 @dataclass(frozen=True)
@@ -218,6 +225,10 @@ def load_layout(name_or_path: str | Path) -> Layout:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
         raise LayoutError(path, "file", "a readable layout file", detail=str(exc)) from exc
+    except UnicodeDecodeError as exc:
+        raise LayoutError(path, "file", "a text file in UTF-8",
+                          detail=f"byte 0x{exc.object[exc.start]:02x} at offset {exc.start} is not UTF-8"
+                          ) from None
     except tomllib.TOMLDecodeError as exc:
         raise LayoutError(path, "file", "valid TOML (each key once)", detail=str(exc)) from exc
     return _Parser(path, data).layout()
@@ -435,8 +446,21 @@ class _Parser:
         table = self.table(sensors, "bridge", "[sensors.bridge]", required=False)
         if table is None:
             return None
-        channels = self.site_table(table, "[sensors.bridge]", lambda raw, key: self.integer(raw, key, 0, 4095))
-        return BridgeSensors(channels)
+        for key in table:
+            if key not in ("sites", "matrix", "rows", "cols"):
+                raise self.fail(f"[sensors.bridge] {key}", "sites, matrix, rows or cols", key)
+        matrix = table.get("matrix", "pins")
+        if matrix not in ("pins", "shift-register"):
+            raise self.fail("[sensors.bridge] matrix", "\"pins\" or \"shift-register\"", matrix)
+        size = {}
+        for key in ("rows", "cols"):
+            if key in table:
+                size[key] = self.integer(table[key], f"[sensors.bridge] {key}", 1, 255)
+        if len(size) == 1:
+            raise self.fail("[sensors.bridge] rows", "rows and cols together, or neither", table.get("rows"))
+        limit = size["rows"] * size["cols"] - 1 if size else 4095
+        channels = self.site_table(table, "[sensors.bridge]", lambda raw, key: self.integer(raw, key, 0, limit))
+        return BridgeSensors(channels, matrix, size.get("rows"), size.get("cols"))
 
     def led_section(self, bridge: bool):
         table = self.table(self.data, "leds", "[leds]")

@@ -6,13 +6,18 @@ brightness cap, and scaled down further when its estimated current draw would ex
 power supply's budget. It writes to the sink only when that corrected frame changed, since a
 WS2812 write blocks for ~30 us per pixel and interrupts would otherwise flicker.
 
-`NeoPixelStrip` drives a real strip (adafruit-circuitpython-neopixel, imported only in
-there); `RecordingStrip` is the same `adafruit_pixelbuf.PixelBuf` machinery with a transmit
+`NeoPixelSpiStrip` drives a real strip from an SPI bus's MOSI pin (neopixel_spi: no root, no
+PWM or DMA, every Pi from the Zero 2 W to the Pi 5; the shipped layouts' default);
+`NeoPixelStrip` drives one from any other GPIO (adafruit-circuitpython-neopixel: rpi_ws281x
+as root on Pi 0-4, the RP1 PIO driver on a Pi 5); both import their driver only inside;
+`RecordingStrip` is the same `adafruit_pixelbuf.PixelBuf` machinery with a transmit
 that records, so tests see exactly the bytes the Pi would send, in the strip's pixel order.
 """
 
 from __future__ import annotations
 
+import threading
+from collections import deque
 from typing import Any, Hashable, Mapping, Sequence
 
 from hardware.base import Colour, HardwareError, PixelSink
@@ -36,7 +41,10 @@ def estimate_milliamps(frame: Sequence[Colour]) -> float:
 
 # Colours already checked, so that a frame of the same few colours (every frame, in practice)
 # costs one dict lookup a pixel. Keys are exact int tuples; lookups of anything else miss.
+# Shared by every strip in the process, whichever thread shows it: inserts (rare: a colour
+# seen for the first time) take the lock, so the bound holds; a lookup is one atomic get.
 _checked: dict[tuple, Colour] = {}
+_checked_lock = threading.Lock()
 
 
 def _check_colour(key: Hashable, colour) -> Colour:
@@ -48,8 +56,9 @@ def _check_colour(key: Hashable, colour) -> Colour:
             or not all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 255 for v in colour)):
         raise ValueError(f"colour for {key!r} must be (r, g, b) with each 0..255, got {colour!r}")
     checked = (colour[0], colour[1], colour[2])
-    if len(_checked) < 4096:
-        _checked[checked] = checked
+    with _checked_lock:
+        if len(_checked) < 4096:
+            _checked[checked] = checked
     return checked
 
 
@@ -162,15 +171,18 @@ class _PixelBufStrip(PixelSink):
 
 
 class RecordingStrip(_PixelBufStrip):
-    """A strip on the real `adafruit_pixelbuf.PixelBuf` that records every frame it shows.
+    """A strip on the real `adafruit_pixelbuf.PixelBuf` that records the frames it shows.
 
     `wire` holds the bytes each show sent (in the strip's pixel order, after PixelBuf's own
     brightness, as a NeoPixel would send them); `frames` holds them decoded back to (r, g, b)
-    per pixel: what each LED actually lights; `last` is the latest of those. Closing blanks
-    the strip (one more, all-dark frame), as `NeoPixel.deinit` does.
+    per pixel: what each LED actually lights; `last` is the latest of those. Both keep the
+    last `keep` frames only (a simulated board runs for days, blinking); `shows` counts every
+    frame ever shown. Closing blanks the strip (one more, all-dark frame), as
+    `NeoPixel.deinit` does.
     """
 
-    def __init__(self, count: int, pixel_order: str = "GRB", brightness: float = 1.0):
+    def __init__(self, count: int, pixel_order: str = "GRB", brightness: float = 1.0,
+                 keep: int = 256):
         import adafruit_pixelbuf
 
         record = self._record
@@ -181,14 +193,16 @@ class RecordingStrip(_PixelBufStrip):
 
         self.count = count
         self.pixel_order = pixel_order
-        self.wire: list[bytes] = []
-        self.frames: list[tuple[Colour, ...]] = []
+        self.wire: deque[bytes] = deque(maxlen=keep)
+        self.frames: deque[tuple[Colour, ...]] = deque(maxlen=keep)
+        self.shows = 0
         self._buffer = _Buffer(count, byteorder=pixel_order, brightness=brightness, auto_write=False)
         self._closed = False
 
     def _record(self, data: bytes) -> None:
         bpp = len(self.pixel_order)
         r, g, b = (self.pixel_order.index(c) for c in "RGB")
+        self.shows += 1
         self.wire.append(data)
         self.frames.append(tuple((data[i + r], data[i + g], data[i + b]) for i in range(0, bpp * self.count, bpp)))
 
@@ -225,3 +239,55 @@ class NeoPixelStrip(_PixelBufStrip):
 
     def _release(self) -> None:
         self._buffer.deinit()  # blanks the strip and releases the pin
+
+
+#: The MOSI pin of each SPI bus on the Pi's header, and the bus: a strip whose data line is on
+#: one of these is driven through that bus. SPI1 needs `dtoverlay=spi1-1cs` in config.txt.
+SPI_MOSI_BUS = {10: 0, 20: 1}
+#: Blinka's names of each bus's clock and MOSI pins (every board module has SCK; a Pi also SCLK).
+_SPI_PINS = {0: (("SCK", "SCLK"), "MOSI"), 1: (("SCK_1", "SCLK_1"), "MOSI_1")}
+
+
+class NeoPixelSpiStrip(_PixelBufStrip):
+    """A WS2812 strip on an SPI bus's MOSI pin, through adafruit-circuitpython-neopixel-spi.
+
+    Each colour bit goes out as an SPI byte at 6.4 MHz, so the kernel's SPI driver does the
+    timing: no root, no PWM or DMA channel (no clash with audio), on every Pi. The bus's
+    spidev node (/dev/spidev0.0, /dev/spidev1.0) must exist: `raspi-config nonint do_spi 0`.
+    """
+
+    def __init__(self, bus: int, count: int, pixel_order: str = "GRB", brightness: float = 1.0):
+        try:
+            import board
+            import busio
+            import neopixel_spi
+        except (ImportError, NotImplementedError, RuntimeError) as exc:
+            raise HardwareError(f"cannot load the SPI NeoPixel driver (is this a Pi with "
+                                f"adafruit-circuitpython-neopixel-spi?): {exc}") from exc
+        clocks, mosi_name = _SPI_PINS[bus]
+        clock = next((getattr(board, c) for c in clocks if hasattr(board, c)), None)
+        mosi = getattr(board, mosi_name, None)
+        if clock is None or mosi is None:
+            raise HardwareError(f"this board has no SPI{bus} for the LED strip")
+        self.count = count
+        try:
+            self._spi = busio.SPI(clock, MOSI=mosi)
+            self._buffer = neopixel_spi.NeoPixel_SPI(self._spi, count, brightness=brightness,
+                                                     auto_write=False, pixel_order=pixel_order)
+        except (RuntimeError, ValueError, OSError) as exc:
+            raise HardwareError(f"cannot open SPI{bus} for the LED strip ({exc}); is SPI on? "
+                                "(sudo raspi-config nonint do_spi 0" +
+                                (", and dtoverlay=spi1-1cs in /boot/firmware/config.txt" if bus else "")
+                                + ")") from exc
+        self._closed = False
+
+    def _release(self) -> None:
+        self._buffer.deinit()  # blanks the strip
+        self._spi.deinit()
+
+
+def open_strip(pin: int, count: int, pixel_order: str = "GRB") -> _PixelBufStrip:
+    """The real strip for a layout's `[leds] pin`: SPI where the pin is a bus's MOSI."""
+    if pin in SPI_MOSI_BUS:
+        return NeoPixelSpiStrip(SPI_MOSI_BUS[pin], count, pixel_order)
+    return NeoPixelStrip(pin, count, pixel_order)

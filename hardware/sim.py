@@ -30,13 +30,20 @@ from hardware.sensors import open_sensors
 #: The mock Pi is a Pi Zero 2 W, the smallest board treeboard supports.
 MOCK_REVISION = "902120"
 
+#: State changes each mock pin remembers. gpiozero's MockPin keeps every one (for tests'
+#: assert_states), and the matrix scan and the ADC polling toggle pins hundreds of times a
+#: second: unbounded, a simulated board grew by ~0.25 to 8 MiB/s.
+PIN_HISTORY = 64
+
 
 def _mock_classes():
     """The model classes, defined on first use so that importing this module needs no gpiozero."""
-    global MockMCP3008, MatrixRowPin, MatrixColumnPin
+    global MockMCP3008, MatrixRowPin, MatrixColumnPin, TwinFactory
     if "MockMCP3008" in globals():
         return
-    from gpiozero.pins.mock import MockPin, MockSPIDevice, MockSPIInterfaceShared
+    from collections import deque
+
+    from gpiozero.pins.mock import MockFactory, MockPin, MockSPIDevice, MockSPIInterfaceShared
     from gpiozero.pins.spi import SPISoftwareBus
 
     # gpiozero shares SPI interfaces and buses by pin numbers alone, across every pin factory,
@@ -48,6 +55,25 @@ def _mock_classes():
     MockSPIInterfaceShared._shared_key = classmethod(
         lambda cls, clock_pin, mosi_pin, miso_pin, select_pin, pin_factory:
         (clock_pin, select_pin, pin_factory))
+
+    bounded: dict[type, type] = {}
+
+    def bounded_class(cls: type) -> type:
+        """`cls` with its state history kept to the last PIN_HISTORY changes."""
+        if cls not in bounded:
+            def clear_states(self):
+                cls.clear_states(self)
+                self.states = deque(self.states, maxlen=PIN_HISTORY)
+
+            bounded[cls] = type(cls.__name__, (cls,), {"clear_states": clear_states})
+        return bounded[cls]
+
+    class _TwinFactory(MockFactory):
+        """gpiozero's MockFactory whose pins (of whatever mock class asked for: plain, SPI
+        clock and select, the matrix's) keep a bounded history."""
+
+        def pin(self, name, pin_class=None, **kwargs):
+            return super().pin(name, pin_class=bounded_class(pin_class or self.pin_class), **kwargs)
 
     class _MockMCP3008(MockSPIDevice):
         """The slave side of an MCP3008 on gpiozero's mock SPI.
@@ -115,6 +141,7 @@ def _mock_classes():
                 self.model.update_column(self.col)
 
     MockMCP3008, MatrixRowPin, MatrixColumnPin = _MockMCP3008, _MatrixRowPin, _MatrixColumnPin
+    TwinFactory = _TwinFactory
 
 
 class MatrixModel:
@@ -198,13 +225,12 @@ class SimulatedBoard:
     def __init__(self, layout: Layout, clock: Callable[[], float] = time.monotonic, *,
                  autoscan: bool = True, diodes: bool = True):
         from gpiozero import Button
-        from gpiozero.pins.mock import MockFactory
 
         if layout.bridge is not None:
             raise HardwareError(f"{layout.name}: a bridge board is simulated by firmware_bridge's simulated firmware")
         _mock_classes()
         self.layout = layout
-        self.factory = MockFactory(revision=MOCK_REVISION)
+        self.factory = TwinFactory(revision=MOCK_REVISION)
         self.matrix = None
         self.adcs: list = []
         # The models must own their pins before gpiozero's devices ask the factory for them.

@@ -30,12 +30,15 @@ The interface a game's view module provides (`state` is the game's State; `view`
         plain text when the output is no terminal), so the drawing must also read without them.
 
     Optional:
+    HINTS: tuple[str, ...]
+        The hint modes (View.moves) its frame and pictures show: default ("off", "legal",
+        "safe"). Add "best" once the game's frame lights the computer player's best moves.
     HELP: str
         The game's own help lines for `treeboard sim` (its site names, its entries).
-    def svg_3d(state, view: View, places: list[str]) -> str
+    def svg_3d(state, view: View, places: list[str], turn: int = 0) -> str
         A second picture (Treeblox: an isometric view of the trees); `places` are the sites
         where an entry may be made now, drawn so that a click on one (an element with
-        `data-place="<site>"`) picks it.
+        `data-place="<site>"`) picks it; `turn` quarter turns show it from another side.
 
 The shared machinery is here and in `base`: corrections win over everything, then the
 winner's animation, then the game's frame; blinking; colour helpers (`base.kind_colour`,
@@ -82,6 +85,11 @@ def view_of(game_name: str) -> ModuleType:
 def players(game_name: str) -> tuple[str, str]:
     """The names of the two sides as the game's players read them."""
     return getattr(view_of(game_name), "PLAYERS", DEFAULT_PLAYERS)
+
+
+def hint_modes(game_name: str) -> tuple[str, ...]:
+    """The hint modes a game's view can show (the page offers these)."""
+    return tuple(getattr(view_of(game_name), "HINTS", ("off", "legal", "safe")))
 
 
 def render(state: State, view: View, now: float) -> tuple[dict[str, Colour], float | None]:

@@ -15,7 +15,6 @@ from hardware.base import PRESENT
 Colour = tuple[int, int, int]
 OFF: Colour = (0, 0, 0)
 FRAME_S = 0.05  # animation step: 20 frames a second is smooth on WS2812s and cheap on a Pi Zero
-HINT_MODES = ("off", "legal", "safe", "best")
 DEFAULT_PLAYERS = ("player 1", "player 2")  # how players read the sides 0 and 1
 
 

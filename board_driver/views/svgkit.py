@@ -45,6 +45,8 @@ def title(text: str) -> str:
     return f"<title>{esc(text)}</title>"
 
 
-def document(width: float, height: float, body: list[str], *, label: str, class_: str) -> str:
+def document(width: float, height: float, body: list[str], *, label: str, class_: str,
+             **kw: object) -> str:
     return el("svg", "".join(body), xmlns="http://www.w3.org/2000/svg",
-              viewBox=f"0 0 {width:g} {height:g}", role="img", aria_label=label, class_=class_)
+              viewBox=f"0 0 {width:g} {height:g}", role="img", aria_label=label, class_=class_,
+              **kw)

@@ -43,7 +43,7 @@ def frame(state, view: View, now: float) -> tuple[dict[str, Colour], float | Non
 
 def _free_colour(state, groove, view: View, dim) -> Colour | None:
     """What a free groove says under the hint mode: legal (the mover's colour, dim), safe
-    (green: gives nothing away; amber: hands a square over), or nothing."""
+    (green: gives nothing away; orange: hands a square over), or nothing."""
     c = view.colours
     if state.is_over():
         return None
@@ -79,14 +79,12 @@ def svg(state, view: View) -> str:
                    rx=10, fill="#3a2c20"))
     for (r, col) in board.cells:
         body.append(el("rect", x=M + col * U, y=M + r * U, width=U, height=U, fill=WOOD))
+    # Squares are labelled (row at the left, column above): h ROW.COL is the top side of square
+    # ROW.COL, v ROW.COL its left side, t ROW.COL its hole; each site's name shows on hover.
     for col in range(board.cols):
         body.append(el("text", str(col), x=M + col * U + U / 2, y=M - 8, class_="label"))
-    for col in range(board.cols + 1):
-        body.append(el("text", str(col), x=M + col * U, y=M + board.rows * U + 18, class_="label vlabel"))
-    for r in range(board.rows + 1):
-        body.append(el("text", str(r), x=M - 14, y=M + r * U + 4, class_="label"))
-        if r < board.rows:
-            body.append(el("text", str(r), x=M - 14, y=M + r * U + U / 2 + 4, class_="label rowlabel"))
+    for r in range(board.rows):
+        body.append(el("text", str(r), x=M - 13, y=M + r * U + U / 2 + 5, class_="label"))
 
     for g in board.grooves:
         kind, r, col = g.name[0], *map(int, g.name[1:].split("."))

@@ -33,6 +33,15 @@ def _tops(state) -> dict[tuple[int, int], tuple[str, int]]:
     return tops
 
 
+def _last_cell(state) -> tuple[int, int, int] | None:
+    """The cell of the last cube placed, if the last move placed one."""
+    moves = state.moves
+    return moves[-1].cell if moves and moves[-1].cell is not None else None
+
+
+LAST = "#ffd966"  # the last cube's outline (the page marks the last move in this gold too)
+
+
 def _active(state) -> set[tuple[int, int, int]]:
     return {cell for p in (0, 1) for cell in state.active_leaves(p)}
 
@@ -108,6 +117,7 @@ def svg(state, view: View) -> str:
     if not state.is_over() and view.moves != "off":
         free = {h for h in state.available_holes(state.to_move) if h[2] == 0}
     winner = state.winner() if state.is_over() else None
+    last = _last_cell(state)
 
     def pos(x: int, y: int) -> tuple[float, float]:
         return M + (x - x0) * U, M + (y1 - y) * U
@@ -162,6 +172,11 @@ def svg(state, view: View) -> str:
                     classes.append("winner")
                 extra["data_kind"] = kind
                 extra["data_height"] = z + 1
+                if last is not None and last[:2] == (x, y):
+                    classes.append("last")
+                    parts.append(el("rect", x=px + 1, y=py + 1, width=U - 2, height=U - 2, rx=9,
+                                    fill="none", stroke=LAST, stroke_width=2,
+                                    stroke_dasharray="5 3"))
                 what = f"{PLAYERS[owner]} {'leaf' if leaf else 'branch'}"
                 tip = (f"{site}: column of {z + 1}, top cube a {what}"
                        + (" (sees the sky)" if sees_sky else ""))
@@ -198,31 +213,52 @@ def _cube_faces(x: int, y: int, z: int) -> tuple[list, list, list]:
     return top, south, west
 
 
-def svg_3d(state, view: View, places: list[str]) -> str:
-    """Both trees in 3D, and a ghost cube at each of `places` (data-place) to click on."""
+def _spun(turn: int):
+    """The board turned a quarter `turn` times about its centre: a cell's new (x, y), and a
+    point's (for labels). A tree hides what stands behind it; turning shows the other side."""
+    def cell(x: int, y: int, z: int) -> tuple[int, int, int]:
+        for _ in range(turn % 4):
+            x, y = y, SIZE - 1 - x
+        return x, y, z
+
+    def point(px: float, py: float) -> tuple[float, float]:
+        for _ in range(turn % 4):
+            px, py = py, SIZE - px
+        return px, py
+    return cell, point
+
+
+def svg_3d(state, view: View, places: list[str], turn: int = 0) -> str:
+    """Both trees in 3D, and a ghost cube at each of `places` (data-place) to click on; seen
+    from beyond a1, or from the next corner round for each quarter `turn`."""
     c = view.colours
     active = _active(state)
+    last = _last_cell(state)
+    spin, spin_point = _spun(turn)
     items = []  # (painter's key, svg) drawn far to near, low to high
     for site, kind in state.occupancy().items():
-        x, y, z = parse_cell(site)
+        cell = parse_cell(site)
+        x, y, z = spin(*cell)
         owner = 0 if kind.startswith("dark") else 1
         leaf = kind.endswith("leaf")
         base = c[f"player{owner}"] if leaf else scale(c[f"player{owner}"], 0.6)
         top, south, west = _cube_faces(x, y, z)
-        sees = leaf and (x, y, z) in active
+        sees = leaf and cell in active
+        edge = dict(stroke=LAST, stroke_width=2) if cell == last else \
+            dict(stroke="#111", stroke_width=1)
         parts = [title(f"{site}: {PLAYERS[owner]} {'leaf' if leaf else 'branch'}"
                        + (" (sees the sky)" if sees else "")),
-                 _poly(top, fill=hexc(base), stroke="#111", stroke_width=1),
-                 _poly(south, fill=hexc(scale(base, 0.75)), stroke="#111", stroke_width=1),
-                 _poly(west, fill=hexc(scale(base, 0.55)), stroke="#111", stroke_width=1)]
+                 _poly(top, fill=hexc(base), **edge),
+                 _poly(south, fill=hexc(scale(base, 0.75)), **edge),
+                 _poly(west, fill=hexc(scale(base, 0.55)), **edge)]
         if leaf:
             cx, cy = _p(x + 0.5, y + 0.5, z + 1)
             parts.append(el("ellipse", cx=cx, cy=cy, rx=A * 0.45, ry=A * 0.22,
                             fill="#ffffff" if sees else "#000000", fill_opacity=0.45 if sees else 0.25))
-        items.append(((-(x + y), z), el("g", "".join(parts), class_="cube", data_site=site,
-                                        data_kind=kind)))
+        items.append(((-(x + y), z), el("g", "".join(parts), data_site=site, data_kind=kind,
+                                        class_="cube last" if cell == last else "cube")))
     for site in places:
-        x, y, z = parse_cell(site)
+        x, y, z = spin(*parse_cell(site))
         top, south, west = _cube_faces(x, y, z)
         ghost = dict(fill=hexc(c[f"player{state.to_move}"]), fill_opacity=0.18,
                      stroke=hexc(c[f"player{state.to_move}"]), stroke_dasharray="3 3")
@@ -238,22 +274,26 @@ def svg_3d(state, view: View, places: list[str]) -> str:
         for y in range(SIZE):
             hx, hy = _p(x + 0.5, y + 0.5, 0)
             floor.append(el("ellipse", cx=hx, cy=hy, rx=A * 0.3, ry=A * 0.15, fill="#2b2019"))
-    for x in range(SIZE):
-        lx, ly = _p(x + 0.5, -0.45, 0)
-        floor.append(el("text", COLUMNS[x], x=lx, y=ly + 6, class_="label"))
-    for y in range(SIZE):
-        lx, ly = _p(-0.45, y + 0.5, 0)
-        floor.append(el("text", str(y + 1), x=lx - 4, y=ly + 6, class_="label"))
+    # Columns and rows are labelled along the two edges nearest the viewer, whichever way the
+    # board is turned (the far edges would be hidden behind the trees).
+    labels = [(COLUMNS[i], (i + 0.5, edge)) for i in range(SIZE) for edge in (-0.45, SIZE + 0.45)]
+    labels += [(str(i + 1), (edge, i + 0.5)) for i in range(SIZE) for edge in (-0.45, SIZE + 0.45)]
+    for text, point in labels:
+        px, py = spin_point(*point)
+        if px < 0 or py < 0:
+            lx, ly = _p(px, py, 0)
+            floor.append(el("text", text, x=lx, y=ly + 6, class_="label"))
 
     points = board + [p for site in list(state.occupancy()) + list(places)
-                      for face in _cube_faces(*parse_cell(site)) for p in face]
+                      for face in _cube_faces(*spin(*parse_cell(site))) for p in face]
     xs, ys = [p[0] for p in points], [p[1] for p in points]
     pad = 24
     left, top_y = min(xs) - pad, min(ys) - pad
     w, h = max(xs) - min(xs) + 2 * pad, max(ys) - min(ys) + 2 * pad
     inner = el("g", "".join(floor) + "".join(svg for _, svg in items),
                transform=f"translate({-left:.1f},{-top_y:.1f})")
-    return svgkit.document(w, h, [inner], label="Treeblox trees in 3D", class_="board treeblox iso")
+    return svgkit.document(w, h, [inner], label="Treeblox trees in 3D", class_="board treeblox iso",
+                           data_turn=turn % 4)
 
 
 # --- the terminal ------------------------------------------------------------------------------
@@ -298,8 +338,9 @@ def terminal(state, view: View, paint: Paint) -> str:
     for p in (0, 1):
         left = state.cubes_left(p)
         lines.append(f"  {paint(c[f'player{p}'], PLAYERS[p], bold=True)}: "
-                     f"{len(state.active_leaves(p))} leaves see the sky; "
-                     f"{left['leaf']} leaves and {left['branch']} branches left")
+                     f"{_count(len(state.active_leaves(p)), 'leaf', 'leaves')} see the sky; "
+                     f"{_count(left['leaf'], 'leaf', 'leaves')} and "
+                     f"{_count(left['branch'], 'branch', 'branches')} left")
     if not state.is_over():
         n = state.placements_left
         lines.append(f"  {PLAYERS[state.to_move]} may place {n} more cube{'s' if n != 1 else ''} "
@@ -308,3 +349,7 @@ def terminal(state, view: View, paint: Paint) -> str:
                              "b a branch; the digit is the column's height"
                        + ("; ? put a cube here, X take it off" if view.corrections else "")))
     return "\n".join(lines)
+
+
+def _count(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"

@@ -1,8 +1,9 @@
 """treeboard bridge firmware for an RP2040 running MicroPython (runs at boot as main.py).
 
-Copy main.py, controller.py and protocol.py to the board (see firmware_bridge/README.md).
-Edit the pin lists below to match your wiring. The logic lives in controller.py; this file
-is only the hardware shim: matrix pins, the NeoPixel strip and the USB serial line.
+Copy main.py, controller.py, protocol.py and shiftreg.py to the board (see
+firmware_bridge/README.md). Edit the wiring below to match your board. The logic lives in
+controller.py (and shiftreg.py for a shift-register matrix); this file is only the hardware
+shim: the matrix, the NeoPixel strip and the USB serial line.
 """
 
 import sys
@@ -15,15 +16,29 @@ import os
 import select
 
 from controller import Controller
+from shiftreg import ShiftRegisterMatrix
 
 # --- wiring (edit to match the board) ---------------------------------------------------
-# Rows are driven low one at a time; columns are inputs with pull-ups, so a closed reed
-# switch pulls its column low while its row is selected. A diode per switch stops ghosting.
-# The default is a 5 x 8 matrix (40 sensors: the 29 grooves and 11 holes of a Tree Planting
-# board) and a 40-LED strip. A Pico breaks out 26 GPIOs, so a 20 x 20 Arbos board needs 74HC595
-# / 74HC165 shift registers in front of the matrix: replace Rp2040.scan, nothing else changes.
+# Rows are driven low one at a time; columns have pull-ups, so a closed reed switch pulls its
+# column low while its row is selected. A diode per switch stops ghosting.
+#
+# MATRIX = "pins": rows and columns on GPIOs. The default is a 5 x 8 matrix (40 sensors: the
+# 29 grooves and 11 holes of a Tree Planting board) and a 40-LED strip.
+#
+# MATRIX = "shift-register": a Pico breaks out 26 GPIOs, too few for a 20 x 20 Arbos board
+# (40 lines), so 74HC595s drive the rows and 74HC165s read the columns, all on SPI0
+# (firmware_bridge/SHIFT-REGISTERS.md). For it set MATRIX = "shift-register", ROWS = COLS = 20,
+# LED_COUNT = 400.
+MATRIX = "pins"
 ROW_PINS = (0, 1, 2, 3, 4)
 COL_PINS = (5, 6, 7, 8, 9, 10, 11, 12)
+ROWS, COLS = 20, 20           # shift-register only: the matrix's size
+SPI_ID, SPI_BAUD = 0, 4_000_000  # 74HC595/165 at 3.3 V are good for far more; 4 MHz is robust
+SCK_PIN, MOSI_PIN, MISO_PIN = 2, 3, 4  # SPI0: SCK to both chains, MOSI to the first 595's SER,
+                                       # MISO from the first 165's QH
+RCLK_PIN = 5                  # the 595s' RCLK (storage clock), all in parallel
+PL_PIN = 6                    # the 165s' /PL (parallel load), all in parallel
+SETTLE_US = 5                 # a row's column lines settle (pull-ups, diode capacitance)
 LED_PIN = 16
 LED_COUNT = 40
 # Hold this pin low (a jumper to GND) while powering up to skip the bridge and keep the REPL,
@@ -33,10 +48,41 @@ SCAN_MS = 5
 DEBOUNCE_SCANS = 3
 
 
+class ShiftBus:
+    """The bus shiftreg.ShiftRegisterMatrix scans through: SPI0 and two strobe pins."""
+
+    def __init__(self):
+        Pin = machine.Pin
+        self.spi = machine.SPI(SPI_ID, baudrate=SPI_BAUD, polarity=0, phase=0,
+                               sck=Pin(SCK_PIN), mosi=Pin(MOSI_PIN), miso=Pin(MISO_PIN))
+        self.rclk = Pin(RCLK_PIN, Pin.OUT, value=0)
+        self.pl = Pin(PL_PIN, Pin.OUT, value=1)
+
+    def transfer(self, out, into):
+        self.spi.write_readinto(out, into)
+
+    def latch(self):
+        self.rclk.value(1)  # rising edge: the 595s' outputs take the shifted pattern
+        self.rclk.value(0)
+
+    def load(self):
+        self.pl.value(0)    # low: the 165s capture their inputs
+        self.pl.value(1)
+
+    def settle(self):
+        time.sleep_us(SETTLE_US)
+
+
 class Rp2040:
     def __init__(self):
-        self.rows = [machine.Pin(p, machine.Pin.IN) for p in ROW_PINS]  # high-Z when idle
-        self.cols = [machine.Pin(p, machine.Pin.IN, machine.Pin.PULL_UP) for p in COL_PINS]
+        if MATRIX == "shift-register":
+            self.matrix = ShiftRegisterMatrix(ShiftBus(), ROWS, COLS)
+            self.shape = (ROWS, COLS)
+        else:
+            self.matrix = None
+            self.rows = [machine.Pin(p, machine.Pin.IN) for p in ROW_PINS]  # high-Z when idle
+            self.cols = [machine.Pin(p, machine.Pin.IN, machine.Pin.PULL_UP) for p in COL_PINS]
+            self.shape = (len(ROW_PINS), len(COL_PINS))
         self.strip = neopixel.NeoPixel(machine.Pin(LED_PIN), LED_COUNT)
         self.poll = select.poll()
         self.poll.register(sys.stdin, select.POLLIN)
@@ -57,20 +103,33 @@ class Rp2040:
         self.stdout.write(data)
 
     def scan(self):
-        out = []
+        if self.matrix is not None:
+            return self.matrix.scan()
+        masks = []
         for row in self.rows:
             row.init(machine.Pin.OUT, value=0)
             time.sleep_us(10)  # let the column lines settle
-            for col in self.cols:
-                out.append(col.value() == 0)
+            m = 0
+            for c, col in enumerate(self.cols):
+                if col.value() == 0:
+                    m |= 1 << c
+            masks.append(m)
             row.init(machine.Pin.IN)
-        return out
+        return masks
 
     def show(self, rgb):
-        strip = self.strip
+        # Straight into the driver's buffer in the strip's own order (a WS2812 wants G, R, B):
+        # one tuple per pixel through strip[i] = ... costs 400 allocations a frame.
+        buf = self.strip.buf
+        order = self.strip.ORDER  # e.g. (1, 0, 2, 3): where r, g, b go within a pixel
+        bpp = self.strip.bpp
         for i in range(LED_COUNT):
-            strip[i] = (rgb[3 * i], rgb[3 * i + 1], rgb[3 * i + 2])
-        strip.write()
+            j = bpp * i
+            k = 3 * i
+            buf[j + order[0]] = rgb[k]
+            buf[j + order[1]] = rgb[k + 1]
+            buf[j + order[2]] = rgb[k + 2]
+        self.strip.write()
 
 
 def main():
@@ -82,7 +141,7 @@ def main():
     hw = Rp2040()
     rnd = os.urandom(2)
     boot_id = (rnd[0] << 8) | rnd[1]
-    fw = Controller(hw, len(ROW_PINS), len(COL_PINS), LED_COUNT, boot_id,
+    fw = Controller(hw, hw.shape[0], hw.shape[1], LED_COUNT, boot_id,
                     scan_ms=SCAN_MS, debounce_scans=DEBOUNCE_SCANS)
     fw.boot()
     while True:

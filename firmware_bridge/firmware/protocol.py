@@ -4,13 +4,14 @@ Shared by the host (CPython) and the firmware (MicroPython on an RP2040), so thi
 imports nothing and uses only what MicroPython has: no struct, dataclasses, typing, enum,
 bytes.hex. The spec is firmware_bridge/PROTOCOL.md; keep the two in step.
 
-A frame on the wire is  00 | COBS(type, seq, payload..., crc_hi, crc_lo) | 00.
+A frame on the wire is  00 | COBS(type, seq, payload..., crc32 (4 bytes, big-endian)) | 00.
 COBS removes every zero from the body, so a zero always means "frame boundary" and a
 receiver resynchronises at the next zero after any garbage. The leading zero costs one
 byte and ends whatever garbage came before, so line noise costs at most the frame it hit.
 """
 
-VERSION = 1
+# 2: CRC-32 frames, CHANGE carries the board's CRC-32, HEARTBEAT and ACK carry CRC-32s.
+VERSION = 2
 
 # The value a binary sensor reports; equal to hardware.base.PRESENT (not imported: this
 # module must run on the microcontroller, which has no hardware package).
@@ -46,6 +47,8 @@ ERR_BAD_VERSION = 2   # HOST_HELLO named another protocol version
 ERR_BAD_MESSAGE = 3   # a well-formed frame whose payload made no sense (length, range)
 ERR_UNKNOWN_TYPE = 4
 
+CRC_BYTES = 4
+
 # The largest decoded frame (type + seq + payload + crc). A 400-LED frame is 1200 bytes of
 # payload; the limit bounds the receiver's buffer so garbage cannot grow it without end.
 MAX_FRAME = 2048
@@ -56,25 +59,56 @@ class ProtocolError(ValueError):
     """Bytes that are not a valid frame or message. Always recoverable: drop and go on."""
 
 
-# --- CRC-16/CCITT-FALSE (poly 0x1021, init 0xFFFF, no reflection; check("123456789") = 0x29B1)
+class LegacyFrame(ProtocolError):
+    """A frame that fails CRC-32 but passes protocol 1's CRC-16: maybe a firmware of
+    protocol 1, maybe a corrupted frame (one in 65,536). The host decides after a few."""
+
+
+# --- CRC-32/ISO-HDLC (zlib's, ZIP's, Ethernet's: reflected poly 0xEDB88320, init and final
+# xor 0xFFFFFFFF; check("123456789") = 0xCBF43926). It guards every frame, and it is the
+# checksum of the board and of the LED buffer that CHANGE, HEARTBEAT and ACK carry. A 16-bit
+# CRC let one corrupted frame in 65,536 through; 32 bits make that one in 4 billion, and a
+# change still needs a second frame to vouch for it (PROTOCOL.md, "Two witnesses").
 
 def _make_crc_table():
     table = []
     for byte in range(256):
-        crc = byte << 8
+        crc = byte
         for _ in range(8):
-            crc = ((crc << 1) ^ 0x1021) if crc & 0x8000 else (crc << 1)
-        table.append(crc & 0xFFFF)
+            crc = (crc >> 1) ^ 0xEDB88320 if crc & 1 else crc >> 1
+        table.append(crc)
     return table
 
 
-_CRC_TABLE = _make_crc_table()
+def crc32_table(data, crc=0):
+    """CRC-32 in pure Python: the fallback for a MicroPython built without binascii.crc32."""
+    global _CRC_TABLE
+    if _CRC_TABLE is None:
+        _CRC_TABLE = _make_crc_table()
+    table = _CRC_TABLE
+    crc ^= 0xFFFFFFFF
+    for b in data:
+        crc = table[(crc ^ b) & 0xFF] ^ (crc >> 8)
+    return crc ^ 0xFFFFFFFF
 
+
+_CRC_TABLE = None
+
+try:
+    from binascii import crc32  # in C on CPython and on MicroPython builds that have it
+except (ImportError, AttributeError):
+    crc32 = crc32_table
+
+
+# --- CRC-16/CCITT-FALSE: protocol 1's frame check, kept only so that a host can tell a
+# firmware of protocol 1 (reflash it) from a dead line.
 
 def crc16(data, crc=0xFFFF):
-    table = _CRC_TABLE
     for b in data:
-        crc = ((crc << 8) & 0xFFFF) ^ table[((crc >> 8) ^ b) & 0xFF]
+        crc ^= b << 8
+        for _ in range(8):
+            crc = ((crc << 1) ^ 0x1021) if crc & 0x8000 else (crc << 1)
+        crc &= 0xFFFF
     return crc
 
 
@@ -132,16 +166,29 @@ def _put_u16(buf, value):
     buf.append(value & 0xFF)
 
 
+def _u32(data, i):
+    return (data[i] << 24) | (data[i + 1] << 16) | (data[i + 2] << 8) | data[i + 3]
+
+
+def _put_u32(buf, value):
+    buf.append((value >> 24) & 0xFF)
+    buf.append((value >> 16) & 0xFF)
+    buf.append((value >> 8) & 0xFF)
+    buf.append(value & 0xFF)
+
+
 class Message:
-    """A decoded message: `type`, `seq`, and the attributes of its type (see decode_body)."""
+    """A decoded message: `type`, `seq`, `frame_crc` (the CRC-32 its frame ended with, which
+    tells two frames of the same seq apart), and the attributes of its type (see decode_body)."""
 
     def __init__(self, mtype, seq):
         self.type = mtype
         self.seq = seq
+        self.frame_crc = None
 
     def __repr__(self):
         fields = ", ".join(
-            "%s=%r" % (k, v) for k, v in sorted(self.__dict__.items()) if k not in ("type", "seq")
+            "%s=%r" % (k, v) for k, v in sorted(self.__dict__.items()) if k not in ("type", "seq", "frame_crc")
         )
         return "Message(%s, seq=%d%s)" % (
             TYPE_NAMES.get(self.type, hex(self.type)), self.seq, (", " + fields) if fields else "")
@@ -189,13 +236,14 @@ def decode_body(body):
     elif mtype == SNAPSHOT:
         msg.codes = bytes(p)
     elif mtype == CHANGE:
-        _need(p, 3, "CHANGE")
+        _need(p, 7, "CHANGE")
         msg.channel = _u16(p, 0)
         msg.code = p[2]
+        msg.sensor_crc = _u32(p, 3)
     elif mtype == ACK:
-        _need(p, 3, "ACK")
+        _need(p, 5, "ACK")
         msg.acked = p[0]
-        msg.led_crc = _u16(p, 1)
+        msg.led_crc = _u32(p, 1)
     elif mtype == HOST_HELLO:
         _need(p, 1, "HOST_HELLO")
         msg.version = p[0]
@@ -214,9 +262,9 @@ def decode_body(body):
             msg.sensor_crc = None
             msg.led_crc = None
         else:
-            _need(p, 4, "HEARTBEAT")
-            msg.sensor_crc = _u16(p, 0)
-            msg.led_crc = _u16(p, 2)
+            _need(p, 8, "HEARTBEAT")
+            msg.sensor_crc = _u32(p, 0)
+            msg.led_crc = _u32(p, 4)
     elif mtype == ERROR:
         if len(p) < 2:
             raise ProtocolError("ERROR payload too short")
@@ -236,11 +284,17 @@ def decode_frame(encoded):
     if len(encoded) > MAX_ENCODED:
         raise ProtocolError("frame longer than %d bytes" % MAX_ENCODED)
     raw = cobs_decode(encoded)
-    if len(raw) < 4:
+    if len(raw) < 2 + CRC_BYTES:
         raise ProtocolError("frame of %d bytes is too short" % len(raw))
-    if crc16(raw[:-2]) != _u16(raw, len(raw) - 2):
+    end = len(raw) - CRC_BYTES
+    frame_crc = _u32(raw, end)
+    if crc32(raw[:end]) != frame_crc:
+        if crc16(raw[:-2]) == _u16(raw, len(raw) - 2):
+            raise LegacyFrame("a frame of protocol 1 (CRC-16)")
         raise ProtocolError("CRC mismatch")
-    return decode_body(raw[:-2])
+    msg = decode_body(raw[:end])
+    msg.frame_crc = frame_crc
+    return msg
 
 
 class FrameDecoder:
@@ -284,7 +338,7 @@ class Encoder:
         body.append(mtype)
         body.append(self.seq)
         body.extend(payload)
-        _put_u16(body, crc16(body))
+        _put_u32(body, crc32(body))
         self.seq = (self.seq + 1) & 0xFF
         return b"\x00" + cobs_encode(body) + b"\x00"
 
@@ -303,15 +357,17 @@ class Encoder:
     def snapshot(self, codes):
         return self.frame(SNAPSHOT, codes)
 
-    def change(self, channel, code):
+    def change(self, channel, code, sensor_crc):
+        # sensor_crc: the CRC-32 of the whole board (the SNAPSHOT payload) with this change in
         p = bytearray()
         _put_u16(p, channel)
         p.append(code)
+        _put_u32(p, sensor_crc)
         return self.frame(CHANGE, p)
 
     def ack(self, acked, led_crc):
         p = bytearray((acked,))
-        _put_u16(p, led_crc)
+        _put_u32(p, led_crc)
         return self.frame(ACK, p)
 
     # host -> firmware
@@ -337,8 +393,8 @@ class Encoder:
     def heartbeat(self, sensor_crc=None, led_crc=None):
         p = bytearray()
         if sensor_crc is not None:
-            _put_u16(p, sensor_crc)
-            _put_u16(p, led_crc)
+            _put_u32(p, sensor_crc)
+            _put_u32(p, led_crc)
         return self.frame(HEARTBEAT, p)
 
     def error(self, code, about=0, text=""):

@@ -53,12 +53,12 @@ def test_daemon_plays_moves_from_the_scan_thread_and_talks_to_systemd(tmp_path, 
                                         lambda: len(daemon.session.referee.state.moves) == 1)
         assert ok, "the rod was not played"
         strip = daemon.session.hardware.board.strip
-        frames_before = len(strip.frames)
+        frames_before = strip.shows
         await loop.run_in_executor(None, board.place, "t2.2")  # a peg in an open square
         ok = await loop.run_in_executor(None, wait_for,
                                         lambda: daemon.session.referee.corrections)
         assert ok and [c.site for c in daemon.session.referee.corrections] == ["t2.2"]
-        assert len(strip.frames) > frames_before  # the correction was lit
+        assert strip.shows > frames_before  # the correction was lit
         beats = []
         while len(beats) < 2:
             msg = await loop.run_in_executor(None, sock.recv, 4096)

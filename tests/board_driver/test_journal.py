@@ -307,3 +307,113 @@ def test_default_path_follows_systemd_state_directory(tmp_path):
     assert default_journal_path({"STATE_DIRECTORY": "/var/lib/treeboard"}) == Path("/var/lib/treeboard/journal.sqlite")
     assert default_journal_path({"STATE_DIRECTORY": "/a:/b"}) == Path("/a/journal.sqlite")
     assert default_journal_path({"XDG_STATE_HOME": str(tmp_path)}) == tmp_path / "treeboard" / "journal.sqlite"
+
+
+# The finishing move and the result ------------------------------------------------------
+
+# The board process of test_board_e2e's SIGKILL test, cut the moment the result is written
+# (after the last move went in): SIGKILL from SQLite's statement trace.
+from test_board_e2e import KILLER  # noqa: E402
+
+FINISHER = KILLER.replace("rng = random.Random", """
+import os, signal
+def cut(statement):
+    if statement.lstrip().upper().startswith("UPDATE GAMES SET STATUS='FINISHED'"):
+        os.kill(os.getpid(), signal.SIGKILL)
+t.session.journal._db.set_trace_callback(cut)
+rng = random.Random""", 1)
+
+
+def test_a_kill_between_the_last_move_and_the_result_loses_neither(tmp_path):
+    """Before: the last move was one commit and the result another; a kill between them left
+    a game that is over marked "playing", and the next game marked it abandoned (its result
+    lost). Now both are one transaction: the kill leaves the game one move before its end."""
+    import games
+    from board_driver.config import sim_config
+    from board_driver.session import open_session
+
+    path = tmp_path / "j.sqlite"
+    proc = subprocess.run([sys.executable, "-c", FINISHER, str(path), "3"], capture_output=True,
+                          text=True, timeout=60)
+    assert proc.returncode == -signal.SIGKILL, proc.stderr
+    accepted = proc.stdout.split("\n")[-2].split()[1:]  # all but the last move
+    with Journal(path) as journal:
+        saved = journal.current()
+        assert saved is not None and saved.status == "playing"
+        state = games.get_game("tree-planting").new_state(**saved.options)
+        state.play_all(saved.moves)
+        assert not state.is_over(), "a game that is over is still marked playing"
+        assert saved.moves == accepted
+    # The board restarts on the game one move short: putting the last rod down ends it again.
+    session = open_session(sim_config(journal=str(path)), clock=lambda: 9.0, autoscan=False)
+    try:
+        assert [str(m) for m in session.referee.state.moves] == accepted
+        assert not session.referee.state.is_over()
+    finally:
+        session.close()
+
+
+def test_a_failure_inside_the_finishing_transaction_keeps_the_move_out_of_game_and_journal(tmp_path):
+    """An exception injected between the last move's insert and the result's update: the
+    journal rolls back both, and the referee takes the move back out of the game."""
+    from board_driver.config import sim_config
+    from board_driver.trace import Tracer
+
+    t = Tracer(sim_config(journal=str(tmp_path / "j.sqlite"), layout="treeblox-adc",
+                          game_options={"cubes": 1}))
+    try:
+        db = t.session.journal._db
+        db.execute("CREATE TEMP TRIGGER cut BEFORE UPDATE OF status ON games "
+                   "WHEN NEW.status = 'finished' BEGIN SELECT RAISE(ABORT, 'injected cut'); END")
+        for site, kind in [("a1", "dark-leaf"), ("d4", "light-leaf"), ("b1", "dark-branch")]:
+            t.step("place", [site, kind])
+        state = t.referee.state
+        assert state.in_final_growth and state.placements_left == 1  # Light's last cube
+        with pytest.raises(sqlite3.IntegrityError, match="injected cut"):
+            t.step("place", ["c4", "light-branch"])  # ends the game
+        assert not state.is_over() and [str(m) for m in state.moves] == ["La1", "Ld4", "Bb1"]
+        saved = t.session.journal.current()
+        assert saved.status == "playing" and saved.moves == ["La1", "Ld4", "Bb1"]
+    finally:
+        t.close()
+
+
+def sqlite_steps(journal, action) -> int:
+    """SQLite virtual-machine instructions `action` costs (in hundreds): a measure of work
+    that does not depend on the machine's speed."""
+    steps = 0
+
+    def count():
+        nonlocal steps
+        steps += 1
+        return 0
+
+    journal._db.set_progress_handler(count, 100)
+    try:
+        action()
+    finally:
+        journal._db.set_progress_handler(None, 100)
+    return steps
+
+
+def test_a_takeback_costs_the_same_at_move_3000_as_at_move_3(tmp_path):
+    """Before: every takeback re-read the whole game (Journal.current()), so place/lift on one
+    groove was quadratic in the game's length."""
+    with Journal(tmp_path / "j.sqlite") as journal:
+        game_id = journal.start_game("tree-planting", {})
+        for i in range(3):
+            journal.record_move(f"m{i}")
+        short = sqlite_steps(journal, journal.record_undo)
+        journal.record_move("m2")
+        journal._db.executemany(  # 3,000 moves and takebacks, as a long session leaves them
+            "INSERT INTO events (game_id, kind, text, at) VALUES (?, ?, ?, 0)",
+            [(game_id, kind, "x" if kind == "move" else None)
+             for _ in range(1500) for kind in ("move", "undo")])
+        long = sqlite_steps(journal, journal.record_undo)
+        assert long <= short + 2, (short, long)
+        assert journal.current().moves == ["m0", "m1"]
+    with Journal(tmp_path / "j.sqlite") as journal:  # and the count survives a restart
+        journal.record_undo()
+        journal.record_undo()
+        with pytest.raises(JournalError, match="no move to take back"):
+            journal.record_undo()

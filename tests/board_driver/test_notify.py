@@ -46,13 +46,22 @@ def test_each_message_reaches_the_socket(listener):
     notifier.close()
 
 
-def test_abstract_namespace_address():
+@pytest.fixture
+def closing():
+    """Closes the notifiers a test opens (each holds a socket once it sent something)."""
+    opened = []
+    yield lambda notifier: opened.append(notifier) or notifier
+    for notifier in opened:
+        notifier.close()
+
+
+def test_abstract_namespace_address(closing):
     name = f"treeboard-test-{uuid.uuid4().hex}"
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
     sock.bind("\0" + name)
     sock.settimeout(2.0)
     try:
-        notifier = Notifier.from_environment({"NOTIFY_SOCKET": "@" + name})
+        notifier = closing(Notifier.from_environment({"NOTIFY_SOCKET": "@" + name}))
         assert notifier.watchdog()
         assert sock.recv(4096) == b"WATCHDOG=1"
     finally:
@@ -70,8 +79,8 @@ def test_without_notify_socket_everything_is_a_quiet_no_op(caplog):
     assert notifier.watchdog_interval() is None
 
 
-def test_send_failures_are_logged_once_never_raised(tmp_path, caplog):
-    notifier = Notifier.from_environment({"NOTIFY_SOCKET": str(tmp_path / "nobody-listens")})
+def test_send_failures_are_logged_once_never_raised(tmp_path, caplog, closing):
+    notifier = closing(Notifier.from_environment({"NOTIFY_SOCKET": str(tmp_path / "nobody-listens")}))
     with caplog.at_level(logging.DEBUG, logger="board_driver.notify"):
         assert notifier.ready() is False
         assert notifier.watchdog() is False
@@ -80,9 +89,9 @@ def test_send_failures_are_logged_once_never_raised(tmp_path, caplog):
     assert "nobody-listens" in caplog.records[0].getMessage()
 
 
-def test_a_full_socket_drops_messages_instead_of_blocking(listener):
+def test_a_full_socket_drops_messages_instead_of_blocking(listener, closing):
     path, sock = listener  # never read: the receive queue fills up
-    notifier = Notifier(path)
+    notifier = closing(Notifier(path))
     results = [notifier.watchdog() for _ in range(5000)]
     assert results[0] is True
     assert False in results
@@ -104,9 +113,9 @@ def test_watchdog_interval_is_half_the_period_and_only_for_our_pid(env, expected
     assert notifier.watchdog_interval() == expected
 
 
-def test_keep_watchdog_pings_only_while_healthy(listener):
+def test_keep_watchdog_pings_only_while_healthy(listener, closing):
     path, sock = listener
-    notifier = Notifier.from_environment({"NOTIFY_SOCKET": path, "WATCHDOG_USEC": "4000000"})
+    notifier = closing(Notifier.from_environment({"NOTIFY_SOCKET": path, "WATCHDOG_USEC": "4000000"}))
     health = iter([True, True, False, True])
     slept = []
 

@@ -12,8 +12,8 @@ from board_driver import service
 from board_driver.service import ServiceError, install_service, install_service_command, render_unit
 
 REPO = Path(service.__file__).resolve().parent.parent
-UNIT = REPO / "systemd" / "treeboard.service"
-DROP_IN = REPO / "systemd" / "treeboard-root.conf"
+UNIT = REPO / "board_driver" / "systemd" / "treeboard.service"
+DROP_IN = REPO / "board_driver" / "systemd" / "treeboard-root.conf"
 
 
 class Recorder:
@@ -80,7 +80,7 @@ def test_installs_files_and_runs_the_commands(target, fake_exe, default_config):
     unit = (target / "etc/systemd/system/treeboard.service").read_text()
     assert f"ExecStart={fake_exe} run --config /etc/treeboard/config.toml\n" in unit
     assert (target / "etc/treeboard/config.toml").read_text() == default_config.read_text()
-    assert (target / "etc/udev/rules.d/99-treeboard.rules").read_text() == (REPO / "systemd/99-treeboard.rules").read_text()
+    assert (target / "etc/udev/rules.d/99-treeboard.rules").read_text() == (REPO / "board_driver/systemd/99-treeboard.rules").read_text()
     bridge = REPO / "firmware_bridge/99-treeboard-bridge.rules"
     if bridge.exists():
         assert (target / "etc/udev/rules.d/99-treeboard-bridge.rules").read_bytes() == bridge.read_bytes()
@@ -239,3 +239,30 @@ def test_memory_deny_write_execute_leaves_the_daemon_working(tmp_path):
     if result.stdout.strip() == "NO-MDWE":
         pytest.skip("kernel without PR_SET_MDWE (Linux < 6.3)")
     assert result.returncode == 0 and result.stdout.strip() == "OK", result.stdout + result.stderr
+
+
+def test_dry_run_lists_every_step_then_says_why_a_real_run_would_refuse(target, default_config, tmp_path):
+    in_root_home = Path("/root/venv/bin/treeboard")
+    printed = []
+    with pytest.raises(service.DryRunRefusal, match="a real run would refuse: .*root's home") as exc:
+        install_service(dry_run=True, root=target, run=Recorder(), executable=in_root_home,
+                        default_config=default_config, euid=lambda: 1000, out=printed.append)
+    # Every step is listed before the refusal: nothing is hidden by it.
+    assert any(p.startswith("would: write") and "treeboard.service" in p for p in printed)
+    assert any("99-treeboard-bridge.rules" in p for p in printed)
+    assert printed[-1].startswith("would: run: systemctl")
+    # The real run refuses the same thing, before it changes anything.
+    before = tree(target)
+    with pytest.raises(ServiceError, match="root's home"):
+        install_service(root=target, run=Recorder(), executable=in_root_home,
+                        default_config=default_config, euid=lambda: 0, out=printed.append)
+    assert tree(target) == before
+    assert "root's home" in str(exc.value)
+
+
+def test_the_service_files_are_package_data():
+    # What a plain `pip install` ships (pyproject's package-data), read as install-service does.
+    assert service.service_file("treeboard.service") == UNIT.read_text()
+    assert service.service_file("treeboard-root.conf") == DROP_IN.read_text()
+    assert "gpiochip" in service.service_file("99-treeboard.rules")
+    assert "SUBSYSTEM" in service.service_file("99-treeboard-bridge.rules")

@@ -81,3 +81,38 @@ def test_cubes_above_the_board_are_entered_and_checked(tracer):
     with pytest.raises(TraceError, match="no legal move puts that piece there"):
         list(run_trace(["place b1+1 dark-leaf"], tracer.session.config))
 
+
+
+def test_a_tree_left_without_active_leaves_ends_the_game_on_the_board_at_once(tmp_path):
+    """Light, in the final growth, covers its only active leaf with a cube above the board
+    (an entry): the game is over there and then, and the LEDs go to the game-over show."""
+    config = sim_config(layout="treeblox-adc", journal=str(tmp_path / "j.sqlite"),
+                        game_options={"cubes": 5})
+    tracer = Tracer(config)
+    try:
+        reference = games.get_game("treeblox").new_state(cubes=5)
+        for text in ("Ld4 Lb4 La1 La4 Ld3 Bc4 Bc1 Lb3 Bc4+1 Bd1 B(3,-1,0) Bb2 Lb1 B(2,-1,0) "
+                     "Bb4+1 Bd2").split():
+            move = reference.parse_move(text)
+            act(tracer, reference, move)
+            reference.play(move)
+        assert reference.in_final_growth and reference.placements_left == 4
+        record = act(tracer, reference, reference.parse_move("Ba4+1"))
+        game = record["game"]
+        assert game["over"] and game["winner"] == 0 and game["scores"] == [5, 0]
+        assert tracer.referee.state.end_reason == "no-active-leaves"
+        # The journal has the result with the last move (the next start shows it, not a game).
+        saved = tracer.session.journal.history(limit=1)[0]
+        assert saved.status == "finished" and saved.summary["winner"] == 0
+        assert saved.moves[-1] == "Ba4+1"
+        # Game over on the LEDs: the turn LEDs show the winner, Dark's pieces breathe.
+        dark = list(tracer.session.hardware.leds.correct([config.colours["player0"]])[0])
+        assert record["leds"]["turn"] == dark
+        breath = {tuple(tracer.step("wait", ["250"])["leds"]["a1"]) for _ in range(4)}
+        assert len(breath) > 1
+        # Light cannot go on growing: no entry plays, and the end-turn button does nothing.
+        with pytest.raises(games.IllegalMove, match="no legal move"):
+            tracer.step("place", ["a4+2", "light-leaf"])
+        assert tracer.step("press", ["end_turn"])["game"] == game
+    finally:
+        tracer.close()

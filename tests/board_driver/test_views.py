@@ -146,6 +146,7 @@ def test_treeblox_top_view_shows_heights_owners_and_cubes_beside_the_board():
     assert sites["b2"].get("data-height") == "1"
     assert "active" in sites["a1"].get("class")
     assert sites["c3"].get("data-kind") is None and len([s for s in sites if len(s) == 2]) == 16
+    assert "last" in sites["b3"].get("class") and "last" not in sites["a1"].get("class")
 
 
 def test_treeblox_top_view_grows_past_the_board():
@@ -162,8 +163,10 @@ def test_treeblox_3d_view_draws_cubes_and_clickable_places():
     state = treeblox("La1", "Ld4", "Ba2")
     places = ["a2+1", "(-1,1,0)"]
     root = parse(views.view_of("treeblox").svg_3d(state, view(), places))
-    cubes = {e.get("data-site"): e.get("data-kind") for e in root.iter() if e.get("class") == "cube"}
+    cubes = {e.get("data-site"): e.get("data-kind") for e in root.iter()
+             if "cube" in (e.get("class") or "").split()}
     assert cubes == {"a1": "dark-leaf", "d4": "light-leaf", "a2": "dark-branch"}
+    assert [e.get("data-site") for e in root.iter() if e.get("class") == "cube last"] == ["a2"]
     assert sorted(e.get("data-place") for e in root.iter() if e.get("data-place")) == sorted(places)
 
 
@@ -209,3 +212,31 @@ def test_svg_text_is_escaped():
     root = ET.fromstring(f'<svg xmlns="http://www.w3.org/2000/svg">{out}</svg>')
     child = root[0]
     assert child.text == '<a href="x">&' and child.get("data-site") == '"><script>'
+
+
+def test_the_generic_view_lists_every_site_and_piece():
+    from board_driver.views import generic
+
+    state = planting("h0.0")
+    fixes = [Correction("h1.1", None, "present")]
+    sites = by_site(parse(generic.svg(state, view(corrections=fixes))))
+    assert set(sites) == set(state.sites())
+    assert sites["h0.0"].get("data-kind") == "rod"
+    assert sites["h1.1"].get("data-fix") == "take the piece off"
+    assert "h0.0: rod" in generic.terminal(state, view(), Paint(False))
+
+
+def test_treeblox_3d_view_turns_to_show_the_other_side():
+    state = treeblox("La1", "Ld4", "Ba2")
+    module = views.view_of("treeblox")
+
+    def corners(turn):
+        root = parse(module.svg_3d(state, view(), ["a2+1"], turn))
+        assert root.get("data-turn") == str(turn % 4)
+        cube = next(e for e in root.iter() if e.get("data-site") == "a1")
+        return cube.find("s:polygon", NS).get("points"), \
+            [e.get("data-place") for e in root.iter() if e.get("data-place")]
+
+    assert corners(0) == corners(4)
+    assert corners(1)[0] != corners(0)[0] and corners(1)[1] == ["a2+1"]
+    assert len({corners(t)[0] for t in range(4)}) == 4

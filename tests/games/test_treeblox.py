@@ -257,20 +257,48 @@ def test_a_player_with_no_available_hole_must_pass():
     assert state.end_reason == "double-pass" and state.scores() == (8, 8)
 
 
-def test_no_active_leaves_at_the_start_of_the_turn_loses_at_once():
+def test_shading_the_last_active_leaf_of_a_tree_ends_the_game_at_once():
     state = new("La1 Ld4 Bc4 Bb2 Bc4+1 Bb3")
-    state.play("Bd4+1")  # shades Light's only leaf
+    state.play("Bd4+1")  # Dark shades Light's only leaf
     assert state.is_over() and state.end_reason == "no-active-leaves"
-    assert state.loser_without_leaves == LIGHT and state.to_move == LIGHT
+    assert state.loser_without_leaves == LIGHT and state.to_move == DARK
     assert state.scores() == (1, 0) and state.winner() == DARK
     assert state.summary()["winner"] == DARK
+    state.undo()
+    assert not state.is_over() and state.loser_without_leaves is None
 
 
-def test_the_no_leaves_loss_is_the_rule_not_the_count():
-    # The rule decides even when the count would not: scores() stays the count.
+def test_the_game_ends_mid_turn_when_the_first_of_two_cubes_shades_the_last_leaf():
+    # Dark has rate 2; its first cube shades Light's only leaf: the second is never placed.
+    state = new("Lc3 Lb4 Lb2 end Lb3 Ba2 Ba4 Ba4+1 Bb1", cubes=6)
+    assert state.to_move == DARK and state.placements_left == 2
+    state.play("Lb4+1")
+    assert state.is_over() and state.end_reason == "no-active-leaves"
+    assert state.placements_left == 0 and state.legal_moves() == []
+    assert state.scores() == (4, 0) and state.winner() == DARK
+    rejects(state, "Bc1", "the game is over")
+
+
+def test_shading_your_own_last_leaf_in_the_final_growth_ends_it_there():
+    # Light, in the final growth with four cubes to place, covers its only active leaf: the
+    # game ends before Light can grow new leaves on top (the rules: "the game ends
+    # immediately"; before, Light played on).
+    state = new("Ld4 Lb4 La1 La4 Ld3 Bc4 Bc1 Lb3 Bc4+1 Bd1 B(3,-1,0) Bb2 Lb1 B(2,-1,0) Bb4+1 Bd2",
+                cubes=5)
+    assert state.in_final_growth and state.to_move == LIGHT and state.placements_left == 4
+    assert state.active_leaves(LIGHT) == [(0, 3, 0)]
+    state.play("Ba4+1")
+    assert state.is_over() and state.end_reason == "no-active-leaves"
+    assert state.loser_without_leaves == LIGHT and state.cubes_left(LIGHT) == {"leaf": 3, "branch": 0}
+    assert state.scores() == (5, 0) and state.winner() == DARK
+    rejects(state, "La4+2", "the game is over")
+
+
+def test_the_result_after_a_tree_loses_its_leaves_is_the_count():
     state = new("La1 Ld4 Bc4 Bb2 Bc4+1 Bb3 Bd4+1")
+    assert state.winner() == DARK  # 1 to 0
     state._leaves[DARK].clear()  # a position the rules cannot reach: count 0 to 0
-    assert state.scores() == (0, 0) and state.winner() == DARK
+    assert state.scores() == (0, 0) and state.winner() is None
 
 
 def test_a_leaf_shaded_mid_turn_only_counts_at_the_start_of_its_owners_turn():
@@ -320,7 +348,7 @@ def test_final_growth_ends_when_no_hole_is_left():
     assert state.available_holes(LIGHT) == []
 
 
-def test_no_active_leaves_at_the_start_of_the_final_growth_loses_without_it():
+def test_the_last_cube_that_shades_the_opponents_last_leaf_leaves_no_final_growth():
     state = new("La1 Ld4 Bc4 Bb2 Bc4+1 Bb3", cubes=2)
     state.play("Ld4+1")  # Dark's last cube shades Light's only leaf
     assert state.is_over() and state.end_reason == "no-active-leaves"

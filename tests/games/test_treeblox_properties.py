@@ -78,6 +78,10 @@ def test_bookkeeping_matches_the_rules_written_out_slowly(seed, cubes):
             assert set(state.available_holes(p)) == slow_available_holes(state, p)
         if state.is_over():
             break
+        if len(state.moves) >= 2:
+            # The immediate reading: past the opening, a game still going has no tree
+            # without active leaves (the cube that shaded the last one ended it).
+            assert all(slow_active_leaves(state, q) for q in (0, 1)), state.moves
         p = state.to_move
         legal = state.legal_moves()
         if state.phase == "first":

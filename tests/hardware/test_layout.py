@@ -12,6 +12,8 @@ SHIPPED = [
     "tree-planting-classic-bridge",
     "fangqi-7x7-matrix", "fangqi-7x8-matrix", "fangqi-8x8-matrix", "fangqi-7x7-bridge",
     "arbos-20x20-bridge", "arbos-8x8-matrix",
+    "game-for-the-trees-matrix", "game-for-the-trees-bridge",
+    "game-for-the-trees-quad-matrix", "game-for-the-trees-quad-bridge",
 ]
 
 
@@ -124,7 +126,7 @@ def test_bad_game_options_are_refused(write_layout, grid_text):
 
 
 def test_an_unknown_name_lists_the_shipped_layouts():
-    with pytest.raises(LayoutError, match="expected a shipped layout name.*shipped: arbos-20x20-bridge, .*grid-20x20-bridge"):
+    with pytest.raises(LayoutError, match="expected a shipped layout name.*shipped: arbos-20x20-bridge, .*game-for-the-trees-bridge, .*grid-20x20-bridge"):
         load_layout("no-such-board")
 
 
@@ -209,3 +211,18 @@ def test_fangqi_layouts_have_turn_leds_and_a_score_bar_as_long_as_the_counters(n
     assert len(layout.named_leds["turn"]) == 2
     assert len(layout.named_leds["score0"]) == len(layout.named_leds["score1"]) == bar
     assert layout.led_count == points + 2 + 2 * bar
+
+
+def test_a_layout_that_is_not_utf8_is_one_clear_line(tmp_path, grid_text):
+    import subprocess
+    import sys
+
+    path = tmp_path / "latin1.toml"
+    path.write_bytes(("# Brett für Bäume\n" + grid_text).encode("latin-1"))
+    with pytest.raises(LayoutError) as info:
+        load_layout(path)
+    assert str(info.value) == (f"{path}: file: expected a text file in UTF-8 "
+                               "(byte 0xfc at offset 9 is not UTF-8)")
+    out = subprocess.run([sys.executable, "-m", "board_driver.cli", "trace", "--layout", str(path), "-"],
+                         input="", capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2 and out.stderr.strip().splitlines() == [f"treeboard: {info.value}"]

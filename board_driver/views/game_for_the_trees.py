@@ -1,0 +1,264 @@
+"""Game for the Trees shown: the board holds no pieces, so the LEDs carry the whole position.
+
+The legend (`LEGEND`, also drawn beside the SVG picture) is colour-blind safe: the owner is
+the hue (the two player colours, Okabe-Ito blue and yellow by default), the terrain is the
+brightness, and everything else is *time* (breathing, a wink, a flash), never a third hue
+that must be told from the others:
+
+    bare ground           off
+    grass                 owner's colour, a quarter
+    underbrush            owner's colour, a half
+    neutral underbrush    dim white
+    Huckleberry           owner's colour, breathing between a half and full (2 s)
+    tree square           owner's colour, full
+    a tree's root         full, with a dark wink every 2 s
+    momentum              the square a chain grows from flashes white every second
+
+One LED a square cannot show a tree's kind at a glance (a fourth hue per owner would not be
+colour-blind safe); tap a tree square and the squares it may grow to light, which shows it.
+A layout with four LEDs a square (`game-for-the-trees-quad-*`) shows everything at once: the
+square's first LED as above, then named parts "SQ:kind" (sky blue Birch,
+vermillion Ash, reddish purple Beech, bluish green Pine; white for a Huckleberry square),
+"SQ:root" (white on a root) and "SQ:momentum" (the owner's colour, blinking, while a chain
+grows from the square). `frame` always returns the parts; the referee's touch mode keeps
+only those the layout has (board_driver/touch.py: `fit_parts`).
+"""
+
+from __future__ import annotations
+
+import math
+
+from board_driver.views import svgkit
+from board_driver.views.base import FRAME_S, OFF, Colour, View, legible, scale
+from board_driver.views.paint import Paint
+from board_driver.views.svgkit import el, hexc, title
+from games.game_for_the_trees import FILES, square_name
+
+PLAYERS = ("White", "Black")
+
+HELP = """Game for the Trees: squares a1..h8 (files a-h left to right, ranks 1-8 from White's
+side). The board has no pieces: touch a square with the wand (place SQ, then lift SQ) to
+select what grows there, then touch where it should grow; touch it again to cancel. Hold a
+square (place SQ, wait 1500, lift SQ) to retreat from it. When several turns lead to the same
+square (the order of your chains matters), the board shows the first: touch the target to
+play it, the source for the next. Terminal: upper case White, lower case Black; g grass,
+u underbrush, n neutral, h Huckleberry, B Birch, A Ash, E Beech, P Pine; * a root, > a chain
+grows from here."""
+
+KIND_COLOURS: dict[str, Colour] = {   # Okabe-Ito, for the quad layout's kind LED
+    "Birch": (86, 180, 233),     # sky blue
+    "Ash": (213, 94, 0),         # vermillion
+    "Beech": (204, 121, 167),    # reddish purple
+    "Pine": (0, 158, 115),       # bluish green
+}
+WHITE: Colour = (200, 200, 200)
+NEUTRAL: Colour = (90, 90, 90)
+# Perceptual levels (the strip applies gamma 2.2): a quarter, a half, full; lower vanishes.
+LEVELS = {"grass": 0.25, "underbrush": 0.55, "huckleberry": 1.0, "tree": 1.0}
+KIND_LETTERS = {"Birch": "B", "Ash": "A", "Beech": "E", "Pine": "P"}
+
+LEGEND: list[tuple[str, str]] = [
+    ("bare ground", "off"),
+    ("grass", "the owner's colour, a quarter"),
+    ("underbrush", "the owner's colour, a half"),
+    ("neutral underbrush", "dim white"),
+    ("Huckleberry", "the owner's colour, breathing"),
+    ("tree square", "the owner's colour, full"),
+    ("root of a tree", "full, a dark wink every 2 s"),
+    ("momentum", "a white flash every second where a chain grows from"),
+    ("tree kind (4 LEDs a square)", "sky blue Birch, vermillion Ash, purple Beech, green Pine"),
+    ("selected (touch)", "white; where it may grow blinks green, chains it could stop orange"),
+]
+
+
+def _chain_sources(state) -> dict[str, int]:
+    """Square -> its owner, for every square a chain grows from."""
+    out = {}
+    for player in (0, 1):
+        for chain in state.chains(player):
+            out[chain.split(">")[0]] = player
+    return out
+
+
+def _base_colour(sq: dict, colours: dict[str, Colour]) -> Colour:
+    terrain, owner = sq["terrain"], sq["owner"]
+    if terrain == "bare":
+        return OFF
+    if owner is None:
+        return NEUTRAL
+    return scale(colours[f"player{owner}"], LEVELS[terrain])
+
+
+# --- the LEDs ----------------------------------------------------------------------------------
+
+def frame(state, view: View, now: float) -> tuple[dict[str, Colour], float | None]:
+    c = view.colours
+    out: dict[str, Colour] = {}
+    chains = _chain_sources(state)
+    t2 = now % 2.0
+    breath = 0.55 + 0.45 * (0.5 + 0.5 * math.cos(now * math.pi))   # period 2 s
+    wink = 1.0 <= t2 < 1.2
+    flash = (now % 1.0) < 0.15
+    animated = False
+    for i in range(64):
+        name = square_name(i)
+        sq = state.square(i)
+        steady = _base_colour(sq, c)
+        colour = steady
+        if sq["terrain"] == "huckleberry":
+            colour = scale(c[f"player{sq['owner']}"], breath)
+            animated = True
+        if sq["is_root"]:
+            animated = True
+            if wink:
+                colour = OFF
+        if name in chains:
+            animated = True
+            if flash:
+                colour = WHITE
+        out[name] = colour
+        # The parts of a square with four LEDs (kept only where the layout has them).
+        kind = sq["kind"]
+        out[f"{name}:kind"] = KIND_COLOURS[kind] if kind else \
+            WHITE if sq["terrain"] == "huckleberry" else OFF
+        out[f"{name}:root"] = WHITE if sq["is_root"] else OFF
+        owner = chains.get(name)
+        out[f"{name}:momentum"] = c[f"player{owner}"] if owner is not None and \
+            int(now * 2) % 2 == 0 else OFF
+    if state.is_over():
+        return out, None
+    return out, (now + FRAME_S if animated else None)
+
+
+# --- the page's picture ------------------------------------------------------------------------
+
+U = 56          # one square, in SVG units
+M = 26          # margin for the rank and file labels
+LEGEND_W = 330
+
+
+def svg(state, view: View) -> str:
+    c = view.colours
+    chains = [(p, ch) for p in (0, 1) for ch in state.chains(p)]
+    body = []
+    side = 8 * U
+    for i in range(64):
+        name = square_name(i)
+        sq = state.square(i)
+        x, y = M + (i % 8) * U, M + (7 - i // 8) * U
+        fill = _svg_fill(sq, c)
+        words = _words(sq)
+        parts = [title(f"{name}: {words}"),
+                 el("rect", x=x, y=y, width=U, height=U, fill=fill, stroke="#3a2c20",
+                    stroke_width=1)]
+        if sq["kind"] or sq["terrain"] == "huckleberry":
+            letter = KIND_LETTERS.get(sq["kind"], "H")
+            ink = "#111111" if sq["owner"] == 1 else "#ffffff"
+            parts.append(el("text", svgkit.esc(letter), x=x + U / 2, y=y + U / 2 + 7, class_="label",
+                            fill=ink, text_anchor="middle", font_size=20))
+        if sq["is_root"]:
+            parts.append(el("circle", cx=x + U / 2, cy=y + U / 2, r=U / 2 - 6, fill="none",
+                            stroke="#ffffff", stroke_width=2.5))
+        kind = f"{sq['terrain']}:{sq['owner']}" if sq["owner"] is not None else sq["terrain"]
+        body.append(el("g", "".join(parts), data_site=name, data_kind=kind))
+    for player, chain in chains:
+        src, dst = chain.split(">")
+        x1, y1 = _centre(src)
+        x2, y2 = _centre(dst)
+        body.append(el("line", x1=x1, y1=y1, x2=x2, y2=y2, stroke=hexc(legible(c[f"player{player}"])),
+                       stroke_width=3, stroke_dasharray="6 4", marker_end="url(#gftt-arrow)",
+                       class_="chain", data_chain=chain))
+    for k in range(8):
+        body.append(el("text", svgkit.esc(FILES[k]), x=M + k * U + U / 2, y=M + side + 18,
+                       class_="label small", text_anchor="middle"))
+        body.append(el("text", svgkit.esc(k + 1), x=M / 2, y=M + (7 - k) * U + U / 2 + 5,
+                       class_="label small", text_anchor="middle"))
+    body.append(_legend(M + side + 20, M, c))
+    defs = el("defs", el("marker", el("path", d="M0,0 L8,4 L0,8 z", fill="#ffffff"),
+                         id="gftt-arrow", markerWidth=8, markerHeight=8, refX=7, refY=4,
+                         orient="auto"))
+    return svgkit.document(M + side + 20 + LEGEND_W, side + 2 * M + 10, [defs, *body],
+                           label="Game for the Trees board", class_="board game-for-the-trees")
+
+
+def _centre(name: str) -> tuple[float, float]:
+    f, r = FILES.index(name[0]), int(name[1]) - 1
+    return M + f * U + U / 2, M + (7 - r) * U + U / 2
+
+
+def _svg_fill(sq: dict, c: dict[str, Colour]) -> str:
+    terrain, owner = sq["terrain"], sq["owner"]
+    if terrain == "bare":
+        return "#2b2019"
+    if owner is None:
+        return "#6a6a6a"
+    base = c[f"player{owner}"]
+    # On a screen the LED's faint levels would vanish: the same hue, lightened instead.
+    mix = {"grass": 0.25, "underbrush": 0.55, "huckleberry": 1.0, "tree": 1.0}[terrain]
+    dark = (43, 32, 25)
+    return hexc(tuple(round(d + (b - d) * mix) for b, d in zip(legible(base), dark)))
+
+
+def _legend(x: float, y: float, c: dict[str, Colour]) -> str:
+    rows = [el("text", svgkit.esc("Legend (the LEDs)"), x=x, y=y + 12, class_="label")]
+    samples = {
+        "grass": scale(legible(c["player0"]), 0.35), "underbrush": scale(legible(c["player0"]), 0.6),
+        "neutral underbrush": (106, 106, 106), "Huckleberry": legible(c["player0"]),
+        "tree square": legible(c["player0"]), "root of a tree": legible(c["player0"]),
+        "momentum": WHITE, "selected (touch)": WHITE, "bare ground": (43, 32, 25),
+    }
+    for k, (what, how) in enumerate(LEGEND):
+        yy = y + 34 + k * 36
+        colour = samples.get(what, KIND_COLOURS["Birch"])
+        rows.append(el("rect", x=x, y=yy - 12, width=16, height=16, fill=hexc(colour)))
+        rows.append(el("text", svgkit.esc(what), x=x + 24, y=yy, class_="label small"))
+        rows.append(el("text", svgkit.esc(how), x=x + 24, y=yy + 14, class_="label small", font_size=10))
+    return el("g", "".join(rows), class_="legend")
+
+
+def _words(sq: dict) -> str:
+    terrain, owner = sq["terrain"], sq["owner"]
+    who = "neutral" if owner is None else PLAYERS[owner]
+    if terrain == "bare":
+        return "bare ground"
+    if terrain == "tree":
+        root = "root of the tree" if sq["is_root"] else f"part of the tree rooted at {sq['root']}"
+        return f"{who} {sq['kind']}, {root}"
+    return f"{who} {terrain}"
+
+
+# --- the terminal ------------------------------------------------------------------------------
+
+def terminal(state, view: View, paint: Paint) -> str:
+    c = view.colours
+    chains = _chain_sources(state)
+    lines = ["    " + "".join(f" {f}  " for f in FILES)]
+    for r in range(7, -1, -1):
+        cells = []
+        for f in range(8):
+            i = r * 8 + f
+            name = square_name(i)
+            sq = state.square(i)
+            text = _glyph(sq) + ("*" if sq["is_root"] else " ") + (">" if name in chains else " ")
+            colour = c[f"player{sq['owner']}"] if sq["owner"] is not None else None
+            cells.append(paint(colour, text, dim=sq["terrain"] in ("grass", "underbrush")) + " ")
+        lines.append(f" {r + 1}  " + "".join(cells) + f" {r + 1}")
+    lines.append(lines[0])
+    for player in (0, 1):
+        mine = state.chains(player)
+        leap = "leap used" if state.leap_used(player) else "leap unused"
+        lines.append(f"  {PLAYERS[player]}: {state.scores()[player]} squares, "
+                     f"{state.huckleberry_count(player)} Huckleberry, {leap}; chains: "
+                     f"{' '.join(mine) if mine else 'none'}")
+    return "\n".join(lines)
+
+
+def _glyph(sq: dict) -> str:
+    terrain, owner = sq["terrain"], sq["owner"]
+    if terrain == "bare":
+        return "."
+    letter = {"grass": "g", "underbrush": "u", "huckleberry": "h"}.get(terrain) or \
+        KIND_LETTERS[sq["kind"]].lower()
+    if owner is None:
+        return "n"
+    return letter.upper() if owner == 0 else letter.lower()

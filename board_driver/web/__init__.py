@@ -1,0 +1,23 @@
+"""The companion page: the board live in any browser, the entries no sensor can see, game
+control. Served by aiohttp from the daemon's own loop (`server.WebServer`); `snapshot` reads
+what the page shows from the referee; `static/` holds the page itself (HTML, JS, CSS: no CDN,
+works offline).
+
+API (JSON; control actions need `X-Treeboard-Token` when the config sets web.token):
+    GET  /api/state                 {"game", "corrections", "leds", ...what the page needs}
+    POST /api/enter {"site","kind"} a piece where no sensor sees it (Treeblox above the board)
+    POST /api/press {"button"}      end_turn
+    POST /api/takeback              the last move
+    POST /api/new-game {options}    start over (same game; its options may change)
+    POST /api/hint {"mode"}         off | legal | safe (| best)
+    GET  /api/picture3d?turn=N      the 3D picture turned N quarter turns (Treeblox)
+    GET  /api/games                 the journal's finished games
+    GET  /api/games/<id>            one as its replay object (?download=1: as a file)
+    GET  /api/games/<id>/position?move=N   its picture after N moves
+    GET  /ws                        the state, pushed after every change
+A refusal is a 4xx with {"error": "<the reason a player can read>"}, and changes nothing.
+"""
+
+from board_driver.web.server import WebServer
+
+__all__ = ["WebServer"]

@@ -1,0 +1,374 @@
+"""The companion page's server: aiohttp on the daemon's own asyncio loop.
+
+It owns no game state. Every request is handled on the loop, so it reads the referee between
+two sensor events, never during one; it acts only through the referee's methods (`enter`,
+`press`, `takeback`, `new_game`) and then asks the daemon to show the result, which lights
+the LEDs and pushes the new state to every open page.
+
+Safety on a home network:
+- On localhost (the default), requests must name localhost in their Host header: a web page
+  elsewhere that rebinds its DNS name to 127.0.0.1 gets nothing.
+- Beyond localhost the config must hold `web.token`; every control action (POST) must then
+  send it in the `X-Treeboard-Token` header. Never a cookie: a browser adds cookies to
+  requests another site makes, but no site can add our header without our CORS consent,
+  which we never give. Viewing needs no token.
+- Every POST must be JSON (`Content-Type: application/json`, which a plain HTML form cannot
+  send) and, when the browser says where it comes from (Origin), come from this page.
+- Nothing a client sends is evaluated or put into HTML: the page sets text with textContent,
+  and the SVG pictures are made here from the game alone.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import secrets
+import json
+import logging
+from importlib import resources
+from typing import Any, Callable
+
+from aiohttp import WSMsgType, web
+
+import games
+from board_driver import views
+from board_driver.config import is_loopback
+from board_driver.journal import JournalError
+from board_driver.web import snapshot
+
+log = logging.getLogger("treeboard.web")
+
+TOKEN_HEADER = "X-Treeboard-Token"
+MAX_CLIENTS = 32          # open pages at once; each costs a socket and a sender task
+MAX_BODY = 16 * 1024      # no request of ours needs more
+MAX_TEXT = 64             # a site, a kind, an option value
+HISTORY_LIMIT = 100
+ASSETS = {"/": ("index.html", "text/html"), "/app.js": ("app.js", "text/javascript"),
+          "/app.css": ("app.css", "text/css")}
+SECURITY_HEADERS = {
+    "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; "
+                               "style-src 'self' 'unsafe-inline'; frame-ancestors 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "Cache-Control": "no-store",
+}
+LOCAL_NAMES = {"localhost", "127.0.0.1", "::1", "[::1]"}
+
+
+class Refused(Exception):
+    """A request refused with a status and a reason a player can read."""
+
+    def __init__(self, status: int, reason: str):
+        super().__init__(reason)
+        self.status, self.reason = status, reason
+
+
+class Client:
+    """One open page. Holds only the newest state not yet sent: a slow phone gets the latest
+    picture, not a growing queue of old ones."""
+
+    def __init__(self, ws: web.WebSocketResponse):
+        self.ws = ws
+        self.pending: str | None = None
+        self.wake = asyncio.Event()
+
+    def offer(self, text: str) -> None:
+        self.pending = text
+        self.wake.set()
+
+    async def pump(self) -> None:
+        while not self.ws.closed:
+            await self.wake.wait()
+            self.wake.clear()
+            text, self.pending = self.pending, None
+            if text is not None:
+                await self.ws.send_str(text)
+
+
+class WebServer:
+    def __init__(self, daemon: Any, *, listen: str, port: int, token: str | None):
+        self.daemon = daemon
+        self.listen, self.port, self.token = listen, port, token
+        self.local = is_loopback(listen)
+        self.clients: set[Client] = set()
+        self._runner: web.AppRunner | None = None
+        self._assets: dict[str, bytes] = {}
+        self._key: Any = None
+        self._version = 0
+        self._text: str | None = None   # the current state as JSON, made once per change
+        self.instance = secrets.token_hex(4)
+
+    # --- lifecycle ---------------------------------------------------------------------------
+
+    def app(self) -> web.Application:
+        app = web.Application(client_max_size=MAX_BODY, middlewares=[self._guard])
+        r = app.router
+        for path in ASSETS:
+            r.add_get(path, self._asset)
+        r.add_get("/api/state", self._state)
+        r.add_get("/api/picture3d", self._picture3d)
+        r.add_get("/api/games", self._games)
+        r.add_get("/api/games/{id:\\d+}", self._game)
+        r.add_get("/api/games/{id:\\d+}/position", self._position)
+        r.add_post("/api/enter", self._enter)
+        r.add_post("/api/press", self._press)
+        r.add_post("/api/takeback", self._takeback)
+        r.add_post("/api/new-game", self._new_game)
+        r.add_post("/api/hint", self._hint)
+        r.add_get("/ws", self._ws)
+        return app
+
+    async def start(self) -> None:
+        static = resources.files("board_driver.web") / "static"
+        self._assets = {path: (static / name).read_bytes() for path, (name, _) in ASSETS.items()}
+        self._runner = web.AppRunner(self.app(), access_log=None, handle_signals=False)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, self.listen, self.port, reuse_address=True)
+        await site.start()
+        addresses = self._runner.addresses  # with port 0, the port the OS chose
+        if addresses:
+            self.port = addresses[0][1]
+        log.info("companion page: %s", self.url)
+
+    @property
+    def url(self) -> str:
+        host = "localhost" if self.local else self.listen
+        if host in ("0.0.0.0", "::"):
+            host = "<this board's address>"
+        return f"http://{host}:{self.port}/"
+
+    async def stop(self) -> None:
+        for client in list(self.clients):
+            # 1001 "going away": the page reconnects by itself when the daemon is back.
+            await client.ws.close(code=1001, message=b"the board is restarting")
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+
+    # --- the state, pushed ----------------------------------------------------------------------
+
+    def current(self) -> str:
+        """The state as JSON; remade only when the game, the corrections or the hint changed."""
+        ref = self.daemon.session.referee
+        key = (ref.state.to_json(), tuple(ref.corrections), tuple(ref.view.completions),
+               ref.view.moves)
+        if key != self._key or self._text is None:
+            self._key = key
+            self._version += 1
+            self._text = json.dumps(snapshot.page_state(
+                ref, layout_name=self.daemon.session.layout.name,
+                token_required=self.token is not None, version=self._version,
+                instance=self.instance))
+        return self._text
+
+    def frame_shown(self) -> None:
+        """Called by the daemon on the loop after every LED frame: push what changed."""
+        if not self.clients:
+            self._text = None  # made again when someone asks
+            return
+        version = self._version
+        text = self.current()
+        if self._version != version:
+            for client in self.clients:
+                client.offer(text)
+
+    # --- guards ---------------------------------------------------------------------------------
+
+    @web.middleware
+    async def _guard(self, request: web.Request, handler: Callable) -> web.StreamResponse:
+        try:
+            self._check_host(request)
+            if request.method == "POST" or request.path == "/ws":
+                self._check_origin(request)
+            if request.method == "POST":
+                self._check_control(request)
+            response = await handler(request)
+        except Refused as exc:
+            response = web.json_response({"error": exc.reason}, status=exc.status)
+        except web.HTTPException as exc:
+            if exc.status < 400:
+                raise
+            response = web.json_response({"error": exc.reason}, status=exc.status)
+        if not isinstance(response, web.WebSocketResponse):
+            response.headers.update(SECURITY_HEADERS)
+        return response
+
+    def _check_host(self, request: web.Request) -> None:
+        if not self.local:
+            return
+        host = request.host.rsplit(":", 1)[0] if not request.host.endswith("]") else request.host
+        if host not in LOCAL_NAMES:
+            raise Refused(403, f"this page answers only to localhost, not {host[:MAX_TEXT]!r}")
+
+    def _check_origin(self, request: web.Request) -> None:
+        # Browsers name the page a request comes from; another site's page gets nothing here.
+        origin = request.headers.get("Origin")
+        if origin is not None and origin != f"{request.scheme}://{request.host}":
+            raise Refused(403, "only the board's own page may do this")
+
+    def _check_control(self, request: web.Request) -> None:
+        if request.content_type != "application/json":
+            raise Refused(415, "control actions send JSON (Content-Type: application/json)")
+        if self.token is not None:
+            given = request.headers.get(TOKEN_HEADER)
+            if not given:
+                raise Refused(401, "this board needs its token for control: enter it on the page")
+            if not hmac.compare_digest(given.encode(), self.token.encode()):
+                raise Refused(403, "wrong token")
+
+    async def _body(self, request: web.Request, fields: dict[str, bool]) -> dict[str, str]:
+        """The JSON object of a POST, with its string fields checked (name -> required)."""
+        raw = await request.read()
+        try:
+            data = json.loads(raw or b"{}")
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            raise Refused(400, "the body must be a JSON object") from None
+        if not isinstance(data, dict):
+            raise Refused(400, "the body must be a JSON object")
+        for key in data:
+            if key not in fields:
+                raise Refused(400, f"unknown field {str(key)[:MAX_TEXT]!r}; expected "
+                                   + ", ".join(fields))
+        for key, required in fields.items():
+            if key not in data:
+                if required:
+                    raise Refused(400, f"missing field {key!r}")
+                continue
+            value = data[key]
+            if not isinstance(value, str) or not 0 < len(value) <= MAX_TEXT:
+                raise Refused(400, f"{key} must be text of 1 to {MAX_TEXT} characters")
+        return data
+
+    # --- acting through the referee ---------------------------------------------------------------
+
+    def _act(self, do: Callable[[Any, float], Any]) -> web.Response:
+        daemon = self.daemon
+        try:
+            do(daemon.session.referee, daemon.loop.time())
+        except games.IllegalMove as exc:
+            raise Refused(409, exc.reason) from None
+        except games.GameError as exc:
+            raise Refused(400, str(exc)) from None
+        daemon.refresh()  # light the board and push to every page
+        return web.Response(text=self.current(), content_type="application/json")
+
+    async def _enter(self, request: web.Request) -> web.Response:
+        data = await self._body(request, {"site": True, "kind": True})
+        site, kind = data["site"], data["kind"]
+        ref = self.daemon.session.referee
+        if site in ref.sensed:
+            raise Refused(409, f"{site} has a sensor: put the piece on the board there")
+        return self._act(lambda r, now: r.enter(site, kind, now))
+
+    async def _press(self, request: web.Request) -> web.Response:
+        data = await self._body(request, {"button": True})
+        if data["button"] != "end_turn":
+            raise Refused(400, "the only button is end_turn")
+        state = self.daemon.session.referee.state
+        if state.is_over():
+            raise Refused(409, "the game is over")
+        try:
+            state.copy().play(state.parse_move("end"))
+        except games.IllegalMove as exc:
+            raise Refused(409, f"the turn cannot end now: {exc.reason}") from None
+        return self._act(lambda r, now: r.press("end_turn", now))
+
+    async def _takeback(self, request: web.Request) -> web.Response:
+        await self._body(request, {})
+        return self._act(lambda r, now: r.takeback(now))
+
+    async def _new_game(self, request: web.Request) -> web.Response:
+        ref = self.daemon.session.referee
+        data = await self._body(request, {k: False for k in ref.state.game.options()})
+        return self._act(lambda r, now: r.new_game(now, data or None))
+
+    async def _hint(self, request: web.Request) -> web.Response:
+        data = await self._body(request, {"mode": True})
+        modes = views.hint_modes(self.daemon.session.referee.state.game.name)
+        if data["mode"] not in modes:
+            raise Refused(400, "hint mode must be one of " + ", ".join(modes))
+        return self._act(lambda r, now: setattr(r.view, "moves", data["mode"]))
+
+    # --- reading ----------------------------------------------------------------------------------
+
+    async def _asset(self, request: web.Request) -> web.Response:
+        _, content_type = ASSETS[request.path]
+        return web.Response(body=self._assets[request.path], content_type=content_type,
+                            charset="utf-8")
+
+    async def _state(self, request: web.Request) -> web.Response:
+        return web.Response(text=self.current(), content_type="application/json")
+
+    async def _picture3d(self, request: web.Request) -> web.Response:
+        """The game's 3D picture seen from another side (?turn=0..3 quarter turns)."""
+        ref = self.daemon.session.referee
+        module = views.view_of(ref.state.game.name)
+        if not hasattr(module, "svg_3d"):
+            raise Refused(404, f"{ref.state.game.title.split(':')[0]} has no 3D picture")
+        turn = request.query.get("turn", "0")
+        if turn not in ("0", "1", "2", "3"):
+            raise Refused(400, "turn must be 0, 1, 2 or 3 (quarter turns)")
+        places = sorted({e["site"] for e in snapshot.entries(ref.state, set(ref.sensed))})
+        return web.json_response({"svg3d": module.svg_3d(ref.state, ref.view, places, int(turn))})
+
+    async def _games(self, request: web.Request) -> web.Response:
+        journal = self.daemon.session.journal
+        return web.json_response({"games": [snapshot.history_entry(g)
+                                            for g in journal.history(limit=HISTORY_LIMIT)]})
+
+    def _saved(self, request: web.Request):
+        try:
+            return self.daemon.session.journal.game(int(request.match_info["id"]))
+        except JournalError:
+            raise Refused(404, f"no game {request.match_info['id']} in the journal") from None
+
+    async def _game(self, request: web.Request) -> web.Response:
+        """The replay object of a finished game (download=1: as a file)."""
+        saved = self._saved(request)
+        try:
+            body = snapshot.saved_state(saved).summary()
+        except games.GameError as exc:
+            raise Refused(409, f"game {saved.game_id} does not replay: {exc}") from None
+        response = web.json_response(body, dumps=lambda o: json.dumps(o, indent=1))
+        if request.query.get("download"):
+            response.headers["Content-Disposition"] = \
+                f'attachment; filename="treeboard-{saved.game}-{saved.game_id}.json"'
+        return response
+
+    async def _position(self, request: web.Request) -> web.Response:
+        """A finished game's picture after its first `move` moves (for viewing move by move)."""
+        saved = self._saved(request)
+        try:
+            upto = int(request.query.get("move", len(saved.moves)))
+        except ValueError:
+            raise Refused(400, "move must be a whole number") from None
+        if not 0 <= upto <= len(saved.moves):
+            raise Refused(400, f"move must be 0 to {len(saved.moves)}")
+        try:
+            state = snapshot.saved_state(saved, upto)
+        except games.GameError as exc:
+            raise Refused(409, f"game {saved.game_id} does not replay: {exc}") from None
+        view = views.View(colours=self.daemon.session.referee.view.colours, moves="off")
+        module = views.view_of(saved.game)
+        return web.json_response({
+            "id": saved.game_id, "move": upto, "moves": saved.moves,
+            "scores": list(state.scores()), "svg": module.svg(state, view),
+            "svg3d": module.svg_3d(state, view, []) if hasattr(module, "svg_3d") else None})
+
+    async def _ws(self, request: web.Request) -> web.StreamResponse:
+        if len(self.clients) >= MAX_CLIENTS:
+            raise Refused(503, f"too many open pages (at most {MAX_CLIENTS})")
+        ws = web.WebSocketResponse(heartbeat=20, max_msg_size=MAX_BODY)
+        await ws.prepare(request)
+        client = Client(ws)
+        self.clients.add(client)
+        client.offer(self.current())
+        pump = asyncio.ensure_future(client.pump())
+        try:
+            async for msg in ws:  # the page only listens; anything it sends is ignored
+                if msg.type == WSMsgType.ERROR:
+                    break
+        finally:
+            self.clients.discard(client)
+            pump.cancel()
+        return ws

@@ -1,0 +1,131 @@
+"""What the page shows, read from the referee: the game, its picture, the LEDs, the entries.
+
+Read-only: nothing here changes the game (moves are tried on the state and undone, as
+reconcile does). Called on the daemon's loop, the referee's one thread.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import games
+from board_driver import views
+from board_driver.reconcile import changed_sites
+
+
+def entries(state, sensed: set[str]) -> list[dict[str, str]]:
+    """The legal moves that put one piece where no sensor sees it (Treeblox cubes above or
+    beside the board): what the page offers to enter. Every game, through occupancy()."""
+    if state.is_over():
+        return []
+    before = state.occupancy()
+    out = []
+    for move in state.legal_moves():
+        state.play(move)
+        after = state.occupancy()
+        state.undo()
+        changed = changed_sites(before, after)
+        if len(changed) == 1:
+            (site,) = changed
+            if site not in sensed and site in after:
+                out.append({"site": site, "kind": after[site], "move": str(move)})
+    return out
+
+
+def steps_in_words(view, names: tuple[str, str]) -> list[dict[str, str]]:
+    """A move in progress (Fangqi's captures, say): what may be done where, in words."""
+    from board_driver.views.base import piece_name
+
+    return [{"site": c.site,
+             "do": f"you may take {piece_name(c.have, names, 'the')} off" if c.want is None
+             else f"you may put {piece_name(c.want, names)} here"}
+            for c in getattr(view, "completions", ())]
+
+
+def can_end_turn(state) -> bool:
+    if state.is_over():
+        return False
+    try:
+        state.copy().play(state.parse_move("end"))
+    except games.IllegalMove:
+        return False
+    return True
+
+
+def has_end_turn(state) -> bool:
+    """Whether the game has an end-turn move at all (Treeblox does; Tree Planting does not)."""
+    try:
+        state.parse_move("end")
+    except games.IllegalMove:
+        return False
+    return True
+
+
+def result_words(state, names: tuple[str, str]) -> str | None:
+    if not state.is_over():
+        return None
+    a, b = state.scores()
+    winner = state.winner()
+    return f"{names[winner]} wins, {a}:{b}" if winner is not None else f"a draw, {a}:{b}"
+
+
+def page_state(referee, *, layout_name: str, token_required: bool, version: int,
+               instance: str) -> dict[str, Any]:
+    """The object GET /api/state answers and the WebSocket pushes. Its first three keys are what
+    `treeboard trace` prints after an action."""
+    state, view = referee.state, referee.view
+    names = views.players(state.game.name)
+    module = views.view_of(state.game.name)
+    sensed = set(referee.sensed)
+    offered = entries(state, sensed)
+    svg3d = None
+    if hasattr(module, "svg_3d"):
+        svg3d = module.svg_3d(state, view, sorted({e["site"] for e in offered}))
+    return {
+        "game": state.summary(),
+        "corrections": [c.site for c in referee.corrections],
+        "leds": referee.site_colours(),
+        "version": version,      # grows with every change this server pushes
+        "instance": instance,    # a new server (a restarted daemon) starts its versions again
+        "title": state.game.title.split(":")[0],
+        "about": state.game.title.partition(":")[2].strip(),
+        "layout": layout_name,
+        "players": list(names),
+        "colours": {f"player{p}": "#%02x%02x%02x" % view.colours[f"player{p}"] for p in (0, 1)},
+        "fixes": views.corrections_in_words(state, view),
+        "steps": steps_in_words(view, names),
+        "result": result_words(state, names),
+        "entries": offered,
+        "end_turn": can_end_turn(state),
+        "end_turn_button": has_end_turn(state),
+        "takeback": bool(state.moves) and not state.is_over(),
+        "hint": view.moves,
+        "hints": list(views.hint_modes(state.game.name)),
+        "options": {k: str(v) for k, v in state.options().items()},
+        "option_help": state.game.options(),
+        "token_required": token_required,
+        "svg": views.svg(state, view),
+        "svg3d": svg3d,
+    }
+
+
+def saved_state(saved, upto: int | None = None) -> games.State:
+    """A journal's saved game replayed, to its end or its first `upto` moves (raises
+    games.GameError if it does not replay)."""
+    state = games.get_game(saved.game).new_state(**saved.options)
+    state.play_all(saved.moves if upto is None else saved.moves[:upto])
+    return state
+
+
+def history_entry(saved) -> dict[str, Any]:
+    names = views.players(saved.game)
+    summary = saved.summary or {}
+    winner = summary.get("winner")
+    scores = summary.get("scores")
+    result = None
+    if scores:
+        result = (f"{names[winner]} wins, {scores[0]}:{scores[1]}" if winner in (0, 1)
+                  else f"a draw, {scores[0]}:{scores[1]}")
+    return {"id": saved.game_id, "game": saved.game, "options": saved.options,
+            "moves": len(saved.moves), "result": result, "status": saved.status,
+            "started_at": saved.started_at, "finished_at": saved.finished_at}

@@ -1,0 +1,349 @@
+// The companion page. Everything it shows comes from the daemon (GET /api/state, then pushes
+// over /ws); everything it does is a POST the daemon may refuse with a reason. Text from the
+// daemon is set with textContent; only the SVG pictures, which the daemon draws from the game
+// alone and escapes, are set as markup.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+const TOKEN_KEY = "treeboard-token";
+let state = null;
+let socket = null;
+let retryMs = 500;
+let chosenSite = null;
+let confirmAction = null;
+let turn3d = 0;  // quarter turns of the 3D view, this page's own choice
+
+// --- the live state ---------------------------------------------------------------------------
+
+function connect() {
+  const proto = location.protocol === "https:" ? "wss:" : "ws:";
+  socket = new WebSocket(`${proto}//${location.host}/ws`);
+  socket.onopen = () => { retryMs = 500; setConnected(true); };
+  socket.onmessage = (event) => show(JSON.parse(event.data));
+  socket.onclose = () => {
+    // The daemon restarted or the network blinked: try again, backing off to 5 s.
+    setConnected(false);
+    setTimeout(connect, retryMs);
+    retryMs = Math.min(retryMs * 2, 5000);
+  };
+}
+
+function setConnected(on) {
+  const conn = $("conn");
+  conn.textContent = on ? "live" : "reconnecting…";
+  conn.classList.toggle("off", !on);
+  document.body.dataset.connected = on ? "yes" : "no";
+}
+
+function show(s) {
+  // An answer overtaken by a newer push from the same server: keep the newer one.
+  if (state && s.instance === state.instance && s.version < state.version) return;
+  const gameChanged = !state || state.game.game !== s.game.game;
+  state = s;
+  document.body.dataset.version = String(s.version);
+  document.body.dataset.game = s.game.game;
+  document.title = `${s.title} — treeboard`;
+  $("title").textContent = s.title;
+  $("about").textContent = s.about;
+  $("board").innerHTML = s.svg;
+  const has3d = Boolean(s.svg3d);
+  $("view3d").hidden = !has3d;
+  // A turned view is fetched turned (the push carries the unturned one), so it never flickers.
+  if (!has3d || turn3d === 0) $("board3d").innerHTML = has3d ? s.svg3d : "";
+  else fetchTurned();
+  showStatus(s);
+  showFixes(s);
+  showEntries(s);
+  showMoves(s);
+  $("end-turn").hidden = !s.end_turn_button;
+  $("end-turn").disabled = !s.end_turn;
+  $("takeback").disabled = !s.takeback;
+  fillSelect($("hint"), s.hints.map((m) => [m, m]), s.hint);
+  $("token-box").hidden = !s.token_required;
+  if (gameChanged && $("history").open) loadGames();
+}
+
+function chip(colour) {
+  const c = document.createElement("span");
+  c.className = "chip";
+  c.style.background = colour;
+  return c;
+}
+
+function showStatus(s) {
+  const turn = $("turn");
+  turn.textContent = "";
+  const [a, b] = s.game.scores;
+  if (s.game.over) {
+    turn.textContent = "Game over";
+  } else {
+    const who = s.game.to_move;
+    turn.append(chip(s.colours[`player${who}`]), `${s.players[who]} to move`);
+  }
+  const score = $("score");
+  score.textContent = "";
+  score.append(chip(s.colours.player0), `${s.players[0]} ${a}  `,
+               chip(s.colours.player1), `${s.players[1]} ${b}`);
+  $("result").hidden = !s.result;
+  $("result").textContent = s.result ? `${s.result}. Clear the board for the next game.` : "";
+}
+
+function showFixes(s) {
+  $("banner").hidden = s.fixes.length === 0;
+  siteList($("fixes"), s.fixes);
+  $("steps").hidden = s.steps.length === 0;
+  siteList($("step-list"), s.steps);
+}
+
+function siteList(list, items) {
+  list.textContent = "";
+  for (const fix of items) {
+    const li = document.createElement("li");
+    const site = document.createElement("b");
+    site.textContent = fix.site;
+    li.append(site, `: ${fix.do}`);
+    list.append(li);
+  }
+}
+
+function showEntries(s) {
+  $("entry").hidden = s.entries.length === 0;
+  const sites = [...new Set(s.entries.map((e) => e.site))];
+  if (!sites.includes(chosenSite)) chosenSite = sites[0] || null;
+  fillSelect($("entry-site"), sites.map((site) => [site, site]), chosenSite);
+  markChosen();
+  const kinds = $("entry-kinds");
+  kinds.textContent = "";
+  for (const e of s.entries.filter((e) => e.site === chosenSite)) {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "primary";
+    button.textContent = `Place ${kindWords(e.kind)} at ${e.site}`;
+    button.dataset.kind = e.kind;
+    button.onclick = () => post("/api/enter", { site: e.site, kind: e.kind });
+    kinds.append(button);
+  }
+}
+
+function kindWords(kind) {
+  const [colour, what] = kind.split("-");
+  return what ? `${colour[0].toUpperCase()}${colour.slice(1)} ${what}` : kind;
+}
+
+function markChosen() {
+  for (const g of document.querySelectorAll("#board3d .place")) {
+    g.classList.toggle("chosen", g.dataset.place === chosenSite);
+  }
+}
+
+function showMoves(s) {
+  const list = $("moves");
+  list.textContent = "";
+  s.game.moves.forEach((move, i) => {
+    const li = document.createElement("li");
+    const n = document.createElement("span");
+    n.className = "n";
+    n.textContent = `${i + 1}.`;
+    const text = document.createElement("span");
+    text.className = "move";
+    text.textContent = move;
+    li.append(n, text);
+    if (i === s.game.moves.length - 1) li.className = "last";
+    list.append(li);
+  });
+  list.scrollTop = list.scrollHeight;
+}
+
+function fillSelect(select, items, value) {
+  const same = select.options.length === items.length &&
+    items.every(([v], i) => select.options[i].value === v);
+  if (!same) {
+    select.textContent = "";
+    for (const [v, label] of items) select.append(new Option(label, v));
+  }
+  if (value !== null && value !== undefined) select.value = value;
+}
+
+async function fetchTurned() {
+  const asked = turn3d;
+  const response = await fetch(`/api/picture3d?turn=${asked}`);
+  if (!response.ok || asked !== turn3d) return;
+  $("board3d").innerHTML = (await response.json()).svg3d;
+  markChosen();
+}
+
+// --- acting -----------------------------------------------------------------------------------
+
+async function post(path, body) {
+  const headers = { "Content-Type": "application/json" };
+  const token = localStorage.getItem(TOKEN_KEY);
+  if (token) headers["X-Treeboard-Token"] = token;  // a header, never a cookie
+  let response;
+  try {
+    response = await fetch(path, { method: "POST", headers, body: JSON.stringify(body || {}) });
+  } catch (err) {
+    toast("The board does not answer; it may be restarting.");
+    return null;
+  }
+  const data = await response.json().catch(() => ({ error: `refused (${response.status})` }));
+  if (!response.ok) {
+    toast(data.error || `refused (${response.status})`);
+    if (response.status === 401 || response.status === 403) $("token-box").hidden = false;
+    return null;
+  }
+  show(data);
+  return data;
+}
+
+let toastTimer = null;
+function toast(text) {
+  const t = $("toast");
+  t.textContent = text;
+  t.hidden = false;
+  clearTimeout(toastTimer);
+  toastTimer = setTimeout(() => { t.hidden = true; }, 6000);
+}
+
+function ask(text, action, optionsForm) {
+  $("confirm-text").textContent = text;
+  const box = $("confirm-options");
+  box.textContent = "";
+  if (optionsForm) box.append(optionsForm);
+  confirmAction = action;
+  $("confirm").hidden = false;
+  $("confirm-yes").focus();
+}
+
+function optionInputs() {
+  const form = document.createElement("div");
+  for (const [name, help] of Object.entries(state.option_help)) {
+    const label = document.createElement("label");
+    const input = document.createElement("input");
+    input.name = name;
+    input.value = state.options[name] ?? "";
+    input.title = help;
+    label.append(`${name} `, input);
+    form.append(label);
+  }
+  return form;
+}
+
+function wire() {
+  $("end-turn").onclick = () => post("/api/press", { button: "end_turn" });
+  $("takeback").onclick = () => {
+    const moves = state.game.moves;
+    ask(`Take back ${moves[moves.length - 1]}? Lift its piece from the board afterwards.`,
+        () => post("/api/takeback", {}));
+  };
+  $("new-game").onclick = () => {
+    const form = optionInputs();
+    ask("Abandon this game and start a new one?", () => {
+      const options = {};
+      for (const input of form.querySelectorAll("input")) {
+        if (input.value.trim() !== "" && input.value.trim() !== state.options[input.name]) {
+          options[input.name] = input.value.trim();
+        }
+      }
+      return post("/api/new-game", options);
+    }, form);
+  };
+  $("confirm-yes").onclick = () => {
+    $("confirm").hidden = true;
+    if (confirmAction) confirmAction();
+    confirmAction = null;
+  };
+  $("confirm-no").onclick = () => { $("confirm").hidden = true; confirmAction = null; };
+  $("turn3d").onclick = () => { turn3d = (turn3d + 1) % 4; fetchTurned(); };
+  $("hint").onchange = (e) => post("/api/hint", { mode: e.target.value });
+  $("entry-site").onchange = (e) => { chosenSite = e.target.value; showEntries(state); };
+  $("board3d").addEventListener("click", (e) => {
+    const place = e.target.closest("[data-place]");
+    if (!place) return;
+    chosenSite = place.dataset.place;
+    showEntries(state);
+  });
+  $("board3d").addEventListener("keydown", (e) => {
+    const place = e.target.closest("[data-place]");
+    if (place && (e.key === "Enter" || e.key === " ")) {
+      chosenSite = place.dataset.place;
+      showEntries(state);
+      e.preventDefault();
+    }
+  });
+  const token = $("token");
+  token.value = localStorage.getItem(TOKEN_KEY) || "";
+  // Kept in this browser's storage and sent as a header: never a cookie, which a browser would
+  // add to requests that other sites make.
+  token.onchange = () => localStorage.setItem(TOKEN_KEY, token.value.trim());
+  $("token-box").onsubmit = (e) => {
+    e.preventDefault();
+    localStorage.setItem(TOKEN_KEY, token.value.trim());
+    toast("Token kept in this browser.");
+  };
+  $("history").addEventListener("toggle", () => { if ($("history").open) loadGames(); });
+  $("replay-slider").oninput = (e) => replayTo(Number(e.target.value));
+  $("replay-first").onclick = () => replayTo(0);
+  $("replay-prev").onclick = () => replayTo(replay.at - 1);
+  $("replay-next").onclick = () => replayTo(replay.at + 1);
+  $("replay-last").onclick = () => replayTo(replay.moves.length);
+}
+
+// --- history ----------------------------------------------------------------------------------
+
+const replay = { id: null, at: 0, moves: [] };
+
+async function loadGames() {
+  const response = await fetch("/api/games");
+  if (!response.ok) return;
+  const { games } = await response.json();
+  const list = $("games");
+  list.textContent = "";
+  if (games.length === 0) {
+    const li = document.createElement("li");
+    li.textContent = "No finished game yet.";
+    list.append(li);
+  }
+  for (const g of games) {
+    const li = document.createElement("li");
+    const button = document.createElement("button");
+    button.type = "button";
+    const when = g.finished_at ? new Date(g.finished_at * 1000).toLocaleString() : "";
+    button.textContent = `#${g.id} ${g.game}: ${g.result || g.status}, ${g.moves} moves ${when}`;
+    button.dataset.game = String(g.id);
+    button.onclick = () => openReplay(g.id);
+    li.append(button);
+    list.append(li);
+  }
+}
+
+async function openReplay(id) {
+  const response = await fetch(`/api/games/${id}`);
+  if (!response.ok) { toast((await response.json()).error); return; }
+  const game = await response.json();
+  replay.id = id;
+  replay.moves = game.moves;
+  $("replay").hidden = false;
+  $("replay-slider").max = String(game.moves.length);
+  $("replay-download").href = `/api/games/${id}?download=1`;
+  $("replay-download").setAttribute("download", `treeboard-${game.game}-${id}.json`);
+  replayTo(game.moves.length);
+}
+
+async function replayTo(n) {
+  if (replay.id === null) return;
+  const at = Math.max(0, Math.min(replay.moves.length, n));
+  const response = await fetch(`/api/games/${replay.id}/position?move=${at}`);
+  if (!response.ok) { toast((await response.json()).error); return; }
+  const pos = await response.json();
+  replay.at = at;
+  $("replay-slider").value = String(at);
+  $("replay-at").textContent = at === 0 ? "start" :
+    `move ${at} of ${replay.moves.length}: ${replay.moves[at - 1]}`;
+  $("replay-board").innerHTML = pos.svg + (pos.svg3d || "");
+}
+
+// --- start ------------------------------------------------------------------------------------
+
+wire();
+fetch("/api/state").then((r) => r.json()).then(show).catch(() => {});
+connect();

@@ -1,0 +1,1031 @@
+"""Game for the Trees: pieces grow instead of moving, and keep growing by momentum.
+
+Rules: ../shared/rules/game-for-the-trees.txt and momentum-notes.md; our words and every
+reading we chose: docs/games/game-for-the-trees.md (reading numbers below refer to it).
+
+Representation. Squares are indices 0..63 (a1 = 0, b1 = 1, ..., h8 = 63). Each holds a cell,
+an immutable tuple (terrain, owner, root, kind): terrain BARE/GRASS/UNDER/HUCK/TREE, owner
+0, 1 or -1 (nobody), and for a tree square the index of its tree's root and its kind letter
+(B Birch, A Ash, E Beech, P Pine). A tree is named by its root square for its whole life.
+Chains (momentum) are (square, dx, dy) triples, oldest first; a chain's owner is its
+square's. Before each turn the whole position (a tuple of 64 cells, the chains, the leap
+flags, the turn bookkeeping) is saved, so undo restores it exactly.
+
+A turn runs in `_Turn`: the action's immediate part (stop, retreat), then the growths in the
+chosen order, each checked on the board as it is then, then the attacks on tree squares,
+resolved together in board order (reading 12).
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from typing import Any, Iterator, NamedTuple
+
+from games.base import BadOptions, Game, IllegalMove, InvalidNotation, State
+
+BARE, GRASS, UNDER, HUCK, TREE = range(5)
+TERRAIN_NAMES = ("bare", "grass", "underbrush", "huckleberry", "tree")
+KIND_NAMES = {"B": "Birch", "A": "Ash", "E": "Beech", "P": "Pine"}
+PLAYERS = ("White", "Black")
+FILES = "abcdefgh"
+SIZE = 8
+DEFAULT_LIMIT = 200
+MAX_LIMIT = 10_000
+
+Cell = tuple  # (terrain, owner, root, kind)
+EMPTY: Cell = (BARE, -1, -1, "")
+NEUTRAL: Cell = (UNDER, -1, -1, "")
+
+_KING = tuple((dx, dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1) if dx or dy)
+_ORTH = ((1, 0), (-1, 0), (0, 1), (0, -1))
+_DIAG = ((1, 1), (1, -1), (-1, 1), (-1, -1))
+_KNIGHT = ((1, 2), (2, 1), (2, -1), (1, -2), (-1, -2), (-2, -1), (-2, 1), (-1, 2))
+#: A tree kind's unit directions (sliders) or leaps (Ash): also its links (reading 5).
+_TREE_STEPS = {"B": _ORTH, "E": _DIAG, "P": _KING, "A": _KNIGHT}
+_SLIDERS = frozenset("BEP")
+
+
+def square_name(i: int) -> str:
+    return f"{FILES[i % SIZE]}{i // SIZE + 1}"
+
+
+def parse_square(text: str) -> int:
+    """The index of a square named a1..h8 (any case). Raises InvalidNotation."""
+    low = text.strip().lower()
+    if len(low) == 2 and low[0] in FILES and low[1] in "12345678":
+        return FILES.index(low[0]) + SIZE * (int(low[1]) - 1)
+    raise InvalidNotation(text, "a square is a file a..h and a rank 1..8, such as e4")
+
+
+def _at(i: int, dx: int, dy: int) -> int | None:
+    x, y = i % SIZE + dx, i // SIZE + dy
+    return x + SIZE * y if 0 <= x < SIZE and 0 <= y < SIZE else None
+
+
+def _unit(dx: int, dy: int) -> tuple[int, int]:
+    return ((dx > 0) - (dx < 0), (dy > 0) - (dy < 0))
+
+
+def _direction(dx: int, dy: int) -> tuple[int, int]:
+    """Which way a growth goes (reading 10): a line's unit step, or a knight's whole leap."""
+    if dx and dy and abs(dx) != abs(dy):
+        return (dx, dy)
+    return _unit(dx, dy)
+
+
+def _path(src: int, dx: int, dy: int) -> list[int]:
+    """The squares a growth passes before its target (none for a single step or a leap)."""
+    n = max(abs(dx), abs(dy))
+    if n <= 1 or abs(dx) not in (0, n) or abs(dy) not in (0, n):
+        return []
+    ux, uy = _unit(dx, dy)
+    return [src + ux * k + SIZE * uy * k for k in range(1, n)]
+
+
+def _is_step(cell: Cell, dx: int, dy: int) -> bool:
+    """Can the piece in `cell` grow by (dx, dy) at all, geometry only?"""
+    if cell[0] != TREE:
+        return max(abs(dx), abs(dy)) == 1
+    kind = cell[3]
+    if kind == "A":
+        return (dx, dy) in _KNIGHT
+    if not (dx or dy):
+        return False
+    straight = dx == 0 or dy == 0
+    diagonal = abs(dx) == abs(dy)
+    return {"B": straight, "E": diagonal, "P": straight or diagonal}[kind]
+
+
+def _steps(cell: Cell, src: int) -> Iterator[tuple[int, int, int]]:
+    """Every (dst, dx, dy) the piece in `cell` on `src` reaches by geometry."""
+    if cell[0] != TREE:
+        for dx, dy in _KING:
+            dst = _at(src, dx, dy)
+            if dst is not None:
+                yield dst, dx, dy
+        return
+    kind = cell[3]
+    if kind == "A":
+        for dx, dy in _KNIGHT:
+            dst = _at(src, dx, dy)
+            if dst is not None:
+                yield dst, dx, dy
+        return
+    for ux, uy in _TREE_STEPS[kind]:
+        for n in range(1, SIZE):
+            dst = _at(src, ux * n, uy * n)
+            if dst is None:
+                break
+            yield dst, ux * n, uy * n
+
+
+def _underbrush(cell: Cell) -> bool:
+    return cell[0] == UNDER or cell[0] == HUCK
+
+
+def _letter(cell: Cell) -> str:
+    return cell[3] if cell[0] == TREE else "H" if cell[0] == HUCK else ""
+
+
+# --- moves ------------------------------------------------------------------------------------
+
+GROW, LEAP, STOP, RETREAT = "grow", "leap", "stop", "retreat"
+
+
+class Move(NamedTuple):
+    """One turn: an action and, when it is not the default, the order of the turn's growths.
+
+    `order` is None (the default order and takers) or a tuple of (src, dst, mark) items, mark
+    ">" a growth, "x" the growth that takes a killed square, "^" the leap."""
+
+    action: str
+    src: int
+    dst: int = -1
+    letter: str = ""
+    order: tuple | None = None
+
+    def __str__(self) -> str:
+        if self.action == GROW:
+            text = f"{self.letter}{square_name(self.src)}-{square_name(self.dst)}"
+        elif self.action == LEAP:
+            text = f"H {square_name(self.src)}^{square_name(self.dst)}"
+        elif self.action == STOP:
+            text = f"stop {square_name(self.src)}>{square_name(self.dst)}"
+        else:
+            text = f"retreat {square_name(self.src)}"
+        if self.order is not None:
+            text += " / " + " ".join(f"{square_name(a)}{m}{square_name(b)}"
+                                     for a, b, m in self.order)
+        return text
+
+
+_SQ = r"([a-h][1-8])"
+_GROW_RE = re.compile(rf"^([baepguh]?)\s*{_SQ}\s*-\s*{_SQ}$")
+_LEAP_RE = re.compile(rf"^h\s*{_SQ}?\s*\^\s*{_SQ}$")
+_STOP_RE = re.compile(rf"^stop\s+{_SQ}\s*>\s*{_SQ}$")
+_RETREAT_RE = re.compile(rf"^retreat\s+{_SQ}$")
+_ITEM_RE = re.compile(rf"^{_SQ}([>x^]){_SQ}$")
+_HELP = ("a turn is a growth such as a2-a3 or Ab1-d2, a leap H e1^c3, stop d2>f3, or "
+         "retreat d5, optionally followed by an order such as '/ g2>f3 d2>f3'")
+
+
+def _parse_text(text: str) -> tuple[str, int, int, str, tuple | None]:
+    """(action, src, dst, letter as written, order) from a move's text; letters are checked
+    against the position by the state."""
+    if not isinstance(text, str):
+        raise InvalidNotation(text, _HELP)
+    low = " ".join(text.strip().lower().split())
+    head, sep, tail = low.partition("/")
+    head = head.strip()
+    order = None
+    if sep:
+        items = []
+        for word in tail.split():
+            m = _ITEM_RE.match(word)
+            if not m:
+                raise InvalidNotation(text, f"{word!r} is no growth of an order; write "
+                                            "from>to, fromxto for the taker, or from^to")
+            items.append((parse_square(m.group(1)), parse_square(m.group(3)), m.group(2)))
+        if not items:
+            raise InvalidNotation(text, "an order after '/' lists the turn's growths")
+        order = tuple(items)
+    if m := _GROW_RE.match(head):
+        return GROW, parse_square(m.group(2)), parse_square(m.group(3)), m.group(1).upper(), order
+    if m := _LEAP_RE.match(head):
+        src = parse_square(m.group(1)) if m.group(1) else -1
+        return LEAP, src, parse_square(m.group(2)), "H", order
+    if m := _STOP_RE.match(head):
+        return STOP, parse_square(m.group(1)), parse_square(m.group(2)), "", order
+    if m := _RETREAT_RE.match(head):
+        return RETREAT, parse_square(m.group(1)), -1, "", order
+    raise InvalidNotation(text, _HELP)
+
+
+# --- one turn ---------------------------------------------------------------------------------
+
+class _Fail(Exception):
+    """A turn that cannot be played as given; the message is a sentence for the player."""
+
+
+class _Item(NamedTuple):
+    """A growth of this turn: a chain's continuation (chain >= 0, its index), the new growth
+    (chain == -1) or the leap (chain == -2). `cell` is the piece that grows: if its square
+    holds anything else when the growth's turn comes, the piece is no longer there."""
+
+    src: int
+    dst: int
+    dx: int
+    dy: int
+    chain: int
+    cell: Cell
+
+    @property
+    def mark(self) -> str:
+        return "^" if self.chain == -2 else ">"
+
+    def touches(self) -> set[int]:
+        # What the growth reads or writes: its source, the squares it passes, its target.
+        return {self.src, self.dst, *_path(self.src, self.dx, self.dy)}
+
+
+class _Turn:
+    """The working copy of one turn. `grow` runs the growths, `finish` the attacks."""
+
+    __slots__ = ("board", "chains", "leap", "mover", "pending", "new_ok")
+
+    def __init__(self, board, chains, leap, mover):
+        self.board = list(board)
+        self.chains: list = list(chains)   # None marks a chain that ended this turn
+        self.leap = list(leap)
+        self.mover = mover
+        self.pending: list[tuple[int, _Item, int]] = []   # (target, item, attacking root)
+        self.new_ok = False
+
+    def copy(self) -> "_Turn":
+        new = _Turn.__new__(_Turn)
+        new.board, new.chains, new.leap = self.board[:], self.chains[:], self.leap[:]
+        new.mover, new.pending, new.new_ok = self.mover, self.pending[:], self.new_ok
+        return new
+
+    def key(self) -> tuple:
+        return (tuple(self.board), tuple(self.chains), tuple(self.pending), self.new_ok)
+
+    def _set(self, sq: int, cell: Cell) -> None:
+        # A square that changes ends every chain growing from it (reading 9).
+        self.board[sq] = cell
+        chains = self.chains
+        for i, ch in enumerate(chains):
+            if ch is not None and ch[0] == sq:
+                chains[i] = None
+
+    def _add_chain(self, index: int, dst: int, dx: int, dy: int) -> None:
+        # A chain whose next step leaves the board has stopped already (reading 8).
+        chain = (dst, dx, dy) if _at(dst, dx, dy) is not None else None
+        if index >= 0:
+            self.chains[index] = chain
+        elif chain is not None:
+            self.chains.append(chain)
+
+    # -- the action's immediate part
+
+    def stop(self, src: int, dst: int) -> None:
+        for i, ch in enumerate(self.chains):
+            if ch is not None and ch[0] == src and _at(src, ch[1], ch[2]) == dst \
+                    and self.board[src][1] == self.mover:
+                self.chains[i] = None
+                return
+        raise _Fail(f"you have no chain growing from {square_name(src)} to {square_name(dst)}")
+
+    def retreat(self, sq: int) -> None:
+        cell = self.board[sq]
+        t, owner = cell[0], cell[1]
+        if owner != self.mover:
+            raise _Fail(f"{square_name(sq)} is not yours")
+        if t == GRASS:
+            self._set(sq, EMPTY)
+        elif t == UNDER:
+            self._set(sq, (GRASS, owner, -1, ""))
+        elif t == HUCK:
+            if sum(1 for c in self.board if c[0] == HUCK and c[1] == owner) == 1:
+                raise _Fail("your last Huckleberry square cannot retreat (reading 13)")
+            self._set(sq, (GRASS, owner, -1, ""))
+        else:
+            if cell[2] == sq:
+                raise _Fail(f"{square_name(sq)} is the root of the {KIND_NAMES[cell[3]]}: "
+                            "a root cannot retreat (reading 13)")
+            self._leave(sq, cell, killed=False)
+            self._prune(cell, killed=False)
+
+    def _leave(self, sq: int, cell: Cell, killed: bool) -> None:
+        # What a tree square leaves behind: bare ground for a Pine, else underbrush, neutral
+        # when killed and the owner's on a voluntary retreat.
+        if cell[3] == "P":
+            self._set(sq, EMPTY)
+        else:
+            self._set(sq, NEUTRAL if killed else (UNDER, cell[1], -1, ""))
+
+    def _prune(self, tree: Cell, killed: bool) -> None:
+        """Remove the squares of `tree` no longer linked to its root (all of them when the
+        root itself is gone)."""
+        root = tree[2]
+        board = self.board
+        mine = {i for i, c in enumerate(board) if c[0] == TREE and c[2] == root}
+        alive = set()
+        if root in mine:
+            alive.add(root)
+            todo = [root]
+            steps = _TREE_STEPS[tree[3]]
+            while todo:
+                sq = todo.pop()
+                for dx, dy in steps:
+                    n = _at(sq, dx, dy)
+                    if n is not None and n in mine and n not in alive:
+                        alive.add(n)
+                        todo.append(n)
+        for sq in sorted(mine - alive):
+            self._leave(sq, board[sq], killed)
+
+    # -- the growths
+
+    def grow(self, item: _Item) -> None:
+        """Run one growth in its place in the order. A chain that cannot grow stops; the new
+        growth or leap that cannot raises _Fail."""
+        board, mover = self.board, self.mover
+        new = item.chain < 0
+        if item.chain >= 0:
+            if self.chains[item.chain] is None:
+                return  # its square changed earlier this turn: the chain is gone
+            self.chains[item.chain] = None  # re-added below if it grows
+        src, dst = item.src, item.dst
+        cell, target = board[src], board[dst]
+        if cell != item.cell:
+            if new:
+                raise _Fail(f"{square_name(src)} was grown over earlier in this turn's order")
+            return
+        if item.chain == -2:
+            if cell[0] != HUCK or cell[1] != mover:
+                raise _Fail(f"{square_name(src)} is not one of your Huckleberry squares")
+            if target[0] != GRASS or target[1] != mover:
+                raise _Fail(f"the Huckleberry leaps only onto your own grass; "
+                            f"{square_name(dst)} is {_describe(target)}")
+            self._set(dst, (HUCK, mover, -1, ""))
+            self.leap[mover] = True
+            self.new_ok = True
+            return
+        if cell[1] != mover or cell[0] == BARE:
+            if new:
+                raise _Fail(f"{square_name(src)} holds {_describe(cell)}, nothing of yours "
+                            "to grow")
+            return
+        t = cell[0]
+        if t == GRASS:
+            ok = target[0] == BARE
+            need = "grass grows only onto bare ground"
+        elif t in (UNDER, HUCK):
+            ok = target[0] == GRASS
+            need = "underbrush grows only onto grass"
+        else:
+            path = _path(src, item.dx, item.dy)
+            blocked = [q for q in path if not _underbrush(board[q])]
+            if blocked:
+                if new:
+                    raise _Fail(f"{square_name(blocked[0])} is {_describe(board[blocked[0]])}: "
+                                "a tree grows only through underbrush")
+                return
+            if target[0] == TREE:
+                if target[2] == cell[2]:
+                    if new:
+                        raise _Fail(f"{square_name(dst)} is already this tree's")
+                    return
+                # An attack: decided with the turn's other attacks at the end (reading 12).
+                self.pending.append((dst, item, cell[2]))
+                return
+            ok = _underbrush(target)
+            need = "trees grow only onto underbrush"
+            if ok:
+                for q in path:
+                    self._set(q, cell)
+        if not ok:
+            if new:
+                raise _Fail(f"{need}; {square_name(dst)} is {_describe(target)}")
+            return
+        grown = (t, mover, cell[2], cell[3]) if t == TREE else (t, mover, -1, "")
+        self._set(dst, grown)
+        self._add_chain(item.chain, dst, item.dx, item.dy)
+        if new:
+            self.new_ok = True
+
+    # -- the attacks
+
+    def attacked(self) -> list[int]:
+        return sorted({p[0] for p in self.pending})
+
+    def valid_attackers(self, target: int) -> list[tuple[_Item, int]]:
+        """The attacks on `target` that still count: the attacker still holds its source and
+        its path is still underbrush, and the square is still a square of another tree."""
+        board = self.board
+        victim = board[target]
+        if victim[0] != TREE:
+            return []
+        out = []
+        for t, item, root in self.pending:
+            if t != target or root == victim[2]:
+                continue
+            src = board[item.src]
+            if src[0] == TREE and src[2] == root and all(
+                    _underbrush(board[q]) for q in _path(item.src, item.dx, item.dy)):
+                out.append((item, root))
+        return out
+
+    def kill(self, target: int, taker: _Item, root: int, attackers: list) -> None:
+        """Two or more trees killed `target`: the taker takes it (and its path)."""
+        board = self.board
+        victim = board[target]
+        grower = board[taker.src]
+        for q in _path(taker.src, taker.dx, taker.dy):
+            self._set(q, grower)
+        self._set(target, grower)
+        self._prune(victim, killed=True)
+        self._add_chain(taker.chain, target, taker.dx, taker.dy)
+        if any(item.chain < 0 for item, _ in attackers):
+            self.new_ok = True
+
+    def result(self) -> tuple:
+        return (tuple(self.board), tuple(c for c in self.chains if c is not None),
+                tuple(self.leap))
+
+
+def _describe(cell: Cell) -> str:
+    t, owner = cell[0], cell[1]
+    if t == BARE:
+        return "bare ground"
+    if t == TREE:
+        return f"a {PLAYERS[owner]} {KIND_NAMES[cell[3]]}"
+    who = "neutral" if owner < 0 else PLAYERS[owner]
+    return f"{who} {TERRAIN_NAMES[t]}"
+
+
+# --- the state --------------------------------------------------------------------------------
+
+class GameForTheTreesState(State):
+    __slots__ = ("game", "_opts", "_board", "_chains", "_leap", "_to_move", "_turns",
+                 "_end", "_winner", "_history")
+
+    def __init__(self, game: "GameForTheTrees", opts: dict, board: tuple, chains: tuple,
+                 to_move: int):
+        self.game = game
+        self._opts = opts
+        self._board: tuple = board
+        self._chains: tuple = chains
+        self._leap: tuple = (False, False)
+        self._to_move = to_move
+        self._turns = 0
+        self._end: str | None = None
+        self._winner: int | None = None
+        self._history: list[tuple[Move, tuple]] = []
+        self._check_end(None)
+
+    # --- the game interface -------------------------------------------------------------
+
+    @property
+    def to_move(self) -> int:
+        return self._to_move
+
+    def legal_moves(self) -> list[Move]:
+        """Growths and leaps, then stops, then retreats, each once per different result
+        (reading 18); in square order within each."""
+        if self._end:
+            return []
+        out: list[Move] = []
+        for action, src, dst in self._actions():
+            out.extend(self._turns_of(action, src, dst))
+        return out
+
+    def play(self, move: Any) -> None:
+        if type(move) is not Move:
+            move = self.parse_move(move)
+        if self._end:
+            raise IllegalMove(move, "the game is over")
+        try:
+            turn = self._run(move)
+        except _Fail as exc:
+            raise IllegalMove(move, str(exc)) from None
+        self._history.append((move, self._snapshot()))
+        self._board, self._chains, self._leap = turn.result()
+        self._turns += 1
+        mover = self._to_move
+        self._to_move = 1 - mover
+        self._check_end(mover)
+
+    def undo(self) -> Move:
+        if not self._history:
+            raise IndexError("no move to undo")
+        move, snap = self._history.pop()
+        (self._board, self._chains, self._leap, self._to_move, self._turns, self._end,
+         self._winner) = snap
+        return move
+
+    def copy(self) -> "GameForTheTreesState":
+        new = GameForTheTreesState.__new__(GameForTheTreesState)
+        new.game, new._opts = self.game, self._opts
+        (new._board, new._chains, new._leap, new._to_move, new._turns, new._end,
+         new._winner) = self._snapshot()
+        new._history = self._history[:]
+        return new
+
+    def is_over(self) -> bool:
+        return self._end is not None
+
+    def scores(self) -> tuple[int, int]:
+        """Squares each player holds (of any terrain)."""
+        owners = [c[1] for c in self._board]
+        return owners.count(0), owners.count(1)
+
+    def winner(self) -> int | None:
+        return self._winner if self._end else None
+
+    def occupancy(self) -> dict[str, str]:
+        """Empty: the board holds no pieces; the position lives on the LEDs (touch input)."""
+        return {}
+
+    def sites(self) -> list[str]:
+        return [square_name(i) for i in range(SIZE * SIZE)]
+
+    def parse_move(self, text: str) -> Move:
+        if type(text) is Move:
+            return text
+        action, src, dst, letter, order = _parse_text(text)
+        board = self._board
+        if action == GROW:
+            have = _letter(board[src])
+            if letter in ("G", "U"):
+                if board[src][0] not in (GRASS, UNDER):
+                    raise InvalidNotation(text, f"{square_name(src)} holds "
+                                                f"{_describe(board[src])}, not grass or underbrush")
+                letter = ""
+            elif letter and letter != have:
+                raise InvalidNotation(text, f"{square_name(src)} holds {_describe(board[src])}, "
+                                            f"not {_letter_name(letter)}")
+            letter = have
+        elif action == LEAP and src < 0:
+            hucks = [i for i, c in enumerate(board) if c[0] == HUCK and c[1] == self._to_move]
+            src = hucks[0] if hucks else dst
+        return Move(action, src, dst, letter, order)
+
+    @property
+    def moves(self) -> list[Move]:
+        return [m for m, _ in self._history]
+
+    def options(self) -> dict[str, Any]:
+        return dict(self._opts)
+
+    # --- Game for the Trees' own questions (the views and the touch input use these) -----
+
+    def square(self, name: str | int) -> dict[str, Any]:
+        """What a square holds: terrain, owner (None: nobody), tree kind, its root, is_root."""
+        i = parse_square(name) if isinstance(name, str) else name
+        t, owner, root, kind = self._board[i]
+        return {"terrain": TERRAIN_NAMES[t], "owner": owner if owner >= 0 else None,
+                "kind": KIND_NAMES.get(kind), "root": square_name(root) if root >= 0 else None,
+                "is_root": t == TREE and root == i}
+
+    def chains(self, player: int) -> list[str]:
+        """The player's chains, oldest first, as "from>to"."""
+        return [f"{square_name(s)}>{square_name(_at(s, dx, dy))}"
+                for s, dx, dy in self._chains if self._board[s][1] == player]
+
+    def leap_used(self, player: int) -> bool:
+        return self._leap[player]
+
+    def huckleberry_count(self, player: int) -> int:
+        return sum(1 for c in self._board if c[0] == HUCK and c[1] == player)
+
+    @property
+    def end_reason(self) -> str | None:
+        """None while playing; "huckleberry", "mutual", "stalemate" or "limit"."""
+        return self._end
+
+    @property
+    def turns_left(self) -> int:
+        return max(0, self._opts["limit"] - self._turns)
+
+    def moves_from(self, name: str | int) -> list[Move]:
+        """The legal turns that start on this square: its growths and leap, the stops of its
+        chains, its retreat (in that order)."""
+        i = parse_square(name) if isinstance(name, str) else name
+        if self._end:
+            return []
+        out: list[Move] = []
+        for action, src, dst in self._actions(only=i):
+            out.extend(self._turns_of(action, src, dst))
+        return out
+
+    def touch_moves(self, site: str) -> list[tuple[Move, str | None]]:
+        """For the touch input (board_driver/touch.py): each turn that starts by tapping
+        `site`, with the square to tap next (its target; a stop: the chain's next square),
+        or None for a retreat, made by holding the square."""
+        return [(m, None if m.action == RETREAT else square_name(m.dst))
+                for m in self.moves_from(site)]
+
+    # --- helpers ------------------------------------------------------------------------
+
+    def _snapshot(self) -> tuple:
+        return (self._board, self._chains, self._leap, self._to_move, self._turns, self._end,
+                self._winner)
+
+    def _mover_chains(self) -> list[int]:
+        board, mover = self._board, self._to_move
+        return [i for i, (s, _, _) in enumerate(self._chains) if board[s][1] == mover]
+
+    def _actions(self, only: int | None = None) -> Iterator[tuple[str, int, int]]:
+        """Candidate actions: every growth the geometry allows whose squares are suitable now
+        or touched by one of the mover's chains (an earlier growth could prepare them), the
+        leap, every stop, every retreat."""
+        board, mover = self._board, self._to_move
+        chain_sq: set[int] = set()
+        growing: set[tuple[int, int, int]] = set()
+        for i in self._mover_chains():
+            s, dx, dy = self._chains[i]
+            growing.add((s, *_direction(dx, dy)))
+            chain_sq |= {s, _at(s, dx, dy), *_path(s, dx, dy)}
+        for src in (range(64) if only is None else [only]):
+            cell = board[src]
+            if cell[1] != mover or cell[0] == BARE:
+                continue
+            for dst, dx, dy in _steps(cell, src):
+                if (src, *_direction(dx, dy)) in growing:
+                    continue
+                path = _path(src, dx, dy)
+                if chain_sq & {dst, *path} or _suitable(board, cell, path, dst):
+                    yield GROW, src, dst
+        if not self._leap[mover]:
+            hucks = [i for i, c in enumerate(board) if c[0] == HUCK and c[1] == mover]
+            if hucks and (only is None or only in hucks):
+                src = hucks[0] if only is None else only
+                for dst, c in enumerate(board):
+                    if c[0] == GRASS and c[1] == mover or dst in chain_sq:
+                        yield LEAP, src, dst
+        for i in self._mover_chains():
+            s, dx, dy = self._chains[i]
+            if only is None or s == only:
+                yield STOP, s, _at(s, dx, dy)
+        for sq in (range(64) if only is None else [only]):
+            cell = board[sq]
+            if cell[1] == mover and not (cell[0] == TREE and cell[2] == sq):
+                yield RETREAT, sq, -1
+
+    def _start(self, action: str, src: int, dst: int) -> tuple[_Turn, list[_Item]]:
+        """The turn after its action's immediate part, and its growths in the default order
+        (the new growth or leap first, then the chains oldest first)."""
+        turn = _Turn(self._board, self._chains, self._leap, self._to_move)
+        items: list[_Item] = []
+        if action == STOP:
+            turn.stop(src, dst)
+        elif action == RETREAT:
+            turn.retreat(src)
+        elif action == GROW:
+            cell = self._board[src]
+            dx, dy = dst % SIZE - src % SIZE, dst // SIZE - src // SIZE
+            if cell[1] != self._to_move or cell[0] == BARE:
+                raise _Fail(f"{square_name(src)} holds {_describe(cell)}, nothing of yours "
+                            "to grow")
+            if not _is_step(cell, dx, dy):
+                raise _Fail(f"{_describe(cell)} cannot grow from {square_name(src)} to "
+                            f"{square_name(dst)}: {_how(cell)}")
+            for s, cdx, cdy in self._chains:
+                if s == src and _direction(cdx, cdy) == _direction(dx, dy):
+                    raise _Fail(f"{square_name(src)} is already growing that way "
+                                f"(towards {square_name(_at(s, cdx, cdy))})")
+            items.append(_Item(src, dst, dx, dy, -1, cell))
+        elif action == LEAP:
+            if self._leap[self._to_move]:
+                raise _Fail("the Huckleberry has leapt already: once per game")
+            items.append(_Item(src, dst, 0, 0, -2, self._board[src]))
+        for i, ch in enumerate(turn.chains):
+            if ch is not None and self._board[ch[0]][1] == self._to_move:
+                s, dx, dy = ch
+                items.append(_Item(s, _at(s, dx, dy), dx, dy, i, self._board[s]))
+        return turn, items
+
+    def _run(self, move: Move) -> _Turn:
+        """Play `move` on a working copy and return it; raises _Fail."""
+        turn, items = self._start(move.action, move.src, move.dst)
+        takers: dict[tuple[int, int], bool] = {}
+        if move.order is not None:
+            by_key = {(it.src, it.dst): it for it in items}
+            given = [(a, b) for a, b, _ in move.order]
+            if sorted(given) != sorted(by_key) or len(set(given)) != len(given):
+                want = " ".join(f"{square_name(it.src)}{it.mark}{square_name(it.dst)}"
+                                for it in items)
+                raise _Fail(f"the order must list each growth of this turn once: {want}")
+            items = [by_key[k] for k in given]
+            takers = {(a, b): m == "x" for a, b, m in move.order}
+        for item in items:
+            turn.grow(item)
+        turn, chosen = next(_resolutions(turn, takers if move.order is not None else None))
+        for key, mark in takers.items():
+            if mark and key not in chosen:
+                raise _Fail(f"{square_name(key[0])}x{square_name(key[1])} takes no square: "
+                            "x marks the attacker that takes a square two trees killed")
+        if move.action in (GROW, LEAP) and not turn.new_ok:
+            raise _Fail("a new growth onto a tree square needs a second tree attacking it "
+                        "this turn (reading 11)")
+        return turn
+
+    def _turns_of(self, action: str, src: int, dst: int) -> list[Move]:
+        """The distinct turns of one action: the default order first, then every order and
+        choice of takers that gives a different result (reading 18)."""
+        try:
+            turn0, items = self._start(action, src, dst)
+        except _Fail:
+            return []
+        letter = _letter(self._board[src]) if action == GROW else "H" if action == LEAP else ""
+        # Growths that touch a common square can give different results in different orders;
+        # the others commute. Group them, and find each group's different orders.
+        groups = _groups(items)
+        per_group = [_distinct_orders(turn0, g) if len(g) > 1 else [g] for g in groups]
+        position = {(it.src, it.dst): k for k, it in enumerate(items)}
+        out: list[Move] = []
+        seen: set = set()
+        for combo in itertools.product(*per_group):
+            order = list(items)
+            for group, chosen in zip(groups, combo):
+                slots = sorted(position[(it.src, it.dst)] for it in group)
+                for slot, it in zip(slots, chosen):
+                    order[slot] = it
+            turn = turn0.copy()
+            try:
+                for item in order:
+                    turn.grow(item)
+            except _Fail:
+                continue
+            first = True
+            for done, takers in _resolutions(turn, None, every=True):
+                default = first and order == items
+                first = False
+                if action in (GROW, LEAP) and not done.new_ok:
+                    continue
+                key = done.result()
+                if key in seen:
+                    continue
+                seen.add(key)
+                if default:
+                    out.append(Move(action, src, dst, letter, None))
+                else:
+                    out.append(Move(action, src, dst, letter, tuple(
+                        (it.src, it.dst, "x" if (it.src, it.dst) in takers else it.mark)
+                        for it in order)))
+        return out
+
+    def _check_end(self, mover: int | None) -> None:
+        h = (self.huckleberry_count(0), self.huckleberry_count(1))
+        if not h[0] and not h[1]:
+            self._end, self._winner = "mutual", None
+        elif not h[0] or not h[1]:
+            self._end, self._winner = "huckleberry", 0 if h[0] else 1
+        elif self._turns >= self._opts["limit"]:
+            a, b = self.scores()
+            self._end, self._winner = "limit", 0 if a > b else 1 if b > a else None
+        elif not self._has_turn():
+            self._end, self._winner = "stalemate", 1 - self._to_move
+
+    def _has_turn(self) -> bool:
+        # Cheap cases first: a chain can be stopped, a square given up.
+        board, mover = self._board, self._to_move
+        if self._mover_chains():
+            return True
+        if any(c[1] == mover and c[0] in (GRASS, UNDER) or
+               c[0] == TREE and c[1] == mover and c[2] != i for i, c in enumerate(board)):
+            return True
+        if self.huckleberry_count(mover) > 1:
+            return True
+        return any(True for a in self._actions() for _ in self._turns_of(*a))
+
+
+def _resolutions(turn: _Turn, takers: dict | None,
+             every: bool = False) -> Iterator[tuple[_Turn, frozenset]]:
+    """The attacks of a turn resolved, in board order (reading 12). With `takers` (from
+    an order) the marked attackers take; else the first in the order, or with `every`,
+    one result per choice of takers: (the turn, the (src, dst) of its takers)."""
+    def go(t: _Turn, targets: list[int], chosen: tuple) -> Iterator[tuple[_Turn, tuple]]:
+        if not targets:
+            yield t, chosen
+            return
+        target, rest = targets[0], targets[1:]
+        attackers = t.valid_attackers(target)
+        if len({root for _, root in attackers}) < 2:
+            yield from go(t, rest, chosen)
+            return
+        if takers is not None:
+            marked = [a for a in attackers if takers.get((a[0].src, a[0].dst))]
+            if len(marked) > 1:
+                raise _Fail(f"only one attacker takes {square_name(target)}")
+            options = marked or attackers[:1]
+        else:
+            options = attackers if every else attackers[:1]
+        for item, root in options:
+            nxt = t.copy()
+            nxt.kill(target, item, root, attackers)
+            yield from go(nxt, rest, chosen + ((item.src, item.dst),))
+    for t, chosen in go(turn, turn.attacked(), ()):
+        yield t, frozenset(chosen)
+
+
+def _suitable(board, cell: Cell, path: list[int], dst: int) -> bool:
+    """Could the piece in `cell` grow onto dst over path on this board (ignoring chains)?"""
+    t = cell[0]
+    target = board[dst]
+    if t == GRASS:
+        return target[0] == BARE
+    if t in (UNDER, HUCK):
+        return target[0] == GRASS
+    if not all(_underbrush(board[q]) for q in path):
+        return False
+    if target[0] == TREE:
+        return target[2] != cell[2]  # an attack; whether a second tree joins is checked later
+    return _underbrush(target)
+
+
+def _groups(items: list[_Item]) -> list[list[_Item]]:
+    """The growths split into groups whose squares overlap (transitively), in item order."""
+    groups: list[tuple[set[int], list[_Item]]] = []
+    for item in items:
+        touch = item.touches()
+        merged = [g for g in groups if g[0] & touch]
+        for g in merged:
+            groups.remove(g)
+            touch |= g[0]
+        members = [it for g in merged for it in g[1]] + [item]
+        groups.append((touch, sorted(members, key=items.index)))
+    return sorted((g[1] for g in groups), key=lambda g: items.index(g[0]))
+
+
+def _distinct_orders(start: _Turn, group: list[_Item]) -> list[list[_Item]]:
+    """One order of `group` for each different result of running it alone from `start`,
+    the given (default) order's result first. Breadth first over the set of growths done,
+    keeping one order per result so far: far fewer than every permutation."""
+    def run(order: list[_Item]) -> _Turn | None:
+        t = start.copy()
+        try:
+            for it in order:
+                t.grow(it)
+        except _Fail:
+            return None
+        return t
+
+    layer: dict[tuple, tuple[list[_Item], _Turn]] = {((), ()): ([], start.copy())}
+    for _ in group:
+        nxt: dict = {}
+        for order, t in layer.values():
+            for it in group:
+                if it in order:
+                    continue
+                t2 = t.copy()
+                try:
+                    t2.grow(it)
+                except _Fail:
+                    continue
+                done = tuple(sorted((i.src, i.dst) for i in order + [it]))
+                key = (done, t2.key())
+                if key not in nxt:
+                    nxt[key] = (order + [it], t2)
+        layer = nxt
+    results: dict[tuple, list[_Item]] = {}
+    first = run(group)
+    if first is not None:
+        results[first.key()] = group
+    for order, t in layer.values():
+        results.setdefault(t.key(), order)
+    return list(results.values())
+
+
+def _how(cell: Cell) -> str:
+    if cell[0] != TREE:
+        return "it grows one square in any direction, like a king"
+    return {"B": "a Birch grows like a rook", "A": "an Ash grows like a knight",
+            "E": "a Beech grows like a bishop", "P": "a Pine grows like a queen"}[cell[3]]
+
+
+def _letter_name(letter: str) -> str:
+    return {"H": "a Huckleberry", **{k: f"a {v}" for k, v in KIND_NAMES.items()}}.get(
+        letter, repr(letter))
+
+
+# --- positions --------------------------------------------------------------------------------
+
+_FIRST_RANK = "BAEPHEAB"
+_CHARS = {".": (BARE, -1), "G": (GRASS, 0), "g": (GRASS, 1), "U": (UNDER, 0), "u": (UNDER, 1),
+          "N": (UNDER, -1), "n": (UNDER, -1), "H": (HUCK, 0), "h": (HUCK, 1)}
+
+
+def start_position() -> str:
+    ranks = [_FIRST_RANK.lower(), "u" * 8, "g" * 8, "." * 8, "." * 8, "G" * 8, "U" * 8,
+             _FIRST_RANK]
+    return "/".join(ranks)
+
+
+def _build(position: str, roots: str, chains: str) -> tuple[tuple, tuple]:
+    """The board and chains a `position` option describes. Raises BadOptions naming the
+    square and what was expected."""
+    if not isinstance(position, str):
+        raise BadOptions(f"position must be text, not {position!r}")
+    ranks = position.strip().split("/")
+    if len(ranks) != SIZE or any(len(r) != SIZE for r in ranks):
+        raise BadOptions("position: expected 8 ranks of 8 squares joined by '/', rank 8 first "
+                         f"(got {len(ranks)} ranks of lengths {[len(r) for r in ranks]})")
+    cells: list = [None] * 64
+    trees: dict[int, str] = {}
+    for r, text in enumerate(ranks):
+        for f, ch in enumerate(text):
+            i = f + SIZE * (SIZE - 1 - r)
+            if ch in _CHARS:
+                t, owner = _CHARS[ch]
+                cells[i] = (t, owner, -1, "")
+            elif ch.upper() in KIND_NAMES:
+                cells[i] = None
+                trees[i] = ch
+            else:
+                raise BadOptions(f"position: square {square_name(i)} is {ch!r}; expected one "
+                                 "of . G U N H B A E P (upper case White, lower case Black)")
+    try:
+        root_list = [parse_square(w) for w in roots.replace(",", " ").split()] if roots else []
+    except InvalidNotation as exc:
+        raise BadOptions(f"roots: {exc.reason}") from None
+    for r in root_list:
+        if r not in trees:
+            raise BadOptions(f"roots: {square_name(r)} holds no tree in the position")
+    # Each group of linked squares of one kind and owner needs exactly one root.
+    unassigned = set(trees)
+    for sq in sorted(trees):
+        if sq not in unassigned:
+            continue
+        ch = trees[sq]
+        group, todo = {sq}, [sq]
+        while todo:
+            s = todo.pop()
+            for dx, dy in _TREE_STEPS[ch.upper()]:
+                n = _at(s, dx, dy)
+                if n is not None and trees.get(n) == ch and n not in group:
+                    group.add(n)
+                    todo.append(n)
+        mine = [r for r in root_list if r in group]
+        if len(group) == 1 and not mine:
+            mine = [sq]
+        if len(mine) != 1:
+            what = "no root" if not mine else f"{len(mine)} roots"
+            raise BadOptions(f"position: the {KIND_NAMES[ch.upper()]} on "
+                             f"{' '.join(square_name(s) for s in sorted(group))} has {what}; "
+                             "name exactly one in roots")
+        owner = 0 if ch.isupper() else 1
+        for s in group:
+            cells[s] = (TREE, owner, mine[0], ch.upper())
+        unassigned -= group
+    board = tuple(cells)
+    out = []
+    try:
+        words = chains.replace(",", " ").split() if chains else []
+        for word in words:
+            m = _ITEM_RE.match(word.lower())
+            if not m or m.group(2) != ">":
+                raise BadOptions(f"chains: {word!r} is not from>to, such as d5>e6")
+            s, d = parse_square(m.group(1)), parse_square(m.group(3))
+            dx, dy = d % SIZE - s % SIZE, d // SIZE - s // SIZE
+            if board[s][1] < 0 or board[s][0] == BARE or not _is_step(board[s], dx, dy):
+                raise BadOptions(f"chains: {word} is no growth of what {square_name(s)} holds "
+                                 f"({_describe(board[s])})")
+            out.append((s, dx, dy))
+    except InvalidNotation as exc:
+        raise BadOptions(f"chains: {exc.reason}") from None
+    for p in (0, 1):
+        if not any(c[0] == HUCK and c[1] == p for c in board):
+            raise BadOptions(f"position: {PLAYERS[p]} needs a Huckleberry square (H for "
+                             "White, h for Black)")
+    return board, tuple(out)
+
+
+class GameForTheTrees(Game):
+    name = "game-for-the-trees"
+    #: The board holds no pieces: its sensors are taps (board_driver/touch.py).
+    input_mode = "touch"
+    title = ("Game for the Trees: grass, underbrush and trees grow across an 8x8 board by "
+             "momentum; lose your Huckleberry and you lose")
+
+    def options(self) -> dict[str, str]:
+        return {
+            "limit": f"turns before the game ends by count of squares, 1..{MAX_LIMIT} "
+                     f"(default {DEFAULT_LIMIT})",
+            "position": "a starting position: 8 ranks (8 first) joined by '/', one of "
+                        ". G U N H B A E P a square, upper case White (default: the text's)",
+            "roots": "the roots of the position's trees, e.g. 'c4 d4' (one-square trees need none)",
+            "chains": "chains of the position, e.g. 'd5>e6'",
+            "first": "0 (White) or 1 (Black) to move first in a position (default 0)",
+        }
+
+    def new_state(self, limit: Any = DEFAULT_LIMIT, position: Any = None, roots: Any = "",
+                  chains: Any = "", first: Any = 0, **options: Any) -> GameForTheTreesState:
+        if options:
+            raise BadOptions(f"Game for the Trees has no option {sorted(options)[0]!r}; it "
+                             f"takes {', '.join(self.options())}")
+        if isinstance(limit, str) and limit.strip().isdigit():
+            limit = int(limit)
+        if type(limit) is not int or not 1 <= limit <= MAX_LIMIT:
+            raise BadOptions(f"limit must be a whole number 1..{MAX_LIMIT}, not {limit!r}")
+        if isinstance(first, str) and first.strip() in ("0", "1"):
+            first = int(first)
+        if first not in (0, 1) or type(first) is bool:
+            raise BadOptions(f"first must be 0 or 1, not {first!r}")
+        opts: dict[str, Any] = {"limit": limit}
+        if position is None:
+            if roots or chains or first:
+                raise BadOptions("roots, chains and first describe a position: give one")
+            board, chain_list = _build(start_position(), "", "")
+        else:
+            if not isinstance(roots, str) or not isinstance(chains, str):
+                raise BadOptions("roots and chains are text, such as 'c4 d4' and 'd5>e6'")
+            board, chain_list = _build(position, roots, chains)
+            opts.update(position=position, roots=roots, chains=chains, first=first)
+        return GameForTheTreesState(self, opts, board, chain_list, first)
+
+
+GAME = GameForTheTrees()

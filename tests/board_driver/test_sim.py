@@ -1,0 +1,82 @@
+"""`treeboard sim` as a player meets it: words after every command, clear and new, resume,
+Ctrl-C. Piped input, so each action settles before the next (about 0.1 s each)."""
+
+from __future__ import annotations
+
+import io
+import signal
+import subprocess
+import sys
+import time
+
+from board_driver.config import sim_config
+from board_driver.sim import EXIT_INTERRUPTED, run_sim
+from board_driver.trace import Tracer
+
+
+def play(journal, *lines: str, layout: str | None = None) -> str:
+    config = sim_config(journal=str(journal), **({"layout": layout} if layout else {}))
+    out = io.StringIO()
+    assert run_sim(config, stdin=io.StringIO("".join(f"{line}\n" for line in lines)), out=out) == 0
+    return out.getvalue()
+
+
+def test_the_sim_says_what_each_command_did(tmp_path):
+    out = play(tmp_path / "j.sqlite",
+               "place h0.0", "place h0.0", "lift h1.0", "place h1.0", "lift h1.0", "place t0.0",
+               "lift t0.0", "place x9", "press end_turn", "quit")
+    said = [line for line in out.splitlines() if not line.startswith((" ", "+"))]
+    assert "move 1: h0.0 (player 2 to move)" in said
+    assert "not a move: a rod at h0.0 already" in said
+    assert "not a move: nothing to lift at h1.0" in said
+    assert "move 2: h1.0 (player 1 to move)" in said
+    assert "takeback of h1.0" in said
+    assert "not a move: t0.0: no move puts a piece there now" in said
+    assert "  ? 'x9' is no site of layout tree-planting-classic-pins, and no move can put a piece there now" in out
+    # A KeyError's message without repr's quotes around the whole of it.
+    assert "  ? no button 'end_turn'; layout tree-planting-classic-pins has none\n" in out
+    assert "\x1b[" not in out  # no colour codes into a pipe
+    # Said in the order things happened.
+    assert said.index("move 1: h0.0 (player 2 to move)") < said.index("takeback of h1.0")
+
+
+def test_resume_clear_and_new(tmp_path):
+    journal = tmp_path / "j.sqlite"
+    play(journal, "place h0.0", "place h1.0", "quit")
+    out = play(journal, "clear", "new", "place v0.0", "quit")
+    assert f"resumed the game at move 2 (journal {journal})" in out
+    assert "lifted 2 pieces; the board is empty" in out
+    assert "new game of Tree Planting" in out
+    assert "move 1: v0.0 (player 2 to move)" in out
+    # The new game is the journal's game now: a restart resumes it, not the old one.
+    assert "resumed the game at move 1" in play(journal, "quit")
+
+
+def test_ctrl_c_ends_the_sim_at_once(tmp_path):
+    proc = subprocess.Popen([sys.executable, "-m", "board_driver.cli", "sim", "--journal",
+                             str(tmp_path / "j.sqlite")], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        while "actions:" not in proc.stdout.readline():
+            assert proc.poll() is None, proc.stderr.read()
+        proc.send_signal(signal.SIGINT)  # stdin stays open: no Enter, no end of input
+        assert proc.wait(timeout=10) == EXIT_INTERRUPTED
+        out, err = proc.communicate()
+        assert "stopped (Ctrl-C)" in out and "Traceback" not in err
+    finally:
+        proc.kill()
+        proc.communicate()
+
+
+def test_a_cube_entered_above_the_board_can_be_taken_back(tmp_path):
+    tracer = Tracer(sim_config(layout="treeblox-adc", journal=str(tmp_path / "j.sqlite")))
+    try:
+        for site, kind in [("a1", "dark-leaf"), ("d4", "light-leaf"), ("b1", "dark-branch"),
+                           ("c4", "light-leaf")]:
+            tracer.step("place", [site, kind])
+        assert tracer.step("place", ["b1+1", "dark-leaf"])["game"]["moves"][-1] == "Lb1+1"
+        record = tracer.step("lift", ["b1+1"])
+        assert record["game"]["moves"] == ["La1", "Ld4", "Bb1", "Lc4"]
+        assert tracer.session.journal.current().moves == ["La1", "Ld4", "Bb1", "Lc4"]
+    finally:
+        tracer.close()

@@ -1,0 +1,253 @@
+"""The companion page's API and push, against a real daemon on the simulated board."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import xml.etree.ElementTree as ET
+
+import aiohttp
+import pytest
+
+import games
+from board_driver.config import ConfigError, parse_config
+from board_driver.journal import Journal
+from web_harness import base_url, hands, next_push, running
+
+JSON = {"Content-Type": "application/json"}
+
+
+def run(coro):
+    return asyncio.run(coro)
+
+
+async def post(http, daemon, path, body=None, headers=None):
+    async with http.post(base_url(daemon) + path, data=json.dumps(body or {}),
+                         headers={**JSON, **(headers or {})}) as r:
+        return r.status, await r.json()
+
+
+def test_state_push_and_takeback_on_tree_planting(tmp_path):
+    async def scenario():
+        async with running(tmp_path) as daemon, aiohttp.ClientSession() as http:
+            async with http.get(base_url(daemon) + "/api/state") as r:
+                state = await r.json()
+            assert {"game", "corrections", "leds"} <= state.keys()
+            assert state["game"]["moves"] == [] and state["players"] == ["player 1", "player 2"]
+            ET.fromstring(state["svg"])
+            async with http.ws_connect(base_url(daemon) + "/ws") as ws:
+                first = await next_push(ws, lambda s: True)
+                assert first["version"] == state["version"]
+                await hands(daemon, "place", "h0.0")
+                pushed = await next_push(ws, lambda s: s["game"]["moves"] == ["h0.0"])
+                assert 'data-site="h0.0"' in pushed["svg"] and pushed["takeback"]
+                # a takeback from the page: the game forgets the rod, the rod lights to be lifted
+                status, after = await post(http, daemon, "/api/takeback")
+                assert status == 200 and after["game"]["moves"] == []
+                assert after["fixes"] == [{"site": "h0.0", "do": "take the piece off"}]
+                await hands(daemon, "lift", "h0.0")
+                clear = await next_push(ws, lambda s: not s["corrections"])
+                assert clear["game"]["moves"] == []
+                status, body = await post(http, daemon, "/api/takeback")
+                assert status == 409 and body == {"error": "no move to take back"}
+    run(scenario())
+
+
+def test_refusals_name_the_reason_and_change_nothing(tmp_path):
+    async def scenario():
+        async with running(tmp_path) as daemon, aiohttp.ClientSession() as http:
+            url = base_url(daemon)
+            cases = [
+                ("/api/enter", {"site": "h0.0", "kind": "rod"}, 409, "h0.0 has a sensor"),
+                ("/api/enter", {"site": "h0.0"}, 400, "missing field 'kind'"),
+                ("/api/enter", {"site": "h0.0", "kind": "rod", "x": 1}, 400, "unknown field 'x'"),
+                ("/api/enter", {"site": 3, "kind": "rod"}, 400, "site must be text"),
+                ("/api/press", {"button": "end_turn"}, 409, "the turn cannot end now"),
+                ("/api/press", {"button": "reset"}, 400, "the only button is end_turn"),
+                ("/api/hint", {"mode": "fast"}, 400, "hint mode must be one of off, legal, safe"),
+                ("/api/new-game", {"board": "3x"}, 400, "board"),
+                ("/api/new-game", {"board": "16"}, 400, "no sensor for"),
+            ]
+            for path, body, status, words in cases:
+                got, answer = await post(http, daemon, path, body)
+                assert got == status and words in answer["error"], (path, body, answer)
+            async with http.post(url + "/api/enter", data="not json", headers=JSON) as r:
+                assert r.status == 400 and (await r.json())["error"] == "the body must be a JSON object"
+            async with http.post(url + "/api/takeback", data="{}") as r:  # a plain form post
+                assert r.status == 415
+            async with http.post(url + "/api/takeback", data="{}",
+                                 headers={**JSON, "Origin": "http://evil.example"}) as r:
+                assert r.status == 403
+            with pytest.raises(aiohttp.WSServerHandshakeError):
+                await http.ws_connect(url + "/ws", headers={"Origin": "http://evil.example"})
+            async with http.get(url + "/api/state", headers={"Host": "evil.example"}) as r:
+                assert r.status == 403  # a rebound DNS name gets nothing from a localhost board
+            async with http.get(url + "/api/state") as r:
+                state = await r.json()
+            assert state["game"]["moves"] == [] and state["hint"] == "safe"
+            # hint mode: the board's LEDs follow the page's choice
+            status, after = await post(http, daemon, "/api/hint", {"mode": "off"})
+            assert status == 200 and after["hint"] == "off"
+            assert after["leds"]["h0.1"] == [0, 0, 0] != state["leds"]["h0.1"]
+    run(scenario())
+
+
+def test_treeblox_entry_above_the_board_and_a_refused_one(tmp_path):
+    async def scenario():
+        async with running(tmp_path, layout="treeblox-adc") as daemon, \
+                aiohttp.ClientSession() as http, \
+                http.ws_connect(base_url(daemon) + "/ws") as ws:
+            for site, kind, moves in [("a1", "dark-leaf", 1), ("b2", "light-leaf", 2),
+                                      ("a2", "dark-branch", 3), ("c3", "light-branch", 4)]:
+                await hands(daemon, "place", site, kind)
+                state = await next_push(ws, lambda s, n=moves: len(s["game"]["moves"]) == n)
+            assert state["players"] == ["Dark", "Light"] and state["svg3d"]
+            offered = {(e["site"], e["kind"]) for e in state["entries"]}
+            assert ("a2+1", "dark-leaf") in offered and all(s not in daemon.session.referee.sensed
+                                                            for s, _ in offered)
+            assert 'data-place="a2+1"' in state["svg3d"]
+            async with http.get(base_url(daemon) + "/api/picture3d?turn=2") as r:
+                turned = (await r.json())["svg3d"]
+            assert 'data-turn="2"' in turned and 'data-place="a2+1"' in turned
+            async with http.get(base_url(daemon) + "/api/picture3d?turn=9") as r:
+                assert r.status == 400 and "quarter turns" in (await r.json())["error"]
+            status, body = await post(http, daemon, "/api/enter", {"site": "b2+1", "kind": "dark-leaf"})
+            assert status == 409 and "no legal move puts that piece there now" in body["error"]
+            before = state["leds"]["a2"]
+            status, after = await post(http, daemon, "/api/enter", {"site": "a2+1", "kind": "dark-leaf"})
+            assert status == 200 and after["game"]["moves"][-1] == "La2+1"
+            assert after["leds"]["a2"] != before  # a2's column now shows a leaf that sees the sky
+            status, after = await post(http, daemon, "/api/takeback")
+            assert status == 200 and after["game"]["moves"][-1] == "Bc3" and not after["corrections"]
+            assert after["end_turn"] and after["end_turn_button"]
+            status, after = await post(http, daemon, "/api/press", {"button": "end_turn"})
+            assert status == 200 and after["game"]["moves"][-1] == "end"
+            assert after["game"]["to_move"] == 1
+    run(scenario())
+
+
+def finished_tree_planting(seed: int) -> games.State:
+    rng = random.Random(seed)
+    state = games.get_game("tree-planting").new_state(board="classic")
+    while not state.is_over():
+        state.play(rng.choice(state.legal_moves()))
+    return state
+
+
+def test_history_lists_finished_games_and_replays_them(tmp_path):
+    path = str(tmp_path / "j.sqlite")
+    done = finished_tree_planting(7)
+    with Journal(path) as journal:
+        journal.start_game("tree-planting", {"board": "classic"})
+        for move in done.moves:
+            journal.record_move(str(move))
+        journal.finish(done.summary())
+
+    async def scenario():
+        async with running(tmp_path, journal=path, new_game=False) as daemon, \
+                aiohttp.ClientSession() as http:
+            url = base_url(daemon)
+            async with http.get(url + "/api/games") as r:
+                listed = (await r.json())["games"]
+            assert [g["id"] for g in listed] == [1] and listed[0]["moves"] == len(done.moves)
+            assert listed[0]["result"].endswith(f"{done.scores()[0]}:{done.scores()[1]}")
+            async with http.get(url + "/api/games/1?download=1") as r:
+                assert "attachment" in r.headers["Content-Disposition"]
+                assert await r.json() == done.summary()
+            async with http.get(url + "/api/games/1/position?move=2") as r:
+                pos = await r.json()
+            root = ET.fromstring(pos["svg"])
+            rods = [e.get("data-site") for e in root.iter() if e.get("data-kind") == "rod"]
+            assert sorted(rods) == sorted(str(m) for m in done.moves[:2])
+            for bad, status in [("/api/games/1/position?move=999", 400),
+                                ("/api/games/1/position?move=x", 400), ("/api/games/9", 404)]:
+                async with http.get(url + bad) as r:
+                    assert r.status == status and (await r.json())["error"]
+    run(scenario())
+
+
+def test_with_a_token_control_needs_it_and_viewing_does_not(tmp_path):
+    token = "correct horse battery"
+
+    async def scenario():
+        async with running(tmp_path, token=token) as daemon, aiohttp.ClientSession() as http:
+            async with http.get(base_url(daemon) + "/api/state") as r:
+                assert r.status == 200 and (await r.json())["token_required"] is True
+            status, body = await post(http, daemon, "/api/hint", {"mode": "off"})
+            assert status == 401 and "token" in body["error"]
+            status, body = await post(http, daemon, "/api/hint", {"mode": "off"},
+                                      {"X-Treeboard-Token": "wrong horse battery"})
+            assert status == 403
+            status, body = await post(http, daemon, "/api/hint", {"mode": "off"},
+                                      {"X-Treeboard-Token": token})
+            assert status == 200 and body["hint"] == "off"
+    run(scenario())
+
+
+def test_page_is_served_whole_and_small(tmp_path):
+    async def scenario():
+        async with running(tmp_path) as daemon, aiohttp.ClientSession() as http:
+            total = 0
+            for path, kind in [("/", "text/html"), ("/app.js", "text/javascript"),
+                               ("/app.css", "text/css")]:
+                async with http.get(base_url(daemon) + path) as r:
+                    assert r.status == 200 and r.content_type == kind
+                    assert "default-src 'self'" in r.headers["Content-Security-Policy"]
+                    body = await r.read()
+                    total += len(body)
+                    assert b"http://" not in body and b"https://" not in body  # nothing from a CDN
+            assert total < 100_000
+    run(scenario())
+
+
+def test_config_refuses_listening_beyond_localhost_without_a_token():
+    with pytest.raises(ConfigError, match=r"web.token: expected a token whenever web.listen"):
+        parse_config({"web": {"listen": "0.0.0.0"}})
+    with pytest.raises(ConfigError, match=r"web.token: expected a secret of at least 12") as err:
+        parse_config({"web": {"token": "short"}})
+    assert "short" not in str(err.value)  # a secret is never echoed into a log
+    with pytest.raises(ConfigError, match=r"web.port: expected a port number"):
+        parse_config({"web": {"port": 70000}})
+    cfg = parse_config({"web": {"listen": "0.0.0.0", "token": "x" * 12, "port": 9000}})
+    assert (cfg.web_listen, cfg.web_port, cfg.web_token) == ("0.0.0.0", 9000, "x" * 12)
+
+
+def test_a_busy_port_leaves_the_board_running_without_its_page(tmp_path, caplog):
+    async def scenario():
+        async with running(tmp_path) as first:
+            port = first.web.port
+            from board_driver.config import sim_config
+            from board_driver.daemon import Daemon
+            config = sim_config(journal=str(tmp_path / "k.sqlite"))
+            config.web_port = port
+            second = Daemon(config, web=True)
+            runner = asyncio.ensure_future(second.run())
+            await asyncio.wait_for(second.started.wait(), 10)
+            assert second.web is None and not runner.done()
+            second.stop()
+            await runner
+    run(scenario())
+    assert any("companion page not started" in r.message for r in caplog.records)
+
+
+def test_a_bad_web_port_on_the_command_line_is_refused(capsys):
+    from board_driver.cli import main
+
+    with pytest.raises(SystemExit) as exit_:
+        main(["sim", "--web-port", "70000"])
+    assert exit_.value.code == 2
+    assert "--web-port: expected a port number from 0 to 65535, not '70000'" in capsys.readouterr().err
+
+
+def test_a_move_in_progress_is_told_in_words():
+    from board_driver.config import DEFAULT_COLOURS
+    from board_driver.reconcile import Correction
+    from board_driver.views import View
+    from board_driver.web.snapshot import steps_in_words
+
+    view = View(colours=dict(DEFAULT_COLOURS),
+                completions=[Correction("c3", None, "counter:1"), Correction("d4", "counter:0", None)])
+    assert steps_in_words(view, ("player 1", "player 2")) == [
+        {"site": "c3", "do": "you may take player 2's counter off"},
+        {"site": "d4", "do": "you may put player 1's counter here"}]

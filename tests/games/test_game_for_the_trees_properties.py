@@ -1,0 +1,232 @@
+"""Game for the Trees over random games: every tree joined to its root, terrain adding up to
+64, undo exact, notation and JSON round trips, and every generated turn checked against the
+growth rules written out the slow, obvious way on the squares it changed."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import games
+from games.base import IllegalMove
+from games.game_for_the_trees import GAME
+
+SETTINGS = settings(max_examples=8, deadline=None)
+FILES = "abcdefgh"
+SQUARES = [f"{f}{r}" for r in range(1, 9) for f in FILES]
+LINKS = {  # a tree kind's links (reading 5): the steps it grows by, one square at a time
+    "Birch": [(1, 0), (-1, 0), (0, 1), (0, -1)],
+    "Beech": [(1, 1), (1, -1), (-1, 1), (-1, -1)],
+    "Pine": [(dx, dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1) if dx or dy],
+    "Ash": [(1, 2), (2, 1), (2, -1), (1, -2), (-1, -2), (-2, -1), (-2, 1), (-1, 2)],
+}
+LADDER = {"bare": 0, "grass": 1, "underbrush": 2, "huckleberry": 2, "tree": 3}
+
+
+def squares(state) -> dict[str, dict]:
+    return {name: state.square(name) for name in SQUARES}
+
+
+def random_game(seed: int, limit: int = 60):
+    """Yield each position of a random game. Growth is preferred over retreats and stops so
+    that the forest fills up and trees meet."""
+    rng = random.Random(seed)
+    state = GAME.new_state(limit=limit)
+    yield state
+    while not state.is_over():
+        moves = state.legal_moves()
+        growths = [m for m in moves if m.action in ("grow", "leap")]
+        pool = growths if growths and rng.random() < 0.85 else moves
+        state.play(rng.choice(pool))
+        yield state
+
+
+def neighbours(name: str, steps) -> list[str]:
+    f, r = FILES.index(name[0]), int(name[1])
+    out = []
+    for dx, dy in steps:
+        if 0 <= f + dx < 8 and 1 <= r + dy <= 8:
+            out.append(f"{FILES[f + dx]}{r + dy}")
+    return out
+
+
+def check_trees_joined_to_roots(state) -> None:
+    sq = squares(state)
+    trees: dict[str, set[str]] = {}
+    for name, s in sq.items():
+        if s["terrain"] == "tree":
+            trees.setdefault(s["root"], set()).add(name)
+    for root, members in trees.items():
+        assert root in members and sq[root]["is_root"], (root, members)
+        kinds = {sq[m]["kind"] for m in members} | {sq[m]["owner"] for m in members}
+        assert len(kinds) == 2  # one kind, one owner
+        seen, todo = {root}, [root]
+        while todo:
+            for n in neighbours(todo.pop(), LINKS[sq[root]["kind"]]):
+                if n in members and n not in seen:
+                    seen.add(n)
+                    todo.append(n)
+        assert seen == members, f"{sq[root]['kind']} {root}: {sorted(members - seen)} cut off"
+
+
+def check_turn_follows_the_rules(before: dict, after: dict, mover: int, move) -> None:
+    """What a turn may change, square by square."""
+    for name in SQUARES:
+        b, a = before[name], after[name]
+        if b == a:
+            continue
+        grew = a["owner"] == mover and (
+            LADDER[a["terrain"]] > LADDER[b["terrain"]] or b["owner"] != mover
+            or a["terrain"] == b["terrain"] == "tree" and a["root"] != b["root"])
+        if {a["terrain"], b["terrain"]} == {"underbrush", "huckleberry"} and \
+                a["owner"] == b["owner"] == mover:
+            continue  # retreated to grass, then grown over again by the other underbrush
+        if grew:
+            # Something of the mover's grew here: up the ladder of the rules (a turn's growths
+            # can climb a square more than one rung: grass, then underbrush, then a tree), or
+            # a tree square taken in an attack (always by the mover's tree).
+            if b["terrain"] == "tree":
+                assert a["terrain"] == "tree" and a["root"] != b["root"], (move, name)
+            else:
+                assert LADDER[a["terrain"]] > LADDER[b["terrain"]], (move, name, b, a)
+                if a["terrain"] == "grass":
+                    assert b["terrain"] == "bare"
+        else:
+            # A loss: a retreat, a square killed or cut off. What it leaves is in the rules,
+            # and a later growth of the same turn may have grown over that again.
+            assert b["terrain"] != "bare", (move, name)
+            if b["terrain"] == "tree":
+                left = ("bare", None) if b["kind"] == "Pine" else ("underbrush", b["owner"])
+            elif b["terrain"] in ("underbrush", "huckleberry"):
+                left = ("grass", b["owner"])
+            else:
+                left = ("bare", None)
+            if (a["terrain"], a["owner"]) == left:
+                continue
+            if b["terrain"] == "tree" and b["kind"] != "Pine" and a["terrain"] == "underbrush":
+                assert a["owner"] in (None, b["owner"]), (move, name)  # killed: neutral
+                continue
+            assert a["owner"] == mover and LADDER[a["terrain"]] > LADDER[left[0]], \
+                (move, name, b, a)
+
+
+def view(state) -> tuple:
+    return (state.to_json(), squares(state), state.chains(0), state.chains(1),
+            state.leap_used(0), state.leap_used(1), state.is_over(), state.winner())
+
+
+@SETTINGS
+@given(seed=st.integers(0, 10**6))
+def test_trees_stay_joined_and_terrain_adds_up(seed):
+    for state in random_game(seed):
+        check_trees_joined_to_roots(state)
+        counts: dict[str, int] = {}
+        for s in squares(state).values():
+            counts[s["terrain"]] = counts.get(s["terrain"], 0) + 1
+        assert sum(counts.values()) == 64
+        a, b = state.scores()
+        assert a + b + counts.get("bare", 0) + sum(
+            1 for s in squares(state).values() if s["terrain"] == "underbrush"
+            and s["owner"] is None) == 64
+
+
+@SETTINGS
+@given(seed=st.integers(0, 10**6), pick=st.integers(0, 10**6))
+def test_every_generated_turn_is_legal_distinct_and_undoes_exactly(seed, pick):
+    rng = random.Random(pick)
+    for state in random_game(seed, limit=40):
+        if state.is_over() or rng.random() > 0.25:
+            continue
+        before, snapshot = squares(state), view(state)
+        mover = state.to_move
+        results: dict[tuple, str] = {}
+        for move in state.legal_moves():
+            text = str(move)
+            assert str(state.parse_move(text)) == text and state.parse_move(text) == move
+            state.play(move)
+            check_turn_follows_the_rules(before, squares(state), mover, move)
+            check_trees_joined_to_roots(state)
+            key = (move.action, move.src, move.dst, tuple(tuple(sorted(s.items())) for s in squares(state).values()),
+                   tuple(state.chains(0)), tuple(state.chains(1)))
+            assert key not in results, f"{text} and {results.get(key)} are one turn"
+            results[key] = text
+            assert str(state.undo()) == text
+            assert view(state) == snapshot, text
+
+
+@SETTINGS
+@given(seed=st.integers(0, 10**6))
+def test_json_and_copy_round_trip(seed):
+    for state in random_game(seed, limit=50):
+        pass
+    again = games.load_state(state.to_json())
+    assert view(again) == view(state)
+    clone = state.copy()
+    while clone.moves:
+        clone.undo()
+    assert view(clone) == view(GAME.new_state(limit=50))
+    assert view(state) != view(clone) or not state.moves
+
+
+def result(state) -> tuple:
+    return (tuple(tuple(sorted(s.items())) for s in squares(state).values()),
+            tuple(state.chains(0)), tuple(state.chains(1)),
+            state.leap_used(0), state.leap_used(1))
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 4])
+def test_legal_moves_find_every_order_by_brute_force(seed):
+    """Every order of a turn's growths, tried one by one, gives a result legal_moves lists,
+    and each listed turn without a taker mark is one of those results."""
+    import itertools
+
+    from games.game_for_the_trees import Move
+
+    rng = random.Random(seed)
+    checked = 0
+    for state in random_game(seed, limit=40):
+        if state.is_over() or not state.chains(state.to_move) or rng.random() > 0.5:
+            continue
+        listed: dict[tuple, set] = {}
+        plain: dict[tuple, set] = {}
+        for move in state.legal_moves():
+            state.play(move)
+            key = (move.action, move.src, move.dst)
+            listed.setdefault(key, set()).add(result(state))
+            if not move.order or all(mark != "x" for _, _, mark in move.order):
+                plain.setdefault(key, set()).add(result(state))
+            state.undo()
+        for key in rng.sample(sorted(listed), min(6, len(listed))):
+            _, items = state._start(*key)
+            if len(items) > 4:
+                continue
+            brute = set()
+            for order in itertools.permutations(items):
+                move = Move(*key, _letter_of(state, key),
+                            tuple((it.src, it.dst, it.mark) for it in order))
+                try:
+                    state.play(move)
+                except IllegalMove:
+                    continue  # the new growth cannot happen in this order
+                brute.add(result(state))
+                state.undo()
+            assert brute <= listed[key], key
+            assert plain[key] <= brute, key
+            checked += 1
+        if checked > 6:
+            break
+    assert checked > 0  # the seed's game gave positions with chains to brute-force
+
+
+def _letter_of(state, key):
+    action, src, _ = key
+    if action == "leap":
+        return "H"
+    if action != "grow":
+        return ""
+    sq = state.square(src)
+    return {"Birch": "B", "Ash": "A", "Beech": "E", "Pine": "P"}.get(sq["kind"]) or \
+        ("H" if sq["terrain"] == "huckleberry" else "")
