@@ -107,6 +107,8 @@ def _command_line_choices(config: Config, args: argparse.Namespace) -> None:
         config.moves = args.moves
     if getattr(args, "journal", None):
         config.journal = args.journal
+    if getattr(args, "players", None):
+        config.players = tuple(args.players)
     try:
         options = _game_options(args)
     except ValueError as exc:
@@ -289,7 +291,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     def simulated(p, *, journal: bool = False):
         p.add_argument("--config", help="a config file instead of the built-in simulated one")
         p.add_argument("--layout", help="a shipped layout name or a layout file")
-        p.add_argument("--moves", choices=["off", "legal", "safe"], help="move display mode")
+        p.add_argument("--moves", choices=["off", "legal", "safe", "best"],
+                           help="move display mode")
         if journal:
             p.add_argument("--journal", help="journal file (default: one per layout and game "
                                              "options in ~/.local/state/treeboard/)")
@@ -313,6 +316,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--bridge", action="store_true",
                    help="through a simulated microcontroller on a pseudo-terminal")
     p.add_argument("--new-game", action="store_true", help="abandon the journal's game in progress")
+    p.add_argument("--players", nargs=2, metavar="SEAT",
+                   help="who plays each seat: human, computer or computer:LEVEL (easy, medium, "
+                        "hard, perfect, or seconds to think), e.g. --players human computer:easy")
     p.add_argument("-v", "--verbose", action="store_true")
     _web_flags(p)
     _remote_flags(p)
