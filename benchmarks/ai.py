@@ -1,5 +1,5 @@
 """The computer player's numbers: playout speed against OpenSpiel, the exact solver's time and
-memory, MCTS iterations per second.
+memory, MCTS iterations per second, the sensor path's latency while the computer thinks.
 
     python benchmarks/ai.py [--rounds 5] [--seconds 1] [--solve 3x3 classic] [--solve-limit 600]
 
@@ -107,6 +107,52 @@ def solve_child(board: str) -> None:
                                            / 1024, 1)}))
 
 
+def depth_child(board: str, drawn: int, positions: int, seed: int) -> None:
+    """Run in a child: CPU seconds to answer positions with `drawn` grooves drawn exactly
+    (every move's value, as the hints need), each with a fresh solver; peak memory. The
+    positions come from play as players play: a random groove that gives no square away while
+    there is one, else any (uniformly random play breaks the board up early and is easy)."""
+    from games.ai.tree_planting import Solver
+
+    rng = random.Random(seed)
+    game = games.get_game("tree-planting")
+    times, one = [], []
+    for _ in range(positions):
+        state = game.new_state(board=board)
+        for _ in range(drawn):
+            free = list(state.legal_moves())
+            safe = [g for g in free if not state.gives_away(g)]
+            state.play(rng.choice(safe or free))
+        if state.is_over():
+            continue
+        solver = Solver(state.board)
+        start = time.process_time()
+        solver.move_values(state.position_key()[0])
+        times.append(time.process_time() - start)
+        solver = Solver(state.board)
+        start = time.process_time()
+        solver.best_moves(state.position_key()[0], first_only=True)
+        one.append(time.process_time() - start)
+    print(json.dumps({"board": board, "drawn": drawn, "positions": len(times),
+                      "every_move_value_cpu_s": spread(times),
+                      "one_best_move_cpu_s": spread(one),
+                      "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+                                           / 1024, 1)}))
+
+
+def depth_profile(board: str, depths: list[int], positions: int, limit: float) -> list:
+    out = []
+    for d in depths:
+        try:
+            done = subprocess.run([sys.executable, __file__, "--depth-child", board, str(d),
+                                   str(positions)], capture_output=True, text=True,
+                                  timeout=limit, check=True)
+            out.append(json.loads(done.stdout))
+        except subprocess.TimeoutExpired:
+            out.append({"board": board, "drawn": d, "finished": False, "limit_wall_s": limit})
+    return out
+
+
 def solve(board: str, limit: float) -> dict:
     try:
         done = subprocess.run([sys.executable, __file__, "--solve-child", board],
@@ -127,6 +173,46 @@ def mcts_rate(name: str, seconds: float) -> dict:
     return {"iterations_per_cpu_s": round(search.iterations / cpu, 1), "nodes": search.nodes}
 
 
+def latency_while_thinking(rounds: int, moves: int) -> dict:
+    """The sensor path (a rod edge -> the LED frame through the referee, `latency.py`'s
+    edge_to_frame) timed alternately with the computer's worker process idle and thinking
+    without pause (one search after another on a 4x4 Tree Planting board, the daemon's own
+    worker set-up), round after round."""
+    import tempfile
+    import threading
+
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import latency
+
+    from board_driver.seats import think, worker_pool
+
+    pool = worker_pool()
+    busy = threading.Event()
+    searches = [0]
+    position = games.get_game("tree-planting").new_state(board="4x4").to_json()
+
+    def again(_future=None) -> None:
+        if busy.is_set():
+            searches[0] += 1
+            pool.submit(think, position, 0.5, 0.0, searches[0]).add_done_callback(again)
+
+    pool.submit(think, position, 0.01, 0.0, 0).result()  # the worker is up before we time
+    out = {"idle": [], "thinking": []}
+    with tempfile.TemporaryDirectory() as tmp:
+        for _ in range(rounds):
+            for mode in ("idle", "thinking"):
+                if mode == "thinking":
+                    busy.set()
+                    again()
+                    time.sleep(0.2)  # the search is under way
+                out[mode].append(latency.edge_to_frame(moves, tmp)["p99_us"])
+                busy.clear()
+                time.sleep(0.6)  # the last search ends
+    pool.shutdown()
+    return {"rounds": rounds, "moves_each": moves, "searches_run": searches[0],
+            "p99_us": {k: spread(v) for k, v in out.items()}}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5)
@@ -134,16 +220,34 @@ def main() -> None:
     parser.add_argument("--solve", nargs="*", default=["3x3", "classic"])
     parser.add_argument("--solve-limit", type=float, default=600.0, help="wall seconds per solve")
     parser.add_argument("--solve-child", help=argparse.SUPPRESS)
+    parser.add_argument("--depth-child", nargs=3, help=argparse.SUPPRESS)
+    parser.add_argument("--depths", type=int, nargs="*", default=[],
+                        help="also time exact answers for random classic positions with this "
+                             "many grooves drawn (what an opening book must cover)")
+    parser.add_argument("--depth-positions", type=int, default=10)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--latency-rounds", type=int, default=5,
+                        help="rounds of the sensor path's latency, idle vs thinking (0: skip)")
+    parser.add_argument("--latency-moves", type=int, default=2000)
     args = parser.parse_args()
     if args.solve_child:
         solve_child(args.solve_child)
+        return
+    if args.depth_child:
+        board, drawn, positions = args.depth_child
+        depth_child(board, int(drawn), int(positions), args.seed)
         return
     rng = random.Random(args.seed)
     out = {"python": platform.python_version(), "machine": platform.machine(),
            "playouts": [playouts(r, c, args.rounds, args.seconds, rng) for r, c in ((3, 3), (4, 4))],
            "mcts": {name: mcts_rate(name, args.seconds) for name in games.names()},
            "solver": [solve(b, args.solve_limit) for b in args.solve]}
+    if args.depths:
+        out["classic_by_depth"] = depth_profile("classic", args.depths, args.depth_positions,
+                                                args.solve_limit)
+    if args.latency_rounds:
+        out["sensor_latency_while_thinking"] = latency_while_thinking(args.latency_rounds,
+                                                                      args.latency_moves)
     print(json.dumps(out, indent=2))
 
 

@@ -107,6 +107,8 @@ def _command_line_choices(config: Config, args: argparse.Namespace) -> None:
         config.moves = args.moves
     if getattr(args, "journal", None):
         config.journal = args.journal
+    if getattr(args, "players", None):
+        config.players = tuple(args.players)
     try:
         options = _game_options(args)
     except ValueError as exc:
@@ -183,6 +185,8 @@ def _remote_flags(p: argparse.ArgumentParser) -> None:
     g.add_argument("--join", metavar="GAME", help="the game id both boards use")
     g.add_argument("--seat", type=int, choices=(0, 1),
                    help="the seat played at this board (0 moves first); the other is remote")
+    g.add_argument("--watch", action="store_true",
+                   help="play no seat: follow a game two other boards play, read-only")
     g.add_argument("--secret-file", metavar="FILE", help="the shared secret (or the "
                    "TREEBOARD_REMOTE_SECRET environment variable)")
 
@@ -194,11 +198,12 @@ def _remote_options(config, args: argparse.Namespace) -> None:
     import os
 
     if args.remote is None:
-        if args.join or args.seat is not None:
+        if args.join or args.seat is not None or args.watch:
             raise ConfigError("<command line>", "--remote", "a broker URL with --join and --seat")
         return
-    if not args.join or args.seat is None:
-        raise ConfigError("<command line>", "--join and --seat", "both, with --remote")
+    if not args.join or (args.seat is None) == (not args.watch):
+        raise ConfigError("<command line>", "--join and --seat",
+                          "both with --remote (or --join and --watch, to follow a game)")
     remote = {"broker": args.remote, "game": args.join, "keepalive": 30}
     if args.secret_file:
         remote["secret_file"] = args.secret_file
@@ -208,12 +213,14 @@ def _remote_options(config, args: argparse.Namespace) -> None:
         raise ConfigError("<command line>", "--secret-file", "the game's shared secret: "
                           "--secret-file FILE, or TREEBOARD_REMOTE_SECRET in the environment")
     players = ["remote", "remote"]
-    players[args.seat] = "human"
+    if not args.watch:
+        players[args.seat] = "human"
     config.players, config.remote = tuple(players), remote
     if not args.config and not getattr(args, "journal", None):
         journal = Path(config.journal)
         slug = re.sub(r"[^A-Za-z0-9._-]+", "_", args.join)[:64]
-        config.journal = str(journal.with_name(f"{journal.stem}-remote-{slug}-seat{args.seat}.sqlite"))
+        role = "watch" if args.watch else f"seat{args.seat}"
+        config.journal = str(journal.with_name(f"{journal.stem}-remote-{slug}-{role}.sqlite"))
 
 
 def _web_flags(p: argparse.ArgumentParser) -> None:
@@ -284,7 +291,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     def simulated(p, *, journal: bool = False):
         p.add_argument("--config", help="a config file instead of the built-in simulated one")
         p.add_argument("--layout", help="a shipped layout name or a layout file")
-        p.add_argument("--moves", choices=["off", "legal", "safe"], help="move display mode")
+        p.add_argument("--moves", choices=["off", "legal", "safe", "best"],
+                           help="move display mode")
         if journal:
             p.add_argument("--journal", help="journal file (default: one per layout and game "
                                              "options in ~/.local/state/treeboard/)")
@@ -308,6 +316,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--bridge", action="store_true",
                    help="through a simulated microcontroller on a pseudo-terminal")
     p.add_argument("--new-game", action="store_true", help="abandon the journal's game in progress")
+    p.add_argument("--players", nargs=2, metavar="SEAT",
+                   help="who plays each seat: human, computer or computer:LEVEL (easy, medium, "
+                        "hard, perfect, or seconds to think), e.g. --players human computer:easy")
     p.add_argument("-v", "--verbose", action="store_true")
     _web_flags(p)
     _remote_flags(p)

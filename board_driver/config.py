@@ -18,7 +18,7 @@ Colour = tuple[int, int, int]
 
 DEFAULT_PATH = Path("/etc/treeboard/config.toml")
 BACKENDS = ("gpio", "sim", "bridge")
-MOVE_MODES = ("off", "legal", "safe")
+MOVE_MODES = ("off", "legal", "safe", "best")
 #: The LED current budget: a WS2812 strip on a Pi's supply; beyond this it is a typo.
 MAX_MILLIAMPS = 100_000
 #: Serial rates a USB CDC bridge and pyserial take; beyond these the port open would fail.
@@ -36,6 +36,7 @@ DEFAULT_COLOURS: dict[str, Colour] = {
     "rod": (48, 48, 48),         # a drawn groove: dim white
     "waiting": (200, 200, 255),  # the board waits for an entry it cannot sense
     "choice": (204, 121, 167),   # reddish purple: you may take this piece (a capture to choose)
+    "best": (86, 180, 233),      # sky blue: the computer's best move (display.moves = "best")
 }
 
 
@@ -194,9 +195,9 @@ def parse_config(data: dict[str, Any], path: str | Path = "<built-in>") -> Confi
                 raise ConfigError(path, f"remote.{key}", "a value (remote play needs it)")
         if ("secret" in remote) == ("secret_file" in remote):
             raise ConfigError(path, "remote.secret", "exactly one of secret and secret_file")
-        if cfg.players.count("remote") != 1:
-            raise ConfigError(path, "players", 'exactly one "remote" seat with [remote] set',
-                              list(cfg.players))
+        if cfg.players.count("remote") == 0:
+            raise ConfigError(path, "players", 'one "remote" seat with [remote] set (or two, to '
+                              'watch a game two other boards play)', list(cfg.players))
         cfg.remote = remote
 
     w = sections["web"]

@@ -38,6 +38,8 @@ class Daemon:
         self.started = asyncio.Event()  # set once the board runs (and its page, if any, serves)
         self.events = 0
         self.remote = None   # the RemoteLink, when a seat is played from another board
+        self.computer = None  # the ComputerSeat, when the computer plays a seat
+        self._pool = None     # its worker process
 
     # --- running ------------------------------------------------------------------------------
 
@@ -57,6 +59,7 @@ class Daemon:
                 except (NotImplementedError, RuntimeError):  # not the main thread (tests)
                     pass
             link_task = self._start_remote(session)
+            self._start_computer(session)
             if self.web_enabled:
                 await self._start_web()
             self.started.set()
@@ -79,6 +82,8 @@ class Daemon:
                     pass
         finally:
             self.notifier.stopping()
+            if self._pool is not None:
+                self._pool.shutdown(wait=False, cancel_futures=True)
             self.notifier.close()  # its socket; a later send would open another
             if self.web is not None:
                 await self.web.stop()
@@ -95,6 +100,23 @@ class Daemon:
         self.remote = RemoteLink(settings_from_config(self.config), session.referee, self.loop.time)
         self.remote.after_change = self._show
         return asyncio.ensure_future(self.remote.run())
+
+    def _start_computer(self, session: Session) -> None:
+        from board_driver.seats import ComputerSeat, computer_seats, worker_pool
+
+        try:
+            levels = computer_seats(self.config.players)
+        except ValueError as exc:
+            from board_driver.config import ConfigError
+            raise ConfigError(self.config.path, "players", str(exc).split(": ", 1)[-1],
+                              list(self.config.players)) from None
+        if not levels and self.config.moves != "best":
+            return  # no computer seat, no hints: no worker
+        self._pool = worker_pool()
+        self.computer = ComputerSeat(session.referee, levels, submit=self._pool.submit,
+                                     call_soon=self.loop.call_soon_threadsafe,
+                                     clock=self.loop.time, after_change=self._show)
+        self.computer.poke()
 
     def stop(self) -> None:
         self._stop.set()
@@ -150,6 +172,8 @@ class Daemon:
         self._schedule_tick()
 
     def _show(self) -> None:
+        if self.computer is not None:
+            self.computer.poke()  # after every change: its turn, with the board agreeing?
         now = self.loop.time()
         wake = self.session.referee.show(now)
         if self.on_frame is not None:

@@ -125,6 +125,13 @@ def render(state: State, view: View, now: float) -> tuple[dict[str, Colour], flo
                     frame[site] = scale(view.colours[f"player{winner}"], 0.2 + 0.8 * level)
             wake = min(wake or math.inf, now + FRAME_S)
 
+    if view.moves == "best" and view.hints and not state.is_over():
+        # The best moves in their own colour, for every game (a game's view may colour more).
+        lit = set(state.sites())
+        for site, what in view.hints.items():
+            if what == "best" and site in lit and "best" in view.colours:
+                frame[site] = view.colours["best"]
+
     if view.completions:
         # A move in progress: where the piece may go, steady in its colour; pieces that may be
         # taken off breathe in the "choice" colour ("you may take this", not "wrong").
@@ -143,7 +150,11 @@ def render(state: State, view: View, now: float) -> tuple[dict[str, Colour], flo
                 frame[corr.site] = view.colours["wrong"]  # steady red: take this piece off
             else:
                 need = kind_colour(corr.want, view.colours)
-                if corr.have is None:
+                if corr.have is None and corr.site in view.to_make:
+                    # The computer's move, to make: it breathes (an invitation), never blinks.
+                    frame[corr.site] = scale(need, 0.55 + 0.45 * math.cos(now * math.pi))
+                    wake = min(wake or math.inf, now + FRAME_S)
+                elif corr.have is None:
                     frame[corr.site] = need if on else OFF  # blink: put this piece here
                 else:
                     frame[corr.site] = need if on else view.colours["wrong"]  # wrong kind

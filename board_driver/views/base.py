@@ -23,7 +23,7 @@ class View:
     """What the daemon wants shown besides the game itself."""
 
     colours: dict[str, Colour]
-    moves: str = "safe"                 # off | legal | safe (| best, once a computer player exists)
+    moves: str = "safe"                 # off | legal | safe | best
     blink_hz: float = 2.0
     corrections: list[Correction] = field(default_factory=list)
     # A move in progress (reconcile's "in-progress"): where a piece may go next (want set), or
@@ -32,6 +32,12 @@ class View:
     over_since: float | None = None     # when the game ended (for the winner's animation)
     winner_seconds: float = 6.0
     turn_left: float | None = None      # seconds left in a timed turn (None: no limit applies)
+    # Sites of a move the computer played in the game, still to be made on the board: shown
+    # as "the computer's move: make it", not as a mistake.
+    to_make: frozenset = frozenset()
+    # display.moves = "best": site -> "best" (a best move), and in Tree Planting with an exact
+    # value "keeps" (keeps the mover's result) or "loses"; filled in by the hint worker.
+    hints: dict = field(default_factory=dict)
 
 
 def scale(colour: Colour, factor: float) -> Colour:

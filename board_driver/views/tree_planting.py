@@ -51,6 +51,9 @@ def _free_colour(state, groove, view: View, dim) -> Colour | None:
         return dim(c[f"player{state.to_move}"], 0.35)
     if view.moves == "safe":
         return c["unsafe"] if state.gives_away(groove) else c["safe"]
+    if view.moves == "best":
+        hint = view.hints.get(groove.name)
+        return {"best": c.get("best"), "keeps": c["safe"], "loses": c["unsafe"]}.get(hint)
     return None
 
 

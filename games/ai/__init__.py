@@ -83,9 +83,10 @@ EXACT_FREE_GROOVES = 24
 EXACT_SHARE = 0.6
 
 
-def _exact(state: Any, deadline: float, clock: Callable[[], float]):
+def _exact(state: Any, deadline: float, clock: Callable[[], float], *, only_best: bool = False):
     """Move -> final margin for the mover, or None when no exact solver applies, the position
-    is too large for it, or it runs out of time."""
+    is too large for it, or it runs out of time. With `only_best`, just the best moves (each
+    other move needs only a null-window test, not its exact value; the first found will do)."""
     if state.game.name != "tree-planting" or state.is_over():
         return None
     if len(state.legal_moves()) > EXACT_FREE_GROOVES:
@@ -97,7 +98,12 @@ def _exact(state: Any, deadline: float, clock: Callable[[], float]):
     a, b = state.scores()
     so_far = a - b if state.to_move == 0 else b - a
     try:
-        values = solver.move_values(edges, deadline=deadline, clock=clock)
+        if only_best:
+            value, best = solver.best_moves(edges, first_only=True, deadline=deadline,
+                                            clock=clock)
+            values = dict.fromkeys(best, value)
+        else:
+            values = solver.move_values(edges, deadline=deadline, clock=clock)
     except OutOfTime:
         return None
     grooves = state.board.grooves
@@ -125,11 +131,11 @@ def best_move(state: Any, *, seconds: float, seed: int | None = None, noise: flo
               iterations: int | None = None,
               clock: Callable[[], float] = time.perf_counter) -> Any:
     """The move the computer plays. With noise 0 and an exact value, a best move (the first
-    in the board's order among equals, or a seeded random one when `seed` is given)."""
+    the solver proves best: the others need not be searched)."""
     if state.is_over():
         raise ValueError("the game is over: there is no move to play")
     start = clock()
-    exact = _exact(state, start + seconds * EXACT_SHARE, clock)
+    exact = _exact(state, start + seconds * EXACT_SHARE, clock, only_best=noise <= 0)
     if exact is not None:
         import random
 

@@ -303,17 +303,21 @@ class Solver:
             out[g] = gained + rest if gained else -rest
         return out
 
-    def best_moves(self, edges: int, **kw) -> tuple[int, list[int]]:
-        """(value, the groove indices that reach it), searching the others with a null window."""
+    def best_moves(self, edges: int, *, first_only: bool = False,
+                   **kw) -> tuple[int, list[int]]:
+        """(value, the groove indices that reach it), searching the others with a null window.
+        With `first_only`, the first best groove found (the table's move is tried first)."""
         self._deadline, self._clock = kw.get("deadline"), kw.get("clock")
         value = self._mtdf(edges, self.threes(edges))
         threes = self.threes(edges)
         best = []
-        free = self.full & ~edges
-        while free:
-            low = free & -free
-            free ^= low
-            g = low.bit_length() - 1
+        order = [g for g in self.order if not edges >> g & 1]
+        entry = self.table.get(self.canonical(edges))
+        hint = (entry >> 24) - 1 if entry is not None else -1
+        if hint in order and first_only:
+            order.remove(hint)
+            order.insert(0, hint)
+        for g in order:
             e2, t2, gained = self.play(edges, threes, g)
             if gained:
                 ok = gained + self._search(e2, t2, value - gained - 1, value - gained) >= value
@@ -321,7 +325,9 @@ class Solver:
                 ok = -self._search(e2, t2, -value, -value + 1) >= value
             if ok:
                 best.append(g)
-        return value, best
+                if first_only:
+                    break
+        return value, sorted(best)
 
     def _tick(self) -> None:
         if self._deadline is not None and self._clock() > self._deadline:
@@ -450,10 +456,20 @@ class Solver:
         if best < beta:
             if moves is None:
                 moves = self._ordered(edges, all_sacrifices=True)
+            adj = self.adj
             for g in moves:
                 if g == first:
                     continue
-                e2, t2, gained = play(edges, threes, g)
+                # `play`, inlined: this loop is the solver's innermost.
+                e2 = edges | 1 << g
+                t2, gained = threes, 0
+                for sq, mask in adj[g]:
+                    n = (e2 & mask).bit_count()
+                    if n == 4:
+                        gained += 1
+                        t2 &= ~sq
+                    elif n == 3:
+                        t2 |= sq
                 if gained:
                     v = gained + search(e2, t2, alpha - gained, beta - gained)
                 else:
@@ -578,11 +594,18 @@ class Solver:
 
 _solvers: dict[str, Solver] = {}
 
+#: The table of the solvers the computer player and the hints share: about 100 bytes an
+#: entry, so some 80 MB at most, within a Pi Zero 2 W's means. (The classic board from empty
+#: fills 2.2 million entries; `treeboard solve` allows that many.)
+PLAYER_TABLE_ENTRIES = 800_000
 
-def solver_for(board: Board) -> Solver:
+
+def solver_for(board: Board, max_entries: int = PLAYER_TABLE_ENTRIES) -> Solver:
+    """The process's solver for this board (its table kept between calls)."""
     s = _solvers.get(board.spec)
     if s is None:
-        s = _solvers[board.spec] = Solver(board)
+        s = _solvers[board.spec] = Solver(board, max_entries=max_entries)
+    s.max_entries = max(s.max_entries, max_entries)
     return s
 
 
@@ -590,7 +613,7 @@ def solve(state: TreePlantingState, *, deadline: float | None = None,
           clock: Callable[[], float] | None = None) -> tuple[int, list[Groove]]:
     """(the final tree margin for the player to move under perfect play, the best grooves in
     board order). Raises OutOfTime past `deadline` (read from `clock`)."""
-    solver = solver_for(state.board)
+    solver = solver_for(state.board, max_entries=4_000_000)
     edges = state.position_key()[0]
     rest, best = solver.best_moves(edges, deadline=deadline, clock=clock)
     a, b = state.scores()

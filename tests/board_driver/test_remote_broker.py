@@ -578,3 +578,48 @@ def test_remote_settings_refuse_bad_files_and_values_by_name(tmp_path):
                         ({"remote": {**base["remote"], "brokr": "x"}}, "remote.brokr")]:
         with pytest.raises(ConfigError, match=words):
             parse_config({**base, **data}, "board.toml")
+
+
+def test_a_spectator_board_follows_the_game_read_only(tmp_path, broker):
+    a, b = pair(tmp_path, broker)
+    folder = tmp_path / "watcher"
+    folder.mkdir()
+    watcher = Daemon(sim_config(journal=str(folder / "journal.sqlite"),
+                                layout="tree-planting-classic-pins", players=("remote", "remote"),
+                                remote={"broker": broker.url, "game": GAME, "secret": SECRET,
+                                        "keepalive": 2}), notifier=Notifier(None))
+
+    async def scenario():
+        reference = a.session.referee.state.copy()
+        rng = random.Random(6)
+        await play_through(a, b, reference, rng, count=3)
+        runner = asyncio.ensure_future(watcher.run())    # joins mid-game
+        try:
+            await until(lambda: watcher.remote is not None and moves(watcher) == moves(a),
+                        what="the spectator to catch up")
+            assert watcher.remote.status == "watching"
+            await play_through(a, b, reference, rng, count=2)
+            await until(lambda: moves(watcher) == moves(a), what="the spectator to follow")
+            # It plays no seat: nothing it does reaches the game.
+            with pytest.raises(games.IllegalMove, match="watches"):
+                watcher.remote.request_takeback()
+            free = str(sorted(reference.legal_moves(), key=str)[0])
+            watcher.session.hardware.board.place(free)
+            await until(lambda: any(c.site == free for c in watcher.session.referee.corrections))
+            assert moves(a) == moves(b) == [str(m) for m in reference.moves]
+            assert watcher.remote._outbox.empty()
+            # An agreed takeback reaches it through the boards' states.
+            mover_of_last = reference.copy()
+            mover_of_last.undo()
+            asker = a if mover_of_last.to_move == 0 else b
+            other = b if asker is a else a
+            n = len(reference.moves)
+            asker.remote.request_takeback()
+            await until(lambda: other.remote.takeback_request == n - 1)
+            other.remote.answer_takeback(True)
+            await until(lambda: len(moves(watcher)) == n - 1, what="the takeback at the spectator")
+        finally:
+            watcher.stop()
+            await asyncio.gather(runner, return_exceptions=True)
+
+    run_pair(a, b, scenario)

@@ -108,6 +108,8 @@ def test_sim_remote_needs_its_flags_and_a_secret(tmp_path, broker):
     env.pop("TREEBOARD_REMOTE_SECRET", None)
     for args, words in [(["--remote", broker.url], "--join and --seat"),
                         (["--join", "g"], "--remote"),
+                        (["--remote", broker.url, "--join", "g", "--seat", "0", "--watch"],
+                         "--watch"),
                         (["--remote", broker.url, "--join", "g", "--seat", "0"], "shared secret"),
                         (["--remote", "http://x", "--join", "g", "--seat", "0",
                           "--secret-file", "/nonexistent"], "remote")]:
