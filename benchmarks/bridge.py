@@ -1,6 +1,6 @@
 """Round trips over the firmware bridge, measured over a real pty against the simulated firmware.
 
-    .venv/bin/python benchmarks/bridge.py [--rounds 300] [--only roundtrips|scan|latency|faults]
+    .venv/bin/python benchmarks/bridge.py [--rounds 300] [--only roundtrips|scan|latency|faults|arbos]
 
 - LED frame (`roundtrips`): `sink.show(frame)` (every pixel changed, so a whole LED_FRAME) until the host has
   the firmware's ACK with the matching CRC (`sink.flush`).
@@ -20,6 +20,16 @@
   LED_PARTIAL -> firmware), with the firmware's default debounce (2 scans x 2 ms in the
   simulation); the 20 x 20 shift-register board with its 400-LED strip, alternating round by
   round with the 5 x 8 pin board and its 40 LEDs as the reference.
+- Sensor to LED on the Arbos board (`arbos`): the whole daemon (`board_driver.daemon.Daemon`,
+  its asyncio loop, the referee's 20 ms debounce, reconcile, the journal, the Arbos view, the
+  current limit) on `arbos-20x20-bridge`, its simulated firmware on a pty with the real
+  firmware's timing (a scan every 5 ms through the simulated 74HC595/165 chain, 3 equal scans
+  to change): from `fw.place(cell)` (a seed put down in the setup) until the firmware's strip
+  shows that cell in the seed's colour; then the seed is lifted (a takeback) and the cell must
+  show its hint again. Alternating round by round with the reference: the same firmware and
+  link with no daemon, the host's callback lighting the cell at once (so the difference is the
+  daemon's share: mostly its debounce). The first round learns the seed's colour and is not
+  counted. At most 100 rounds (each is real time: two moves and their settling).
 - Sensor change on a noisy line (`faults`): the same, on the 40-channel board, while every
   byte either way has a 5 % chance of a flipped bit (`LineFaults(corrupt_bytes=0.05)`),
   alternating round by round with the same board on a clean line as the reference. With the
@@ -310,15 +320,119 @@ def report_roundtrips(rounds):
           f"strip itself then takes 400 x 24 bits x 1.25 us = {400 * 24 * 1.25 / 1000:.1f} ms to clock out (WS2812).")
 
 
+def measure_arbos_board(rounds):
+    """(daemon samples, bare link samples), alternating round by round; see the docstring."""
+    import asyncio
+    import tempfile
+
+    from board_driver.config import sim_config
+    from board_driver.daemon import Daemon
+
+    import os
+
+    os.environ.setdefault("GPIOZERO_PIN_FACTORY", "mock")  # the layout's end-turn button: no Pi here
+    fw_timing = {"scan_ms": main_setting("SCAN_MS"), "debounce_scans": main_setting("DEBOUNCE_SCANS")}
+    tmp = tempfile.TemporaryDirectory(prefix="bench-arbos-")
+    fw = start_simulated_firmware(20, 20, 400, boot_noise=b"", matrix="shift-register", **fw_timing)
+    config = sim_config(layout="arbos-20x20-bridge", backend="bridge", bridge_port=fw.port,
+                        journal=str(Path(tmp.name) / "journal.sqlite"), turn_seconds=0)
+    daemon = Daemon(config, new_game=True)
+    loop = asyncio.new_event_loop()
+    failed = []
+
+    def run():
+        try:
+            loop.run_until_complete(daemon.run())
+        except BaseException as exc:  # said when the benchmark gives up waiting for it
+            failed.append(exc)
+
+    runner = threading.Thread(target=run, daemon=True)
+    runner.start()
+    ref_fw = start_simulated_firmware(20, 20, 400, boot_noise=b"", matrix="shift-register", **fw_timing)
+    ref_source, ref_sink = open_bridge(ref_fw.port)
+    try:
+        deadline = time.monotonic() + 10
+        while daemon.session is None or not daemon.started.is_set():
+            if not runner.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError(f"the daemon did not start: {failed[0] if failed else 'timeout'}")
+            time.sleep(0.01)
+        layout = daemon.session.layout
+        channel = layout.channels_of_site["J10"][0]
+        pixel = layout.leds_of_site["J10"][0]
+
+        def shown(firmware):
+            return firmware.leds()[pixel]
+
+        def wait(what, test, firmware, t0):
+            end = t0 + 2.0
+            while not test(shown(firmware)):
+                if time.perf_counter() > end:
+                    raise RuntimeError(f"{what}: J10 shows {shown(firmware)}")
+                time.sleep(0.0002)
+            return time.perf_counter() - t0
+
+        time.sleep(0.3)
+        hint = shown(fw)  # the setup's hint: a seed may go here
+        ref_source.start(lambda e: ref_sink.show(
+            [(255, 255, 255) if (i == pixel and e.value is not None) else (0, 0, 0) for i in range(400)]))
+        ours, bare = [], []
+        seed = None
+        for _ in range(rounds):
+            t0 = time.perf_counter()
+            fw.place(channel)
+            if seed is None:
+                wait("the seed", lambda c: c != hint, fw, t0)
+                time.sleep(0.1)  # the colour it settles in (the last move may flash first)
+                seed = shown(fw)
+            else:
+                ours.append(wait("the seed", lambda c: c == seed, fw, t0))
+            fw.lift(channel)  # the last move lifted: taken back, the hint again
+            wait("the takeback", lambda c: c == hint, fw, time.perf_counter())
+            time.sleep(0.05)
+            t0 = time.perf_counter()
+            ref_fw.place(channel)
+            bare.append(wait("the bare link", lambda c: c == (255, 255, 255), ref_fw, t0))
+            ref_fw.lift(channel)
+            wait("the bare link's lift", lambda c: c == (0, 0, 0), ref_fw, time.perf_counter())
+            time.sleep(0.05)
+        moves = [str(m) for m in daemon.session.referee.state.moves]
+        if moves:
+            raise RuntimeError(f"the takebacks did not all happen: {moves}")
+        return ours, bare
+    finally:
+        loop.call_soon_threadsafe(daemon.stop)
+        runner.join(10)
+        ref_source.close()
+        ref_sink.close()
+        ref_fw.stop()
+        fw.stop()
+        tmp.cleanup()
+
+
+def report_arbos_board(rounds):
+    rounds = min(rounds, 100)  # each round is two moves of real time (~0.3 s)
+    ours, bare = measure_arbos_board(rounds)
+    print("Sensor to LED on the 20x20 Arbos bridge board: fw.place(J10) -> firmware scan through "
+          f"the 74HC595/165 chain every {main_setting('SCAN_MS')} ms, {main_setting('DEBOUNCE_SCANS')} "
+          "equal scans -> CHANGE + witness -> host link -> daemon (debounce 20 ms, reconcile, journal, "
+          "Arbos view) -> LED update -> the firmware's strip shows the seed; alternating with the same "
+          "firmware and link lighting the cell from the host's callback (no daemon):")
+    print(f"{'path':<44}{'rounds':>7}{'p50 ms':>9}{'p99 ms':>9}{'min ms':>9}{'max ms':>9}")
+    for name, xs in (("daemon, Arbos 20x20 (arbos-20x20-bridge)", ours),
+                     ("bare link, same firmware (ref)", bare)):
+        print(f"{name:<44}{len(xs):>7}{percentile(xs, 0.5) * 1e3:>9.2f}{percentile(xs, 0.99) * 1e3:>9.2f}"
+              f"{min(xs) * 1e3:>9.2f}{max(xs) * 1e3:>9.2f}")
+
+
 SECTIONS = {"roundtrips": report_roundtrips, "scan": report_scan, "latency": report_sensor_to_led,
-            "faults": report_noisy_line}
+            "faults": report_noisy_line, "arbos": report_arbos_board}
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=300)
     parser.add_argument("--only", choices=list(SECTIONS), action="append",
-                        help="run only this section (may be repeated); default all but faults")
+                        help="run only this section (may be repeated); default all but faults and arbos")
     args = parser.parse_args()
     for name in args.only or ["roundtrips", "scan", "latency"]:
         SECTIONS[name](args.rounds)

@@ -58,8 +58,9 @@ def add_game_options(parser: argparse.ArgumentParser) -> None:
     flags on replay, sim and trace, as `treeboard games` lists them."""
     group = parser.add_argument_group("game options (see `treeboard games`)")
     for option, desc in all_game_options().items():
-        group.add_argument(f"--{option}", dest=_dest(option), metavar="VALUE",
-                           help=desc.replace("%", "%%"))
+        # As `treeboard games` lists it, and with dashes too (--quiet-limit), as flags go.
+        flags = dict.fromkeys([f"--{option}", f"--{option.replace('_', '-')}"])
+        group.add_argument(*flags, dest=_dest(option), metavar="VALUE", help=desc.replace("%", "%%"))
     group.add_argument("--option", action="append", metavar="KEY=VALUE",
                        help="any game option, by name")
 

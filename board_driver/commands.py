@@ -157,6 +157,7 @@ def cmd_sim(args: argparse.Namespace) -> int:
     try:
         config = _sim_config(args)
         _web_options(config, args)
+        _remote_options(config, args)
         return run_sim(config, new_game=args.new_game, web=not args.no_web)
     except _start_errors() as exc:
         return _fail(str(exc))
@@ -175,6 +176,51 @@ def _port(text: str) -> int:
     if not 0 <= port <= 65535:
         raise argparse.ArgumentTypeError(f"expected a port number from 0 to 65535, not {text!r}")
     return port
+
+
+def _remote_flags(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("remote play (docs/remote.md)")
+    g.add_argument("--remote", metavar="URL", help="play against another board through this "
+                   "MQTT broker, mqtt://host[:port] or mqtts://host[:port]")
+    g.add_argument("--join", metavar="GAME", help="the game id both boards use")
+    g.add_argument("--seat", type=int, choices=(0, 1),
+                   help="the seat played at this board (0 moves first); the other is remote")
+    g.add_argument("--watch", action="store_true",
+                   help="play no seat: follow a game two other boards play, read-only")
+    g.add_argument("--secret-file", metavar="FILE", help="the shared secret (or the "
+                   "TREEBOARD_REMOTE_SECRET environment variable)")
+
+
+def _remote_options(config, args: argparse.Namespace) -> None:
+    """`sim --remote URL --join GAME --seat N`: this board plays seat N, the other board the
+    other seat. Each game and seat gets a journal of its own, so two simulated boards of one
+    game can run side by side on one machine."""
+    import os
+
+    if args.remote is None:
+        if args.join or args.seat is not None or args.watch:
+            raise ConfigError("<command line>", "--remote", "a broker URL with --join and --seat")
+        return
+    if not args.join or (args.seat is None) == (not args.watch):
+        raise ConfigError("<command line>", "--join and --seat",
+                          "both with --remote (or --join and --watch, to follow a game)")
+    remote = {"broker": args.remote, "game": args.join, "keepalive": 30}
+    if args.secret_file:
+        remote["secret_file"] = args.secret_file
+    elif os.environ.get("TREEBOARD_REMOTE_SECRET"):
+        remote["secret"] = os.environ["TREEBOARD_REMOTE_SECRET"]
+    else:
+        raise ConfigError("<command line>", "--secret-file", "the game's shared secret: "
+                          "--secret-file FILE, or TREEBOARD_REMOTE_SECRET in the environment")
+    players = ["remote", "remote"]
+    if not args.watch:
+        players[args.seat] = "human"
+    config.players, config.remote = tuple(players), remote
+    if not args.config and not getattr(args, "journal", None):
+        journal = Path(config.journal)
+        slug = re.sub(r"[^A-Za-z0-9._-]+", "_", args.join)[:64]
+        role = "watch" if args.watch else f"seat{args.seat}"
+        config.journal = str(journal.with_name(f"{journal.stem}-remote-{slug}-{role}.sqlite"))
 
 
 def _web_flags(p: argparse.ArgumentParser) -> None:
@@ -275,6 +321,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "hard, perfect, or seconds to think), e.g. --players human computer:easy")
     p.add_argument("-v", "--verbose", action="store_true")
     _web_flags(p)
+    _remote_flags(p)
     p.set_defaults(func=cmd_sim)
 
     p = sub.add_parser("trace", help="play physical actions from a file on the simulated board")

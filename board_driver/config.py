@@ -195,9 +195,9 @@ def parse_config(data: dict[str, Any], path: str | Path = "<built-in>") -> Confi
                 raise ConfigError(path, f"remote.{key}", "a value (remote play needs it)")
         if ("secret" in remote) == ("secret_file" in remote):
             raise ConfigError(path, "remote.secret", "exactly one of secret and secret_file")
-        if cfg.players.count("remote") != 1:
-            raise ConfigError(path, "players", 'exactly one "remote" seat with [remote] set',
-                              list(cfg.players))
+        if cfg.players.count("remote") == 0:
+            raise ConfigError(path, "players", 'one "remote" seat with [remote] set (or two, to '
+                              'watch a game two other boards play)', list(cfg.players))
         cfg.remote = remote
 
     w = sections["web"]

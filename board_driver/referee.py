@@ -397,7 +397,7 @@ class Referee:
             who = self.state.winner() if over else self.state.to_move
             frame["turn"] = self.config.colours[f"player{who}"] if who is not None else (64, 64, 64)
             link = self.remote_status
-            if link is not None and link != "connected" and not over:
+            if link is not None and link not in ("connected", "watching") and not over:
                 # Remote play that is not flowing: "no broker" (or out of step) flashes the
                 # "wrong" colour twice a second; "waiting for the other board" breathes slowly
                 # in the remote seat's colour.

@@ -29,6 +29,7 @@ CONNECTING = "connecting to the broker"
 NO_BROKER = "no broker"
 WAITING = "waiting for the other board"
 CONNECTED = "connected"
+WATCHING = "watching"
 
 
 @dataclass
@@ -38,7 +39,8 @@ class RemoteSettings:
     tls: bool
     game_id: str
     secret: bytes
-    seat: int                        # the remote seat; this board plays the other one
+    seat: int | None                 # the remote seat (this board plays the other one);
+    #                                  None: both are remote, and this board watches
     username: str | None = None
     password: str | None = None
     ca_file: str | None = None
@@ -46,8 +48,12 @@ class RemoteSettings:
     state_dir: str | None = None     # where the agreed takeback count is kept (beside the journal)
 
     @property
-    def local_seat(self) -> int:
-        return 1 - self.seat
+    def local_seat(self) -> int | None:
+        return None if self.seat is None else 1 - self.seat
+
+    @property
+    def watching(self) -> bool:
+        return self.seat is None
 
 
 def parse_broker(url: str) -> tuple[str, int, bool]:
@@ -112,6 +118,13 @@ class RemoteLink:
         self.after_change: Callable[[], None] | None = None  # the daemon re-lights the board
         referee.listeners.append(self._on_local_change)
 
+    def summary(self) -> dict[str, Any]:
+        """The link in words and numbers, for the page and the terminal."""
+        return {"game": self.settings.game_id, "seat": self.settings.local_seat,
+                "status": self.conflict or self.status, "peer_online": self.peer_online,
+                "out_of_step": self.conflict is not None,
+                "asked_to": self._asked_to, "request": self.takeback_request}
+
     # --- the agreed takeback count survives a restart ----------------------------------------
 
     def _load_takebacks(self) -> int:
@@ -144,6 +157,8 @@ class RemoteLink:
             self._outbox.put_nowait((topic, self.signer.encode(body), retain))
 
     def _publish_state(self) -> None:
+        if self.settings.watching:
+            return   # a spectator says nothing: it only reads the boards' retained states
         state = self.referee.state
         self._send(rp.state_topic(self.settings.game_id, self.settings.local_seat),
                    rp.state_message(state, self.takebacks, self.settings.local_seat), retain=True)
@@ -151,6 +166,8 @@ class RemoteLink:
     def _on_local_change(self, what: str, move: Any, origin: str) -> None:
         # A referee listener, on the loop. Moves that came from the other board are not echoed
         # as moves, but the retained state always follows the game.
+        if self.settings.watching:
+            return
         if what == "move" and origin == "board":
             self._send(self.topics["move"], rp.move_message(self.referee.state, self.takebacks,
                                                             self.settings.local_seat))
@@ -159,6 +176,8 @@ class RemoteLink:
     def request_takeback(self) -> int:
         """Ask the other board to take back the last move. Returns the move count asked for."""
         state = self.referee.state
+        if self.settings.watching:
+            raise games.IllegalMove("takeback", "this board watches the game; it plays no seat")
         if not state.moves:
             raise games.IllegalMove("takeback", "there is no move to take back")
         self._asked_to = len(state.moves) - 1
@@ -212,6 +231,10 @@ class RemoteLink:
             return
         state = self.referee.state
         kind = msg["type"]
+        if self.settings.watching:
+            if kind == "state":
+                self._apply(rp.on_state_watching(state, self.takebacks, msg), topic)
+            return   # moves and takebacks reach a spectator through the states that follow
         if kind == "move":
             verdict = rp.on_move(state, self.takebacks, msg, self.settings.seat)
         elif kind == "state":
@@ -277,7 +300,8 @@ class RemoteLink:
     def _update_status(self) -> None:
         if self._client is None:
             return
-        self.status = CONNECTED if self.peer_online else WAITING
+        self.status = WATCHING if self.settings.watching else \
+            CONNECTED if self.peer_online else WAITING
         self.referee.remote_status = self.conflict or self.status
 
     # --- the connection -----------------------------------------------------------------------
@@ -292,50 +316,69 @@ class RemoteLink:
         import aiomqtt
 
         s = self.settings
-        presence = rp.presence_topic(s.game_id, s.local_seat)
+        # A spectator is invisible: no presence, no will, and a client id of its own (so any
+        # number may watch) with a clean session (nothing queued for it while away).
+        presence = None if s.watching else rp.presence_topic(s.game_id, s.local_seat)
+        identifier = f"treeboard-{s.game_id}-" + \
+            (f"watch-{os.getpid()}-{id(self):x}" if s.watching else str(s.local_seat))
         delay = 0.5
         self.referee.remote_status = self.status
         while True:
+            client = aiomqtt.Client(
+                s.host, s.port, username=s.username, password=s.password,
+                identifier=identifier, clean_session=s.watching,
+                keepalive=s.keepalive, tls_context=self._tls(),
+                will=None if presence is None else
+                aiomqtt.Will(presence, b"offline", qos=1, retain=True))
             try:
-                async with aiomqtt.Client(
-                        s.host, s.port, username=s.username, password=s.password,
-                        identifier=f"treeboard-{s.game_id}-{s.local_seat}", clean_session=False,
-                        keepalive=s.keepalive, tls_context=self._tls(),
-                        will=aiomqtt.Will(presence, b"offline", qos=1, retain=True)) as client:
-                    self._client = client
-                    delay = 0.5
-                    log.info("connected to %s:%d for game %s as seat %d", s.host, s.port,
-                             s.game_id, s.local_seat)
-                    for topic in ("move", "takeback", "state", "presence"):
-                        await client.subscribe(self.topics[topic], qos=1)
-                    await client.publish(presence, b"online", qos=1, retain=True)
-                    self._drain()             # what was queued offline is in the state below
-                    self._publish_state()
-                    self._update_status()
-                    sender = asyncio.ensure_future(self._send_loop(client))
-                    try:
-                        async for message in client.messages:
-                            try:
-                                self.handle(message.topic.value, bytes(message.payload or b""))
-                            except Exception:
-                                # A fault in handling one message is ours, not the broker's:
-                                # say so loudly, and keep the link (the game is unchanged by
-                                # a failed message: the referee raises before it records).
-                                log.exception("remote message on %s could not be handled",
-                                              message.topic.value)
-                    finally:
-                        sender.cancel()
+                async with client:
+                    await self._serve(client, presence)
             except asyncio.CancelledError:
                 raise
-            except Exception as exc:  # aiomqtt.MqttError, OSError: the broker is away
-                log.warning("broker %s:%d: %s; retrying in %.1f s", s.host, s.port, exc, delay)
+            except Exception as exc:  # aiomqtt.MqttError, OSError, ssl.SSLError: broker away
+                _close_abandoned_sockets(exc)
+                refused = _refusal(exc)
+                log.warning("broker %s:%d: %s; retrying in %.1f s", s.host, s.port,
+                            refused or exc, delay)
+            else:
+                refused = None
+            if self._client is not None:
+                delay = 0.5   # it was connected: the broker just went, try again soon
             self._client = None
-            self.status = NO_BROKER
+            self.status = refused or NO_BROKER
             self.peer_online = False
             self.referee.remote_status = self.status
             self._changed()
             await asyncio.sleep(delay)
             delay = min(delay * 2, 5.0)
+
+    async def _serve(self, client, presence: str | None) -> None:
+        """One connection: subscribe, say we are here, publish our game, then handle messages
+        until the broker goes away."""
+        s = self.settings
+        self._client = client
+        log.info("connected to %s:%d for game %s %s", s.host, s.port, s.game_id,
+                 "to watch" if s.watching else f"as seat {s.local_seat}")
+        for topic in ("move", "takeback", "state", "presence"):
+            await client.subscribe(self.topics[topic], qos=1)
+        if presence is not None:
+            await client.publish(presence, b"online", qos=1, retain=True)
+        self._drain()             # what was queued offline is in the state below
+        self._publish_state()
+        self._update_status()
+        sender = asyncio.ensure_future(self._send_loop(client))
+        try:
+            async for message in client.messages:
+                try:
+                    self.handle(message.topic.value, bytes(message.payload or b""))
+                except Exception:
+                    # A fault in handling one message is ours, not the broker's: say so
+                    # loudly, and keep the link (the game is unchanged by a failed message:
+                    # the referee raises before it records).
+                    log.exception("remote message on %s could not be handled",
+                                  message.topic.value)
+        finally:
+            sender.cancel()
 
     def _drain(self) -> None:
         while not self._outbox.empty():
@@ -345,6 +388,42 @@ class RemoteLink:
         while True:
             topic, payload, retain = await self._outbox.get()
             await client.publish(topic, payload, qos=1, retain=retain)
+
+
+def _close_abandoned_sockets(exc: BaseException) -> None:
+    """paho-mqtt drops the socket of a TLS handshake that failed (an untrusted certificate)
+    without closing it; a board retrying every few seconds for months would lean on the
+    garbage collector for each. Close what the failed attempt's frames still hold."""
+    import socket
+
+    seen: set[int] = set()
+    cause: BaseException | None = exc
+    while cause is not None and id(cause) not in seen:
+        seen.add(id(cause))
+        tb = cause.__traceback__
+        while tb is not None:
+            for value in list(tb.tb_frame.f_locals.values()):
+                if isinstance(value, socket.socket) and value.fileno() != -1:
+                    value.close()
+            tb = tb.tb_next
+        cause = cause.__cause__ or cause.__context__
+
+
+def _refusal(exc: BaseException) -> str | None:
+    """Why the broker turned this board away, in words, when it did (a login or certificate
+    it refused): not something retrying will mend, so the board says it rather than "no
+    broker". None for a broker that is simply not there."""
+    import aiomqtt
+
+    cause: BaseException | None = exc
+    while cause is not None:   # aiomqtt wraps the socket's error in its own
+        if isinstance(cause, ssl.SSLCertVerificationError):
+            return (f"no broker: its certificate is not trusted ({cause.verify_message}; "
+                    "see ca_file)")
+        cause = cause.__cause__ or cause.__context__
+    if isinstance(exc, aiomqtt.MqttCodeError) and type(exc).__name__ == "MqttConnectError":
+        return f"no broker: it refused this board ({exc}; see credentials_file)"
+    return None
 
 
 def settings_from_config(config: Any) -> RemoteSettings:
@@ -370,10 +449,11 @@ def settings_from_config(config: Any) -> RemoteSettings:
     if len(secret.encode()) < 8:
         raise ConfigError(config.path, "remote.secret", "a shared secret of at least 8 bytes")
     remote = [i for i, p in enumerate(config.players) if p == "remote"]
-    if len(remote) != 1:
-        raise ConfigError(config.path, "players", 'exactly one "remote" seat with [remote] set',
+    if not remote:
+        raise ConfigError(config.path, "players", 'a "remote" seat with [remote] set',
                           config.players)
     return RemoteSettings(host=host, port=port, tls=tls, game_id=game_id, secret=secret.encode(),
-                          seat=remote[0], username=user, password=password,
+                          seat=remote[0] if len(remote) == 1 else None,  # both: a spectator
+                          username=user, password=password,
                           ca_file=r.get("ca_file"), keepalive=r.get("keepalive", 30),
                           state_dir=str(Path(config.journal).parent))

@@ -185,7 +185,7 @@ def _extend(state: games.State, start: int, texts: Sequence[str], remote_seat: i
         n = len(trial.moves) + 1
         if trial.is_over():
             return [], f"move {n} ({text!r}) comes after the end of the game"
-        if trial.to_move != remote_seat:
+        if remote_seat is not None and trial.to_move != remote_seat:
             return [], f"move {n} ({text!r}) is for this board's seat, which only this board plays"
         try:
             move = trial.parse_move(text)
@@ -258,3 +258,27 @@ def on_state(state: games.State, takebacks: int, msg: dict, remote_seat: int,
     if why:
         return Verdict(conflict=f"cannot follow the other board: {why}")
     return Verdict(moves=moves, undo_to=undo_to, takebacks=msg["takebacks"])
+
+
+def on_state_watching(state: games.State, takebacks: int, msg: dict) -> Verdict:
+    """A spectator's reading of either board's retained state: follow whichever is newer (more
+    takebacks, or as many and more moves). A spectator plays no seat, so it can never be out
+    of step with a board, only behind it; a state from another game is said, not followed."""
+    if msg["name"] != state.game.name or msg["options"] != _options(state):
+        return Verdict(conflict=f"the game watched is {msg['name']} {msg['options']}, "
+                                f"this board's {state.game.name} {_options(state)}")
+    theirs = msg["moves"]
+    if not all(isinstance(t, str) for t in theirs) or msg["index"] != len(theirs):
+        return Verdict(refused="state message: 'moves' must be its 'index' move texts")
+    ours = [str(m) for m in state.moves]
+    if msg["takebacks"] < takebacks or (msg["takebacks"] == takebacks and
+                                        theirs == ours[:len(theirs)]):
+        return Verdict()   # older than what this board shows, or the same
+    common = 0
+    while common < min(len(ours), len(theirs)) and ours[common] == theirs[common]:
+        common += 1
+    moves, why = _extend(state, common, theirs[common:], None, msg["hash"])
+    if why:
+        return Verdict(refused=f"cannot follow the board of seat {msg['seat']}: {why}")
+    return Verdict(moves=moves, undo_to=common if common < len(ours) else None,
+                   takebacks=msg["takebacks"])

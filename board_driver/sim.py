@@ -25,7 +25,8 @@ from board_driver.views.base import piece_name
 from hardware.base import PRESENT
 
 HELP = ("actions: place SITE [KIND] | lift SITE | press BUTTON | clear (lift every piece) | "
-        "new (start a new game) | show | help | quit")
+        "new (start a new game) | takeback | show | help | quit")
+REMOTE_HELP = ("remote game: takeback asks the other board; accept | refuse answers its request")
 #: The exit status of a sim ended with Ctrl-C (128 + SIGINT), as a shell reports it.
 EXIT_INTERRUPTED = 130
 
@@ -46,10 +47,14 @@ class Terminal:
         self._state = None  # the game object last seen (a new one: a new game began)
         self._moves: list[str] = []
         self._wrong: set[str] = set()  # sites already reported as "not a move"
+        self.link = None  # the RemoteLink of a remote game, once the daemon runs
+        self._link_said: dict | None = None
 
     def __call__(self, session: Session) -> None:
         ref = session.referee
         key = self._key(ref)
+        if self.link is not None:
+            self.narrate_link()
         if key == self._last or self._state is None:
             return  # unchanged, or before `start` (run_sim draws the first board itself)
         drawn = key[:3] != (self._last or (None,) * 4)[:3]
@@ -98,12 +103,25 @@ class Terminal:
         for i in range(common, len(moves)):
             nxt = "" if i + 1 < len(moves) else (" (game over)" if state.is_over()
                                                   else f" ({names[state.to_move]} to move)")
+            if not ref.at_board(_mover(state, i)):
+                nxt += f"; {names[_mover(state, i)]}'s move: put it on the board"
             self.say(f"move {i + 1}: {moves[i]}{nxt}")
         self._moves = moves
         wrong = {c.site for c in ref.corrections if c.want is None}
         for site in sorted(wrong - self._wrong):
             self.say(f"not a move: {why_not(state, site)}")
         self._wrong = wrong
+
+    def narrate_link(self) -> None:
+        """A remote game: say when the link to the other board changes, and its requests."""
+        now = self.link.summary()
+        was = self._link_said or {}
+        self._link_said = now
+        if now["status"] != was.get("status"):
+            self.say(f"other board: {now['status']}")
+        if now["request"] is not None and now["request"] != was.get("request"):
+            self.say(f"the other board asks to take back move {now['request'] + 1}: "
+                     "accept or refuse")
 
     def draw(self, session: Session) -> None:
         ref = session.referee
@@ -146,6 +164,14 @@ def why_not(state, site: str) -> str:
 def pieces_on_board(session: Session) -> list[str]:
     """The sensed sites that hold a piece now (the settled reading)."""
     return [site for site, value in session.referee.physical.items() if value is not None]
+
+
+def _mover(state, index: int) -> int:
+    """Who made move `index` (0-based) of `state`."""
+    probe = state.copy()
+    while len(probe.moves) > index:
+        probe.undo()
+    return probe.to_move
 
 
 def refusal(session: Session, verb: str, args: list[str]) -> str | None:
@@ -196,6 +222,9 @@ def run_sim(config: Config, *, new_game: bool = False, stdin: TextIO = sys.stdin
         except (NotImplementedError, RuntimeError):  # not the main thread (tests)
             pass
         print(game_help(session.referee.state.game.name), file=out)
+        if daemon.remote is not None:
+            print(REMOTE_HELP, file=out)
+            terminal.link = daemon.remote
         if daemon.web is not None:
             print(f"the board in a browser: {daemon.web.url}", file=out)
         terminal.start(session)
@@ -227,7 +256,23 @@ def run_sim(config: Config, *, new_game: bool = False, stdin: TextIO = sys.stdin
                 terminal.draw(session)
                 continue
             try:
-                if word in ("clear", "new"):
+                if word in ("takeback", "accept", "refuse"):
+                    link = daemon.remote
+                    if word == "takeback" and link is not None:
+                        asked = link.request_takeback()
+                        terminal.say(f"asked the other board to take back move {asked + 1}")
+                    elif word == "takeback":
+                        terminal.say(f"took back {session.referee.takeback(loop.time())}; "
+                                     "lift its pieces")
+                    elif link is None:
+                        terminal.say(f"  ? {word}: there is no remote game to answer")
+                    else:
+                        link.answer_takeback(word == "accept")
+                    daemon.refresh()
+                elif word == "new" and daemon.remote is not None:
+                    terminal.say("  ? new: a remote game is one game on both boards; to play "
+                                 "another, start both with a new --join id")
+                elif word in ("clear", "new"):
                     if word == "new":
                         # The journal's game is closed first: the lifts that follow are then a
                         # board being cleared for the new game, not takebacks of the old one.

@@ -16,6 +16,12 @@ Actions go through the real gpiozero mock pins (and a matrix scan, an ADC read) 
 LED colours are read back from the recording PixelBuf strip: a trace is how bugs get
 reported, and how the pipeline is tested end to end. Time is simulated: a trace of a whole
 game runs in a fraction of a second and always gives the same output.
+
+On a bridge layout (sensors on a microcontroller) the actions go to the firmware's own
+controller, which scans (through the simulated shift-register chain where the layout has one)
+and debounces them, and the host's own link hears its frames and sends the LED updates, on the
+same simulated clock (firmware_bridge/lockstep.py); each line's LEDs are on the firmware's
+strip before its record is printed.
 """
 
 from __future__ import annotations
@@ -30,7 +36,7 @@ import games
 from board_driver.cli import cut
 from board_driver.config import Config
 from board_driver.reconcile import candidate_moves
-from board_driver.session import open_session
+from board_driver.session import load_board_layout, open_session
 
 
 class TraceError(ValueError):
@@ -155,6 +161,11 @@ class Tracer:
         # new_game=False resumes the journal's game (a restart after a power cut, in tests).
         self.clock = SimClock()
         self._tmp = None
+        if load_board_layout(config).bridge is not None:
+            # The firmware and the host link in lockstep on self.clock, not on a pty in real time.
+            from firmware_bridge.board import LOCKSTEP
+
+            config.backend, config.bridge_port = "bridge", LOCKSTEP
         if config.journal == ":temporary:":
             self._tmp = tempfile.TemporaryDirectory(prefix="treeboard-trace-")
             config.journal = str(Path(self._tmp.name) / "journal.sqlite")
@@ -175,9 +186,16 @@ class Tracer:
         """Scan until the sensors report nothing new and every change has settled."""
         self.board.scan_once()
         while (deadline := self.referee.next_deadline()) is not None:
-            self.clock.now = max(self.clock.now, deadline) + 0.0005
+            self._advance(max(self.clock.now, deadline) + 0.0005)
             self.board.scan_once()
             self.referee.tick(self.clock.now)
+
+    def _advance(self, t: float) -> None:
+        """Simulated time passes to `t`; a bridge board's firmware and link run through it."""
+        run = getattr(self.board, "run_until", None)
+        if run is not None:
+            run(t)
+        self.clock.now = max(self.clock.now, t)
 
     def step(self, verb: str, args: list[str]) -> dict:
         ref = self.referee
@@ -187,14 +205,17 @@ class Tracer:
             # last frame (drawing each blink of an hour's wait cost minutes and gigabytes).
             # What can change the game on the way is a sensor change settling: step to those.
             while (deadline := ref.next_deadline()) is not None and deadline < end:
-                self.clock.now = deadline
+                self._advance(deadline)
                 self.board.scan_once()
                 ref.tick(self.clock.now)
-            self.clock.now = end
+            self._advance(end)
         else:
             act(self.session, verb, args, self.clock.now)
         self.settle()
         ref.show(self.clock.now)
+        flush = getattr(self.board, "flush", None)
+        if flush is not None:
+            flush()  # a bridge: the frame on the firmware's strip, as the record says
         return {
             "action": " ".join([verb, *args]),
             "game": ref.state.summary(),

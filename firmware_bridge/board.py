@@ -3,7 +3,12 @@ the LED frame API) on a microcontroller over USB serial, or on the simulated fir
 
 `port = "sim"` starts the simulated firmware on a pseudo-terminal and opens it exactly as the
 USB device would be opened; the returned `board` then offers the same hands as the GPIO
-simulator (`place`, `lift`), by site, so `treeboard sim --bridge` plays like `treeboard sim`.
+simulator (`place`, `lift`, `press`), by site, so `treeboard sim --bridge` plays like
+`treeboard sim`. `port = "lockstep"` runs the same firmware logic and host link on the
+caller's simulated clock instead (firmware_bridge/lockstep.py): `treeboard trace` uses it.
+
+A layout's `[buttons]` (an end-turn button) are on the Pi's own GPIO, beside the bridge: real
+gpiozero buttons on a real board, mock pins on a simulated one.
 """
 
 from __future__ import annotations
@@ -26,10 +31,11 @@ SIM_COLS = 8  # the simulated matrix's width when the layout names no size; chan
 class BridgeSimBoard:
     """Hands on the simulated firmware's board, by site (the layout maps site -> channel)."""
 
-    def __init__(self, layout, firmware, source, sink):
+    def __init__(self, layout, firmware, source, sink, buttons=None):
         self.layout = layout
         self.firmware = firmware
         self._source, self._sink = source, sink
+        self.buttons = buttons or {}
 
     def _channels(self, site: str):
         channels = self.layout.channels_of_site.get(site)
@@ -49,14 +55,65 @@ class BridgeSimBoard:
         """The firmware scans by itself on its own thread."""
 
     def press(self, name: str) -> None:
-        raise KeyError(f"no button {name!r} on a bridge board")
+        self._button_pin(name).drive_low()
 
-    release = press
+    def release(self, name: str) -> None:
+        self._button_pin(name).drive_high()
+
+    def _button_pin(self, name: str):
+        if name not in self.buttons:
+            raise KeyError(f"no button {name!r}; layout {self.layout.name} has "
+                           f"{sorted(self.buttons) or 'none'}")
+        return self.buttons[name].pin
 
     def close(self) -> None:
         self._source.close()
         self._sink.close()
         self.firmware.stop()
+        for button in self.buttons.values():
+            button.close()
+
+
+class LockstepBoard(BridgeSimBoard):
+    """The hands on a lockstep bridge (firmware_bridge/lockstep.py): after a hand moved a
+    piece, `scan_once` runs simulated time until the firmware's debounce is through and the
+    host has reported the change; `run_until` lets time pass."""
+
+    def scan_once(self) -> None:
+        self.firmware.settle()
+
+    def run_until(self, t: float) -> None:
+        self.firmware.run_until(t)
+
+    def flush(self) -> None:
+        """Let the last LED frame reach the firmware's strip (no simulated time passes)."""
+        self.firmware.flush(0.0)
+
+
+#: `port` for the bridge on the caller's simulated clock (`treeboard trace`).
+LOCKSTEP = "lockstep"
+
+
+def _sim_shape(wired) -> tuple[int, int]:
+    """The simulated matrix: the layout's rows and cols as wired, else SIM_COLS wide."""
+    if wired.rows is not None:
+        return wired.rows, wired.cols
+    return math.ceil((max(wired.channels) + 1) / SIM_COLS), SIM_COLS
+
+
+def _buttons(layout, simulated: bool) -> dict:
+    """The layout's buttons on the Pi's GPIO (mock pins for a simulated board)."""
+    if not layout.buttons:
+        return {}
+    from gpiozero import Button
+
+    factory = None
+    if simulated:
+        from gpiozero.pins.mock import MockFactory
+
+        from hardware.sim import MOCK_REVISION
+        factory = MockFactory(revision=MOCK_REVISION)
+    return {name: Button(pin, pin_factory=factory) for name, pin in layout.buttons.items()}
 
 
 def open_bridge_hardware(layout, port: str, baud: int, *,
@@ -64,16 +121,20 @@ def open_bridge_hardware(layout, port: str, baud: int, *,
     if layout.bridge is None:
         raise HardwareError(f"layout {layout.name} has no [sensors.bridge]: it is not wired to a "
                             "microcontroller (use backend gpio or sim)")
+    if port == LOCKSTEP:
+        from firmware_bridge.lockstep import LockstepBridge
+
+        bridge = LockstepBridge(*_sim_shape(layout.bridge), layout.led_count, clock,
+                                matrix=layout.bridge.matrix)
+        buttons = _buttons(layout, simulated=True)
+        board = LockstepBoard(layout, bridge, bridge.source, bridge.sink, buttons)
+        return Hardware(bridge.source, Leds(layout, bridge.sink), buttons, board)
     firmware = None
     if port == "sim":
         from firmware_bridge.sim import start_simulated_firmware
 
-        wired = layout.bridge
-        rows, cols = wired.rows, wired.cols
-        if rows is None:
-            cols = SIM_COLS
-            rows = math.ceil((max(wired.channels) + 1) / cols)
-        firmware = start_simulated_firmware(rows, cols, layout.led_count, matrix=wired.matrix)
+        rows, cols = _sim_shape(layout.bridge)
+        firmware = start_simulated_firmware(rows, cols, layout.led_count, matrix=layout.bridge.matrix)
         port = firmware.port
     try:
         source, sink = open_bridge(port, baud, clock=clock,
@@ -83,6 +144,14 @@ def open_bridge_hardware(layout, port: str, baud: int, *,
             firmware.stop()
         raise
     leds = Leds(layout, sink)
+    try:
+        buttons = _buttons(layout, simulated=firmware is not None)
+    except Exception:
+        source.close()
+        sink.close()
+        if firmware is not None:
+            firmware.stop()
+        raise
     if firmware is None:
-        return Hardware(source, leds, {}, None)
-    return Hardware(source, leds, {}, BridgeSimBoard(layout, firmware, source, sink))
+        return Hardware(source, leds, buttons, None)
+    return Hardware(source, leds, buttons, BridgeSimBoard(layout, firmware, source, sink, buttons))

@@ -98,7 +98,9 @@ class BridgeLink:
     def __init__(self, port: str | None, baud: int = 115200, *,
                  clock: Callable[[], float] = time.monotonic,
                  timings: BridgeTimings = BridgeTimings(),
-                 on_state: Callable[[str], None] | None = None) -> None:
+                 on_state: Callable[[str], None] | None = None, thread: bool = True) -> None:
+        # thread=False: no link thread and no port of its own; the caller drives the same
+        # frame handling step by step (firmware_bridge/lockstep.py, on simulated time).
         self.port = port
         self.baud = baud
         self.clock = clock
@@ -135,9 +137,12 @@ class BridgeLink:
         self._serial: serial.Serial | None = None
         self._users = 0  # open_bridge hands out a source and a sink; the last close() ends the line
         self._stopping = False
-        self._wake_r, self._wake_w = os.pipe()
-        self._thread = threading.Thread(target=self._run, name="bridge-link", daemon=True)
-        self._thread.start()
+        self._wake_r = self._wake_w = -1
+        self._thread: threading.Thread | None = None
+        if thread:
+            self._wake_r, self._wake_w = os.pipe()
+            self._thread = threading.Thread(target=self._run, name="bridge-link", daemon=True)
+            self._thread.start()
 
     # --- the daemon's side (any thread)
 
@@ -156,7 +161,7 @@ class BridgeLink:
         if self._stopping:
             return None
         name = f"bridge on {self.port or 'its USB port'}"
-        if not self._thread.is_alive():
+        if self._thread is not None and not self._thread.is_alive():
             return f"{name}: its link thread has stopped ({self.died or 'no reason logged'})"
         silent = self.clock() - self.last_valid_frame
         if silent > self.timings.heartbeat_timeout:
@@ -183,20 +188,27 @@ class BridgeLink:
         deadline = time.monotonic() + timeout
         with self._lock:
             while True:
-                if self._desired is not None and self._confirmed_crc == protocol.crc32(self._desired) \
-                        and self._pending_led is None and self._fw_rgb == self._desired:
+                if self._flushed():
                     return True
                 left = deadline - time.monotonic()
                 if left <= 0:
                     return False
                 self._lock.wait(left)
 
+    def _flushed(self) -> bool:
+        """Whether the firmware has acknowledged showing the last frame shown."""
+        with self._lock:
+            return self._desired is not None and self._pending_led is None \
+                and self._confirmed_crc == protocol.crc32(self._desired) and self._fw_rgb == self._desired
+
     def close(self) -> None:
         if self._stopping:
             return
         self._stopping = True
         self._wake()
-        if self._thread is not threading.current_thread():  # close() from a callback: no join
+        if self._thread is None:
+            self._set_state(CLOSED)
+        elif self._thread is not threading.current_thread():  # close() from a callback: no join
             self._thread.join(timeout=5)
 
     # --- the link thread
@@ -270,12 +282,23 @@ class BridgeLink:
                 pass
 
     def _serve(self) -> None:
-        t = self.timings
-        enc = protocol.Encoder()
-        dec = protocol.FrameDecoder()
         ser = self._serial
+        self._begin()
+        while not self._stopping:
+            timeout = self.timings.heartbeat_interval / 2
+            ready, _, _ = select.select([ser.fileno(), self._wake_r], [], [], timeout)
+            if self._wake_r in ready:
+                os.read(self._wake_r, 4096)
+            if ser.fileno() in ready:
+                self._receive(ser.read(max(1, ser.in_waiting)))  # raises SerialException when unplugged
+            self._keep(self.clock())
+
+    def _begin(self) -> None:
+        """A fresh connection on the open port: forget the line's state, say HOST_HELLO."""
+        enc = protocol.Encoder()
         self._set_state(CONNECTING)
         self._enc = enc
+        self._dec = protocol.FrameDecoder()
         self._rx_seq: int | None = None
         self._rx_key: tuple[int, int] | None = None  # (seq, frame CRC) of the last frame
         self._synced = False
@@ -288,49 +311,69 @@ class BridgeLink:
             self._pending_led = None
         now = self.clock()
         self._write(b"\x00" + enc.host_hello())
-        hello_sent = last_rx = last_frame = last_hb = now
+        self._hello_sent = self._last_rx = self._last_frame = self._last_hb = now
         self._hello_seen = False
-        legacy = 0  # frames of protocol 1 before any HELLO of ours
-        while not self._stopping:
-            timeout = t.heartbeat_interval / 2
-            ready, _, _ = select.select([ser.fileno(), self._wake_r], [], [], timeout)
-            if self._wake_r in ready:
-                os.read(self._wake_r, 4096)
-            if ser.fileno() in ready:
-                data = ser.read(max(1, ser.in_waiting))  # raises SerialException when unplugged
-                for item in dec.feed(data):
-                    last_frame = self.clock()
-                    if isinstance(item, protocol.ProtocolError):
-                        self.stats["bad_frames"] += 1
-                        log.debug("bridge: dropped a frame: %s", item)
-                        if isinstance(item, protocol.LegacyFrame) and not self._hello_seen:
-                            legacy += 1
-                            if legacy >= LEGACY_FRAMES:
-                                self._incompatible(1)
-                        continue
-                    last_rx = self.last_valid_frame = self.clock()
-                    self._handle(item)
-            now = self.clock()
-            # Silence is a dead line. Frames that all fail their CRC are a noisy line with a
-            # firmware behind it: reconnecting would not help it, so it gets longer.
-            if now - last_rx > t.heartbeat_timeout * (1 if now - last_frame > t.heartbeat_timeout else NOISY_LINE_PATIENCE):
-                raise _LineDead(
-                    f"no valid frame from the firmware for {now - last_rx:.2f} s "
-                    + ("(dead line)" if self._hello_seen else "(no HELLO: dead line, or not a treeboard bridge)"))
-            if not self._hello_seen and now - hello_sent > t.heartbeat_interval:
-                self._write(b"\x00" + enc.host_hello())  # the first may have been lost in noise
-                hello_sent = now
-            if now - last_hb > t.heartbeat_interval:
-                self._write(enc.heartbeat())
-                last_hb = now
-            if self._snapshot_asked is not None and now - self._snapshot_asked > t.ack_timeout:
-                self._ask_snapshot()
-            elif self._snapshot_asked is None and self._mismatch_since is not None \
-                    and now - self._mismatch_since > t.ack_timeout:
-                # The firmware's repeats did not put it right within a round trip: ask for it all.
-                self._ask_snapshot()
-            if self._synced:
-                self._send_leds(now)
+        self._legacy = 0  # frames of protocol 1 before any HELLO of ours
+
+    def _receive(self, data: bytes) -> None:
+        """Bytes from the firmware: every frame in them handled, every damaged one counted."""
+        for item in self._dec.feed(data):
+            self._last_frame = self.clock()
+            if isinstance(item, protocol.ProtocolError):
+                self.stats["bad_frames"] += 1
+                log.debug("bridge: dropped a frame: %s", item)
+                if isinstance(item, protocol.LegacyFrame) and not self._hello_seen:
+                    self._legacy += 1
+                    if self._legacy >= LEGACY_FRAMES:
+                        self._incompatible(1)
+                continue
+            self._last_rx = self.last_valid_frame = self.clock()
+            self._handle(item)
+
+    def _keep(self, now: float) -> None:
+        """What is due at `now`: the dead-line check, HELLO again, heartbeats, a SNAPSHOT
+        asked again, LED updates."""
+        t = self.timings
+        last_rx, last_frame = self._last_rx, self._last_frame
+        # Silence is a dead line. Frames that all fail their CRC are a noisy line with a
+        # firmware behind it: reconnecting would not help it, so it gets longer.
+        if now - last_rx > t.heartbeat_timeout * (1 if now - last_frame > t.heartbeat_timeout else NOISY_LINE_PATIENCE):
+            raise _LineDead(
+                f"no valid frame from the firmware for {now - last_rx:.2f} s "
+                + ("(dead line)" if self._hello_seen else "(no HELLO: dead line, or not a treeboard bridge)"))
+        if not self._hello_seen and now - self._hello_sent > t.heartbeat_interval:
+            self._write(b"\x00" + self._enc.host_hello())  # the first may have been lost in noise
+            self._hello_sent = now
+        if now - self._last_hb > t.heartbeat_interval:
+            self._write(self._enc.heartbeat())
+            self._last_hb = now
+        if self._snapshot_asked is not None and now - self._snapshot_asked > t.ack_timeout:
+            self._ask_snapshot()
+        elif self._snapshot_asked is None and self._mismatch_since is not None \
+                and now - self._mismatch_since > t.ack_timeout:
+            # The firmware's repeats did not put it right within a round trip: ask for it all.
+            self._ask_snapshot()
+        if self._synced:
+            self._send_leds(now)
+
+    def _next_due(self) -> float:
+        """The earliest time at which `_keep` has something to do (the line's timers; an LED
+        update to send is due at once). For a caller that steps time (lockstep.py)."""
+        t = self.timings
+        due = [self._last_hb + t.heartbeat_interval]
+        if not self._hello_seen:
+            due.append(self._hello_sent + t.heartbeat_interval)
+        if self._snapshot_asked is not None:
+            due.append(self._snapshot_asked + t.ack_timeout)
+        elif self._mismatch_since is not None:
+            due.append(self._mismatch_since + t.ack_timeout)
+        with self._lock:
+            pending, desired, known = self._pending_led, self._desired, self._fw_rgb
+        if pending is not None:
+            due.append(pending[2] + t.ack_timeout)
+        elif self._synced and desired is not None and desired != known:
+            return self.clock()
+        return min(due)
 
     def _handle(self, msg: protocol.Message) -> None:
         if msg.type == protocol.HELLO:

@@ -41,6 +41,12 @@ log = logging.getLogger(__name__)
 BOOT_NOISE = b"MPY: soft reboot\r\n"
 
 
+def pin_scan(board, rows: int, cols: int) -> list[int]:
+    """A matrix on GPIO rows and columns (firmware/main.py's Rp2040.scan), read from
+    `board[r * cols + c]`: one bit mask per row."""
+    return [sum(1 << c for c in range(cols) if board[r * cols + c]) for r in range(rows)]
+
+
 class _Pty:
     """One plug-in of the cable: a pty pair whose slave end the host opens by name."""
 
@@ -100,8 +106,7 @@ class _Shim:
     def scan(self) -> list[int]:
         if self.matrix is not None:
             return self.matrix.scan()
-        board, cols = self.sim._board, self.sim.cols
-        return [sum(1 << c for c in range(cols) if board[r * cols + c]) for r in range(self.sim.rows)]
+        return pin_scan(self.sim._board, self.sim.rows, self.sim.cols)
 
     def show(self, rgb) -> None:
         self.sim._shown = shown = bytes(rgb)

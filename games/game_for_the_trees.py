@@ -18,7 +18,9 @@ resolved together in board order (reading 12).
 
 from __future__ import annotations
 
+import functools
 import itertools
+import random
 import re
 from typing import Any, Iterator, NamedTuple
 
@@ -67,6 +69,7 @@ def _unit(dx: int, dy: int) -> tuple[int, int]:
     return ((dx > 0) - (dx < 0), (dy > 0) - (dy < 0))
 
 
+@functools.lru_cache(maxsize=None)  # pure, and at most a few hundred different steps
 def _direction(dx: int, dy: int) -> tuple[int, int]:
     """Which way a growth goes (reading 10): a line's unit step, or a knight's whole leap."""
     if dx and dy and abs(dx) != abs(dy):
@@ -74,13 +77,14 @@ def _direction(dx: int, dy: int) -> tuple[int, int]:
     return _unit(dx, dy)
 
 
-def _path(src: int, dx: int, dy: int) -> list[int]:
+@functools.lru_cache(maxsize=None)  # pure; 64 squares x 64 steps at most
+def _path(src: int, dx: int, dy: int) -> tuple[int, ...]:
     """The squares a growth passes before its target (none for a single step or a leap)."""
     n = max(abs(dx), abs(dy))
     if n <= 1 or abs(dx) not in (0, n) or abs(dy) not in (0, n):
-        return []
+        return ()
     ux, uy = _unit(dx, dy)
-    return [src + ux * k + SIZE * uy * k for k in range(1, n)]
+    return tuple(src + ux * k + SIZE * uy * k for k in range(1, n))
 
 
 def _is_step(cell: Cell, dx: int, dy: int) -> bool:
@@ -97,27 +101,27 @@ def _is_step(cell: Cell, dx: int, dy: int) -> bool:
     return {"B": straight, "E": diagonal, "P": straight or diagonal}[kind]
 
 
-def _steps(cell: Cell, src: int) -> Iterator[tuple[int, int, int]]:
-    """Every (dst, dx, dy) the piece in `cell` on `src` reaches by geometry."""
-    if cell[0] != TREE:
-        for dx, dy in _KING:
+def _steps(cell: Cell, src: int) -> tuple[tuple[int, int, int, tuple[int, ...]], ...]:
+    """Every (dst, dx, dy, path) the piece in `cell` on `src` reaches by geometry."""
+    return _steps_of(cell[3] if cell[0] == TREE else "", src)
+
+
+@functools.lru_cache(maxsize=None)  # pure: 5 kinds of growth x 64 squares
+def _steps_of(kind: str, src: int) -> tuple[tuple[int, int, int, tuple[int, ...]], ...]:
+    out = []
+    if kind in ("", "A"):
+        for dx, dy in (_KNIGHT if kind else _KING):
             dst = _at(src, dx, dy)
             if dst is not None:
-                yield dst, dx, dy
-        return
-    kind = cell[3]
-    if kind == "A":
-        for dx, dy in _KNIGHT:
-            dst = _at(src, dx, dy)
-            if dst is not None:
-                yield dst, dx, dy
-        return
+                out.append((dst, dx, dy, ()))
+        return tuple(out)
     for ux, uy in _TREE_STEPS[kind]:
         for n in range(1, SIZE):
             dst = _at(src, ux * n, uy * n)
             if dst is None:
                 break
-            yield dst, ux * n, uy * n
+            out.append((dst, ux * n, uy * n, _path(src, ux * n, uy * n)))
+    return tuple(out)
 
 
 def _underbrush(cell: Cell) -> bool:
@@ -146,28 +150,29 @@ class Move(NamedTuple):
     order: tuple | None = None
 
     def __str__(self) -> str:
+        # One word, no spaces: `treeboard replay` reads moves as whitespace-separated words.
         if self.action == GROW:
             text = f"{self.letter}{square_name(self.src)}-{square_name(self.dst)}"
         elif self.action == LEAP:
-            text = f"H {square_name(self.src)}^{square_name(self.dst)}"
+            text = f"H{square_name(self.src)}^{square_name(self.dst)}"
         elif self.action == STOP:
-            text = f"stop {square_name(self.src)}>{square_name(self.dst)}"
+            text = f"stop:{square_name(self.src)}>{square_name(self.dst)}"
         else:
-            text = f"retreat {square_name(self.src)}"
+            text = f"retreat:{square_name(self.src)}"
         if self.order is not None:
-            text += " / " + " ".join(f"{square_name(a)}{m}{square_name(b)}"
-                                     for a, b, m in self.order)
+            text += "/" + ",".join(f"{square_name(a)}{m}{square_name(b)}"
+                                   for a, b, m in self.order)
         return text
 
 
 _SQ = r"([a-h][1-8])"
 _GROW_RE = re.compile(rf"^([baepguh]?)\s*{_SQ}\s*-\s*{_SQ}$")
 _LEAP_RE = re.compile(rf"^h\s*{_SQ}?\s*\^\s*{_SQ}$")
-_STOP_RE = re.compile(rf"^stop\s+{_SQ}\s*>\s*{_SQ}$")
-_RETREAT_RE = re.compile(rf"^retreat\s+{_SQ}$")
+_STOP_RE = re.compile(rf"^stop\s*[:\s]\s*{_SQ}\s*>\s*{_SQ}$")
+_RETREAT_RE = re.compile(rf"^retreat\s*[:\s]\s*{_SQ}$")
 _ITEM_RE = re.compile(rf"^{_SQ}([>x^]){_SQ}$")
-_HELP = ("a turn is a growth such as a2-a3 or Ab1-d2, a leap H e1^c3, stop d2>f3, or "
-         "retreat d5, optionally followed by an order such as '/ g2>f3 d2>f3'")
+_HELP = ("a turn is a growth such as a2-a3 or Ab1-d2, a leap He1^c3, stop:d2>f3, or "
+         "retreat:d5, optionally followed by an order such as /g2>f3,d2>f3")
 
 
 def _parse_text(text: str) -> tuple[str, int, int, str, tuple | None]:
@@ -181,7 +186,7 @@ def _parse_text(text: str) -> tuple[str, int, int, str, tuple | None]:
     order = None
     if sep:
         items = []
-        for word in tail.split():
+        for word in tail.replace(",", " ").split():
             m = _ITEM_RE.match(word)
             if not m:
                 raise InvalidNotation(text, f"{word!r} is no growth of an order; write "
@@ -498,6 +503,28 @@ class GameForTheTreesState(State):
         self._to_move = 1 - mover
         self._check_end(mover)
 
+    def playout(self, rng: Any = random) -> tuple[int, int]:
+        """Finish the game with random turns and return the scores; every turn is recorded,
+        so `undo` takes them back. Much faster than choosing among `legal_moves()` (which
+        tries every order of every action): it picks a random candidate action and plays it
+        in the default order, and only when no candidate works that way asks legal_moves.
+        Not the same distribution as a uniform choice among distinct turns: a random game
+        for search, which is what it is for."""
+        while not self._end:
+            actions = list(self._actions())
+            rng.shuffle(actions)
+            for action, src, dst in actions:
+                letter = _letter(self._board[src]) if action == GROW else \
+                    "H" if action == LEAP else ""
+                try:
+                    self.play(Move(action, src, dst, letter))
+                except IllegalMove:
+                    continue
+                break
+            else:
+                self.play(rng.choice(self.legal_moves()))
+        return self.scores()
+
     def undo(self) -> Move:
         if not self._history:
             raise IndexError("no move to undo")
@@ -633,11 +660,11 @@ class GameForTheTreesState(State):
             cell = board[src]
             if cell[1] != mover or cell[0] == BARE:
                 continue
-            for dst, dx, dy in _steps(cell, src):
-                if (src, *_direction(dx, dy)) in growing:
+            for dst, dx, dy, path in _steps(cell, src):
+                if growing and (src, *_direction(dx, dy)) in growing:
                     continue
-                path = _path(src, dx, dy)
-                if chain_sq & {dst, *path} or _suitable(board, cell, path, dst):
+                if _suitable(board, cell, path, dst) or \
+                        chain_sq and (dst in chain_sq or not chain_sq.isdisjoint(path)):
                     yield GROW, src, dst
         if not self._leap[mover]:
             hucks = [i for i, c in enumerate(board) if c[0] == HUCK and c[1] == mover]

@@ -4,6 +4,7 @@ the tests instead of skipping them, so remote play is never silently untested.""
 
 from __future__ import annotations
 
+import getpass
 import os
 import shutil
 import socket
@@ -34,23 +35,44 @@ def free_port() -> int:
 class Broker:
     """One mosquitto process; `stop` and `start` again on the same port (a broker restart)."""
 
-    def __init__(self, directory: Path, *, password_file: Path | None = None):
+    def __init__(self, directory: Path, *, users: dict[str, str] | None = None,
+                 tls: bool = False):
         self.binary = mosquitto_binary()
         self.port = free_port()
         self.directory = directory
         self.conf = directory / "mosquitto.conf"
+        self.tls = tls
+        # Run as whoever runs the tests (as root, mosquitto would otherwise drop to its own
+        # user, who cannot read the test's private folder: its log, passwords and key).
         lines = [f"listener {self.port} 127.0.0.1", "persistence false",
-                 f"log_dest file {directory / 'mosquitto.log'}"]
-        if password_file is None:
+                 f"user {getpass.getuser()}", f"log_dest file {directory / 'mosquitto.log'}"]
+        if users is None:
             lines.append("allow_anonymous true")
         else:
-            lines += ["allow_anonymous false", f"password_file {password_file}"]
+            # mosquitto_passwd hashes the passwords into the broker's own file format.
+            passwords = directory / "passwords"
+            passwords.touch(mode=0o600)
+            for user, password in users.items():
+                subprocess.run([shutil.which("mosquitto_passwd") or "/usr/bin/mosquitto_passwd",
+                                "-b", str(passwords), user, password], check=True,
+                               capture_output=True)
+            lines += ["allow_anonymous false", f"password_file {passwords}"]
+        if tls:
+            # A self-signed certificate for localhost and 127.0.0.1, trusted by naming it as the
+            # client's CA file: the way a family trusts their own Pi's broker.
+            self.ca_file = directory / "broker.crt"
+            key = directory / "broker.key"
+            subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
+                            "-subj", "/CN=localhost", "-keyout", str(key), "-out", str(self.ca_file),
+                            "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"],
+                           check=True, capture_output=True)
+            lines += [f"certfile {self.ca_file}", f"keyfile {key}"]
         self.conf.write_text("\n".join(lines) + "\n")
         self.proc: subprocess.Popen | None = None
 
     @property
     def url(self) -> str:
-        return f"mqtt://127.0.0.1:{self.port}"
+        return f"mqtts://localhost:{self.port}" if self.tls else f"mqtt://127.0.0.1:{self.port}"
 
     def start(self) -> None:
         self.proc = subprocess.Popen([self.binary, "-c", str(self.conf)],

@@ -33,6 +33,10 @@ The interface a game's view module provides (`state` is the game's State; `view`
     HINTS: tuple[str, ...]
         The hint modes (View.moves) its frame and pictures show: default ("off", "legal",
         "safe"). Add "best" once the game's frame lights the computer player's best moves.
+    ENTRIES: bool
+        True when pieces may stand where no sensor sees them (Treeblox cubes above the board):
+        the page then offers each legal move that puts one there. Default False (finding them
+        tries every legal move, which a 20x20 board should not pay for on every change).
     HELP: str
         The game's own help lines for `treeboard sim` (its site names, its entries).
     def svg_3d(state, view: View, places: list[str], turn: int = 0) -> str
@@ -85,6 +89,11 @@ def view_of(game_name: str) -> ModuleType:
 def players(game_name: str) -> tuple[str, str]:
     """The names of the two sides as the game's players read them."""
     return getattr(view_of(game_name), "PLAYERS", DEFAULT_PLAYERS)
+
+
+def offers_entries(game_name: str) -> bool:
+    """Whether the page should look for entries (pieces no sensor sees) in this game."""
+    return bool(getattr(view_of(game_name), "ENTRIES", False))
 
 
 def hint_modes(game_name: str) -> tuple[str, ...]:

@@ -16,6 +16,7 @@ from board_driver.views.svgkit import el, hexc, title
 from games.treeblox import COLUMNS, SIZE, cell_name, parse_cell
 
 PLAYERS = ("Dark", "Light")
+ENTRIES = True  # cubes above or beside the board have no sensor: the page enters them
 
 HELP = """Treeblox: the board's holes are a1..d4 (columns a-d, rows 1-4); a cube in a hole is
 seen by its sensor: place b2 dark-leaf. Cubes above or beside the board have no sensor and are

@@ -7,7 +7,8 @@ API (JSON; control actions need `X-Treeboard-Token` when the config sets web.tok
     GET  /api/state                 {"game", "corrections", "leds", ...what the page needs}
     POST /api/enter {"site","kind"} a piece where no sensor sees it (Treeblox above the board)
     POST /api/press {"button"}      end_turn
-    POST /api/takeback              the last move
+    POST /api/takeback              the last move (in a remote game: asked of the other board)
+    POST /api/takeback-answer {"answer"}   accept | refuse the other board's takeback request
     POST /api/new-game {options}    start over (same game; its options may change)
     POST /api/hint {"mode"}         off | legal | safe (| best)
     GET  /api/picture3d?turn=N      the 3D picture turned N quarter turns (Treeblox)

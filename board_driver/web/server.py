@@ -77,12 +77,15 @@ class Client:
         self.wake.set()
 
     async def pump(self) -> None:
-        while not self.ws.closed:
-            await self.wake.wait()
-            self.wake.clear()
-            text, self.pending = self.pending, None
-            if text is not None:
-                await self.ws.send_str(text)
+        try:
+            while not self.ws.closed:
+                await self.wake.wait()
+                self.wake.clear()
+                text, self.pending = self.pending, None
+                if text is not None:
+                    await self.ws.send_str(text)
+        except (ConnectionError, RuntimeError) as exc:  # the page went away mid-send
+            log.debug("a page's socket closed while sending: %s", exc)
 
 
 class WebServer:
@@ -113,6 +116,7 @@ class WebServer:
         r.add_post("/api/enter", self._enter)
         r.add_post("/api/press", self._press)
         r.add_post("/api/takeback", self._takeback)
+        r.add_post("/api/takeback-answer", self._takeback_answer)
         r.add_post("/api/new-game", self._new_game)
         r.add_post("/api/hint", self._hint)
         r.add_get("/ws", self._ws)
@@ -150,22 +154,22 @@ class WebServer:
     def current(self) -> str:
         """The state as JSON; remade only when the game, the corrections or the hint changed."""
         ref = self.daemon.session.referee
+        link = self.daemon.remote.summary() if self.daemon.remote is not None else None
         key = (ref.state.to_json(), tuple(ref.corrections), tuple(ref.view.completions),
-               ref.view.moves)
+               ref.view.moves, json.dumps(link))
         if key != self._key or self._text is None:
             self._key = key
             self._version += 1
             self._text = json.dumps(snapshot.page_state(
                 ref, layout_name=self.daemon.session.layout.name,
                 token_required=self.token is not None, version=self._version,
-                instance=self.instance))
+                instance=self.instance, remote=link))
         return self._text
 
     def frame_shown(self) -> None:
         """Called by the daemon on the loop after every LED frame: push what changed."""
         if not self.clients:
-            self._text = None  # made again when someone asks
-            return
+            return  # made when someone asks
         version = self._version
         text = self.current()
         if self._version != version:
@@ -275,11 +279,27 @@ class WebServer:
 
     async def _takeback(self, request: web.Request) -> web.Response:
         await self._body(request, {})
+        link = self.daemon.remote
+        if link is not None:
+            # In a remote game a takeback is asked of the other board, which may refuse.
+            return self._act(lambda r, now: link.request_takeback())
         return self._act(lambda r, now: r.takeback(now))
+
+    async def _takeback_answer(self, request: web.Request) -> web.Response:
+        data = await self._body(request, {"answer": True})
+        link = self.daemon.remote
+        if link is None:
+            raise Refused(409, "this board plays no remote game")
+        if data["answer"] not in ("accept", "refuse"):
+            raise Refused(400, "answer must be accept or refuse")
+        return self._act(lambda r, now: link.answer_takeback(data["answer"] == "accept"))
 
     async def _new_game(self, request: web.Request) -> web.Response:
         ref = self.daemon.session.referee
         data = await self._body(request, {k: False for k in ref.state.game.options()})
+        if self.daemon.remote is not None:
+            raise Refused(409, "a remote game is one game on both boards: to play another, "
+                               "join a new game id on both")
         return self._act(lambda r, now: r.new_game(now, data or None))
 
     async def _hint(self, request: web.Request) -> web.Response:

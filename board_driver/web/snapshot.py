@@ -70,14 +70,14 @@ def result_words(state, names: tuple[str, str]) -> str | None:
 
 
 def page_state(referee, *, layout_name: str, token_required: bool, version: int,
-               instance: str) -> dict[str, Any]:
+               instance: str, remote: dict[str, Any] | None = None) -> dict[str, Any]:
     """The object GET /api/state answers and the WebSocket pushes. Its first three keys are what
     `treeboard trace` prints after an action."""
     state, view = referee.state, referee.view
     names = views.players(state.game.name)
     module = views.view_of(state.game.name)
     sensed = set(referee.sensed)
-    offered = entries(state, sensed)
+    offered = entries(state, sensed) if views.offers_entries(state.game.name) else []
     svg3d = None
     if hasattr(module, "svg_3d"):
         svg3d = module.svg_3d(state, view, sorted({e["site"] for e in offered}))
@@ -106,6 +106,10 @@ def page_state(referee, *, layout_name: str, token_required: bool, version: int,
         "token_required": token_required,
         "svg": views.svg(state, view),
         "svg3d": svg3d,
+        # Who plays each seat ("human" here, "computer:LEVEL", "remote"), and the link to the
+        # other board in a remote game (None otherwise).
+        "seats": list(referee.seats),
+        "remote": remote,
     }
 
 

@@ -123,10 +123,14 @@ class Controller:
                 continue  # the idle row: nothing differs, nothing counting
             base = r * self.cols
             back = busy & ~delta  # cells that read their stable value again: count from zero
+            gaps = back & stable_rows[r]  # of those, tokens that were off for a scan or two
             c = 0
             while back:
                 if back & 1:
                     self.pending[base + c] = 0
+                    if gaps >> c & 1:
+                        self.gap(base + c)
+                        changed = True
                 back >>= 1
                 c += 1
             stable_rows[r], busy_rows[r], row_changed = self.count(base, raw, delta, stable_rows[r])
@@ -167,6 +171,23 @@ class Controller:
             delta >>= 1
             c += 1
         return stable, busy, changed
+
+    def gap(self, channel):
+        """A cell that holds a token read empty for fewer scans than the debounce, then held
+        one again: a seed swapped for a spore faster than the debounce (or a knock). The host's
+        referee must see that the cell went empty (an Arbos replacement), so it is said as
+        the two changes it was, out and back, each vouched for (PROTOCOL.md, "A gap shorter
+        than the debounce"). A token arriving with a bounce is no such thing: only a present
+        cell's gap is said."""
+        stable = self.stable
+        code = stable[channel]
+        stable[channel] = protocol.CODE_EMPTY
+        gone = protocol.crc32(stable)
+        stable[channel] = code
+        self.send(self.encoder.change(channel, protocol.CODE_EMPTY, gone))
+        self.send(self.encoder.heartbeat(gone, protocol.crc32(self.rgb)))
+        # The scan's closing HEARTBEAT is this one's second witness.
+        self.send(self.encoder.change(channel, code, self.board_crc))
 
     def remember(self, channel):
         recent = self.recent

@@ -274,6 +274,38 @@ def test_finished_games_viewed_move_by_move(browser, sims, tmp_path):
     page.close()
 
 
+def _layout_for(game: str) -> str | None:
+    from hardware.layout import load_layout, shipped_layouts
+
+    return next((n for n in shipped_layouts() if load_layout(n).game == game
+                 and not n.endswith("-bridge")), None)
+
+
+def _other_games() -> list[str]:
+    import games
+
+    return [g for g in games.names() if g not in ("tree-planting", "treeblox")]
+
+
+@pytest.mark.parametrize("game", _other_games())
+def test_every_other_games_page_shows_its_board(browser, sims, game):
+    """Each game that has a layout gets its page drawn (its own view, or the generic one) with
+    no script error, and its screenshots."""
+    layout = _layout_for(game)
+    if layout is None:
+        pytest.skip(f"no shipped layout for {game} on the simulated pins yet")
+    sim = sims("--layout", layout)
+    page = browser.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(sim.url)
+    page.wait_for_selector("body[data-connected=yes]")
+    appears(page, "#board svg [data-site]")
+    assert page.get_attribute("body", "data-game") == game and errors == []
+    screenshots(page, game)
+    page.close()
+
+
 def test_chromium_is_debians_not_a_download():
     if not os.path.exists(CHROMIUM):
         _unavailable(f"no chromium at {CHROMIUM}")

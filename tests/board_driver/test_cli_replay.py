@@ -135,3 +135,12 @@ def test_sim_keeps_one_journal_per_layout_and_options():
                                    ("treeblox-adc", {"cubes": "2"}), ("/x/my board.toml", None)]}
     assert len(paths) == 4
     assert all(p.parent == sim_journal(sim_config()).parent and p.name.startswith("sim-") for p in paths)
+
+
+def test_an_option_with_an_underscore_takes_dashes_too(capsys, monkeypatch):
+    outs = []
+    for flag in ("--quiet_limit", "--quiet-limit"):
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"")))
+        assert main(["replay", "--game", "fangqi", flag, "7", "-"]) == 0
+        outs.append(capsys.readouterr().out)
+    assert outs[0] == outs[1] and '"quiet_limit": 7' in outs[0]

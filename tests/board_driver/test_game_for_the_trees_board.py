@@ -133,14 +133,14 @@ def test_an_order_choice_is_offered_and_cycled(board):
     tap(t, "g2")
     record = tap(t, "f3")  # two turns lead here: the default order, and the Ash first
     touch = t.referee.touch
-    assert touch.describe()["choice"] == ["g2-f3", "g2-f3 / d2>f3 g2>f3"]
+    assert touch.describe()["choice"] == ["g2-f3", "g2-f3/d2>f3,g2>f3"]
     assert record["game"]["moves"] == ["Ab1-d2", "h7-h6"]
     # the board previews the offered turn: f3 lit as the Ash's square (the owner's colour)
     assert touch.describe()["offered"] == "g2-f3"
     tap(t, "g2")  # the source: the next offer
-    assert touch.describe()["offered"] == "g2-f3 / d2>f3 g2>f3"
+    assert touch.describe()["offered"] == "g2-f3/d2>f3,g2>f3"
     record = tap(t, "f3")  # the target: play it
-    assert record["game"]["moves"][-1] == "g2-f3 / d2>f3 g2>f3"
+    assert record["game"]["moves"][-1] == "g2-f3/d2>f3,g2>f3"
     assert t.referee.state.square("f3")["terrain"] == "underbrush"
 
 
@@ -151,16 +151,16 @@ def test_a_chain_is_stopped_by_touch(board):
     tap(t, "d2")
     assert "f3" in t.referee.touch.describe()["targets"]  # the chain's next square
     record = tap(t, "f3")
-    assert record["game"]["moves"][-1] == "stop d2>f3"
+    assert record["game"]["moves"][-1] == "stop:d2>f3"
 
 
 def test_hold_retreats_and_a_finished_game_restarts_on_hold(board):
     t = board(limit=2)
     record = hold(t, "a3")
-    assert record["game"]["moves"] == ["retreat a3"]
+    assert record["game"]["moves"] == ["retreat:a3"]
     record = tap(t, "h6")
     record = tap(t, "h5")
-    assert record["game"]["over"] and record["game"]["moves"] == ["retreat a3", "h6-h5"]
+    assert record["game"]["over"] and record["game"]["moves"] == ["retreat:a3", "h6-h5"]
     record = tap(t, "a1")  # a tap on a finished game does nothing
     assert record["game"]["over"]
     record = hold(t, "e4")  # a hold starts the next game
@@ -264,3 +264,65 @@ def test_touch_over_the_bridge_layout_through_the_simulated_firmware(tmp_path):
         await runner
 
     asyncio.run(scenario())
+
+
+def test_treeboard_replay_reads_every_kind_of_turn(tmp_path):
+    f = tmp_path / "game.txt"
+    f.write_text("Ab1-d2 h7-h6\ng2-f3/d2>f3,g2>f3 stop:h6>h5\nHe1^c3 retreat:h6\n"
+                 "retreat:a2 a4-a5\n")
+    out = subprocess.run([sys.executable, "-m", "board_driver.cli", "replay", "--game",
+                          "game-for-the-trees", "--limit", "50", str(f)],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2 and out.stdout == ""
+    assert "move 8 (a4-a5): a4 holds bare ground" in out.stderr
+    f.write_text("Ab1-d2 h7-h6\ng2-f3/d2>f3,g2>f3 stop:h6>h5\nHe1^c3 retreat:h6\n")
+    out = subprocess.run([sys.executable, "-m", "board_driver.cli", "replay", "--game",
+                          "game-for-the-trees", "--limit", "50", str(f)],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    game = json.loads(out.stdout)
+    assert game["moves"] == ["Ab1-d2", "h7-h6", "g2-f3/d2>f3,g2>f3", "stop:h6>h5", "He1^c3",
+                             "retreat:h6"]
+    assert game["limit"] == 50 and game["to_move"] == 0
+
+
+TOUCH_KILLER = r"""
+import sys
+from board_driver.config import sim_config
+from board_driver.trace import Tracer
+t = Tracer(sim_config(layout="game-for-the-trees-matrix", journal=sys.argv[1]))
+for src, dst in [("b1", "d2"), ("h7", "h6"), ("a2", "a3"), ("g7", "g6")]:
+    for site in (src, dst):
+        t.step("place", [site])
+        t.step("lift", [site])
+    print("ACCEPTED", " ".join(str(m) for m in t.referee.state.moves), flush=True)
+sys.stdin.readline()  # wait here, mid-game, for the power to go
+"""
+
+
+def test_sigkill_mid_game_resumes_with_momentum(tmp_path):
+    """The board process dies (SIGKILL: no clean-up at all) after four turns by touch; the
+    next process resumes the game from the journal with every chain where it was."""
+    journal = tmp_path / "j.sqlite"
+    proc = subprocess.Popen([sys.executable, "-c", TOUCH_KILLER, str(journal)],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    accepted = []
+    for _ in range(4):
+        accepted = proc.stdout.readline().split()[1:]
+    proc.kill()
+    proc.wait(timeout=10)
+    proc.stdout.close()
+    proc.stdin.close()
+    assert accepted == ["Ab1-d2", "h7-h6", "a2-a3", "g7-g6"]
+    t = Tracer(sim_config(layout="game-for-the-trees-matrix", journal=str(journal)),
+               new_game=False)
+    try:
+        state = t.referee.state
+        assert [str(m) for m in state.moves] == accepted
+        assert state.chains(0) == ["a3>a4"]          # the Ash's d2>f3 autostopped (f3 grass)
+        assert state.chains(1) == ["g6>g5"]          # and Black's h6>h5 (h5 bare)
+        record = play_by_touch(t, state.parse_move("b3-a4"))  # grass first: a4 becomes grass,
+        assert record["game"]["moves"][-1] == "b3-a4"         # then the chain grows onto it
+        assert state.square("a4")["terrain"] == "underbrush" and "a4>a5" in state.chains(0)
+    finally:
+        t.close()

@@ -30,7 +30,8 @@ def broker(tmp_path):
     b.stop()
 
 
-def board(tmp_path, name: str, remote_seat: int, broker: Broker, layout: str, **remote) -> Daemon:
+def board(tmp_path, name: str, remote_seat: int, broker: Broker, layout: str, *, web=False,
+          **remote) -> Daemon:
     folder = tmp_path / name
     folder.mkdir(exist_ok=True)
     players = ["human", "human"]
@@ -39,7 +40,8 @@ def board(tmp_path, name: str, remote_seat: int, broker: Broker, layout: str, **
                      players=tuple(players),
                      remote={"broker": broker.url, "game": GAME, "secret": SECRET,
                              "keepalive": 2, **remote})
-    return Daemon(cfg, notifier=Notifier(None))
+    cfg.web_port = 0
+    return Daemon(cfg, notifier=Notifier(None), web=web)
 
 
 async def until(condition, timeout: float = 10.0, what: str = "") -> None:
@@ -49,6 +51,11 @@ async def until(condition, timeout: float = 10.0, what: str = "") -> None:
         if loop.time() > deadline:
             raise AssertionError(f"timed out waiting for {what or condition}")
         await asyncio.sleep(0.01)
+
+
+def pair(tmp_path, broker: Broker, layout: str = "tree-planting-classic-pins"):
+    """Two boards of one remote game: the first plays seat 0, the second seat 1."""
+    return board(tmp_path, "a", 1, broker, layout), board(tmp_path, "b", 0, broker, layout)
 
 
 def moves(daemon: Daemon) -> list[str]:
@@ -131,8 +138,7 @@ def run_pair(a: Daemon, b: Daemon, scenario) -> None:
 @pytest.mark.parametrize("layout, game, seed", [("tree-planting-classic-pins", "tree-planting", 3),
                                                 ("treeblox-adc", "treeblox", 5)])
 def test_two_boards_play_a_whole_game_through_the_broker(tmp_path, broker, layout, game, seed):
-    a = board(tmp_path, "a", 1, broker, layout)   # a plays seat 0; seat 1 is across town
-    b = board(tmp_path, "b", 0, broker, layout)
+    a, b = pair(tmp_path, broker, layout)   # a plays seat 0; seat 1 is across town
 
     async def scenario():
         reference = a.session.referee.state.copy()
@@ -145,12 +151,7 @@ def test_two_boards_play_a_whole_game_through_the_broker(tmp_path, broker, layou
 
 
 def test_the_board_refuses_a_local_move_for_the_remote_seat(tmp_path, broker):
-    a = board(tmp_path, "a", 0, broker, "tree-planting-classic-pins")  # seat 0 is remote
-
-    async def scenario():
-        pass
-
-    b = board(tmp_path, "b", 1, broker, "tree-planting-classic-pins")
+    b, a = pair(tmp_path, broker)      # a plays seat 1: seat 0, which moves first, is remote
 
     async def scenario():
         a.session.hardware.board.place("h0.0")   # seat 0 (remote for a) would move: refused
@@ -165,8 +166,7 @@ def test_the_board_refuses_a_local_move_for_the_remote_seat(tmp_path, broker):
 
 def test_broker_restart_and_a_cut_longer_than_the_keepalive_lose_and_double_nothing(
         tmp_path, broker):
-    a = board(tmp_path, "a", 1, broker, "tree-planting-classic-pins")
-    b = board(tmp_path, "b", 0, broker, "tree-planting-classic-pins")
+    a, b = pair(tmp_path, broker)
 
     async def scenario():
         reference = a.session.referee.state.copy()
@@ -207,8 +207,7 @@ def test_forged_replayed_reordered_and_wrong_messages_are_refused_with_a_reason(
         tmp_path, broker, caplog):
     import aiomqtt
 
-    a = board(tmp_path, "a", 1, broker, "tree-planting-classic-pins")   # seat 1 is remote
-    b = board(tmp_path, "b", 0, broker, "tree-planting-classic-pins")
+    a, b = pair(tmp_path, broker)      # b plays seat 1, which is remote for a
     caplog.set_level(logging.WARNING, logger="treeboard.remote")
 
     async def scenario():
@@ -403,8 +402,7 @@ def test_a_board_killed_mid_game_comes_back_and_both_agree(tmp_path, broker):
 
 
 def test_a_takeback_is_asked_and_carried_out_on_both_boards_or_refused(tmp_path, broker):
-    a = board(tmp_path, "a", 1, broker, "tree-planting-classic-pins")
-    b = board(tmp_path, "b", 0, broker, "tree-planting-classic-pins")
+    a, b = pair(tmp_path, broker)
 
     async def scenario():
         reference = a.session.referee.state.copy()
@@ -440,5 +438,188 @@ def test_a_takeback_is_asked_and_carried_out_on_both_boards_or_refused(tmp_path,
         # The game goes on after it.
         await play_through(a, b, reference, rng, count=2)
         assert a.remote.conflict is None and b.remote.conflict is None
+
+    run_pair(a, b, scenario)
+
+
+def test_the_page_shows_the_link_and_carries_takebacks_between_boards(tmp_path, broker):
+    import json
+
+    import aiohttp
+
+    a = board(tmp_path, "a", 1, broker, "tree-planting-classic-pins", web=True)
+    b = board(tmp_path, "b", 0, broker, "tree-planting-classic-pins", web=True)
+
+    async def scenario():
+        reference = a.session.referee.state.copy()
+        await play_through(a, b, reference, random.Random(3), count=1)   # a's move 1
+        headers = {"Content-Type": "application/json"}
+
+        def url(d, path):
+            return f"http://127.0.0.1:{d.web.port}{path}"
+
+        async with aiohttp.ClientSession() as http:
+            async def post(d, path, body=None):
+                async with http.post(url(d, path), data=json.dumps(body or {}),
+                                     headers=headers) as r:
+                    return r.status, await r.json()
+
+            async with http.get(url(a, "/api/state")) as r:
+                state = await r.json()
+            assert state["seats"] == ["human", "remote"]
+            assert state["remote"]["status"] == "connected" and state["remote"]["seat"] == 0
+            # A new game on one board alone is refused; a takeback is asked of the other board.
+            status, body = await post(a, "/api/new-game")
+            assert status == 409 and "one game on both boards" in body["error"]
+            status, body = await post(b, "/api/takeback-answer", {"answer": "accept"})
+            assert status == 409 and "has not asked" in body["error"]
+            status, body = await post(a, "/api/takeback")
+            assert status == 200 and body["remote"]["asked_to"] == 0
+            assert body["game"]["moves"] == [str(reference.moves[0])]   # nothing taken back yet
+            await until(lambda: b.remote.takeback_request == 0, what="the request at b")
+            async with http.get(url(b, "/api/state")) as r:
+                assert (await r.json())["remote"]["request"] == 0
+            status, body = await post(b, "/api/takeback-answer", {"answer": "maybe"})
+            assert status == 400
+            status, body = await post(b, "/api/takeback-answer", {"answer": "accept"})
+            assert status == 200 and body["game"]["moves"] == []
+            await until(lambda: moves(a) == [], what="the takeback at a")
+
+    run_pair(a, b, scenario)
+
+
+def test_a_login_and_tls_broker_and_what_the_board_says_when_refused(tmp_path):
+    """mqtts with the broker's own certificate, a login from a file only the service user can
+    read; a wrong password or an untrusted certificate is said plainly, not as "no broker"."""
+    import os
+
+    broker = Broker(tmp_path, users={"grandma": "tea-and-trees"}, tls=True)
+    broker.start()
+    logins = {}
+    for name, text in (("good", "grandma:tea-and-trees"), ("bad", "grandma:coffee")):
+        path = tmp_path / f"{name}.login"
+        path.write_text(text + "\n")
+        os.chmod(path, 0o600)
+        logins[name] = str(path)
+    try:
+        a = board(tmp_path, "a", 1, broker, "tree-planting-classic-pins",
+                  credentials_file=logins["good"], ca_file=str(broker.ca_file))
+        b = board(tmp_path, "b", 0, broker, "tree-planting-classic-pins",
+                  credentials_file=logins["good"], ca_file=str(broker.ca_file))
+
+        async def scenario():
+            reference = a.session.referee.state.copy()
+            await play_through(a, b, reference, random.Random(5), count=2)
+
+        run_pair(a, b, scenario)
+
+        for extra, words in (({"credentials_file": logins["bad"], "ca_file": str(broker.ca_file)},
+                              "refused this board"),
+                             ({"credentials_file": logins["good"]}, "certificate is not trusted")):
+            lone = board(tmp_path, f"lone{len(words)}", 1, broker, "tree-planting-classic-pins",
+                         **extra)
+
+            async def refused(lone=lone, words=words):
+                runner = asyncio.ensure_future(lone.run())
+                try:
+                    await until(lambda: lone.remote is not None and words in
+                                (lone.session.referee.remote_status or ""), what=words)
+                finally:
+                    lone.stop()
+                    await asyncio.gather(runner, return_exceptions=True)
+
+            asyncio.run(refused())
+    finally:
+        broker.stop()
+
+
+def test_remote_settings_refuse_bad_files_and_values_by_name(tmp_path):
+    import os
+
+    from board_driver.config import ConfigError, parse_config
+    from board_driver.remote import settings_from_config
+
+    secret = tmp_path / "secret"
+    secret.write_text("a long enough secret\n")
+    os.chmod(secret, 0o644)
+    base = {"players": ["human", "remote"], "journal": str(tmp_path / "j.sqlite"),
+            "remote": {"broker": "mqtt://127.0.0.1", "game": "g1", "secret_file": str(secret)}}
+
+    def settings(**remote):
+        data = {**base, "remote": {**base["remote"], **remote}}
+        data["remote"] = {k: v for k, v in data["remote"].items() if v is not None}
+        return settings_from_config(parse_config(data, "board.toml"))
+
+    with pytest.raises(ConfigError, match=r"board.toml: remote: .*secret.*readable by others"):
+        settings()
+    os.chmod(secret, 0o600)
+    assert settings().secret == b"a long enough secret" and settings().port == 1883
+    assert settings(broker="mqtts://example.net").port == 8883
+    for remote, words in [({"broker": "http://x"}, "remote.broker: .*mqtt://host"),
+                          ({"broker": "mqtt://h:notaport"}, "remote.broker: .*port"),
+                          ({"game": "a/b"}, "remote.game: .*game id"),
+                          ({"secret_file": str(tmp_path / "none")}, "cannot read the secret"),
+                          ({"secret_file": None, "secret": "short"}, "at least 8 bytes")]:
+        with pytest.raises(ConfigError, match=words):
+            settings(**remote)
+    login = tmp_path / "login"
+    login.write_bytes(b"\xff\xfe")
+    os.chmod(login, 0o600)
+    with pytest.raises(ConfigError, match="not UTF-8"):
+        settings(credentials_file=str(login))
+    login.write_text("no-colon-here")
+    with pytest.raises(ConfigError, match="username:password"):
+        settings(credentials_file=str(login))
+    for data, words in [({"remote": {"game": "g"}}, "remote.broker"),
+                        ({"remote": {**base["remote"], "secret": "also"}}, "exactly one of"),
+                        ({"remote": {**base["remote"], "keepalive": 1}}, "remote.keepalive"),
+                        ({"players": ["human", "human"]}, "players"),
+                        ({"players": ["human", "robot"]}, "players"),
+                        ({"remote": {**base["remote"], "brokr": "x"}}, "remote.brokr")]:
+        with pytest.raises(ConfigError, match=words):
+            parse_config({**base, **data}, "board.toml")
+
+
+def test_a_spectator_board_follows_the_game_read_only(tmp_path, broker):
+    a, b = pair(tmp_path, broker)
+    folder = tmp_path / "watcher"
+    folder.mkdir()
+    watcher = Daemon(sim_config(journal=str(folder / "journal.sqlite"),
+                                layout="tree-planting-classic-pins", players=("remote", "remote"),
+                                remote={"broker": broker.url, "game": GAME, "secret": SECRET,
+                                        "keepalive": 2}), notifier=Notifier(None))
+
+    async def scenario():
+        reference = a.session.referee.state.copy()
+        rng = random.Random(6)
+        await play_through(a, b, reference, rng, count=3)
+        runner = asyncio.ensure_future(watcher.run())    # joins mid-game
+        try:
+            await until(lambda: watcher.remote is not None and moves(watcher) == moves(a),
+                        what="the spectator to catch up")
+            assert watcher.remote.status == "watching"
+            await play_through(a, b, reference, rng, count=2)
+            await until(lambda: moves(watcher) == moves(a), what="the spectator to follow")
+            # It plays no seat: nothing it does reaches the game.
+            with pytest.raises(games.IllegalMove, match="watches"):
+                watcher.remote.request_takeback()
+            free = str(sorted(reference.legal_moves(), key=str)[0])
+            watcher.session.hardware.board.place(free)
+            await until(lambda: any(c.site == free for c in watcher.session.referee.corrections))
+            assert moves(a) == moves(b) == [str(m) for m in reference.moves]
+            assert watcher.remote._outbox.empty()
+            # An agreed takeback reaches it through the boards' states.
+            mover_of_last = reference.copy()
+            mover_of_last.undo()
+            asker = a if mover_of_last.to_move == 0 else b
+            other = b if asker is a else a
+            n = len(reference.moves)
+            asker.remote.request_takeback()
+            await until(lambda: other.remote.takeback_request == n - 1)
+            other.remote.answer_takeback(True)
+            await until(lambda: len(moves(watcher)) == n - 1, what="the takeback at the spectator")
+        finally:
+            watcher.stop()
+            await asyncio.gather(runner, return_exceptions=True)
 
     run_pair(a, b, scenario)

@@ -48,7 +48,7 @@ def test_a_bad_bridge_section_is_refused_naming_file_key_and_expectation(case, t
     assert str(path) in message and key in message and expected in message, message
 
 
-@pytest.mark.parametrize("name,first,last", [("grid-20x20-bridge", "a1", "t20"),
+@pytest.mark.parametrize("name,first,last", [("grid-20x20-bridge", "T1", "A20"),
                                              ("arbos-20x20-bridge", "A1", "T20")])
 def test_the_20x20_boards_are_shift_register_matrices(name, first, last):
     layout = load_layout(name)
@@ -63,9 +63,9 @@ def test_sim_bridge_builds_the_layouts_matrix_and_plays_on_it():
     try:
         firmware = hw.board.firmware
         assert (firmware.rows, firmware.cols, firmware.matrix, firmware.led_count) == (20, 20, "shift-register", 400)
-        hw.board.place("c7")
-        channel = layout.channels_of_site["c7"][0]
+        hw.board.place("N3")  # wired from the bottom-left: row N is the 7th from the bottom
+        channel = layout.channels_of_site["N3"][0]
         assert channel == 6 * 20 + 2
-        wait_for(lambda: hw.source.snapshot()[channel] == PRESENT, what="c7 at the host")
+        wait_for(lambda: hw.source.snapshot()[channel] == PRESENT, what="N3 at the host")
     finally:
         hw.board.close()

@@ -75,12 +75,12 @@ def test_example_underbrush_first_lets_the_ash_continue():
     state = new()
     state.play_all(["Ab1-d2", "h7-h6"])
     orders = [t for t in texts(state) if t.startswith("g2-f3")]
-    assert orders == ["g2-f3", "g2-f3 / d2>f3 g2>f3"]
+    assert orders == ["g2-f3", "g2-f3/d2>f3,g2>f3"]
     state.play("g2-f3")  # default order: the new growth first, then the Ash
     assert terrain(state, "f3") == "Ash:0" and state.chains(0) == ["f3>h4"]
     assert terrain(state, "g2") == "underbrush:0"
     state.undo()
-    state.play("g2-f3 / d2>f3 g2>f3")  # the Ash first: it autostops, then f3 becomes underbrush
+    state.play("g2-f3/d2>f3,g2>f3")  # the Ash first: it autostops, then f3 becomes underbrush
     assert terrain(state, "f3") == "underbrush:0" and state.chains(0) == ["f3>e4"]
 
 
@@ -104,11 +104,11 @@ def test_example_double_attack_on_e6():
     assert terrain(state, "d5") == "Beech:0" and state.chains(0) == ["d5>e6"]
     state.play("a8-b8")
     both = [t for t in texts(state) if t.startswith("Ad4-e6")]
-    assert both == ["Ad4-e6", "Ad4-e6 / d4>e6 d5xe6"]
+    assert both == ["Ad4-e6", "Ad4-e6/d4>e6,d5xe6"]
     state.play("Ad4-e6")  # the Ash takes e6 and keeps its momentum; the Beech stops
     assert terrain(state, "e6") == "Ash:0" and state.chains(0) == ["e6>f8"]
     state.undo()
-    state.play("Ad4-e6 / d4>e6 d5xe6")  # the Beech takes it and keeps growing to f7
+    state.play("Ad4-e6/d4>e6,d5xe6")  # the Beech takes it and keeps growing to f7
     assert terrain(state, "e6") == "Beech:0" and state.chains(0) == ["e6>f7"]
     assert state.square("e6")["root"] == "c4"
 
@@ -134,12 +134,12 @@ def test_reading_huckleberry_grows_as_underbrush():
 
 def test_reading_leap_once_per_game():
     state = new()
-    assert "H e1^c3" in texts(state)
+    assert "He1^c3" in texts(state)
     assert not any("^" in t and t.endswith(("6", "7", "8")) for t in texts(state))
     state.play("H^c3")  # the source may be left out
     assert terrain(state, "c3") == "huckleberry:0" and state.chains(0) == []
     assert state.moves[-1] == Move("leap", state.moves[-1].src, 18, "H")
-    assert str(state.moves[-1]) == "H e1^c3" and state.leap_used(0)
+    assert str(state.moves[-1]) == "He1^c3" and state.leap_used(0)
     state.play("h7-h6")
     assert not any("^" in t for t in texts(state))
     with pytest.raises(IllegalMove, match="once per game"):
@@ -328,9 +328,10 @@ def test_reading_move_limit():
 
 @pytest.mark.parametrize("text, canonical", [
     ("ab1-d2", "Ab1-d2"), ("b1-d2", "Ab1-d2"), ("  A b1 - d2 ", "Ab1-d2"),
-    ("u a2-a3", "a2-a3"), ("H e1^c3", "H e1^c3"), ("he1^c3", "H e1^c3"),
-    ("STOP d2>f3", "stop d2>f3"), ("retreat D5", "retreat d5"),
-    ("g2-f3 / d2>f3 g2>f3", "g2-f3 / d2>f3 g2>f3"),
+    ("u a2-a3", "a2-a3"), ("H e1^c3", "He1^c3"), ("he1^c3", "He1^c3"),
+    ("STOP d2>f3", "stop:d2>f3"), ("stop:d2>f3", "stop:d2>f3"), ("retreat D5", "retreat:d5"),
+    ("retreat:d5", "retreat:d5"), ("g2-f3 / d2>f3 g2>f3", "g2-f3/d2>f3,g2>f3"),
+    ("g2-f3/d2>f3,g2>f3", "g2-f3/d2>f3,g2>f3"),
 ])
 def test_notation_is_canonical(text, canonical):
     state = new()
@@ -362,10 +363,10 @@ def test_an_illegal_move_changes_nothing():
 
 def test_json_round_trip_with_position_options():
     state = new(position=DOUBLE_ATTACK, limit=50)
-    state.play_all(["Ec4-d5", "a8-b8", "Ad4-e6 / d4>e6 d5xe6"])
+    state.play_all(["Ec4-d5", "a8-b8", "Ad4-e6/d4>e6,d5xe6"])
     again = games.load_state(state.to_json())
     assert again == state and again.chains(0) == state.chains(0)
-    assert json.loads(state.to_json())["moves"][-1] == "Ad4-e6 / d4>e6 d5xe6"
+    assert json.loads(state.to_json())["moves"][-1] == "Ad4-e6/d4>e6,d5xe6"
 
 
 @pytest.mark.parametrize("options, words", [
@@ -412,3 +413,21 @@ def test_every_test_the_rules_document_names_exists():
     assert len(named) >= 20
     missing = [n for n in named if n not in globals()]
     assert not missing
+
+
+def test_playout_finishes_with_legal_turns_that_undo_takes_back():
+    import random
+
+    state = new(limit=60)
+    state.play("Ab1-d2")
+    scores = state.playout(random.Random(3))
+    assert state.is_over() and scores == state.scores()
+    replay = new(limit=60)
+    for move in state.moves:  # every turn it chose is a legal one, by the rules' own check
+        replay.play(str(move))
+    assert replay == state
+    while len(state.moves) > 1:
+        state.undo()
+    after_one = new(limit=60)
+    after_one.play("Ab1-d2")
+    assert state == after_one and state.chains(0) == ["d2>f3"]

@@ -146,6 +146,7 @@ def test_every_generated_turn_is_legal_distinct_and_undoes_exactly(seed, pick):
         for move in state.legal_moves():
             text = str(move)
             assert str(state.parse_move(text)) == text and state.parse_move(text) == move
+            assert text.split() == [text]  # one word: `treeboard replay` reads words
             state.play(move)
             check_turn_follows_the_rules(before, squares(state), mover, move)
             check_trees_joined_to_roots(state)

@@ -56,8 +56,13 @@ def test_every_shipped_gpio_layout_drives_its_strip_over_spi(name):
         assert layout.leds.pin is None  # the microcontroller drives it
         return
     assert layout.leds.pin in SPI_MOSI_BUS
-    # The bus's pins are no sensor's or button's (SPI0: 10, 11; SPI1: 18-21, 1-chip-select).
-    bus_pins = {0: {10, 11}, 1: {18, 19, 20, 21}}[SPI_MOSI_BUS[layout.leds.pin]]
+    # The bus's pins are no sensor's or button's (SPI0: MOSI and clock, and what the overlay
+    # the layout's comment names claims as well; SPI1 with one chip select: 18-21).
+    text = layout.path.read_text()
+    bus_pins = ({10, 11} | ({9} if "no_miso" not in text else set())
+                | ({8} if "spi0-0cs" not in text else set())
+                | ({7} if "dtparam=spi=on" in text and "spi0-" not in text else set())
+                if SPI_MOSI_BUS[layout.leds.pin] == 0 else {18, 19, 20, 21})
     used = set(layout.buttons.values())
     if layout.pins:
         used |= set(layout.pins.channels)

@@ -8,7 +8,7 @@ const $ = (id) => document.getElementById(id);
 const TOKEN_KEY = "treeboard-token";
 let state = null;
 let socket = null;
-let retryMs = 500;
+let retryMs = 300;
 let chosenSite = null;
 let confirmAction = null;
 let turn3d = 0;  // quarter turns of the 3D view, this page's own choice
@@ -18,13 +18,13 @@ let turn3d = 0;  // quarter turns of the 3D view, this page's own choice
 function connect() {
   const proto = location.protocol === "https:" ? "wss:" : "ws:";
   socket = new WebSocket(`${proto}//${location.host}/ws`);
-  socket.onopen = () => { retryMs = 500; setConnected(true); };
+  socket.onopen = () => { retryMs = 300; setConnected(true); };
   socket.onmessage = (event) => show(JSON.parse(event.data));
   socket.onclose = () => {
-    // The daemon restarted or the network blinked: try again, backing off to 5 s.
+    // The daemon restarted or the network blinked: try again, backing off to 3 s.
     setConnected(false);
     setTimeout(connect, retryMs);
-    retryMs = Math.min(retryMs * 2, 5000);
+    retryMs = Math.min(retryMs * 2, 3000);
   };
 }
 
@@ -53,6 +53,7 @@ function show(s) {
   else fetchTurned();
   showStatus(s);
   showFixes(s);
+  showRemote(s);
   showEntries(s);
   showMoves(s);
   $("end-turn").hidden = !s.end_turn_button;
@@ -93,6 +94,23 @@ function showFixes(s) {
   siteList($("fixes"), s.fixes);
   $("steps").hidden = s.steps.length === 0;
   siteList($("step-list"), s.steps);
+}
+
+function showRemote(s) {
+  // A remote game: the link to the other board in words, and its takeback request, if any.
+  const r = s.remote;
+  $("remote").hidden = !r;
+  if (!r) return;
+  $("remote-game").textContent = r.game;
+  let words = r.status;
+  if (r.asked_to !== null) words += ` — takeback asked, waiting for the other board`;
+  $("remote-status").textContent = words;
+  $("remote").classList.toggle("bad", r.out_of_step || r.status.startsWith("no broker"));
+  $("remote-ask").hidden = r.request === null;
+  if (r.request !== null) {
+    const move = s.game.moves[r.request];
+    $("remote-ask-text").textContent = `The other board asks to take back ${move}.`;
+  }
 }
 
 function siteList(list, items) {
@@ -230,6 +248,8 @@ function optionInputs() {
 
 function wire() {
   $("end-turn").onclick = () => post("/api/press", { button: "end_turn" });
+  $("remote-accept").onclick = () => post("/api/takeback-answer", { answer: "accept" });
+  $("remote-refuse").onclick = () => post("/api/takeback-answer", { answer: "refuse" });
   $("takeback").onclick = () => {
     const moves = state.game.moves;
     ask(`Take back ${moves[moves.length - 1]}? Lift its piece from the board afterwards.`,

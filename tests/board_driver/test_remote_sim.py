@@ -1,0 +1,119 @@
+"""`treeboard sim --remote URL --join GAME --seat N`: two simulated boards in two processes play
+one game through a real Mosquitto, as docs/remote.md tells a new user to try it."""
+
+from __future__ import annotations
+
+import os
+import queue
+import re
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+from tests.broker import Broker
+
+
+@pytest.fixture
+def broker(tmp_path):
+    b = Broker(tmp_path)
+    b.start()
+    yield b
+    b.stop()
+
+
+class Sim:
+    def __init__(self, tmp_path, broker: Broker, seat: int, secret: str = "kitchen-table-42"):
+        env = dict(os.environ, XDG_STATE_HOME=str(tmp_path / "state"),
+                   TREEBOARD_REMOTE_SECRET=secret, NO_COLOR="1")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "board_driver.cli", "sim", "--no-web", "--remote", broker.url,
+             "--join", "kitchen", "--seat", str(seat)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+            env=env)
+        self.lines: queue.Queue = queue.Queue()
+        self.seen: list[str] = []
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        for line in self.proc.stdout:
+            self.lines.put(line.rstrip("\n"))
+
+    def expect(self, pattern: str, timeout: float = 15.0) -> str:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                line = self.lines.get(timeout=0.1)
+            except queue.Empty:
+                continue
+            self.seen.append(line)
+            if re.search(pattern, line):
+                return line
+        raise AssertionError(f"never printed {pattern!r}; printed:\n" + "\n".join(self.seen[-40:]))
+
+    def type(self, line: str) -> None:
+        self.proc.stdin.write(line + "\n")
+        self.proc.stdin.flush()
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.type("quit")
+            try:
+                self.proc.wait(15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.proc.stdin.close()
+        self.proc.stdout.close()
+
+
+def test_two_sims_play_and_take_back_through_the_broker(tmp_path, broker):
+    first, second = Sim(tmp_path, broker, 0), Sim(tmp_path, broker, 1)
+    try:
+        first.expect("other board: connected")
+        second.expect("other board: connected")
+        first.type("place h0.0")
+        first.expect(r"move 1: h0\.0")
+        line = second.expect(r"move 1: h0\.0")
+        assert "put it on the board" in line        # the other family's move, to make
+        second.type("place h0.0")                   # they put it: no correction left
+        second.type("place v0.0")
+        second.expect(r"move 2: v0\.0")
+        first.expect(r"move 2: v0\.0.*put it on the board")
+        first.type("place v0.0")
+        # The second board asks to take its move back; the first refuses, then accepts.
+        second.type("takeback")
+        second.expect("asked the other board to take back move 2")
+        first.expect("asks to take back move 2")
+        first.type("refuse")
+        time.sleep(0.5)
+        second.type("takeback")
+        first.expect("asks to take back move 2")
+        first.type("accept")
+        first.expect(r"takeback of v0\.0")
+        second.expect(r"takeback of v0\.0")
+        # Neither board may start another game on its own.
+        first.type("new")
+        first.expect("a remote game is one game")
+    finally:
+        first.close()
+        second.close()
+    assert first.proc.returncode == 0 and second.proc.returncode == 0
+
+
+def test_sim_remote_needs_its_flags_and_a_secret(tmp_path, broker):
+    env = dict(os.environ, XDG_STATE_HOME=str(tmp_path))
+    env.pop("TREEBOARD_REMOTE_SECRET", None)
+    for args, words in [(["--remote", broker.url], "--join and --seat"),
+                        (["--join", "g"], "--remote"),
+                        (["--remote", broker.url, "--join", "g", "--seat", "0", "--watch"],
+                         "--watch"),
+                        (["--remote", broker.url, "--join", "g", "--seat", "0"], "shared secret"),
+                        (["--remote", "http://x", "--join", "g", "--seat", "0",
+                          "--secret-file", "/nonexistent"], "remote")]:
+        out = subprocess.run([sys.executable, "-m", "board_driver.cli", "sim", "--no-web", *args],
+                             input="", capture_output=True, text=True, timeout=60, env=env)
+        assert out.returncode == 2, (args, out.stderr)
+        assert words in out.stderr and "Traceback" not in out.stderr, (args, out.stderr)

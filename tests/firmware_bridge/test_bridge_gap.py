@@ -1,0 +1,88 @@
+"""A token off its cell for fewer scans than the firmware's debounce (an Arbos seed swapped for
+a spore in a few milliseconds) reaches the host as what it was, out and back; a token arriving
+with a bounce, or a lift that lasts, is reported as before. On the lockstep bridge
+(firmware_bridge/lockstep.py): the real controller and host link, on a hand-turned clock."""
+
+from __future__ import annotations
+
+import pytest
+
+from firmware_bridge.firmware import protocol
+from firmware_bridge.lockstep import LockstepBridge
+from hardware.base import PRESENT
+
+CELL = 6 * 20 + 2  # row 6, column 2 of the 20 x 20 shift-register board
+
+
+class Clock:
+    def __init__(self):
+        self.now = 500.0
+
+    def __call__(self):
+        return self.now
+
+
+@pytest.fixture
+def bridge():
+    clock = Clock()
+    b = LockstepBridge(20, 20, 400, clock, matrix="shift-register")
+    b.place(CELL)
+    b.settle()
+    b.events = []
+    b.source.start(lambda e: b.events.append((e.channel, e.value)))
+    yield b
+    b.source.close()
+    b.sink.close()
+
+
+def off_for(bridge, scans: int) -> None:
+    """Lift the token so that `scans` scans (5 ms apart) read the cell empty, then put one back."""
+    fw = bridge.firmware
+    bridge.lift(CELL)
+    bridge.run_until(fw.next_scan / 1000)  # the first scan that reads it empty
+    bridge.run_until(bridge.clock.now + 0.005 * (scans - 1))
+    assert fw.pending[CELL] == (scans if scans < fw.debounce_scans else 0)
+    bridge.place(CELL)
+    bridge.settle()
+    bridge.run_until(bridge.clock.now + 0.3)  # the repeats and heartbeats after it
+
+
+@pytest.mark.parametrize("scans", [1, 2])
+def test_a_gap_shorter_than_the_debounce_is_reported_out_and_back(bridge, scans):
+    off_for(bridge, scans)
+    assert bridge.events == [(CELL, None), (CELL, PRESENT)]
+    assert bridge.firmware.stable[CELL] == protocol.CODE_PRESENT
+    assert bridge.source.snapshot()[CELL] == PRESENT
+    assert bridge.link.stats["mismatches"] == 0  # every frame of it vouched for the board it said
+
+
+def test_a_lift_that_lasts_the_debounce_is_one_change(bridge):
+    off_for(bridge, 3)
+    # three scans empty: the lift was debounced and reported; the token back is a change too
+    assert bridge.events == [(CELL, None), (CELL, PRESENT)]
+    bridge.events.clear()
+    bridge.lift(CELL)
+    bridge.settle()
+    bridge.run_until(bridge.clock.now + 0.3)
+    assert bridge.events == [(CELL, None)]
+
+
+def test_a_token_arriving_with_a_bounce_is_no_gap(bridge):
+    empty = CELL + 1
+    bridge.place(empty)
+    bridge.run_until(bridge.firmware.next_scan / 1000)  # one scan sees it, then it bounces off ...
+    assert bridge.firmware.pending[empty] == 1
+    bridge.lift(empty)
+    bridge.settle()
+    bridge.run_until(bridge.clock.now + 0.3)
+    assert bridge.events == []  # ... and an empty cell that flickered is nothing
+    bridge.place(empty)
+    bridge.settle()
+    assert bridge.events == [(empty, PRESENT)]
+
+
+def test_the_lockstep_needs_a_settable_clock():
+    from hardware.base import HardwareError
+
+    with pytest.raises(HardwareError, match="simulated clock"):
+        LockstepBridge(2, 2, 4, lambda: 0.0)
