@@ -25,3 +25,14 @@ def test_sim_on_a_gpio_layout_stays_on_simulated_pins(tmp_path):
     args = build_parser().parse_args(
         ["sim", "--layout", "fangqi-7x7-matrix", "--journal", str(tmp_path / "j.sqlite")])
     assert _sim_config(args).backend == "sim"
+
+
+def test_review_names_the_players_as_the_sim_does(tmp_path, capsys):
+    # The README: players are named as each game names them everywhere (`review` said 0 and 1).
+    from board_driver.cli import main
+
+    moves = tmp_path / "g.txt"
+    moves.write_text("h0.0 h1.0 v0.0 v0.1\n")
+    assert main(["review", "--game", "tree-planting", "--board", "2x2", str(moves)]) == 0
+    rows = capsys.readouterr().out.splitlines()[2:]
+    assert [row.split()[1:3] for row in rows[:2]] == [["player", "1"], ["player", "2"]]
