@@ -36,3 +36,18 @@ def test_review_names_the_players_as_the_sim_does(tmp_path, capsys):
     assert main(["review", "--game", "tree-planting", "--board", "2x2", str(moves)]) == 0
     rows = capsys.readouterr().out.splitlines()[2:]
     assert [row.split()[1:3] for row in rows[:2]] == [["player", "1"], ["player", "2"]]
+
+
+def test_treeblox_in_the_terminal_counts_its_leaves_in_good_english():
+    # "Dark: 1 leaf see the sky" was what a player read after their first move.
+    import games
+    from board_driver import views
+    from board_driver.config import DEFAULT_COLOURS
+    from board_driver.views import Paint, View
+
+    state = games.get_game("treeblox").new_state()
+    for move in ("La1", "Lb2", "Lc1"):
+        state.play(state.parse_move(move))
+    text = views.terminal(state, View(colours=dict(DEFAULT_COLOURS)), Paint(False))
+    assert "Dark: 2 leaves see the sky;" in text
+    assert "Light: 1 leaf sees the sky;" in text
