@@ -51,3 +51,13 @@ def test_treeblox_in_the_terminal_counts_its_leaves_in_good_english():
     text = views.terminal(state, View(colours=dict(DEFAULT_COLOURS)), Paint(False))
     assert "Dark: 2 leaves see the sky;" in text
     assert "Light: 1 leaf sees the sky;" in text
+
+
+def test_lifting_an_empty_entry_site_says_there_is_nothing_there(tmp_path):
+    # `lift b2+1` above an empty hole said "only the last piece entered can be taken back".
+    from board_driver.config import sim_config
+
+    config = sim_config(layout="treeblox-adc", journal=str(tmp_path / "j.sqlite"))
+    out = io.StringIO()
+    assert run_sim(config, stdin=io.StringIO("place a1 dark-leaf\nlift b2+1\nquit\n"), out=out) == 0
+    assert "  ? nothing to lift at b2+1\n" in out.getvalue()
