@@ -24,8 +24,10 @@ from board_driver import views
 from board_driver.views.base import piece_name
 from hardware.base import PRESENT
 
-HELP = ("actions: place SITE [KIND] | lift SITE | press BUTTON | clear (lift every piece) | "
+HELP = ("actions: place SITE [KIND] | lift SITE | press BUTTON | wait MS | clear (lift every piece) | "
         "new (start a new game) | takeback | show | help | quit")
+#: What a line may start with, beyond the trace's actions (place, lift, press, wait).
+SIM_WORDS = ("takeback", "accept", "refuse", "clear", "new", "show", "help", "?", "quit", "exit")
 REMOTE_HELP = ("remote game: takeback asks the other board; accept | refuse answers its request")
 #: The exit status of a sim ended with Ctrl-C (128 + SIGINT), as a shell reports it.
 EXIT_INTERRUPTED = 130
@@ -280,6 +282,11 @@ def run_sim(config: Config, *, new_game: bool = False, stdin: TextIO = sys.stdin
                         daemon.refresh()
                     n = clear_board(session)
                     terminal.say(f"lifted {n} piece{'s' if n != 1 else ''}; the board is empty")
+                elif word and not word.startswith("#") \
+                        and word.split()[0] not in ("place", "lift", "press", "wait", *SIM_WORDS):
+                    # The trace's own message lists only its four actions; the sim has more.
+                    terminal.say(f"  ? unknown command {word.split()[0]!r}; type help for the "
+                                 "commands")
                 else:
                     action = parse_action(line)
                     if action is None:

@@ -61,3 +61,17 @@ def test_lifting_an_empty_entry_site_says_there_is_nothing_there(tmp_path):
     out = io.StringIO()
     assert run_sim(config, stdin=io.StringIO("place a1 dark-leaf\nlift b2+1\nquit\n"), out=out) == 0
     assert "  ? nothing to lift at b2+1\n" in out.getvalue()
+
+
+def test_an_unknown_command_in_the_sim_points_to_help_not_to_the_trace_actions(tmp_path):
+    # It said "expected place, lift, press or wait": no word of clear, new, takeback or help.
+    from board_driver.config import sim_config
+
+    config = sim_config(journal=str(tmp_path / "j.sqlite"))
+    out = io.StringIO()
+    lines = "foo h0.0\n\n# a comment\nplace h0.0\nquit\n"
+    assert run_sim(config, stdin=io.StringIO(lines), out=out) == 0
+    text = out.getvalue()
+    assert "  ? unknown command 'foo'; type help for the commands\n" in text
+    assert "  ? " not in text.replace("  ? unknown command 'foo'", "")  # blank, comment: silent
+    assert "move 1: h0.0 (player 2 to move)" in text
