@@ -117,6 +117,13 @@ def _command_line_choices(config: Config, args: argparse.Namespace) -> None:
     if getattr(args, "journal", None):
         config.journal = args.journal
     if getattr(args, "players", None):
+        from board_driver.config import _SEAT
+
+        # The config file's check, which the command line skipped (`robot` started a game).
+        for who in args.players:
+            if not _SEAT.match(who) or who == "remote":
+                raise ConfigError("<command line>", "--players",
+                                  'two seats, each "human", "computer" or "computer:LEVEL"', who)
         config.players = tuple(args.players)
     try:
         options = _game_options(args)

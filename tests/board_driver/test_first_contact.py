@@ -75,3 +75,13 @@ def test_an_unknown_command_in_the_sim_points_to_help_not_to_the_trace_actions(t
     assert "  ? unknown command 'foo'; type help for the commands\n" in text
     assert "  ? " not in text.replace("  ? unknown command 'foo'", "")  # blank, comment: silent
     assert "move 1: h0.0 (player 2 to move)" in text
+
+
+def test_sim_refuses_a_player_it_does_not_know(tmp_path, capsys):
+    # `treeboard sim --players human robot` started a two-human game without a word.
+    from board_driver.cli import main
+
+    journal = str(tmp_path / "j.sqlite")
+    assert main(["sim", "--no-web", "--journal", journal, "--players", "human", "robot"]) == 2
+    assert capsys.readouterr().err == ('treeboard: <command line>: --players: expected two seats, '
+                                       'each "human", "computer" or "computer:LEVEL"; got \'robot\'\n')
