@@ -202,6 +202,20 @@ def clear_board(session: Session) -> int:
     return len(lifted)
 
 
+#: How long a piped action may take to show in the settled reading before the next goes ahead.
+PIPED_SETTLE_LIMIT_S = 3.0
+
+
+async def _until(condition, limit: float) -> None:
+    """Wait until condition() holds (None: nothing to wait for), at most `limit` seconds."""
+    if condition is None:
+        return
+    deadline = asyncio.get_running_loop().time() + limit
+    while not condition() and asyncio.get_running_loop().time() < deadline:
+        await asyncio.sleep(0.01)
+    await asyncio.sleep(0.02)  # the frame and its words follow the settled reading
+
+
 def run_sim(config: Config, *, new_game: bool = False, stdin: TextIO = sys.stdin,
             out: TextIO = sys.stdout, web: bool = False) -> int:
     terminal = Terminal(out)
@@ -257,6 +271,7 @@ def run_sim(config: Config, *, new_game: bool = False, stdin: TextIO = sys.stdin
             if word == "show":
                 terminal.draw(session)
                 continue
+            shown = None  # what the settled reading must show once a piped action took effect
             try:
                 if word in ("takeback", "accept", "refuse"):
                     link = daemon.remote
@@ -281,6 +296,7 @@ def run_sim(config: Config, *, new_game: bool = False, stdin: TextIO = sys.stdin
                         session.referee.new_game(loop.time())
                         daemon.refresh()
                     n = clear_board(session)
+                    shown = lambda: not pieces_on_board(session)  # noqa: E731
                     terminal.say(f"lifted {n} piece{'s' if n != 1 else ''}; the board is empty")
                 elif word and not word.startswith("#") \
                         and word.split()[0] not in ("place", "lift", "press", "wait", *SIM_WORDS):
@@ -301,9 +317,15 @@ def run_sim(config: Config, *, new_game: bool = False, stdin: TextIO = sys.stdin
                     else:
                         act(session, verb, args, loop.time())
                         daemon.refresh()  # an entry changes the game without a sensor event
+                        if verb in ("place", "lift") and args[0] in session.referee.sensed:
+                            site, present = args[0], verb == "place"
+                            shown = lambda: (session.referee.physical.get(site)  # noqa: E731
+                                             is not None) == present
                 if not interactive:
-                    # Piped actions arrive faster than hands: let each settle, as a person's would.
+                    # Piped actions arrive faster than hands: let each settle, as a person's would,
+                    # and on a loaded machine (a late scan) until the settled reading shows it.
                     await asyncio.sleep(session.referee.debouncer.window_s + 0.08)
+                    await _until(shown, PIPED_SETTLE_LIMIT_S)
             except Exception as exc:  # a typo must not end the game
                 terminal.say(f"  ? {describe_error(exc)}")
         daemon.stop()

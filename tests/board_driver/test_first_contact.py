@@ -85,3 +85,22 @@ def test_sim_refuses_a_player_it_does_not_know(tmp_path, capsys):
     assert main(["sim", "--no-web", "--journal", journal, "--players", "human", "robot"]) == 2
     assert capsys.readouterr().err == ('treeboard: <command line>: --players: expected two seats, '
                                        'each "human", "computer" or "computer:LEVEL"; got \'robot\'\n')
+
+
+def test_piped_actions_wait_for_a_late_scan(tmp_path):
+    # Piped into the sim on a loaded machine, `place h0.0` then `takeback` said "no move to
+    # take back" before "move 1": the next line went ahead one debounce window later, whether
+    # or not the scan had seen the rod. A 300 ms scan period makes that late scan certain.
+    from board_driver.config import sim_config
+    from hardware.layout import load_layout
+
+    shipped = load_layout("tree-planting-classic-pins").path.read_text()
+    assert "scan_period_ms = 5\n" in shipped
+    slow = tmp_path / "slow-scan.toml"
+    slow.write_text(shipped.replace("scan_period_ms = 5\n", "scan_period_ms = 300\n"))
+    config = sim_config(layout=str(slow), journal=str(tmp_path / "j.sqlite"))
+    out = io.StringIO()
+    assert run_sim(config, stdin=io.StringIO("place h0.0\ntakeback\nquit\n"), out=out) == 0
+    text = out.getvalue()
+    assert "no move to take back" not in text
+    assert text.index("move 1: h0.0") < text.index("took back h0.0")
