@@ -49,6 +49,7 @@ class Terminal:
         self._state = None  # the game object last seen (a new one: a new game began)
         self._moves: list[str] = []
         self._wrong: set[str] = set()  # sites already reported as "not a move"
+        self._occupied: set[str] = set()  # the game's pieces at the last narration
         self.link = None  # the RemoteLink of a remote game, once the daemon runs
         self._link_said: dict | None = None
 
@@ -82,6 +83,7 @@ class Terminal:
         """Remember the game as it starts; say so if it was resumed from the journal."""
         state = session.referee.state
         self._state, self._moves = state, [str(m) for m in state.moves]
+        self._occupied = set(state.occupancy())
         self._last = self._key(session.referee)
         if self._moves:
             self.say(f"resumed the game at move {len(self._moves)} "
@@ -96,10 +98,11 @@ class Terminal:
         moves = [str(m) for m in state.moves]
         if state is not self._state:
             self.say(f"new game of {state.game.title.split(':')[0]}")
-            self._state, self._moves = state, []
+            self._state, self._moves, self._occupied = state, [], set()
         common = 0
         while common < min(len(moves), len(self._moves)) and moves[common] == self._moves[common]:
             common += 1
+        took_back = common < len(self._moves)
         for undone in reversed(self._moves[common:]):
             self.say(f"takeback of {undone}")
         for i in range(common, len(moves)):
@@ -109,8 +112,13 @@ class Terminal:
                 nxt += f"; {names[_mover(state, i)]}'s move: put it on the board"
             self.say(f"move {i + 1}: {moves[i]}{nxt}")
         self._moves = moves
+        occupied = set(state.occupancy())
+        # A piece whose move was just taken back is to be lifted, as the takeback said: no
+        # "not a move" for it.
+        taken_back = self._occupied - occupied if took_back else set()
+        self._occupied = occupied
         wrong = {c.site for c in ref.corrections if c.want is None}
-        for site in sorted(wrong - self._wrong):
+        for site in sorted(wrong - self._wrong - taken_back):
             self.say(f"not a move: {why_not(state, site)}")
         self._wrong = wrong
 

@@ -104,3 +104,22 @@ def test_piped_actions_wait_for_a_late_scan(tmp_path):
     text = out.getvalue()
     assert "no move to take back" not in text
     assert text.index("move 1: h0.0") < text.index("took back h0.0")
+
+
+def test_a_takeback_command_asks_to_lift_the_piece_without_calling_it_no_move(tmp_path):
+    # After `takeback` the sim said "not a move: h0.0: it is a move, but the board changed in
+    # more than one place at once", about the rod the takeback had just asked to lift.
+    from board_driver.config import sim_config
+
+    journal = str(tmp_path / "j.sqlite")
+    config = sim_config(journal=journal)
+    out = io.StringIO()
+    lines = "place h0.0\nplace h1.0\ntakeback\nlift h1.0\nquit\n"
+    assert run_sim(config, stdin=io.StringIO(lines), out=out) == 0
+    text = out.getvalue()
+    assert "took back h1.0; lift its pieces" in text and "correct h1.0: take the piece off" in text
+    assert "not a move" not in text
+    # A resumed game: the same, from the journal's pieces.
+    out = io.StringIO()
+    assert run_sim(sim_config(journal=journal), stdin=io.StringIO("takeback\nquit\n"), out=out) == 0
+    assert "took back h0.0" in out.getvalue() and "not a move" not in out.getvalue()
