@@ -107,11 +107,15 @@ def cmd_review(args: argparse.Namespace) -> int:
     print(f"{state.game.name} {state.options()}: values are "
           + ("final tree margins for the player moving, under perfect play" if exact else
              "exact tree margins (integers) or the search's expected result 0..1 (0.50 even)"))
-    print(f"{'n':>3}  {'player':<6}  {'move':<8}  {'before':>6}  {'after':>6}  best")
+    from board_driver.views import players
+
+    names = players(state.game.name)  # as the sim and the page name them; the JSON keeps 0/1
+    width = max(6, *map(len, names))
+    print(f"{'n':>3}  {'player':<{width}}  {'move':<8}  {'before':>6}  {'after':>6}  best")
     for r in rows:
         mark = "  <- changed the result" if r["changed_result"] else ""
         best = " ".join(r["best"][:6]) + (" ..." if len(r["best"]) > 6 else "")
-        print(f"{r['n']:>3}  {r['player']:<6}  {r['move']:<8}  {_signed(r['before']):>6}  "
+        print(f"{r['n']:>3}  {names[r['player']]:<{width}}  {r['move']:<8}  {_signed(r['before']):>6}  "
               f"{_signed(r['after']):>6}  {best}{mark}")
     return 0
 

@@ -74,9 +74,18 @@ def _sim_config(args: argparse.Namespace) -> Config:
         if not args.config and not args.layout:
             config.layout = "tree-planting-classic-bridge"
     _command_line_choices(config, args)
+    if not bridge and config.backend == "sim" and _bridge_layout(config):
+        # A bridge layout's sensors are on a microcontroller: simulate that, as --bridge would.
+        config.backend, config.bridge_port = "bridge", "sim"
     if not args.config and not getattr(args, "journal", None):
         config.journal = str(sim_journal(config))
     return config
+
+
+def _bridge_layout(config: Config) -> bool:
+    from board_driver.session import load_board_layout
+
+    return load_board_layout(config).bridge is not None
 
 
 def _board_config(args: argparse.Namespace) -> Config:
@@ -108,6 +117,13 @@ def _command_line_choices(config: Config, args: argparse.Namespace) -> None:
     if getattr(args, "journal", None):
         config.journal = args.journal
     if getattr(args, "players", None):
+        from board_driver.config import _SEAT
+
+        # The config file's check, which the command line skipped (`robot` started a game).
+        for who in args.players:
+            if not _SEAT.match(who) or who == "remote":
+                raise ConfigError("<command line>", "--players",
+                                  'two seats, each "human", "computer" or "computer:LEVEL"', who)
         config.players = tuple(args.players)
     try:
         options = _game_options(args)

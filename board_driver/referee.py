@@ -240,9 +240,11 @@ class Referee:
         state = self.state
         if not self.config.takeback:
             raise games.IllegalMove(f"lift {site}", "takebacks are off (display.takeback)")
+        before = state.occupancy()
+        if site not in self.sensed and site not in before:
+            raise games.IllegalMove(f"lift {site}", f"nothing to lift at {site}")
         if not state.moves or site in self.sensed:
             raise games.IllegalMove(f"lift {site}", "only the last piece entered can be taken back")
-        before = state.occupancy()
         last = state.undo()
         after = state.occupancy()
         if site not in before or changed_sites(before, after) != {site}:

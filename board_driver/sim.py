@@ -24,8 +24,10 @@ from board_driver import views
 from board_driver.views.base import piece_name
 from hardware.base import PRESENT
 
-HELP = ("actions: place SITE [KIND] | lift SITE | press BUTTON | clear (lift every piece) | "
+HELP = ("actions: place SITE [KIND] | lift SITE | press BUTTON | wait MS | clear (lift every piece) | "
         "new (start a new game) | takeback | show | help | quit")
+#: What a line may start with, beyond the trace's actions (place, lift, press, wait).
+SIM_WORDS = ("takeback", "accept", "refuse", "clear", "new", "show", "help", "?", "quit", "exit")
 REMOTE_HELP = ("remote game: takeback asks the other board; accept | refuse answers its request")
 #: The exit status of a sim ended with Ctrl-C (128 + SIGINT), as a shell reports it.
 EXIT_INTERRUPTED = 130
@@ -47,6 +49,7 @@ class Terminal:
         self._state = None  # the game object last seen (a new one: a new game began)
         self._moves: list[str] = []
         self._wrong: set[str] = set()  # sites already reported as "not a move"
+        self._occupied: set[str] = set()  # the game's pieces at the last narration
         self.link = None  # the RemoteLink of a remote game, once the daemon runs
         self._link_said: dict | None = None
 
@@ -80,6 +83,7 @@ class Terminal:
         """Remember the game as it starts; say so if it was resumed from the journal."""
         state = session.referee.state
         self._state, self._moves = state, [str(m) for m in state.moves]
+        self._occupied = set(state.occupancy())
         self._last = self._key(session.referee)
         if self._moves:
             self.say(f"resumed the game at move {len(self._moves)} "
@@ -94,10 +98,11 @@ class Terminal:
         moves = [str(m) for m in state.moves]
         if state is not self._state:
             self.say(f"new game of {state.game.title.split(':')[0]}")
-            self._state, self._moves = state, []
+            self._state, self._moves, self._occupied = state, [], set()
         common = 0
         while common < min(len(moves), len(self._moves)) and moves[common] == self._moves[common]:
             common += 1
+        took_back = common < len(self._moves)
         for undone in reversed(self._moves[common:]):
             self.say(f"takeback of {undone}")
         for i in range(common, len(moves)):
@@ -107,8 +112,13 @@ class Terminal:
                 nxt += f"; {names[_mover(state, i)]}'s move: put it on the board"
             self.say(f"move {i + 1}: {moves[i]}{nxt}")
         self._moves = moves
+        occupied = set(state.occupancy())
+        # A piece whose move was just taken back is to be lifted, as the takeback said: no
+        # "not a move" for it.
+        taken_back = self._occupied - occupied if took_back else set()
+        self._occupied = occupied
         wrong = {c.site for c in ref.corrections if c.want is None}
-        for site in sorted(wrong - self._wrong):
+        for site in sorted(wrong - self._wrong - taken_back):
             self.say(f"not a move: {why_not(state, site)}")
         self._wrong = wrong
 
@@ -200,6 +210,20 @@ def clear_board(session: Session) -> int:
     return len(lifted)
 
 
+#: How long a piped action may take to show in the settled reading before the next goes ahead.
+PIPED_SETTLE_LIMIT_S = 3.0
+
+
+async def _until(condition, limit: float) -> None:
+    """Wait until condition() holds (None: nothing to wait for), at most `limit` seconds."""
+    if condition is None:
+        return
+    deadline = asyncio.get_running_loop().time() + limit
+    while not condition() and asyncio.get_running_loop().time() < deadline:
+        await asyncio.sleep(0.01)
+    await asyncio.sleep(0.02)  # the frame and its words follow the settled reading
+
+
 def run_sim(config: Config, *, new_game: bool = False, stdin: TextIO = sys.stdin,
             out: TextIO = sys.stdout, web: bool = False) -> int:
     terminal = Terminal(out)
@@ -255,6 +279,7 @@ def run_sim(config: Config, *, new_game: bool = False, stdin: TextIO = sys.stdin
             if word == "show":
                 terminal.draw(session)
                 continue
+            shown = None  # what the settled reading must show once a piped action took effect
             try:
                 if word in ("takeback", "accept", "refuse"):
                     link = daemon.remote
@@ -279,7 +304,13 @@ def run_sim(config: Config, *, new_game: bool = False, stdin: TextIO = sys.stdin
                         session.referee.new_game(loop.time())
                         daemon.refresh()
                     n = clear_board(session)
+                    shown = lambda: not pieces_on_board(session)  # noqa: E731
                     terminal.say(f"lifted {n} piece{'s' if n != 1 else ''}; the board is empty")
+                elif word and not word.startswith("#") \
+                        and word.split()[0] not in ("place", "lift", "press", "wait", *SIM_WORDS):
+                    # The trace's own message lists only its four actions; the sim has more.
+                    terminal.say(f"  ? unknown command {word.split()[0]!r}; type help for the "
+                                 "commands")
                 else:
                     action = parse_action(line)
                     if action is None:
@@ -294,9 +325,15 @@ def run_sim(config: Config, *, new_game: bool = False, stdin: TextIO = sys.stdin
                     else:
                         act(session, verb, args, loop.time())
                         daemon.refresh()  # an entry changes the game without a sensor event
+                        if verb in ("place", "lift") and args[0] in session.referee.sensed:
+                            site, present = args[0], verb == "place"
+                            shown = lambda: (session.referee.physical.get(site)  # noqa: E731
+                                             is not None) == present
                 if not interactive:
-                    # Piped actions arrive faster than hands: let each settle, as a person's would.
+                    # Piped actions arrive faster than hands: let each settle, as a person's would,
+                    # and on a loaded machine (a late scan) until the settled reading shows it.
                     await asyncio.sleep(session.referee.debouncer.window_s + 0.08)
+                    await _until(shown, PIPED_SETTLE_LIMIT_S)
             except Exception as exc:  # a typo must not end the game
                 terminal.say(f"  ? {describe_error(exc)}")
         daemon.stop()

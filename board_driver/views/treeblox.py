@@ -339,7 +339,7 @@ def terminal(state, view: View, paint: Paint) -> str:
     for p in (0, 1):
         left = state.cubes_left(p)
         lines.append(f"  {paint(c[f'player{p}'], PLAYERS[p], bold=True)}: "
-                     f"{_count(len(state.active_leaves(p)), 'leaf', 'leaves')} see the sky; "
+                     f"{_count(len(state.active_leaves(p)), 'leaf sees', 'leaves see')} the sky; "
                      f"{_count(left['leaf'], 'leaf', 'leaves')} and "
                      f"{_count(left['branch'], 'branch', 'branches')} left")
     if not state.is_over():
