@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -85,3 +86,21 @@ def test_playouts_finish_games_on_the_full_board():
         state.playout(random.Random(seed))
         assert state.is_over() and len(state.moves) < 400
         assert state.spores_left(0) < 10 and state.spores_left(1) < 10
+
+
+@pytest.mark.parametrize("midturn", ["must_remove", "follow_ups_left"])
+def test_playout_from_the_middle_of_a_turn(midturn):
+    # A uniform game soon owes a removal (a fourth tree) or follow-ups (a replacement): the
+    # playout finishes that turn legally, and undo comes back to it.
+    rng = random.Random(11)
+    state = GAME.new_state(board="8x8")
+    while not getattr(state, midturn):
+        state.play(rng.choice(state.legal_moves()))
+    snapshot, start = internals(state), len(state.moves)
+    state.playout(random.Random(2))
+    replay = GAME.new_state(board="8x8")
+    replay.play_all(state.moves)
+    assert replay.is_over() and replay.summary() == state.summary()
+    for _ in range(len(state.moves) - start):
+        state.undo()
+    assert internals(state) == snapshot
