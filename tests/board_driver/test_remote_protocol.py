@@ -125,3 +125,27 @@ def test_position_hash_covers_game_options_and_every_move():
     assert rp.position_hash(a) != rp.position_hash(tp("v0.0"))
     assert rp.position_hash(tp()) != rp.position_hash(
         games.get_game("tree-planting").new_state(board="3x3"))
+
+
+def test_the_turn_leds_show_the_link_when_it_is_not_flowing(tracer):
+    """Waiting for the other board breathes in the remote player's colour; no broker flashes the
+    "wrong" colour; connected (or watching) shows whose turn it is, as ever."""
+    t = tracer(players=("human", "remote"))
+    ref, colours = t.referee, t.session.config.colours
+
+    def turn(now):
+        return ref.frame(now)[0]["turn"]
+
+    ref.remote_status = "connected"
+    assert turn(0.0) == colours["player0"]
+    ref.remote_status = "watching"
+    assert turn(0.0) == colours["player0"]
+    ref.remote_status = "waiting for the other board"
+    levels = {turn(x / 10) for x in range(40)}
+    assert len(levels) > 5                                 # it breathes...
+    assert all(max(c) <= max(colours["player1"]) for c in levels)   # ...in player 2's colour
+    frame, wake = ref.frame(1.0)
+    assert wake is not None                                # and keeps the board animating
+    ref.remote_status = "no broker: it refused this board (Not authorized)"
+    flashes = [turn(x / 8) for x in range(8)]
+    assert colours["wrong"] in flashes and (0, 0, 0) in flashes
