@@ -38,9 +38,10 @@ MAX_TREES = 3
 #: least 3 apart in the larger of the two directions (Chebyshev distance >= 3).
 SEED_DISTANCE = 3
 NAMED_BOARDS = ("20x20", "19x19", "18x18")
-#: A playout stops after this many moves, finished or not (the search's own cap for games
-#: without a playout; games do not import the search).
-PLAYOUT_CAP = 2000
+#: A playout stops after this many moves, finished or not: the cap the search puts on games
+#: without a playout (games/ai/mcts.py MAX_PLAYOUT; games do not import the search). A
+#: playout's game of 20x20 ends in about 185 moves, so this only guards against a long one.
+PLAYOUT_CAP = 400
 #: Random draws of a cell a playout tries before it lists the legal cells outright.
 _DRAWS = 48
 
