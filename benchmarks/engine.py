@@ -1,6 +1,6 @@
 """Random full playouts per second through the public game interface.
 
-    python benchmarks/engine.py [--seconds 0.5] [--rounds 5] [--seed 1]
+    python benchmarks/engine.py [--seconds 0.5] [--rounds 5] [--seed 1] [--only arbos]
 
 Prints one JSON object. When the optional `open-spiel` package is installed, it also drives
 OpenSpiel's `dots_and_boxes` (the same game as Tree Planting on a rectangle) from its Python
@@ -28,15 +28,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import games  # noqa: E402
 
 
-def timed(one_playout, seconds: float) -> dict:
-    """Run `one_playout()` (it returns the moves it played, or None) for about `seconds`."""
+def timed(one_playout, seconds: float, batch: int = 16) -> dict:
+    """Run `one_playout()` (it returns the moves it played, or None) for about `seconds`,
+    looking at the clock every `batch` playouts."""
     n = moves = 0
     start = time.perf_counter()
     deadline = start + seconds
     while True:
         moves += one_playout() or 0
         n += 1
-        if n % 16 == 0 and time.perf_counter() >= deadline:
+        if n % batch == 0 and time.perf_counter() >= deadline:
             break
     elapsed = time.perf_counter() - start
     out = {"playouts_per_s": round(n / elapsed, 1), "playouts": n}
@@ -111,14 +112,58 @@ def alternate(contenders: dict, rounds: int, seconds: float, ratios: dict[str, t
     times in alternating order; per-round rates and ratios, each with min/median/max."""
     names = list(contenders)
     rates: dict[str, list[float]] = {name: [] for name in names}
+    moves: dict[str, list[float]] = {name: [] for name in names}  # when a contender counts them
     for r in range(rounds):
         for name in (names if r % 2 == 0 else names[::-1]):
-            rates[name].append(contenders[name](seconds)["playouts_per_s"])
+            result = contenders[name](seconds)
+            rates[name].append(result["playouts_per_s"])
+            if "moves_per_s" in result:
+                moves[name].append(result["moves_per_s"])
     out: dict = {name: {"playouts_per_s_per_round": values, **spread(values)}
                  for name, values in rates.items()}
+    for name, values in moves.items():
+        if len(values) == rounds:
+            out[name]["moves_per_s"] = spread(values)
     for label, (a, b) in ratios.items():
         per_round = [round(x / y, 3) for x, y in zip(rates[a], rates[b])]
         out[label] = {"per_round": per_round, **spread(per_round)}
+    return out
+
+
+def arbos_rates(board: str, rounds: int, seconds: float, rng: random.Random) -> dict:
+    """Arbos: `playout()` against the legal_moves/play loop. The two are not the same
+    random game: uniformly random Arbos players keep making and removing a fourth tree and
+    almost never end the game, so the loop is cut at the playout's cap (what the search does
+    to a game without a playout), while `playout()` grows at most three trees a player and
+    ends the game. Playouts per second is what a search iteration costs; moves per second
+    compares the engines move for move."""
+    from games.arbos import GAME, PLAYOUT_CAP
+
+    def loop(seconds: float) -> dict:
+        choice = rng.choice
+
+        def one() -> int:
+            state = GAME.new_state(board=board)
+            moves = 0
+            while not state.is_over() and moves < PLAYOUT_CAP:
+                state.play(choice(state.legal_moves()))
+                moves += 1
+            return moves
+
+        return timed(one, seconds, batch=1)  # a capped game of 20x20 takes most of a second
+
+    def fast(seconds: float) -> dict:
+        def one() -> int:
+            state = GAME.new_state(board=board)
+            state.playout(rng)
+            return len(state.moves)
+
+        return timed(one, seconds)
+
+    out = alternate({"treeboard_play_loop_capped": loop, "treeboard_playout": fast}, rounds,
+                    seconds, {"ratio_playout_to_play_loop": ("treeboard_playout",
+                                                             "treeboard_play_loop_capped")})
+    out["play_loop_cap_moves"] = PLAYOUT_CAP
     return out
 
 
@@ -127,6 +172,8 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=0.5, help="per contender per round")
     parser.add_argument("--rounds", type=int, default=5, help="alternating rounds (at least 5)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--only", default="", help="only the games whose name starts so "
+                                                  "(such as arbos)")
     args = parser.parse_args()
     if args.rounds < 5:
         parser.error("--rounds must be at least 5: fewer gives no spread worth the name")
@@ -134,8 +181,11 @@ def main() -> None:
     out: dict = {"python": platform.python_version(), "machine": platform.machine(),
                  "seconds_each": args.seconds, "rounds": args.rounds, "results": {}}
 
+    def wanted(name: str) -> bool:
+        return name.startswith(args.only)
+
     tree = games.get_game("tree-planting")
-    for board, rect in (("classic", None), ("4x4", (4, 4))):
+    for board, rect in (("classic", None), ("4x4", (4, 4))) if wanted("tree-planting") else ():
         def new(board=board):
             return tree.new_state(board=board)
         contenders = {
@@ -158,12 +208,15 @@ def main() -> None:
         out["results"][f"tree-planting {board}"] = entry
 
     fangqi = games.get_game("fangqi")
-    for board in ("6x6", "8x8"):
+    for board in ("6x6", "8x8") if wanted("fangqi") else ():
         out["results"][f"fangqi {board}"] = alternating(
             lambda board=board: fangqi.new_state(board=board), args.seconds, rng)
 
+    for board in ("20x20", "10x10") if wanted("arbos") else ():
+        out["results"][f"arbos {board}"] = arbos_rates(board, args.rounds, args.seconds, rng)
+
     for name in games.names():
-        if name in ("tree-planting", "fangqi"):
+        if name in ("tree-planting", "fangqi", "arbos") or not wanted(name):
             continue
         game = games.get_game(name)
         contenders = {"treeboard_play_loop": lambda s, g=game: playouts_per_second(g.new_state, s, rng)}

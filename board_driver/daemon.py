@@ -9,10 +9,12 @@ frame is computed only when something changed or a blink is due.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import signal
 from typing import Callable
 
+import games
 from board_driver.config import Config
 from board_driver.notify import Notifier, keep_watchdog
 from board_driver.session import Session, open_session
@@ -38,6 +40,7 @@ class Daemon:
         self.started = asyncio.Event()  # set once the board runs (and its page, if any, serves)
         self.events = 0
         self.remote = None   # the RemoteLink, when a seat is played from another board
+        self._link_task: asyncio.Future | None = None
         self.computer = None  # the ComputerSeat, when the computer plays a seat
         self._pool = None     # its worker process
 
@@ -58,7 +61,7 @@ class Daemon:
                     loop.add_signal_handler(sig, self.stop)
                 except (NotImplementedError, RuntimeError):  # not the main thread (tests)
                     pass
-            link_task = self._start_remote(session)
+            self._start_remote(session)
             self._start_computer(session)
             if self.web_enabled:
                 await self._start_web()
@@ -74,12 +77,7 @@ class Daemon:
             await self._stop.wait()
             if watchdog is not None:
                 watchdog.cancel()
-            if link_task is not None:
-                link_task.cancel()
-                try:
-                    await link_task
-                except asyncio.CancelledError:
-                    pass
+            await self._stop_remote()
         finally:
             self.notifier.stopping()
             if self._pool is not None:
@@ -92,14 +90,71 @@ class Daemon:
                     handle.cancel()
             session.close()
 
-    def _start_remote(self, session: Session) -> asyncio.Future | None:
-        if "remote" not in self.config.players:
-            return None
-        from board_driver.remote import RemoteLink, settings_from_config
+    def _start_remote(self, session: Session) -> None:
+        from board_driver.remote import load_join, settings_from_config
 
-        self.remote = RemoteLink(settings_from_config(self.config), session.referee, self.loop.time)
+        if "remote" not in self.config.players:
+            joined = load_join(self.config)   # a remote game joined on the page, before a restart
+            if joined is None:
+                return
+            self.config.remote, self.config.players = joined
+            session.referee.seats = self.config.players
+        self._link(settings_from_config(self.config))
+
+    def _link(self, settings) -> None:
+        from board_driver.remote import RemoteLink
+
+        self.remote = RemoteLink(settings, self.session.referee, self.loop.time)
         self.remote.after_change = self._show
-        return asyncio.ensure_future(self.remote.run())
+        self._link_task = asyncio.ensure_future(self.remote.run())
+
+    async def _stop_remote(self) -> None:
+        task, self._link_task = self._link_task, None
+        if task is not None:
+            task.cancel()
+            try:
+                await task
+            except asyncio.CancelledError:
+                pass
+        if self.remote is not None:
+            self.remote.detach()
+            self.remote = None
+
+    def join_remote(self, table: dict, seat: int | None) -> None:
+        """Join a remote game from the page: `table` as the config's [remote] would hold it,
+        `seat` the seat played here (None: watch). A game in progress here is closed first:
+        a remote game starts from its first move on both boards. Kept beside the journal, so
+        the board is still in the game after a restart. Raises ConfigError naming what is wrong."""
+        from board_driver.remote import save_join, settings_from_config
+
+        if self.remote is not None:
+            raise games.IllegalMove("join", "this board is in a remote game already; leave it first")
+        players = ["remote", "remote"]
+        if seat is not None:
+            players[seat] = "human"
+        trial = dataclasses.replace(self.config, remote=table, players=tuple(players))
+        settings = settings_from_config(trial)       # checks the broker, game id and secret
+        save_join(self.config, table, trial.players)
+        self.config.remote, self.config.players = table, trial.players
+        referee = self.session.referee
+        referee.seats = trial.players
+        if referee.state.moves:
+            referee.new_game(self.loop.time(), origin="remote-join")
+        self._link(settings)
+        self._show()
+
+    async def leave_remote(self) -> None:
+        """Leave the remote game (the page): both seats are played here again."""
+        from board_driver.remote import forget_join
+
+        if self.remote is None:
+            raise games.IllegalMove("leave", "this board is in no remote game")
+        await self._stop_remote()
+        forget_join(self.config)
+        self.config.remote, self.config.players = None, ("human", "human")
+        self.session.referee.seats = self.config.players
+        self.session.referee.remote_status = None
+        self._show()
 
     def _start_computer(self, session: Session) -> None:
         from board_driver.seats import ComputerSeat, computer_seats, worker_pool

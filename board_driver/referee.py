@@ -84,7 +84,9 @@ class Referee:
                                    "that game does not fit this board")
         self.state = state
         self.sensed = [s for s in state.sites() if s in self.layout.channels_of_site]
-        self._hold = False
+        # A new game starts from an empty board: pieces of the old one still standing are to be
+        # lifted, never read as the new game's first moves.
+        self._hold = True
         self.journal.start_game(self.state.game.name, self.state.options())
         self.view.over_since = None
         log.info("new game of %s %s", self.state.game.name, self.state.options())
@@ -110,7 +112,14 @@ class Referee:
         if isinstance(move, str):
             move = state.parse_move(move)
         state.copy().play(move)   # raises IllegalMove before anything is recorded
+        before = state.occupancy()
         self._accept(move, now, origin)
+        after = self.state.occupancy()
+        # What the move changed is the other seat's move to make on this board, shown as an
+        # invitation ("the computer's move: make it"), not as a mistake; moves in a row add up.
+        self.view.to_make |= {s for s in before.keys() | after.keys()
+                              if before.get(s) != after.get(s)}
+        self.view.to_make_by = origin
         self._decide(now)
 
     def _tell(self, what: str, move: Any, origin: str) -> None:
@@ -219,6 +228,7 @@ class Referee:
         self.journal.record_undo()
         move = self.state.undo()
         self._hold = True
+        self.view.to_make = frozenset()
         log.info("takeback (%s): %s", origin, move)
         self._tell("undo", move, origin)
         self._decide(now)
@@ -274,6 +284,8 @@ class Referee:
         # Played first, to know whether it ends the game: the finishing move and the result
         # go to the journal in one transaction. Durable before the LEDs confirm it; a journal
         # that refuses the move takes it back out of the game too.
+        if origin == "board":
+            self.view.to_make = frozenset()   # the board moved on: nothing is owed any more
         self.state.play(move)
         summary = self.state.summary() if self.state.is_over() else None
         try:
@@ -337,6 +349,8 @@ class Referee:
             else:  # in sync, a move in progress, or a correction
                 self.view.corrections = verdict.corrections
                 self.view.completions = verdict.completions
+                if verdict.action == "in-sync":
+                    self.view.to_make = frozenset()   # the other seat's move is made
                 return
 
     # --- the turn's time limit ------------------------------------------------------------------

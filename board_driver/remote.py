@@ -46,6 +46,7 @@ class RemoteSettings:
     ca_file: str | None = None
     keepalive: int = 30
     state_dir: str | None = None     # where the agreed takeback count is kept (beside the journal)
+    journal_stem: str = "journal"    # ... named after the journal, the game and the seat
 
     @property
     def local_seat(self) -> int | None:
@@ -112,11 +113,18 @@ class RemoteLink:
         self._asked_to: int | None = None        # this board asked to go back to N moves
         self._outbox: asyncio.Queue[tuple[str, bytes, bool]] = asyncio.Queue(maxsize=256)
         self._client = None
-        self._sidecar = Path(settings.state_dir or ".") / f"remote-{settings.game_id}.json"
+        role = "watch" if settings.watching else f"seat{settings.local_seat}"
+        self._sidecar = Path(settings.state_dir or ".") / \
+            f"{settings.journal_stem}.remote-{settings.game_id}-{role}.json"
         self.takebacks = self._load_takebacks()
         self.refused = 0
         self.after_change: Callable[[], None] | None = None  # the daemon re-lights the board
         referee.listeners.append(self._on_local_change)
+
+    def detach(self) -> None:
+        """Stop hearing about the referee's changes (the board left the game)."""
+        if self._on_local_change in self.referee.listeners:
+            self.referee.listeners.remove(self._on_local_change)
 
     def summary(self) -> dict[str, Any]:
         """The link in words and numbers, for the page and the terminal."""
@@ -426,6 +434,46 @@ def _refusal(exc: BaseException) -> str | None:
     return None
 
 
+# --- a remote game joined on the page, kept across restarts -----------------------------------
+
+def _join_path(config: Any) -> Path:
+    journal = Path(config.journal)
+    return journal.with_name(f"{journal.stem}.remote-join.json")
+
+
+def save_join(config: Any, table: dict[str, Any], players: tuple[str, str]) -> None:
+    """Written readable by this user only: it holds the game's secret."""
+    path = _join_path(config)
+    tmp = path.with_suffix(".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        json.dump({"remote": table, "players": list(players)}, f)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def load_join(config: Any) -> tuple[dict[str, Any], tuple[str, str]] | None:
+    """The remote game joined on the page before a restart, or None. A file that does not
+    hold together is set aside with a log line, not obeyed."""
+    path = _join_path(config)
+    if config.journal == ":temporary:" or not path.exists():
+        return None
+    try:
+        data = json.loads(read_private_file(str(path), "remote game"))
+        table, players = data["remote"], tuple(data["players"])
+        if not isinstance(table, dict) or len(players) != 2 or "remote" not in players:
+            raise ValueError("not a remote game")
+        return table, players
+    except (rp.RemoteError, ValueError, KeyError, TypeError) as exc:
+        log.error("%s: %s; not rejoining", path, getattr(exc, "reason", exc))
+        return None
+
+
+def forget_join(config: Any) -> None:
+    _join_path(config).unlink(missing_ok=True)
+
+
 def settings_from_config(config: Any) -> RemoteSettings:
     """The `[remote]` table of the config, checked (ConfigError naming the key)."""
     from board_driver.config import ConfigError
@@ -456,4 +504,5 @@ def settings_from_config(config: Any) -> RemoteSettings:
                           seat=remote[0] if len(remote) == 1 else None,  # both: a spectator
                           username=user, password=password,
                           ca_file=r.get("ca_file"), keepalive=r.get("keepalive", 30),
-                          state_dir=str(Path(config.journal).parent))
+                          state_dir=str(Path(config.journal).parent),
+                          journal_stem=Path(config.journal).stem)

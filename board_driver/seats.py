@@ -213,17 +213,11 @@ class ComputerSeat:
         self.after_change()
 
     def _play(self, move: str) -> None:
-        before = self.referee.state.occupancy()
         try:
+            # (the referee marks what the move changed as the computer's move to make)
             self.referee.play_for_seat(move, self.clock(), "computer")
         except games.IllegalMove as exc:
             log.error("computer's move %s refused: %s", move, exc.reason)
             return
-        after = self.referee.state.occupancy()
-        view = self.referee.view
-        if hasattr(view, "to_make"):
-            # What the move changed is the computer's to show as "make it", not as wrong.
-            view.to_make = frozenset(s for s in before.keys() | after.keys()
-                                     if before.get(s) != after.get(s))
         log.info("computer plays %s", move)
         self.after_change()

@@ -21,6 +21,7 @@ recorded in the history so `undo` restores the sets exactly, without any flood f
 
 from __future__ import annotations
 
+import random
 import re
 from functools import lru_cache
 from typing import Any, NamedTuple
@@ -37,6 +38,11 @@ MAX_TREES = 3
 #: least 3 apart in the larger of the two directions (Chebyshev distance >= 3).
 SEED_DISTANCE = 3
 NAMED_BOARDS = ("20x20", "19x19", "18x18")
+#: A playout stops after this many moves, finished or not (the search's own cap for games
+#: without a playout; games do not import the search).
+PLAYOUT_CAP = 2000
+#: Random draws of a cell a playout tries before it lists the legal cells outright.
+_DRAWS = 48
 
 SEED, SPORE, REPLACE, REMOVE, PASS_KIND = "seed", "spore", "replace", "remove", "pass"
 
@@ -296,6 +302,85 @@ class ArbosState(State):
         (new._to_move, new._phase, new._follow, new._removing, new._passes,
          new._end) = self._turn()
         return new
+
+    def playout(self, rng: Any = random, cap: int = PLAYOUT_CAP) -> tuple[int, int]:
+        """Play on with random legal moves until the game ends or `cap` moves are made;
+        return the scores. Every move is recorded as usual, so `undo` takes them back.
+
+        Not uniform over `legal_moves()`, on purpose: uniformly random players almost never
+        pass and keep making a fourth tree and removing a spore, so a uniform game runs to
+        any cap at 0:0 and tells a search nothing. Here:
+        - setup: a seed on a cell drawn uniformly from the legal ones (as uniform);
+        - a turn's action, and each follow-up: a cell drawn uniformly from the legal spore
+          cells and (for the action) the mover's seeds to replace, among those that leave the
+          mover at most three trees; `pass` only when no such move exists (uniform would pass
+          with probability 1/len(legal_moves()) and also make a fourth tree); a follow-up with
+          no such cell takes any legal cell;
+        - removals (after follow-ups that made a fourth tree): one of the mover's spores,
+          uniformly (as uniform).
+        So the players grow their trees until they run out of spores or room, and the game
+        ends in a few hundred moves with scores that mean something. Cells are drawn at random
+        and kept when legal (rejection, still uniform over the legal ones), with the full
+        list made only after `_DRAWS` misses."""
+        board, geo, trees_of = self._board, self.geo, self._trees
+        size, nb8, cell = geo.size, geo.nb8, geo.cell
+        randrange, apply, placeable = rng.randrange, self._apply, self._placeable
+
+        def keeps_three(p: int, i: int) -> bool:
+            # A spore at i joins the trees beside it into one: at most three after it?
+            trees = trees_of[p]
+            if len(trees) < MAX_TREES:
+                return True
+            spore = _SPORE[p]
+            for n in nb8[i]:
+                if board[n] == spore:
+                    return True  # joins an existing tree: the count does not grow
+            return False  # a fourth tree
+
+        played = 0
+        while self._end is None and played < cap:
+            played += 1
+            p = self._to_move
+            if self._phase == "setup":
+                need, dist = self._seed_needed(), self._seed_dist
+                for _ in range(_DRAWS):
+                    i = randrange(size)
+                    if not board[i] and dist[i] >= need:
+                        break
+                else:
+                    ok = [i for i in range(size) if not board[i] and dist[i] >= need]
+                    i = ok[randrange(len(ok))]
+                apply(Move(SEED, cell(i)), i)
+                continue
+            if self._removing:
+                spores = sorted(j for t in trees_of[p].values() for j in t)
+                i = spores[randrange(len(spores))]
+                apply(Move(REMOVE, cell(i)), i)
+                continue
+            follow = self._follow
+            seed = -1 if follow or not self._spores_left[p] else _SEED[p]
+            kind = None
+            if self._spores_left[p]:
+                for _ in range(_DRAWS):
+                    i = randrange(size)
+                    here = board[i]
+                    if here == seed or (not here and placeable(p, i)):
+                        if keeps_three(p, i):
+                            kind = REPLACE if here else SPORE
+                            break
+                else:
+                    ok = [i for i in range(size)
+                          if (board[i] == seed or placeable(p, i)) and keeps_three(p, i)]
+                    if not ok and follow:  # a follow-up is owed: any legal cell
+                        ok = [i for i in range(size) if placeable(p, i)]
+                    if ok:
+                        i = ok[randrange(len(ok))]
+                        kind = REPLACE if board[i] else SPORE
+            if kind is None:
+                apply(PASS, -1)  # not while follow-ups are owed: one always exists then
+            else:
+                apply(Move(kind, cell(i)), i)
+        return self.scores()
 
     def is_over(self) -> bool:
         return self._end is not None

@@ -175,7 +175,7 @@ class RecordingStrip(_PixelBufStrip):
 
     `wire` holds the bytes each show sent (in the strip's pixel order, after PixelBuf's own
     brightness, as a NeoPixel would send them); `frames` holds them decoded back to (r, g, b)
-    per pixel: what each LED actually lights; `last` is the latest of those. Both keep the
+    per pixel: what each LED actually lights; `last` is the latest of those. Both hold the
     last `keep` frames only (a simulated board runs for days, blinking); `shows` counts every
     frame ever shown. Closing blanks the strip (one more, all-dark frame), as
     `NeoPixel.deinit` does.
@@ -193,22 +193,30 @@ class RecordingStrip(_PixelBufStrip):
 
         self.count = count
         self.pixel_order = pixel_order
+        # Only the bytes are kept (3 a pixel); `frames` decodes them when asked, since a frame
+        # of (r, g, b) tuples costs ~20 times the memory and only tests look at it.
         self.wire: deque[bytes] = deque(maxlen=keep)
-        self.frames: deque[tuple[Colour, ...]] = deque(maxlen=keep)
         self.shows = 0
         self._buffer = _Buffer(count, byteorder=pixel_order, brightness=brightness, auto_write=False)
         self._closed = False
 
     def _record(self, data: bytes) -> None:
-        bpp = len(self.pixel_order)
-        r, g, b = (self.pixel_order.index(c) for c in "RGB")
         self.shows += 1
         self.wire.append(data)
-        self.frames.append(tuple((data[i + r], data[i + g], data[i + b]) for i in range(0, bpp * self.count, bpp)))
+
+    def _decode(self, data: bytes) -> tuple[Colour, ...]:
+        bpp = len(self.pixel_order)
+        r, g, b = (self.pixel_order.index(c) for c in "RGB")
+        return tuple((data[i + r], data[i + g], data[i + b]) for i in range(0, bpp * self.count, bpp))
+
+    @property
+    def frames(self) -> list[tuple[Colour, ...]]:
+        """The kept frames, oldest first, as (r, g, b) per pixel."""
+        return [self._decode(data) for data in self.wire]
 
     @property
     def last(self) -> tuple[Colour, ...] | None:
-        return self.frames[-1] if self.frames else None
+        return self._decode(self.wire[-1]) if self.wire else None
 
 
 class NeoPixelStrip(_PixelBufStrip):

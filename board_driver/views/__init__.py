@@ -175,4 +175,7 @@ def terminal(state: State, view: View, paint: Paint) -> str:
 def corrections_in_words(state: State, view: View) -> list[dict[str, str]]:
     """Each site that disagrees with the game and what to do there, for the banner and sim."""
     names = players(state.game.name)
-    return [{"site": c.site, "do": correction_words(c, names)} for c in view.corrections]
+    return [{"site": c.site, "do": correction_words(c, names),
+             # the other seat's move (the computer's, a remote board's), to make: no mistake
+             "move": c.have is None and c.want is not None and c.site in view.to_make}
+            for c in view.corrections]

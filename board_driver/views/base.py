@@ -35,6 +35,7 @@ class View:
     # Sites of a move the computer played in the game, still to be made on the board: shown
     # as "the computer's move: make it", not as a mistake.
     to_make: frozenset = frozenset()
+    to_make_by: str = "computer"        # whose move it is: "computer" or "remote"
     # display.moves = "best": site -> "best" (a best move), and in Tree Planting with an exact
     # value "keeps" (keeps the mover's result) or "loses"; filled in by the hint worker.
     hints: dict = field(default_factory=dict)

@@ -9,6 +9,9 @@ API (JSON; control actions need `X-Treeboard-Token` when the config sets web.tok
     POST /api/press {"button"}      end_turn
     POST /api/takeback              the last move (in a remote game: asked of the other board)
     POST /api/takeback-answer {"answer"}   accept | refuse the other board's takeback request
+    POST /api/remote/join {"broker","game","seat","secret"}   play (seat 0 or 1) or watch a
+                                    remote game (docs/remote.md); kept across restarts
+    POST /api/remote/leave          both seats played here again
     POST /api/new-game {options}    start over (same game; its options may change)
     POST /api/hint {"mode"}         off | legal | safe (| best)
     GET  /api/picture3d?turn=N      the 3D picture turned N quarter turns (Treeblox)

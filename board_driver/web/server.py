@@ -32,7 +32,7 @@ from aiohttp import WSMsgType, web
 
 import games
 from board_driver import views
-from board_driver.config import is_loopback
+from board_driver.config import ConfigError, is_loopback
 from board_driver.journal import JournalError
 from board_driver.web import snapshot
 
@@ -117,6 +117,8 @@ class WebServer:
         r.add_post("/api/press", self._press)
         r.add_post("/api/takeback", self._takeback)
         r.add_post("/api/takeback-answer", self._takeback_answer)
+        r.add_post("/api/remote/join", self._remote_join)
+        r.add_post("/api/remote/leave", self._remote_leave)
         r.add_post("/api/new-game", self._new_game)
         r.add_post("/api/hint", self._hint)
         r.add_get("/ws", self._ws)
@@ -284,6 +286,28 @@ class WebServer:
             # In a remote game a takeback is asked of the other board, which may refuse.
             return self._act(lambda r, now: link.request_takeback())
         return self._act(lambda r, now: r.takeback(now))
+
+    async def _remote_join(self, request: web.Request) -> web.Response:
+        data = await self._body(request, {"broker": True, "game": True, "seat": True,
+                                          "secret": True})
+        if data["seat"] not in ("0", "1", "watch"):
+            raise Refused(400, "seat must be 0 (moves first), 1, or watch")
+        seat = None if data["seat"] == "watch" else int(data["seat"])
+        table = {"broker": data["broker"], "game": data["game"], "secret": data["secret"]}
+        try:
+            return self._act(lambda r, now: self.daemon.join_remote(table, seat))
+        except ConfigError as exc:
+            # The key as the page names it (remote.broker -> broker), the reason as given.
+            raise Refused(400, f"{exc.key.removeprefix('remote.') or 'remote'}: "
+                               f"{exc.expected}") from None
+
+    async def _remote_leave(self, request: web.Request) -> web.Response:
+        await self._body(request, {})
+        try:
+            await self.daemon.leave_remote()
+        except games.IllegalMove as exc:
+            raise Refused(409, exc.reason) from None
+        return web.Response(text=self.current(), content_type="application/json")
 
     async def _takeback_answer(self, request: web.Request) -> web.Response:
         data = await self._body(request, {"answer": True})

@@ -93,6 +93,8 @@ def page_state(referee, *, layout_name: str, token_required: bool, version: int,
         "players": list(names),
         "colours": {f"player{p}": "#%02x%02x%02x" % view.colours[f"player{p}"] for p in (0, 1)},
         "fixes": views.corrections_in_words(state, view),
+        "owed_by": {"computer": "The computer", "remote": "The other board"}.get(
+            view.to_make_by, "The other seat"),
         "steps": steps_in_words(view, names),
         "result": result_words(state, names),
         "entries": offered,

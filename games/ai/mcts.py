@@ -20,8 +20,9 @@ from typing import Any, Callable
 
 #: Exploration constant of UCB1 for rewards in [0, 1].
 EXPLORATION = 1.0
-#: A random playout that has not ended after this many moves is scored as it stands.
-MAX_PLAYOUT = 2000
+#: A random playout that has not ended after this many moves is scored as it stands (Arbos
+#: on 20x20 can run for thousands of random moves; the score by then says enough).
+MAX_PLAYOUT = 400
 #: Rewards are mostly win/draw/loss; this much of them is the score margin, so that among
 #: winning moves the search prefers the bigger win (and among losing ones the smaller loss).
 MARGIN_WEIGHT = 0.1
@@ -77,10 +78,11 @@ class Search:
     `best`, `stats`."""
 
     def __init__(self, state: Any, *, seed: int | None = None, exploration: float = EXPLORATION,
-                 transpositions: bool = True):
+                 transpositions: bool = True, max_playout: int = MAX_PLAYOUT):
         self.state = state.copy()
         self.rng = random.Random(seed)
         self.c = exploration
+        self.max_playout = max_playout
         self.keyed = transpositions and hasattr(self.state, "position_key")
         self.table: dict[Any, Node] = {}
         self.root = self._node()
@@ -103,7 +105,7 @@ class Search:
         deadline = clock() + seconds
         done = 0
         while iterations is None or done < iterations:
-            if done & 15 == 0 and clock() >= deadline and done:
+            if done and clock() >= deadline:  # every iteration: a playout may be slow
                 break
             self._iterate(max_nodes)
             done += 1
@@ -140,7 +142,7 @@ class Search:
                 fast(rng)
             else:
                 count = 0
-                while not state.is_over() and count < MAX_PLAYOUT:
+                while not state.is_over() and count < self.max_playout:
                     ms = state.legal_moves()
                     state.play(ms[rng.randrange(len(ms))])
                     count += 1

@@ -312,3 +312,50 @@ def test_chromium_is_debians_not_a_download():
     real = os.path.realpath(CHROMIUM)
     assert real.startswith("/usr/"), real
     assert shutil.which("chromium") or os.path.exists(CHROMIUM)
+
+
+def test_a_remote_game_joined_on_the_page_then_left(browser, sims, tmp_path):
+    """The page joins a remote game (the other board started from its command line), shows the
+    link, lights the other board's move, and leaves it again."""
+    from tests.broker import Broker
+
+    (tmp_path / "broker").mkdir()
+    broker = Broker(tmp_path / "broker")
+    broker.start()
+    try:
+        secret = tmp_path / "secret"
+        secret.write_text("a family secret\n")
+        secret.chmod(0o600)
+        here = sims()
+        there = sims("--journal", str(tmp_path / "there.sqlite"), "--remote", broker.url,
+                     "--join", "kitchen", "--seat", "0", "--secret-file", str(secret))
+        page = browser.new_page()
+        page.goto(here.url)
+        page.wait_for_selector("body[data-connected=yes]")
+        page.click("#join summary")
+        page.fill("#join-form [name=broker]", broker.url)
+        page.fill("#join-form [name=game]", "kitchen")
+        page.select_option("#join-form [name=seat]", "1")
+        page.fill("#join-form [name=secret]", "a family secret")
+        page.click("#join-form button[type=submit]")
+        page.wait_for_selector("#remote:not([hidden])")
+        deadline = time.monotonic() + 10   # (the page's CSP forbids wait_for_function's eval)
+        while "connected" not in page.inner_text("#remote-status"):
+            assert time.monotonic() < deadline, page.inner_text("#remote-status")
+            page.wait_for_timeout(50)
+        assert page.is_hidden("#join")
+        there.type("place h0.0")                      # the other family's move...
+        page.wait_for_selector('#fixes li')           # ...is pieces to put here,
+        assert "h0.0" in page.inner_text("#fixes")
+        # shown as the other board's move to make, not as a mistake
+        assert page.inner_text("#banner-title") == "The other board's move."
+        assert "owed" in page.get_attribute("#banner", "class")
+        assert here.state()["game"]["moves"] == ["h0.0"]
+        screenshots(page, "remote-tree-planting")
+        page.click("#remote-leave")
+        page.click("#confirm-yes")
+        page.wait_for_selector("#remote", state="hidden")
+        assert here.wait(lambda s: s["remote"] is None)["seats"] == ["human", "human"]
+        page.close()
+    finally:
+        broker.stop()

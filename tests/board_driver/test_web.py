@@ -45,7 +45,7 @@ def test_state_push_and_takeback_on_tree_planting(tmp_path):
                 # a takeback from the page: the game forgets the rod, the rod lights to be lifted
                 status, after = await post(http, daemon, "/api/takeback")
                 assert status == 200 and after["game"]["moves"] == []
-                assert after["fixes"] == [{"site": "h0.0", "do": "take the piece off"}]
+                assert after["fixes"] == [{"site": "h0.0", "do": "take the piece off", "move": False}]
                 await hands(daemon, "lift", "h0.0")
                 clear = await next_push(ws, lambda s: not s["corrections"])
                 assert clear["game"]["moves"] == []

@@ -97,7 +97,7 @@ def test_bad_frames_are_refused(grid_layout):
         leds.show({"z9": WHITE})
     with pytest.raises(ValueError, match="must be \\(r, g, b\\)"):
         leds.show({"a1": (256, 0, 0)})
-    assert list(strip.frames) == [] and strip.shows == 0
+    assert strip.frames == [] and strip.shows == 0
 
 
 def test_a_strip_of_the_wrong_length_is_refused(grid_layout):

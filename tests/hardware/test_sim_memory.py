@@ -31,3 +31,19 @@ def test_the_recording_strip_keeps_the_last_frames_and_counts_them_all():
     assert len(strip.frames) == len(strip.wire) == 16
     assert strip.last == ((999 % 256, 0, 0),) * 3
     assert [f[0][0] for f in strip.frames] == [i % 256 for i in range(984, 1000)]
+
+
+def test_a_kept_frame_costs_its_bytes_not_a_tuple_per_pixel():
+    import tracemalloc
+
+    strip = RecordingStrip(1000, keep=100)
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for i in range(100):
+            strip.show([(i, 1, 2)] * 1000)
+        held = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert held < 100 * 1000 * 3 * 2  # the wire bytes and change; (r, g, b) tuples were ~20x
+    assert strip.last[999] == (99, 1, 2) and len(strip.frames) == 100

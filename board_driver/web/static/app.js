@@ -91,6 +91,12 @@ function showStatus(s) {
 
 function showFixes(s) {
   $("banner").hidden = s.fixes.length === 0;
+  // Only the other seat's move left to make (the computer's, a remote board's): an
+  // invitation, not a mistake.
+  const owed = s.fixes.length > 0 && s.fixes.every((f) => f.move);
+  $("banner").classList.toggle("owed", owed);
+  $("banner-title").textContent = owed ? `${s.owed_by}'s move.` : "The board disagrees with the game.";
+  $("banner-sub").textContent = owed ? "Make it on the board:" : "Put it right there:";
   siteList($("fixes"), s.fixes);
   $("steps").hidden = s.steps.length === 0;
   siteList($("step-list"), s.steps);
@@ -100,6 +106,7 @@ function showRemote(s) {
   // A remote game: the link to the other board in words, and its takeback request, if any.
   const r = s.remote;
   $("remote").hidden = !r;
+  $("join").hidden = Boolean(r);
   if (!r) return;
   $("remote-game").textContent = r.game;
   let words = r.status;
@@ -250,6 +257,16 @@ function wire() {
   $("end-turn").onclick = () => post("/api/press", { button: "end_turn" });
   $("remote-accept").onclick = () => post("/api/takeback-answer", { answer: "accept" });
   $("remote-refuse").onclick = () => post("/api/takeback-answer", { answer: "refuse" });
+  $("remote-leave").onclick = () =>
+    ask("Leave the remote game? Both seats are then played at this board.",
+        () => post("/api/remote/leave", {}));
+  $("join-form").onsubmit = (event) => {
+    event.preventDefault();
+    const form = new FormData(event.target);
+    const body = {};
+    for (const [key, value] of form.entries()) body[key] = String(value).trim();
+    post("/api/remote/join", body);
+  };
   $("takeback").onclick = () => {
     const moves = state.game.moves;
     ask(`Take back ${moves[moves.length - 1]}? Lift its piece from the board afterwards.`,

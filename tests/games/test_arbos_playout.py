@@ -1,0 +1,106 @@
+"""Arbos's fast random playout (what the search plays out with): from any position it plays
+legal moves only, to the end of the game or its cap, records them so `undo` restores the
+position exactly, and is repeatable for a seed."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from games.arbos import GAME, PLAYOUT_CAP
+
+SETTINGS = settings(max_examples=25, deadline=None)
+BOARDS = st.sampled_from(["6x6", "8x8", "7x10", "20x20"])
+
+
+def position(seed: int, board: str, moves: int):
+    """A state after `moves` uniformly random legal moves (or fewer, if the game ends): a
+    uniform game reaches the setup, follow-ups and removals alike."""
+    rng = random.Random(seed)
+    state = GAME.new_state(board=board)
+    for _ in range(moves):
+        if state.is_over():
+            break
+        state.play(rng.choice(state.legal_moves()))
+    return state
+
+
+def internals(state) -> tuple:
+    """Everything a position is made of, incremental bookkeeping included."""
+    return (state.summary(), state.occupancy(), state.legal_moves(), state.trees(0),
+            state.trees(1), [state.tree_id(s) for s in state.sites()],
+            state._board[:], state._seed_dist[:], state._dist_count[:], state._tree_of[:],
+            [{k: sorted(v) for k, v in t.items()} for t in state._trees],
+            [sorted(s) for s in state._seeds], state._spores_left[:], state._placed_seeds)
+
+
+@SETTINGS
+@given(seed=st.integers(0, 10**9), board=BOARDS, before=st.integers(0, 120))
+def test_playout_plays_legal_moves_to_the_end_and_undo_restores_exactly(seed, board, before):
+    state = position(seed, board, before)
+    start = len(state.moves)
+    snapshot = internals(state)
+    scores = state.playout(random.Random(seed))
+    played = state.moves[start:]
+    assert state.is_over() or len(played) == PLAYOUT_CAP
+    assert scores == state.scores()
+    # Every move was legal when it was made: a fresh game replays them through `play`.
+    replay = GAME.new_state(board=board)
+    replay.play_all(state.moves)
+    assert replay.summary() == state.summary()
+    assert replay.occupancy() == state.occupancy()
+    assert replay.trees(0) == state.trees(0) and replay.trees(1) == state.trees(1)
+    for _ in played:
+        state.undo()
+    assert internals(state) == snapshot
+
+
+@SETTINGS
+@given(seed=st.integers(0, 10**9), board=BOARDS, before=st.integers(0, 80))
+def test_playout_is_the_same_game_for_the_same_seed(seed, board, before):
+    state = position(seed, board, before)
+    twin = state.copy()
+    assert state.playout(random.Random(seed)) == twin.playout(random.Random(seed))
+    assert state.moves == twin.moves
+
+
+def test_playout_stops_at_its_cap_and_undo_takes_those_moves_back():
+    state = position(3, "20x20", 30)
+    snapshot = internals(state)
+    state.playout(random.Random(1), cap=7)
+    assert len(state.moves) == 37 and not state.is_over()
+    for _ in range(7):
+        state.undo()
+    assert internals(state) == snapshot
+
+
+def test_playouts_finish_games_on_the_full_board():
+    # Uniformly random players never stop making and removing a fourth tree (a uniform game
+    # of 20x20 runs past 2000 moves at 0:0); the playout grows at most three trees a player,
+    # so its games end, with both players' spores used up, in a few hundred moves.
+    for seed in range(5):
+        state = GAME.new_state()
+        state.playout(random.Random(seed))
+        assert state.is_over() and len(state.moves) < 400
+        assert state.spores_left(0) < 10 and state.spores_left(1) < 10
+
+
+@pytest.mark.parametrize("midturn", ["must_remove", "follow_ups_left"])
+def test_playout_from_the_middle_of_a_turn(midturn):
+    # A uniform game soon owes a removal (a fourth tree) or follow-ups (a replacement): the
+    # playout finishes that turn legally, and undo comes back to it.
+    rng = random.Random(11)
+    state = GAME.new_state(board="8x8")
+    while not getattr(state, midturn):
+        state.play(rng.choice(state.legal_moves()))
+    snapshot, start = internals(state), len(state.moves)
+    state.playout(random.Random(2))
+    replay = GAME.new_state(board="8x8")
+    replay.play_all(state.moves)
+    assert replay.is_over() and replay.summary() == state.summary()
+    for _ in range(len(state.moves) - start):
+        state.undo()
+    assert internals(state) == snapshot
