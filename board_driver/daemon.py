@@ -169,9 +169,17 @@ class Daemon:
             return  # no computer seat, no hints: no worker
         self._pool = worker_pool()
         self.computer = ComputerSeat(session.referee, levels, submit=self._pool.submit,
-                                     call_soon=self.loop.call_soon_threadsafe,
+                                     call_soon=self._from_worker,
                                      clock=self.loop.time, after_change=self._show)
         self.computer.poke()
+
+    def _from_worker(self, fn, *args) -> None:
+        """A worker's answer, onto the loop; one that lands after the loop closed (the sim quit
+        while the computer thought) is dropped, not a traceback from the executor's thread."""
+        try:
+            self.loop.call_soon_threadsafe(fn, *args)
+        except RuntimeError:  # the loop is closed
+            pass
 
     def stop(self) -> None:
         self._stop.set()

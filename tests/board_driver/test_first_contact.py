@@ -123,3 +123,17 @@ def test_a_takeback_command_asks_to_lift_the_piece_without_calling_it_no_move(tm
     out = io.StringIO()
     assert run_sim(sim_config(journal=journal), stdin=io.StringIO("takeback\nquit\n"), out=out) == 0
     assert "took back h0.0" in out.getvalue() and "not a move" not in out.getvalue()
+
+
+def test_a_computer_answer_after_the_loop_closed_is_dropped_quietly():
+    # `treeboard sim --moves best`, then quit while the hint worker thinks: its answer arrived
+    # on a closed loop and the executor printed "RuntimeError: Event loop is closed".
+    import asyncio
+
+    from board_driver.config import sim_config
+    from board_driver.daemon import Daemon
+
+    daemon = Daemon(sim_config(journal=":memory:"))
+    daemon.loop = asyncio.new_event_loop()
+    daemon.loop.close()
+    daemon._from_worker(print, "never")  # as ComputerSeat's future callback calls it
