@@ -221,18 +221,27 @@ def on_move(state: games.State, takebacks: int, msg: dict, remote_seat: int) -> 
     return Verdict(moves=moves)
 
 
+def _unfit_state(state: games.State, msg: dict) -> Verdict | None:
+    """A state message of another game (a conflict to show), or one that does not hold together
+    (refused); None when it can be compared with this board's game."""
+    if msg["name"] != state.game.name or msg["options"] != _options(state):
+        return Verdict(conflict=f"the other board plays {msg['name']} {msg['options']}, "
+                                f"this board {state.game.name} {_options(state)}")
+    if not all(isinstance(t, str) for t in msg["moves"]) or msg["index"] != len(msg["moves"]):
+        return Verdict(refused="state message: 'moves' must be its 'index' move texts")
+    return None
+
+
 def on_state(state: games.State, takebacks: int, msg: dict, remote_seat: int,
              asked_to: int | None = None) -> Verdict:
     """The other board's retained full state: catch up with it, or say why not. `asked_to` is
     the move count this board asked to take the game back to, if it asked."""
     if msg["seat"] != remote_seat:
         return Verdict()  # this board's own retained state, echoed by the broker
-    if msg["name"] != state.game.name or msg["options"] != _options(state):
-        return Verdict(conflict=f"the other board plays {msg['name']} {msg['options']}, "
-                                f"this board {state.game.name} {_options(state)}")
+    unfit = _unfit_state(state, msg)
+    if unfit is not None:
+        return unfit
     theirs = msg["moves"]
-    if not all(isinstance(t, str) for t in theirs) or msg["index"] != len(theirs):
-        return Verdict(refused="state message: 'moves' must be its 'index' move texts")
     ours = [str(m) for m in state.moves]
     if msg["takebacks"] < takebacks:
         return Verdict()  # from before a takeback we both agreed to: stale
@@ -264,12 +273,10 @@ def on_state_watching(state: games.State, takebacks: int, msg: dict) -> Verdict:
     """A spectator's reading of either board's retained state: follow whichever is newer (more
     takebacks, or as many and more moves). A spectator plays no seat, so it can never be out
     of step with a board, only behind it; a state from another game is said, not followed."""
-    if msg["name"] != state.game.name or msg["options"] != _options(state):
-        return Verdict(conflict=f"the game watched is {msg['name']} {msg['options']}, "
-                                f"this board's {state.game.name} {_options(state)}")
+    unfit = _unfit_state(state, msg)
+    if unfit is not None:
+        return unfit
     theirs = msg["moves"]
-    if not all(isinstance(t, str) for t in theirs) or msg["index"] != len(theirs):
-        return Verdict(refused="state message: 'moves' must be its 'index' move texts")
     ours = [str(m) for m in state.moves]
     if msg["takebacks"] < takebacks or (msg["takebacks"] == takebacks and
                                         theirs == ours[:len(theirs)]):

@@ -21,3 +21,14 @@ def tracer(tmp_path):
     yield make
     for t in made:
         t.close()
+
+
+@pytest.fixture
+def broker(tmp_path):
+    """A real Mosquitto on a free localhost port, for the remote-play tests (tests/broker.py)."""
+    from tests.broker import Broker
+
+    b = Broker(tmp_path)
+    b.start()
+    yield b
+    b.stop()

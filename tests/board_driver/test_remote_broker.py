@@ -22,14 +22,6 @@ SECRET = "a shared secret"
 GAME = "family-game"
 
 
-@pytest.fixture
-def broker(tmp_path):
-    b = Broker(tmp_path)
-    b.start()
-    yield b
-    b.stop()
-
-
 def board(tmp_path, name: str, remote_seat: int, broker: Broker, layout: str, *, web=False,
           **remote) -> Daemon:
     folder = tmp_path / name

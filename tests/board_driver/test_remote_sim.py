@@ -16,14 +16,6 @@ import pytest
 from tests.broker import Broker
 
 
-@pytest.fixture
-def broker(tmp_path):
-    b = Broker(tmp_path)
-    b.start()
-    yield b
-    b.stop()
-
-
 class Sim:
     def __init__(self, tmp_path, broker: Broker, seat: int, secret: str = "kitchen-table-42"):
         env = dict(os.environ, XDG_STATE_HOME=str(tmp_path / "state"),
