@@ -166,11 +166,23 @@ class Daemon:
             raise ConfigError(self.config.path, "players", str(exc).split(": ", 1)[-1],
                               list(self.config.players)) from None
         if not levels and self.config.moves != "best":
-            return  # no computer seat, no hints: no worker
+            return  # no computer seat, no hints: no worker (until the page asks for hints)
         self._pool = worker_pool()
         self.computer = ComputerSeat(session.referee, levels, submit=self._pool.submit,
                                      call_soon=self._from_worker,
                                      clock=self.loop.time, after_change=self._show)
+        self.computer.poke()
+
+    def want_hints(self) -> None:
+        """The hint mode became "best" (on the page): the computer's worker searches for them,
+        started now if no computer seat needed it before."""
+        if self.computer is None:
+            from board_driver.seats import ComputerSeat, worker_pool
+
+            self._pool = worker_pool()
+            self.computer = ComputerSeat(self.session.referee, {}, submit=self._pool.submit,
+                                         call_soon=self._from_worker,
+                                         clock=self.loop.time, after_change=self._show)
         self.computer.poke()
 
     def _from_worker(self, fn, *args) -> None:

@@ -32,7 +32,7 @@ The interface a game's view module provides (`state` is the game's State; `view`
     Optional:
     HINTS: tuple[str, ...]
         The hint modes (View.moves) its frame and pictures show: default ("off", "legal",
-        "safe"). Add "best" once the game's frame lights the computer player's best moves.
+        "safe", "best"; the best moves are lit for every game by the shared overlay).
     ENTRIES: bool
         True when pieces may stand where no sensor sees them (Treeblox cubes above the board):
         the page then offers each legal move that puts one there. Default False (finding them
@@ -98,7 +98,7 @@ def offers_entries(game_name: str) -> bool:
 
 def hint_modes(game_name: str) -> tuple[str, ...]:
     """The hint modes a game's view can show (the page offers these)."""
-    return tuple(getattr(view_of(game_name), "HINTS", ("off", "legal", "safe")))
+    return tuple(getattr(view_of(game_name), "HINTS", ("off", "legal", "safe", "best")))
 
 
 def render(state: State, view: View, now: float) -> tuple[dict[str, Colour], float | None]:

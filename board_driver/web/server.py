@@ -331,7 +331,10 @@ class WebServer:
         modes = views.hint_modes(self.daemon.session.referee.state.game.name)
         if data["mode"] not in modes:
             raise Refused(400, "hint mode must be one of " + ", ".join(modes))
-        return self._act(lambda r, now: setattr(r.view, "moves", data["mode"]))
+        response = self._act(lambda r, now: setattr(r.view, "moves", data["mode"]))
+        if data["mode"] == "best":
+            self.daemon.want_hints()
+        return response
 
     # --- reading ----------------------------------------------------------------------------------
 

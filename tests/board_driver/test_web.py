@@ -251,3 +251,23 @@ def test_a_move_in_progress_is_told_in_words():
     assert steps_in_words(view, ("player 1", "player 2")) == [
         {"site": "c3", "do": "you may take player 2's counter off"},
         {"site": "d4", "do": "you may put player 1's counter here"}]
+
+
+def test_best_hints_asked_on_the_page_start_the_computer_and_light_its_moves(tmp_path):
+    """No computer seat and no hints configured: choosing "best" on the page starts the
+    computer's worker, and its best moves come to be lit."""
+    async def scenario():
+        async with running(tmp_path) as daemon, aiohttp.ClientSession() as http:
+            assert daemon.computer is None
+            async with http.get(base_url(daemon) + "/api/state") as r:
+                assert "best" in (await r.json())["hints"]
+            status, after = await post(http, daemon, "/api/hint", {"mode": "best"})
+            assert status == 200 and after["hint"] == "best" and daemon.computer is not None
+            await hands(daemon, "place", "h0.0")     # a move, so the search has a new position
+            deadline = asyncio.get_running_loop().time() + 30
+            while not daemon.session.referee.view.hints:
+                assert asyncio.get_running_loop().time() < deadline, "no hints came"
+                await asyncio.sleep(0.05)
+            best = [s for s, what in daemon.session.referee.view.hints.items() if what == "best"]
+            assert best and all(s in daemon.session.layout.channels_of_site for s in best)
+    run(scenario())
