@@ -129,6 +129,9 @@ class Daemon:
 
         if self.remote is not None:
             raise games.IllegalMove("join", "this board is in a remote game already; leave it first")
+        if any(p.startswith("computer") for p in self.session.referee.seats):
+            raise games.IllegalMove("join", "the computer plays a seat here; give both seats to "
+                                            "people before joining a remote game")
         players = ["remote", "remote"]
         if seat is not None:
             players[seat] = "human"
