@@ -121,6 +121,7 @@ class WebServer:
         r.add_post("/api/remote/leave", self._remote_leave)
         r.add_post("/api/new-game", self._new_game)
         r.add_post("/api/hint", self._hint)
+        r.add_post("/api/seats", self._seats)
         r.add_get("/ws", self._ws)
         return app
 
@@ -158,7 +159,7 @@ class WebServer:
         ref = self.daemon.session.referee
         link = self.daemon.remote.summary() if self.daemon.remote is not None else None
         key = (ref.state.to_json(), tuple(ref.corrections), tuple(ref.view.completions),
-               ref.view.moves, json.dumps(link))
+               ref.view.moves, tuple(ref.seats), json.dumps(link))
         if key != self._key or self._text is None:
             self._key = key
             self._version += 1
@@ -325,6 +326,15 @@ class WebServer:
             raise Refused(409, "a remote game is one game on both boards: to play another, "
                                "join a new game id on both")
         return self._act(lambda r, now: r.new_game(now, data or None))
+
+    async def _seats(self, request: web.Request) -> web.Response:
+        data = await self._body(request, {"seat": True, "player": True})
+        if data["seat"] not in ("0", "1"):
+            raise Refused(400, "seat must be 0 (moves first) or 1")
+        try:
+            return self._act(lambda r, now: self.daemon.set_seat(int(data["seat"]), data["player"]))
+        except ValueError as exc:
+            raise Refused(400, str(exc)) from None
 
     async def _hint(self, request: web.Request) -> web.Response:
         data = await self._body(request, {"mode": True})

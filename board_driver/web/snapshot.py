@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import games
+import games.ai
 from board_driver import views
 from board_driver.reconcile import changed_sites
 
@@ -111,6 +112,7 @@ def page_state(referee, *, layout_name: str, token_required: bool, version: int,
         # Who plays each seat ("human" here, "computer:LEVEL", "remote"), and the link to the
         # other board in a remote game (None otherwise).
         "seats": list(referee.seats),
+        "seat_choices": ["human"] + [f"computer:{name}" for name in games.ai.LEVELS],
         "remote": remote,
     }
 

@@ -127,6 +127,34 @@ def test_treeblox_entry_above_the_board_and_a_refused_one(tmp_path):
     run(scenario())
 
 
+def test_seats_chosen_on_the_page_and_the_computer_answers_on_the_board(tmp_path):
+    async def scenario():
+        async with running(tmp_path) as daemon, aiohttp.ClientSession() as http, \
+                http.ws_connect(base_url(daemon) + "/ws") as ws:
+            first = await next_push(ws, lambda s: True)
+            assert first["seats"] == ["human", "human"] and "computer:perfect" in first["seat_choices"]
+            for body, words in [({"seat": "2", "player": "human"}, "seat must be 0"),
+                                ({"seat": "1", "player": "robot"}, "player must be human or one of"),
+                                ({"seat": "1", "player": "easy"}, "computer:easy"),
+                                ({"seat": "1", "player": "computer:genius"}, "computer:hard"),
+                                ({"seat": "1"}, "missing field 'player'")]:
+                status, answer = await post(http, daemon, "/api/seats", body)
+                assert status == 400 and words in answer["error"], (body, answer)
+            assert daemon.session.referee.seats == ("human", "human") and daemon.computer is None
+            status, after = await post(http, daemon, "/api/seats",
+                                       {"seat": "1", "player": "computer:easy"})
+            assert status == 200 and after["seats"] == ["human", "computer:easy"]
+            await hands(daemon, "place", "h0.0")
+            answered = await next_push(ws, lambda s: len(s["game"]["moves"]) == 2, timeout=30)
+            reply = answered["game"]["moves"][1]
+            assert answered["corrections"] == [reply]  # the computer's rod, to put on the board
+            # back to a human: the computer plays no more
+            status, after = await post(http, daemon, "/api/seats", {"seat": "1", "player": "human"})
+            assert status == 200 and after["seats"] == ["human", "human"]
+            assert daemon.computer.levels == {}
+    run(scenario())
+
+
 def finished_tree_planting(seed: int) -> games.State:
     rng = random.Random(seed)
     state = games.get_game("tree-planting").new_state(board="classic")

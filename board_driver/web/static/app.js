@@ -60,8 +60,19 @@ function show(s) {
   $("end-turn").disabled = !s.end_turn;
   $("takeback").disabled = !s.takeback;
   fillSelect($("hint"), s.hints.map((m) => [m, m]), s.hint);
+  showSeats(s);
   $("token-box").hidden = !s.token_required;
   if (gameChanged && $("history").open) loadGames();
+}
+
+function showSeats(s) {
+  // In a remote game the seats are the join's; otherwise each seat's select says who plays it.
+  $("seats").hidden = s.seats.includes("remote");
+  for (const seat of [0, 1]) {
+    $(`seat${seat}-name`).textContent = s.players[seat];
+    fillSelect($(`seat${seat}`), s.seat_choices.map((p) => [p, p.replace("computer:", "computer, ")]),
+      s.seats[seat]);
+  }
 }
 
 function chip(colour) {
@@ -292,6 +303,9 @@ function wire() {
   $("confirm-no").onclick = () => { $("confirm").hidden = true; confirmAction = null; };
   $("turn3d").onclick = () => { turn3d = (turn3d + 1) % 4; fetchTurned(); };
   $("hint").onchange = (e) => post("/api/hint", { mode: e.target.value });
+  for (const seat of ["seat0", "seat1"]) {
+    $(seat).onchange = (e) => post("/api/seats", { seat: e.target.dataset.seat, player: e.target.value });
+  }
   $("entry-site").onchange = (e) => { chosenSite = e.target.value; showEntries(state); };
   $("board3d").addEventListener("click", (e) => {
     const place = e.target.closest("[data-place]");
