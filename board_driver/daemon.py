@@ -173,12 +173,22 @@ class Daemon:
                                      clock=self.loop.time, after_change=self._show)
         self.computer.poke()
 
+    def in_worker(self, fn, *args) -> asyncio.Future:
+        """`fn(*args)` in the computer's worker process (started now if not yet), awaitable on
+        the loop: for searches the page asks for (a game review), off the loop and the GIL."""
+        if self._pool is None:
+            from board_driver.seats import worker_pool
+
+            self._pool = worker_pool()
+        return asyncio.wrap_future(self._pool.submit(fn, *args))
+
     def _ensure_computer(self):
         """The computer's seat object and its worker, started now if nothing needed it before."""
         if self.computer is None:
             from board_driver.seats import ComputerSeat, worker_pool
 
-            self._pool = worker_pool()
+            if self._pool is None:
+                self._pool = worker_pool()
             self.computer = ComputerSeat(self.session.referee, {}, submit=self._pool.submit,
                                          call_soon=self._from_worker,
                                          clock=self.loop.time, after_change=self._show)

@@ -20,6 +20,9 @@ API (JSON; control actions need `X-Treeboard-Token` when the config sets web.tok
     GET  /api/games                 the journal's finished games
     GET  /api/games/<id>            one as its replay object (?download=1: as a file)
     GET  /api/games/<id>/position?move=N   its picture after N moves
+    GET  /api/games/<id>/review     {"moves": [{"n","player","move","before","after","exact",
+                                    "best","changed_result","loss"}]} (games.ai.review; the
+                                    computer's worker, some seconds the first time; cached)
     GET  /ws                        the state, pushed after every change
 A refusal is a 4xx with {"error": "<the reason a player can read>"}, and changes nothing.
 """

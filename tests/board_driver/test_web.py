@@ -195,6 +195,43 @@ def test_history_lists_finished_games_and_replays_them(tmp_path):
     run(scenario())
 
 
+def test_review_of_a_finished_game_from_the_computers_worker(tmp_path):
+    from games.ai.review import review
+
+    path = str(tmp_path / "j.sqlite")
+    rng = random.Random(2)
+    done = games.get_game("tree-planting").new_state(board="2x2")
+    while not done.is_over():
+        done.play(rng.choice(done.legal_moves()))
+    with Journal(path) as journal:
+        journal.start_game("tree-planting", {"board": "2x2"})
+        for move in done.moves:
+            journal.record_move(str(move))
+        journal.finish(done.summary())
+
+    async def scenario():
+        async with running(tmp_path, journal=path, new_game=False) as daemon, \
+                aiohttp.ClientSession() as http:
+            url = base_url(daemon)
+            async with http.get(url + "/api/games/1/review", timeout=aiohttp.ClientTimeout(30)) as r:
+                assert r.status == 200
+                body = await r.json()
+            rows = body["moves"]
+            assert [r["move"] for r in rows] == [str(m) for m in done.moves]
+            assert all(r["exact"] for r in rows)  # the 2x2 board is solved outright
+            for row in rows:  # a move changed the result where the mover's result dropped
+                sign = lambda v: (v > 0) - (v < 0)
+                assert row["changed_result"] == (sign(row["after"]) < sign(row["before"]))
+            assert any(r["changed_result"] for r in rows)
+            assert rows == review(done, seconds=1.0, seed=0)  # what `treeboard review` says
+            assert daemon.computer is None  # the worker serves the page without a computer seat
+            async with http.get(url + "/api/games/1/review") as r:  # cached: the same answer
+                assert await r.json() == body and list(daemon.web._reviews) == [1]
+            async with http.get(url + "/api/games/9/review") as r:
+                assert r.status == 404 and "no game 9" in (await r.json())["error"]
+    run(scenario())
+
+
 def test_with_a_token_control_needs_it_and_viewing_does_not(tmp_path):
     token = "correct horse battery"
 
