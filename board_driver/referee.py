@@ -73,6 +73,12 @@ class Referee:
     def corrections(self) -> list[Correction]:
         return self.view.corrections
 
+    @property
+    def holding(self) -> bool:
+        """Whether the game waits for the board to be put right before anything is played
+        (after a takeback without hands, or a new game, while old pieces still stand)."""
+        return self._hold
+
     def new_game(self, now: float, options: dict[str, Any] | None = None,
                  origin: str = "board") -> None:
         """Start over (with other options of the same game, if given). Raises games.GameError

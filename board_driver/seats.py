@@ -126,7 +126,7 @@ class ComputerSeat:
     def _board_agrees(self) -> bool:
         view = self.referee.view
         return not view.corrections and not getattr(view, "completions", None) \
-            and not getattr(self.referee, "_hold", False)
+            and not self.referee.holding
 
     def _our_turn(self) -> int | None:
         state = self.referee.state

@@ -19,6 +19,7 @@ class FakeReferee:
         self.state = state
         self.view = SimpleNamespace(corrections=[], completions=[], moves="safe", hints={})
         self.played: list[str] = []
+        self.holding = False   # no takeback waiting for its pieces to come off
 
     def at_board(self, player):
         return player == 0
