@@ -155,22 +155,27 @@ def test_seats_chosen_on_the_page_and_the_computer_answers_on_the_board(tmp_path
     run(scenario())
 
 
-def finished_tree_planting(seed: int) -> games.State:
+def finished_tree_planting(seed: int, board: str = "classic") -> games.State:
     rng = random.Random(seed)
-    state = games.get_game("tree-planting").new_state(board="classic")
+    state = games.get_game("tree-planting").new_state(board=board)
     while not state.is_over():
         state.play(rng.choice(state.legal_moves()))
     return state
 
 
-def test_history_lists_finished_games_and_replays_them(tmp_path):
-    path = str(tmp_path / "j.sqlite")
-    done = finished_tree_planting(7)
+def journal_finished(path: str, done: games.State) -> None:
+    """`done` as a finished game in the journal at `path`."""
     with Journal(path) as journal:
-        journal.start_game("tree-planting", {"board": "classic"})
+        journal.start_game(done.game.name, done.options())
         for move in done.moves:
             journal.record_move(str(move))
         journal.finish(done.summary())
+
+
+def test_history_lists_finished_games_and_replays_them(tmp_path):
+    path = str(tmp_path / "j.sqlite")
+    done = finished_tree_planting(7)
+    journal_finished(path, done)
 
     async def scenario():
         async with running(tmp_path, journal=path, new_game=False) as daemon, \
@@ -199,15 +204,8 @@ def test_review_of_a_finished_game_from_the_computers_worker(tmp_path):
     from games.ai.review import review
 
     path = str(tmp_path / "j.sqlite")
-    rng = random.Random(2)
-    done = games.get_game("tree-planting").new_state(board="2x2")
-    while not done.is_over():
-        done.play(rng.choice(done.legal_moves()))
-    with Journal(path) as journal:
-        journal.start_game("tree-planting", {"board": "2x2"})
-        for move in done.moves:
-            journal.record_move(str(move))
-        journal.finish(done.summary())
+    done = finished_tree_planting(2, board="2x2")
+    journal_finished(path, done)
 
     async def scenario():
         async with running(tmp_path, journal=path, new_game=False) as daemon, \
