@@ -176,17 +176,57 @@ class Daemon:
                                      clock=self.loop.time, after_change=self._show)
         self.computer.poke()
 
-    def want_hints(self) -> None:
-        """The hint mode became "best" (on the page): the computer's worker searches for them,
-        started now if no computer seat needed it before."""
+    def in_worker(self, fn, *args) -> asyncio.Future:
+        """`fn(*args)` in the computer's worker process (started now if not yet), awaitable on
+        the loop: for searches the page asks for (a game review), off the loop and the GIL."""
+        if self._pool is None:
+            from board_driver.seats import worker_pool
+
+            self._pool = worker_pool()
+        return asyncio.wrap_future(self._pool.submit(fn, *args))
+
+    def _ensure_computer(self):
+        """The computer's seat object and its worker, started now if nothing needed it before."""
         if self.computer is None:
             from board_driver.seats import ComputerSeat, worker_pool
 
-            self._pool = worker_pool()
+            if self._pool is None:
+                self._pool = worker_pool()
             self.computer = ComputerSeat(self.session.referee, {}, submit=self._pool.submit,
                                          call_soon=self._from_worker,
                                          clock=self.loop.time, after_change=self._show)
-        self.computer.poke()
+        return self.computer
+
+    def want_hints(self) -> None:
+        """The hint mode became "best" (on the page): the computer's worker searches for them,
+        started now if no computer seat needed it before."""
+        self._ensure_computer().poke()
+
+    def set_seat(self, seat: int, player: str) -> None:
+        """Who plays `seat` (the page): "human" or "computer:LEVEL", at once (the computer
+        thinks now if it is its turn). Not kept across a restart: the config's `players` is the
+        default. Raises ValueError naming what is wrong, games.IllegalMove in a remote game;
+        either way nothing changes."""
+        from board_driver.seats import computer_seats
+        import games.ai
+
+        if seat not in (0, 1):
+            raise ValueError(f"seat must be 0 (moves first) or 1, not {seat!r}")
+        levels = ", ".join(f"computer:{name}" for name in games.ai.LEVELS)
+        if player != "human" and not (player.startswith("computer:")
+                                      and player.split(":", 1)[1] in games.ai.LEVELS):
+            raise ValueError(f"player must be human or one of {levels}, not {player!r}")
+        if self.remote is not None:
+            raise games.IllegalMove("seats", "this board is in a remote game, whose seats are "
+                                             "set by joining it: leave it first")
+        players = list(self.config.players)
+        players[seat] = player
+        self.config.players = tuple(players)
+        self.session.referee.seats = self.config.players
+        computers = computer_seats(self.config.players)
+        if computers or self.computer is not None:
+            self._ensure_computer().levels = computers
+        self._show()  # pokes the computer: its turn now, with the board agreeing?
 
     def _from_worker(self, fn, *args) -> None:
         """A worker's answer, onto the loop; one that lands after the loop closed (the sim quit

@@ -14,10 +14,15 @@ API (JSON; control actions need `X-Treeboard-Token` when the config sets web.tok
     POST /api/remote/leave          both seats played here again
     POST /api/new-game {options}    start over (same game; its options may change)
     POST /api/hint {"mode"}         off | legal | safe (| best)
+    POST /api/seats {"seat","player"}   seat 0 or 1 played by human | computer:LEVEL (easy,
+                                    medium, hard, perfect), at once; not in a remote game
     GET  /api/picture3d?turn=N      the 3D picture turned N quarter turns (Treeblox)
     GET  /api/games                 the journal's finished games
     GET  /api/games/<id>            one as its replay object (?download=1: as a file)
     GET  /api/games/<id>/position?move=N   its picture after N moves
+    GET  /api/games/<id>/review     {"moves": [{"n","player","move","before","after","exact",
+                                    "best","changed_result","loss"}]} (games.ai.review; the
+                                    computer's worker, some seconds the first time; cached)
     GET  /ws                        the state, pushed after every change
 A refusal is a 4xx with {"error": "<the reason a player can read>"}, and changes nothing.
 """

@@ -21,6 +21,7 @@ Safety on a home network:
 from __future__ import annotations
 
 import asyncio
+import collections
 import hmac
 import secrets
 import json
@@ -43,6 +44,7 @@ MAX_CLIENTS = 32          # open pages at once; each costs a socket and a sender
 MAX_BODY = 16 * 1024      # no request of ours needs more
 MAX_TEXT = 64             # a site, a kind, an option value
 HISTORY_LIMIT = 100
+REVIEW_CACHE = 16         # reviewed games kept (a review costs seconds of the worker's time)
 ASSETS = {"/": ("index.html", "text/html"), "/app.js": ("app.js", "text/javascript"),
           "/app.css": ("app.css", "text/css")}
 SECURITY_HEADERS = {
@@ -100,6 +102,9 @@ class WebServer:
         self._version = 0
         self._text: str | None = None   # the current state as JSON, made once per change
         self.instance = secrets.token_hex(4)
+        # game id -> its review (a Future while the worker computes it: a second page asking
+        # meanwhile waits for the same one); the oldest leave first.
+        self._reviews: collections.OrderedDict[int, asyncio.Future] = collections.OrderedDict()
 
     # --- lifecycle ---------------------------------------------------------------------------
 
@@ -121,6 +126,8 @@ class WebServer:
         r.add_post("/api/remote/leave", self._remote_leave)
         r.add_post("/api/new-game", self._new_game)
         r.add_post("/api/hint", self._hint)
+        r.add_post("/api/seats", self._seats)
+        r.add_get("/api/games/{id:\\d+}/review", self._review)
         r.add_get("/ws", self._ws)
         return app
 
@@ -158,7 +165,7 @@ class WebServer:
         ref = self.daemon.session.referee
         link = self.daemon.remote.summary() if self.daemon.remote is not None else None
         key = (ref.state.to_json(), tuple(ref.corrections), tuple(ref.view.completions),
-               ref.view.moves, json.dumps(link))
+               ref.view.moves, tuple(ref.seats), json.dumps(link))
         if key != self._key or self._text is None:
             self._key = key
             self._version += 1
@@ -326,6 +333,15 @@ class WebServer:
                                "join a new game id on both")
         return self._act(lambda r, now: r.new_game(now, data or None))
 
+    async def _seats(self, request: web.Request) -> web.Response:
+        data = await self._body(request, {"seat": True, "player": True})
+        if data["seat"] not in ("0", "1"):
+            raise Refused(400, "seat must be 0 (moves first) or 1")
+        try:
+            return self._act(lambda r, now: self.daemon.set_seat(int(data["seat"]), data["player"]))
+        except ValueError as exc:
+            raise Refused(400, str(exc)) from None
+
     async def _hint(self, request: web.Request) -> web.Response:
         data = await self._body(request, {"mode": True})
         modes = views.hint_modes(self.daemon.session.referee.state.game.name)
@@ -401,6 +417,30 @@ class WebServer:
             "id": saved.game_id, "move": upto, "moves": saved.moves,
             "scores": list(state.scores()), "svg": module.svg(state, view),
             "svg3d": module.svg_3d(state, view, []) if hasattr(module, "svg_3d") else None})
+
+    async def _review(self, request: web.Request) -> web.Response:
+        """A saved game reviewed move by move (games.ai.review, as `treeboard review`): the
+        value before each move for its mover, and the moves that changed the result."""
+        saved = self._saved(request)
+        try:
+            snapshot.saved_state(saved)
+        except games.GameError as exc:
+            raise Refused(409, f"game {saved.game_id} does not replay: {exc}") from None
+        pending = self._reviews.get(saved.game_id)
+        if pending is None:
+            pending = self.daemon.in_worker(snapshot.review_rows, saved.game, dict(saved.options),
+                                            list(saved.moves))
+            self._reviews[saved.game_id] = pending
+            while len(self._reviews) > REVIEW_CACHE:
+                self._reviews.popitem(last=False)
+        self._reviews.move_to_end(saved.game_id)
+        try:
+            rows = await asyncio.shield(pending)  # a page that goes away leaves it to the next
+        except Exception as exc:
+            self._reviews.pop(saved.game_id, None)  # asked again, it is tried again
+            log.exception("review of game %d failed", saved.game_id)
+            raise Refused(500, f"the review of game {saved.game_id} failed: {exc}") from None
+        return web.json_response({"id": saved.game_id, "game": saved.game, "moves": rows})
 
     async def _ws(self, request: web.Request) -> web.StreamResponse:
         if len(self.clients) >= MAX_CLIENTS:

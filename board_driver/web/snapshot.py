@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import games
+import games.ai
 from board_driver import views
 from board_driver.reconcile import changed_sites
 
@@ -111,6 +112,7 @@ def page_state(referee, *, layout_name: str, token_required: bool, version: int,
         # Who plays each seat ("human" here, "computer:LEVEL", "remote"), and the link to the
         # other board in a remote game (None otherwise).
         "seats": list(referee.seats),
+        "seat_choices": ["human"] + [f"computer:{name}" for name in games.ai.LEVELS],
         "remote": remote,
     }
 
@@ -135,3 +137,18 @@ def history_entry(saved) -> dict[str, Any]:
     return {"id": saved.game_id, "game": saved.game, "options": saved.options,
             "moves": len(saved.moves), "result": result, "status": saved.status,
             "started_at": saved.started_at, "finished_at": saved.finished_at}
+
+
+REVIEW_SECONDS = 8.0   # a whole game's review, shared among its positions
+REVIEW_MOST_PER_MOVE = 0.5
+
+
+def review_rows(game: str, options: dict[str, Any], moves: list[str]) -> list[dict[str, Any]]:
+    """In the computer's worker: `games.ai.review` of a saved game (as `treeboard review`
+    prints it), within REVIEW_SECONDS in all."""
+    from games.ai.review import review
+
+    state = games.get_game(game).new_state(**options)
+    state.play_all(moves)
+    seconds = min(REVIEW_MOST_PER_MOVE, REVIEW_SECONDS / max(1, len(moves)))
+    return review(state, seconds=seconds, seed=0)

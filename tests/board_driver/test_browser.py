@@ -247,12 +247,12 @@ def test_finished_games_viewed_move_by_move(browser, sims, tmp_path):
     import games
     from board_driver.journal import Journal
 
-    rng = random.Random(3)
-    done = games.get_game("tree-planting").new_state(board="classic")
+    rng = random.Random(2)  # a small board: its review is exact and quick
+    done = games.get_game("tree-planting").new_state(board="2x2")
     while not done.is_over():
         done.play(rng.choice(done.legal_moves()))
     with Journal(tmp_path / "sim.sqlite") as journal:
-        journal.start_game("tree-planting", {"board": "classic"})
+        journal.start_game("tree-planting", {"board": "2x2"})
         for move in done.moves:
             journal.record_move(str(move))
         journal.finish(done.summary())
@@ -271,6 +271,14 @@ def test_finished_games_viewed_move_by_move(browser, sims, tmp_path):
     page.wait_for_selector("#replay-at:text('start')")
     assert page.locator('#replay-board [data-kind="rod"]').count() == 0
     assert page.get_attribute("#replay-download", "href") == "/api/games/1?download=1"
+    # the review graph: a dot per move, the moves that changed the result marked
+    page.click("#replay-review-ask")
+    page.wait_for_selector("#replay-review svg.review")
+    assert page.locator("#replay-review svg.review circle").count() == n
+    assert page.locator("#replay-review circle.changed").count() >= 1
+    page.locator("#replay-review circle[data-move='2']").dispatch_event("click")
+    page.wait_for_selector(f"#replay-at:text('move 1 of {n}')")
+    page.screenshot(path=str(ARTIFACTS / "review-desktop.png"), full_page=True)
     page.close()
 
 

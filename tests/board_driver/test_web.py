@@ -127,22 +127,55 @@ def test_treeblox_entry_above_the_board_and_a_refused_one(tmp_path):
     run(scenario())
 
 
-def finished_tree_planting(seed: int) -> games.State:
+def test_seats_chosen_on_the_page_and_the_computer_answers_on_the_board(tmp_path):
+    async def scenario():
+        async with running(tmp_path) as daemon, aiohttp.ClientSession() as http, \
+                http.ws_connect(base_url(daemon) + "/ws") as ws:
+            first = await next_push(ws, lambda s: True)
+            assert first["seats"] == ["human", "human"] and "computer:perfect" in first["seat_choices"]
+            for body, words in [({"seat": "2", "player": "human"}, "seat must be 0"),
+                                ({"seat": "1", "player": "robot"}, "player must be human or one of"),
+                                ({"seat": "1", "player": "easy"}, "computer:easy"),
+                                ({"seat": "1", "player": "computer:genius"}, "computer:hard"),
+                                ({"seat": "1"}, "missing field 'player'")]:
+                status, answer = await post(http, daemon, "/api/seats", body)
+                assert status == 400 and words in answer["error"], (body, answer)
+            assert daemon.session.referee.seats == ("human", "human") and daemon.computer is None
+            status, after = await post(http, daemon, "/api/seats",
+                                       {"seat": "1", "player": "computer:easy"})
+            assert status == 200 and after["seats"] == ["human", "computer:easy"]
+            await hands(daemon, "place", "h0.0")
+            answered = await next_push(ws, lambda s: len(s["game"]["moves"]) == 2, timeout=30)
+            reply = answered["game"]["moves"][1]
+            assert answered["corrections"] == [reply]  # the computer's rod, to put on the board
+            # back to a human: the computer plays no more
+            status, after = await post(http, daemon, "/api/seats", {"seat": "1", "player": "human"})
+            assert status == 200 and after["seats"] == ["human", "human"]
+            assert daemon.computer.levels == {}
+    run(scenario())
+
+
+def finished_tree_planting(seed: int, board: str = "classic") -> games.State:
     rng = random.Random(seed)
-    state = games.get_game("tree-planting").new_state(board="classic")
+    state = games.get_game("tree-planting").new_state(board=board)
     while not state.is_over():
         state.play(rng.choice(state.legal_moves()))
     return state
 
 
-def test_history_lists_finished_games_and_replays_them(tmp_path):
-    path = str(tmp_path / "j.sqlite")
-    done = finished_tree_planting(7)
+def journal_finished(path: str, done: games.State) -> None:
+    """`done` as a finished game in the journal at `path`."""
     with Journal(path) as journal:
-        journal.start_game("tree-planting", {"board": "classic"})
+        journal.start_game(done.game.name, done.options())
         for move in done.moves:
             journal.record_move(str(move))
         journal.finish(done.summary())
+
+
+def test_history_lists_finished_games_and_replays_them(tmp_path):
+    path = str(tmp_path / "j.sqlite")
+    done = finished_tree_planting(7)
+    journal_finished(path, done)
 
     async def scenario():
         async with running(tmp_path, journal=path, new_game=False) as daemon, \
@@ -164,6 +197,36 @@ def test_history_lists_finished_games_and_replays_them(tmp_path):
                                 ("/api/games/1/position?move=x", 400), ("/api/games/9", 404)]:
                 async with http.get(url + bad) as r:
                     assert r.status == status and (await r.json())["error"]
+    run(scenario())
+
+
+def test_review_of_a_finished_game_from_the_computers_worker(tmp_path):
+    from games.ai.review import review
+
+    path = str(tmp_path / "j.sqlite")
+    done = finished_tree_planting(2, board="2x2")
+    journal_finished(path, done)
+
+    async def scenario():
+        async with running(tmp_path, journal=path, new_game=False) as daemon, \
+                aiohttp.ClientSession() as http:
+            url = base_url(daemon)
+            async with http.get(url + "/api/games/1/review", timeout=aiohttp.ClientTimeout(30)) as r:
+                assert r.status == 200
+                body = await r.json()
+            rows = body["moves"]
+            assert [r["move"] for r in rows] == [str(m) for m in done.moves]
+            assert all(r["exact"] for r in rows)  # the 2x2 board is solved outright
+            for row in rows:  # a move changed the result where the mover's result dropped
+                sign = lambda v: (v > 0) - (v < 0)
+                assert row["changed_result"] == (sign(row["after"]) < sign(row["before"]))
+            assert any(r["changed_result"] for r in rows)
+            assert rows == review(done, seconds=1.0, seed=0)  # what `treeboard review` says
+            assert daemon.computer is None  # the worker serves the page without a computer seat
+            async with http.get(url + "/api/games/1/review") as r:  # cached: the same answer
+                assert await r.json() == body and list(daemon.web._reviews) == [1]
+            async with http.get(url + "/api/games/9/review") as r:
+                assert r.status == 404 and "no game 9" in (await r.json())["error"]
     run(scenario())
 
 

@@ -60,8 +60,19 @@ function show(s) {
   $("end-turn").disabled = !s.end_turn;
   $("takeback").disabled = !s.takeback;
   fillSelect($("hint"), s.hints.map((m) => [m, m]), s.hint);
+  showSeats(s);
   $("token-box").hidden = !s.token_required;
   if (gameChanged && $("history").open) loadGames();
+}
+
+function showSeats(s) {
+  // In a remote game the seats are the join's; otherwise each seat's select says who plays it.
+  $("seats").hidden = s.seats.includes("remote");
+  for (const seat of [0, 1]) {
+    $(`seat${seat}-name`).textContent = s.players[seat];
+    fillSelect($(`seat${seat}`), s.seat_choices.map((p) => [p, p.replace("computer:", "computer, ")]),
+      s.seats[seat]);
+  }
 }
 
 function chip(colour) {
@@ -292,6 +303,9 @@ function wire() {
   $("confirm-no").onclick = () => { $("confirm").hidden = true; confirmAction = null; };
   $("turn3d").onclick = () => { turn3d = (turn3d + 1) % 4; fetchTurned(); };
   $("hint").onchange = (e) => post("/api/hint", { mode: e.target.value });
+  for (const seat of ["seat0", "seat1"]) {
+    $(seat).onchange = (e) => post("/api/seats", { seat: e.target.dataset.seat, player: e.target.value });
+  }
   $("entry-site").onchange = (e) => { chosenSite = e.target.value; showEntries(state); };
   $("board3d").addEventListener("click", (e) => {
     const place = e.target.closest("[data-place]");
@@ -323,6 +337,7 @@ function wire() {
   $("replay-prev").onclick = () => replayTo(replay.at - 1);
   $("replay-next").onclick = () => replayTo(replay.at + 1);
   $("replay-last").onclick = () => replayTo(replay.moves.length);
+  $("replay-review-ask").onclick = () => loadReview(replay.id);
 }
 
 // --- history ----------------------------------------------------------------------------------
@@ -364,6 +379,53 @@ async function openReplay(id) {
   $("replay-download").href = `/api/games/${id}?download=1`;
   $("replay-download").setAttribute("download", `treeboard-${game.game}-${id}.json`);
   replayTo(game.moves.length);
+  $("replay-review").textContent = "";
+}
+
+// --- review graph: the value before each move for the first player, the result changers marked
+
+async function loadReview(id) {
+  // Asked for, not loaded with every game: a review costs the computer's worker seconds.
+  if (id === null) return;
+  const box = $("replay-review");
+  box.textContent = "The computer reviews the game…";
+  const response = await fetch(`/api/games/${id}/review`);
+  if (replay.id !== id) return;  // another game was opened meanwhile
+  const body = await response.json().catch(() => ({ error: `refused (${response.status})` }));
+  if (!response.ok) { box.textContent = body.error; return; }
+  box.textContent = "";
+  if (body.moves.length) reviewGraph(box, body.moves);
+}
+
+function svgEl(name, attrs, parent) {
+  // The SVG namespace taken from the graph's root, which the HTML parser made an SVG element.
+  const el = document.createElementNS(parent.namespaceURI, name);
+  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
+  parent.append(el);
+  return el;
+}
+
+function reviewGraph(box, rows) {
+  // Exact values are tree margins (scaled by the largest), estimates 0..1 (0.5 even): both
+  // drawn from -1 (the second player wins) to +1 (the first wins).
+  const scale = Math.max(1, ...rows.filter((r) => r.exact).map((r) => Math.abs(r.before)));
+  const value = (r) => (r.exact ? r.before / scale : 2 * r.before - 1) * (r.player === 0 ? 1 : -1);
+  const W = 600, H = 160, pad = 10, step = (W - 2 * pad) / Math.max(1, rows.length - 1);
+  const x = (i) => pad + i * step, y = (v) => H / 2 - v * (H / 2 - pad);
+  box.innerHTML = `<svg viewBox="0 0 ${W} ${H}" class="review" role="img"></svg>`;
+  const svg = box.firstChild;
+  svgEl("title", {}, svg).textContent = "The value before each move, for the first player " +
+    "(up: the first player wins); red: a move that changed the result";
+  svgEl("line", { x1: 0, x2: W, y1: H / 2, y2: H / 2, class: "axis" }, svg);
+  const points = rows.map((r, i) => `${x(i).toFixed(1)},${y(value(r)).toFixed(1)}`);
+  svgEl("polyline", { points: points.join(" "), class: "curve" }, svg);
+  rows.forEach((r, i) => {
+    const dot = svgEl("circle", { cx: x(i), cy: y(value(r)), r: r.changed_result ? 6 : 3,
+      class: r.changed_result ? "changed" : "dot", "data-move": r.n }, svg);
+    svgEl("title", {}, dot).textContent = `move ${r.n}: ${r.move}` +
+      (r.changed_result ? ` changed the result (best: ${r.best.join(" ")})` : "");
+    dot.onclick = () => replayTo(r.n - 1);  // the position before the move
+  });
 }
 
 async function replayTo(n) {
