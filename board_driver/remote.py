@@ -146,12 +146,13 @@ class RemoteLink:
             return 0
 
     def _save_takebacks(self) -> None:
-        tmp = self._sidecar.with_suffix(".tmp")
-        with open(tmp, "w", encoding="utf-8") as f:
-            json.dump({"game_id": self.settings.game_id, "takebacks": self.takebacks}, f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, self._sidecar)
+        _write_private(self._sidecar, {"game_id": self.settings.game_id,
+                                       "takebacks": self.takebacks})
+
+    def _take_back_to(self, count: int) -> None:
+        """Take the game back to `count` moves (a takeback both boards agreed to)."""
+        while len(self.referee.state.moves) > count:
+            self.referee.takeback(self.clock(), "remote")
 
     # --- what this board publishes -----------------------------------------------------------
 
@@ -188,6 +189,8 @@ class RemoteLink:
             raise games.IllegalMove("takeback", "this board watches the game; it plays no seat")
         if not state.moves:
             raise games.IllegalMove("takeback", "there is no move to take back")
+        if state.is_over():
+            raise games.IllegalMove("takeback", "the game is over; join a new game id to play again")
         self._asked_to = len(state.moves) - 1
         self._send(self.topics["takeback"],
                    rp.takeback_message(self.takebacks, self.settings.local_seat, self._asked_to))
@@ -200,11 +203,12 @@ class RemoteLink:
         if index is None:
             raise games.IllegalMove("takeback", "the other board has not asked for a takeback")
         self.takeback_request = None
+        if accept and self.referee.state.is_over():
+            accept = False   # the game ended since it asked: a finished game is not taken back
         if accept:
             self.takebacks += 1
             self._save_takebacks()   # before the game changes: a cut here keeps the count ahead
-            while len(self.referee.state.moves) > index:
-                self.referee.takeback(self.clock(), "remote")
+            self._take_back_to(index)
         self._send(self.topics["takeback"], rp.answer_message(
             self.takebacks, self.settings.local_seat, index, accept))
         self._publish_state()
@@ -271,8 +275,7 @@ class RemoteLink:
             self._save_takebacks()
             self._asked_to = None
         if verdict.undo_to is not None:
-            while len(self.referee.state.moves) > verdict.undo_to:
-                self.referee.takeback(now, "remote")
+            self._take_back_to(verdict.undo_to)
         for move in verdict.moves:
             self.referee.play_for_seat(move, now, "remote")
             log.info("remote move %d: %s", len(self.referee.state.moves), move)
@@ -283,10 +286,12 @@ class RemoteLink:
     def _on_takeback_request(self, msg: dict) -> None:
         if msg["seat"] != self.settings.seat:
             return  # our own request, echoed
-        if msg["takebacks"] != self.takebacks or msg["index"] != len(self.referee.state.moves) - 1:
+        if (msg["takebacks"] != self.takebacks or self.referee.state.is_over()
+                or msg["index"] != len(self.referee.state.moves) - 1):
             self._send(self.topics["takeback"], rp.answer_message(
                 self.takebacks, self.settings.local_seat, msg["index"], False))
-            log.info("refused a takeback to %d moves: not the last move of this game", msg["index"])
+            log.info("refused a takeback to %d moves: not the last move of a game in progress",
+                     msg["index"])
             return
         self.takeback_request = msg["index"]
         log.info("the other board asks to take back move %d", msg["index"] + 1)
@@ -441,16 +446,21 @@ def _join_path(config: Any) -> Path:
     return journal.with_name(f"{journal.stem}.remote-join.json")
 
 
-def save_join(config: Any, table: dict[str, Any], players: tuple[str, str]) -> None:
-    """Written readable by this user only: it holds the game's secret."""
-    path = _join_path(config)
+def _write_private(path: Path, data: dict[str, Any]) -> None:
+    """`data` as JSON, readable by this user only, whole or not at all (a power cut leaves the
+    old file or the new one, never half of one)."""
     tmp = path.with_suffix(".tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as f:
-        json.dump({"remote": table, "players": list(players)}, f)
+        json.dump(data, f)
         f.flush()
         os.fsync(f.fileno())
     os.replace(tmp, path)
+
+
+def save_join(config: Any, table: dict[str, Any], players: tuple[str, str]) -> None:
+    """Kept readable by this user only: it holds the game's secret."""
+    _write_private(_join_path(config), {"remote": table, "players": list(players)})
 
 
 def load_join(config: Any) -> tuple[dict[str, Any], tuple[str, str]] | None:

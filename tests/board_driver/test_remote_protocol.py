@@ -149,3 +149,39 @@ def test_the_turn_leds_show_the_link_when_it_is_not_flowing(tracer):
     ref.remote_status = "no broker: it refused this board (Not authorized)"
     flashes = [turn(x / 8) for x in range(8)]
     assert colours["wrong"] in flashes and (0, 0, 0) in flashes
+
+
+def test_a_finished_game_is_not_taken_back_by_either_board(tmp_path):
+    """Asked after the last move, or asked before it and answered after: refused, with the
+    agreed takeback count (kept on disk) unchanged on the board that would have done it."""
+    import asyncio
+    from types import SimpleNamespace
+
+    from board_driver.remote import RemoteLink, RemoteSettings
+
+    finished = tp()
+    while not finished.is_over():
+        finished.play(sorted(finished.legal_moves(), key=str)[0])
+    referee = SimpleNamespace(state=finished, listeners=[], remote_status=None,
+                              takeback=lambda now, origin: pytest.fail("took a move back"))
+
+    async def scenario():
+        link = RemoteLink(RemoteSettings(host="h", port=1, tls=False, game_id="g1",
+                                         secret=SECRET.encode(), seat=0, state_dir=str(tmp_path)),
+                          referee, clock=lambda: 0.0)
+        with pytest.raises(games.IllegalMove, match="game is over"):
+            link.request_takeback()
+        asked = rp.Signer(SECRET, "g1").encode(
+            rp.takeback_message(0, 0, len(finished.moves) - 1))
+        link.handle(rp.topics("g1")["takeback"], asked)
+        assert link.takeback_request is None                  # refused at once...
+        answer = rp.Signer(SECRET, "g1").decode(link._outbox.get_nowait()[1])
+        assert answer["type"] == "takeback-answer" and answer["accept"] is False
+        link.takeback_request = len(finished.moves) - 1       # ...or asked before the end
+        link.answer_takeback(True)
+        assert link.takebacks == 0
+        answer = rp.Signer(SECRET, "g1").decode(link._outbox.get_nowait()[1])
+        assert answer["accept"] is False
+        assert not list(tmp_path.glob("*.remote-g1-*.json"))  # nothing agreed, nothing written
+
+    asyncio.run(scenario())
