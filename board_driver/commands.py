@@ -157,12 +157,17 @@ def _check_sites(config: Config, layout) -> None:
                           + (f"try --layout {' or '.join(fits)}" if fits else "give a layout for it with --layout"))
 
 
+def _file_slug(text: str, limit: int) -> str:
+    """`text` made safe for a file name, at most `limit` characters."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", text)[:limit]
+
+
 def sim_journal(config: Config) -> Path:
     """One journal per layout and game options: switching --layout resumes each board's own
     game instead of abandoning the other's."""
     name = Path(config.layout).stem if config.layout.endswith(".toml") else config.layout
     options = "".join(f"-{k}{v}" for k, v in sorted((config.game_options or {}).items()))
-    slug = re.sub(r"[^A-Za-z0-9._-]+", "_", f"{name}{options}")[:120]
+    slug = _file_slug(f"{name}{options}", 120)
     return Path(config.journal).with_name(f"sim-{slug}.sqlite")
 
 
@@ -234,9 +239,9 @@ def _remote_options(config, args: argparse.Namespace) -> None:
     config.players, config.remote = tuple(players), remote
     if not args.config and not getattr(args, "journal", None):
         journal = Path(config.journal)
-        slug = re.sub(r"[^A-Za-z0-9._-]+", "_", args.join)[:64]
         role = "watch" if args.watch else f"seat{args.seat}"
-        config.journal = str(journal.with_name(f"{journal.stem}-remote-{slug}-{role}.sqlite"))
+        config.journal = str(journal.with_name(
+            f"{journal.stem}-remote-{_file_slug(args.join, 64)}-{role}.sqlite"))
 
 
 def _web_flags(p: argparse.ArgumentParser) -> None:
