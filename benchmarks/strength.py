@@ -9,6 +9,9 @@
         active leaves) or `random`, any registered game, through the common interface only
     python benchmarks/strength.py versus --game treeblox --opponent self:1.2 --seconds 0.3
         ours against ours with another time budget (time buys strength?)
+    python benchmarks/strength.py versus --game arbos --opponent random --max-moves 600
+        a game still on after 600 moves (random Arbos players can go on for ever, making and
+        removing a fourth tree) is scored by the scores as they stand, equal ones a draw
 
 Prints one JSON object per match. A benchmark, not a test: it takes minutes.
 """
@@ -43,7 +46,13 @@ def interval(points: list[float]) -> dict:
 
 
 def points_for(state, player: int) -> float:
-    w = state.winner()
+    """Points of a finished game by the game's own winner; of a game stopped at the move cap,
+    by the scores as they stand (equal: a draw, whatever a tie-break at the end would say)."""
+    if state.is_over():
+        w = state.winner()
+    else:
+        a, b = state.scores()
+        w = 0 if a > b else 1 if b > a else None
     return 0.5 if w is None else 1.0 if w == player else 0.0
 
 
@@ -71,11 +80,11 @@ def random_move(state, rng: random.Random):
 def versus(args) -> dict:
     game = games.get_game(args.game)
     rng = random.Random(args.seed)
-    results, ours_seconds = [], []
+    results, ours_seconds, capped = [], [], 0
     for i in range(args.games):
         ours = i % 2  # colours alternate
         state = game.new_state(**dict(o.split("=", 1) for o in args.option or []))
-        while not state.is_over():
+        while not state.is_over() and len(state.moves) < args.max_moves:
             if state.to_move == ours:
                 start = time.perf_counter()
                 move = games.ai.best_move(state, seconds=args.seconds, seed=rng.randrange(1 << 30))
@@ -89,11 +98,14 @@ def versus(args) -> dict:
                 move = games.ai.best_move(state, seconds=seconds, seed=rng.randrange(1 << 30))
             state.play(move)
         results.append(points_for(state, ours))
-        print(f"game {i + 1}: ours as player {ours}, scores {state.scores()}, "
+        capped += not state.is_over()
+        print(f"game {i + 1}: ours as player {ours}, {len(state.moves)} moves"
+              f"{'' if state.is_over() else ' (capped)'}, scores {state.scores()}, "
               f"points {results[-1]}", file=sys.stderr)
-    return {"game": args.game, "opponent": args.opponent, "ours_seconds": args.seconds,
+    return {"game": args.game, "options": args.option or [], "opponent": args.opponent,
+            "ours_seconds": args.seconds,
             "ours_mean_move_s": round(sum(ours_seconds) / max(1, len(ours_seconds)), 3),
-            **interval(results)}
+            "max_moves": args.max_moves, "capped": capped, **interval(results)}
 
 
 # --- Tree Planting against OpenSpiel ------------------------------------------------------------
@@ -169,6 +181,9 @@ def main() -> None:
     p.add_argument("--opponent", default="greedy", help="greedy, random or self:SECONDS")
     p.add_argument("--games", type=int, default=10)
     p.add_argument("--seconds", type=float, default=0.3, help="our time per move")
+    p.add_argument("--max-moves", type=int, default=1000,
+                   help="a game still on after this many moves (both players') is stopped "
+                        "and scored as it stands; the JSON says how many were ('capped')")
     p.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     result = planting(args) if args.what == "planting" else versus(args)
