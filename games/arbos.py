@@ -383,6 +383,47 @@ class ArbosState(State):
                 apply(Move(kind, cell(i)), i)
         return self.scores()
 
+    def move_prior(self, moves: Any) -> list[float]:
+        """For the search (games/base.py): a cheap guess per legal move, higher first. Points
+        come from one's seeds touched by two of one's trees, so: a spore beside one's seed
+        that is not yet scoring (most when it would bring the seed a tree it lacks), then one
+        that grows a tree, then the others; a fourth tree, a replaced seed, a pass last. In
+        the setup, the opponent's seed near the edge (fewer cells around it to link it); a
+        removal, from the smallest tree."""
+        board, nb8, cols = self._board, self.geo.nb8, self.geo.cols
+        p = self._to_move
+        spore, seed = _SPORE[p], _SEED[p]
+        tree_of, trees = self._tree_of, self._trees[p]
+        crowded = len(trees) >= MAX_TREES
+        linked: dict[int, set[int]] = {}  # my seed -> ids of my trees touching it
+        out = []
+        for move in moves:
+            kind = move.kind
+            if kind == PASS_KIND:
+                out.append(-3.0)
+                continue
+            i = move.cell[0] * cols + move.cell[1]
+            if kind == SEED:
+                out.append(-len(nb8[i]))
+            elif kind == REMOVE:
+                out.append(-len(trees[tree_of[i]]))
+            elif kind == REPLACE:
+                out.append(-2.0)
+            else:
+                mine = {tree_of[n] for n in nb8[i] if board[n] == spore}
+                value = 1.0 if mine else -2.0 if crowded else 0.0
+                for n in nb8[i]:
+                    if board[n] == seed:
+                        have = linked.get(n)
+                        if have is None:
+                            have = linked[n] = {tree_of[m] for m in nb8[n] if board[m] == spore}
+                        if len(have) < 2:
+                            # A new tree here, or one of mine the seed lacks, brings it closer.
+                            new = not mine <= have if mine else not crowded
+                            value += 3.0 if new else 1.0
+                out.append(value)
+        return out
+
     def is_over(self) -> bool:
         return self._end is not None
 

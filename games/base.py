@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from abc import ABC, abstractmethod
-from typing import Any, ClassVar, Iterable
+from typing import Any, ClassVar, Iterable, Sequence
 
 
 class GameError(ValueError):
@@ -159,6 +159,14 @@ class State(ABC):
 
     def to_json(self) -> str:
         return json.dumps(self.summary())
+
+    def move_prior(self, moves: Sequence[Any]) -> list[float] | None:
+        """Optional, for the search: a cheap guess of how promising each of `moves` (this
+        position's legal moves) is for the player to move, one number per move, higher first.
+        Only the order matters. A game with hundreds of moves a turn (Arbos) offers one so
+        that the search (games/ai/mcts.py, progressive widening) looks at the likely moves
+        first; the default, None, is no opinion (the search orders moves at random)."""
+        return None
 
     def play_all(self, moves: Iterable[Any]) -> None:
         """Play several moves; on an illegal one, the moves before it stay played."""

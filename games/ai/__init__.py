@@ -20,7 +20,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from games.ai.mcts import Search
+from games.ai.mcts import Search, tuning
 
 __all__ = ["best_move", "analyse", "Level", "level", "LEVELS", "MoveValue"]
 
@@ -122,7 +122,7 @@ def analyse(state: Any, *, seconds: float, seed: int | None = None,
         rows = [MoveValue(m, v, True) for m, v in exact.items()]
         rows.sort(key=lambda r: (-r.value, str(r.move)))
         return rows
-    search = Search(state, seed=seed)
+    search = Search(state, seed=seed, **tuning(state))
     search.run(seconds=max(0.0, seconds - (clock() - start)), iterations=iterations, clock=clock)
     return [MoveValue(m, round(w, 4), False, n) for m, n, w in search.stats()]
 
@@ -134,6 +134,9 @@ def best_move(state: Any, *, seconds: float, seed: int | None = None, noise: flo
     the solver proves best: the others need not be searched)."""
     if state.is_over():
         raise ValueError("the game is over: there is no move to play")
+    legal = state.legal_moves()
+    if len(legal) == 1:
+        return legal[0]  # nothing to think about (a forced pass, say): answer at once
     start = clock()
     exact = _exact(state, start + seconds * EXACT_SHARE, clock, only_best=noise <= 0)
     if exact is not None:
@@ -147,6 +150,6 @@ def best_move(state: Any, *, seconds: float, seed: int | None = None, noise: flo
             return rng.choice(sorted(keep, key=str))
         best = sorted((m for m, v in exact.items() if v == top), key=lambda g: g.index)
         return best[0] if seed is None else random.Random(seed).choice(best)
-    search = Search(state, seed=seed)
+    search = Search(state, seed=seed, **tuning(state))
     search.run(seconds=max(0.0, seconds - (clock() - start)), iterations=iterations, clock=clock)
     return search.best(noise)

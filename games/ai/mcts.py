@@ -26,17 +26,39 @@ MAX_PLAYOUT = 400
 #: Rewards are mostly win/draw/loss; this much of them is the score margin, so that among
 #: winning moves the search prefers the bigger win (and among losing ones the smaller loss).
 MARGIN_WEIGHT = 0.1
+#: The only per-game knowledge here: Search options by game name (others: the defaults).
+#: Arbos (400 moves a turn) and Game for the Trees (about 80, and 100 iterations a second)
+#: are too wide for plain UCT within seconds: they widen progressively, best guess first.
+TUNING: dict[str, dict[str, Any]] = {
+    "arbos": {"widening": (2.0, 0.5), "prior": "game"},
+    "game-for-the-trees": {"widening": (2.0, 0.5), "prior": "greedy"},
+}
+
+
+def tuning(state: Any) -> dict[str, Any]:
+    """The Search options for the game `state` is a position of."""
+    return dict(TUNING.get(state.game.name, {}))
 
 
 class Node:
-    """The statistics of one position: per legal move, visits and total reward for the mover."""
+    """The statistics of one position: per legal move, visits and total reward for the mover.
+
+    Moves are kept best guess first (the prior's order, ties at random; no prior: at random).
+    Without widening every move is tried once before UCB1 chooses; with it, only the first
+    `width(visits)` moves take part, the next one joining as the node's visits grow
+    (progressive widening), so a position with hundreds of moves still gets a deep tree."""
 
     __slots__ = ("mover", "moves", "n", "w", "child", "visits", "tried")
 
-    def __init__(self, state: Any, rng: random.Random):
+    def __init__(self, state: Any, rng: random.Random, prior: str | None = None):
         self.mover = state.to_move
         moves = list(state.legal_moves())
-        rng.shuffle(moves)  # unvisited moves are tried in a random order
+        rng.shuffle(moves)  # unvisited moves are tried in a random order (ties of the prior)
+        if prior and len(moves) > 1:
+            guess = state.move_prior(moves) if prior == "game" else greedy_prior(state, moves)
+            if guess is not None:
+                order = sorted(range(len(moves)), key=guess.__getitem__, reverse=True)
+                moves = [moves[i] for i in order]
         self.moves = moves
         self.n = [0] * len(moves)
         self.w = [0.0] * len(moves)
@@ -44,20 +66,36 @@ class Node:
         self.visits = 0
         self.tried = 0
 
-    def select(self, c: float) -> int:
-        if self.tried < len(self.moves):
+    def select(self, c: float, width: int) -> int:
+        """The move to follow: the next untried one while fewer than `width` were tried, else
+        the best by UCB1 among the first `width`."""
+        width = min(width, len(self.moves))
+        if self.tried < width:
             i = self.tried
             self.tried += 1
             return i
         log_n = math.log(self.visits)
         best, best_i = -1.0, 0
         n, w = self.n, self.w
-        for i in range(len(n)):
+        for i in range(self.tried):
             ni = n[i]
             u = w[i] / ni + c * math.sqrt(log_n / ni)
             if u > best:
                 best, best_i = u, i
         return best_i
+
+
+def greedy_prior(state: Any, moves: list) -> list[float]:
+    """A prior any game has: the mover's score margin right after each move (one play and
+    undo per move). For games whose score moves during the game (Game for the Trees)."""
+    me = state.to_move
+    out = []
+    for m in moves:
+        state.play(m)
+        a, b = state.scores()
+        state.undo()
+        out.append(a - b if me == 0 else b - a)
+    return out
 
 
 def outcome(state: Any, player: int) -> float:
@@ -78,11 +116,20 @@ class Search:
     `best`, `stats`."""
 
     def __init__(self, state: Any, *, seed: int | None = None, exploration: float = EXPLORATION,
-                 transpositions: bool = True, max_playout: int = MAX_PLAYOUT):
+                 transpositions: bool = True, max_playout: int = MAX_PLAYOUT,
+                 widening: tuple[float, float] | None = None, prior: str | None = None):
+        """Options (the per-game tuning is `TUNING`): `exploration`, UCB1's constant;
+        `widening` (k, a): a node visited n times considers its first max(1, k * n**a) moves
+        (None: all); `prior`: how moves are ordered for the widening, "game" (the state's
+        `move_prior`), "greedy" (`greedy_prior`) or None (at random)."""
+        if prior not in (None, "game", "greedy"):
+            raise ValueError(f"prior {prior!r}: expected None, 'game' or 'greedy'")
         self.state = state.copy()
         self.rng = random.Random(seed)
         self.c = exploration
         self.max_playout = max_playout
+        self.widening = widening
+        self.prior = prior
         self.keyed = transpositions and hasattr(self.state, "position_key")
         self.table: dict[Any, Node] = {}
         self.root = self._node()
@@ -94,9 +141,9 @@ class Search:
             key = self.state.position_key()
             node = self.table.get(key)
             if node is None:
-                node = self.table[key] = Node(self.state, self.rng)
+                node = self.table[key] = Node(self.state, self.rng, self.prior)
             return node
-        return Node(self.state, self.rng)
+        return Node(self.state, self.rng, self.prior)
 
     def run(self, *, seconds: float, iterations: int | None = None,
             clock: Callable[[], float] = time.perf_counter, max_nodes: int = 200_000) -> int:
@@ -118,9 +165,14 @@ class Search:
         node = self.root
         played = 0
         seen = {id(node)}
+        widening = self.widening
         while node.moves:
             node.visits += 1
-            i = node.select(self.c)
+            if widening is None:
+                width = len(node.moves)
+            else:
+                width = max(1, int(widening[0] * node.visits ** widening[1]))
+            i = node.select(self.c, width)
             path.append((node, i))
             state.play(node.moves[i])
             played += 1

@@ -82,3 +82,81 @@ def test_levels():
     for bad in ("", "genius", "0", "-1", "1e9"):
         with pytest.raises(ValueError, match="computer level"):
             games.ai.level(bad)
+
+
+def _never(*_):
+    raise AssertionError("the clock was read: the search ran")
+
+
+def test_a_forced_move_is_answered_without_searching():
+    # Arbos with one spore each: once White's is down and Black passes, White can only pass.
+    state = games.get_game("arbos").new_state(board="6x6", seeds=1, spores=1)
+    while state.phase == "setup":
+        state.play(state.legal_moves()[0])
+    state.play(next(m for m in state.legal_moves() if m.kind == "spore"))
+    state.play("pass")
+    assert [str(m) for m in state.legal_moves()] == ["pass"]
+    assert str(games.ai.best_move(state, seconds=60, clock=_never)) == "pass"
+    # Tree Planting's last groove, before the exact solver is asked.
+    state = games.get_game("tree-planting").new_state(board="1x1")
+    state.play_all(["h0.0", "h1.0", "v0.0"])
+    assert str(games.ai.best_move(state, seconds=60, clock=_never)) == "v0.1"
+
+
+def _arbos_in_play(seed: int):
+    import random
+
+    rng = random.Random(seed)
+    state = games.get_game("arbos").new_state()
+    while state.phase == "setup":
+        state.play(rng.choice(state.legal_moves()))
+    state.play_all(rng.choice(state.legal_moves()) for _ in range(6))
+    return state
+
+
+def test_arbos_prior_puts_spores_by_ones_own_seeds_first_and_pass_last():
+    state = _arbos_in_play(1)
+    moves = state.legal_moves()
+    prior = state.move_prior(moves)
+    assert len(prior) == len(moves)
+    by_move = dict(zip(moves, prior))
+    p = state.to_move
+    mine = {c for c in state.occupancy() if state.occupancy()[c] == f"seed:{p}"}
+    names = state.geo.names
+    beside = [m for m in moves if m.kind == "spore" and any(
+        names[n] in mine for n in state.geo.nb8[state.geo.index[str(m)]])]
+    far = [m for m in moves if m.kind == "spore" and m not in beside and
+           not any(state.occupancy().get(names[n]) == f"spore:{p}"
+                   for n in state.geo.nb8[state.geo.index[str(m)]])]
+    assert beside and far
+    assert min(by_move[m] for m in beside) > max(by_move[m] for m in far)
+    assert by_move[games.get_game("arbos").new_state().parse_move("pass")] == min(prior)
+
+
+def test_widening_keeps_to_the_best_guesses_and_orders_by_the_prior():
+    state = _arbos_in_play(2)
+    search = Search(state, seed=3, widening=(1.0, 0.5), prior="game")
+    search.run(seconds=60, iterations=100)
+    root = search.root
+    prior = state.move_prior(root.moves)
+    assert prior == sorted(prior, reverse=True)  # best guess first
+    visited = [n for n in root.n if n]
+    assert len(visited) <= 10 < len(root.moves)  # width 1 * sqrt(100)
+    assert all(root.n[i] == 0 for i in range(len(visited), len(root.moves)))
+    plain = Search(state, seed=3)
+    plain.run(seconds=60, iterations=100)
+    assert sum(1 for n in plain.root.n if n) == 100  # without widening: a new move each time
+
+
+def test_greedy_prior_orders_by_the_margin_after_the_move():
+    state = games.get_game("game-for-the-trees").new_state()
+    search = Search(state, seed=1, prior="greedy")
+    margins = []
+    for m in search.root.moves:
+        state.play(m)
+        a, b = state.scores()
+        state.undo()
+        margins.append(a - b)
+    assert margins == sorted(margins, reverse=True) and margins[0] > margins[-1]
+    with pytest.raises(ValueError, match="prior"):
+        Search(state, prior="clever")
