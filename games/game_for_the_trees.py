@@ -124,6 +124,21 @@ def _steps_of(kind: str, src: int) -> tuple[tuple[int, int, int, tuple[int, ...]
     return tuple(out)
 
 
+@functools.lru_cache(maxsize=None)  # pure: 4 kinds of tree x 64 squares
+def _rays_of(kind: str, src: int) -> tuple[tuple[tuple[int, int, int, tuple[int, ...]], ...], ...]:
+    """`_steps_of(kind, src)` cut into rays: one per direction, nearest square first (an Ash's
+    leaps are rays of one). Same steps, same order."""
+    rays: list[list] = []
+    for step in _steps_of(kind, src):
+        dst, dx, dy, path = step
+        if rays and kind != "A" and _direction(dx, dy) == _direction(rays[-1][0][1],
+                                                                     rays[-1][0][2]):
+            rays[-1].append(step)
+        else:
+            rays.append([step])
+    return tuple(tuple(r) for r in rays)
+
+
 def _underbrush(cell: Cell) -> bool:
     return cell[0] == UNDER or cell[0] == HUCK
 
@@ -510,10 +525,16 @@ class GameForTheTreesState(State):
         in the default order, and only when no candidate works that way asks legal_moves.
         Not the same distribution as a uniform choice among distinct turns: a random game
         for search, which is what it is for."""
+        randrange = rng.randrange
         while not self._end:
             actions = list(self._actions())
-            rng.shuffle(actions)
-            for action, src, dst in actions:
+            # Candidates in a random order, drawn one at a time (as a shuffle, but the first
+            # draw usually plays: no need to order them all).
+            while actions:
+                k = randrange(len(actions))
+                action, src, dst = actions[k]
+                actions[k] = actions[-1]
+                actions.pop()
                 letter = _letter(self._board[src]) if action == GROW else \
                     "H" if action == LEAP else ""
                 try:
@@ -656,16 +677,37 @@ class GameForTheTreesState(State):
             s, dx, dy = self._chains[i]
             growing.add((s, *_direction(dx, dy)))
             chain_sq |= {s, _at(s, dx, dy), *_path(s, dx, dy)}
+        # What `_suitable` says, walked ray by ray: this is the engine's hottest loop (every
+        # turn of a playout lists its candidates), and a ray blocked by a square that is not
+        # underbrush ends there unless a chain could clear it first.
         for src in (range(64) if only is None else [only]):
             cell = board[src]
-            if cell[1] != mover or cell[0] == BARE:
+            t = cell[0]
+            if cell[1] != mover or t == BARE:
                 continue
-            for dst, dx, dy, path in _steps(cell, src):
-                if growing and (src, *_direction(dx, dy)) in growing:
+            if t != TREE:
+                want = BARE if t == GRASS else GRASS
+                for dst, dx, dy, _ in _steps_of("", src):
+                    if growing and (src, *_direction(dx, dy)) in growing:
+                        continue
+                    if board[dst][0] == want or chain_sq and dst in chain_sq:
+                        yield GROW, src, dst
+                continue
+            root = cell[2]
+            for ray in _rays_of(cell[3], src):
+                if growing and (src, *_direction(ray[0][1], ray[0][2])) in growing:
                     continue
-                if _suitable(board, cell, path, dst) or \
-                        chain_sq and (dst in chain_sq or not chain_sq.isdisjoint(path)):
-                    yield GROW, src, dst
+                clear = True  # every square before dst is underbrush
+                for dst, _, _, path in ray:
+                    kind = board[dst][0]
+                    if clear and (kind == UNDER or kind == HUCK or
+                                  kind == TREE and board[dst][2] != root) or \
+                            chain_sq and (dst in chain_sq or not chain_sq.isdisjoint(path)):
+                        yield GROW, src, dst
+                    if kind != UNDER and kind != HUCK:
+                        clear = False
+                        if not chain_sq:
+                            break
         if not self._leap[mover]:
             hucks = [i for i, c in enumerate(board) if c[0] == HUCK and c[1] == mover]
             if hucks and (only is None or only in hucks):
