@@ -6,7 +6,8 @@
         time per move as the bot took on its own moves so far (needs `pip install open_spiel`)
     python benchmarks/strength.py versus --game treeblox --opponent greedy --games 10 --seconds 0.3
         ours against `greedy` (the most points for the mover right after the move: Treeblox's
-        active leaves) or `random`, any registered game, through the common interface only
+        active leaves; then the fewest for the opponent) or `random`, any registered game,
+        through the common interface only
     python benchmarks/strength.py versus --game treeblox --opponent self:1.2 --seconds 0.3
         ours against ours with another time budget (time buys strength?)
     python benchmarks/strength.py versus --game arbos --opponent random --max-moves 600
@@ -59,13 +60,16 @@ def points_for(state, player: int) -> float:
 # --- players -------------------------------------------------------------------------------
 
 def greedy_move(state, rng: random.Random):
-    """The move that leaves the mover the most points at once (ties: at random)."""
+    """The move that leaves the mover the most points at once, and of those the opponent the
+    fewest (ties: at random). The second key is what makes it greedy in Fangqi, where the
+    score is the counters each player has and a capture lowers only the opponent's."""
     p = state.to_move
     best, choices = None, []
     for m in state.legal_moves():
         state.play(m)
-        score = state.scores()[p]
+        mine_theirs = state.scores()
         state.undo()
+        score = (mine_theirs[p], -mine_theirs[1 - p])
         if best is None or score > best:
             best, choices = score, [m]
         elif score == best:
