@@ -384,43 +384,59 @@ class ArbosState(State):
         return self.scores()
 
     def move_prior(self, moves: Any) -> list[float]:
-        """For the search (games/base.py): a cheap guess per legal move, higher first. Points
-        come from one's seeds touched by two of one's trees, so: a spore beside one's seed
-        that is not yet scoring (most when it would bring the seed a tree it lacks), then one
-        that grows a tree, then the others; a fourth tree, a replaced seed, a pass last. In
-        the setup, the opponent's seed near the edge (fewer cells around it to link it); a
-        removal, from the smallest tree."""
+        """For the search (games/base.py): a cheap guess per legal move, higher first. A point
+        is one's seed touched by two of one's (at most three) trees, so, for a spore: most
+        when it brings a seed that is not scoring yet a tree it lacks; then when it grows a
+        tree closer to such a seed; then any growth; a fourth tree, a join of two trees that
+        made a seed score, a replaced seed and a pass last. In the setup, the opponent's seed
+        in a corner or on the edge (a corner seed can never score: the cells around it all
+        touch). A removal: from the smallest tree."""
         board, nb8, cols = self._board, self.geo.nb8, self.geo.cols
         p = self._to_move
         spore, seed = _SPORE[p], _SEED[p]
         tree_of, trees = self._tree_of, self._trees[p]
         crowded = len(trees) >= MAX_TREES
-        linked: dict[int, set[int]] = {}  # my seed -> ids of my trees touching it
+        links = {s: {tree_of[n] for n in nb8[s] if board[n] == spore} for s in self._seeds[p]}
+        wanting = [s for s, ids in links.items() if len(ids) < 2]
+        # How near each tree comes to each wanting seed it does not touch (in king steps).
+        gap: dict[tuple[int, int], int] = {}
+        if wanting and self._phase == "play":
+            for t, cells in trees.items():
+                rc = [divmod(c, cols) for c in cells]
+                for s in wanting:
+                    if t not in links[s]:
+                        sr, sc = divmod(s, cols)
+                        gap[t, s] = min(max(abs(r - sr), abs(c - sc)) for r, c in rc)
         out = []
         for move in moves:
             kind = move.kind
             if kind == PASS_KIND:
-                out.append(-3.0)
+                out.append(-5.0)
                 continue
-            i = move.cell[0] * cols + move.cell[1]
+            r, c = move.cell
+            i = r * cols + c
             if kind == SEED:
                 out.append(-len(nb8[i]))
             elif kind == REMOVE:
                 out.append(-len(trees[tree_of[i]]))
             elif kind == REPLACE:
-                out.append(-2.0)
+                out.append(-4.0)
             else:
                 mine = {tree_of[n] for n in nb8[i] if board[n] == spore}
                 value = 1.0 if mine else -2.0 if crowded else 0.0
+                if len(mine) > 1 and any(len(ids & mine) > 1 for ids in links.values()):
+                    value -= 6.0  # one tree out of two that a seed scored with
                 for n in nb8[i]:
-                    if board[n] == seed:
-                        have = linked.get(n)
-                        if have is None:
-                            have = linked[n] = {tree_of[m] for m in nb8[n] if board[m] == spore}
-                        if len(have) < 2:
-                            # A new tree here, or one of mine the seed lacks, brings it closer.
-                            new = not mine <= have if mine else not crowded
-                            value += 3.0 if new else 1.0
+                    if board[n] == seed and len(links[n]) < 2:
+                        new = not mine <= links[n] if mine else not crowded
+                        value += 4.0 if new else 0.5
+                for t in mine:
+                    for s in wanting:
+                        g = gap.get((t, s))
+                        if g is not None:
+                            sr, sc = divmod(s, cols)
+                            if max(abs(r - sr), abs(c - sc)) < g:
+                                value += 1.0
                 out.append(value)
         return out
 
