@@ -50,7 +50,9 @@ def review(state: Any, *, seconds: float, seed: int | None = None,
         exact = best.exact and made is not None and made.exact
         top = [str(r.move) for r in rows_before if r.value == best.value] if best.exact \
             else [str(best.move)]
-        after = made.value if made is not None else None
+        # A move the search never tried (a wide position, progressive widening) has no
+        # estimate: its 0.0 is not a loss.
+        after = made.value if made is not None and (made.exact or made.visits) else None
         changed = (after is not None
                    and _result(after, exact) < _result(best.value, exact)
                    # an estimate must also drop clearly, not by the search's noise

@@ -160,3 +160,16 @@ def test_greedy_prior_orders_by_the_margin_after_the_move():
     assert margins == sorted(margins, reverse=True) and margins[0] > margins[-1]
     with pytest.raises(ValueError, match="prior"):
         Search(state, prior="clever")
+
+
+def test_review_does_not_call_a_move_the_search_never_tried_a_blunder():
+    from games.ai.review import review
+
+    state = games.get_game("arbos").new_state()
+    state.play_all(["seed A1", "seed T20", "seed J10"])
+    ticks = iter(range(10**6))
+    rows = review(state, seconds=5, seed=1, clock=lambda: next(ticks))  # 5 iterations each
+    assert len(rows) == 3
+    # A tried move's mean reward is above 0 (the margin's share of it is); 0.0 is untried.
+    assert any(row["after"] is None for row in rows)
+    assert all(row["after"] is None or row["after"] > 0 for row in rows)
