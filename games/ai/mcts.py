@@ -85,16 +85,25 @@ class Node:
         return best_i
 
 
+#: Above any score margin: what `greedy_prior` adds for a move that wins the game at once.
+WIN_PRIOR = 1_000_000
+
+
 def greedy_prior(state: Any, moves: list) -> list[float]:
     """A prior any game has: the mover's score margin right after each move (one play and
-    undo per move). For games whose score moves during the game (Game for the Trees)."""
+    undo per move), a move that wins at once before all and one that loses after all. For
+    games whose score moves during the game (Game for the Trees)."""
     me = state.to_move
     out = []
     for m in moves:
         state.play(m)
         a, b = state.scores()
+        margin = a - b if me == 0 else b - a
+        if state.is_over():  # a move that ends the game goes first if it wins, last if it loses
+            winner = state.winner()
+            margin += 0 if winner is None else WIN_PRIOR if winner == me else -WIN_PRIOR
         state.undo()
-        out.append(a - b if me == 0 else b - a)
+        out.append(margin)
     return out
 
 

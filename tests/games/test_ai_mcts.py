@@ -151,12 +151,17 @@ def test_widening_keeps_to_the_best_guesses_and_orders_by_the_prior():
 def test_greedy_prior_orders_by_the_margin_after_the_move():
     state = games.get_game("game-for-the-trees").new_state()
     search = Search(state, seed=1, prior="greedy")
-    margins = []
+    margins, ends = [], []
     for m in search.root.moves:
         state.play(m)
         a, b = state.scores()
+        ends.append(state.winner() if state.is_over() else "on")
         state.undo()
         margins.append(a - b)
+    # Growing the Pine onto one's own (only) Huckleberry loses at once: last, whatever the margin.
+    assert str(search.root.moves[-1]) == "Pd1-e1" and ends[-1] == 1 and margins[-1] == 0
+    assert set(ends[:-1]) == {"on"}
+    margins = margins[:-1]
     assert margins == sorted(margins, reverse=True) and margins[0] > margins[-1]
     with pytest.raises(ValueError, match="prior"):
         Search(state, prior="clever")
