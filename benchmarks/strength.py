@@ -31,6 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import games  # noqa: E402
 import games.ai  # noqa: E402
+from games.ai.mcts import Search, tuning as mcts_tuning  # noqa: E402
 
 
 def interval(points: list[float]) -> dict:
@@ -81,9 +82,23 @@ def random_move(state, rng: random.Random):
     return rng.choice(list(state.legal_moves()))
 
 
+def our_move(state, seconds: float, seed: int, tuning: dict | None):
+    """games.ai.best_move, or with `tuning` the MCTS with those options over the game's own
+    (`games.ai.mcts.TUNING`): to try options before making them the game's."""
+    if tuning is None:
+        return games.ai.best_move(state, seconds=seconds, seed=seed)
+    legal = state.legal_moves()
+    if len(legal) == 1:
+        return legal[0]
+    search = Search(state, seed=seed, **{**mcts_tuning(state), **tuning})
+    search.run(seconds=seconds)
+    return search.best()
+
+
 def versus(args) -> dict:
     game = games.get_game(args.game)
     rng = random.Random(args.seed)
+    tuning = json.loads(args.tuning) if args.tuning else None
     results, ours_seconds, capped = [], [], 0
     for i in range(args.games):
         ours = i % 2  # colours alternate
@@ -91,7 +106,7 @@ def versus(args) -> dict:
         while not state.is_over() and len(state.moves) < args.max_moves:
             if state.to_move == ours:
                 start = time.perf_counter()
-                move = games.ai.best_move(state, seconds=args.seconds, seed=rng.randrange(1 << 30))
+                move = our_move(state, args.seconds, rng.randrange(1 << 30), tuning)
                 ours_seconds.append(time.perf_counter() - start)
             elif args.opponent == "greedy":
                 move = greedy_move(state, rng)
@@ -107,6 +122,7 @@ def versus(args) -> dict:
               f"{'' if state.is_over() else ' (capped)'}, scores {state.scores()}, "
               f"points {results[-1]}", file=sys.stderr)
     return {"game": args.game, "options": args.option or [], "opponent": args.opponent,
+            "tuning": {**mcts_tuning(state), **(tuning or {})},
             "ours_seconds": args.seconds,
             "ours_mean_move_s": round(sum(ours_seconds) / max(1, len(ours_seconds)), 3),
             "max_moves": args.max_moves, "capped": capped, **interval(results)}
@@ -185,6 +201,9 @@ def main() -> None:
     p.add_argument("--opponent", default="greedy", help="greedy, random or self:SECONDS")
     p.add_argument("--games", type=int, default=10)
     p.add_argument("--seconds", type=float, default=0.3, help="our time per move")
+    p.add_argument("--tuning", metavar="JSON",
+                   help='our search options over the game\'s own, e.g. \'{"playout_cap": 12}\' '
+                        "(a self:SECONDS opponent keeps the game's own)")
     p.add_argument("--max-moves", type=int, default=1000,
                    help="a game still on after this many moves (both players') is stopped "
                         "and scored as it stands; the JSON says how many were ('capped')")

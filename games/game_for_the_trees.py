@@ -518,15 +518,17 @@ class GameForTheTreesState(State):
         self._to_move = 1 - mover
         self._check_end(mover)
 
-    def playout(self, rng: Any = random) -> tuple[int, int]:
-        """Finish the game with random turns and return the scores; every turn is recorded,
-        so `undo` takes them back. Much faster than choosing among `legal_moves()` (which
+    def playout(self, rng: Any = random, cap: int | None = None) -> tuple[int, int]:
+        """Finish the game with random turns (or stop after `cap` of them) and return the
+        scores; every turn is recorded, so `undo` takes them back. Much faster than choosing among `legal_moves()` (which
         tries every order of every action): it picks a random candidate action and plays it
         in the default order, and only when no candidate works that way asks legal_moves.
         Not the same distribution as a uniform choice among distinct turns: a random game
         for search, which is what it is for."""
         randrange = rng.randrange
-        while not self._end:
+        left = -1 if cap is None else cap
+        while not self._end and left:
+            left -= 1
             actions = list(self._actions())
             # Candidates in a random order, drawn one at a time (as a shuffle, but the first
             # draw usually plays: no need to order them all).

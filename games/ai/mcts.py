@@ -126,11 +126,14 @@ class Search:
 
     def __init__(self, state: Any, *, seed: int | None = None, exploration: float = EXPLORATION,
                  transpositions: bool = True, max_playout: int = MAX_PLAYOUT,
-                 widening: tuple[float, float] | None = None, prior: str | None = None):
+                 widening: tuple[float, float] | None = None, prior: str | None = None,
+                 playout_cap: int | None = None):
         """Options (the per-game tuning is `TUNING`): `exploration`, UCB1's constant;
         `widening` (k, a): a node visited n times considers its first max(1, k * n**a) moves
         (None: all); `prior`: how moves are ordered for the widening, "game" (the state's
-        `move_prior`), "greedy" (`greedy_prior`) or None (at random)."""
+        `move_prior`), "greedy" (`greedy_prior`) or None (at random); `playout_cap`: stop
+        the engine's playout after this many moves (its `playout(rng, cap=...)`) and score
+        the game as it stands: many short playouts instead of a few long, noisy ones."""
         if prior not in (None, "game", "greedy"):
             raise ValueError(f"prior {prior!r}: expected None, 'game' or 'greedy'")
         self.state = state.copy()
@@ -139,6 +142,7 @@ class Search:
         self.max_playout = max_playout
         self.widening = widening
         self.prior = prior
+        self.playout_cap = playout_cap
         self.keyed = transpositions and hasattr(self.state, "position_key")
         self.table: dict[Any, Node] = {}
         self.root = self._node()
@@ -200,7 +204,10 @@ class Search:
         if not state.is_over():
             fast = getattr(state, "playout", None)
             if fast is not None:
-                fast(rng)
+                if self.playout_cap is None:
+                    fast(rng)
+                else:
+                    fast(rng, cap=self.playout_cap)
             else:
                 count = 0
                 while not state.is_over() and count < self.max_playout:

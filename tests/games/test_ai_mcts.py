@@ -178,3 +178,29 @@ def test_review_does_not_call_a_move_the_search_never_tried_a_blunder():
     # A tried move's mean reward is above 0 (the margin's share of it is); 0.0 is untried.
     assert any(row["after"] is None for row in rows)
     assert all(row["after"] is None or row["after"] > 0 for row in rows)
+
+
+def test_playout_cap_stops_the_engine_playout_early():
+    import random
+
+    state = games.get_game("game-for-the-trees").new_state()
+    before = state.summary()
+    state.playout(random.Random(1), cap=5)
+    assert len(state.moves) == 5 and not state.is_over()
+    for _ in range(5):
+        state.undo()
+    assert state.summary() == before
+    for cap in (3, None):
+        search = Search(state, seed=1, playout_cap=cap)
+        engine, lengths = search.state.playout, []
+
+        def spy(rng, **kw):
+            n = len(search.state.moves)
+            engine(rng, **kw)
+            lengths.append(len(search.state.moves) - n)
+
+        search.state.playout = spy
+        search.run(seconds=60, iterations=10)
+        assert search.state.summary() == before  # every iteration undone
+        assert len(lengths) == 10
+        assert max(lengths) <= 3 if cap else min(lengths) > 3
