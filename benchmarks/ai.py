@@ -163,10 +163,10 @@ def solve(board: str, limit: float) -> dict:
 
 
 def mcts_rate(name: str, seconds: float) -> dict:
-    from games.ai.mcts import Search
+    from games.ai.mcts import Search, tuning
 
     state = games.get_game(name).new_state()
-    search = Search(state, seed=1)
+    search = Search(state, seed=1, **tuning(state))  # as the computer plays it
     start = time.process_time()
     search.run(seconds=seconds, clock=time.process_time)
     cpu = time.process_time() - start
