@@ -20,6 +20,7 @@ Prints one JSON object per match. A benchmark, not a test: it takes minutes.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import math
 import random
@@ -118,7 +119,9 @@ def versus(args) -> dict:
             state.play(move)
         results.append(points_for(state, ours))
         capped += not state.is_over()
-        print(f"game {i + 1}: ours as player {ours}, {len(state.moves)} moves"
+        # A short digest of the moves: tells apart games that end alike.
+        digest = hashlib.sha1(" ".join(map(str, state.moves)).encode()).hexdigest()[:8]
+        print(f"game {i + 1}: ours as player {ours}, {len(state.moves)} moves {digest}"
               f"{'' if state.is_over() else ' (capped)'}, scores {state.scores()}, "
               f"points {results[-1]}", file=sys.stderr)
     return {"game": args.game, "options": args.option or [], "opponent": args.opponent,
