@@ -31,7 +31,8 @@ MARGIN_WEIGHT = 0.1
 #: are too wide for plain UCT within seconds: they widen progressively, best guess first.
 TUNING: dict[str, dict[str, Any]] = {
     "arbos": {"widening": (2.0, 0.5), "prior": "game"},
-    "game-for-the-trees": {"widening": (2.0, 0.5), "prior": "greedy"},
+    "game-for-the-trees": {"widening": (2.0, 0.5), "prior": "greedy", "safe_root": True,
+                           "playout_cap": 10},
 }
 
 
@@ -127,13 +128,17 @@ class Search:
     def __init__(self, state: Any, *, seed: int | None = None, exploration: float = EXPLORATION,
                  transpositions: bool = True, max_playout: int = MAX_PLAYOUT,
                  widening: tuple[float, float] | None = None, prior: str | None = None,
-                 playout_cap: int | None = None):
+                 playout_cap: int | None = None, safe_root: bool = False):
         """Options (the per-game tuning is `TUNING`): `exploration`, UCB1's constant;
         `widening` (k, a): a node visited n times considers its first max(1, k * n**a) moves
         (None: all); `prior`: how moves are ordered for the widening, "game" (the state's
         `move_prior`), "greedy" (`greedy_prior`) or None (at random); `playout_cap`: stop
         the engine's playout after this many moves (its `playout(rng, cap=...)`) and score
-        the game as it stands: many short playouts instead of a few long, noisy ones."""
+        the game as it stands: many short playouts instead of a few long, noisy ones;
+        `safe_root`: order the root's moves wins at once first, then those after which the
+        opponent cannot win at once, the others last (decisive and anti-decisive moves,
+        Teytaud & Teytaud 2010: two plies of plays, once per search, so that the widening
+        reaches a defence before a move that loses)."""
         if prior not in (None, "game", "greedy"):
             raise ValueError(f"prior {prior!r}: expected None, 'game' or 'greedy'")
         self.state = state.copy()
@@ -148,6 +153,34 @@ class Search:
         self.root = self._node()
         self.nodes = 1
         self.iterations = 0
+        self.unsafe_root = safe_root  # ordered by the first `run`, within its budget
+
+    def _order_root_safely(self, deadline: float, clock: Callable[[], float]) -> None:
+        state, root = self.state, self.root
+        me = root.mover
+        wins, safe, losing = [], [], []
+        moves = root.moves
+        for k, m in enumerate(moves):
+            if clock() >= deadline:  # out of time: the rest stay in the prior's order
+                safe += moves[k:]
+                break
+            state.play(m)
+            if state.is_over():
+                winner = state.winner()
+                (wins if winner == me else safe if winner is None else losing).append(m)
+            elif state.to_move == me:
+                safe.append(m)  # the mover moves again: no reply to fear yet
+            else:
+                lost = False
+                for reply in state.legal_moves():
+                    state.play(reply)
+                    lost = state.is_over() and state.winner() == 1 - me
+                    state.undo()
+                    if lost:
+                        break
+                (losing if lost else safe).append(m)
+            state.undo()
+        root.moves = wins + safe + losing  # nothing visited yet: the statistics stay zero
 
     def _node(self) -> Node:
         if self.keyed:
@@ -163,6 +196,9 @@ class Search:
         """Search for `seconds` (or `iterations`, whichever ends first); returns iterations done.
         The tree stops growing at `max_nodes` nodes (later iterations only refine it)."""
         deadline = clock() + seconds
+        if self.unsafe_root:
+            self.unsafe_root = False
+            self._order_root_safely(deadline - seconds / 2, clock)  # half the budget at most
         done = 0
         while iterations is None or done < iterations:
             if done and clock() >= deadline:  # every iteration: a playout may be slow

@@ -204,3 +204,33 @@ def test_playout_cap_stops_the_engine_playout_early():
         assert search.state.summary() == before  # every iteration undone
         assert len(lengths) == 10
         assert max(lengths) <= 3 if cap else min(lengths) > 3
+
+
+def _loses_at_once(state, move) -> bool:
+    """After `move`, can the opponent win with their next move?"""
+    me = state.to_move
+    state.play(move)
+    lost = state.is_over() and state.winner() == 1 - me
+    for reply in [] if state.is_over() else state.legal_moves():
+        state.play(reply)
+        lost = lost or state.is_over() and state.winner() == 1 - me
+        state.undo()
+    state.undo()
+    return lost
+
+
+def test_safe_root_puts_the_moves_that_let_the_opponent_win_at_once_last():
+    # Black's only Huckleberry (e8) is a step from White's Pine (f7): only a leap, which makes
+    # Black a second Huckleberry square, keeps the game; every other move loses at once.
+    position = "/".join(["....h...", ".....P..", "gggg....", "........", "........",
+                         "....GGGG", "........", "....H..."])
+    state = games.get_game("game-for-the-trees").new_state(position=position, first=1)
+    search = Search(state, seed=1, safe_root=True)
+    search.run(seconds=60, iterations=1)
+    losing = [_loses_at_once(state, m) for m in search.root.moves]
+    assert losing == sorted(losing) and 0 < losing.count(False) < len(losing)
+    assert all(str(m).startswith("He8^") for m, lost in zip(search.root.moves, losing)
+               if not lost)
+    plain = Search(state, seed=1)
+    plain.run(seconds=60, iterations=1)
+    assert [_loses_at_once(state, m) for m in plain.root.moves] != losing  # not by chance
