@@ -31,7 +31,10 @@ MARGIN_WEIGHT = 0.1
 #: are too wide for plain UCT within seconds: they widen progressively, best guess first.
 TUNING: dict[str, dict[str, Any]] = {
     "arbos": {"widening": (2.0, 0.5), "prior": "game"},
-    "game-for-the-trees": {"widening": (2.0, 0.5), "prior": "greedy", "safe_root": True,
+    # Game for the Trees: random playouts say little there, so the search keeps close to the
+    # greedy prior (a root visited 100 times weighs its best 2 safe moves); probes of 10 games
+    # against greedy at 0.5 s: widening (2, 0.5) 4/10, (1, 0.35) 8/10, (1, 0.2) 10/10.
+    "game-for-the-trees": {"widening": (1.0, 0.2), "prior": "greedy", "safe_root": True,
                            "playout_cap": 10},
 }
 
