@@ -491,13 +491,17 @@ class Solver:
         return got + best
 
     def _ordered(self, edges: int, all_sacrifices: bool = False) -> list[int] | None:
-        """Free grooves: safe ones centre-out, then sacrifices; None when every move is a
-        sacrifice (the loony endgame may settle it), unless `all_sacrifices`.
-        Of a corner coin's two edge grooves only one is listed (they lead to equal positions)."""
+        """Free grooves: safe ones centre-out, then one sacrifice per chain or loop (shortest
+        first); None when every move is a sacrifice (the loony endgame may settle it), unless
+        `all_sacrifices`. Of a corner coin's two edge grooves only one is listed (they lead to
+        equal positions). Only called with no capturable coin on the board."""
+        sq_mask = self.sq_mask
         risky = 0  # the grooves of squares with two sides drawn: drawing one gives a square away
-        for mask in self.sq_mask:
+        twos = 0
+        for bit, mask in self.sq_bits_masks:
             if (edges & mask).bit_count() == 2:
                 risky |= mask
+                twos |= bit
         taken = edges
         for lo, hi in self.ground_pairs:
             if not edges & (lo | hi):
@@ -506,14 +510,60 @@ class Solver:
         safe_mask = free & ~risky
         if not safe_mask and not all_sacrifices:
             return None
-        safe, sacrifices = [], []
-        for g, bit in self.order_bits:
-            if free & bit:
-                if safe_mask & bit:
-                    safe.append(g)
-                else:
-                    sacrifices.append(g)
-        return safe + sacrifices
+        safe = [g for g, bit in self.order_bits if safe_mask & bit]
+        if twos:
+            safe += self._sacrifices(edges, twos)
+        return safe
+
+    def _sacrifices(self, edges: int, twos: int) -> list[int]:
+        """One groove to open each chain (a maximal run of two-string coins, ending on the
+        ground or at coins with three or more strings) and each loop, shortest first.
+
+        Why one is enough (with no capturable coin on the board, as here): wherever a chain of
+        k coins is opened, the opponent's only answers worth searching (`_forced`) end in the
+        same two positions: all k taken with every string of the chain cut, or k - 2 taken and
+        the last pair handed back as an isolated domino (the same position up to where the
+        domino lies). Opening a chain of two in the middle leaves the opponent only the first;
+        at an end, both: so the middle (the hard-hearted handout) is never worse. A chain of
+        one, or a loop (every opening is the same graph), has one answer set wherever opened.
+        """
+        sq_mask, other = self.sq_mask, self.other
+        found = []
+        while twos:
+            low = twos & -twos
+            s = low.bit_length() - 1
+            twos ^= low
+            a_b = sq_mask[s] & ~edges
+            a = a_b & -a_b
+            b = (a_b ^ a).bit_length() - 1
+            a = a.bit_length() - 1
+            # Walk from s through a as far as the two-string coins go.
+            path = [a]
+            via, cur = a, other[a][s]
+            while cur >= 0 and twos >> cur & 1:
+                twos ^= 1 << cur
+                via = (sq_mask[cur] & ~edges & ~(1 << via)).bit_length() - 1
+                path.append(via)
+                cur = other[via][cur]
+            if cur == s:
+                found.append((len(path), a))  # a loop: all its openings are one
+                continue
+            back = [b]
+            via, cur = b, other[b][s]
+            while cur >= 0 and twos >> cur & 1:
+                twos ^= 1 << cur
+                via = (sq_mask[cur] & ~edges & ~(1 << via)).bit_length() - 1
+                back.append(via)
+                cur = other[via][cur]
+            k = len(path) + len(back) - 1  # coins: strings minus one
+            if k == 2:
+                # the middle string: the one of s's strings leading to the other coin
+                g = a if len(path) == 2 else b
+            else:
+                g = path[-1]  # an end string: the opponent captures in one direction only
+            found.append((k, g))
+        found.sort()
+        return [g for _, g in found]
 
     def _loony(self, edges: int) -> int | None:
         """The value by the long-chain theory when every coin left has one or two strings: the

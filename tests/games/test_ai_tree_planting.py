@@ -37,6 +37,24 @@ def brute_force(state) -> int:
     return value(state.position_key()[0])
 
 
+def every_value(board) -> list[int]:
+    """The value of every set of drawn grooves (the index is the set), bottom-up, no pruning."""
+    n = len(board.grooves)
+    squares = [sum(g.bit for g in sides) for sides in board.square_grooves]
+    touching = [[m for m in squares if m & g.bit] for g in board.grooves]
+    value = [0] * (1 << n)
+    for edges in range(board.all_edges - 1, -1, -1):
+        best = -99
+        for g in range(n):
+            if edges >> g & 1:
+                continue
+            after = edges | 1 << g
+            gained = sum(1 for m in touching[g] if after & m == m)
+            best = max(best, gained + value[after] if gained else -value[after])
+        value[edges] = best
+    return value
+
+
 def random_position(board: str, free: int, rng: random.Random):
     state = GAME.new_state(board=board)
     n = len(state.board.grooves)
@@ -55,6 +73,25 @@ def test_whole_small_boards_match_the_brute_force(board):
         after = state.copy()
         after.play(g)
         assert solve(after)[0] * (1 if after.to_move == state.to_move else -1) == value
+
+
+@pytest.mark.parametrize("board", ["2x2", "2x3", "#./#./##"])
+def test_every_position_of_small_boards_matches_the_brute_force(board):
+    # One solver for all of them: bounds stored by one search must hold in every later one.
+    # (2x3 has chains between three-string coins, the L long chains.)
+    board = GAME.new_state(board=board).board
+    want = every_value(board)
+    solver = Solver(board)
+    wrong = [e for e, v in enumerate(want) if solver.value(e) != v]
+    assert not wrong, [(bin(e), solver.value(e), want[e]) for e in wrong[:5]]
+    # and every move's value from every position, with a fresh solver for a sample
+    rng = random.Random(board.spec)
+    for edges in rng.sample(range(board.all_edges), 40):
+        fresh = Solver(board)
+        for g, v in fresh.move_values(edges).items():
+            after = edges | 1 << g
+            gained = sum(1 for _, mask in board.grooves[g].squares if after & mask == mask)
+            assert v == (gained + want[after] if gained else -want[after]), (bin(edges), g)
 
 
 @pytest.mark.parametrize("board,free", [("2x3", 13), ("3x3", 13), ("classic", 12),
