@@ -101,11 +101,27 @@ class Solver:
             self.other.append({s: (sq[1 - k] if len(sq) == 2 else -1) for k, s in enumerate(sq)})
         self.bit_index = {g.bit: g.index for g in grooves}
         self.ground_pairs = self._ground_pairs()
+        # The normal form of a position: of each square's edge grooves (all lead to the
+        # ground, so interchangeable), the lowest ones drawn. Squares with two such grooves
+        # as (low bit, high bit) pairs (cheaper); with three or four as (mask, count -> bits).
+        self.edge_sets = [sorted(g.index for g in sides if len(g.squares) == 1)
+                          for sides in board.square_grooves]
+        self.normal_pairs = [(1 << e[0], 1 << e[1]) for e in self.edge_sets if len(e) == 2]
+        self.normal_sets = [(sum(1 << g for g in e), [sum(1 << g for g in e[:m])
+                                                      for m in range(len(e) + 1)])
+                            for e in self.edge_sets if len(e) > 2]
+        #: Each non-identity symmetry as a permutation of groove indices, mapping a square's
+        #: edge grooves in order (so a normal position's image is normal), and its inverse.
         self.symmetries = self._symmetries()
+        self.inverse = [[p.index(g) for g in range(len(p))] for p in self.symmetries]
+        self.partner = {}
+        for lo, hi in self.normal_pairs:
+            a, b = lo.bit_length() - 1, hi.bit_length() - 1
+            self.partner[a], self.partner[b] = b, a
+        self._chunks = (len(grooves) + 11) // 12
+        #: Per symmetry, one 4096-entry table per 12 grooves: the image of those bits.
+        self.sym_tables = [self._image_tables(p) for p in self.symmetries]
         self.order = self._centre_out()
-        #: Symmetric images are compared up to this many grooves drawn (on 3x3, stopping
-        #: halfway made the search a third larger: symmetric transpositions pay off deep too).
-        self.symmetric_depth = len(grooves)
         self.order_bits = [(g, 1 << g) for g in self.order]
         self.sq_bits_masks = [(1 << i, m) for i, m in enumerate(self.sq_mask)]
 
@@ -123,9 +139,8 @@ class Solver:
                     pairs.append((a.bit, b.bit))
         return pairs
 
-    def _symmetries(self) -> list[list[list[int]]]:
-        """Byte lookup tables of each non-identity symmetry of the board's squares, as a
-        permutation of groove bits."""
+    def _symmetries(self) -> list[list[int]]:
+        """Each non-identity symmetry of the board's squares, as a permutation of grooves."""
         b = self.board
         cells = set(b.cells)
         rows, cols = b.rows, b.cols
@@ -157,47 +172,13 @@ class Solver:
                         target = b.square_index[f(*b.cells[k])]
                         h = next(h for h in b.square_grooves[j]
                                  if any(s[0] == 1 << target for s in h.squares))
-                    else:
-                        h = self._edge_image(i, j, g, f)
-                    perm[g.index] = h.index
-            tables = []
-            for lo in range(0, len(perm), 8):
-                table = []
-                for byte in range(256):
-                    out = 0
-                    for k in range(8):
-                        if byte >> k & 1 and lo + k < len(perm):
-                            out |= 1 << perm[lo + k]
-                    table.append(out)
-                tables.append(table)
-            maps.append(tables)
+                        perm[g.index] = h.index
+                # The edge grooves (all to the ground, so any matching will do) in index
+                # order onto the image's in index order: normal positions map to normal ones.
+                for g, h in zip(self.edge_sets[i], self.edge_sets[j]):
+                    perm[g] = h
+            maps.append(perm)
         return maps
-
-    def _edge_image(self, i: int, j: int, g: Groove, f) -> Groove:
-        """The image of edge groove g of square i under the cell map f (square i -> j): the
-        side of j whose outward direction is the image of g's outward direction."""
-        b = self.board
-        r, c = b.cells[i]
-        if g.name == f"h{r}.{c}":
-            out = (r - 1, c)
-        elif g.name == f"h{r + 1}.{c}":
-            out = (r + 1, c)
-        elif g.name == f"v{r}.{c}":
-            out = (r, c - 1)
-        else:
-            out = (r, c + 1)
-        # f is affine on the grid, so it maps the outside neighbour cell consistently.
-        tr, tc = f(*out)
-        jr, jc = b.cells[j]
-        if (tr, tc) == (jr - 1, jc):
-            name = f"h{jr}.{jc}"
-        elif (tr, tc) == (jr + 1, jc):
-            name = f"h{jr + 1}.{jc}"
-        elif (tr, tc) == (jr, jc - 1):
-            name = f"v{jr}.{jc}"
-        else:
-            name = f"v{jr}.{jc + 1}"
-        return b.groove[name]
 
     def _centre_out(self) -> list[int]:
         b = self.board
@@ -213,33 +194,71 @@ class Solver:
                       key=lambda i: (abs(where(b.grooves[i])[0] - cr)
                                      + abs(where(b.grooves[i])[1] - cc), i))
 
-    def canonical(self, edges: int) -> int:
-        pairs = self.ground_pairs
-        best = edges
-        for lo, hi in pairs:
-            if best & hi and not best & lo:
-                best ^= lo | hi
-        if edges.bit_count() > self.symmetric_depth:
-            return best
-        for tables in self.symmetries:
-            image = 0
-            e, k = edges, 0
-            while e:
-                image |= tables[k][e & 255]
-                e >>= 8
-                k += 1
-            for lo, hi in pairs:
-                if image & hi and not image & lo:
-                    image ^= lo | hi
-            if image < best:
-                best = image
-        return best
+    def _image_tables(self, perm: list[int]) -> list[list[int]]:
+        tables = []
+        for lo in range(0, len(perm), 12):
+            single = [1 << perm[g] if g < len(perm) else 0 for g in range(lo, lo + 12)]
+            table = [0] * 4096
+            for x in range(1, 4096):
+                low = x & -x
+                table[x] = table[x ^ low] | single[low.bit_length() - 1]
+            tables.append(table)
+        return tables
 
-    def _normal(self, edges: int) -> int:
-        for lo, hi in self.ground_pairs:
+    def canonical(self, edges: int) -> int:
+        """The table's key of a position: the least of its symmetric images, normal."""
+        return self._key(edges)[0]
+
+    def _key(self, edges: int) -> tuple[int, int]:
+        """(canonical key, index of the symmetry mapping the normal form onto it, -1 for
+        none). Normalise first: the symmetries map normal positions to normal ones."""
+        for lo, hi in self.normal_pairs:
             if edges & hi and not edges & lo:
                 edges ^= lo | hi
-        return edges
+        for mask, lowest in self.normal_sets:
+            x = edges & mask
+            if x:
+                edges ^= x ^ lowest[x.bit_count()]
+        if not self.sym_tables:
+            return edges, -1
+        best, which = edges, -1
+        chunks = self._chunks
+        if chunks == 2:
+            a, b = edges & 4095, edges >> 12
+            for i, (t0, t1) in enumerate(self.sym_tables):
+                image = t0[a] | t1[b]
+                if image < best:
+                    best, which = image, i
+        elif chunks == 3:
+            a, b, c = edges & 4095, edges >> 12 & 4095, edges >> 24
+            for i, (t0, t1, t2) in enumerate(self.sym_tables):
+                image = t0[a] | t1[b] | t2[c]
+                if image < best:
+                    best, which = image, i
+        else:
+            for i, tables in enumerate(self.sym_tables):
+                image, e = 0, edges
+                for t in tables:
+                    image |= t[e & 4095]
+                    e >>= 12
+                if image < best:
+                    best, which = image, i
+        return best, which
+
+    def table_move(self, edges: int, entry: int) -> int:
+        """The best move a table entry names, as a free groove of `edges` (-1 for none): the
+        entry holds it in the key's frame."""
+        g = (entry >> 24) - 1
+        if g < 0:
+            return -1
+        which = self._key(edges)[1]
+        if which >= 0:
+            g = self.inverse[which][g]
+        if edges >> g & 1:
+            g = self.partner.get(g, -1)  # normalising swapped a corner's edge grooves
+            if g >= 0 and edges >> g & 1:
+                return -1
+        return g
 
     # --- positions -----------------------------------------------------------------------------
 
@@ -313,7 +332,7 @@ class Solver:
         best = []
         order = [g for g in self.order if not edges >> g & 1]
         entry = self.table.get(self.canonical(edges))
-        hint = (entry >> 24) - 1 if entry is not None else -1
+        hint = self.table_move(edges, entry) if entry is not None else -1
         if hint in order and first_only:
             order.remove(hint)
             order.insert(0, hint)
@@ -413,7 +432,7 @@ class Solver:
                 return got + v
         # The table first: a stored bound often settles the node before any move is listed.
         # (Positions the loony rule settles are never stored, so a hit is a searched node.)
-        key = self.canonical(edges)
+        key, which = self._key(edges)
         entry = self.table.get(key)
         first = -1
         if entry is not None:
@@ -440,11 +459,16 @@ class Solver:
         a0, b0 = alpha, beta
         best, best_move = -INF, -1
         play, search = self.play, self._search
-        if first >= 0 and edges >> first & 1:
-            first = -1  # stored by a symmetric image: its move may be drawn here
         if first >= 0:
-            # The table's best move first, before the others are even listed. (Where the
-            # entry came from a symmetric image it is just another legal move: harmless.)
+            # The entry holds its move in the key's frame: map it back to this position's.
+            if which >= 0:
+                first = self.inverse[which][first]
+            if edges >> first & 1:
+                first = self.partner.get(first, -1)  # normalising swapped a corner's grooves
+                if first >= 0 and edges >> first & 1:
+                    first = -1
+        if first >= 0:
+            # The table's best move first, before the others are even listed.
             e2, t2, gained = play(edges, threes, first)
             if gained:
                 v = gained + search(e2, t2, alpha - gained, beta - gained)
@@ -487,6 +511,8 @@ class Solver:
             lo = max(lo, best)
         else:
             lo = hi = best
+        if which >= 0 and best_move >= 0:
+            best_move = self.symmetries[which][best_move]  # stored in the key's frame
         self.table[key] = (lo + INF) | (hi + INF) << 12 | (best_move + 1) << 24
         return got + best
 

@@ -9,7 +9,7 @@ from functools import lru_cache
 import pytest
 
 import games
-from games.ai.tree_planting import OutOfTime, Solver, loony_value, solve
+from games.ai.tree_planting import INF, OutOfTime, Solver, loony_value, solve
 from games.tree_planting import solve as reference_solve
 
 GAME = games.get_game("tree-planting")
@@ -138,6 +138,39 @@ def test_symmetric_boards_find_their_symmetries():
         state = random_position("2x3", rng.randrange(4, 14), rng)
         edges = state.position_key()[0]
         assert bin(solver.canonical(edges)).count("1") == bin(edges).count("1")
+
+
+@pytest.mark.parametrize("board", ["3x3", "2x3", "1x3", "4x4"])
+def test_symmetric_images_share_a_key_and_the_table_move_maps_back(board):
+    state = GAME.new_state(board=board)
+    solver = Solver(state.board)
+    rng = random.Random(board)
+    image = lambda perm, edges: sum(1 << perm[g] for g in range(len(perm)) if edges >> g & 1)
+    for _ in range(30):
+        edges = random_position(board, rng.randrange(4, 14), rng).position_key()[0]
+        for perm in solver.symmetries:
+            assert solver.canonical(image(perm, edges)) == solver.canonical(edges)
+    # a corner's two edge grooves are interchangeable: either drawn alone, one key
+    corner = [g.index for g in state.board.square_grooves[0] if len(g.squares) == 1]
+    assert solver.canonical(1 << corner[0]) == solver.canonical(1 << corner[1])
+    if board == "4x4":
+        return
+    # The table's move, mapped back to a symmetric image, reaches the stored lower bound there.
+    checked = 0
+    for _ in range(40):
+        edges = random_position(board, rng.randrange(6, 12), rng).position_key()[0]
+        solver.value(edges)
+        entry = solver.table.get(solver.canonical(edges))
+        if entry is None or entry >> 24 == 0:
+            continue  # settled without search, or only an upper bound known
+        lower = (entry & 4095) - INF
+        for perm in [list(range(len(solver.symmetries[0])))] + solver.symmetries:
+            other = image(perm, edges)
+            g = solver.table_move(other, entry)
+            assert g >= 0 and not other >> g & 1
+            assert Solver(state.board).move_values(other)[g] >= lower
+            checked += 1
+    assert checked
 
 
 def test_loony_endgame_values():
