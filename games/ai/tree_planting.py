@@ -14,7 +14,8 @@ What keeps the search small:
   capturing first and then making it (proof sketched at `_forced`).
 - A transposition table keyed by the canonical position (board symmetries, and the two ground
   strings of a corner coin are interchangeable), holding lower and upper bounds.
-- Move ordering: the table's best move, then safe moves from the centre out, sacrifices last.
+- Move ordering: the table's best move, then safe moves from the centre out, then (listed
+  only when no safe move cut off) one sacrifice per chain or loop, shortest first.
 - The loony endgame: when every coin left has exactly two strings, the position is a set of
   independent chains and loops and the mover must open one; its value follows from the
   long-chain theory (the controller takes all but two of a chain, all but four of a loop, when
@@ -410,6 +411,7 @@ class Solver:
     def _search(self, edges: int, threes: int, alpha: int, beta: int) -> int:
         got = 0  # trees planted by forced captures at this node, added to what it returns
         moves = None
+        later = 0  # two-string coins whose chains' sacrifices are still to list
         if threes:
             # Forced captures in a loop: each plants, so the mover stays.
             forced, moves = self._forced(edges, threes)
@@ -450,12 +452,12 @@ class Solver:
         else:
             lo, hi = -INF, INF
             if moves is None:
-                moves = self._ordered(edges)
-                if moves is None:
+                moves, later = self._safe(edges)
+                if not moves:
                     v = self._loony(edges)
                     if v is not None:
                         return got + v
-                    moves = self._ordered(edges, all_sacrifices=True)
+                    moves, later = self._sacrifices(edges, later), 0
         a0, b0 = alpha, beta
         best, best_move = -INF, -1
         play, search = self.play, self._search
@@ -479,31 +481,38 @@ class Solver:
                 alpha = v
         if best < beta:
             if moves is None:
-                moves = self._ordered(edges, all_sacrifices=True)
+                moves, later = self._safe(edges)
             adj = self.adj
-            for g in moves:
-                if g == first:
-                    continue
-                # `play`, inlined: this loop is the solver's innermost.
-                e2 = edges | 1 << g
-                t2, gained = threes, 0
-                for sq, mask in adj[g]:
-                    n = (e2 & mask).bit_count()
-                    if n == 4:
-                        gained += 1
-                        t2 &= ~sq
-                    elif n == 3:
-                        t2 |= sq
-                if gained:
-                    v = gained + search(e2, t2, alpha - gained, beta - gained)
+            # The safe moves, then (listed only when none of them cut off) the sacrifices.
+            while True:
+                for g in moves:
+                    if g == first:
+                        continue
+                    # `play`, inlined: this loop is the solver's innermost.
+                    e2 = edges | 1 << g
+                    t2, gained = threes, 0
+                    for sq, mask in adj[g]:
+                        n = (e2 & mask).bit_count()
+                        if n == 4:
+                            gained += 1
+                            t2 &= ~sq
+                        elif n == 3:
+                            t2 |= sq
+                    if gained:
+                        v = gained + search(e2, t2, alpha - gained, beta - gained)
+                    else:
+                        v = -search(e2, t2, -beta, -alpha)
+                    if v > best:
+                        best, best_move = v, g
+                        if v > alpha:
+                            alpha = v
+                            if alpha >= beta:
+                                break
                 else:
-                    v = -search(e2, t2, -beta, -alpha)
-                if v > best:
-                    best, best_move = v, g
-                    if v > alpha:
-                        alpha = v
-                        if alpha >= beta:
-                            break
+                    if later:
+                        moves, later = self._sacrifices(edges, later), 0
+                        continue
+                break
         if best <= a0:
             hi = min(hi, best)
             best_move = first  # an upper bound names no best move; keep the old hint
@@ -516,30 +525,24 @@ class Solver:
         self.table[key] = (lo + INF) | (hi + INF) << 12 | (best_move + 1) << 24
         return got + best
 
-    def _ordered(self, edges: int, all_sacrifices: bool = False) -> list[int] | None:
-        """Free grooves: safe ones centre-out, then one sacrifice per chain or loop (shortest
-        first); None when every move is a sacrifice (the loony endgame may settle it), unless
-        `all_sacrifices`. Of a corner coin's two edge grooves only one is listed (they lead to
-        equal positions). Only called with no capturable coin on the board."""
-        sq_mask = self.sq_mask
+    def _safe(self, edges: int) -> tuple[list[int], int]:
+        """(the safe free grooves, centre-out; the two-string coins, whose chains
+        `_sacrifices` opens). Of a corner coin's two edge grooves only one is listed (they
+        lead to equal positions). Only called with no capturable coin on the board."""
         risky = 0  # the grooves of squares with two sides drawn: drawing one gives a square away
         twos = 0
         for bit, mask in self.sq_bits_masks:
             if (edges & mask).bit_count() == 2:
                 risky |= mask
                 twos |= bit
-        taken = edges
+        taken = edges | risky
         for lo, hi in self.ground_pairs:
             if not edges & (lo | hi):
                 taken |= hi
-        free = self.full & ~taken
-        safe_mask = free & ~risky
-        if not safe_mask and not all_sacrifices:
-            return None
-        safe = [g for g, bit in self.order_bits if safe_mask & bit]
-        if twos:
-            safe += self._sacrifices(edges, twos)
-        return safe
+        safe_mask = self.full & ~taken
+        if not safe_mask:
+            return [], twos
+        return [g for g, bit in self.order_bits if safe_mask & bit], twos
 
     def _sacrifices(self, edges: int, twos: int) -> list[int]:
         """One groove to open each chain (a maximal run of two-string coins, ending on the
