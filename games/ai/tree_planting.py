@@ -428,15 +428,16 @@ class Solver:
         self.nodes += 1
         if not self.nodes & 4095:
             self._tick()
-        if threes:
-            v = self._loony(edges)
-            if v is not None:
-                return got + v
         # The table first: a stored bound often settles the node before any move is listed.
-        # (Positions the loony rule settles are never stored, so a hit is a searched node.)
         key, which = self._key(edges)
         entry = self.table.get(key)
         first = -1
+        if entry is None and threes:
+            v = self._loony(edges)
+            if v is not None:
+                # Exact, and no move to name: stored so the next visit skips the walk.
+                self.table[key] = (v + INF) | (v + INF) << 12
+                return got + v
         if entry is not None:
             lo, hi, first = (entry & 4095) - INF, (entry >> 12 & 4095) - INF, (entry >> 24) - 1
             if lo >= beta:
@@ -456,6 +457,7 @@ class Solver:
                 if not moves:
                     v = self._loony(edges)
                     if v is not None:
+                        self.table[key] = (v + INF) | (v + INF) << 12
                         return got + v
                     moves, later = self._sacrifices(edges, later), 0
         a0, b0 = alpha, beta
