@@ -123,7 +123,16 @@ class Solver:
         #: Per symmetry, one 4096-entry table per 12 grooves: the image of those bits.
         self.sym_tables = [self._image_tables(p) for p in self.symmetries]
         self.order = self._centre_out()
-        self.order_bits = [(g, 1 << g) for g in self.order]
+        # A set of grooves listed centre-out by lookup: the order cut into runs of 8, and per
+        # run a dict from each subset of its grooves (as a mask) to that subset, in order.
+        self.order_runs = []
+        for lo in range(0, len(self.order), 8):
+            run = self.order[lo:lo + 8]
+            table = {}
+            for sub in range(1 << len(run)):
+                chosen = [g for k, g in enumerate(run) if sub >> k & 1]
+                table[sum(1 << g for g in chosen)] = chosen
+            self.order_runs.append((sum(1 << g for g in run), table))
         self.sq_bits_masks = [(1 << i, m) for i, m in enumerate(self.sq_mask)]
 
     # --- geometry --------------------------------------------------------------------------
@@ -416,20 +425,37 @@ class Solver:
             # Forced captures in a loop: each plants, so the mover stays.
             forced, moves = self._forced(edges, threes)
             while forced is not None:
-                edges, threes, gained = self.play(edges, threes, forced)
-                got += gained
+                edges |= 1 << forced  # `play`, inlined
+                for sq, mask in self.adj[forced]:
+                    n = (edges & mask).bit_count()
+                    if n == 4:
+                        got += 1
+                        threes &= ~sq
+                    elif n == 3:
+                        threes |= sq
                 if not threes:
                     moves = None
                     break
                 forced, moves = self._forced(edges, threes)
             alpha, beta = alpha - got, beta - got
-        if edges == self.full:
-            return got
+            if edges == self.full:
+                return got
         self.nodes += 1
         if not self.nodes & 4095:
             self._tick()
         # The table first: a stored bound often settles the node before any move is listed.
-        key, which = self._key(edges)
+        # (The key: `_key`, inlined where the board has no symmetry.)
+        if self.sym_tables:
+            key, which = self._key(edges)
+        else:
+            key, which = edges, -1
+            for lo, hi in self.normal_pairs:
+                if key & hi and not key & lo:
+                    key ^= lo | hi
+            for mask, lowest in self.normal_sets:
+                x = key & mask
+                if x:
+                    key ^= x ^ lowest[x.bit_count()]
         entry = self.table.get(key)
         first = -1
         if entry is None and threes:
@@ -544,7 +570,12 @@ class Solver:
         safe_mask = self.full & ~taken
         if not safe_mask:
             return [], twos
-        return [g for g, bit in self.order_bits if safe_mask & bit], twos
+        out = []
+        for run, table in self.order_runs:
+            x = safe_mask & run
+            if x:
+                out += table[x]
+        return out, twos
 
     def _sacrifices(self, edges: int, twos: int) -> list[int]:
         """One groove to open each chain (a maximal run of two-string coins, ending on the
