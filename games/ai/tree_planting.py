@@ -134,6 +134,15 @@ class Solver:
                 table[sum(1 << g for g in chosen)] = chosen
             self.order_runs.append((sum(1 << g for g in run), table))
         self.sq_bits_masks = [(1 << i, m) for i, m in enumerate(self.sq_mask)]
+        #: The grooves of a set of squares, by lookup: per 8 squares, each subset -> its grooves.
+        self.square_runs = []
+        for lo in range(0, n_sq, 8):
+            masks = self.sq_mask[lo:lo + 8]
+            table = [0] * (1 << len(masks))
+            for x in range(1, len(table)):
+                low = x & -x
+                table[x] = table[x ^ low] | masks[low.bit_length() - 1]
+            self.square_runs.append(table)
 
     # --- geometry --------------------------------------------------------------------------
 
@@ -279,6 +288,14 @@ class Solver:
                 out |= 1 << s
         return out
 
+    def twos(self, edges: int) -> int:
+        """The coins with two strings left (two sides drawn), as a mask of squares."""
+        out = 0
+        for bit, mask in self.sq_bits_masks:
+            if (edges & mask).bit_count() == 2:
+                out |= bit
+        return out
+
     def play(self, edges: int, threes: int, g: int) -> tuple[int, int, int]:
         """(edges, threes, squares planted) after drawing groove index g."""
         edges |= 1 << g
@@ -417,7 +434,12 @@ class Solver:
         f = self.other[f_string][e]
         return f >= 0 and (edges & self.sq_mask[f]).bit_count() == 3
 
-    def _search(self, edges: int, threes: int, alpha: int, beta: int) -> int:
+    def _search(self, edges: int, threes: int, alpha: int, beta: int, twos: int = -1) -> int:
+        """The value of `edges` for the mover, exact strictly between alpha and beta, else a
+        bound on that side. `threes`, `twos`: the coins with one and with two strings left
+        (kept up to date move by move; `twos` found here when not given)."""
+        if twos < 0:
+            twos = self.twos(edges)
         got = 0  # trees planted by forced captures at this node, added to what it returns
         moves = None
         later = 0  # two-string coins whose chains' sacrifices are still to list
@@ -433,6 +455,9 @@ class Solver:
                         threes &= ~sq
                     elif n == 3:
                         threes |= sq
+                        twos &= ~sq
+                    elif n == 2:
+                        twos |= sq
                 if not threes:
                     moves = None
                     break
@@ -479,7 +504,7 @@ class Solver:
         else:
             lo, hi = -INF, INF
             if moves is None:
-                moves, later = self._safe(edges)
+                moves, later = self._safe(edges, twos)
                 if not moves:
                     v = self._loony(edges)
                     if v is not None:
@@ -500,16 +525,23 @@ class Solver:
         if first >= 0:
             # The table's best move first, before the others are even listed.
             e2, t2, gained = play(edges, threes, first)
+            w2 = twos
+            for sq, mask in self.adj[first]:
+                n = (e2 & mask).bit_count()
+                if n == 3:
+                    w2 &= ~sq
+                elif n == 2:
+                    w2 |= sq
             if gained:
-                v = gained + search(e2, t2, alpha - gained, beta - gained)
+                v = gained + search(e2, t2, alpha - gained, beta - gained, w2)
             else:
-                v = -search(e2, t2, -beta, -alpha)
+                v = -search(e2, t2, -beta, -alpha, w2)
             best, best_move = v, first
             if v > alpha:
                 alpha = v
         if best < beta:
             if moves is None:
-                moves, later = self._safe(edges)
+                moves, later = self._safe(edges, twos)
             adj = self.adj
             # The safe moves, then (listed only when none of them cut off) the sacrifices.
             while True:
@@ -518,7 +550,7 @@ class Solver:
                         continue
                     # `play`, inlined: this loop is the solver's innermost.
                     e2 = edges | 1 << g
-                    t2, gained = threes, 0
+                    t2, w2, gained = threes, twos, 0
                     for sq, mask in adj[g]:
                         n = (e2 & mask).bit_count()
                         if n == 4:
@@ -526,10 +558,13 @@ class Solver:
                             t2 &= ~sq
                         elif n == 3:
                             t2 |= sq
+                            w2 &= ~sq
+                        elif n == 2:
+                            w2 |= sq
                     if gained:
-                        v = gained + search(e2, t2, alpha - gained, beta - gained)
+                        v = gained + search(e2, t2, alpha - gained, beta - gained, w2)
                     else:
-                        v = -search(e2, t2, -beta, -alpha)
+                        v = -search(e2, t2, -beta, -alpha, w2)
                     if v > best:
                         best, best_move = v, g
                         if v > alpha:
@@ -553,16 +588,15 @@ class Solver:
         self.table[key] = (lo + INF) | (hi + INF) << 12 | (best_move + 1) << 24
         return got + best
 
-    def _safe(self, edges: int) -> tuple[list[int], int]:
-        """(the safe free grooves, centre-out; the two-string coins, whose chains
+    def _safe(self, edges: int, twos: int) -> tuple[list[int], int]:
+        """(the safe free grooves, centre-out; `twos`, the two-string coins, whose chains
         `_sacrifices` opens). Of a corner coin's two edge grooves only one is listed (they
         lead to equal positions). Only called with no capturable coin on the board."""
-        risky = 0  # the grooves of squares with two sides drawn: drawing one gives a square away
-        twos = 0
-        for bit, mask in self.sq_bits_masks:
-            if (edges & mask).bit_count() == 2:
-                risky |= mask
-                twos |= bit
+        # The grooves of squares with two sides drawn: drawing one gives a square away.
+        risky, w = 0, twos
+        for table in self.square_runs:
+            risky |= table[w & 255]
+            w >>= 8
         taken = edges | risky
         for lo, hi in self.ground_pairs:
             if not edges & (lo | hi):
