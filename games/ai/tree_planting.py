@@ -115,10 +115,13 @@ class Solver:
         #: edge grooves in order (so a normal position's image is normal), and its inverse.
         self.symmetries = self._symmetries()
         self.inverse = [[p.index(g) for g in range(len(p))] for p in self.symmetries]
-        self.partner = {}
-        for lo, hi in self.normal_pairs:
-            a, b = lo.bit_length() - 1, hi.bit_length() - 1
-            self.partner[a], self.partner[b] = b, a
+        #: Per groove, the edge grooves of its square when it is one (normalising may have
+        #: moved a drawn one among them), else 0.
+        self.edge_mates = [0] * len(grooves)
+        for e in self.edge_sets:
+            if len(e) >= 2:
+                for g in e:
+                    self.edge_mates[g] = sum(1 << h for h in e)
         self._chunks = (len(grooves) + 11) // 12
         #: Per symmetry, one 4096-entry table per 12 grooves: the image of those bits.
         self.sym_tables = [self._image_tables(p) for p in self.symmetries]
@@ -225,12 +228,13 @@ class Solver:
         return tables
 
     def canonical(self, edges: int) -> int:
-        """The table's key of a position: the least of its symmetric images, normal."""
+        """The table's key of a position: the least of its symmetric images in normal form;
+        on a board without symmetry, the position itself."""
         return self._key(edges)[0]
 
-    def _key(self, edges: int) -> tuple[int, int]:
-        """(canonical key, index of the symmetry mapping the normal form onto it, -1 for
-        none). Normalise first: the symmetries map normal positions to normal ones."""
+    def _normal(self, edges: int) -> int:
+        """The equal position with the lowest of each square's edge grooves drawn (the same
+        squares capturable, the same two-string coins)."""
         for lo, hi in self.normal_pairs:
             if edges & hi and not edges & lo:
                 edges ^= lo | hi
@@ -238,8 +242,16 @@ class Solver:
             x = edges & mask
             if x:
                 edges ^= x ^ lowest[x.bit_count()]
+        return edges
+
+    def _key(self, edges: int) -> tuple[int, int]:
+        """(canonical key, index of the symmetry mapping the normal form onto it, -1 for
+        none). Normalise first: the symmetries map normal positions to normal ones."""
         if not self.sym_tables:
+            # No symmetry: the key is the position itself. (Normalising the corners merged no
+            # positions on the classic board from empty, and cost 7 % of its time.)
             return edges, -1
+        edges = self._normal(edges)
         best, which = edges, -1
         chunks = self._chunks
         if chunks == 2:
@@ -273,11 +285,15 @@ class Solver:
         which = self._key(edges)[1]
         if which >= 0:
             g = self.inverse[which][g]
-        if edges >> g & 1:
-            g = self.partner.get(g, -1)  # normalising swapped a corner's edge grooves
-            if g >= 0 and edges >> g & 1:
-                return -1
-        return g
+        return self._free_mate(edges, g)
+
+    def _free_mate(self, edges: int, g: int) -> int:
+        """g, or where normalising moved it (drawn here), a free groove equal to it: another
+        edge groove of its square; -1 for none."""
+        if not edges >> g & 1:
+            return g
+        free = self.edge_mates[g] & ~edges
+        return (free & -free).bit_length() - 1
 
     # --- positions -----------------------------------------------------------------------------
 
@@ -439,7 +455,10 @@ class Solver:
         bound on that side. `threes`, `twos`: the coins with one and with two strings left
         (kept up to date move by move; `twos` found here when not given)."""
         if twos < 0:
+            # Called from outside: start from the normal form (an equal position), so that
+            # the entry points' positions share entries with the searches' own.
             twos = self.twos(edges)
+            edges = self._normal(edges)
         got = 0  # trees planted by forced captures at this node, added to what it returns
         moves = None
         later = 0  # two-string coins whose chains' sacrifices are still to list
@@ -469,18 +488,11 @@ class Solver:
         if not self.nodes & 4095:
             self._tick()
         # The table first: a stored bound often settles the node before any move is listed.
-        # (The key: `_key`, inlined where the board has no symmetry.)
+        # (The key: `_key`, inlined where the board has no symmetry: the position itself.)
         if self.sym_tables:
             key, which = self._key(edges)
         else:
             key, which = edges, -1
-            for lo, hi in self.normal_pairs:
-                if key & hi and not key & lo:
-                    key ^= lo | hi
-            for mask, lowest in self.normal_sets:
-                x = key & mask
-                if x:
-                    key ^= x ^ lowest[x.bit_count()]
         entry = self.table.get(key)
         first = -1
         if entry is None and threes:
@@ -519,9 +531,7 @@ class Solver:
             if which >= 0:
                 first = self.inverse[which][first]
             if edges >> first & 1:
-                first = self.partner.get(first, -1)  # normalising swapped a corner's grooves
-                if first >= 0 and edges >> first & 1:
-                    first = -1
+                first = self._free_mate(edges, first)
         if first >= 0:
             # The table's best move first, before the others are even listed.
             e2, t2, gained = play(edges, threes, first)
