@@ -12,10 +12,15 @@ What keeps the search small:
   neighbour has two strings, the double-dealing move (cutting the neighbour's other string,
   handing over the pair to keep control) need searching; any other move is worse than
   capturing first and then making it (proof sketched at `_forced`).
-- A transposition table keyed by the canonical position (board symmetries, and the two ground
-  strings of a corner coin are interchangeable), holding lower and upper bounds.
+- One sacrifice per chain or loop: wherever a chain is opened, the opponent's answers worth
+  searching end in the same positions (proof at `_sacrifices`); a chain of two is opened in
+  the middle (the hard-hearted handout).
+- A transposition table keyed by the canonical position (board symmetries, and the ground
+  strings of a corner coin are interchangeable), holding lower and upper bounds and the best
+  move (in the key's frame, so a symmetric image's move is mapped back, not lost). Positions
+  the long-chain theory settles are stored too.
 - Move ordering: the table's best move, then safe moves from the centre out, then (listed
-  only when no safe move cut off) one sacrifice per chain or loop, shortest first.
+  only when no safe move cut off) the sacrifices, shortest chain first.
 - The loony endgame: when every coin left has exactly two strings, the position is a set of
   independent chains and loops and the mover must open one; its value follows from the
   long-chain theory (the controller takes all but two of a chain, all but four of a loop, when
