@@ -97,6 +97,8 @@ def test_damaged_books_are_refused_naming_the_file(small_book, tmp_path):
         "values changed": (bad_sha, "do not match the header's sha256"),
         "layers": (bad_layers, "expected [1, 17, 136"),
         "header": (MAGIC + b"{nope\n" + blob, "bad header"),
+        "too many values": (_with_header(blob, {**_header(blob), "depth": 5, "layers": [
+            comb(n, k) for k in range(6)]}), "more values than the header's"),
     }
     for what, (raw, message) in cases.items():
         path = tmp_path / f"{what}.book"
