@@ -13,7 +13,8 @@ quarter of this machine's). Times are CPU seconds of this process (the machine i
 
 Memory: a child process plays whole games as players play and asks the hint at every
 position through `games.ai.analyse` (the book and the process's shared solver, as on the
-board); its peak RSS (ru_maxrss) against the 100 MB target.
+board), then asks about fresh positions with 10 grooves drawn until the shared table reaches
+its bound (a long session's worst case); its peak RSS (ru_maxrss) against the 100 MB target.
 """
 
 from __future__ import annotations
@@ -141,9 +142,21 @@ def memory_child(games_played: int, seed: int) -> None:
             free = list(state.legal_moves())
             safe = [g for g in free if not state.gives_away(g)]
             state.play(rng.choice(safe or free))
+    after_games = len(solver_for(state.board).table)
+    rss_games = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    # The worst case of a long session: the shared table full. Hints at fresh positions
+    # past the book until the table reaches its bound (it is then cleared, so it stays there).
+    solver, most, asked = solver_for(state.board), 0, 0
+    while most < PLAYER_TABLE_ENTRIES and asked < 5000:
+        state = position(10, rng)
+        if not state.is_over():
+            games.ai.analyse(state, seconds=60)
+        most = max(most, len(solver.table))
+        asked += 1
     print(json.dumps({
         "games": games_played, "player_table_entries": PLAYER_TABLE_ENTRIES,
-        "table_entries_at_end": len(solver_for(state.board).table),
+        "table_entries_after_games": after_games, "peak_rss_after_games_mb": round(rss_games, 1),
+        "positions_asked_to_fill_the_table": asked, "table_entries_most": most,
         "worst_hint_cpu_s": round(worst, 3), "cpu_s": round(time.process_time() - cpu, 1),
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
         "target_mb": TARGET_MB}))

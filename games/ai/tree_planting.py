@@ -623,9 +623,13 @@ class Solver:
 _solvers: dict[str, Solver] = {}
 
 #: The table of the solvers the computer player and the hints share: about 100 bytes an
-#: entry, so some 80 MB at most, within a Pi Zero 2 W's means. (The classic board from empty
-#: fills 2.2 million entries; `treeboard solve` allows that many.)
-PLAYER_TABLE_ENTRIES = 800_000
+#: entry. On the classic board the opening book (games/ai/book.py, 16.5 MB) answers the
+#: searches that needed millions of entries, and a whole game adds a few thousand; a process
+#: with the book and this table full peaks at 70 MB (400,000 entries: 101 MB, past the dict's
+#: next resize), within the 100 MB a Pi Zero 2 W can spare (benchmarks/book.py). A 3x3 hint
+#: from empty takes 46,000. (The classic board from empty without the book fills 2.2 million
+#: entries; `treeboard solve` allows that many.)
+PLAYER_TABLE_ENTRIES = 300_000
 
 
 def solver_for(board: Board, max_entries: int = PLAYER_TABLE_ENTRIES) -> Solver:
