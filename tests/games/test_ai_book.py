@@ -13,7 +13,9 @@ import pytest
 
 import games
 import games.ai
+from board_driver.cli import main
 from games.ai import book as book_mod
+from games.ai import tree_planting as tree_planting_ai
 from games.ai.book import MAGIC, BookError, book_for, colex_rank, load, parse
 from games.ai.tree_planting import Solver, solve
 from games.tree_planting import Board
@@ -114,14 +116,18 @@ def test_damaged_books_are_refused_naming_the_file(small_book, tmp_path):
         load(missing, spec, n)
 
 
-def test_a_missing_shipped_book_is_an_error_not_a_slow_or_wrong_answer(monkeypatch):
+def test_a_missing_shipped_book_is_an_error_not_a_slow_or_wrong_answer(monkeypatch, capsys):
     b = Board.get("2x3")
     monkeypatch.setitem(book_mod.BOOKS, b.spec, "no-such.book")
     monkeypatch.setattr(book_mod, "_books", {})
+    monkeypatch.setattr(tree_planting_ai, "_solvers", {})  # solvers keep the book they found
     with pytest.raises(BookError, match=r"no-such\.book: the opening book of board '###/###'"):
         book_for(b)
     with pytest.raises(BookError):
         Solver(b).value(0)
+    assert main(["solve", "--board", "2x3"]) == 1
+    err = capsys.readouterr().err
+    assert "no-such.book: the opening book of board '###/###' is missing" in err
 
 
 def as_players_play(drawn: int, rng: random.Random):
