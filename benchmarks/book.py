@@ -42,8 +42,8 @@ TARGET_MB = 100
 def spread(values: list[float]) -> dict:
     if not values:
         return {}
-    return {"min": round(min(values), 3), "median": round(statistics.median(values), 3),
-            "max": round(max(values), 3)}
+    return {"min": round(min(values), 4), "median": round(statistics.median(values), 4),
+            "max": round(max(values), 4)}
 
 
 def position(drawn: int, rng: random.Random):
