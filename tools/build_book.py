@@ -1,7 +1,7 @@
 """Build the opening book of a Tree Planting board: the exact value of every position with at
 most DEPTH grooves drawn, written as `games/ai/data/<board>.book` (format: games/ai/book.py).
 
-    python tools/build_book.py [--board classic] [--depth 8] [--out PATH]
+    python tools/build_book.py [--board classic] [--depth 9] [--out PATH]
 
 Needs numpy (`pip install -e '.[build]'`); the book itself is read without it.
 
@@ -90,7 +90,7 @@ def book_bytes(board: Board, values: np.ndarray, depth: int) -> bytes:
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--board", default="classic")
-    ap.add_argument("--depth", type=int, default=8,
+    ap.add_argument("--depth", type=int, default=9,
                     help="the book holds every position with at most this many grooves drawn")
     ap.add_argument("--out", type=Path, help="default: games/ai/data/<the board's book>")
     args = ap.parse_args(argv)

@@ -65,8 +65,6 @@ class Book:
         self.offsets = [0]
         for k in range(depth):
             self.offsets.append(self.offsets[-1] + comb(grooves, k))
-        # comb(c, i) for every groove c and place i, so a lookup is a few additions.
-        self._comb = [[comb(c, i) for i in range(grooves + 1)] for c in range(grooves)]
 
     def covers(self, edges: int) -> bool:
         return edges.bit_count() <= self.depth
@@ -76,13 +74,7 @@ class Book:
         k = edges.bit_count()
         if k > self.depth:
             return None
-        rank, i, table = 0, 0, self._comb
-        while edges:
-            low = edges & -edges
-            edges ^= low
-            i += 1
-            rank += table[low.bit_length() - 1][i]
-        return self.values[self.offsets[k] + rank]
+        return self.values[self.offsets[k] + colex_rank(edges)]
 
 
 def load(path, board_spec: str, grooves: int) -> Book:
