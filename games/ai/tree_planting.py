@@ -31,7 +31,7 @@ Pure: no I/O, no threads; a deadline (a clock reading and the clock) may bound t
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Callable
 
 from games.tree_planting import Board, Groove, TreePlantingState
@@ -336,7 +336,7 @@ class Solver:
               clock: Callable[[], float] | None = None) -> int:
         """The margin the player to move gains from here on, under perfect play."""
         self._deadline, self._clock = deadline, clock
-        return self._mtdf(edges, self.threes(edges))
+        return self._known(edges, self.threes(edges))
 
     def _mtdf(self, edges: int, threes: int) -> int:
         """The exact value by null-window searches (MTD(f)): each answers "at least beta?",
@@ -366,7 +366,7 @@ class Solver:
             free ^= low
             g = low.bit_length() - 1
             e2, t2, gained = self.play(edges, threes, g)
-            rest = self._mtdf(e2, t2)
+            rest = self._known(e2, t2)
             out[g] = gained + rest if gained else -rest
         return out
 
@@ -375,7 +375,14 @@ class Solver:
         """(value, the groove indices that reach it), searching the others with a null window.
         With `first_only`, the first best groove found (the table's move is tried first)."""
         self._deadline, self._clock = kw.get("deadline"), kw.get("clock")
-        value = self._mtdf(edges, self.threes(edges))
+        book = self.book
+        if book is not None and edges.bit_count() < book.depth:
+            # Every move's value is in the book: no search at all.
+            values = self.move_values(edges)
+            value = max(values.values())
+            best = sorted(g for g, v in values.items() if v == value)
+            return value, best[:1] if first_only else best
+        value = self._known(edges, self.threes(edges))
         threes = self.threes(edges)
         best = []
         order = [g for g in self.order if not edges >> g & 1]
@@ -395,6 +402,27 @@ class Solver:
                 if first_only:
                     break
         return value, sorted(best)
+
+    # --- the opening book ----------------------------------------------------------------------
+
+    @cached_property
+    def book(self):
+        """The board's opening book (`games.ai.book`), loaded on first use; None for a board
+        without one. Set it to None for a solver that searches everything."""
+        from games.ai.book import book_for
+
+        return book_for(self.board)
+
+    def in_book(self, edges: int) -> bool:
+        book = self.book
+        return book is not None and edges.bit_count() <= book.depth
+
+    def _known(self, edges: int, threes: int) -> int:
+        """The exact value: from the opening book where it holds the position, else searched."""
+        book = self.book
+        if book is not None and edges.bit_count() <= book.depth:
+            return book.value(edges)
+        return self._mtdf(edges, threes)
 
     def _tick(self) -> None:
         if self._deadline is not None and self._clock() > self._deadline:
@@ -756,9 +784,13 @@ class Solver:
 _solvers: dict[str, Solver] = {}
 
 #: The table of the solvers the computer player and the hints share: about 100 bytes an
-#: entry, so some 80 MB at most, within a Pi Zero 2 W's means. (The classic board from empty
-#: fills 2.2 million entries; `treeboard solve` allows that many.)
-PLAYER_TABLE_ENTRIES = 800_000
+#: entry. On the classic board the opening book (games/ai/book.py, 16.5 MB) answers the
+#: searches that needed millions of entries, and a whole game adds a few thousand; a process
+#: with the book and this table full peaks at 70 MB (400,000 entries: 101 MB, past the dict's
+#: next resize), within the 100 MB a Pi Zero 2 W can spare (benchmarks/book.py). A 3x3 hint
+#: from empty takes 46,000. (The classic board from empty without the book fills 2.2 million
+#: entries; `treeboard solve` allows that many.)
+PLAYER_TABLE_ENTRIES = 300_000
 
 
 def solver_for(board: Board, max_entries: int = PLAYER_TABLE_ENTRIES) -> Solver:
