@@ -7,6 +7,7 @@
 Each task runs in a child process per solver and round, so its peak memory (ru_maxrss) is its
 own, and the order of the two solvers alternates from round to round. Tasks:
 - `3x3`, `classic`: the value from empty (`Solver.value(0)`), one fresh solver.
+Every solver has its opening book set aside (`solver.book = None`): this measures the search.
 - `mid`: random mid-game classic positions (`--mid-drawn` grooves drawn, as players play: a
   random groove that gives no square away while there is one), every move's value
   (`move_values`, what the hints ask), a fresh solver each; times summed over the positions.
@@ -79,6 +80,7 @@ def child(path: str, task: str, mid_count: int, mid_drawn: int) -> None:
         cpu = 0.0
         for edges in mid_positions(mid_count, mid_drawn, seed=15):
             solver = mod.Solver(board)
+            solver.book = None  # the search itself, not the opening book (where there is one)
             start = time.process_time()
             got = solver.move_values(edges)
             cpu += time.process_time() - start
@@ -87,6 +89,7 @@ def child(path: str, task: str, mid_count: int, mid_drawn: int) -> None:
             entries += len(solver.table)
     else:
         solver = mod.Solver(game.new_state(board=task).board)
+        solver.book = None
         start = time.process_time()
         values.append(solver.value(0))
         cpu = time.process_time() - start
