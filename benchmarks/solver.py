@@ -3,6 +3,7 @@
 
     python benchmarks/solver.py [--rounds 3] [--ref main] [--tasks 3x3 classic mid]
                                 [--mid-positions 8] [--mid-drawn 6]
+    python benchmarks/solver.py --openspiel N [--openspiel-free 10]
 
 Each task runs in a child process per solver and round, so its peak memory (ru_maxrss) is its
 own, and the order of the two solvers alternates from round to round. Tasks:
@@ -15,6 +16,10 @@ Prints one JSON object: per task and solver, CPU seconds (process_time of the ch
 table entries and peak RSS as min/median/max over the rounds, and the ratio reference/new of
 CPU seconds per round. Values must agree between the two solvers; a disagreement is printed
 and makes the exit status 1. The machine is shared: note the load average printed with it.
+
+With `--openspiel N`, instead: the final margin of N random positions per rectangle (2x2, 2x3,
+3x3, a given number of grooves left) by this solver and by OpenSpiel's alpha-beta on its own
+`dots_and_boxes`, and how many agree (exit status 1 unless all do).
 """
 
 from __future__ import annotations
@@ -99,6 +104,58 @@ def child(path: str, task: str, mid_count: int, mid_drawn: int) -> None:
                       "values": values}))
 
 
+def spiel_action(name: str, rows: int, cols: int) -> int:
+    """OpenSpiel's dots_and_boxes action of groove `name` (horizontal lines row by row, then
+    vertical ones)."""
+    r, c = (int(x) for x in name[1:].split("."))
+    return r * cols + c if name[0] == "h" else (rows + 1) * cols + r * (cols + 1) + c
+
+
+def openspiel_check(boards: list[str], positions: int, free: int) -> dict:
+    """This solver's final margins against OpenSpiel's alpha-beta (`minimax.alpha_beta_search`
+    over `dots_and_boxes` with `utility_margin`) on random positions of rectangles with `free`
+    grooves left: an independent implementation of the rules and of the search."""
+    import pyspiel
+    from open_spiel.python.algorithms import minimax
+
+    from games.ai.tree_planting import Solver
+
+    game = games.get_game("tree-planting")
+    rng = random.Random(7)
+    out = {}
+    for board in boards:
+        rows, cols = (int(x) for x in board.split("x"))
+        spiel_game = pyspiel.load_game("dots_and_boxes", {"num_rows": rows, "num_cols": cols,
+                                                          "utility_margin": True})
+        agree, times = 0, {"ours": [], "openspiel": []}
+        checked = 0
+        while checked < positions:
+            state = game.new_state(board=board)
+            spiel = spiel_game.new_initial_state()
+            for _ in range(len(state.board.grooves) - free):
+                g = rng.choice(list(state.legal_moves()))
+                state.play(g)
+                spiel.apply_action(spiel_action(g.name, rows, cols))
+            if state.is_over():
+                continue
+            checked += 1
+            solver = Solver(state.board)
+            solver.book = None
+            start = time.process_time()
+            rest = solver.value(state.position_key()[0])
+            times["ours"].append(time.process_time() - start)
+            a, b = state.scores()
+            ours = rest + (a - b if state.to_move == 0 else b - a)
+            start = time.process_time()
+            theirs, _ = minimax.alpha_beta_search(spiel_game, spiel.clone(),
+                                                  maximizing_player_id=spiel.current_player())
+            times["openspiel"].append(time.process_time() - start)
+            agree += ours == round(theirs)
+        out[board] = {"positions": positions, "free_grooves": free, "agree": agree,
+                      "cpu_s_per_position": {k: spread(v) for k, v in times.items()}}
+    return out
+
+
 def run(path: str, task: str, args) -> dict:
     done = subprocess.run([sys.executable, __file__, "--child", path, task,
                            "--mid-positions", str(args.mid_positions),
@@ -114,11 +171,19 @@ def main() -> int:
     parser.add_argument("--tasks", nargs="*", default=["3x3", "classic", "mid"])
     parser.add_argument("--mid-positions", type=int, default=8)
     parser.add_argument("--mid-drawn", type=int, default=6)
+    parser.add_argument("--openspiel", type=int, metavar="N", default=0,
+                        help="instead: check N random positions of 2x2, 2x3 and 3x3 against "
+                             "OpenSpiel's alpha-beta (needs `pip install open_spiel`)")
+    parser.add_argument("--openspiel-free", type=int, default=10)
     parser.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         child(args.child[0], args.child[1], args.mid_positions, args.mid_drawn)
         return 0
+    if args.openspiel:
+        got = openspiel_check(["2x2", "2x3", "3x3"], args.openspiel, args.openspiel_free)
+        print(json.dumps(got, indent=1))
+        return 0 if all(r["agree"] == r["positions"] for r in got.values()) else 1
     source = subprocess.run(["git", "-C", str(ROOT), "show", f"{args.ref}:{MODULE}"],
                             capture_output=True, text=True, check=True).stdout
     with tempfile.TemporaryDirectory() as tmp:
