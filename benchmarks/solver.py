@@ -4,6 +4,7 @@
     python benchmarks/solver.py [--rounds 3] [--ref main] [--tasks 3x3 classic mid]
                                 [--mid-positions 8] [--mid-drawn 6]
     python benchmarks/solver.py --openspiel N [--openspiel-free 10]
+    python benchmarks/solver.py --compare N [--ref main]
 
 Each task runs in a child process per solver and round, so its peak memory (ru_maxrss) is its
 own, and the order of the two solvers alternates from round to round. Tasks:
@@ -19,7 +20,8 @@ and makes the exit status 1. The machine is shared: note the load average printe
 
 With `--openspiel N`, instead: the final margin of N random positions per rectangle (2x2, 2x3,
 3x3, a given number of grooves left) by this solver and by OpenSpiel's alpha-beta on its own
-`dots_and_boxes`, and how many agree (exit status 1 unless all do).
+`dots_and_boxes`, and how many agree (exit status 1 unless all do). With `--compare N`: every
+move's value of N random 3x3 and classic positions by both solvers, and how many agree.
 """
 
 from __future__ import annotations
@@ -156,6 +158,37 @@ def openspiel_check(boards: list[str], positions: int, free: int) -> dict:
     return out
 
 
+def compare(ref_path: str, count: int) -> dict:
+    """Every move's value of `count` random positions each of 3x3 and the classic board (8 to 20
+    grooves drawn at random, or 10 to 20 as players play) by this solver and the reference one:
+    how many agree."""
+    ref, new = load(ref_path), load(str(ROOT / MODULE))
+    game = games.get_game("tree-planting")
+    rng = random.Random(11)
+    out = {}
+    for board in ("3x3", "classic"):
+        agree = checked = 0
+        while checked < count:
+            state = game.new_state(board=board)
+            careful = checked % 2  # every other one played as players play (no gifts early)
+            for _ in range(rng.randrange(10 if careful else 8, 21)):
+                free = list(state.legal_moves())
+                safe = [g for g in free if careful and not state.gives_away(g)]
+                state.play(rng.choice(safe or free))
+            if state.is_over():
+                continue
+            checked += 1
+            edges = state.position_key()[0]
+            got = []
+            for mod in (ref, new):
+                solver = mod.Solver(state.board)
+                solver.book = None
+                got.append(solver.move_values(edges))
+            agree += got[0] == got[1]
+        out[board] = {"positions": count, "every_move_value_agrees": agree}
+    return out
+
+
 def run(path: str, task: str, args) -> dict:
     done = subprocess.run([sys.executable, __file__, "--child", path, task,
                            "--mid-positions", str(args.mid_positions),
@@ -175,6 +208,9 @@ def main() -> int:
                         help="instead: check N random positions of 2x2, 2x3 and 3x3 against "
                              "OpenSpiel's alpha-beta (needs `pip install open_spiel`)")
     parser.add_argument("--openspiel-free", type=int, default=10)
+    parser.add_argument("--compare", type=int, metavar="N", default=0,
+                        help="instead: every move's value of N random 3x3 and classic positions "
+                             "by both solvers, and how many agree")
     parser.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -189,6 +225,11 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         ref_path = os.path.join(tmp, "reference_tree_planting.py")
         Path(ref_path).write_text(source)
+        if args.compare:
+            got = compare(ref_path, args.compare)
+            print(json.dumps({"reference": args.ref, **got}, indent=1))
+            return 0 if all(r["every_move_value_agrees"] == r["positions"]
+                            for r in got.values()) else 1
         solvers = {"reference": ref_path, "new": str(ROOT / MODULE)}
         results: dict = {t: {name: [] for name in solvers} for t in args.tasks}
         disagreements = []
