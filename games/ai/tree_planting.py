@@ -799,7 +799,7 @@ _solvers: dict[str, Solver] = {}
 #: searches that needed millions of entries, and a whole game adds a few thousand; a process
 #: with the book and this table full peaks at 70 MB (400,000 entries: 101 MB, past the dict's
 #: next resize), within the 100 MB a Pi Zero 2 W can spare (benchmarks/book.py). A 3x3 hint
-#: from empty takes 46,000. (The classic board from empty without the book fills 2.2 million
+#: from empty takes 46,000. (The classic board from empty without the book fills 1.1 million
 #: entries; `treeboard solve` allows that many.)
 PLAYER_TABLE_ENTRIES = 300_000
 
