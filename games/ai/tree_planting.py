@@ -319,6 +319,13 @@ class Solver:
 
     def play(self, edges: int, threes: int, g: int) -> tuple[int, int, int]:
         """(edges, threes, squares planted) after drawing groove index g."""
+        edges, threes, _, gained = self._step(edges, threes, 0, g)
+        return edges, threes, gained
+
+    def _step(self, edges: int, threes: int, twos: int, g: int) -> tuple[int, int, int, int]:
+        """(edges, threes, twos, squares planted) after drawing groove g: `play` keeping the
+        two-string coins too. (The search's two hot loops have it inlined: calling it for each
+        forced capture made the classic board from empty up to 7 % slower.)"""
         edges |= 1 << g
         gained = 0
         for sq, mask in self.adj[g]:
@@ -328,7 +335,10 @@ class Solver:
                 threes &= ~sq
             elif n == 3:
                 threes |= sq
-        return edges, threes, gained
+                twos &= ~sq
+            elif n == 2:
+                twos |= sq
+        return edges, threes, twos, gained
 
     # --- search ------------------------------------------------------------------------------
 
@@ -558,7 +568,7 @@ class Solver:
                     moves, later = [g for _, g, _ in self._sacrifices(edges, later)], 0
         a0, b0 = alpha, beta
         best, best_move = -INF, -1
-        play, search = self.play, self._search
+        search = self._search
         if first >= 0:
             # The entry holds its move in the key's frame: map it back to this position's.
             if which >= 0:
@@ -567,14 +577,7 @@ class Solver:
                 first = self._free_mate(edges, first)
         if first >= 0:
             # The table's best move first, before the others are even listed.
-            e2, t2, gained = play(edges, threes, first)
-            w2 = twos
-            for sq, mask in self.adj[first]:
-                n = (e2 & mask).bit_count()
-                if n == 3:
-                    w2 &= ~sq
-                elif n == 2:
-                    w2 |= sq
+            e2, t2, w2, gained = self._step(edges, threes, twos, first)
             if gained:
                 v = gained + search(e2, t2, alpha - gained, beta - gained, w2)
             else:
