@@ -14,7 +14,8 @@ What keeps the search small:
   capturing first and then making it (proof sketched at `_forced`).
 - One sacrifice per chain or loop: wherever a chain is opened, the opponent's answers worth
   searching end in the same positions (proof at `_sacrifices`); a chain of two is opened in
-  the middle (the hard-hearted handout).
+  the middle (the hard-hearted handout). Opening a chain of three or more gains at most
+  2 - k, a loop 4 - k, so such a move is skipped where a searched one already does as well.
 - A transposition table keyed by the canonical position (board symmetries, and the ground
   strings of a corner coin are interchangeable), holding lower and upper bounds and the best
   move (in the key's frame, so a symmetric image's move is mapped back, not lost). Positions
