@@ -44,6 +44,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
         return _fail(f"solve: {exc}")
     if state.is_over():
         return _fail("solve: the game is over after those moves; there is nothing to solve")
+    from games.ai.book import BookError
     from games.ai.tree_planting import OutOfTime, solve
 
     start = time.perf_counter()
@@ -52,6 +53,8 @@ def cmd_solve(args: argparse.Namespace) -> int:
         value, best = solve(state, deadline=deadline, clock=time.perf_counter)
     except OutOfTime:
         return _fail(f"solve: no exact value within {args.seconds} s", status=1)
+    except BookError as exc:
+        return _fail(f"solve: {exc}", status=1)
     print(json.dumps({"value": value, "best": [str(g) for g in best],
                       "seconds": round(time.perf_counter() - start, 3)}))
     return 0

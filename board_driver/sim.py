@@ -149,8 +149,11 @@ class Terminal:
             (f"score {a}:{b}, " + paint(colours[f"player{state.to_move}"], names[state.to_move],
                                         bold=True) + " to move")
         print(f"\n{body}\n{status}", file=self.out)
+        by = "the other board's" if ref.view.to_make_by == "remote" else "the computer's"
         for fix in views.corrections_in_words(state, ref.view):
-            print(f"  correct {fix['site']}: {fix['do']}", file=self.out)
+            # The other seat's move is an invitation, not a mistake: say so in other words.
+            verb = f"make {by} move at" if fix["move"] else "correct"
+            print(f"  {verb} {fix['site']}: {fix['do']}", file=self.out)
         self.out.flush()
 
 

@@ -2,7 +2,7 @@
 mover's legal cells by kind, trees over the limit pulsing, the end's scoring seeds, and the last
 30 seconds of a timed turn as a bar around the board's edge.
 
-Sites are the cells A1..T20 (row letter, column number; row A at the top). What each light
+Sites are the cells A1..T20 on 20x20 (row letter, column number; row A at the top). What each light
 means is in docs/games/arbos.md, "On the board".
 """
 
@@ -19,11 +19,11 @@ from games.arbos import ROWS, parse_cell
 
 PLAYERS = ("White", "Black")
 
-HELP = """Arbos: cells are a row letter and a column number, A1..T20 (row A at the top). Every
-cell senses presence only; the game knows seed or spore and whose. place C7 puts a token on C7,
-lift C7 takes it off. Replace your seed: lift it (its cell blinks), place your spore there, then
-place the two follow-ups. Over three trees: lift your own spores until three remain.
-press end_turn passes (or type pass on the page)."""
+HELP = """Arbos: cells are a row letter and a column number, A1 at the top left (to T20 on the
+20x20 board, H8 on 8x8). Every cell senses presence only; the game knows seed or spore and
+whose. place C7 puts a token on C7, lift C7 takes it off. Replace your seed: lift it (its cell
+blinks), place your spore there, then place the two follow-ups. Over three trees: lift your
+own spores until three remain. press end_turn passes (or type pass on the page)."""
 
 #: A scoring seed at the end, and the seeds in the setup's picture: the seeds' own green.
 SEED_GREEN: Colour = (0, 200, 80)

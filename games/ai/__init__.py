@@ -77,7 +77,8 @@ class MoveValue:
 
 
 #: The exact solver is tried when at most this many grooves are free (a 3x3 board from empty
-#: takes about a second here); with more, the MCTS gets the whole budget.
+#: takes about a second here), or when the board's opening book holds the position
+#: (`games.ai.book`); otherwise the MCTS gets the whole budget.
 EXACT_FREE_GROOVES = 24
 #: The share of the budget the exact solver may use before the MCTS takes over.
 EXACT_SHARE = 0.6
@@ -89,12 +90,12 @@ def _exact(state: Any, deadline: float, clock: Callable[[], float], *, only_best
     other move needs only a null-window test, not its exact value; the first found will do)."""
     if state.game.name != "tree-planting" or state.is_over():
         return None
-    if len(state.legal_moves()) > EXACT_FREE_GROOVES:
-        return None
     from games.ai.tree_planting import OutOfTime, solver_for
 
     solver = solver_for(state.board)
     edges = state.position_key()[0]
+    if len(state.legal_moves()) > EXACT_FREE_GROOVES and not solver.in_book(edges):
+        return None
     a, b = state.scores()
     so_far = a - b if state.to_move == 0 else b - a
     try:

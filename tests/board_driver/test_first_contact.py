@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import time
 
 from board_driver.cli import build_parser
 from board_driver.commands import _sim_config
@@ -137,3 +138,28 @@ def test_a_computer_answer_after_the_loop_closed_is_dropped_quietly():
     daemon.loop = asyncio.new_event_loop()
     daemon.loop.close()
     daemon._from_worker(print, "never")  # as ComputerSeat's future callback calls it
+
+
+def test_the_sim_calls_the_computers_move_a_move_to_make_not_a_correction(tmp_path):
+    # The sim printed "correct h0.3: put a rod here" for the computer's move: an invitation
+    # worded as a mistake.
+    from board_driver.config import sim_config
+
+    config = sim_config(journal=str(tmp_path / "j.sqlite"), players=("human", "computer:0.2"))
+    out = io.StringIO()
+
+    def lines():  # read by the sim's input thread: paced, until the computer has answered
+        yield "place h0.0\n"
+        for _ in range(300):
+            time.sleep(0.1)
+            if "move 2: " in out.getvalue():
+                break
+        yield "wait 300\n"
+        yield "quit\n"
+
+    assert run_sim(config, stdin=lines(), out=out) == 0
+    text = out.getvalue()
+    assert "move 2: " in text, text[-2000:]
+    site = text.split("move 2: ")[1].split()[0]
+    assert f"make the computer's move at {site}: put a rod here" in text
+    assert f"correct {site}" not in text

@@ -8,6 +8,7 @@ seconds."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import sysconfig
@@ -76,3 +77,16 @@ def test_install_service_dry_run_from_the_wheel(installed, tmp_path):
     assert f"would: write {root}/etc/systemd/system/treeboard.service (ExecStart={installed}/treeboard)" in out.stdout
     assert f"would: write {root}/etc/udev/rules.d/99-treeboard-bridge.rules" in out.stdout
     assert not root.exists()
+
+
+def test_the_opening_book_is_in_the_wheel(installed, tmp_path):
+    # Without its book file the classic board's solve fails naming the missing file.
+    out = _run([installed / "treeboard", "solve", "--board", "classic"], cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    from games.ai.book import book_for
+    from games.tree_planting import Board
+
+    assert json.loads(out.stdout)["value"] == book_for(Board.get("classic")).value(0)
+    code = "import games.ai.book as b; print(b.__file__)"
+    out = _run([installed / "python", "-c", code], cwd=tmp_path)
+    assert str(installed.parent) in out.stdout, out

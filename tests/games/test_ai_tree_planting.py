@@ -9,7 +9,7 @@ from functools import lru_cache
 import pytest
 
 import games
-from games.ai.tree_planting import OutOfTime, Solver, loony_value, solve
+from games.ai.tree_planting import INF, OutOfTime, Solver, loony_value, solve
 from games.tree_planting import solve as reference_solve
 
 GAME = games.get_game("tree-planting")
@@ -37,6 +37,24 @@ def brute_force(state) -> int:
     return value(state.position_key()[0])
 
 
+def every_value(board) -> list[int]:
+    """The value of every set of drawn grooves (the index is the set), bottom-up, no pruning."""
+    n = len(board.grooves)
+    squares = [sum(g.bit for g in sides) for sides in board.square_grooves]
+    touching = [[m for m in squares if m & g.bit] for g in board.grooves]
+    value = [0] * (1 << n)
+    for edges in range(board.all_edges - 1, -1, -1):
+        best = -99
+        for g in range(n):
+            if edges >> g & 1:
+                continue
+            after = edges | 1 << g
+            gained = sum(1 for m in touching[g] if after & m == m)
+            best = max(best, gained + value[after] if gained else -value[after])
+        value[edges] = best
+    return value
+
+
 def random_position(board: str, free: int, rng: random.Random):
     state = GAME.new_state(board=board)
     n = len(state.board.grooves)
@@ -55,6 +73,25 @@ def test_whole_small_boards_match_the_brute_force(board):
         after = state.copy()
         after.play(g)
         assert solve(after)[0] * (1 if after.to_move == state.to_move else -1) == value
+
+
+@pytest.mark.parametrize("board", ["2x2", "2x3", "#./#./##"])
+def test_every_position_of_small_boards_matches_the_brute_force(board):
+    # One solver for all of them: bounds stored by one search must hold in every later one.
+    # (2x3 has chains between three-string coins, the L long chains.)
+    board = GAME.new_state(board=board).board
+    want = every_value(board)
+    solver = Solver(board)
+    wrong = [e for e, v in enumerate(want) if solver.value(e) != v]
+    assert not wrong, [(bin(e), solver.value(e), want[e]) for e in wrong[:5]]
+    # and every move's value from every position, with a fresh solver for a sample
+    rng = random.Random(board.spec)
+    for edges in rng.sample(range(board.all_edges), 40):
+        fresh = Solver(board)
+        for g, v in fresh.move_values(edges).items():
+            after = edges | 1 << g
+            gained = sum(1 for _, mask in board.grooves[g].squares if after & mask == mask)
+            assert v == (gained + want[after] if gained else -want[after]), (bin(edges), g)
 
 
 @pytest.mark.parametrize("board,free", [("2x3", 13), ("3x3", 13), ("classic", 12),
@@ -101,6 +138,39 @@ def test_symmetric_boards_find_their_symmetries():
         state = random_position("2x3", rng.randrange(4, 14), rng)
         edges = state.position_key()[0]
         assert bin(solver.canonical(edges)).count("1") == bin(edges).count("1")
+
+
+@pytest.mark.parametrize("board", ["3x3", "2x3", "1x3", "4x4"])
+def test_symmetric_images_share_a_key_and_the_table_move_maps_back(board):
+    state = GAME.new_state(board=board)
+    solver = Solver(state.board)
+    rng = random.Random(board)
+    image = lambda perm, edges: sum(1 << perm[g] for g in range(len(perm)) if edges >> g & 1)
+    for _ in range(30):
+        edges = random_position(board, rng.randrange(4, 14), rng).position_key()[0]
+        for perm in solver.symmetries:
+            assert solver.canonical(image(perm, edges)) == solver.canonical(edges)
+    # a corner's two edge grooves are interchangeable: either drawn alone, one key
+    corner = [g.index for g in state.board.square_grooves[0] if len(g.squares) == 1]
+    assert solver.canonical(1 << corner[0]) == solver.canonical(1 << corner[1])
+    if board == "4x4":
+        return
+    # The table's move, mapped back to a symmetric image, reaches the stored lower bound there.
+    checked = 0
+    for _ in range(40):
+        edges = random_position(board, rng.randrange(6, 12), rng).position_key()[0]
+        solver.value(edges)
+        entry = solver.table.get(solver.canonical(edges))
+        if entry is None or entry >> 24 == 0:
+            continue  # settled without search, or only an upper bound known
+        lower = (entry & 4095) - INF
+        for perm in [list(range(len(solver.symmetries[0])))] + solver.symmetries:
+            other = image(perm, edges)
+            g = solver.table_move(other, entry)
+            assert g >= 0 and not other >> g & 1
+            assert Solver(state.board).move_values(other)[g] >= lower
+            checked += 1
+    assert checked
 
 
 def test_loony_endgame_values():
