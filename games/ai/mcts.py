@@ -1,9 +1,11 @@
 """Monte Carlo tree search (UCT) for any game behind the common interface (`games.base.State`).
 
 Nothing here knows a game: it asks the state for `to_move`, `legal_moves`, `play`, `undo`,
-`is_over`, `winner` and `scores`, and uses two optional extras when a state offers them:
+`is_over`, `winner` and `scores`, and uses optional extras when a state offers them:
 `playout(rng)` (the engine's fast random playout, which records its moves so `undo` takes them
-back) and `position_key()` (a hashable position, which lets transpositions share one node).
+back), `position_key()` (a hashable position, which lets transpositions share one node) and,
+with progressive widening, `move_prior(moves)` (games/base.py: which moves to look at first).
+What differs per game is options only (`TUNING`).
 
 The mover can move twice in a row (a Tree Planting capture, a Treeblox turn of two cubes): every
 node remembers whose move it is, and a result is credited from that player's side.
