@@ -3,10 +3,11 @@ memory, MCTS iterations per second, the sensor path's latency while the computer
 
     python benchmarks/ai.py [--rounds 5] [--seconds 1] [--solve 3x3 classic] [--solve-limit 600]
 
-Prints one JSON object. Playouts: each round times, one after the other, the generic loop
-through the common interface (`ms = s.legal_moves(); s.play(ms[rng.randrange(len(ms))])`), the
-engine's own `State.playout(rng)` (what the MCTS uses), and, when `open_spiel` is installed,
-the same loop over OpenSpiel's `dots_and_boxes` from its Python API on the same rectangle;
+Prints one JSON object. Playouts: each round times, one after the other, `loop`, a random game
+played move by move through the interface (`ms = s.legal_moves(); s.play(ms[rng.randrange(len(ms))])`),
+`playout`, the interface's `State.playout(rng)` (what the MCTS calls; Tree Planting's own),
+and, when `open_spiel` is installed, the loop over OpenSpiel's `dots_and_boxes` from its
+Python API on the same rectangle;
 the ratios are per round, reported as min/median/max. Times are CPU seconds of this process
 (the machine is shared, so wall time would measure the neighbours). The solver runs in a child
 process per board, so its peak memory (ru_maxrss) is its own.
@@ -53,13 +54,13 @@ def playouts(rows: int, cols: int, rounds: int, seconds: float, rng: random.Rand
     board = f"{rows}x{cols}"
     rr = rng.randrange
 
-    def interface() -> None:
+    def loop() -> None:
         s = game.new_state(board=board)
         while not s.is_over():
             ms = s.legal_moves()
             s.play(ms[rr(len(ms))])
 
-    def engine() -> None:
+    def playout() -> None:  # State.playout(rng): the interface's own, as the MCTS calls it
         game.new_state(board=board).playout(rng)
 
     try:
@@ -74,19 +75,19 @@ def playouts(rows: int, cols: int, rounds: int, seconds: float, rng: random.Rand
             ms = s.legal_actions()
             s.apply_action(ms[rr(len(ms))])
 
-    out = {"interface": [], "engine_playout": [], "openspiel": []}
+    out = {"loop": [], "playout": [], "openspiel": []}
     for _ in range(rounds):
-        out["interface"].append(cpu_rate(interface, seconds))
-        out["engine_playout"].append(cpu_rate(engine, seconds))
+        out["loop"].append(cpu_rate(loop, seconds))
+        out["playout"].append(cpu_rate(playout, seconds))
         if spiel_game is not None:
             out["openspiel"].append(cpu_rate(spiel, seconds))
     result = {"board": board, "rounds": rounds,
               "playouts_per_cpu_s": {k: spread(v) for k, v in out.items() if v}}
     if spiel_game is not None:
-        result["ratio_interface_vs_openspiel"] = spread(
-            [a / b for a, b in zip(out["interface"], out["openspiel"])])
-        result["ratio_engine_playout_vs_openspiel"] = spread(
-            [a / b for a, b in zip(out["engine_playout"], out["openspiel"])])
+        result["ratio_loop_vs_openspiel"] = spread(
+            [a / b for a, b in zip(out["loop"], out["openspiel"])])
+        result["ratio_playout_vs_openspiel"] = spread(
+            [a / b for a, b in zip(out["playout"], out["openspiel"])])
     else:
         result["openspiel"] = "not installed (pip install open_spiel)"
     return result

@@ -38,9 +38,9 @@ MAX_TREES = 3
 #: least 3 apart in the larger of the two directions (Chebyshev distance >= 3).
 SEED_DISTANCE = 3
 NAMED_BOARDS = ("20x20", "19x19", "18x18")
-#: A playout stops after this many moves, finished or not: the cap the search puts on games
-#: without a playout (games/ai/mcts.py MAX_PLAYOUT; games do not import the search). A
-#: playout's game of 20x20 ends in about 185 moves, so this only guards against a long one.
+#: A playout stops after this many moves, finished or not (its default `cap`: random games of
+#: Arbos need not end). A playout's game of 20x20 ends in about 185 moves, so this only
+#: guards against a long one.
 PLAYOUT_CAP = 400
 #: Random draws of a cell a playout tries before it lists the legal cells outright.
 _DRAWS = 48
@@ -304,9 +304,9 @@ class ArbosState(State):
          new._end) = self._turn()
         return new
 
-    def playout(self, rng: Any = random, cap: int = PLAYOUT_CAP) -> tuple[int, int]:
-        """Play on with random legal moves until the game ends or `cap` moves are made;
-        return the scores. Every move is recorded as usual, so `undo` takes them back.
+    def playout(self, rng: Any = random, cap: int | None = None) -> tuple[int, int]:
+        """Play on with random legal moves until the game ends or `cap` moves are made (None:
+        PLAYOUT_CAP); return the scores. Every move is recorded as usual, so `undo` takes them back.
 
         Not uniform over `legal_moves()`, on purpose: uniformly random players almost never
         pass and keep making a fourth tree and removing a spore, so a uniform game runs to
@@ -339,6 +339,8 @@ class ArbosState(State):
             return False  # a fourth tree
 
         played = 0
+        if cap is None:
+            cap = PLAYOUT_CAP
         while self._end is None and played < cap:
             played += 1
             p = self._to_move

@@ -11,6 +11,7 @@ Rules modules are pure: no I/O, no threads, no clock, no hardware imports.
 from __future__ import annotations
 
 import json
+import random
 from abc import ABC, abstractmethod
 from typing import Any, ClassVar, Iterable, Sequence
 
@@ -159,6 +160,21 @@ class State(ABC):
 
     def to_json(self) -> str:
         return json.dumps(self.summary())
+
+    def playout(self, rng: Any = random, cap: int | None = None) -> tuple[int, int]:
+        """Play on with random legal moves until the game ends, or `cap` moves are made, and
+        return the scores. Every move is recorded, so `undo` takes them back.
+
+        The search's inner loop (games/ai/mcts.py). This default chooses uniformly among
+        `legal_moves()` move after move; games override it with something faster and, where
+        they say so, differently distributed (a random game for search, not a model of play)."""
+        left = -1 if cap is None else cap
+        randrange = rng.randrange
+        while left and not self.is_over():
+            ms = self.legal_moves()
+            self.play(ms[randrange(len(ms))])
+            left -= 1
+        return self.scores()
 
     def move_prior(self, moves: Sequence[Any]) -> list[float] | None:
         """Optional, for the search: a cheap guess of how promising each of `moves` (this

@@ -275,15 +275,18 @@ class FangqiState(State):
         return {"board": self.grid.name, "extra_removal": self._extra,
                 "repeat_squares": self._repeat, "quiet_limit": self._quiet_limit}
 
-    def playout(self, rng: Any = random) -> tuple[int, int]:
-        """Finish the game with uniformly random legal moves and return the scores.
+    def playout(self, rng: Any = random, cap: int | None = None) -> tuple[int, int]:
+        """Finish the game with uniformly random legal moves (or stop after `cap` of them) and
+        return the scores.
 
         The same distribution as repeating `play(rng.choice(legal_moves()))` (each legal move
         equally likely), faster: the moves are legal by construction, so they skip the check,
         and in movement only the chosen one is made. Every move is recorded as usual, so `undo`
         takes them back."""
         randrange, apply, names = rng.randrange, self._apply, self.grid.names
-        while self._end is None:
+        left = -1 if cap is None else cap
+        while self._end is None and left:
+            left -= 1
             p = self._to_move
             if self._phase != MOVEMENT:
                 placing = self._phase == PLACEMENT

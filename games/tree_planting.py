@@ -265,8 +265,9 @@ class TreePlantingState(State):
     def options(self) -> dict[str, Any]:
         return {"board": self.board.name}
 
-    def playout(self, rng: Any = random) -> tuple[int, int]:
-        """Finish the game with uniformly random moves and return the scores.
+    def playout(self, rng: Any = random, cap: int | None = None) -> tuple[int, int]:
+        """Finish the game with uniformly random moves (or stop after `cap` of them) and return
+        the scores.
 
         The same distribution as repeating `play(rng.choice(legal_moves()))`, several times
         faster: choosing uniformly from what is left, move after move, is a uniformly random
@@ -279,7 +280,8 @@ class TreePlantingState(State):
         edges, trees, mover = self._edges, self._trees, self._to_move
         record = self._history.append
         pop = free.pop
-        while free:
+        stop = 0 if cap is None else max(0, len(free) - cap)
+        while len(free) > stop:
             g = pop()  # from the end: its index in _free is len(free) after the pop
             edges |= g.bit
             planted = 0

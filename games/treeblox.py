@@ -173,14 +173,17 @@ class TreebloxState(State):
         self._check(move)  # raises before anything changes
         self._apply(move)
 
-    def playout(self, rng: Any = random) -> tuple[int, int]:
-        """Finish the game with uniformly random legal moves and return the scores.
+    def playout(self, rng: Any = random, cap: int | None = None) -> tuple[int, int]:
+        """Finish the game with uniformly random legal moves (or stop after `cap` of them) and
+        return the scores.
 
         The same distribution as repeating `play(rng.choice(legal_moves()))`, a little
         faster: the moves are legal by construction, so they skip the check and the sort.
         Every move is recorded as usual, so `undo` takes them back."""
         choice, apply = rng.choice, self._apply
-        while not self._end:
+        left = -1 if cap is None else cap
+        while not self._end and left:
+            left -= 1
             p = self._to_move
             if self._phase == "first":
                 moves = [Move(LEAF, c) for c in BOARD_HOLES if c not in self._cells]

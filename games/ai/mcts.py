@@ -1,10 +1,10 @@
 """Monte Carlo tree search (UCT) for any game behind the common interface (`games.base.State`).
 
 Nothing here knows a game: it asks the state for `to_move`, `legal_moves`, `play`, `undo`,
-`is_over`, `winner` and `scores`, and uses optional extras when a state offers them:
-`playout(rng)` (the engine's fast random playout, which records its moves so `undo` takes them
-back), `position_key()` (a hashable position, which lets transpositions share one node) and,
-with progressive widening, `move_prior(moves)` (games/base.py: which moves to look at first).
+`is_over`, `winner`, `scores` and `playout(rng, cap)` (the engine's fast random playout, which
+records its moves so `undo` takes them back; games/base.py has a plain default), and uses
+optional extras when a state offers them: `position_key()` (a hashable position, which lets
+transpositions share one node) and, with progressive widening, `move_prior(moves)` (games/base.py: which moves to look at first).
 What differs per game is options only (`TUNING`).
 
 The mover can move twice in a row (a Tree Planting capture, a Treeblox turn of two cubes): every
@@ -22,9 +22,6 @@ from typing import Any, Callable
 
 #: Exploration constant of UCB1 for rewards in [0, 1].
 EXPLORATION = 1.0
-#: A random playout that has not ended after this many moves is scored as it stands (Arbos
-#: on 20x20 can run for thousands of random moves; the score by then says enough).
-MAX_PLAYOUT = 400
 #: Rewards are mostly win/draw/loss; this much of them is the score margin, so that among
 #: winning moves the search prefers the bigger win (and among losing ones the smaller loss).
 MARGIN_WEIGHT = 0.1
@@ -131,7 +128,7 @@ class Search:
     `best`, `stats`."""
 
     def __init__(self, state: Any, *, seed: int | None = None, exploration: float = EXPLORATION,
-                 transpositions: bool = True, max_playout: int = MAX_PLAYOUT,
+                 transpositions: bool = True,
                  widening: tuple[float, float] | None = None, prior: str | None = None,
                  playout_cap: int | None = None, safe_root: bool = False):
         """Options (the per-game tuning is `TUNING`): `exploration`, UCB1's constant;
@@ -149,7 +146,6 @@ class Search:
         self.state = state.copy()
         self.rng = random.Random(seed)
         self.c = exploration
-        self.max_playout = max_playout
         self.widening = widening
         self.prior = prior
         self.playout_cap = playout_cap
@@ -243,18 +239,7 @@ class Search:
         # Play out from here to the end.
         before = len(state.moves)
         if not state.is_over():
-            fast = getattr(state, "playout", None)
-            if fast is not None:
-                if self.playout_cap is None:
-                    fast(rng)
-                else:
-                    fast(rng, cap=self.playout_cap)
-            else:
-                count = 0
-                while not state.is_over() and count < self.max_playout:
-                    ms = state.legal_moves()
-                    state.play(ms[rng.randrange(len(ms))])
-                    count += 1
+            state.playout(rng, cap=self.playout_cap)  # None: the game's own default
         extra = len(state.moves) - before
         r0 = outcome(state, 0)
         for _ in range(extra + played):

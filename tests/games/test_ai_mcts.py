@@ -30,7 +30,7 @@ def test_same_seed_and_iterations_same_move_on_every_game():
     for name in games.names():
         state = games.get_game(name).new_state()
         # Short playouts: some engines' moves are slow to list (the test is about the search).
-        a, b = (Search(state, seed=7, max_playout=20) for _ in range(2))
+        a, b = (Search(state, seed=7, playout_cap=20) for _ in range(2))
         for search in (a, b):
             search.run(seconds=60, iterations=6)
         assert str(a.best()) == str(b.best())
@@ -234,3 +234,25 @@ def test_safe_root_puts_the_moves_that_let_the_opponent_win_at_once_last():
     plain = Search(state, seed=1)
     plain.run(seconds=60, iterations=1)
     assert [_loses_at_once(state, m) for m in plain.root.moves] != losing  # not by chance
+
+
+def test_every_game_plays_out_through_the_interface_with_a_cap_and_undoes_it():
+    # `playout(rng, cap)` is part of the common interface (games/base.py): every engine takes
+    # the cap, records its moves, and `undo` restores the position exactly.
+    import random as _random
+
+    from games.base import State
+
+    for name in games.names():
+        state = games.get_game(name).new_state()
+        before = state.to_json()
+        state.playout(_random.Random(3), cap=5)
+        assert len(state.moves) == 5, name
+        for _ in range(5):
+            state.undo()
+        assert state.to_json() == before, name
+        # The plain default is the uniform loop, and stops at the cap too.
+        State.playout(state, _random.Random(3), cap=4)
+        assert len(state.moves) == 4, name
+        state.playout(_random.Random(3))
+        assert state.is_over() or name == "arbos", name  # Arbos's own default cap: 400 moves
