@@ -306,7 +306,8 @@ class ArbosState(State):
 
     def playout(self, rng: Any = random, cap: int | None = None) -> tuple[int, int]:
         """Play on with random legal moves until the game ends or `cap` moves are made (None:
-        PLAYOUT_CAP); return the scores. Every move is recorded as usual, so `undo` takes them back.
+        PLAYOUT_CAP); return the scores. Every move is recorded as usual, so `undo` takes them
+        back.
 
         Not uniform over `legal_moves()`, on purpose: uniformly random players almost never
         pass and keep making a fourth tree and removing a spore, so a uniform game runs to

@@ -520,9 +520,10 @@ class GameForTheTreesState(State):
 
     def playout(self, rng: Any = random, cap: int | None = None) -> tuple[int, int]:
         """Finish the game with random turns (or stop after `cap` of them) and return the
-        scores; every turn is recorded, so `undo` takes them back. Much faster than choosing among `legal_moves()` (which
-        tries every order of every action): it picks a random candidate action and plays it
-        in the default order, and only when no candidate works that way asks legal_moves.
+        scores; every turn is recorded, so `undo` takes them back. Much faster than choosing
+        among `legal_moves()` (which tries every order of every action): it picks a random
+        candidate action and plays it in the default order, and only when no candidate works
+        that way asks legal_moves.
         Not the same distribution as a uniform choice among distinct turns: a random game
         for search, which is what it is for."""
         randrange = rng.randrange

@@ -4,8 +4,9 @@ Nothing here knows a game: it asks the state for `to_move`, `legal_moves`, `play
 `is_over`, `winner`, `scores` and `playout(rng, cap)` (the engine's fast random playout, which
 records its moves so `undo` takes them back; games/base.py has a plain default), and uses
 optional extras when a state offers them: `position_key()` (a hashable position, which lets
-transpositions share one node) and, with progressive widening, `move_prior(moves)` (games/base.py: which moves to look at first).
-What differs per game is options only (`TUNING`).
+transpositions share one node) and, with progressive widening, `move_prior(moves)`
+(games/base.py: which moves to look at first). What differs per game is options only
+(`TUNING`).
 
 The mover can move twice in a row (a Tree Planting capture, a Treeblox turn of two cubes): every
 node remembers whose move it is, and a result is credited from that player's side.
