@@ -280,8 +280,7 @@ class TreePlantingState(State):
         edges, trees, mover = self._edges, self._trees, self._to_move
         record = self._history.append
         pop = free.pop
-        stop = 0 if cap is None else max(0, len(free) - cap)
-        while len(free) > stop:
+        for _ in range(len(free) if cap is None else min(cap, len(free))):
             g = pop()  # from the end: its index in _free is len(free) after the pop
             edges |= g.bit
             planted = 0
@@ -293,6 +292,10 @@ class TreePlantingState(State):
                 trees[mover] |= planted
             else:
                 mover ^= 1
+        if free:  # stopped at the cap: the grooves left were moved by the sort
+            pos = self._pos
+            for i, g in enumerate(free):
+                pos[g.index] = i
         self._edges, self._to_move = edges, mover
         return trees[0].bit_count(), trees[1].bit_count()
 

@@ -256,3 +256,21 @@ def test_every_game_plays_out_through_the_interface_with_a_cap_and_undoes_it():
         assert len(state.moves) == 4, name
         state.playout(_random.Random(3))
         assert state.is_over() or name == "arbos", name  # Arbos's own default cap: 400 moves
+
+
+def test_a_capped_playout_leaves_a_state_that_plays_on_correctly():
+    # Tree Planting's playout shuffles its free grooves: stopped at a cap, the ones left must
+    # still be found where the state thinks they are (else the next play removes another).
+    import random as _random
+
+    state = games.get_game("tree-planting").new_state(board="3x3")
+    state.playout(_random.Random(5), cap=7)
+    rng = _random.Random(6)
+    while not state.is_over():
+        legal = state.legal_moves()
+        drawn = {str(g) for g in state.board.grooves if state.drawn(g)}
+        assert {str(g) for g in legal} == {str(g) for g in state.board.grooves} - drawn
+        state.play(legal[rng.randrange(len(legal))])
+    while state.moves:
+        state.undo()
+    assert len(state.legal_moves()) == len(state.board.grooves)
