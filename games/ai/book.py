@@ -148,7 +148,7 @@ def _decompress(packed: bytes, total: int, name: str) -> bytearray:
     return out
 
 
-_books: dict[str, Book | None] = {}
+_books: dict[str, Book] = {}  # at most one per entry of BOOKS
 _lock = threading.Lock()  # the web page's review and the computer's worker may both ask
 
 
@@ -156,16 +156,14 @@ def book_for(board) -> Book | None:
     """The board's book, loaded on the first call and kept; None for a board without one.
     Raises BookError when the board's shipped book file is missing or damaged."""
     spec = board.spec
-    try:
-        return _books[spec]
-    except KeyError:
-        pass
-    with _lock:
-        if spec not in _books:
-            name = BOOKS.get(spec)
-            if name is None:
-                _books[spec] = None
-            else:
-                _books[spec] = load(resources.files("games.ai").joinpath("data", name),
-                                    spec, len(board.grooves))
-        return _books[spec]
+    name = BOOKS.get(spec)
+    if name is None:
+        return None  # not remembered: any number of drawn boards may ask
+    book = _books.get(spec)
+    if book is None:
+        with _lock:
+            book = _books.get(spec)
+            if book is None:
+                book = _books[spec] = load(resources.files("games.ai").joinpath("data", name),
+                                           spec, len(board.grooves))
+    return book

@@ -426,14 +426,13 @@ class Solver:
 
     def in_book(self, edges: int) -> bool:
         book = self.book
-        return book is not None and edges.bit_count() <= book.depth
+        return book is not None and book.covers(edges)
 
     def _known(self, edges: int, threes: int) -> int:
         """The exact value: from the opening book where it holds the position, else searched."""
         book = self.book
-        if book is not None and edges.bit_count() <= book.depth:
-            return book.value(edges)
-        return self._mtdf(edges, threes)
+        value = None if book is None else book.value(edges)  # None past the book's depth
+        return self._mtdf(edges, threes) if value is None else value
 
     def _tick(self) -> None:
         if self._deadline is not None and self._clock() > self._deadline:
