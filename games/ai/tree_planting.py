@@ -807,11 +807,20 @@ _solvers: dict[str, Solver] = {}
 PLAYER_TABLE_ENTRIES = 300_000
 
 
+#: Solvers kept at once, the most recently asked for: a board (the computer's worker process)
+#: runs for months, and each kept solver may hold a full table.
+KEPT_SOLVERS = 2
+
+
 def solver_for(board: Board, max_entries: int = PLAYER_TABLE_ENTRIES) -> Solver:
-    """The process's solver for this board (its table kept between calls)."""
-    s = _solvers.get(board.spec)
+    """The process's solver for this board (its table kept between calls, for the last
+    KEPT_SOLVERS boards asked about)."""
+    s = _solvers.pop(board.spec, None)
     if s is None:
-        s = _solvers[board.spec] = Solver(board, max_entries=max_entries)
+        s = Solver(board, max_entries=max_entries)
+        while len(_solvers) >= KEPT_SOLVERS:
+            del _solvers[next(iter(_solvers))]  # the least recently asked for
+    _solvers[board.spec] = s  # (re)inserted last: dicts keep insertion order
     s.max_entries = max(s.max_entries, max_entries)
     return s
 

@@ -187,3 +187,22 @@ def test_a_deadline_stops_the_search():
     state = GAME.new_state(board="4x4")
     with pytest.raises(OutOfTime):
         solve(state, deadline=5, clock=lambda: next(ticks))
+
+
+def test_the_process_keeps_the_solvers_of_the_last_boards_only():
+    # A board runs for months: one solver (and its table) per board ever asked about grew.
+    from games.ai import tree_planting as tp
+    from games.tree_planting import Board
+
+    kept = dict(tp._solvers)
+    try:
+        tp._solvers.clear()
+        first = tp.solver_for(Board.get("2x2"))
+        assert tp.solver_for(Board.get("2x2")) is first  # its table kept between calls
+        for spec in ("1x3", "2x3", "3x1"):
+            tp.solver_for(Board.get(spec))
+        assert len(tp._solvers) == tp.KEPT_SOLVERS
+        assert list(tp._solvers) == [Board.get("2x3").spec, Board.get("3x1").spec]
+    finally:
+        tp._solvers.clear()
+        tp._solvers.update(kept)
