@@ -3,7 +3,8 @@
 
     python benchmarks/strength.py planting --board 3x3 --games 20
         ours against OpenSpiel's MCTS bot (random rollouts, 1000 simulations), with the same
-        time per move as the bot took on its own moves so far (needs `pip install open_spiel`)
+        time per move as the bot took on its own moves so far (needs `pip install open_spiel`);
+        `--check-exact 2` also checks each of our moves against the exact solver
     python benchmarks/strength.py versus --game treeblox --opponent greedy --games 10 --seconds 0.3
         ours against `greedy` (the most points for the mover right after the move: Treeblox's
         active leaves; then the fewest for the opponent) or `random`, any registered game,
@@ -33,6 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import games  # noqa: E402
 import games.ai  # noqa: E402
 from games.ai.mcts import Search, tuning as mcts_tuning  # noqa: E402
+from games.ai.review import review  # noqa: E402
 
 
 def interval(points: list[float]) -> dict:
@@ -152,6 +154,7 @@ def planting(args) -> dict:
     game = games.get_game("tree-planting")
     rng = random.Random(args.seed)
     results, bot_times, our_times = [], [], []
+    checked = inexact = imperfect = 0
     for i in range(args.games):
         bot = mcts.MCTSBot(spiel_game, uct_c=2, max_simulations=args.simulations,
                            evaluator=mcts.RandomRolloutEvaluator(
@@ -179,12 +182,26 @@ def planting(args) -> dict:
             spiel.apply_action(action)
         assert spiel.is_terminal()
         results.append(points_for(state, ours))
+        note = ""
+        if args.check_exact:
+            # "Perfect on every board the solver finishes": each of our moves against the
+            # solver's value of its position (review, last position first: cheap).
+            reviewed = review(state, seconds=args.check_exact)
+            mine = [r for r in reviewed if r["player"] == ours]
+            checked += sum(r["exact"] for r in mine)
+            bad = [r for r in mine if r["exact"] and r["loss"]]
+            inexact += sum(not r["exact"] for r in mine)
+            imperfect += len(bad)
+            note = f", {len(bad)} of our moves below the exact value" + "".join(
+                f" (move {r['n']} {r['move']}: {r['after']} for {r['before']})" for r in bad)
         print(f"game {i + 1}: ours as player {ours}, scores {state.scores()}, "
-              f"points {results[-1]}", file=sys.stderr)
+              f"points {results[-1]}{note}", file=sys.stderr)
     return {"game": "tree-planting", "board": args.board,
             "opponent": f"OpenSpiel MCTSBot, {args.simulations} simulations, random rollouts",
             "bot_mean_move_s": round(sum(bot_times) / len(bot_times), 3),
             "ours_mean_move_s": round(sum(our_times) / len(our_times), 3),
+            **({"our_moves_checked_exact": checked, "not_exact": inexact,
+                "below_exact_value": imperfect} if args.check_exact else {}),
             **interval(results)}
 
 
@@ -197,6 +214,10 @@ def main() -> None:
     p.add_argument("--simulations", type=int, default=1000)
     p.add_argument("--first-budget", type=float, default=1.0,
                    help="our seconds for a first move made before the bot has moved")
+    p.add_argument("--check-exact", type=float, metavar="SECONDS", default=0,
+                   help="after each game, check every move of ours against the exact solver "
+                        "(SECONDS per position at most; a position it cannot finish in that "
+                        "time is counted as not exact)")
     p.add_argument("--seed", type=int, default=1)
     p = sub.add_parser("versus", help="any game against greedy, random or ourselves")
     p.add_argument("--game", default="treeblox")
