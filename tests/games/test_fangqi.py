@@ -478,3 +478,41 @@ def test_playout_chooses_each_legal_move_equally_often():
         first[str(state.moves[0])] += 1
     assert sorted(first) == sorted(names(position(SLIDE).legal_moves()))
     assert all(140 <= n <= 260 for n in first.values()), first  # 200 each, within 4 sigma
+
+
+# --- the search's guess (move_prior) ------------------------------------------------------------
+
+def top(state) -> str:
+    moves = state.legal_moves()
+    prior = state.move_prior(moves)
+    assert len(prior) == len(moves)
+    return str(max(zip(prior, names(moves)))[1])
+
+
+def test_prior_places_to_complete_a_square_then_to_block_one():
+    state = GAME.new_state(board="4x4")
+    state.play_all(["a1", "d4", "a2", "d3", "b1", "c4"])  # Black to move, a1 a2 b1 ready
+    assert top(state) == "b2"
+    state = GAME.new_state(board="4x4")
+    state.play_all(["a1", "d4", "a2", "d3", "b1"])  # White to move: b2 is Black's square
+    assert top(state) == "b2"
+
+
+def test_prior_takes_the_counter_that_breaks_a_square_first():
+    state = fill(FOUR)  # first removal, Black first: White's only square is a3-b4
+    assert state.phase == "first-removal"
+    assert top(state) in {"xa3", "xa4", "xb3", "xb4"}
+
+
+def test_prior_puts_a_slide_that_takes_first_and_a_block_next():
+    state = position(SLIDE)  # Black's c1-b1 forms the square a1 b1 a2 b2 and takes
+    assert top(state).startswith("c1-b1x")
+    # White to move with no capture: the slide onto b1, the point Black's a1 a2 b2 need,
+    # comes first.
+    state = position([
+        "....",
+        "W...",
+        "BB..",
+        "B.W.",
+    ], to_move=1)
+    assert top(state) == "c1-b1"

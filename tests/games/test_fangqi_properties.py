@@ -159,3 +159,19 @@ def test_playout_is_a_legal_recorded_game(seed, opts):
     while state.moves:
         state.undo()
     assert state == GAME.new_state(**opts)
+
+
+@SETTINGS
+@given(st.integers(0, 10**6), options)
+def test_move_prior_guesses_every_legal_move_and_puts_a_capture_first(seed, opts):
+    # The search's guess (games/ai/mcts.py): one number per legal move in every phase, and in
+    # movement no slide without a capture above one that takes.
+    for state, _ in random_game(seed, opts):
+        moves = state.legal_moves()
+        prior = state.move_prior(moves)
+        assert len(prior) == len(moves)
+        assert all(isinstance(v, int) for v in prior)
+        takes = [v for m, v in zip(moves, prior) if m.frm and m.captures]
+        quiet = [v for m, v in zip(moves, prior) if m.frm and not m.captures]
+        if takes and quiet:
+            assert min(takes) > max(quiet)
