@@ -53,7 +53,7 @@ _BUILD = (1, 3, 9, 200)
 _BLOCK = (0, 1, 4, 100)
 _BREAK = (0, 1, 4, 30, 120)
 # A capture outweighs any building: a slide's windows are worth at most 4 * 200 either way.
-_CAPTURE = 10_000
+_TAKE = 10_000
 
 _RECT = re.compile(r"^\s*(\d+)\s*[xX]\s*(\d+)\s*(p|points)?\s*$")
 _POINT = r"([a-z])(\d{1,2})"
@@ -432,7 +432,7 @@ class FangqiState(State):
                 rest = mine & ~(1 << i)
                 value = build(t, rest, theirs) - build(i, rest, theirs)
                 for c in m.captures:
-                    value += _CAPTURE + loss_to_them(index[c])
+                    value += _TAKE + loss_to_them(index[c])
                 out.append(value)
         return out
 
