@@ -106,13 +106,6 @@ def child(path: str, task: str, mid_count: int, mid_drawn: int) -> None:
                       "values": values}))
 
 
-def spiel_action(name: str, rows: int, cols: int) -> int:
-    """OpenSpiel's dots_and_boxes action of groove `name` (horizontal lines row by row, then
-    vertical ones)."""
-    r, c = (int(x) for x in name[1:].split("."))
-    return r * cols + c if name[0] == "h" else (rows + 1) * cols + r * (cols + 1) + c
-
-
 def openspiel_check(boards: list[str], positions: int, free: int) -> dict:
     """This solver's final margins against OpenSpiel's alpha-beta (`minimax.alpha_beta_search`
     over `dots_and_boxes` with `utility_margin`) on random positions of rectangles with `free`
@@ -121,6 +114,9 @@ def openspiel_check(boards: list[str], positions: int, free: int) -> dict:
     from open_spiel.python.algorithms import minimax
 
     from games.ai.tree_planting import Solver
+
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from strength import action_of  # our groove -> OpenSpiel's action, kept in one place
 
     game = games.get_game("tree-planting")
     rng = random.Random(7)
@@ -137,7 +133,7 @@ def openspiel_check(boards: list[str], positions: int, free: int) -> dict:
             for _ in range(len(state.board.grooves) - free):
                 g = rng.choice(list(state.legal_moves()))
                 state.play(g)
-                spiel.apply_action(spiel_action(g.name, rows, cols))
+                spiel.apply_action(action_of(g.name, rows, cols))
             if state.is_over():
                 continue
             checked += 1
