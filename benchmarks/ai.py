@@ -188,7 +188,7 @@ def latency_while_thinking(rounds: int, moves: int) -> dict:
     sys.path.insert(0, str(ROOT / "benchmarks"))
     import latency
 
-    from board_driver.seats import think, worker_pool
+    from board_driver.referee.seats import think, worker_pool
 
     pool = worker_pool()
     busy = threading.Event()

@@ -4,7 +4,7 @@
 
 Measures, on mid-game 20x20 positions from random games (400 sensed cells, presence sensors):
 
-- `reconcile`: `board_driver.reconcile.reconcile` of the board with one new spore on it,
+- `reconcile`: `board_driver.referee.reconcile.reconcile` of the board with one new spore on it,
   which finds the one move that explains it (through `moves_at`). Target: under 2 ms.
 - `reconcile_and_resync`: what the referee does for that placement: reconcile, play the move,
   and reconcile again (in sync).
@@ -37,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import games  # noqa: E402
 from board_driver.config import DEFAULT_COLOURS  # noqa: E402
-from board_driver.reconcile import reconcile  # noqa: E402
+from board_driver.referee.reconcile import reconcile  # noqa: E402
 from board_driver.views import View, render  # noqa: E402
 from hardware.base import PRESENT  # noqa: E402
 

@@ -20,7 +20,7 @@
   LED_PARTIAL -> firmware), with the firmware's default debounce (2 scans x 2 ms in the
   simulation); the 20 x 20 shift-register board with its 400-LED strip, alternating round by
   round with the 5 x 8 pin board and its 40 LEDs as the reference.
-- Sensor to LED on the Arbos board (`arbos`): the whole daemon (`board_driver.daemon.Daemon`,
+- Sensor to LED on the Arbos board (`arbos`): the whole daemon (`board_driver.daemon.loop.Daemon`,
   its asyncio loop, the referee's 20 ms debounce, reconcile, the journal, the Arbos view, the
   current limit) on `arbos-20x20-bridge`, its simulated firmware on a pty with the real
   firmware's timing (a scan every 5 ms through the simulated 74HC595/165 chain, 3 equal scans
@@ -326,7 +326,7 @@ def measure_arbos_board(rounds):
     import tempfile
 
     from board_driver.config import sim_config
-    from board_driver.daemon import Daemon
+    from board_driver.daemon.loop import Daemon
 
     import os
 

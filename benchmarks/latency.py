@@ -97,7 +97,7 @@ def processing_cost(moves: int, journal_dir: str) -> dict:
     import tempfile
 
     from board_driver.config import sim_config
-    from board_driver.session import open_session
+    from board_driver.referee.session import open_session
 
     clock = [1000.0]
     with tempfile.TemporaryDirectory(dir=journal_dir) as tmp:
@@ -177,8 +177,8 @@ def player_seen(moves: int) -> dict:
     import tempfile
 
     from board_driver.config import sim_config
-    from board_driver.daemon import Daemon
-    from board_driver.notify import Notifier
+    from board_driver.daemon.loop import Daemon
+    from board_driver.daemon.notify import Notifier
 
     samples: list[float] = []
     lost: list[str] = []

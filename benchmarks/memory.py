@@ -110,7 +110,7 @@ def child(layout_name: str, seconds: float, interval: float, reference: bool) ->
 
 def _run_sim(config, seconds: float) -> None:
     """`treeboard sim`, its input a pipe that closes after `seconds` (which quits it)."""
-    from board_driver.sim import run_sim
+    from board_driver.cli.sim import run_sim
 
     r, w = os.pipe()
     threading.Timer(seconds, os.close, (w,)).start()

@@ -31,8 +31,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from board_driver.config import sim_config  # noqa: E402
-from board_driver.daemon import Daemon  # noqa: E402
-from board_driver.notify import Notifier  # noqa: E402
+from board_driver.daemon.loop import Daemon  # noqa: E402
+from board_driver.daemon.notify import Notifier  # noqa: E402
 from tests.broker import Broker  # noqa: E402
 
 SECRET = "benchmark secret"
@@ -180,8 +180,8 @@ async def recovery_run(broker: Broker, workdir: Path, rounds: int):
 IDLE = r"""
 import asyncio, json, sys, time
 from board_driver.config import sim_config
-from board_driver.daemon import Daemon
-from board_driver.notify import Notifier
+from board_driver.daemon.loop import Daemon
+from board_driver.daemon.notify import Notifier
 fields = json.loads(sys.argv[1])
 fields["players"] = tuple(fields["players"])
 seconds = float(sys.argv[2])

@@ -28,8 +28,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from board_driver.config import sim_config  # noqa: E402
-from board_driver.journal import Journal  # noqa: E402
-from board_driver.trace import Tracer  # noqa: E402
+from board_driver.referee.journal import Journal  # noqa: E402
+from board_driver.referee.tracer import Tracer  # noqa: E402
 
 WINDOW = 500
 

@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from board_driver.config import sim_config  # noqa: E402
-from board_driver.daemon import Daemon  # noqa: E402
+from board_driver.daemon.loop import Daemon  # noqa: E402
 
 TREEBOARD = str(Path(sys.executable).with_name("treeboard"))
 

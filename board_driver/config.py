@@ -78,7 +78,7 @@ class Config:
     web_token: str | None = None             # needed for control when listening beyond localhost
 
 
-_SEAT = re.compile(r"^(human|remote|computer(:[A-Za-z0-9_.-]+)?)$")
+SEAT = re.compile(r"^(human|remote|computer(:[A-Za-z0-9_.-]+)?)$")
 _HEX = re.compile(r"^#?([0-9a-fA-F]{6})$")
 
 
@@ -129,7 +129,7 @@ def parse_config(data: dict[str, Any], path: str | Path = "<built-in>") -> Confi
 
     sections = {}
     players = _take(path, data, "", "players", list, None,
-                    lambda v: len(v) == 2 and all(isinstance(p, str) and _SEAT.match(p) for p in v),
+                    lambda v: len(v) == 2 and all(isinstance(p, str) and SEAT.match(p) for p in v),
                     'two seats, each "human", "computer", "computer:LEVEL" or "remote"')
     if players is not None:
         cfg.players = tuple(players)

@@ -45,9 +45,9 @@ def get_game(name: str) -> Game:
 
 def load_state(text: str | dict) -> State:
     """A state saved by `State.to_json`, whatever its game."""
-    from games.base import _load_json
+    from games.base import load_json
 
-    data = _load_json(text)
+    data = load_json(text)
     try:
         game = get_game(data.get("game"))
     except (KeyError, TypeError) as exc:

@@ -63,7 +63,7 @@ class Game(ABC):
 
     def state_from_json(self, text: str | dict) -> "State":
         """The state saved by `State.to_json`. Raises GameError if it does not hold together."""
-        data = _load_json(text)
+        data = load_json(text)
         if data.get("game") != self.name:
             raise GameError(f"saved game is {data.get('game')!r}, not {self.name!r}")
         # Options are saved beside the other keys (the replay object's "board", say).
@@ -198,7 +198,8 @@ class State(ABC):
     __hash__ = None  # mutable
 
 
-def _load_json(text: str | dict) -> dict:
+def load_json(text: str | dict) -> dict:
+    """A game's JSON (text or an already-parsed dict) as a dict; a GameError names what is wrong."""
     if isinstance(text, dict):
         return text
     try:

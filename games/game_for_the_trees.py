@@ -653,7 +653,7 @@ class GameForTheTreesState(State):
         return out
 
     def touch_moves(self, site: str) -> list[tuple[Move, str | None]]:
-        """For the touch input (board_driver/touch.py): each turn that starts by tapping
+        """For the touch input (board_driver/referee/touch.py): each turn that starts by tapping
         `site`, with the square to tap next (its target; a stop: the chain's next square),
         or None for a retreat, made by holding the square."""
         return [(m, None if m.action == RETREAT else square_name(m.dst))
@@ -1058,7 +1058,7 @@ def _build(position: str, roots: str, chains: str) -> tuple[tuple, tuple]:
 
 class GameForTheTrees(Game):
     name = "game-for-the-trees"
-    #: The board holds no pieces: its sensors are taps (board_driver/touch.py).
+    #: The board holds no pieces: its sensors are taps (board_driver/referee/touch.py).
     input_mode = "touch"
     title = ("Game for the Trees: grass, underbrush and trees grow across an 8x8 board by "
              "momentum; lose your Huckleberry and you lose")

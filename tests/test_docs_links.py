@@ -51,12 +51,9 @@ def test_the_readme_links_each_games_rules():
 
 
 def test_every_subcommand_the_readme_shows_exists_and_each_is_shown():
-    import board_driver.ai_commands  # noqa: F401  (registers solve and review)
-    import board_driver.commands  # noqa: F401  (registers the board's subcommands)
     from board_driver.cli import build_parser
 
     choices = set(next(a for a in build_parser()._actions if a.dest == "command").choices)
-    choices.add("match")  # its own parser (games.match)
     shown = set(re.findall(r"^\s*(?:\$ |sudo \S*)?treeboard ([a-z-]+)",
                            (ROOT / "README.md").read_text(), re.M))
     assert shown <= choices, f"README shows {sorted(shown - choices)}, which treeboard lacks"

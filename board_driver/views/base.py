@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from board_driver.reconcile import Correction
+from board_driver.referee.reconcile import Correction
 from hardware.base import PRESENT
 
 Colour = tuple[int, int, int]

@@ -21,7 +21,7 @@ square's first LED as above, then named parts "SQ:kind" (sky blue Birch,
 vermillion Ash, reddish purple Beech, bluish green Pine; white for a Huckleberry square),
 "SQ:root" (white on a root) and "SQ:momentum" (the owner's colour, blinking, while a chain
 grows from the square). `frame` always returns the parts; the referee's touch mode keeps
-only those the layout has (board_driver/touch.py: `fit_parts`).
+only those the layout has (board_driver/referee/touch.py: `fit_parts`).
 """
 
 from __future__ import annotations

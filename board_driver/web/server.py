@@ -34,7 +34,7 @@ from aiohttp import WSMsgType, web
 import games
 from board_driver import views
 from board_driver.config import ConfigError, is_loopback
-from board_driver.journal import JournalError
+from board_driver.referee.journal import JournalError
 from board_driver.web import snapshot
 
 log = logging.getLogger("treeboard.web")

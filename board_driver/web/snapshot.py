@@ -11,7 +11,7 @@ from typing import Any
 import games
 import games.ai
 from board_driver import views
-from board_driver.reconcile import changed_sites
+from board_driver.referee.reconcile import changed_sites
 
 
 def entries(state, sensed: set[str]) -> list[dict[str, str]]:

@@ -3,7 +3,7 @@
 import pytest
 
 from board_driver.config import sim_config
-from board_driver.trace import Tracer
+from board_driver.referee.tracer import Tracer
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ import os
 import random
 import sys
 
-from board_driver.journal import Journal
+from board_driver.referee.journal import Journal
 
 
 def say(verb: str, op: str) -> None:

@@ -11,8 +11,8 @@ import json
 import sys
 
 from board_driver.config import sim_config
-from board_driver.daemon import Daemon
-from board_driver.notify import Notifier
+from board_driver.daemon.loop import Daemon
+from board_driver.daemon.notify import Notifier
 
 
 async def main(fields: dict) -> None:

@@ -13,7 +13,7 @@ import pytest
 import games
 from board_driver import cli
 from board_driver.config import sim_config
-from board_driver.trace import Tracer
+from board_driver.referee.tracer import Tracer
 from board_driver.views.arbos import SEED_GREEN, SEED_LEVEL, border, hint_colours
 from board_driver.views.base import scale
 from hardware.base import PRESENT, SensorEvent

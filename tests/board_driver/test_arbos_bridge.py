@@ -12,7 +12,7 @@ import pytest
 
 import games
 from board_driver.config import sim_config
-from board_driver.session import open_session
+from board_driver.referee.session import open_session
 from hardware.base import PRESENT
 
 LAYOUT = "arbos-20x20-bridge"

@@ -8,7 +8,7 @@ import xml.etree.ElementTree as ET
 import games
 from board_driver import views
 from board_driver.config import DEFAULT_COLOURS
-from board_driver.reconcile import Correction
+from board_driver.referee.reconcile import Correction
 from board_driver.views import Paint, View, render
 from board_driver.views.arbos import border, frame, time_bar
 

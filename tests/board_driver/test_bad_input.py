@@ -10,7 +10,8 @@ import sys
 
 import pytest
 
-from board_driver.cli import CHUNK, main, read_tokens
+from board_driver.cli import main
+from board_driver.cli.rules import CHUNK, read_tokens
 
 NOT_UTF8 = b"place h0.0\n\xff\xfe oops\n"
 
@@ -156,6 +157,6 @@ def test_a_long_bad_move_is_cut_in_the_message(capsys, monkeypatch):
 
 @pytest.mark.parametrize("chunk_break", [1, 3, 4, 5, 7])
 def test_words_cut_by_a_chunk_end_are_whole(chunk_break, monkeypatch):
-    monkeypatch.setattr("board_driver.cli.CHUNK", chunk_break)
+    monkeypatch.setattr("board_driver.cli.rules.CHUNK", chunk_break)
     text = "h0.0 h1.0\n  v0.0\tv0.1 é"
     assert list(read_tokens(io.BytesIO(text.encode()), "x")) == text.split()

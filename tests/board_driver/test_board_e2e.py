@@ -12,9 +12,9 @@ import pytest
 
 import games
 from board_driver.config import ConfigError, load_config, parse_config, sim_config
-from board_driver.render import kind_colour
-from board_driver.session import open_session
-from board_driver.trace import TraceError, Tracer, run_trace
+from board_driver.views.base import kind_colour
+from board_driver.referee.session import open_session
+from board_driver.referee.tracer import TraceError, Tracer, run_trace
 from hardware.base import SensorEvent
 
 
@@ -223,7 +223,7 @@ def test_the_journal_restores_a_game_after_a_restart(tmp_path):
 KILLER = r"""
 import sys, random
 from board_driver.config import sim_config
-from board_driver.trace import Tracer
+from board_driver.referee.tracer import Tracer
 t = Tracer(sim_config(journal=sys.argv[1]))
 rng = random.Random(int(sys.argv[2]))
 state = t.referee.state

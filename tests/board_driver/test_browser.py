@@ -245,7 +245,7 @@ def test_finished_games_viewed_move_by_move(browser, sims, tmp_path):
     import random
 
     import games
-    from board_driver.journal import Journal
+    from board_driver.referee.journal import Journal
 
     rng = random.Random(2)  # a small board: its review is exact and quick
     done = games.get_game("tree-planting").new_state(board="2x2")

@@ -127,7 +127,7 @@ def test_a_board_option_needs_a_layout_with_its_sites(tmp_path, capsys):
 
 
 def test_sim_keeps_one_journal_per_layout_and_options():
-    from board_driver.commands import sim_journal
+    from board_driver.cli.board import sim_journal
     from board_driver.config import sim_config
 
     paths = {sim_journal(sim_config(layout=name, game_options=options))

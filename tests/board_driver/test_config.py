@@ -9,8 +9,8 @@ import sys
 import pytest
 
 from board_driver.config import ConfigError, load_config, sim_config
-from board_driver.journal import JournalError
-from board_driver.session import open_session
+from board_driver.referee.journal import JournalError
+from board_driver.referee.session import open_session
 
 # (section or "", key, a TOML literal of the right shape but wrong for this key)
 BAD_VALUES = [

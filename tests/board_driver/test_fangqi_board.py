@@ -12,8 +12,8 @@ import sys
 import pytest
 
 from board_driver.config import sim_config
-from board_driver.session import open_session
-from board_driver.trace import Tracer
+from board_driver.referee.session import open_session
+from board_driver.referee.tracer import Tracer
 from board_driver.views.base import scale
 from games.fangqi import GAME
 
@@ -486,7 +486,7 @@ def test_a_whole_game_through_treeboard_sim_on_the_bridge(tmp_path):
     (the other points stay empty) keeps it short: placement, then the first removal ends it."""
     import io
 
-    from board_driver.sim import run_sim
+    from board_driver.cli.sim import run_sim
 
     cfg = sim_config(layout="fangqi-7x7-bridge", backend="bridge", bridge_port="sim",
                      journal=str(tmp_path / "j.sqlite"), game_options={"board": "3x3"})

@@ -5,7 +5,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 from board_driver.config import DEFAULT_COLOURS
-from board_driver.reconcile import Correction
+from board_driver.referee.reconcile import Correction
 from board_driver.views import View, render, svg, terminal
 from board_driver.views.paint import Paint
 from games.fangqi import GAME

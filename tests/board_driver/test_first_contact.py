@@ -6,8 +6,8 @@ import io
 import time
 
 from board_driver.cli import build_parser
-from board_driver.commands import _sim_config
-from board_driver.sim import run_sim
+from board_driver.cli.board import simulated_config
+from board_driver.cli.sim import run_sim
 
 
 def test_sim_on_a_bridge_layout_simulates_its_microcontroller_without_being_told(tmp_path):
@@ -15,7 +15,7 @@ def test_sim_on_a_bridge_layout_simulates_its_microcontroller_without_being_told
     # by firmware_bridge's simulated firmware"; the README lists it as a layout to play.
     args = build_parser().parse_args(
         ["sim", "--layout", "fangqi-7x7-bridge", "--journal", str(tmp_path / "j.sqlite")])
-    config = _sim_config(args)
+    config = simulated_config(args)
     assert (config.backend, config.bridge_port) == ("bridge", "sim")
     out = io.StringIO()
     assert run_sim(config, stdin=io.StringIO("place a1\nquit\n"), out=out) == 0
@@ -25,7 +25,7 @@ def test_sim_on_a_bridge_layout_simulates_its_microcontroller_without_being_told
 def test_sim_on_a_gpio_layout_stays_on_simulated_pins(tmp_path):
     args = build_parser().parse_args(
         ["sim", "--layout", "fangqi-7x7-matrix", "--journal", str(tmp_path / "j.sqlite")])
-    assert _sim_config(args).backend == "sim"
+    assert simulated_config(args).backend == "sim"
 
 
 def test_review_names_the_players_as_the_sim_does(tmp_path, capsys):
@@ -132,7 +132,7 @@ def test_a_computer_answer_after_the_loop_closed_is_dropped_quietly():
     import asyncio
 
     from board_driver.config import sim_config
-    from board_driver.daemon import Daemon
+    from board_driver.daemon.loop import Daemon
 
     daemon = Daemon(sim_config(journal=":memory:"))
     daemon.loop = asyncio.new_event_loop()

@@ -13,7 +13,7 @@ import pytest
 
 import games
 from board_driver.config import sim_config
-from board_driver.trace import Tracer
+from board_driver.referee.tracer import Tracer
 from board_driver.views.game_for_the_trees import KIND_COLOURS
 from games.game_for_the_trees import square_name
 from hardware.leds import gamma_table
@@ -226,8 +226,8 @@ def test_touch_over_the_bridge_layout_through_the_simulated_firmware(tmp_path):
     wand on a square until the daemon feels it, then off again."""
     import asyncio
 
-    from board_driver.daemon import Daemon
-    from board_driver.notify import Notifier
+    from board_driver.daemon.loop import Daemon
+    from board_driver.daemon.notify import Notifier
     from test_daemon import wait_for  # the same bounded poll the daemon's tests use
 
     cfg = sim_config(journal=str(tmp_path / "j.sqlite"), backend="bridge", bridge_port="sim",
@@ -289,7 +289,7 @@ def test_treeboard_replay_reads_every_kind_of_turn(tmp_path):
 TOUCH_KILLER = r"""
 import sys
 from board_driver.config import sim_config
-from board_driver.trace import Tracer
+from board_driver.referee.tracer import Tracer
 t = Tracer(sim_config(layout="game-for-the-trees-matrix", journal=sys.argv[1]))
 for src, dst in [("b1", "d2"), ("h7", "h6"), ("a2", "a3"), ("g7", "g6")]:
     for site in (src, dst):

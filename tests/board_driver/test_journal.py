@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from board_driver.journal import Journal, JournalError, default_journal_path
+from board_driver.referee.journal import Journal, JournalError, default_journal_path
 
 PLAYER = Path(__file__).with_name("journal_player.py")
 KILLS = 20
@@ -156,7 +156,7 @@ def killed_mid_game(tmp_path):
 
 
 def assert_fresh_and_usable(path, tmp_path, caplog):
-    with caplog.at_level(logging.ERROR, logger="board_driver.journal"):
+    with caplog.at_level(logging.ERROR, logger="board_driver.referee.journal"):
         journal = Journal(path)
     assert journal.current() is None and journal.history() == []
     assert list(tmp_path.glob("journal.sqlite.corrupt-*")), "the damaged file was not kept"
@@ -330,7 +330,7 @@ def test_a_kill_between_the_last_move_and_the_result_loses_neither(tmp_path):
     lost). Now both are one transaction: the kill leaves the game one move before its end."""
     import games
     from board_driver.config import sim_config
-    from board_driver.session import open_session
+    from board_driver.referee.session import open_session
 
     path = tmp_path / "j.sqlite"
     proc = subprocess.run([sys.executable, "-c", FINISHER, str(path), "3"], capture_output=True,
@@ -357,7 +357,7 @@ def test_a_failure_inside_the_finishing_transaction_keeps_the_move_out_of_game_a
     """An exception injected between the last move's insert and the result's update: the
     journal rolls back both, and the referee takes the move back out of the game."""
     from board_driver.config import sim_config
-    from board_driver.trace import Tracer
+    from board_driver.referee.tracer import Tracer
 
     t = Tracer(sim_config(journal=str(tmp_path / "j.sqlite"), layout="treeblox-adc",
                           game_options={"cubes": 1}))

@@ -12,7 +12,7 @@ import pytest
 
 from board_driver.cli import main
 from board_driver.config import sim_config
-from board_driver.maker import EXIT_INTERRUPTED, discovery_layout, layout_toml, map_layout, selftest
+from board_driver.cli.maker import EXIT_INTERRUPTED, discovery_layout, layout_toml, map_layout, selftest
 from hardware.base import HardwareError
 from hardware.layout import load_layout
 
@@ -396,7 +396,7 @@ def test_cli_selftest_and_map_run_on_the_simulated_board(tmp_path, capsys):
 
 def test_selftest_and_map_use_the_real_board_unless_told_sim(tmp_path, capsys, monkeypatch):
     # No config installed and no --layout: say what to do, do not test a simulated board.
-    monkeypatch.setattr("board_driver.commands.DEFAULT_PATH", tmp_path / "none.toml")
+    monkeypatch.setattr("board_driver.cli.board.DEFAULT_PATH", tmp_path / "none.toml")
     assert main(["selftest"]) == 2
     assert "--layout NAME" in capsys.readouterr().err
     # --layout alone means the real board on this machine's GPIO, which it has none of.

@@ -8,7 +8,7 @@ import uuid
 
 import pytest
 
-from board_driver.notify import Notifier, keep_watchdog
+from board_driver.daemon.notify import Notifier, keep_watchdog
 
 
 @pytest.fixture
@@ -71,7 +71,7 @@ def test_abstract_namespace_address(closing):
 def test_without_notify_socket_everything_is_a_quiet_no_op(caplog):
     notifier = Notifier.from_environment({"WATCHDOG_USEC": "10000000"})
     assert not notifier.enabled
-    with caplog.at_level(logging.DEBUG, logger="board_driver.notify"):
+    with caplog.at_level(logging.DEBUG, logger="board_driver.daemon.notify"):
         assert notifier.ready("x") is False
         assert notifier.watchdog() is False
         assert notifier.stopping() is False
@@ -81,7 +81,7 @@ def test_without_notify_socket_everything_is_a_quiet_no_op(caplog):
 
 def test_send_failures_are_logged_once_never_raised(tmp_path, caplog, closing):
     notifier = closing(Notifier.from_environment({"NOTIFY_SOCKET": str(tmp_path / "nobody-listens")}))
-    with caplog.at_level(logging.DEBUG, logger="board_driver.notify"):
+    with caplog.at_level(logging.DEBUG, logger="board_driver.daemon.notify"):
         assert notifier.ready() is False
         assert notifier.watchdog() is False
     levels = [r.levelno for r in caplog.records]

@@ -12,10 +12,10 @@ import random
 import pytest
 
 import games
-from board_driver import remote_protocol as rp
+from board_driver.remote import protocol as rp
 from board_driver.config import sim_config
-from board_driver.daemon import Daemon
-from board_driver.notify import Notifier
+from board_driver.daemon.loop import Daemon
+from board_driver.daemon.notify import Notifier
 from tests.broker import Broker
 
 SECRET = "a shared secret"
@@ -534,7 +534,7 @@ def test_remote_settings_refuse_bad_files_and_values_by_name(tmp_path):
     import os
 
     from board_driver.config import ConfigError, parse_config
-    from board_driver.remote import settings_from_config
+    from board_driver.remote.link import settings_from_config
 
     secret = tmp_path / "secret"
     secret.write_text("a long enough secret\n")

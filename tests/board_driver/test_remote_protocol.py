@@ -7,7 +7,7 @@ import json
 import pytest
 
 import games
-from board_driver import remote_protocol as rp
+from board_driver.remote import protocol as rp
 
 SECRET = "correct horse battery"
 
@@ -157,7 +157,7 @@ def test_a_finished_game_is_not_taken_back_by_either_board(tmp_path):
     import asyncio
     from types import SimpleNamespace
 
-    from board_driver.remote import RemoteLink, RemoteSettings
+    from board_driver.remote.link import RemoteLink, RemoteSettings
 
     finished = tp()
     while not finished.is_over():

@@ -9,7 +9,7 @@ from types import SimpleNamespace
 import pytest
 
 import games
-from board_driver.seats import ComputerSeat, computer_seats, think
+from board_driver.referee.seats import ComputerSeat, computer_seats, think
 
 
 class FakeReferee:
@@ -117,7 +117,7 @@ def test_the_daemon_plays_the_computer_seat_and_waits_for_the_board(tmp_path):
     from functools import partial
 
     from board_driver.config import sim_config
-    from board_driver.daemon import Daemon
+    from board_driver.daemon.loop import Daemon
     from tests.board_driver.test_daemon import wait_for
 
     wait_for = partial(wait_for, timeout=30.0)  # the worker process starts first
@@ -153,7 +153,7 @@ def test_the_daemon_plays_the_computer_seat_and_waits_for_the_board(tmp_path):
 
 
 def test_hints_mark_the_best_grooves_and_whether_the_others_keep_the_result():
-    from board_driver.seats import hints
+    from board_driver.referee.seats import hints
     from games.ai.tree_planting import solver_for
 
     state = games.get_game("tree-planting").new_state(board="2x2")

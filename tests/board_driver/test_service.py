@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from board_driver import service
-from board_driver.service import ServiceError, install_service, install_service_command, render_unit
+from board_driver.cli import service
+from board_driver.cli.service import ServiceError, install_service, install_service_command, render_unit
 
-REPO = Path(service.__file__).resolve().parent.parent
-UNIT = REPO / "board_driver" / "systemd" / "treeboard.service"
-DROP_IN = REPO / "board_driver" / "systemd" / "treeboard-root.conf"
+REPO = Path(__file__).resolve().parents[2]
+UNIT = REPO / "systemd" / "treeboard.service"
+DROP_IN = REPO / "systemd" / "treeboard-root.conf"
 
 
 class Recorder:
@@ -80,7 +80,7 @@ def test_installs_files_and_runs_the_commands(target, fake_exe, default_config):
     unit = (target / "etc/systemd/system/treeboard.service").read_text()
     assert f"ExecStart={fake_exe} run --config /etc/treeboard/config.toml\n" in unit
     assert (target / "etc/treeboard/config.toml").read_text() == default_config.read_text()
-    assert (target / "etc/udev/rules.d/99-treeboard.rules").read_text() == (REPO / "board_driver/systemd/99-treeboard.rules").read_text()
+    assert (target / "etc/udev/rules.d/99-treeboard.rules").read_text() == (REPO / "systemd/99-treeboard.rules").read_text()
     bridge = REPO / "firmware_bridge/99-treeboard-bridge.rules"
     if bridge.exists():
         assert (target / "etc/udev/rules.d/99-treeboard-bridge.rules").read_bytes() == bridge.read_bytes()
@@ -221,8 +221,8 @@ except PermissionError:
     pass
 import asyncio, sqlite3, tomllib
 import gpiozero, gpiozero.pins.mock, serial, adafruit_pixelbuf
-import board_driver.cli, board_driver.notify, board_driver.service
-from board_driver.journal import Journal
+import board_driver.cli, board_driver.daemon.notify, board_driver.cli.service
+from board_driver.referee.journal import Journal
 with Journal(sys.argv[1]) as j:
     j.start_game("tree-planting", {})
     j.record_move("g1")

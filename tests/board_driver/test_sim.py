@@ -10,8 +10,8 @@ import sys
 import time
 
 from board_driver.config import sim_config
-from board_driver.sim import EXIT_INTERRUPTED, run_sim
-from board_driver.trace import Tracer
+from board_driver.cli.sim import EXIT_INTERRUPTED, run_sim
+from board_driver.referee.tracer import Tracer
 
 
 def play(journal, *lines: str, layout: str | None = None) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from board_driver.touch import SELECTED, TouchInput, fit_parts, is_touch_game
+from board_driver.referee.touch import SELECTED, TouchInput, fit_parts, is_touch_game
 
 COLOURS = {"safe": (0, 158, 115), "unsafe": (230, 159, 0)}
 

@@ -14,7 +14,7 @@ import pytest
 import games
 from board_driver import cli
 from board_driver.config import sim_config
-from board_driver.trace import Tracer
+from board_driver.referee.tracer import Tracer
 from hardware.base import PRESENT
 
 LAYOUT = "grid-20x20-bridge"

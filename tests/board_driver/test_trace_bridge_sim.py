@@ -10,8 +10,8 @@ import io
 
 import games
 from board_driver.config import sim_config
-from board_driver.journal import Journal
-from board_driver.sim import run_sim
+from board_driver.referee.journal import Journal
+from board_driver.cli.sim import run_sim
 
 MOVES = ["seed T1", "seed T5", "P1", "S2", "R9", "pass", "pass"]
 

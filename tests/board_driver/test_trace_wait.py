@@ -4,7 +4,7 @@ through it would have shown."""
 import pytest
 
 from board_driver.config import sim_config
-from board_driver.trace import Tracer
+from board_driver.referee.tracer import Tracer
 
 
 def tracer(tmp_path, name, **overrides):

@@ -9,7 +9,7 @@ import pytest
 
 import games
 from board_driver.config import sim_config
-from board_driver.trace import TraceError, Tracer, run_trace
+from board_driver.referee.tracer import TraceError, Tracer, run_trace
 from games.treeblox import cell_name
 
 

@@ -13,7 +13,7 @@ import pytest
 import games
 from board_driver import views
 from board_driver.config import DEFAULT_COLOURS
-from board_driver.reconcile import Correction
+from board_driver.referee.reconcile import Correction
 from board_driver.views import Paint, View, render, svgkit
 from board_driver.views.base import legible
 

@@ -12,7 +12,7 @@ import pytest
 
 import games
 from board_driver.config import ConfigError, parse_config
-from board_driver.journal import Journal
+from board_driver.referee.journal import Journal
 from web_harness import base_url, hands, next_push, running
 
 JSON = {"Content-Type": "application/json"}
@@ -281,7 +281,7 @@ def test_a_busy_port_leaves_the_board_running_without_its_page(tmp_path, caplog)
         async with running(tmp_path) as first:
             port = first.web.port
             from board_driver.config import sim_config
-            from board_driver.daemon import Daemon
+            from board_driver.daemon.loop import Daemon
             config = sim_config(journal=str(tmp_path / "k.sqlite"))
             config.web_port = port
             second = Daemon(config, web=True)
@@ -305,7 +305,7 @@ def test_a_bad_web_port_on_the_command_line_is_refused(capsys):
 
 def test_a_move_in_progress_is_told_in_words():
     from board_driver.config import DEFAULT_COLOURS
-    from board_driver.reconcile import Correction
+    from board_driver.referee.reconcile import Correction
     from board_driver.views import View
     from board_driver.web.snapshot import steps_in_words
 

@@ -10,7 +10,7 @@ import time
 import aiohttp
 
 from board_driver.config import sim_config
-from board_driver.daemon import Daemon
+from board_driver.daemon.loop import Daemon
 
 
 @contextlib.asynccontextmanager

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from test_fangqi import SLIDE, position
 
-from board_driver.reconcile import reconcile
+from board_driver.referee.reconcile import reconcile
 from hardware.base import PRESENT
 
 

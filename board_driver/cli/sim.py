@@ -17,9 +17,9 @@ import threading
 from typing import TextIO
 
 from board_driver.config import Config
-from board_driver.daemon import Daemon
-from board_driver.session import Session
-from board_driver.trace import act, describe_error, parse_action
+from board_driver.daemon.loop import Daemon
+from board_driver.referee.session import Session
+from board_driver.referee.tracer import act, describe_error, parse_action
 from board_driver import views
 from board_driver.views.base import piece_name
 from hardware.base import PRESENT
@@ -66,7 +66,7 @@ class Terminal:
         if drawn:
             self.draw(session)
         if key[3]:
-            self.say(key[3])  # a touch game's selection (board_driver/touch.py)
+            self.say(key[3])  # a touch game's selection (board_driver/referee/touch.py)
 
     @staticmethod
     def _key(ref) -> tuple:

@@ -13,9 +13,9 @@ import math
 from typing import Any, Callable, Hashable, Mapping
 
 import games
-from board_driver.reconcile import (Correction, candidate_moves, changed_sites, differences,
+from board_driver.referee.reconcile import (Correction, candidate_moves, changed_sites, differences,
                                     reconcile)
-from board_driver.touch import TouchInput, fit_parts, is_touch_game
+from board_driver.referee.touch import TouchInput, fit_parts, is_touch_game
 from board_driver.views import FRAME_S, View, render, scale
 from hardware.base import PRESENT, SensorEvent
 from hardware.debounce import Debouncer
@@ -63,7 +63,7 @@ class Referee:
         # the page), its pieces still stand: nothing is played until they match the game again,
         # or the piece just taken back would be played straight back.
         self._hold = False
-        # Touch input (board_driver/touch.py): a game whose position lives on the LEDs takes
+        # Touch input (board_driver/referee/touch.py): a game whose position lives on the LEDs takes
         # its moves from taps, not from pieces; None for every piece game.
         self.touch = TouchInput() if is_touch_game(state) else None
 

@@ -16,8 +16,8 @@ from typing import Callable
 
 import games
 from board_driver.config import Config
-from board_driver.notify import Notifier, keep_watchdog
-from board_driver.session import Session, open_session
+from board_driver.daemon.notify import Notifier, keep_watchdog
+from board_driver.referee.session import Session, open_session
 from hardware.base import SensorEvent
 
 log = logging.getLogger("treeboard.daemon")
@@ -91,7 +91,7 @@ class Daemon:
             session.close()
 
     def _start_remote(self, session: Session) -> None:
-        from board_driver.remote import load_join, settings_from_config
+        from board_driver.remote.link import load_join, settings_from_config
 
         if "remote" not in self.config.players:
             joined = load_join(self.config)   # a remote game joined on the page, before a restart
@@ -102,7 +102,7 @@ class Daemon:
         self._link(settings_from_config(self.config))
 
     def _link(self, settings) -> None:
-        from board_driver.remote import RemoteLink
+        from board_driver.remote.link import RemoteLink
 
         self.remote = RemoteLink(settings, self.session.referee, self.loop.time)
         self.remote.after_change = self._show
@@ -125,7 +125,7 @@ class Daemon:
         `seat` the seat played here (None: watch). A game in progress here is closed first:
         a remote game starts from its first move on both boards. Kept beside the journal, so
         the board is still in the game after a restart. Raises ConfigError naming what is wrong."""
-        from board_driver.remote import save_join, settings_from_config
+        from board_driver.remote.link import save_join, settings_from_config
 
         if self.remote is not None:
             raise games.IllegalMove("join", "this board is in a remote game already; leave it first")
@@ -148,7 +148,7 @@ class Daemon:
 
     async def leave_remote(self) -> None:
         """Leave the remote game (the page): both seats are played here again."""
-        from board_driver.remote import forget_join
+        from board_driver.remote.link import forget_join
 
         if self.remote is None:
             raise games.IllegalMove("leave", "this board is in no remote game")
@@ -160,7 +160,7 @@ class Daemon:
         self._show()
 
     def _start_computer(self, session: Session) -> None:
-        from board_driver.seats import ComputerSeat, computer_seats, worker_pool
+        from board_driver.referee.seats import ComputerSeat, computer_seats, worker_pool
 
         try:
             levels = computer_seats(self.config.players)
@@ -180,7 +180,7 @@ class Daemon:
         """`fn(*args)` in the computer's worker process (started now if not yet), awaitable on
         the loop: for searches the page asks for (a game review), off the loop and the GIL."""
         if self._pool is None:
-            from board_driver.seats import worker_pool
+            from board_driver.referee.seats import worker_pool
 
             self._pool = worker_pool()
         return asyncio.wrap_future(self._pool.submit(fn, *args))
@@ -188,7 +188,7 @@ class Daemon:
     def _ensure_computer(self):
         """The computer's seat object and its worker, started now if nothing needed it before."""
         if self.computer is None:
-            from board_driver.seats import ComputerSeat, worker_pool
+            from board_driver.referee.seats import ComputerSeat, worker_pool
 
             if self._pool is None:
                 self._pool = worker_pool()
@@ -207,7 +207,7 @@ class Daemon:
         thinks now if it is its turn). Not kept across a restart: the config's `players` is the
         default. Raises ValueError naming what is wrong, games.IllegalMove in a remote game;
         either way nothing changes."""
-        from board_driver.seats import computer_seats
+        from board_driver.referee.seats import computer_seats
         import games.ai
 
         if seat not in (0, 1):

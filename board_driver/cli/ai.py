@@ -9,7 +9,7 @@ import sys
 import time
 
 import games
-from board_driver.cli import _EXTRA_COMMANDS, _fail, _game_options, add_game_options
+from board_driver.cli.common import add_game_options, fail, game_options
 
 
 def _moves_of(texts: list[str] | None) -> list[str]:
@@ -23,7 +23,7 @@ def _position(args: argparse.Namespace) -> games.State:
         game = games.get_game(args.game)
     except KeyError as exc:
         raise ValueError(exc.args[0]) from None
-    state = game.new_state(**_game_options(args))
+    state = game.new_state(**game_options(args))
     for i, text in enumerate(_moves_of(args.moves), 1):
         try:
             state.play(state.parse_move(text))
@@ -36,14 +36,14 @@ def cmd_solve(args: argparse.Namespace) -> int:
     """Print {"value", "best", "seconds"}: the final tree margin for the player to move under
     perfect play, the grooves that reach it, and how long the search took."""
     if args.game != "tree-planting":
-        return _fail(f"solve: only tree-planting has an exact solver, not {args.game!r}; "
+        return fail(f"solve: only tree-planting has an exact solver, not {args.game!r}; "
                      "the other games have `treeboard review` and the computer player")
     try:
         state = _position(args)
     except (ValueError, games.GameError) as exc:
-        return _fail(f"solve: {exc}")
+        return fail(f"solve: {exc}")
     if state.is_over():
-        return _fail("solve: the game is over after those moves; there is nothing to solve")
+        return fail("solve: the game is over after those moves; there is nothing to solve")
     from games.ai.book import BookError
     from games.ai.tree_planting import OutOfTime, solve
 
@@ -52,9 +52,9 @@ def cmd_solve(args: argparse.Namespace) -> int:
     try:
         value, best = solve(state, deadline=deadline, clock=time.perf_counter)
     except OutOfTime:
-        return _fail(f"solve: no exact value within {args.seconds} s", status=1)
+        return fail(f"solve: no exact value within {args.seconds} s", status=1)
     except BookError as exc:
-        return _fail(f"solve: {exc}", status=1)
+        return fail(f"solve: {exc}", status=1)
     print(json.dumps({"value": value, "best": [str(g) for g in best],
                       "seconds": round(time.perf_counter() - start, 3)}))
     return 0
@@ -97,9 +97,9 @@ def cmd_review(args: argparse.Namespace) -> int:
     try:
         state = _game_of_file(args)
     except (ValueError, games.GameError) as exc:
-        return _fail(f"review: {exc}")
+        return fail(f"review: {exc}")
     if not state.moves:
-        return _fail(f"review: {args.file} holds no moves")
+        return fail(f"review: {args.file} holds no moves")
     from games.ai.review import review
 
     rows = review(state, seconds=args.seconds, seed=args.seed)
@@ -141,5 +141,3 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="one JSON object instead of a table")
     p.set_defaults(func=cmd_review)
 
-
-_EXTRA_COMMANDS.append(register)

@@ -2,7 +2,7 @@
 
 Two boards share one game through an MQTT broker. Everything here is a function of the
 messages and the local game, so the tests check every rule without a broker, and
-`board_driver.remote` only moves bytes.
+`board_driver.remote.link` only moves bytes.
 
 Topics, under `treeboard/v1/<game id>/`:
   `move`            one message per move (QoS 1, not retained)

@@ -11,8 +11,8 @@ from typing import Any, Callable
 
 import games
 from board_driver.config import Config, ConfigError
-from board_driver.journal import Journal, JournalError
-from board_driver.referee import Referee
+from board_driver.referee.journal import Journal, JournalError
+from board_driver.referee.referee import Referee
 
 log = logging.getLogger("treeboard.session")
 

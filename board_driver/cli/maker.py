@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any, Callable, Hashable, TextIO
 
 from board_driver.config import Config
-from board_driver.session import load_board_layout
+from board_driver.referee.session import load_board_layout
 from hardware.base import HardwareError, SensorEvent
 from hardware.debounce import Debouncer
 from hardware.layout import ADC_CHANNELS, NO_SITE, Layout, load_layout
@@ -204,7 +204,7 @@ def _open(config: Config, scanned: Layout, clock):
     from hardware import open_hardware
 
     hw = open_hardware(scanned, config.backend, clock=clock, autoscan=False)
-    from board_driver.session import apply_led_limits
+    from board_driver.referee.session import apply_led_limits
 
     apply_led_limits(hw.leds, config)
     return hw

@@ -20,7 +20,7 @@ from typing import Any, Callable
 from urllib.parse import urlsplit
 
 import games
-from board_driver import remote_protocol as rp
+from board_driver.remote import protocol as rp
 
 log = logging.getLogger("treeboard.remote")
 

@@ -8,8 +8,8 @@ import re
 import sys
 from pathlib import Path
 
-from board_driver.cli import EXIT_BAD_INPUT, _EXTRA_COMMANDS, _fail
-from board_driver.config import DEFAULT_PATH, Config, ConfigError, load_config, sim_config
+from board_driver.cli.common import add_game_options, fail, game_options
+from board_driver.config import DEFAULT_PATH, SEAT, Config, ConfigError, load_config, sim_config
 
 
 def _logging(verbose: bool) -> None:
@@ -23,7 +23,7 @@ def _start_errors():
     from hardware.base import HardwareError
     from hardware.layout import LayoutError
 
-    from board_driver.journal import JournalError
+    from board_driver.referee.journal import JournalError
     return (ConfigError, LayoutError, HardwareError, JournalError)
 
 
@@ -47,7 +47,7 @@ def _quiet_pin_fallbacks() -> None:
 def cmd_run(args: argparse.Namespace) -> int:
     from gpiozero.exc import BadPinFactory
 
-    from board_driver.daemon import run_daemon
+    from board_driver.daemon.loop import run_daemon
 
     _logging(args.verbose)
     _quiet_pin_fallbacks()
@@ -57,13 +57,13 @@ def cmd_run(args: argparse.Namespace) -> int:
         _web_options(config, args)
         run_daemon(config, new_game=args.new_game, web=not args.no_web)
     except _start_errors() as exc:
-        return _fail(str(exc))
+        return fail(str(exc))
     except BadPinFactory as exc:
-        return _fail(_no_gpio(config, exc))
+        return fail(_no_gpio(config, exc))
     return 0
 
 
-def _sim_config(args: argparse.Namespace) -> Config:
+def simulated_config(args: argparse.Namespace) -> Config:
     """The config of a simulated board (`sim`, `trace`, `selftest --sim`, `map --sim`): the
     built-in one or --config's, on simulated hardware, with the command line's choices."""
     config = load_config(args.config) if args.config else sim_config()
@@ -83,7 +83,7 @@ def _sim_config(args: argparse.Namespace) -> Config:
 
 
 def _bridge_layout(config: Config) -> bool:
-    from board_driver.session import load_board_layout
+    from board_driver.referee.session import load_board_layout
 
     return load_board_layout(config).bridge is not None
 
@@ -92,7 +92,7 @@ def _board_config(args: argparse.Namespace) -> Config:
     """`selftest` and `map`: the real board (--config, by default the installed one, or the
     built-in config on GPIO with --layout), the simulated one only with --sim."""
     if args.sim:
-        return _sim_config(args)
+        return simulated_config(args)
     if args.config is None and not DEFAULT_PATH.exists():
         if not args.layout:
             raise ConfigError(DEFAULT_PATH, "", "a config file here (see `treeboard install-service`); "
@@ -107,8 +107,7 @@ def _board_config(args: argparse.Namespace) -> Config:
 
 def _command_line_choices(config: Config, args: argparse.Namespace) -> None:
     """--layout, --moves, --journal and the game options override the config's."""
-    from board_driver.cli import _game_options
-    from board_driver.session import load_board_layout
+    from board_driver.referee.session import load_board_layout
 
     if getattr(args, "layout", None):
         config.layout = args.layout
@@ -117,16 +116,14 @@ def _command_line_choices(config: Config, args: argparse.Namespace) -> None:
     if getattr(args, "journal", None):
         config.journal = args.journal
     if getattr(args, "players", None):
-        from board_driver.config import _SEAT
-
         # The config file's check, which the command line skipped (`robot` started a game).
         for who in args.players:
-            if not _SEAT.match(who) or who == "remote":
+            if not SEAT.match(who) or who == "remote":
                 raise ConfigError("<command line>", "--players",
                                   'two seats, each "human", "computer" or "computer:LEVEL"', who)
         config.players = tuple(args.players)
     try:
-        options = _game_options(args)
+        options = game_options(args)
     except ValueError as exc:
         raise ConfigError("<command line>", "--option", str(exc)) from None
     if options:
@@ -172,16 +169,16 @@ def sim_journal(config: Config) -> Path:
 
 
 def cmd_sim(args: argparse.Namespace) -> int:
-    from board_driver.sim import run_sim
+    from board_driver.cli.sim import run_sim
 
     logging.basicConfig(level=logging.WARNING if not args.verbose else logging.DEBUG)
     try:
-        config = _sim_config(args)
+        config = simulated_config(args)
         _web_options(config, args)
         _remote_options(config, args)
         return run_sim(config, new_game=args.new_game, web=not args.no_web)
     except _start_errors() as exc:
-        return _fail(str(exc))
+        return fail(str(exc))
 
 
 def _web_options(config, args: argparse.Namespace) -> None:
@@ -252,26 +249,26 @@ def _web_flags(p: argparse.ArgumentParser) -> None:
 
 def cmd_trace(args: argparse.Namespace) -> int:
     import games
-    from board_driver.trace import TraceError, print_trace, read_lines
+    from board_driver.referee.tracer import TraceError, print_trace, read_lines
 
     logging.basicConfig(level=logging.WARNING)
     try:
-        config = _sim_config(args)
+        config = simulated_config(args)
         config.backend = "sim"
         config.journal = ":temporary:"
         lines = read_lines(args.file)
         print_trace(lines, config, "<stdin>" if args.file == "-" else args.file)
     except OSError as exc:
-        return _fail(f"cannot read {args.file}: {exc.strerror}")
+        return fail(f"cannot read {args.file}: {exc.strerror}")
     except (TraceError, games.GameError) as exc:
-        return _fail(str(exc))
+        return fail(str(exc))
     except _start_errors() as exc:
-        return _fail(str(exc))
+        return fail(str(exc))
     return 0
 
 
 def cmd_selftest(args: argparse.Namespace) -> int:
-    from board_driver.maker import selftest
+    from board_driver.cli.maker import selftest
 
     from gpiozero.exc import BadPinFactory
 
@@ -284,13 +281,13 @@ def cmd_selftest(args: argparse.Namespace) -> int:
         listen = args.listen if args.listen is not None else 0.0 if args.sim else 60.0
         return selftest(config, seconds_per_led=args.led_seconds, listen_seconds=listen)
     except _start_errors() as exc:
-        return _fail(str(exc))
+        return fail(str(exc))
     except BadPinFactory as exc:
-        return _fail(_no_gpio(config, exc) + "; or try the simulated board with --sim")
+        return fail(_no_gpio(config, exc) + "; or try the simulated board with --sim")
 
 
 def cmd_map(args: argparse.Namespace) -> int:
-    from board_driver.maker import map_layout
+    from board_driver.cli.maker import map_layout
 
     from gpiozero.exc import BadPinFactory
 
@@ -301,14 +298,12 @@ def cmd_map(args: argparse.Namespace) -> int:
         config = _board_config(args)
         return map_layout(config, args.output, timeout=args.timeout)
     except _start_errors() as exc:
-        return _fail(str(exc))
+        return fail(str(exc))
     except BadPinFactory as exc:
-        return _fail(_no_gpio(config, exc) + "; or try the simulated board with --sim")
+        return fail(_no_gpio(config, exc) + "; or try the simulated board with --sim")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    from board_driver.cli import add_game_options
-
     def simulated(p, *, journal: bool = False):
         p.add_argument("--config", help="a config file instead of the built-in simulated one")
         p.add_argument("--layout", help="a shipped layout name or a layout file")
@@ -363,11 +358,5 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--timeout", type=float, default=120.0, help="seconds to wait for each site")
     p.set_defaults(func=cmd_map)
 
-    # Listed here for `treeboard --help`; cli.main hands `match ...` to games.match's parser.
-    sub.add_parser("match", help="total a Treeblox match (colours switch every game)", add_help=False)
-
-    from board_driver.service import register_cli
-    register_cli(sub)
 
 
-_EXTRA_COMMANDS.append(register)

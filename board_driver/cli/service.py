@@ -5,7 +5,7 @@ What it does on a Pi (``--dry-run`` prints the same list and changes nothing):
 1. groups gpio, spi, dialout exist (``groupadd --system`` the missing ones);
 2. a ``treeboard`` system user in them (``useradd --system`` or ``usermod -aG``);
 3. ``/etc/systemd/system/treeboard.service``, rendered from the package's
-   ``board_driver/systemd/treeboard.service`` with ExecStart= pointing at the ``treeboard``
+   ``systemd/treeboard.service`` (installed as package data, ``board_driver/systemd/``) with ExecStart= pointing at the ``treeboard``
    executable running this command;
    with ``--neopixel-as-root`` also the drop-in that runs it as root (rpi_ws281x);
 4. ``/etc/treeboard/config.toml`` from the default config, only if there is none;
@@ -47,13 +47,23 @@ STATE_DIR = Path("/var/lib/treeboard")
 PACKAGE_DIR = Path(board_driver.__file__).resolve().parent
 
 
+def _systemd_files():
+    """The service files: the installed package board_driver.systemd, or, in an editable
+    install (a checkout, whose board_driver/ is found on the path), the repository's own
+    systemd/ beside board_driver/."""
+    try:
+        return importlib.resources.files("board_driver.systemd")
+    except ModuleNotFoundError:
+        return PACKAGE_DIR.parent / "systemd"
+
+
 def service_file(name: str) -> str:
     """A file the service installs: the unit, the root drop-in, a udev rules file. Package
-    data of board_driver (systemd/) and of firmware_bridge (its udev rules)."""
+    data of board_driver.systemd (the repository's systemd/) and of firmware_bridge (its udev rules)."""
     if name == "99-treeboard-bridge.rules":
         where = importlib.resources.files("firmware_bridge") / name
     else:
-        where = importlib.resources.files("board_driver") / "systemd" / name
+        where = _systemd_files() / name
     try:
         return where.read_text(encoding="utf-8")
     except OSError as exc:
@@ -298,8 +308,8 @@ def _run(run: Callable[..., object], argv: list[str]) -> None:
 
 # The command line -----------------------------------------------------------------
 
-def register_cli(subparsers: argparse._SubParsersAction) -> None:
-    """Add `install-service` to the `treeboard` command (cli._EXTRA_COMMANDS)."""
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add `install-service` to the `treeboard` command."""
     p = subparsers.add_parser("install-service",
                               help="install the systemd service, its user, config and udev rules")
     p.add_argument("--dry-run", action="store_true", help="print every step, change nothing")
@@ -314,7 +324,7 @@ def install_service_command(args: argparse.Namespace | Sequence[str]) -> int:
     """`treeboard install-service [--dry-run] [--root DIR] [--neopixel-as-root]`."""
     if not isinstance(args, argparse.Namespace):
         parser = argparse.ArgumentParser(prog="treeboard")
-        register_cli(parser.add_subparsers())
+        register(parser.add_subparsers())
         args = parser.parse_args(["install-service", *args])
     dry_run = getattr(args, "dry_run", False)
     try:

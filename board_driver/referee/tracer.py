@@ -33,10 +33,14 @@ from pathlib import Path
 from typing import Iterable, Iterator
 
 import games
-from board_driver.cli import cut
 from board_driver.config import Config
-from board_driver.reconcile import candidate_moves
-from board_driver.session import load_board_layout, open_session
+from board_driver.referee.reconcile import candidate_moves
+from board_driver.referee.session import load_board_layout, open_session
+
+
+def cut(text: str, limit: int = 40) -> str:
+    """Bad input as an error message quotes it: at most `limit` characters of it."""
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
 
 
 class TraceError(ValueError):

@@ -1,0 +1,61 @@
+"""The `treeboard` command line: an explicit parser over one module per command family.
+
+Each subcommand is a small function taking parsed arguments and returning an exit status:
+0 success, 2 bad input (a bad move, file, config or option), 1 a failure at run time.
+
+Owns: nothing but the parser. May import every other room of board_driver (the arrows point
+down: cli -> daemon -> referee -> games); nothing imports the cli.
+
+  common.py   exit statuses, `fail`, the game options as flags
+  rules.py    games, replay, match
+  board.py    run, sim, trace, selftest, map (and the simulated board's config)
+  ai.py       solve, review
+  service.py  install-service
+  maker.py    selftest and map: a maker's first contact with a board
+  sim.py      the terminal a simulated board is played from
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import sys
+from typing import Sequence
+
+from board_driver.cli import ai, board, rules, service
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="treeboard",
+        description="A smart board for tree games: rules engines, sensors, LEDs, and the daemon.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    for family in (rules, board, ai, service):
+        family.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["match"]:
+        # `match` has its own parser: its options go before or after the files, and
+        # `treeboard match --help` is its help.
+        from games.match import main as match_main
+        return match_main(argv[1:])
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        status = args.func(args)
+        sys.stdout.flush()  # a closed pipe shows here, inside the handler below
+        return status
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        # `treeboard games | head`: the reader has all it wanted. Point stdout at /dev/null so
+        # the interpreter's own flush at exit does not fail again, and end as a shell
+        # expects of a command its pipe closed (128 + SIGPIPE).
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 128 + signal.SIGPIPE

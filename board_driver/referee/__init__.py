@@ -1,0 +1,19 @@
+"""The game on the board: synchronous, single-threaded, its clock injected.
+
+Owns the game being played and everything decided about it: the referee (debounce ->
+channel-to-site -> reconcile -> journal -> what the board shows), the reconciliation of the
+sensors with the game, touch input, the seats and the computer's turn, the journal, the session
+that opens a board from its config, and the tracer that drives the same referee on a simulated
+clock (for `trace`, the sim's actions and the tests).
+
+May import: games, games.ai, hardware, firmware_bridge, board_driver.config, board_driver.views.
+Never the daemon, web, remote or cli rooms, which drive it.
+
+  referee.py    the Referee: the one owner of the game on the board
+  reconcile.py  sensors against the game: which move, what to correct
+  touch.py      taps and holds (Game for the Trees)
+  seats.py      who plays each seat; the computer's and hints' requests
+  journal.py    the game's moves in SQLite, so a power cut loses nothing
+  session.py    a board opened from its config: hardware, journal, referee
+  tracer.py     physical actions on a simulated clock
+"""

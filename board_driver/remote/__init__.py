@@ -1,0 +1,11 @@
+"""Remote play: a seat played from another board, over an MQTT broker.
+
+Owns the link to the broker (its connection, its state, what is waiting to be sent) and the
+protocol (signed messages, their parsing and checks). The game itself stays the referee's: a
+remote move reaches it through the board's door like any other.
+
+May import: games, board_driver.config. Never the referee, daemon, web or cli rooms.
+
+  link.py      the asyncio MQTT link (aiomqtt) in the daemon's loop
+  protocol.py  topics, message encoding, signatures, validation
+"""

@@ -1,0 +1,114 @@
+"""The house's rules (docs/architecture.md), checked on the source: no import circle among the
+project's modules, no private name imported from another module, the rooms' arrows pointing
+down, and at most six modules directly in board_driver/."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+TOPS = ("games", "hardware", "firmware_bridge", "board_driver")
+
+# What each room of board_driver may import (besides itself, config and the pure layers).
+ROOMS = {
+    "referee": {"views"},
+    "views": {"referee"},
+    "remote": set(),
+    "web": {"referee", "views"},
+    "daemon": {"referee", "views", "web", "remote"},
+    "cli": {"referee", "views", "web", "remote", "daemon"},
+}
+
+
+def _modules() -> dict[str, Path]:
+    found = {}
+    for top in TOPS:
+        for path in (ROOT / top).rglob("*.py"):
+            parts = list(path.relative_to(ROOT).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts.pop()
+            found[".".join(parts)] = path
+    return found
+
+
+def _imports(name: str, path: Path, modules) -> list[tuple[str, list[str], int]]:
+    """(module imported, names taken from it, line) for every import in the file, lazy ones
+    inside functions included: a circle through a function is still a circle."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    out = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            out += [(a.name, [], node.lineno) for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                up = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join(up + ([base] if base else []))
+            for alias in node.names:
+                sub = f"{base}.{alias.name}"
+                if sub in modules:  # `from board_driver.remote import protocol`
+                    out.append((sub, [], node.lineno))
+                else:
+                    out.append((base, [alias.name], node.lineno))
+    return [(m, names, line) for m, names, line in out if m.split(".")[0] in TOPS]
+
+
+def _graph():
+    modules = _modules()
+    return modules, {name: _imports(name, path, modules) for name, path in modules.items()}
+
+
+def test_no_import_circle():
+    modules, graph = _graph()
+    edges = {m: {i for i, _, _ in imps if i in modules and i != m} for m, imps in graph.items()}
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(m):
+        state[m] = 1
+        stack.append(m)
+        for n in sorted(edges[m]):
+            if state.get(n) == 1:
+                raise AssertionError("import circle: " + " -> ".join(stack[stack.index(n):] + [n]))
+            if n not in state:
+                visit(n)
+        stack.pop()
+        state[m] = 2
+
+    for m in sorted(edges):
+        if m not in state:
+            visit(m)
+
+
+def test_no_private_name_is_imported_from_another_module():
+    modules, graph = _graph()
+    bad = [f"{modules[m].relative_to(ROOT)}:{line}: {name} from {i}"
+           for m, imps in graph.items() for i, names, line in imps for name in names
+           if name.startswith("_") and not name.startswith("__")]
+    assert not bad, "\n".join(bad)
+
+
+def test_the_rooms_arrows_point_down():
+    modules, graph = _graph()
+    bad = []
+    for m, imps in graph.items():
+        parts = m.split(".")
+        if parts[0] != "board_driver" or len(parts) < 2 or parts[1] not in ROOMS:
+            if parts[0] != "board_driver":
+                # The pure layers never reach up into the board driver.
+                bad += [f"{m} imports {i}" for i, _, _ in imps if i.startswith("board_driver")]
+            continue
+        room = parts[1]
+        for i, _, _ in imps:
+            other = i.split(".")
+            if other[0] == "board_driver" and len(other) > 1 and other[1] in ROOMS \
+                    and other[1] != room and other[1] not in ROOMS[room]:
+                bad.append(f"{m} imports {i}")
+    assert not bad, "\n".join(bad)
+
+
+def test_at_most_six_modules_directly_in_board_driver():
+    direct = sorted(p.name for p in (ROOT / "board_driver").glob("*.py"))
+    assert len(direct) <= 6, direct
+    assert (ROOT / "systemd" / "treeboard.service").is_file()
