@@ -242,7 +242,7 @@ def run_sim(config: Config, *, new_game: bool = False, stdin: TextIO = sys.stdin
         if runner.done():
             runner.result()  # raises what went wrong at start
             return
-        session = daemon.session
+        session, door = daemon.session, daemon.door
         # Ctrl-C stops the daemon (its own SIGINT handler), and with it this loop, at once.
         try:
             loop.add_signal_handler(signal.SIGINT, lambda: (daemon.stop(), _mark_interrupted()))
@@ -284,28 +284,22 @@ def run_sim(config: Config, *, new_game: bool = False, stdin: TextIO = sys.stdin
                 continue
             shown = None  # what the settled reading must show once a piped action took effect
             try:
-                if word in ("takeback", "accept", "refuse"):
-                    link = daemon.remote
-                    if word == "takeback" and link is not None:
-                        asked = link.request_takeback()
-                        terminal.say(f"asked the other board to take back move {asked + 1}")
-                    elif word == "takeback":
-                        terminal.say(f"took back {session.referee.takeback(loop.time())}; "
-                                     "lift its pieces")
-                    elif link is None:
+                if word == "takeback":
+                    done = door.takeback()
+                    terminal.say(done if door.link is not None else f"{done}; lift its pieces")
+                elif word in ("accept", "refuse"):
+                    if door.link is None:
                         terminal.say(f"  ? {word}: there is no remote game to answer")
                     else:
-                        link.answer_takeback(word == "accept")
-                    daemon.refresh()
-                elif word == "new" and daemon.remote is not None:
+                        door.answer_takeback(word == "accept")
+                elif word == "new" and door.link is not None:
                     terminal.say("  ? new: a remote game is one game on both boards; to play "
                                  "another, start both with a new --join id")
                 elif word in ("clear", "new"):
                     if word == "new":
                         # The journal's game is closed first: the lifts that follow are then a
                         # board being cleared for the new game, not takebacks of the old one.
-                        session.referee.new_game(loop.time())
-                        daemon.refresh()
+                        door.new_game()
                     n = clear_board(session)
                     shown = lambda: not pieces_on_board(session)  # noqa: E731
                     terminal.say(f"lifted {n} piece{'s' if n != 1 else ''}; the board is empty")
@@ -326,8 +320,7 @@ def run_sim(config: Config, *, new_game: bool = False, stdin: TextIO = sys.stdin
                     if verb == "wait":
                         await asyncio.sleep(float(args[0]) / 1000)
                     else:
-                        act(session, verb, args, loop.time())
-                        daemon.refresh()  # an entry changes the game without a sensor event
+                        act(door, verb, args)   # (an entry relights the board itself)
                         if verb in ("place", "lift") and args[0] in session.referee.sensed:
                             site, present = args[0], verb == "place"
                             shown = lambda: (session.referee.physical.get(site)  # noqa: E731

@@ -17,6 +17,7 @@ from typing import Callable
 import games
 from board_driver.config import Config
 from board_driver.daemon.notify import Notifier, keep_watchdog
+from board_driver.referee.door import Door
 from board_driver.referee.session import Session, open_session
 from hardware.base import SensorEvent
 
@@ -33,6 +34,7 @@ class Daemon:
         self.web_enabled = web    # the companion page (config web.*)
         self.web = None
         self.session: Session | None = None
+        self.door: Door | None = None   # how the page, the sim and remote play act on the board
         self.loop: asyncio.AbstractEventLoop | None = None
         self._tick_handle: asyncio.TimerHandle | None = None
         self._show_handle: asyncio.TimerHandle | None = None
@@ -49,6 +51,8 @@ class Daemon:
     async def run(self) -> None:
         self.loop = loop = asyncio.get_running_loop()
         self.session = session = open_session(self.config, clock=loop.time, new_game=self.new_game)
+        self.door = Door(session, loop.time, after_change=self._show)
+        self.door.host = self
         try:
             session.hardware.source.start(self._from_thread)
             for name, button in session.hardware.buttons.items():
@@ -93,13 +97,12 @@ class Daemon:
     def _start_remote(self, session: Session) -> None:
         from board_driver.remote.link import load_join, settings_from_config
 
-        if "remote" not in self.config.players:
+        if "remote" not in session.referee.seats:
             joined = load_join(self.config)   # a remote game joined on the page, before a restart
             if joined is None:
                 return
-            self.config.remote, self.config.players = joined
-            session.referee.seats = self.config.players
-        self._link(settings_from_config(self.config))
+            self.config.remote, session.referee.seats = joined
+        self._link(settings_from_config(self.config, session.referee.seats))
 
     def _link(self, settings) -> None:
         from board_driver.remote.link import RemoteLink
@@ -129,22 +132,21 @@ class Daemon:
 
         if self.remote is not None:
             raise games.IllegalMove("join", "this board is in a remote game already; leave it first")
-        if any(p.startswith("computer") for p in self.session.referee.seats):
+        referee = self.session.referee
+        if any(p.startswith("computer") for p in referee.seats):
             raise games.IllegalMove("join", "the computer plays a seat here; give both seats to "
                                             "people before joining a remote game")
         players = ["remote", "remote"]
         if seat is not None:
             players[seat] = "human"
-        trial = dataclasses.replace(self.config, remote=table, players=tuple(players))
-        settings = settings_from_config(trial)       # checks the broker, game id and secret
-        save_join(self.config, table, trial.players)
-        self.config.remote, self.config.players = table, trial.players
-        referee = self.session.referee
-        referee.seats = trial.players
+        trial = dataclasses.replace(self.config, remote=table)
+        settings = settings_from_config(trial, tuple(players))  # the broker, game id and secret
+        save_join(self.config, table, tuple(players))
+        self.config.remote = table
+        referee.seats = tuple(players)
         if referee.state.moves:
             referee.new_game(self.loop.time(), origin="remote-join")
         self._link(settings)
-        self._show()
 
     async def leave_remote(self) -> None:
         """Leave the remote game (the page): both seats are played here again."""
@@ -154,16 +156,14 @@ class Daemon:
             raise games.IllegalMove("leave", "this board is in no remote game")
         await self._stop_remote()
         forget_join(self.config)
-        self.config.remote, self.config.players = None, ("human", "human")
-        self.session.referee.seats = self.config.players
-        self.session.referee.remote_status = None
-        self._show()
+        self.config.remote = None
+        self.session.referee.seats = ("human", "human")
 
     def _start_computer(self, session: Session) -> None:
         from board_driver.referee.seats import ComputerSeat, computer_seats, worker_pool
 
         try:
-            levels = computer_seats(self.config.players)
+            levels = computer_seats(session.referee.seats)
         except ValueError as exc:
             from board_driver.config import ConfigError
             raise ConfigError(self.config.path, "players", str(exc).split(": ", 1)[-1],
@@ -202,31 +202,14 @@ class Daemon:
         started now if no computer seat needed it before."""
         self._ensure_computer().poke()
 
-    def set_seat(self, seat: int, player: str) -> None:
-        """Who plays `seat` (the page): "human" or "computer:LEVEL", at once (the computer
-        thinks now if it is its turn). Not kept across a restart: the config's `players` is the
-        default. Raises ValueError naming what is wrong, games.IllegalMove in a remote game;
-        either way nothing changes."""
+    def seats_changed(self) -> None:
+        """The door changed who plays a seat: the computer's levels follow (it thinks at the
+        next redraw if it is its turn, with the board agreeing)."""
         from board_driver.referee.seats import computer_seats
-        import games.ai
 
-        if seat not in (0, 1):
-            raise ValueError(f"seat must be 0 (moves first) or 1, not {seat!r}")
-        levels = ", ".join(f"computer:{name}" for name in games.ai.LEVELS)
-        if player != "human" and not (player.startswith("computer:")
-                                      and player.split(":", 1)[1] in games.ai.LEVELS):
-            raise ValueError(f"player must be human or one of {levels}, not {player!r}")
-        if self.remote is not None:
-            raise games.IllegalMove("seats", "this board is in a remote game, whose seats are "
-                                             "set by joining it: leave it first")
-        players = list(self.config.players)
-        players[seat] = player
-        self.config.players = tuple(players)
-        self.session.referee.seats = self.config.players
-        computers = computer_seats(self.config.players)
+        computers = computer_seats(self.session.referee.seats)
         if computers or self.computer is not None:
             self._ensure_computer().levels = computers
-        self._show()  # pokes the computer: its turn now, with the board agreeing?
 
     def _from_worker(self, fn, *args) -> None:
         """A worker's answer, onto the loop; one that lands after the loop closed (the sim quit
@@ -242,7 +225,7 @@ class Daemon:
     async def _start_web(self) -> None:
         from board_driver.web import WebServer
 
-        web = WebServer(self, listen=self.config.web_listen, port=self.config.web_port,
+        web = WebServer(self.door, listen=self.config.web_listen, port=self.config.web_port,
                         token=self.config.web_token)
         try:
             await web.start()
@@ -253,10 +236,6 @@ class Daemon:
                       exc.strerror or exc)
             return
         self.web = web
-
-    def refresh(self) -> None:
-        """Show the game now (after an entry, which changes it without a sensor event)."""
-        self._show()
 
     # --- events (threads hand over; the loop does the work) --------------------------------
 
@@ -270,13 +249,14 @@ class Daemon:
         self._schedule_tick()
 
     def _press(self, name: str) -> None:
-        self.session.referee.press(name, self.loop.time())
-        self._show()
+        self.door.button(name)
 
     def _schedule_tick(self) -> None:
-        deadline = self.session.referee.next_deadline()
-        if deadline is None:
+        referee = self.session.referee
+        deadlines = [d for d in (referee.next_deadline(), referee.turn_deadline()) if d is not None]
+        if not deadlines:
             return
+        deadline = min(deadlines)
         if self._tick_handle is not None:
             if self._tick_handle.when() <= deadline:
                 return  # an earlier tick is booked; it reschedules what is still pending
@@ -293,7 +273,8 @@ class Daemon:
         if self.computer is not None:
             self.computer.poke()  # after every change: its turn, with the board agreeing?
         now = self.loop.time()
-        wake = self.session.referee.show(now)
+        link = self.remote.shown_status if self.remote is not None else None
+        wake = self.session.referee.show(now, link)
         if self.on_frame is not None:
             self.on_frame(self.session)
         if self.web is not None:
@@ -303,6 +284,7 @@ class Daemon:
             self._show_handle = None
         if wake is not None:
             self._show_handle = self.loop.call_at(wake, self._show)
+        self._schedule_tick()   # (a turn's clock may have started)
 
     # --- systemd watchdog -----------------------------------------------------------------------
 

@@ -9,21 +9,18 @@ and the tests drive exactly the same object; only who calls `tick` differs.
 from __future__ import annotations
 
 import logging
-import math
 from typing import Any, Callable, Hashable, Mapping
 
 import games
 from board_driver.referee.reconcile import (Correction, candidate_moves, changed_sites, differences,
                                     reconcile)
-from board_driver.referee.touch import TouchInput, fit_parts, is_touch_game
-from board_driver.views import FRAME_S, View, render, scale
+from board_driver.referee.touch import TouchInput, is_touch_game
+from board_driver.views import View
+from board_driver.views.frame import compose
 from hardware.base import PRESENT, SensorEvent
 from hardware.debounce import Debouncer
 
 log = logging.getLogger("treeboard.referee")
-
-#: The last this many seconds of a timed turn are shown running out.
-COUNTDOWN_S = 30.0
 
 
 class Referee:
@@ -52,13 +49,12 @@ class Referee:
                          winner_seconds=config.winner_seconds)
         self.sensed = [s for s in state.sites() if s in layout.channels_of_site]
         # Who plays each seat: "human" at this board, "computer:LEVEL", or "remote" (another
-        # board). Only a human seat's moves come in through the sensors.
+        # board). Only a human seat's moves come in through the sensors. The referee owns them
+        # (the config's `players` is where a board starts; the door changes them).
         self.seats: tuple[str, str] = tuple(getattr(config, "players", None) or ("human", "human"))
         # Told of every change to the game, on the loop: ("move", move, origin) with origin
         # "board" or the seat's kind, ("undo", move, origin), ("new-game", None, origin).
         self.listeners: list[Callable[[str, Any, str], None]] = []
-        # Set by a remote link: None, or what the link to the other board is doing.
-        self.remote_status: str | None = None
         # After a takeback the board did not make itself (agreed with a remote board, asked on
         # the page), its pieces still stand: nothing is played until they match the game again,
         # or the piece just taken back would be played straight back.
@@ -98,6 +94,15 @@ class Referee:
         log.info("new game of %s %s", self.state.game.name, self.state.options())
         self._tell("new-game", None, origin)
         self._decide(now)
+
+    def set_moves(self, mode: str) -> None:
+        """What the board lights of the moves (display.moves: off, legal, safe, best)."""
+        self.view.moves = mode
+
+    def set_hints(self, hints: dict[str, str]) -> None:
+        """The computer's hints for the position (site -> "best", "keeps" or "loses"), shown
+        while display.moves is "best"; `{}` clears them."""
+        self.view.hints = hints
 
     # --- seats ------------------------------------------------------------------------------
 
@@ -177,11 +182,11 @@ class Referee:
                 self._touched(site, now)
         if self.touch is not None:
             self._lifted.clear()  # (swaps faster than the debounce are a piece game's matter)
-            return bool(settled)
+            return self._turn_clock(now) or bool(settled)
         if (settled or self._lifted) and not self.debouncer.pending():
             self._decide(now, self._swapped())
             return True
-        return False
+        return self._turn_clock(now)
 
     def _swapped(self) -> list[str]:
         """Sites whose piece came off and went back on faster than the debounce (the board
@@ -306,6 +311,10 @@ class Referee:
         self._tell("move", move, origin)
 
     def _decide(self, now: float, swapped: list[str] = ()) -> None:
+        self._reconcile(now, swapped)
+        self._turn_clock(now)
+
+    def _reconcile(self, now: float, swapped: list[str] = ()) -> None:
         if self.touch is not None:
             return  # nothing on the board to reconcile: taps are decided as they come
         if swapped and not self.state.is_over():
@@ -370,22 +379,31 @@ class Referee:
             return None
         return max(0.0, self._turn_since + self.turn_limit - now)
 
-    def _turn_clock(self, now: float) -> None:
-        """Start the clock when a turn begins; a turn whose time ran out is a pass."""
+    def turn_deadline(self) -> float | None:
+        """When the running turn's time is up (a `tick` then passes for the player), or None."""
+        if self.turn_limit is None or self._turn_of is None:
+            return None
+        return self._turn_since + self.turn_limit
+
+    def _turn_clock(self, now: float) -> bool:
+        """Start the clock when a turn begins; a turn whose time ran out is a pass. Called after
+        every decision and by `tick`; returns whether it played."""
         if self.turn_limit is None or self.state.is_over() or not self.at_board(self.state.to_move):
             # (the other board keeps its own clock for a remote seat; the computer is quick)
             self._turn_of = None
-            return
+            return False
         if self._turn_of != self.state.to_move:
             self._turn_of, self._turn_since = self.state.to_move, now
-            return
+            return False
         if now >= self._turn_since + self.turn_limit:
             move = self._pass_move()
             if move is not None:
                 log.info("turn time limit: %s passes", self.state.to_move)
+                self._turn_of, self._turn_since = None, now
                 self._accept(move, now)
-                self._decide(now)
-                self._turn_of, self._turn_since = self.state.to_move, now
+                self._decide(now)   # (which starts the next player's clock)
+                return True
+        return False
 
     def _pass_move(self) -> Any:
         """The game's pass, if it is legal now; None otherwise."""
@@ -400,50 +418,17 @@ class Referee:
 
     # --- light --------------------------------------------------------------------------------
 
-    def frame(self, now: float) -> tuple[dict[Hashable, tuple[int, int, int]], float | None]:
-        left = self.turn_left(now)
-        self.view.turn_left = left
-        if self.touch is None:
-            frame, wake = render(self.state, self.view, now)
-        else:
-            frame, wake = render(self.touch.shown_state(self.state), self.view, now)
-            frame, wake = self.touch.overlay(frame, wake, self.config.colours, now)
-            frame = fit_parts(frame, self.layout.named_leds)
-        if left is not None:
-            # Wake when the last 30 s begin, then often enough for the views' countdown.
-            due = now + left - COUNTDOWN_S if left > COUNTDOWN_S else now + max(0.01, min(left, 0.25))
-            wake = due if wake is None else min(wake, due)
-        named = self.layout.named_leds
-        if "turn" in named and "turn" not in frame:  # (a game's view may draw them itself)
-            over = self.state.is_over()
-            who = self.state.winner() if over else self.state.to_move
-            frame["turn"] = self.config.colours[f"player{who}"] if who is not None else (64, 64, 64)
-            link = self.remote_status
-            if link is not None and link not in ("connected", "watching") and not over:
-                # Remote play that is not flowing: "no broker" (or out of step) flashes the
-                # "wrong" colour twice a second; "waiting for the other board" breathes slowly
-                # in the remote seat's colour.
-                if link.startswith(("waiting", "connecting")):
-                    remote_seat = self.seats.index("remote") if "remote" in self.seats else 0
-                    level = 0.15 + 0.85 * (0.5 + 0.5 * math.sin(now * math.pi / 2))
-                    frame["turn"] = scale(self.config.colours[f"player{remote_seat}"], level)
-                else:
-                    frame["turn"] = self.config.colours["wrong"] if int(now * 4) % 2 else (0, 0, 0)
-                wake = min(wake or math.inf, now + FRAME_S)
-        for player in (0, 1):
-            bar = named.get(f"score{player}")
-            if bar:
-                lit = min(len(bar), self.state.scores()[player])
-                colour = self.config.colours[f"player{player}"]
-                for i, led in enumerate(bar):
-                    frame[led] = colour if i < lit else (0, 0, 0)
-        return frame, wake
+    def frame(self, now: float, link: str | None = None):
+        """The LED frame at `now` and when it next changes by itself (views.frame composes
+        it; `link` is the remote link's state in words, None without one)."""
+        self.view.turn_left = self.turn_left(now)
+        return compose(self, now, link)
 
-    def show(self, now: float) -> float | None:
-        """Render and hand the frame to the strip (written only if it changed). Returns when
-        the frame next changes by itself (a blink, an animation), or None."""
-        self._turn_clock(now)
-        frame, wake = self.frame(now)
+    def show(self, now: float, link: str | None = None) -> float | None:
+        """Hand the frame to the strip (written only if it changed). Returns when the frame
+        next changes by itself (a blink, an animation), or None. Draws only: time that runs
+        out is `tick`'s."""
+        frame, wake = self.frame(now, link)
         self.leds.show(frame)
         return wake
 

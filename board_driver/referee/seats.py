@@ -125,7 +125,7 @@ class ComputerSeat:
 
     def _board_agrees(self) -> bool:
         view = self.referee.view
-        return not view.corrections and not getattr(view, "completions", None) \
+        return not view.corrections and not view.completions \
             and not self.referee.holding
 
     def _our_turn(self) -> int | None:
@@ -192,11 +192,11 @@ class ComputerSeat:
         history = self._history()
         if self._hinted != history:
             if view.hints:
-                view.hints = {}
+                referee.set_hints({})
                 self.after_change()
             self._hinted = None
         state = referee.state
-        if (getattr(view, "moves", None) != "best" or state.is_over()
+        if (view.moves != "best" or state.is_over()
                 or not referee.at_board(state.to_move) or not self._board_agrees()
                 or self._hint_asked == history):
             return
@@ -208,7 +208,7 @@ class ComputerSeat:
         found = self._fresh(future, history, "hint search")
         if found is None:
             return  # failed, or the game moved on (poke asks again)
-        self.referee.view.hints = found
+        self.referee.set_hints(found)
         self._hinted = history
         self.after_change()
 

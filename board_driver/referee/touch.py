@@ -12,7 +12,7 @@ The gestures (all decided when the wand lifts, so a tap and a hold are told apar
 long the sensor stayed on):
 
 - tap a site that begins moves: it is *selected*; the LEDs show the sites to tap next
-  (`overlay`: growth targets blink bluish green, the ends of chains it could stop blink
+  (`views.frame`: growth targets blink bluish green, the ends of chains it could stop blink
   orange, the selected site is white);
 - tap one of those sites: the move is played; tap the selected site again: cancelled; tap
   a site that is neither: that site is selected instead if it begins moves, else cancelled;
@@ -25,7 +25,7 @@ long the sensor stayed on):
 
 A square may have more than one LED: a touch game's view may light *parts* of a square,
 frame keys "SITE:PART" (Game for the Trees: "e4:kind"), which a layout provides as named LED
-groups. `fit_parts` keeps the parts the layout has, so one view serves both layouts.
+groups. `views.frame.fit_parts` keeps the parts the layout has, so one view serves both layouts.
 
 Pure and clock-free like the referee: every call takes `now`.
 """
@@ -37,16 +37,7 @@ from typing import Any
 
 log = logging.getLogger("treeboard.touch")
 
-Colour = tuple[int, int, int]
-SELECTED: Colour = (200, 200, 200)
 HOLD_S = 1.2          # a touch this long or longer is a hold
-BLINK_HZ = 2.0
-
-
-def fit_parts(frame: dict, named_leds: Any) -> dict:
-    """The frame without the square parts ("SITE:PART") that this layout has no LEDs for."""
-    return {k: v for k, v in frame.items()
-            if not (isinstance(k, str) and ":" in k) or k in named_leds}
 
 
 def is_touch_game(state: Any) -> bool:
@@ -170,33 +161,11 @@ class TouchInput:
         preview.play(self.offered)
         return preview
 
-    def overlay(self, frame: dict, wake: float | None, colours: dict[str, Colour],
-                now: float) -> tuple[dict, float | None]:
-        """The selection on top of the game's frame; returns it and the next blink time."""
-        if self.selected is None:
-            return frame, wake
-        on = int(now * BLINK_HZ * 2) % 2 == 0
-        half = 1.0 / (BLINK_HZ * 2)
-        nxt = (int(now / half) + 1) * half
-        frame = dict(frame)
-        lit: dict[str, Colour] = {}
-        if self.choice:
-            for site in (self.selected, self.choice_target):
-                if site is not None and on:
-                    lit[site] = SELECTED
-        else:
-            for target, moves in self.targets.items():
-                if target is None or not on:
-                    continue
-                stop = all(getattr(m, "action", None) == "stop" for m in moves)
-                lit[target] = colours["unsafe" if stop else "safe"]
-            lit[self.selected] = SELECTED
-        for site, colour in lit.items():
-            # the whole square, every LED of it, says "tap here"
-            for key in [k for k in frame if isinstance(k, str) and k.startswith(site + ":")]:
-                frame[key] = colour
-            frame[site] = colour
-        return frame, nxt if wake is None else min(wake, nxt)
+    def stops(self) -> dict[str | None, bool]:
+        """The sites a selection offers to tap next (None: a hold), each with whether every
+        move behind it only stops a chain (drawn and said apart from growing)."""
+        return {target: all(getattr(m, "action", None) == "stop" for m in moves)
+                for target, moves in self.targets.items()}
 
     def words(self) -> str | None:
         """The selection in words, for `treeboard sim` (None: nothing selected)."""
@@ -206,8 +175,7 @@ class TouchInput:
             return (f"{len(self.choice)} turns lead to {self.choice_target}; offered "
                     f"{self.offered} ({self.choice_index + 1} of {len(self.choice)}): tap "
                     f"{self.choice_target} to play it, {self.selected} for the next")
-        grow = sorted(t for t, ms in self.targets.items() if t is not None and not all(
-            getattr(m, "action", None) == "stop" for m in ms))
+        grow = sorted(t for t, stops in self.stops().items() if t is not None and not stops)
         stop = sorted(t for t, ms in self.targets.items() if t is not None and t not in grow)
         parts = []
         if grow:

@@ -34,6 +34,7 @@ from typing import Iterable, Iterator
 
 import games
 from board_driver.config import Config
+from board_driver.referee.door import Door
 from board_driver.referee.reconcile import candidate_moves
 from board_driver.referee.session import load_board_layout, open_session
 
@@ -104,10 +105,11 @@ def _decode_lines(stream, name: str) -> list[str]:
     return lines
 
 
-def act(session, verb: str, args: list[str], now: float) -> None:
+def act(door: Door, verb: str, args: list[str]) -> None:
     """Do a `place`, `lift` or `press` action with the board's hands (shared by `trace`, on
     simulated time, and `sim`, on the real clock). A piece on a site with no sensor is an
-    entry, played directly; everything else goes in through the (mock) sensors."""
+    entry, through the board's door; everything else goes in through the (mock) sensors."""
+    session = door.session
     board = session.hardware.board
     if verb == "press":
         board.press(args[0])
@@ -124,11 +126,11 @@ def act(session, verb: str, args: list[str], now: float) -> None:
     if verb == "place" and site not in layout.channels_of_site:
         if kind is None:
             raise TraceError(_unsensed_site(session, site))
-        session.referee.enter(site, kind, now)
+        door.enter(site, kind)
     elif verb == "place":
         board.place(site, kind)
     elif site not in layout.channels_of_site and site not in layout.sites:
-        session.referee.lift_entry(site, now)  # a cube above the board: a takeback
+        door.lift_entry(site)  # a cube above the board: a takeback
     else:
         board.lift(site)
 
@@ -175,10 +177,11 @@ class Tracer:
             config.journal = str(Path(self._tmp.name) / "journal.sqlite")
         self.session = open_session(config, clock=self.clock, autoscan=False, new_game=new_game)
         self.referee = self.session.referee
+        self.door = Door(self.session, self.clock)   # how the actions reach the game
         self.board = self.session.hardware.board
         self.session.hardware.source.start(self.referee.feed)
         for name, button in self.session.hardware.buttons.items():
-            button.when_pressed = lambda _b=None, n=name: self.referee.press(n, self.clock())
+            button.when_pressed = lambda _b=None, n=name: self.door.button(n)
         self.referee.show(self.clock())
 
     def close(self) -> None:
@@ -214,8 +217,9 @@ class Tracer:
                 ref.tick(self.clock.now)
             self._advance(end)
         else:
-            act(self.session, verb, args, self.clock.now)
+            act(self.door, verb, args)
         self.settle()
+        ref.tick(self.clock.now)   # a turn whose time ran out (the wait's end) is a pass
         ref.show(self.clock.now)
         flush = getattr(self.board, "flush", None)
         if flush is not None:

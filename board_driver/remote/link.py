@@ -126,10 +126,15 @@ class RemoteLink:
         if self._on_local_change in self.referee.listeners:
             self.referee.listeners.remove(self._on_local_change)
 
+    @property
+    def shown_status(self) -> str:
+        """What the board shows of the link (the turn LEDs, the page): a conflict first."""
+        return self.conflict or self.status
+
     def summary(self) -> dict[str, Any]:
         """The link in words and numbers, for the page and the terminal."""
         return {"game": self.settings.game_id, "seat": self.settings.local_seat,
-                "status": self.conflict or self.status, "peer_online": self.peer_online,
+                "status": self.shown_status, "peer_online": self.peer_online,
                 "out_of_step": self.conflict is not None,
                 "asked_to": self._asked_to, "request": self.takeback_request}
 
@@ -315,7 +320,6 @@ class RemoteLink:
             return
         self.status = WATCHING if self.settings.watching else \
             CONNECTED if self.peer_online else WAITING
-        self.referee.remote_status = self.conflict or self.status
 
     # --- the connection -----------------------------------------------------------------------
 
@@ -335,7 +339,6 @@ class RemoteLink:
         identifier = f"treeboard-{s.game_id}-" + \
             (f"watch-{os.getpid()}-{id(self):x}" if s.watching else str(s.local_seat))
         delay = 0.5
-        self.referee.remote_status = self.status
         while True:
             client = aiomqtt.Client(
                 s.host, s.port, username=s.username, password=s.password,
@@ -360,7 +363,6 @@ class RemoteLink:
             self._client = None
             self.status = refused or NO_BROKER
             self.peer_online = False
-            self.referee.remote_status = self.status
             self._changed()
             await asyncio.sleep(delay)
             delay = min(delay * 2, 5.0)
@@ -484,8 +486,10 @@ def forget_join(config: Any) -> None:
     _join_path(config).unlink(missing_ok=True)
 
 
-def settings_from_config(config: Any) -> RemoteSettings:
-    """The `[remote]` table of the config, checked (ConfigError naming the key)."""
+def settings_from_config(config: Any, players: tuple[str, str] | None = None) -> RemoteSettings:
+    """The `[remote]` table of the config, checked (ConfigError naming the key), for the seats
+    `players` (by default the config's)."""
+    players = tuple(config.players) if players is None else players
     from board_driver.config import ConfigError
 
     r = config.remote
@@ -506,10 +510,9 @@ def settings_from_config(config: Any) -> RemoteSettings:
         raise ConfigError(config.path, "remote", exc.reason) from None
     if len(secret.encode()) < 8:
         raise ConfigError(config.path, "remote.secret", "a shared secret of at least 8 bytes")
-    remote = [i for i, p in enumerate(config.players) if p == "remote"]
+    remote = [i for i, p in enumerate(players) if p == "remote"]
     if not remote:
-        raise ConfigError(config.path, "players", 'a "remote" seat with [remote] set',
-                          config.players)
+        raise ConfigError(config.path, "players", 'a "remote" seat with [remote] set', players)
     return RemoteSettings(host=host, port=port, tls=tls, game_id=game_id, secret=secret.encode(),
                           seat=remote[0] if len(remote) == 1 else None,  # both: a spectator
                           username=user, password=password,

@@ -1,9 +1,9 @@
 """The companion page's server: aiohttp on the daemon's own asyncio loop.
 
 It owns no game state. Every request is handled on the loop, so it reads the referee between
-two sensor events, never during one; it acts only through the referee's methods (`enter`,
-`press`, `takeback`, `new_game`) and then asks the daemon to show the result, which lights
-the LEDs and pushes the new state to every open page.
+two sensor events, never during one; it acts only through the board's door
+(`board_driver.referee.door`: entries, the end-turn button, takeback, new game, seats, hints,
+remote play), which lights the LEDs and pushes the new state to every open page.
 
 Safety on a home network:
 - On localhost (the default), requests must name localhost in their Host header: a web page
@@ -91,8 +91,8 @@ class Client:
 
 
 class WebServer:
-    def __init__(self, daemon: Any, *, listen: str, port: int, token: str | None):
-        self.daemon = daemon
+    def __init__(self, door: Any, *, listen: str, port: int, token: str | None):
+        self.door = door
         self.listen, self.port, self.token = listen, port, token
         self.local = is_loopback(listen)
         self.clients: set[Client] = set()
@@ -162,15 +162,15 @@ class WebServer:
 
     def current(self) -> str:
         """The state as JSON; remade only when the game, the corrections or the hint changed."""
-        ref = self.daemon.session.referee
-        link = self.daemon.remote.summary() if self.daemon.remote is not None else None
+        ref = self.door.referee
+        link = self.door.link_summary()
         key = (ref.state.to_json(), tuple(ref.corrections), tuple(ref.view.completions),
                ref.view.moves, tuple(ref.seats), json.dumps(link))
         if key != self._key or self._text is None:
             self._key = key
             self._version += 1
             self._text = json.dumps(snapshot.page_state(
-                ref, layout_name=self.daemon.session.layout.name,
+                ref, layout_name=self.door.session.layout.name,
                 token_required=self.token is not None, version=self._version,
                 instance=self.instance, remote=link))
         return self._text
@@ -254,45 +254,32 @@ class WebServer:
 
     # --- acting through the referee ---------------------------------------------------------------
 
-    def _act(self, do: Callable[[Any, float], Any]) -> web.Response:
-        daemon = self.daemon
+    def _act(self, do: Callable[[], Any]) -> web.Response:
+        """Do `do()` through the door (which relights the board and pushes to every page); a
+        refusal is the answer's status and reason."""
         try:
-            do(daemon.session.referee, daemon.loop.time())
+            do()
         except games.IllegalMove as exc:
             raise Refused(409, exc.reason) from None
-        except games.GameError as exc:
+        except ConfigError as exc:
+            # (joining a remote game) the key as the page names it (remote.broker -> broker)
+            raise Refused(400, f"{exc.key.removeprefix('remote.') or 'remote'}: "
+                               f"{exc.expected}") from None
+        except (games.GameError, ValueError) as exc:
             raise Refused(400, str(exc)) from None
-        daemon.refresh()  # light the board and push to every page
         return web.Response(text=self.current(), content_type="application/json")
 
     async def _enter(self, request: web.Request) -> web.Response:
         data = await self._body(request, {"site": True, "kind": True})
-        site, kind = data["site"], data["kind"]
-        ref = self.daemon.session.referee
-        if site in ref.sensed:
-            raise Refused(409, f"{site} has a sensor: put the piece on the board there")
-        return self._act(lambda r, now: r.enter(site, kind, now))
+        return self._act(lambda: self.door.enter(data["site"], data["kind"]))
 
     async def _press(self, request: web.Request) -> web.Response:
         data = await self._body(request, {"button": True})
-        if data["button"] != "end_turn":
-            raise Refused(400, "the only button is end_turn")
-        state = self.daemon.session.referee.state
-        if state.is_over():
-            raise Refused(409, "the game is over")
-        try:
-            state.copy().play(state.parse_move("end"))
-        except games.IllegalMove as exc:
-            raise Refused(409, f"the turn cannot end now: {exc.reason}") from None
-        return self._act(lambda r, now: r.press("end_turn", now))
+        return self._act(lambda: self.door.press(data["button"]))
 
     async def _takeback(self, request: web.Request) -> web.Response:
         await self._body(request, {})
-        link = self.daemon.remote
-        if link is not None:
-            # In a remote game a takeback is asked of the other board, which may refuse.
-            return self._act(lambda r, now: link.request_takeback())
-        return self._act(lambda r, now: r.takeback(now))
+        return self._act(lambda: self.door.takeback())
 
     async def _remote_join(self, request: web.Request) -> web.Response:
         data = await self._body(request, {"broker": True, "game": True, "seat": True,
@@ -301,56 +288,37 @@ class WebServer:
             raise Refused(400, "seat must be 0 (moves first), 1, or watch")
         seat = None if data["seat"] == "watch" else int(data["seat"])
         table = {"broker": data["broker"], "game": data["game"], "secret": data["secret"]}
-        try:
-            return self._act(lambda r, now: self.daemon.join_remote(table, seat))
-        except ConfigError as exc:
-            # The key as the page names it (remote.broker -> broker), the reason as given.
-            raise Refused(400, f"{exc.key.removeprefix('remote.') or 'remote'}: "
-                               f"{exc.expected}") from None
+        return self._act(lambda: self.door.join_remote(table, seat))
 
     async def _remote_leave(self, request: web.Request) -> web.Response:
         await self._body(request, {})
         try:
-            await self.daemon.leave_remote()
+            await self.door.leave_remote()
         except games.IllegalMove as exc:
             raise Refused(409, exc.reason) from None
         return web.Response(text=self.current(), content_type="application/json")
 
     async def _takeback_answer(self, request: web.Request) -> web.Response:
         data = await self._body(request, {"answer": True})
-        link = self.daemon.remote
-        if link is None:
+        if self.door.link is None:
             raise Refused(409, "this board plays no remote game")
         if data["answer"] not in ("accept", "refuse"):
             raise Refused(400, "answer must be accept or refuse")
-        return self._act(lambda r, now: link.answer_takeback(data["answer"] == "accept"))
+        return self._act(lambda: self.door.answer_takeback(data["answer"] == "accept"))
 
     async def _new_game(self, request: web.Request) -> web.Response:
-        ref = self.daemon.session.referee
-        data = await self._body(request, {k: False for k in ref.state.game.options()})
-        if self.daemon.remote is not None:
-            raise Refused(409, "a remote game is one game on both boards: to play another, "
-                               "join a new game id on both")
-        return self._act(lambda r, now: r.new_game(now, data or None))
+        data = await self._body(request, {k: False for k in self.door.state.game.options()})
+        return self._act(lambda: self.door.new_game(data or None))
 
     async def _seats(self, request: web.Request) -> web.Response:
         data = await self._body(request, {"seat": True, "player": True})
         if data["seat"] not in ("0", "1"):
             raise Refused(400, "seat must be 0 (moves first) or 1")
-        try:
-            return self._act(lambda r, now: self.daemon.set_seat(int(data["seat"]), data["player"]))
-        except ValueError as exc:
-            raise Refused(400, str(exc)) from None
+        return self._act(lambda: self.door.set_seat(int(data["seat"]), data["player"]))
 
     async def _hint(self, request: web.Request) -> web.Response:
         data = await self._body(request, {"mode": True})
-        modes = views.hint_modes(self.daemon.session.referee.state.game.name)
-        if data["mode"] not in modes:
-            raise Refused(400, "hint mode must be one of " + ", ".join(modes))
-        response = self._act(lambda r, now: setattr(r.view, "moves", data["mode"]))
-        if data["mode"] == "best":
-            self.daemon.want_hints()
-        return response
+        return self._act(lambda: self.door.set_hints(data["mode"]))
 
     # --- reading ----------------------------------------------------------------------------------
 
@@ -364,7 +332,7 @@ class WebServer:
 
     async def _picture3d(self, request: web.Request) -> web.Response:
         """The game's 3D picture seen from another side (?turn=0..3 quarter turns)."""
-        ref = self.daemon.session.referee
+        ref = self.door.referee
         module = views.view_of(ref.state.game.name)
         if not hasattr(module, "svg_3d"):
             raise Refused(404, f"{ref.state.game.title.split(':')[0]} has no 3D picture")
@@ -375,13 +343,13 @@ class WebServer:
         return web.json_response({"svg3d": module.svg_3d(ref.state, ref.view, places, int(turn))})
 
     async def _games(self, request: web.Request) -> web.Response:
-        journal = self.daemon.session.journal
+        journal = self.door.session.journal
         return web.json_response({"games": [snapshot.history_entry(g)
                                             for g in journal.history(limit=HISTORY_LIMIT)]})
 
     def _saved(self, request: web.Request):
         try:
-            return self.daemon.session.journal.game(int(request.match_info["id"]))
+            return self.door.session.journal.game(int(request.match_info["id"]))
         except JournalError:
             raise Refused(404, f"no game {request.match_info['id']} in the journal") from None
 
@@ -411,7 +379,7 @@ class WebServer:
             state = snapshot.saved_state(saved, upto)
         except games.GameError as exc:
             raise Refused(409, f"game {saved.game_id} does not replay: {exc}") from None
-        view = views.View(colours=self.daemon.session.referee.view.colours, moves="off")
+        view = views.View(colours=self.door.referee.view.colours, moves="off")
         module = views.view_of(saved.game)
         return web.json_response({
             "id": saved.game_id, "move": upto, "moves": saved.moves,
@@ -428,7 +396,7 @@ class WebServer:
             raise Refused(409, f"game {saved.game_id} does not replay: {exc}") from None
         pending = self._reviews.get(saved.game_id)
         if pending is None:
-            pending = self.daemon.in_worker(snapshot.review_rows, saved.game, dict(saved.options),
+            pending = self.door.in_worker(snapshot.review_rows, saved.game, dict(saved.options),
                                             list(saved.moves))
             self._reviews[saved.game_id] = pending
             while len(self._reviews) > REVIEW_CACHE:

@@ -520,7 +520,7 @@ def test_a_login_and_tls_broker_and_what_the_board_says_when_refused(tmp_path):
                 runner = asyncio.ensure_future(lone.run())
                 try:
                     await until(lambda: lone.remote is not None and words in
-                                (lone.session.referee.remote_status or ""), what=words)
+                                (lone.remote.shown_status or ""), what=words)
                 finally:
                     lone.stop()
                     await asyncio.gather(runner, return_exceptions=True)

@@ -133,21 +133,19 @@ def test_the_turn_leds_show_the_link_when_it_is_not_flowing(tracer):
     t = tracer(players=("human", "remote"))
     ref, colours = t.referee, t.session.config.colours
 
-    def turn(now):
-        return ref.frame(now)[0]["turn"]
+    def turn(now, link):
+        return ref.frame(now, link)[0]["turn"]
 
-    ref.remote_status = "connected"
-    assert turn(0.0) == colours["player0"]
-    ref.remote_status = "watching"
-    assert turn(0.0) == colours["player0"]
-    ref.remote_status = "waiting for the other board"
-    levels = {turn(x / 10) for x in range(40)}
+    assert turn(0.0, "connected") == colours["player0"]
+    assert turn(0.0, "watching") == colours["player0"]
+    waiting = "waiting for the other board"
+    levels = {turn(x / 10, waiting) for x in range(40)}
     assert len(levels) > 5                                 # it breathes...
     assert all(max(c) <= max(colours["player1"]) for c in levels)   # ...in player 2's colour
-    frame, wake = ref.frame(1.0)
+    frame, wake = ref.frame(1.0, waiting)
     assert wake is not None                                # and keeps the board animating
-    ref.remote_status = "no broker: it refused this board (Not authorized)"
-    flashes = [turn(x / 8) for x in range(8)]
+    refused = "no broker: it refused this board (Not authorized)"
+    flashes = [turn(x / 8, refused) for x in range(8)]
     assert colours["wrong"] in flashes and (0, 0, 0) in flashes
 
 
@@ -162,7 +160,7 @@ def test_a_finished_game_is_not_taken_back_by_either_board(tmp_path):
     finished = tp()
     while not finished.is_over():
         finished.play(sorted(finished.legal_moves(), key=str)[0])
-    referee = SimpleNamespace(state=finished, listeners=[], remote_status=None,
+    referee = SimpleNamespace(state=finished, listeners=[],
                               takeback=lambda now, origin: pytest.fail("took a move back"))
 
     async def scenario():

@@ -24,6 +24,9 @@ class FakeReferee:
     def at_board(self, player):
         return player == 0
 
+    def set_hints(self, hints):
+        self.view.hints = hints
+
     def play_for_seat(self, move, now, origin):
         assert origin == "computer"
         self.state.play(self.state.parse_move(move))

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from board_driver.referee.touch import SELECTED, TouchInput, fit_parts, is_touch_game
+from board_driver.referee.touch import TouchInput, is_touch_game
+from board_driver.views.frame import SELECTED, fit_parts, touch_selection
 
 COLOURS = {"safe": (0, 158, 115), "unsafe": (230, 159, 0)}
 
@@ -107,12 +108,12 @@ def test_a_touch_that_began_before_a_resync_is_ignored():
 def test_overlay_lights_the_selection_and_whole_squares():
     t, s = TouchInput(), Lamps()
     frame = {"a": (1, 1, 1), "a:kind": (2, 2, 2), "b": (3, 3, 3)}
-    assert t.overlay(frame, None, COLOURS, 0.0) == (frame, None)
+    assert touch_selection(t, frame, None, COLOURS, 0.0) == (frame, None)
     touch(t, s, "a", 1.0)
-    lit, wake = t.overlay(frame, None, COLOURS, 10.0)  # blink on at whole seconds
+    lit, wake = touch_selection(t, frame, None, COLOURS, 10.0)  # blink on at whole seconds
     assert lit["a"] == lit["a:kind"] == SELECTED and lit["b"] == COLOURS["safe"]
     assert wake == 10.25
-    dark, _ = t.overlay(frame, 12.0, COLOURS, 10.3)  # the target blinks off between
+    dark, _ = touch_selection(t, frame, 12.0, COLOURS, 10.3)  # the target blinks off between
     assert dark["b"] == (3, 3, 3) and dark["a"] == SELECTED
 
 

@@ -1,0 +1,186 @@
+"""The board's one door: everything that acts on a board in play comes through here.
+
+The page, the sim, `trace`, remote play and the command line do not reach into the referee,
+the session or the daemon: they call a `Door` method (an entry, a button, a takeback, a new
+game, a seat, the hint mode), which checks what is asked, changes the game through the referee,
+and calls `after_change()` so that the board is lit and the pages are told. A refusal raises
+`games.IllegalMove` (a reason a player can read: not now) or `ValueError` (not a thing that can
+be asked: a bad seat, an unknown mode) and changes nothing.
+
+The door is synchronous and clock-injected, like the referee, so `trace` and the daemon use the
+same one. What only a running daemon has (the computer's worker process, the remote link and
+its task) the door asks of its `host`, the daemon, which sets itself there; without one (a
+trace) those requests are refused.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Protocol
+
+import games
+import games.ai
+from board_driver import views
+
+#: What a seat may be set to from the page or the sim: "human" or "computer:LEVEL".
+HUMAN = "human"
+
+
+class Host(Protocol):
+    """What the daemon gives the door: the parts with a process, a task or a connection."""
+
+    remote: Any  # the RemoteLink while a seat is played from another board, else None
+
+    def seats_changed(self) -> None: ...
+    def want_hints(self) -> None: ...
+    def join_remote(self, table: dict, seat: int | None) -> None: ...
+    async def leave_remote(self) -> None: ...
+    def in_worker(self, fn: Callable, *args: Any) -> Any: ...
+
+
+class Door:
+    def __init__(self, session: Any, clock: Callable[[], float], *,
+                 after_change: Callable[[], None] = lambda: None):
+        self.session = session
+        self.clock = clock
+        self.after_change = after_change
+        self.host: Host | None = None
+
+    # --- reading ----------------------------------------------------------------------------
+
+    @property
+    def referee(self):
+        return self.session.referee
+
+    @property
+    def state(self) -> games.State:
+        return self.session.referee.state
+
+    @property
+    def seats(self) -> tuple[str, str]:
+        """Who plays each seat; the referee owns them (the config's `players` is only where a
+        board starts)."""
+        return self.session.referee.seats
+
+    @property
+    def link(self) -> Any:
+        """The remote link, while a seat is played from another board; None otherwise."""
+        return self.host.remote if self.host is not None else None
+
+    def link_summary(self) -> dict | None:
+        link = self.link
+        return link.summary() if link is not None else None
+
+    # --- acting -----------------------------------------------------------------------------
+
+    def _done(self, result: Any = None) -> Any:
+        self.after_change()
+        return result
+
+    def enter(self, site: str, kind: str) -> None:
+        """A piece put where no sensor sees it (a Treeblox cube above the board)."""
+        referee = self.referee
+        if site in referee.sensed:
+            raise games.IllegalMove(f"{kind} at {site}",
+                                    f"{site} has a sensor: put the piece on the board there")
+        referee.enter(site, kind, self.clock())
+        self._done()
+
+    def lift_entry(self, site: str) -> None:
+        """The piece entered last on a site no sensor sees, lifted again: a takeback."""
+        self.referee.lift_entry(site, self.clock())
+        self._done()
+
+    def press(self, button: str) -> None:
+        """A named button, from the page or the sim: refused with the reason when it would do
+        nothing (the board's own button ignores a press that cannot count, see `button`)."""
+        if button != "end_turn":
+            raise ValueError("the only button is end_turn")
+        state = self.state
+        if state.is_over():
+            raise games.IllegalMove("end turn", "the game is over")
+        try:
+            state.copy().play(state.parse_move("end"))
+        except games.IllegalMove as exc:
+            raise games.IllegalMove("end turn", f"the turn cannot end now: {exc.reason}") from None
+        self.button(button)
+
+    def button(self, name: str) -> None:
+        """The board's own button (a physical press): what it cannot do now, it ignores."""
+        self.referee.press(name, self.clock())
+        self._done()
+
+    def takeback(self, origin: str = "page") -> str:
+        """Take back the last move. In a remote game it is asked of the other board (which may
+        refuse): returns what was done, in words."""
+        link = self.link
+        if link is not None:
+            asked = link.request_takeback()
+            return self._done(f"asked the other board to take back move {asked + 1}")
+        return self._done(f"took back {self.referee.takeback(self.clock(), origin)}")
+
+    def answer_takeback(self, accept: bool) -> None:
+        """Accept or refuse the other board's takeback request."""
+        link = self.link
+        if link is None:
+            raise games.IllegalMove("answer", "this board plays no remote game")
+        link.answer_takeback(accept)
+        self._done()
+
+    def new_game(self, options: dict[str, Any] | None = None, origin: str = "board") -> None:
+        """Start over (with other options of the same game, if given)."""
+        if self.link is not None:
+            raise games.IllegalMove("new game", "a remote game is one game on both boards: to play "
+                                                "another, join a new game id on both")
+        self.referee.new_game(self.clock(), options, origin)
+        self._done()
+
+    def set_seat(self, seat: int, player: str) -> None:
+        """Who plays `seat`: "human" or "computer:LEVEL", at once (the computer thinks now if
+        it is its turn). Not kept across a restart: the config's `players` is the default."""
+        if seat not in (0, 1):
+            raise ValueError(f"seat must be 0 (moves first) or 1, not {seat!r}")
+        levels = ", ".join(f"computer:{name}" for name in games.ai.LEVELS)
+        if player != HUMAN and not (player.startswith("computer:")
+                                    and player.split(":", 1)[1] in games.ai.LEVELS):
+            raise ValueError(f"player must be human or one of {levels}, not {player!r}")
+        if self.link is not None:
+            raise games.IllegalMove("seats", "this board is in a remote game, whose seats are "
+                                             "set by joining it: leave it first")
+        if self.host is None and player != HUMAN:
+            raise games.IllegalMove("seats", "the computer plays only on a running board")
+        players = list(self.seats)
+        players[seat] = player
+        self.referee.seats = tuple(players)
+        if self.host is not None:
+            self.host.seats_changed()
+        self._done()
+
+    def set_hints(self, mode: str) -> None:
+        """What the board lights of the moves: one of the game's hint modes."""
+        modes = views.hint_modes(self.state.game.name)
+        if mode not in modes:
+            raise ValueError("hint mode must be one of " + ", ".join(modes))
+        self.referee.set_moves(mode)
+        if mode == "best" and self.host is not None:
+            self.host.want_hints()
+        self._done()
+
+    def join_remote(self, table: dict, seat: int | None) -> None:
+        """Join a remote game (the page): `table` as the config's [remote] would hold it,
+        `seat` the seat played here (None: watch)."""
+        if self.host is None:
+            raise games.IllegalMove("join", "remote play needs a running board")
+        self.host.join_remote(table, seat)
+        self._done()
+
+    async def leave_remote(self) -> None:
+        if self.host is None or self.link is None:
+            raise games.IllegalMove("leave", "this board is in no remote game")
+        await self.host.leave_remote()
+        self._done()
+
+    def in_worker(self, fn: Callable, *args: Any) -> Any:
+        """`fn(*args)` in the computer's worker process, awaitable (a game review)."""
+        if self.host is None:
+            raise games.IllegalMove("review", "the computer's worker runs only on a running board")
+        return self.host.in_worker(fn, *args)

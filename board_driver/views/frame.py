@@ -1,0 +1,104 @@
+"""The LED frame, composed in one place: the game's own picture (`views.render`: pieces,
+the winner's animation, hints, corrections), then what the board shows around the game: a touch
+game's selection, the turn LEDs (with the remote link's state when it is not flowing), the
+score bars, and the time the turn's clock next needs a frame.
+
+It reads the referee (its state, view, touch input, layout, seats and turn clock) and changes
+nothing: the referee decides, this draws.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Hashable
+
+from board_driver.views import render
+from board_driver.views.base import FRAME_S, Colour, scale
+
+#: The last this many seconds of a timed turn are shown running out.
+COUNTDOWN_S = 30.0
+
+#: A touch game's selected site; the taps it offers blink in the "safe" (grow) and "unsafe"
+#: (stop a chain) colours.
+SELECTED: Colour = (200, 200, 200)
+TOUCH_BLINK_HZ = 2.0
+
+
+def compose(referee: Any, now: float, link: str | None = None
+            ) -> tuple[dict[Hashable, Colour], float | None]:
+    """The whole frame at `now` and when it next changes by itself (None: not until something
+    happens). `link` is the remote link's state in words (None: no remote seat). The referee's
+    view holds the turn's time left at `now` (`Referee.frame` sets it)."""
+    state, view, touch = referee.state, referee.view, referee.touch
+    colours, named = referee.config.colours, referee.layout.named_leds
+    left = view.turn_left
+    if touch is None:
+        frame, wake = render(state, view, now)
+    else:
+        frame, wake = render(touch.shown_state(state), view, now)
+        frame, wake = touch_selection(touch, frame, wake, colours, now)
+        frame = fit_parts(frame, named)
+    if left is not None:
+        # Wake when the last 30 s begin, then often enough for the views' countdown.
+        due = now + left - COUNTDOWN_S if left > COUNTDOWN_S else now + max(0.01, min(left, 0.25))
+        wake = due if wake is None else min(wake, due)
+    if "turn" in named and "turn" not in frame:  # (a game's view may draw them itself)
+        frame["turn"], wake = _turn(state, referee.seats, colours, link, now, wake)
+    for player in (0, 1):
+        bar = named.get(f"score{player}")
+        if bar:
+            lit = min(len(bar), state.scores()[player])
+            colour = colours[f"player{player}"]
+            for i, led in enumerate(bar):
+                frame[led] = colour if i < lit else (0, 0, 0)
+    return frame, wake
+
+
+def _turn(state, seats, colours, link, now, wake) -> tuple[Colour, float | None]:
+    over = state.is_over()
+    who = state.winner() if over else state.to_move
+    colour = colours[f"player{who}"] if who is not None else (64, 64, 64)
+    if link is None or link in ("connected", "watching") or over:
+        return colour, wake
+    # Remote play that is not flowing: "no broker" (or out of step) flashes the "wrong" colour
+    # twice a second; "waiting for the other board" breathes slowly in the remote seat's colour.
+    if link.startswith(("waiting", "connecting")):
+        remote_seat = seats.index("remote") if "remote" in seats else 0
+        level = 0.15 + 0.85 * (0.5 + 0.5 * math.sin(now * math.pi / 2))
+        colour = scale(colours[f"player{remote_seat}"], level)
+    else:
+        colour = colours["wrong"] if int(now * 4) % 2 else (0, 0, 0)
+    return colour, min(wake or math.inf, now + FRAME_S)
+
+
+def touch_selection(touch, frame: dict, wake: float | None, colours: dict[str, Colour],
+               now: float) -> tuple[dict, float | None]:
+    """A touch game's selection on top of the game's frame, and the next blink time."""
+    if touch.selected is None:
+        return frame, wake
+    on = int(now * TOUCH_BLINK_HZ * 2) % 2 == 0
+    half = 1.0 / (TOUCH_BLINK_HZ * 2)
+    nxt = (int(now / half) + 1) * half
+    frame = dict(frame)
+    lit: dict[str, Colour] = {}
+    if touch.choice:
+        for site in (touch.selected, touch.choice_target):
+            if site is not None and on:
+                lit[site] = SELECTED
+    else:
+        for target, stops in touch.stops().items():
+            if target is not None and on:
+                lit[target] = colours["unsafe" if stops else "safe"]
+        lit[touch.selected] = SELECTED
+    for site, colour in lit.items():
+        # the whole square, every LED of it, says "tap here"
+        for key in [k for k in frame if isinstance(k, str) and k.startswith(site + ":")]:
+            frame[key] = colour
+        frame[site] = colour
+    return frame, nxt if wake is None else min(wake, nxt)
+
+
+def fit_parts(frame: dict, named_leds: Any) -> dict:
+    """The frame without the square parts ("SITE:PART") that this layout has no LEDs for."""
+    return {k: v for k, v in frame.items()
+            if not (isinstance(k, str) and ":" in k) or k in named_leds}
