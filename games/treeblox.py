@@ -285,6 +285,13 @@ class TreebloxState(State):
     def parse_move(self, text: str) -> Move:
         return parse_move(text)
 
+    def end_turn_move(self) -> Move:
+        """`end`: the turn ends after one cube; with none placed it is a pass."""
+        return END
+
+    def pass_move(self) -> Move:
+        return END
+
     @property
     def moves(self) -> list[Move]:
         return [m for m, _ in self._history]
@@ -469,8 +476,13 @@ class TreebloxState(State):
 
 class Treeblox(Game):
     name = "treeblox"
-    title = ("Treeblox: grow a tree of cubes above a 4x4 board; "
-             "the most leaves open to the sky wins")
+    short_title = "Treeblox"
+    description = "grow a tree of cubes above a 4x4 board; the most leaves open to the sky wins"
+
+    def owner_of(self, kind: str) -> int | None:
+        """"dark-leaf", "dark-branch" -> 0; "light-..." -> 1."""
+        colour = kind.partition("-")[0]
+        return COLOURS.index(colour) if colour in COLOURS else None
 
     def options(self) -> dict[str, str]:
         return {"cubes": f"leaves and branches each player starts with, of each kind: "

@@ -2,11 +2,13 @@
 
 On such a board the sensors under the sites hold no pieces: a magnet wand touched to a
 square, or a pressed square, is a *tap*. A game asks for this mode by declaring
-`input_mode = "touch"` on its `Game`, and its states answer one question:
+`input_mode = "touch"` on its `Game`, and its states answer (games/base.py declares both):
 
     state.touch_moves(site) -> list[tuple[move, str | None]]
         The legal moves that begin by tapping `site`, each with the second site to tap, or
         None for a move made by *holding* `site` (Game for the Trees: a retreat).
+    state.touch_stops(move) -> bool
+        Whether the move stops something rather than grows (its target blinks orange).
 
 The gestures (all decided when the wand lifts, so a tap and a hold are told apart by how
 long the sensor stayed on):
@@ -51,7 +53,7 @@ def fit_parts(frame: dict, named_leds: Any) -> dict:
 
 def is_touch_game(state: Any) -> bool:
     """Does this game take its moves by touch (`input_mode = "touch"` on its Game)?"""
-    return getattr(state.game, "input_mode", "pieces") == "touch"
+    return state.game.input_mode == "touch"
 
 
 class TouchInput:
@@ -61,6 +63,7 @@ class TouchInput:
         self.hold_s = hold_s
         self.selected: str | None = None
         self.targets: dict[str | None, list[Any]] = {}   # second site -> moves behind it
+        self.stops: set[str] = set()                     # targets whose every move stops
         self.choice: list[Any] = []                      # moves offered one by one
         self.choice_index = 0
         self.choice_target: str | None = None
@@ -73,6 +76,7 @@ class TouchInput:
         """Forget the selection (after a move, a takeback, a new game, a resync)."""
         self.selected = None
         self.targets = {}
+        self.stops = set()
         self.choice = []
         self.choice_index = 0
         self.choice_target = None
@@ -141,6 +145,8 @@ class TouchInput:
         if targets:
             self.selected = site
             self.targets = targets
+            self.stops = {t for t, ms in targets.items()
+                          if t is not None and all(state.touch_stops(m) for m in ms)}
             self._for = (id(state), len(state.moves))
         else:
             log.info("tap on %s: nothing begins there", site)
@@ -188,8 +194,7 @@ class TouchInput:
             for target, moves in self.targets.items():
                 if target is None or not on:
                     continue
-                stop = all(getattr(m, "action", None) == "stop" for m in moves)
-                lit[target] = colours["unsafe" if stop else "safe"]
+                lit[target] = colours["unsafe" if target in self.stops else "safe"]
             lit[self.selected] = SELECTED
         for site, colour in lit.items():
             # the whole square, every LED of it, says "tap here"
@@ -206,9 +211,8 @@ class TouchInput:
             return (f"{len(self.choice)} turns lead to {self.choice_target}; offered "
                     f"{self.offered} ({self.choice_index + 1} of {len(self.choice)}): tap "
                     f"{self.choice_target} to play it, {self.selected} for the next")
-        grow = sorted(t for t, ms in self.targets.items() if t is not None and not all(
-            getattr(m, "action", None) == "stop" for m in ms))
-        stop = sorted(t for t, ms in self.targets.items() if t is not None and t not in grow)
+        grow = sorted(t for t in self.targets if t is not None and t not in self.stops)
+        stop = sorted(self.stops)
         parts = []
         if grow:
             parts.append(f"tap {' '.join(grow)} to grow there")

@@ -280,8 +280,11 @@ class WebServer:
         state = self.daemon.session.referee.state
         if state.is_over():
             raise Refused(409, "the game is over")
+        move = state.end_turn_move()
+        if move is None:
+            raise Refused(409, "the turn cannot end now: this game has no end-turn move")
         try:
-            state.copy().play(state.parse_move("end"))
+            state.copy().play(move)
         except games.IllegalMove as exc:
             raise Refused(409, f"the turn cannot end now: {exc.reason}") from None
         return self._act(lambda r, now: r.press("end_turn", now))
@@ -367,7 +370,7 @@ class WebServer:
         ref = self.daemon.session.referee
         module = views.view_of(ref.state.game.name)
         if not hasattr(module, "svg_3d"):
-            raise Refused(404, f"{ref.state.game.title.split(':')[0]} has no 3D picture")
+            raise Refused(404, f"{ref.state.game.short_title} has no 3D picture")
         turn = request.query.get("turn", "0")
         if turn not in ("0", "1", "2", "3"):
             raise Refused(400, "turn must be 0, 1, 2 or 3 (quarter turns)")
