@@ -217,8 +217,10 @@ class State(ABC):
 
     def moves_at(self, site: str) -> list:
         """The legal moves that may change `site`: reconcile (board_driver/referee) tests only
-        these when the board differs there. A game narrows them for speed; the default, every
-        legal move, is correct for any game (reconcile tests what each one changes)."""
+        these when the board differs there. A game narrows them for speed, as long as every
+        legal move that changes a sensed site is listed at one of the sites it changes (Tree
+        Planting: a rod's move at its groove, not at the hole its tree fills). The default,
+        every legal move, is correct for any game."""
         return self.legal_moves()
 
     def position_key(self) -> Any:
