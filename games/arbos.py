@@ -517,10 +517,6 @@ class ArbosState(State):
         placed = (self._placed_seeds + player) // 2  # white places black's first
         return self._seeds_each - placed if self._phase == "setup" else 0
 
-    def seed_owner(self, site: str) -> int | None:
-        code = self._board[self.geo.index[site]]
-        return code - 1 if code in _SEED else None
-
     def trees(self, player: int) -> list[list[str]]:
         """The player's trees, each a list of its cells in reading order; largest first, then
         in reading order of their first cell."""

@@ -349,13 +349,6 @@ class TreebloxState(State):
     def cubes_left(self, player: int) -> dict[str, int]:
         return dict(self._left[player])
 
-    def cube_at(self, cell: Cell | str) -> str | None:
-        """The kind of cube in a cell ("dark-leaf", ...), or None when it is free."""
-        if isinstance(cell, str):
-            cell = parse_cell(cell)
-        piece = self._cells.get(tuple(cell))
-        return None if piece is None else f"{COLOURS[piece[0]]}-{piece[1]}"
-
     # --- helpers -------------------------------------------------------------------------
 
     def _turn(self) -> tuple:
