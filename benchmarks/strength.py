@@ -87,7 +87,7 @@ def random_move(state, rng: random.Random):
 
 def our_move(state, seconds: float, seed: int, tuning: dict | None):
     """games.ai.best_move, or with `tuning` the MCTS with those options over the game's own
-    (`games.ai.mcts.TUNING`): to try options before making them the game's."""
+    (its `Game.search_options`): to try options before making them the game's."""
     if tuning is None:
         return games.ai.best_move(state, seconds=seconds, seed=seed)
     legal = state.legal_moves()

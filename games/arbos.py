@@ -465,6 +465,13 @@ class ArbosState(State):
         """Every cell, row A first, column 1 first."""
         return list(self.geo.names)
 
+    def end_turn_move(self) -> Move:
+        """A turn is one move, so ending it early is passing."""
+        return PASS
+
+    def pass_move(self) -> Move:
+        return PASS
+
     def parse_move(self, text: Any) -> Move:
         move = parse_move(text)
         if move.cell is not None and not (move.cell[0] < self.geo.rows
@@ -509,10 +516,6 @@ class ArbosState(State):
         """Seeds of `player` still to be put down in the setup."""
         placed = (self._placed_seeds + player) // 2  # white places black's first
         return self._seeds_each - placed if self._phase == "setup" else 0
-
-    def seed_owner(self, site: str) -> int | None:
-        code = self._board[self.geo.index[site]]
-        return code - 1 if code in _SEED else None
 
     def trees(self, player: int) -> list[list[str]]:
         """The player's trees, each a list of its cells in reading order; largest first, then
@@ -870,10 +873,14 @@ _BOARD = re.compile(r"^\s*(\d+)\s*[xX]\s*(\d+)\s*$")
 
 class Arbos(Game):
     name = "arbos"
-    title = ("Arbos: place your opponent's seeds, grow spores into at most three trees; "
-             "score your seeds linked to two of them")
+    short_title = "Arbos"
+    description = ("place your opponent's seeds, grow spores into at most three trees; "
+                   "score your seeds linked to two of them")
     #: The rules' example turn time limit; the referee applies it (config can change it).
     turn_seconds = 300.0
+    #: 400 moves a turn are too wide for plain UCT within seconds: widen progressively, the
+    #: state's `move_prior` first.
+    search_options = {"widening": (2.0, 0.5), "prior": "game"}
 
     def options(self) -> dict[str, str]:
         return {

@@ -5,6 +5,15 @@ game and its options and makes states; a `State` is mutable, with `play`/`undo`,
 knows what a correct physical board holds (`occupancy`). That last function is what ties
 the rules to the hardware: the daemon compares it with what the sensors see.
 
+Everything else a game may offer is declared here too, with a default, so that nothing
+outside a game's own module probes it with `getattr` or recognises it by its name: how moves
+come in (`Game.input_mode`, `State.touch_moves`), a turn time its rules give
+(`Game.turn_seconds`), the options of the search (`Game.search_options`, `Game.exact_solver`),
+its title in two parts (`Game.short_title`, `Game.description`), which player owns a piece
+kind (`Game.owner_of`), its end-turn and pass moves (`State.end_turn_move`,
+`State.pass_move`), and the shortcuts the daemon and the search use (`State.moves_at`,
+`State.position_key`, `State.move_prior`).
+
 Rules modules are pure: no I/O, no threads, no clock, no hardware imports.
 """
 
@@ -13,7 +22,7 @@ from __future__ import annotations
 import json
 import random
 from abc import ABC, abstractmethod
-from typing import Any, ClassVar, Iterable, Sequence
+from typing import Any, ClassVar, Iterable, Mapping, Sequence
 
 
 class GameError(ValueError):
@@ -46,8 +55,38 @@ class Game(ABC):
 
     #: The registry name, e.g. "tree-planting".
     name: ClassVar[str]
-    #: A one-line description for `treeboard games`.
-    title: ClassVar[str]
+    #: The game's name as people write it ("Tree Planting"): the page's heading, the sim's words.
+    short_title: ClassVar[str]
+    #: What the game is about, in one line (the page shows it under the heading).
+    description: ClassVar[str]
+
+    #: How moves come in. "pieces": the sensors watch pieces, and the daemon compares them
+    #: with `State.occupancy`. "touch": the board holds no pieces (the position lives on the
+    #: LEDs) and its sensors are taps; the states answer `State.touch_moves`
+    #: (board_driver/referee/touch.py).
+    input_mode: ClassVar[str] = "pieces"
+    #: The time a turn may take by the game's own rules, in seconds (Arbos: 300), or None for
+    #: no limit. A board's config may set another.
+    turn_seconds: ClassVar[float | None] = None
+    #: Keyword options of the generic search for this game (`games.ai.mcts.Search`: widening,
+    #: prior, safe_root, playout_cap), chosen by measurement (docs/ai.md); {}: the defaults.
+    search_options: ClassVar[Mapping[str, Any]] = {}
+    #: Whether games.ai solves this game exactly where a position is small enough (Tree
+    #: Planting: games/ai/tree_planting.py); otherwise the search alone plays and hints.
+    exact_solver: ClassVar[bool] = False
+
+    @property
+    def title(self) -> str:
+        """One line for `treeboard games`: "Short title: description"."""
+        return f"{self.short_title}: {self.description}"
+
+    def owner_of(self, kind: str) -> int | None:
+        """The player (0 or 1) a piece kind (a value of `State.occupancy`) belongs to, or None
+        for a piece of nobody's (a Tree Planting rod): the views colour pieces by it. The
+        default reads the convention "WHAT:PLAYER" ("tree:1" -> 1); a game whose kinds are
+        named otherwise (Fangqi's "black", Treeblox's "dark-leaf") says so itself."""
+        what, sep, player = kind.rpartition(":")
+        return int(player) if sep and player in ("0", "1") else None
 
     @abstractmethod
     def options(self) -> dict[str, str]:
@@ -175,6 +214,43 @@ class State(ABC):
             self.play(ms[randrange(len(ms))])
             left -= 1
         return self.scores()
+
+    def moves_at(self, site: str) -> list:
+        """The legal moves that may change `site`: reconcile (board_driver/referee) tests only
+        these when the board differs there. A game narrows them for speed, as long as every
+        legal move that changes a sensed site is listed at one of the sites it changes (Tree
+        Planting: a rod's move at its groove, not at the hole its tree fills). The default,
+        every legal move, is correct for any game."""
+        return self.legal_moves()
+
+    def position_key(self) -> Any:
+        """A hashable key of the position, equal for states the game cannot tell apart
+        whatever their histories, so that the search (games/ai/mcts.py) shares one node
+        between transpositions; None (the default): every history is a node of its own."""
+        return None
+
+    def end_turn_move(self) -> Any:
+        """The move that ends the turn early (the page's and the board's "end turn" button),
+        whether or not it is legal now; None when the game has no such move (the default).
+        Treeblox: `end`, a pass when no cube was placed this turn; Arbos: its pass."""
+        return None
+
+    def pass_move(self) -> Any:
+        """The move that passes the turn, whether or not it is legal now: what the referee
+        plays for a player whose turn time ran out. None when the game has none (the default)."""
+        return None
+
+    def touch_moves(self, site: str) -> list[tuple[Any, str | None]]:
+        """For games whose `Game.input_mode` is "touch" (board_driver/referee/touch.py): the
+        legal moves that begin by tapping `site`, each with the second site to tap, or None
+        for a move made by holding `site`. The default: nothing begins anywhere."""
+        return []
+
+    def touch_stops(self, move: Any) -> bool:
+        """For the touch input: does `move` (one of `touch_moves`) stop something rather than
+        grow (Game for the Trees: a chain's stop)? The board lights its target in the warning
+        colour. Default False."""
+        return False
 
     def move_prior(self, moves: Sequence[Any]) -> list[float] | None:
         """Optional, for the search: a cheap guess of how promising each of `moves` (this

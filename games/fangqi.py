@@ -762,8 +762,22 @@ def _flag(name: str, value: Any) -> bool:
 
 class Fangqi(Game):
     name = "fangqi"
-    title = ("Fangqi: place counters, form 2x2 squares of your colour, take your opponent's "
-             "counters; three left loses")
+    short_title = "Fangqi"
+    description = ("place counters, form 2x2 squares of your colour, take your opponent's "
+                   "counters; three left loses")
+    # A random playout to the end is 130-180 moves (3 ms), so plain UCT saw 35 of them in
+    # 0.1 s; capped at 30 moves and scored by the counters left, it sees about ten times as
+    # many. Against the plain search at 0.1 s a move, 20 games each: with the greedy prior
+    # 20/20, the cap of 60 alone 19/20, the prior, widening and safe root without a cap 12/20.
+    # The game's prior (squares built and blocked: a capped playout from the placement ends
+    # before anything is taken, so there only the prior tells points apart) against the
+    # greedy one: 27/40.
+    search_options = {"widening": (1.0, 0.35), "prior": "game", "safe_root": True,
+                      "playout_cap": 30}
+
+    def owner_of(self, kind: str) -> int | None:
+        """"black" -> 0, "white" -> 1."""
+        return COLOURS.index(kind) if kind in COLOURS else None
 
     def options(self) -> dict[str, str]:
         return {

@@ -101,13 +101,10 @@ def _is_step(cell: Cell, dx: int, dy: int) -> bool:
     return {"B": straight, "E": diagonal, "P": straight or diagonal}[kind]
 
 
-def _steps(cell: Cell, src: int) -> tuple[tuple[int, int, int, tuple[int, ...]], ...]:
-    """Every (dst, dx, dy, path) the piece in `cell` on `src` reaches by geometry."""
-    return _steps_of(cell[3] if cell[0] == TREE else "", src)
-
-
 @functools.lru_cache(maxsize=None)  # pure: 5 kinds of growth x 64 squares
 def _steps_of(kind: str, src: int) -> tuple[tuple[int, int, int, tuple[int, ...]], ...]:
+    """Every (dst, dx, dy, path) a tree of `kind` ("": grass or underbrush) on `src` reaches
+    by geometry."""
     out = []
     if kind in ("", "A"):
         for dx, dy in (_KNIGHT if kind else _KING):
@@ -637,10 +634,6 @@ class GameForTheTreesState(State):
         """None while playing; "huckleberry", "mutual", "stalemate" or "limit"."""
         return self._end
 
-    @property
-    def turns_left(self) -> int:
-        return max(0, self._opts["limit"] - self._turns)
-
     def moves_from(self, name: str | int) -> list[Move]:
         """The legal turns that start on this square: its growths and leap, the stops of its
         chains, its retreat (in that order)."""
@@ -658,6 +651,10 @@ class GameForTheTreesState(State):
         or None for a retreat, made by holding the square."""
         return [(m, None if m.action == RETREAT else square_name(m.dst))
                 for m in self.moves_from(site)]
+
+    def touch_stops(self, move: Move) -> bool:
+        """A stop ends a chain's growth: the board lights its square as a warning."""
+        return move.action == STOP
 
     # --- helpers ------------------------------------------------------------------------
 
@@ -1060,8 +1057,15 @@ class GameForTheTrees(Game):
     name = "game-for-the-trees"
     #: The board holds no pieces: its sensors are taps (board_driver/referee/touch.py).
     input_mode = "touch"
-    title = ("Game for the Trees: grass, underbrush and trees grow across an 8x8 board by "
-             "momentum; lose your Huckleberry and you lose")
+    short_title = "Game for the Trees"
+    description = ("grass, underbrush and trees grow across an 8x8 board by momentum; lose "
+                   "your Huckleberry and you lose")
+    # About 80 moves a turn and 100 iterations a second: random playouts say little there, so
+    # the search keeps close to the greedy prior (a root visited 100 times weighs its best 2
+    # safe moves); probes of 10 games against greedy at 0.5 s: widening (2, 0.5) 4/10,
+    # (1, 0.35) 8/10, (1, 0.2) 10/10.
+    search_options = {"widening": (1.0, 0.2), "prior": "greedy", "safe_root": True,
+                      "playout_cap": 10}
 
     def options(self) -> dict[str, str]:
         return {

@@ -411,7 +411,10 @@ def solve(state: TreePlantingState) -> tuple[int, list[Groove]]:
 
 class TreePlanting(Game):
     name = "tree-planting"
-    title = "Tree Planting: draw rods in the grooves; close a square to plant a tree and draw again"
+    short_title = "Tree Planting"
+    description = "draw rods in the grooves; close a square to plant a tree and draw again"
+    #: games/ai/tree_planting.py solves it exactly where a position is small enough.
+    exact_solver = True
 
     def options(self) -> dict[str, str]:
         return {"board": "a named board ("

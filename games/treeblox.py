@@ -12,6 +12,9 @@ Moves. One placement per move (`La1`, `Bb2+1`, `B(-1,1,0)`) or `end`, which ends
 early (a pass when nothing was placed this turn). The turn passes by itself once the growth
 rate is used up. One cube per move is one sensor change on the board and keeps search simple.
 
+Match play (the rulebook's "Match play"): `play_match` totals a match's games, players
+switching colours every game; `treeboard match` (board_driver/cli/rules.py) reads the records.
+
 Representation: `_cells` maps each occupied cell to (player, kind); `_columns` keeps the
 heights in each (x, y) column so that "is this leaf active" is one max(); each player's
 leaves and branches are lists in placement order, so undo is a pop. Before each move the
@@ -22,9 +25,9 @@ from __future__ import annotations
 
 import random
 import re
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Sequence
 
-from games.base import BadOptions, Game, IllegalMove, InvalidNotation, State
+from games.base import BadOptions, Game, GameError, IllegalMove, InvalidNotation, State
 
 Cell = tuple[int, int, int]
 
@@ -285,6 +288,13 @@ class TreebloxState(State):
     def parse_move(self, text: str) -> Move:
         return parse_move(text)
 
+    def end_turn_move(self) -> Move:
+        """`end`: the turn ends after one cube; with none placed it is a pass."""
+        return END
+
+    def pass_move(self) -> Move:
+        return END
+
     @property
     def moves(self) -> list[Move]:
         return [m for m, _ in self._history]
@@ -338,13 +348,6 @@ class TreebloxState(State):
 
     def cubes_left(self, player: int) -> dict[str, int]:
         return dict(self._left[player])
-
-    def cube_at(self, cell: Cell | str) -> str | None:
-        """The kind of cube in a cell ("dark-leaf", ...), or None when it is free."""
-        if isinstance(cell, str):
-            cell = parse_cell(cell)
-        piece = self._cells.get(tuple(cell))
-        return None if piece is None else f"{COLOURS[piece[0]]}-{piece[1]}"
 
     # --- helpers -------------------------------------------------------------------------
 
@@ -469,8 +472,13 @@ class TreebloxState(State):
 
 class Treeblox(Game):
     name = "treeblox"
-    title = ("Treeblox: grow a tree of cubes above a 4x4 board; "
-             "the most leaves open to the sky wins")
+    short_title = "Treeblox"
+    description = "grow a tree of cubes above a 4x4 board; the most leaves open to the sky wins"
+
+    def owner_of(self, kind: str) -> int | None:
+        """"dark-leaf", "dark-branch" -> 0; "light-..." -> 1."""
+        colour = kind.partition("-")[0]
+        return COLOURS.index(colour) if colour in COLOURS else None
 
     def options(self) -> dict[str, str]:
         return {"cubes": f"leaves and branches each player starts with, of each kind: "
@@ -488,3 +496,78 @@ class Treeblox(Game):
 
 
 GAME = Treeblox()
+
+
+# --- match play -------------------------------------------------------------------------------
+# Players switch colours every game: player 1 is Dark in game 1, Light in game 2, and so on.
+# After each game each player scores their active leaves; the totals decide the match.
+
+
+class MatchError(GameError):
+    """A game of the match that does not replay, or does not finish."""
+
+    def __init__(self, game: int, where: str, reason: str):
+        self.game = game
+        self.reason = reason
+        super().__init__(f"game {game}{f' ({where})' if where else ''}: {reason}")
+
+
+def player_colours(game: int) -> tuple[str, str]:
+    """The colours of (player 1, player 2) in game `game` (1-based)."""
+    return ("dark", "light") if game % 2 else ("light", "dark")
+
+
+def play_game(number: int, moves: Sequence[str], cubes: int = MAX_CUBES, where: str = ""
+              ) -> dict[str, Any]:
+    """Replay game `number` of a match and score it for player 1 and player 2."""
+    state = GAME.new_state(cubes=cubes)
+    for i, text in enumerate(moves, 1):
+        try:
+            state.play(text)
+        except IllegalMove as exc:
+            raise MatchError(number, where, f"move {i} ({text}): {exc.reason}") from None
+    if not state.is_over():
+        raise MatchError(number, where, f"the game is not over after its {len(moves)} moves "
+                                        f"({COLOURS[state.to_move]} to move)")
+    first = 0 if number % 2 else 1  # player 1's seat: Dark in odd games, Light in even
+    scores = state.scores()
+    winner = state.winner()
+    return {
+        "game": number,
+        "colours": list(player_colours(number)),
+        "leaves": [scores[first], scores[1 - first]],
+        "winner": None if winner is None else (1 if winner == first else 2),
+        "end": state.end_reason,
+        "moves": len(moves),
+    }
+
+
+def result_text(totals: Sequence[int]) -> str:
+    a, b = totals
+    if a == b:
+        return f"Draw at {a} active leaves each"
+    margin = abs(a - b)
+    return f"Player {1 if a > b else 2} won by {margin} point{'s' if margin != 1 else ''}"
+
+
+def play_match(records: Sequence[Sequence[str]], cubes: int = MAX_CUBES,
+               sources: Sequence[str] | None = None) -> dict[str, Any]:
+    """The match summary for games given as lists of move texts, game 1 first.
+
+    Raises MatchError naming the game (and its source, if given) that does not replay.
+    """
+    if not records:
+        raise GameError("a match needs at least one game")
+    rows = [play_game(i, moves, cubes, sources[i - 1] if sources else "")
+            for i, moves in enumerate(records, 1)]
+    totals = [sum(r["leaves"][0] for r in rows), sum(r["leaves"][1] for r in rows)]
+    winner = 1 if totals[0] > totals[1] else 2 if totals[1] > totals[0] else None
+    return {
+        "game": GAME.name,
+        "cubes": cubes,
+        "games": rows,
+        "totals": totals,
+        "winner": winner,
+        "margin": abs(totals[0] - totals[1]),
+        "result": result_text(totals),
+    }

@@ -39,11 +39,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv[:1] == ["match"]:
-        # `match` has its own parser: its options go before or after the files, and
-        # `treeboard match --help` is its help.
-        from games.match import main as match_main
-        return match_main(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

@@ -35,8 +35,9 @@ def _position(args: argparse.Namespace) -> games.State:
 def cmd_solve(args: argparse.Namespace) -> int:
     """Print {"value", "best", "seconds"}: the final tree margin for the player to move under
     perfect play, the grooves that reach it, and how long the search took."""
-    if args.game != "tree-planting":
-        return fail(f"solve: only tree-planting has an exact solver, not {args.game!r}; "
+    solvable = [name for name in games.names() if games.get_game(name).exact_solver]
+    if args.game not in solvable:
+        return fail(f"solve: only {', '.join(solvable)} has an exact solver, not {args.game!r}; "
                      "the other games have `treeboard review` and the computer player")
     try:
         state = _position(args)

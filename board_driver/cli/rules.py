@@ -7,11 +7,12 @@ import argparse
 import codecs
 import json
 import sys
-from typing import BinaryIO, Iterator
+from typing import BinaryIO, Iterator, Sequence, TextIO
 
 import games
-from board_driver.cli.common import add_game_options, fail, game_options
+from board_driver.cli.common import EXIT_BAD_INPUT, add_game_options, fail, game_options
 from board_driver.referee.tracer import cut
+from games import treeblox
 
 
 def cmd_games(args: argparse.Namespace) -> int:
@@ -94,6 +95,54 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return 0
 
 
+def parse_record(text: str) -> list[str]:
+    """The moves of one match record: whitespace-separated, `#` to the end of a line ignored."""
+    return [m for line in text.splitlines() for m in line.split("#", 1)[0].split()]
+
+
+def read_records(paths: Sequence[str], stdin: TextIO | None = None
+                 ) -> tuple[list[list[str]], list[str]]:
+    """(games, sources) of a match: one game per non-blank line of a single file, else one
+    per file; `-` is standard input. Raises GameError for a file it cannot read."""
+    texts = []
+    for path in paths:
+        if path == "-":
+            texts.append((path, (stdin or sys.stdin).read()))
+        else:
+            try:
+                with open(path, encoding="utf-8") as f:
+                    texts.append((path, f.read()))
+            except OSError as exc:
+                raise games.GameError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if len(texts) == 1:
+        path, text = texts[0]
+        records, sources = [], []
+        for n, line in enumerate(text.splitlines(), 1):
+            moves = parse_record(line)
+            if moves:
+                records.append(moves)
+                sources.append(f"{'stdin' if path == '-' else path} line {n}")
+        return records, sources
+    return [parse_record(text) for _, text in texts], [p for p, _ in texts]
+
+
+def cmd_match(args: argparse.Namespace) -> int:
+    """Print a Treeblox match's summary (games.treeblox.play_match) as JSON."""
+    try:
+        cubes = treeblox.GAME.new_state(cubes=args.cubes).options()["cubes"]
+        records, sources = read_records(args.files)
+        summary = treeblox.play_match(records, cubes, sources)
+    except games.GameError as exc:
+        print(f"treeboard match: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    if len(records) % 2:
+        print("treeboard match: note: an odd number of games gives one player Dark's first "
+              "move once more than the other", file=sys.stderr)
+    json.dump(summary, sys.stdout, indent=2)
+    sys.stdout.write("\n")
+    return 0
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("games", help="list the games, their boards and options")
     p.set_defaults(func=cmd_games)
@@ -104,5 +153,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("file", nargs="?", default="-", help="whitespace-separated moves; - for stdin")
     p.set_defaults(func=cmd_replay)
 
-    # Listed here for `treeboard --help`; cli.main hands `match ...` to its own parser.
-    sub.add_parser("match", help="total a Treeblox match (colours switch every game)", add_help=False)
+    p = sub.add_parser(
+        "match", help="total a Treeblox match (colours switch every game)",
+        description="Total a Treeblox match: players switch colours every game (player 1 is "
+                    "Dark in game 1) and the most active leaves over all games wins.")
+    p.add_argument("files", nargs="+", metavar="FILE",
+                   help="one file: a game per line; several files: a game per file; "
+                        "- reads standard input")
+    p.add_argument("--cubes", default=treeblox.MAX_CUBES,
+                   help=f"cubes of each kind per player (default {treeblox.MAX_CUBES})")
+    p.set_defaults(func=cmd_match)

@@ -97,7 +97,7 @@ class Terminal:
         names = views.players(state.game.name)
         moves = [str(m) for m in state.moves]
         if state is not self._state:
-            self.say(f"new game of {state.game.title.split(':')[0]}")
+            self.say(f"new game of {state.game.short_title}")
             self._state, self._moves, self._occupied = state, [], set()
         common = 0
         while common < min(len(moves), len(self._moves)) and moves[common] == self._moves[common]:

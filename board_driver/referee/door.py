@@ -98,8 +98,12 @@ class Door:
         state = self.state
         if state.is_over():
             raise games.IllegalMove("end turn", "the game is over")
+        move = state.end_turn_move()
+        if move is None:
+            raise games.IllegalMove("end turn", "the turn cannot end now: this game has no "
+                                                "end-turn move")
         try:
-            state.copy().play(state.parse_move("end"))
+            state.copy().play(move)
         except games.IllegalMove as exc:
             raise games.IllegalMove("end turn", f"the turn cannot end now: {exc.reason}") from None
         self.button(button)

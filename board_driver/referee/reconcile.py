@@ -94,13 +94,10 @@ def _explains(diff: dict[str, Correction], before: Mapping[str, str],
 
 
 def candidate_moves(state: State, sites: Iterable[str]) -> list:
-    """Moves worth testing: the game may narrow them to the given sites (`moves_at`)."""
-    moves_at = getattr(state, "moves_at", None)
-    if moves_at is None:
-        return state.legal_moves()
+    """Moves worth testing: the game may narrow them to the given sites (`State.moves_at`)."""
     seen, out = set(), []
     for site in sites:
-        for m in moves_at(site):
+        for m in state.moves_at(site):
             if str(m) not in seen:
                 seen.add(str(m))
                 out.append(m)

@@ -39,7 +39,7 @@ class Referee:
         self._window = window
         # The turn's clock: a limit in seconds (None: none), whose turn it is and since when.
         limit = config.turn_seconds if config.turn_seconds is not None else \
-            getattr(state.game, "turn_seconds", None)
+            state.game.turn_seconds
         self.turn_limit: float | None = limit or None
         self._turn_of: int | None = None
         self._turn_since = 0.0
@@ -269,8 +269,11 @@ class Referee:
         has such a move."""
         if name != "end_turn" or self.state.is_over() or not self.at_board(self.state.to_move):
             return
+        move = self.state.end_turn_move()
+        if move is None:
+            log.info("end-turn button ignored: the game has no end-turn move")
+            return
         try:
-            move = self.state.parse_move("end")
             self.state.copy().play(move)
         except games.IllegalMove as exc:
             log.info("end-turn button ignored: %s", exc.reason)
@@ -408,8 +411,10 @@ class Referee:
     def _pass_move(self) -> Any:
         """The game's pass, if it is legal now; None otherwise."""
         state = self.state
+        move = state.pass_move()
+        if move is None:
+            return None
         try:
-            move = state.parse_move("pass")
             state.play(move)
         except games.IllegalMove:
             return None

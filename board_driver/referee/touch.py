@@ -2,11 +2,13 @@
 
 On such a board the sensors under the sites hold no pieces: a magnet wand touched to a
 square, or a pressed square, is a *tap*. A game asks for this mode by declaring
-`input_mode = "touch"` on its `Game`, and its states answer one question:
+`input_mode = "touch"` on its `Game`, and its states answer (games/base.py declares both):
 
     state.touch_moves(site) -> list[tuple[move, str | None]]
         The legal moves that begin by tapping `site`, each with the second site to tap, or
         None for a move made by *holding* `site` (Game for the Trees: a retreat).
+    state.touch_stops(move) -> bool
+        Whether the move stops something rather than grows (its target blinks orange).
 
 The gestures (all decided when the wand lifts, so a tap and a hold are told apart by how
 long the sensor stayed on):
@@ -42,7 +44,7 @@ HOLD_S = 1.2          # a touch this long or longer is a hold
 
 def is_touch_game(state: Any) -> bool:
     """Does this game take its moves by touch (`input_mode = "touch"` on its Game)?"""
-    return getattr(state.game, "input_mode", "pieces") == "touch"
+    return state.game.input_mode == "touch"
 
 
 class TouchInput:
@@ -52,6 +54,7 @@ class TouchInput:
         self.hold_s = hold_s
         self.selected: str | None = None
         self.targets: dict[str | None, list[Any]] = {}   # second site -> moves behind it
+        self.stops: set[str] = set()                     # targets whose every move stops
         self.choice: list[Any] = []                      # moves offered one by one
         self.choice_index = 0
         self.choice_target: str | None = None
@@ -64,6 +67,7 @@ class TouchInput:
         """Forget the selection (after a move, a takeback, a new game, a resync)."""
         self.selected = None
         self.targets = {}
+        self.stops = set()
         self.choice = []
         self.choice_index = 0
         self.choice_target = None
@@ -132,6 +136,8 @@ class TouchInput:
         if targets:
             self.selected = site
             self.targets = targets
+            self.stops = {t for t, ms in targets.items()
+                          if t is not None and all(state.touch_stops(m) for m in ms)}
             self._for = (id(state), len(state.moves))
         else:
             log.info("tap on %s: nothing begins there", site)
@@ -161,11 +167,6 @@ class TouchInput:
         preview.play(self.offered)
         return preview
 
-    def stops(self) -> dict[str | None, bool]:
-        """The sites a selection offers to tap next (None: a hold), each with whether every
-        move behind it only stops a chain (drawn and said apart from growing)."""
-        return {target: all(getattr(m, "action", None) == "stop" for m in moves)
-                for target, moves in self.targets.items()}
 
     def words(self) -> str | None:
         """The selection in words, for `treeboard sim` (None: nothing selected)."""
@@ -175,8 +176,8 @@ class TouchInput:
             return (f"{len(self.choice)} turns lead to {self.choice_target}; offered "
                     f"{self.offered} ({self.choice_index + 1} of {len(self.choice)}): tap "
                     f"{self.choice_target} to play it, {self.selected} for the next")
-        grow = sorted(t for t, stops in self.stops().items() if t is not None and not stops)
-        stop = sorted(t for t, ms in self.targets.items() if t is not None and t not in grow)
+        grow = sorted(t for t in self.targets if t is not None and t not in self.stops)
+        stop = sorted(self.stops)
         parts = []
         if grow:
             parts.append(f"tap {' '.join(grow)} to grow there")

@@ -56,7 +56,7 @@ import math
 from types import ModuleType
 
 from board_driver.views.base import (DEFAULT_PLAYERS, FRAME_S, OFF, Colour, View, blink_on,
-                                     correction_words, kind_colour, next_blink, owner_of, scale)
+                                     correction_words, kind_colour, next_blink, scale)
 from board_driver.views.paint import Paint
 from games.base import State
 
@@ -116,7 +116,7 @@ def render(state: State, view: View, now: float) -> tuple[dict[str, Colour], flo
             level = 0.5 + 0.5 * math.cos(elapsed * 2 * math.pi)
             lit = set(state.sites())  # pieces above a Treeblox board have no LED of their own
             for site, kind in state.occupancy().items():
-                owner = owner_of(kind)
+                owner = state.game.owner_of(kind)
                 if site not in lit or owner is None:
                     continue
                 if winner is None:
@@ -140,7 +140,7 @@ def render(state: State, view: View, now: float) -> tuple[dict[str, Colour], flo
             if comp.want is None:
                 frame[comp.site] = scale(view.colours["choice"], level)
             else:
-                frame[comp.site] = kind_colour(comp.want, view.colours)
+                frame[comp.site] = kind_colour(state.game, comp.want, view.colours)
         wake = min(wake or math.inf, now + FRAME_S)
 
     if view.corrections:
@@ -149,7 +149,7 @@ def render(state: State, view: View, now: float) -> tuple[dict[str, Colour], flo
             if corr.want is None:
                 frame[corr.site] = view.colours["wrong"]  # steady red: take this piece off
             else:
-                need = kind_colour(corr.want, view.colours)
+                need = kind_colour(state.game, corr.want, view.colours)
                 if corr.have is None and corr.site in view.to_make:
                     # The computer's move, to make: it breathes (an invitation), never blinks.
                     frame[corr.site] = scale(need, 0.55 + 0.45 * math.cos(now * math.pi))

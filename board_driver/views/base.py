@@ -10,6 +10,7 @@ import math
 from dataclasses import dataclass, field
 
 from board_driver.referee.reconcile import Correction
+from games.base import Game
 from hardware.base import PRESENT
 
 Colour = tuple[int, int, int]
@@ -45,20 +46,10 @@ def scale(colour: Colour, factor: float) -> Colour:
     return tuple(max(0, min(255, round(v * factor))) for v in colour)  # type: ignore[return-value]
 
 
-def owner_of(kind: str) -> int | None:
-    """The player a piece kind belongs to ("tree:0", "dark-leaf", "black" -> 0), or None (a rod)."""
-    if kind in ("black", "white"):
-        return 0 if kind == "black" else 1
-    if kind.endswith(":0") or kind.startswith("dark-"):
-        return 0
-    if kind.endswith(":1") or kind.startswith("light-"):
-        return 1
-    return None
-
-
-def kind_colour(kind: str, colours: dict[str, Colour]) -> Colour:
-    """The colour that stands for a piece kind: its owner's, or the rod's."""
-    owner = owner_of(kind)
+def kind_colour(game: Game, kind: str, colours: dict[str, Colour]) -> Colour:
+    """The colour that stands for a piece kind of `game`: its owner's (`Game.owner_of`), or,
+    for a piece of nobody's, the rod's."""
+    owner = game.owner_of(kind)
     if owner is not None:
         return colours[f"player{owner}"]
     return scale(colours["rod"], 4)  # a missing rod blinks bright white

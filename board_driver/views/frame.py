@@ -86,9 +86,9 @@ def touch_selection(touch, frame: dict, wake: float | None, colours: dict[str, C
             if site is not None and on:
                 lit[site] = SELECTED
     else:
-        for target, stops in touch.stops().items():
+        for target in touch.targets:
             if target is not None and on:
-                lit[target] = colours["unsafe" if stops else "safe"]
+                lit[target] = colours["unsafe" if target in touch.stops else "safe"]
         lit[touch.selected] = SELECTED
     for site, colour in lit.items():
         # the whole square, every LED of it, says "tap here"

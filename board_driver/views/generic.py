@@ -4,13 +4,13 @@ listed by site in the picture and in the terminal."""
 from __future__ import annotations
 
 from board_driver.views import svgkit
-from board_driver.views.base import Colour, View, correction_words, kind_colour, owner_of
+from board_driver.views.base import Colour, View, correction_words, kind_colour
 from board_driver.views.paint import Paint
 from board_driver.views.svgkit import el, hexc, title
 
 
 def frame(state, view: View, now: float) -> tuple[dict[str, Colour], float | None]:
-    return {s: kind_colour(k, view.colours) for s, k in state.occupancy().items()}, None
+    return {s: kind_colour(state.game, k, view.colours) for s, k in state.occupancy().items()}, None
 
 
 def svg(state, view: View) -> str:
@@ -22,7 +22,7 @@ def svg(state, view: View) -> str:
     for i, site in enumerate(sites):
         x, y = 10 + (i % cols) * 60, 10 + (i // cols) * 60
         kind = occupancy.get(site)
-        fill = hexc(kind_colour(kind, view.colours)) if kind else "#2b2019"
+        fill = hexc(kind_colour(state.game, kind, view.colours)) if kind else "#2b2019"
         parts = [title(f"{site}: {kind or 'empty'}"),
                  el("rect", x=x, y=y, width=54, height=54, rx=6, fill="#6b5138"),
                  el("circle", cx=x + 27, cy=y + 24, r=14, fill=fill),
@@ -41,7 +41,7 @@ def svg(state, view: View) -> str:
 def terminal(state, view: View, paint: Paint) -> str:
     lines = []
     for site, kind in sorted(state.occupancy().items()):
-        owner = owner_of(kind)
+        owner = state.game.owner_of(kind)
         colour = view.colours[f"player{owner}"] if owner is not None else None
         lines.append(f"  {site}: {paint(colour, kind)}")
     return "\n".join(lines) or "  (an empty board)"

@@ -68,7 +68,7 @@ def frame(state, view: View, now: float) -> tuple[dict[str, Colour], float | Non
         x, y, _ = parse_cell(hole)
         top = tops.get((x, y))
         if top is not None:
-            colour = kind_colour(top[0], c)
+            colour = kind_colour(state.game, top[0], c)
             out[hole] = colour if top[0].endswith("leaf") and (x, y) in active else scale(colour, 0.2)
         elif (x, y, 0) in free_board:
             if pulse_on:
@@ -185,7 +185,7 @@ def svg(state, view: View) -> str:
             if fix is not None:
                 classes += ["fix"] + (["blink"] if fix.want is not None and fix.have is None else [])
                 extra["data_fix"] = correction_words(fix, PLAYERS)
-                ring = hexc(kind_colour(fix.want, c)) if fix.want and fix.have is None else hexc(c["wrong"])
+                ring = hexc(kind_colour(state.game, fix.want, c)) if fix.want and fix.have is None else hexc(c["wrong"])
                 parts.append(el("rect", x=px + 2, y=py + 2, width=U - 4, height=U - 4, rx=8,
                                 fill="none", stroke=ring, stroke_width=4))
                 tip += " — " + extra["data_fix"]

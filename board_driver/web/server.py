@@ -335,7 +335,7 @@ class WebServer:
         ref = self.door.referee
         module = views.view_of(ref.state.game.name)
         if not hasattr(module, "svg_3d"):
-            raise Refused(404, f"{ref.state.game.title.split(':')[0]} has no 3D picture")
+            raise Refused(404, f"{ref.state.game.short_title} has no 3D picture")
         turn = request.query.get("turn", "0")
         if turn not in ("0", "1", "2", "3"):
             raise Refused(400, "turn must be 0, 1, 2 or 3 (quarter turns)")

@@ -44,10 +44,11 @@ def steps_in_words(view, names: tuple[str, str]) -> list[dict[str, str]]:
 
 
 def can_end_turn(state) -> bool:
-    if state.is_over():
+    move = state.end_turn_move()
+    if move is None or state.is_over():
         return False
     try:
-        state.copy().play(state.parse_move("end"))
+        state.copy().play(move)
     except games.IllegalMove:
         return False
     return True
@@ -55,11 +56,7 @@ def can_end_turn(state) -> bool:
 
 def has_end_turn(state) -> bool:
     """Whether the game has an end-turn move at all (Treeblox does; Tree Planting does not)."""
-    try:
-        state.parse_move("end")
-    except games.IllegalMove:
-        return False
-    return True
+    return state.end_turn_move() is not None
 
 
 def result_words(state, names: tuple[str, str]) -> str | None:
@@ -88,8 +85,8 @@ def page_state(referee, *, layout_name: str, token_required: bool, version: int,
         "leds": referee.site_colours(),
         "version": version,      # grows with every change this server pushes
         "instance": instance,    # a new server (a restarted daemon) starts its versions again
-        "title": state.game.title.split(":")[0],
-        "about": state.game.title.partition(":")[2].strip(),
+        "title": state.game.short_title,
+        "about": state.game.description,
         "layout": layout_name,
         "players": list(names),
         "colours": {f"player{p}": "#%02x%02x%02x" % view.colours[f"player{p}"] for p in (0, 1)},

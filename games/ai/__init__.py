@@ -5,9 +5,9 @@
     >>> move = games.ai.best_move(state, seconds=1.0, seed=1)
     >>> rows = games.ai.analyse(state, seconds=1.0)   # every legal move with its value
 
-Tree Planting is solved exactly (`games.ai.tree_planting`) whenever the solver finishes within
-the budget; otherwise, and for every other game, a generic MCTS (`games.ai.mcts`) searches
-through the common game interface.
+A game that declares `exact_solver` (Tree Planting: `games.ai.tree_planting`) is solved
+exactly whenever the solver finishes within the budget; otherwise, and for every other game, a
+generic MCTS (`games.ai.mcts`) searches through the common game interface.
 
 Pure: no I/O, no threads of its own. The budget is wall time read from an injected clock
 (`clock`, default `time.perf_counter`); pass `iterations` as well for a result that depends
@@ -71,10 +71,6 @@ class MoveValue:
     exact: bool
     visits: int = 0
 
-    def as_dict(self) -> dict[str, Any]:
-        return {"move": str(self.move), "value": self.value, "exact": self.exact,
-                "visits": self.visits}
-
 
 #: The exact solver is tried when at most this many grooves are free (a 3x3 board from empty
 #: takes about a second here), or when the board's opening book holds the position
@@ -88,7 +84,7 @@ def _exact(state: Any, deadline: float, clock: Callable[[], float], *, only_best
     """Move -> final margin for the mover, or None when no exact solver applies, the position
     is too large for it, or it runs out of time. With `only_best`, just the best moves (each
     other move needs only a null-window test, not its exact value; the first found will do)."""
-    if state.game.name != "tree-planting" or state.is_over():
+    if not state.game.exact_solver or state.is_over():
         return None
     from games.ai.tree_planting import OutOfTime, solver_for
 

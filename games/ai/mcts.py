@@ -3,10 +3,10 @@
 Nothing here knows a game: it asks the state for `to_move`, `legal_moves`, `play`, `undo`,
 `is_over`, `winner`, `scores` and `playout(rng, cap)` (the engine's fast random playout, which
 records its moves so `undo` takes them back; games/base.py has a plain default), and uses
-optional extras when a state offers them: `position_key()` (a hashable position, which lets
-transpositions share one node) and, with progressive widening, `move_prior(moves)`
-(games/base.py: which moves to look at first). What differs per game is options only
-(`TUNING`).
+the extras games/base.py declares with a default: `position_key()` (a hashable position, which
+lets transpositions share one node; None: no sharing) and, with progressive widening,
+`move_prior(moves)` (which moves to look at first). What differs per game is options only,
+which the game declares (`Game.search_options`).
 
 The mover can move twice in a row (a Tree Planting capture, a Treeblox turn of two cubes): every
 node remembers whose move it is, and a result is credited from that player's side.
@@ -26,30 +26,13 @@ EXPLORATION = 1.0
 #: Rewards are mostly win/draw/loss; this much of them is the score margin, so that among
 #: winning moves the search prefers the bigger win (and among losing ones the smaller loss).
 MARGIN_WEIGHT = 0.1
-#: The only per-game knowledge here: Search options by game name (others: the defaults).
-#: Arbos (400 moves a turn) and Game for the Trees (about 80, and 100 iterations a second)
-#: are too wide for plain UCT within seconds: they widen progressively, best guess first.
-TUNING: dict[str, dict[str, Any]] = {
-    "arbos": {"widening": (2.0, 0.5), "prior": "game"},
-    # Game for the Trees: random playouts say little there, so the search keeps close to the
-    # greedy prior (a root visited 100 times weighs its best 2 safe moves); probes of 10 games
-    # against greedy at 0.5 s: widening (2, 0.5) 4/10, (1, 0.35) 8/10, (1, 0.2) 10/10.
-    "game-for-the-trees": {"widening": (1.0, 0.2), "prior": "greedy", "safe_root": True,
-                           "playout_cap": 10},
-    # Fangqi: a random playout to the end is 130-180 moves (3 ms), so plain UCT saw 35 of them
-    # in 0.1 s; capped at 30 moves and scored by the counters left, it sees about ten times as
-    # many. Against the plain search at 0.1 s a move, 20 games each: with the greedy prior
-    # 20/20, the cap of 60 alone 19/20, the prior, widening and safe root without a cap 12/20.
-    # The game's prior (squares built and blocked: a capped playout from the placement ends
-    # before anything is taken, so there only the prior tells points apart) against the
-    # greedy one: 27/40.
-    "fangqi": {"widening": (1.0, 0.35), "prior": "game", "safe_root": True, "playout_cap": 30},
-}
 
 
 def tuning(state: Any) -> dict[str, Any]:
-    """The Search options for the game `state` is a position of."""
-    return dict(TUNING.get(state.game.name, {}))
+    """The Search options the game `state` is a position of declares (`Game.search_options`:
+    Arbos, Game for the Trees and Fangqi are too wide, or their playouts too long, for plain
+    UCT within seconds)."""
+    return dict(state.game.search_options)
 
 
 class Node:
@@ -140,7 +123,7 @@ class Search:
                  transpositions: bool = True,
                  widening: tuple[float, float] | None = None, prior: str | None = None,
                  playout_cap: int | None = None, safe_root: bool = False):
-        """Options (the per-game tuning is `TUNING`): `exploration`, UCB1's constant;
+        """Options (the per-game tuning is `Game.search_options`): `exploration`, UCB1's constant;
         `widening` (k, a): a node visited n times considers its first max(1, k * n**a) moves
         (None: all); `prior`: how moves are ordered for the widening, "game" (the state's
         `move_prior`), "greedy" (`greedy_prior`) or None (at random); `playout_cap`: stop
@@ -158,7 +141,7 @@ class Search:
         self.widening = widening
         self.prior = prior
         self.playout_cap = playout_cap
-        self.keyed = transpositions and hasattr(self.state, "position_key")
+        self.keyed = transpositions and self.state.position_key() is not None
         self.table: dict[Any, Node] = {}
         self.root = self._node()
         self.nodes = 1

@@ -133,7 +133,7 @@ def test_a_whole_game_on_the_20x20_bridge_with_misplays_and_a_power_cut(tmp_path
 
     try:
         make(*(f"seed {c}" for c in SEED_CELLS))
-        assert reference.phase == "play" and board.ref.state.seed_owner("E5") == 0
+        assert reference.phase == "play" and board.ref.state.occupancy()["E5"] == "seed:0"
         make("D4", "A8")
 
         # 1. a spore where no move allows it: white on A7, beside black's A8, near no seed

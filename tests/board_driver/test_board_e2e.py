@@ -66,7 +66,7 @@ def test_a_whole_classic_game_through_the_mock_pins(tracer):
     t.step("wait", ["7000"])
     for site, kind in reference.occupancy().items():
         if kind.startswith("tree"):
-            assert shown(t, site) == as_strip(t, kind_colour(kind, colours(t)))
+            assert shown(t, site) == as_strip(t, kind_colour(t.referee.state.game, kind, colours(t)))
     # clearing the board starts a new game
     for site in reference.occupancy():
         record = t.step("lift", [site])
@@ -157,7 +157,7 @@ def test_lifting_the_last_rod_takes_it_back(tracer):
     assert record["game"]["moves"] == ["h0.0", "h0.1"]
     assert record["corrections"] == ["h0.0"]
     t.step("wait", ["0"])
-    assert shown(t, "h0.0") in {as_strip(t, kind_colour("rod", colours(t))), (0, 0, 0)}
+    assert shown(t, "h0.0") in {as_strip(t, kind_colour(t.referee.state.game, "rod", colours(t))), (0, 0, 0)}
 
 
 def test_takeback_can_be_forbidden(tracer):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import games
 from board_driver.referee.touch import TouchInput, is_touch_game
 from board_driver.views.frame import SELECTED, fit_parts, touch_selection
 
@@ -34,6 +35,9 @@ class Lamps:
             moves.append((f"{site}-{nxt} slowly", nxt))
         return moves
 
+    def touch_stops(self, move):
+        return False
+
     def is_over(self):
         return self.over
 
@@ -55,7 +59,7 @@ def touch(t, state, site, start, length=0.1):
 
 def test_a_game_declares_touch_input():
     assert is_touch_game(Lamps())
-    assert not is_touch_game(type("S", (), {"game": object()})())
+    assert not is_touch_game(games.get_game("tree-planting").new_state())
 
 
 def test_tap_source_then_target_plays():

@@ -109,7 +109,7 @@ def test_a_seed_swapped_faster_than_the_firmwares_debounce_is_a_replacement(trac
     t = tracer()
     for move in GAME[:20]:
         t.step("place", [move[5:]])
-    assert t.referee.state.phase == "play" and t.referee.state.seed_owner("E5") == 0
+    assert t.referee.state.phase == "play" and t.referee.state.occupancy()["E5"] == "seed:0"
     bridge = t.board.firmware
     channel = t.session.layout.channels_of_site["E5"][0]
     t.board.lift("E5")  # white's seed out ...

@@ -214,7 +214,7 @@ def test_replacement_only_of_your_own_seeds_and_the_seed_leaves_the_game():
     with pytest.raises(IllegalMove, match="no seed of White"):
         state.play("A1=")  # black's seed
     state.play_all(["H8=", "G7", "G6"])
-    assert state.scoring_seeds(0) == [] and state.seed_owner("D4") == 0
+    assert state.scoring_seeds(0) == [] and state.occupancy()["D4"] == "seed:0"
     assert "H8" not in [s for s, k in state.occupancy().items() if k.startswith("seed")]
 
 

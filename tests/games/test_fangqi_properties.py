@@ -1,5 +1,6 @@
 """Fangqi over random games on random boards: the engine's bit arithmetic checked against the
-rules written out the slow, obvious way on the occupancy; undo, notation and JSON round trips."""
+rules written out the slow, obvious way on the occupancy; undo keeps the phase; a playout ends
+the game (the round trips every game keeps: tests/games/test_conformance.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,6 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import games
 from games.fangqi import GAME
 
 SETTINGS = settings(max_examples=40, deadline=None)
@@ -130,35 +130,26 @@ def test_the_rules_the_slow_way(seed, opts):
             assert sorted(state.takeable()) == sorted(theirs)
 
 
+# Notation, undo, JSON and playout round trips: tests/games/test_conformance.py, for every game.
+
 @SETTINGS
 @given(seed=st.integers(0, 10_000), opts=options)
-def test_undo_notation_and_json_round_trip(seed, opts):
+def test_undo_restores_the_phase(seed, opts):
     for state, move in random_game(seed, opts):
         if move is None:
             break
-        before = (state.summary(), state.occupancy(), state.legal_moves(), state.phase,
-                  state.position_key())
-        assert state.parse_move(str(move)) == move
+        phase = state.phase
         state.play(move)
-        assert state.undo() == move
-        assert (state.summary(), state.occupancy(), state.legal_moves(), state.phase,
-                state.position_key()) == before
-    assert games.load_state(state.to_json()) == state
-    assert games.load_state(state.to_json()).position_key() == state.position_key()
+        state.undo()
+        assert state.phase == phase
 
 
 @SETTINGS
 @given(seed=st.integers(0, 10_000), opts=options)
-def test_playout_is_a_legal_recorded_game(seed, opts):
+def test_a_playout_plays_to_the_end(seed, opts):
     state = GAME.new_state(**opts)
-    scores = state.playout(random.Random(seed))
-    assert state.is_over() and scores == state.scores()
-    replay = GAME.new_state(**opts)
-    replay.play_all([str(m) for m in state.moves])  # every move legal when checked
-    assert replay.summary() == state.summary()
-    while state.moves:
-        state.undo()
-    assert state == GAME.new_state(**opts)
+    state.playout(random.Random(seed))
+    assert state.is_over()
 
 
 @SETTINGS

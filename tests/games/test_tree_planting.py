@@ -225,50 +225,28 @@ def test_bad_saved_games_are_refused(text, words):
 boards = st.sampled_from(["1x1", "1x3", "2x2", "3x3", "classic", "##./.##/..#", "16", "#.#/###"])
 
 
+# Notation, undo, copy, JSON and playout round trips: tests/games/test_conformance.py, for
+# every game.
+
 @given(board=boards, seed=st.integers(0, 2**32 - 1), cut=st.floats(0, 1))
-def test_random_games_keep_every_invariant(board, seed, cut):
+def test_random_games_keep_trees_equal_to_completed_squares(board, seed, cut):
     rng = random.Random(seed)
     s = new(board)
-    snapshots = []
-    n = len(s.board.grooves)
-    stop = int(n * cut)
+    stop = int(len(s.board.grooves) * cut)
     while not s.is_over() and len(s.moves) < stop:
-        snapshots.append((s.to_json(), sorted(map(str, s.legal_moves())), s.occupancy()))
-        move = rng.choice(s.legal_moves())
-        assert str(s.parse_move(str(move))) == str(move)  # notation round-trips
-        s.play(move)
+        s.play(rng.choice(s.legal_moves()))
         # trees == completed squares, each owned once
         done = sum(1 for i in range(len(s.board.cells)) if s.sides_drawn(i) == 4)
         assert sum(s.scores()) == done
         assert all(s.owner(i) is not None for i in range(len(s.board.cells))
                    if s.sides_drawn(i) == 4)
-    assert games.load_state(s.to_json()) == s
-    # undo restores every earlier state exactly, all the way back
-    while snapshots:
-        s.undo()
-        js, legal, occ = snapshots.pop()
-        assert (s.to_json(), sorted(map(str, s.legal_moves())), s.occupancy()) == (js, legal, occ)
 
 
 @given(board=boards, seed=st.integers(0, 2**32 - 1))
-def test_playout_finishes_like_play_and_undoes(board, seed):
+def test_a_playout_plays_to_the_end(board, seed):
     s = new(board)
-    scores = s.playout(random.Random(seed))
-    assert s.is_over() and scores == s.scores()
-    replayed = new(board)
-    replayed.play_all([str(m) for m in s.moves])
-    assert replayed.scores() == scores and replayed.to_move == s.to_move
-    while s.moves:
-        s.undo()
-    assert s == new(board) and len(s.legal_moves()) == len(s.board.grooves)
-
-
-def test_copy_is_independent():
-    s = new()
-    s.play("h0.0")
-    c = s.copy()
-    c.play("h0.1")
-    assert len(s.moves) == 1 and len(c.moves) == 2
+    s.playout(random.Random(seed))
+    assert s.is_over()
 
 
 # --- exact game values from an independent brute force ---------------------------------------

@@ -184,7 +184,7 @@ def test_a_branch_above_the_table_offers_its_down_face():
     # (-2,0,0) lies beside the board at board level: only the branch above reaches it.
     assert (-2, 0, 0) in state.available_holes(DARK)
     state.play("L(-2,0,0)")
-    assert state.cube_at("(-2,0,0)") == "dark-leaf"
+    assert state.occupancy()["(-2,0,0)"] == "dark-leaf"
     assert state.occupancy()["a1+1"] == "dark-branch"
 
 
@@ -363,7 +363,7 @@ def test_occupancy_names_board_holes_and_lattice_cells_and_sites_are_the_holes()
         "a1": "dark-leaf", "d4": "light-leaf", "a2": "dark-branch", "c4": "light-branch",
         "(-1,1,0)": "dark-branch", "c4+1": "light-branch"}
     assert state.sites() == [f"{c}{r}" for r in "1234" for c in "abcd"]
-    assert state.cube_at("b3") is None
+    assert "b3" not in state.occupancy()
 
 
 # --- options, JSON, undo --------------------------------------------------------------

@@ -1,13 +1,11 @@
-"""Treeblox match play (games/match.py): colours switch every game, active leaves total."""
+"""Treeblox match play (games/treeblox.py, pure): colours switch every game, active leaves
+total. The `treeboard match` command is tested in tests/board_driver/test_cli_match.py."""
 
 from __future__ import annotations
 
-import io
-import json
-
 import pytest
 
-from games.match import MatchError, main, play_match, read_records
+from games.treeblox import MatchError, play_match
 
 DARK_TWO_LIGHT_ONE = "La1 Ld4 La2 end end".split()  # double pass: Dark 2, Light 1
 DARK_THREE_LIGHT_ONE = "La1 Ld4 La2 end La3 end end".split()
@@ -42,49 +40,3 @@ def test_a_game_that_does_not_replay_or_finish_is_an_error_naming_it():
         play_match([DARK_KILLS, ["La1", "Ld4", "La1"]], sources=["a.txt", "b.txt"])
     with pytest.raises(MatchError, match="game 1: the game is not over after its 2 moves"):
         play_match([["La1", "Ld4"]])
-
-
-def test_cli_one_file_is_a_game_per_line(tmp_path):
-    record = tmp_path / "match.txt"
-    record.write_text("# a two-game match\n" + " ".join(DARK_TWO_LIGHT_ONE) + "\n\n"
-                      + "\n".join(DARK_KILLS) + "\n")
-    out, err = io.StringIO(), io.StringIO()
-    # One game per line: a game spread over several lines is several (unfinished) games.
-    assert main([str(record)], out, err) == 2
-    assert "game 2" in err.getvalue() and "line 4" in err.getvalue()
-    record.write_text("# a two-game match\n" + " ".join(DARK_TWO_LIGHT_ONE) + "\n\n"
-                      + " ".join(DARK_KILLS) + "  # Light's leaf shaded\n")
-    out, err = io.StringIO(), io.StringIO()
-    assert main([str(record)], out, err) == 0 and err.getvalue() == ""
-    summary = json.loads(out.getvalue())
-    assert summary["totals"] == [2, 2] and summary["winner"] is None
-
-
-def test_cli_several_files_are_a_game_each_and_stdin_works(tmp_path):
-    one, two = tmp_path / "g1.txt", tmp_path / "g2.txt"
-    one.write_text("\n".join(DARK_TWO_LIGHT_ONE))
-    two.write_text(" ".join(DARK_KILLS[:4]) + "\n" + " ".join(DARK_KILLS[4:]))
-    out, err = io.StringIO(), io.StringIO()
-    assert main([str(one), str(two), "--cubes", "16"], out, err) == 0
-    assert json.loads(out.getvalue())["games"][1]["leaves"] == [0, 1]
-    out, err = io.StringIO(), io.StringIO()
-    stdin = io.StringIO(" ".join(DARK_KILLS) + "\n")
-    assert main(["-"], out, err, stdin) == 0
-    assert json.loads(out.getvalue())["totals"] == [1, 0]
-    assert "odd number of games" in err.getvalue()
-    assert read_records([str(one), str(two)])[1] == [str(one), str(two)]
-
-
-def test_cli_errors_exit_2(tmp_path):
-    err = io.StringIO()
-    assert main([str(tmp_path / "missing.txt")], io.StringIO(), err) == 2
-    assert "cannot read" in err.getvalue()
-    empty = tmp_path / "empty.txt"
-    empty.write_text("# nothing\n")
-    err = io.StringIO()
-    assert main([str(empty)], io.StringIO(), err) == 2
-    assert "at least one game" in err.getvalue()
-    err = io.StringIO()
-    assert main([str(empty), "--cubes", "0"], io.StringIO(), err) == 2
-    assert "cubes must be" in err.getvalue()
-    assert main([], io.StringIO(), io.StringIO()) == 2
