@@ -31,6 +31,16 @@ def test_trace_file_that_is_not_utf8(tmp_path, capsys):
     assert one_line_error(capsys) == f"treeboard: {f}: line 2: not UTF-8 text (byte 0xff at column 1)"
 
 
+def test_a_layout_that_is_not_utf8_is_one_line_from_the_command(tmp_path):
+    path = tmp_path / "latin1.toml"
+    path.write_bytes("# Brett für Bäume\n[board]\ngrid = \"3x3\"\n".encode("latin-1"))
+    out = subprocess.run([sys.executable, "-m", "board_driver.cli", "trace", "--layout", str(path), "-"],
+                         input="", capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2
+    assert out.stderr.strip().splitlines() == [
+        f"treeboard: {path}: file: expected a text file in UTF-8 (byte 0xfc at offset 9 is not UTF-8)"]
+
+
 def test_replay_file_that_is_not_utf8(tmp_path, capsys):
     f = tmp_path / "moves.txt"
     f.write_bytes(b"h0.0 h1.0\n\xc3(")

@@ -45,6 +45,32 @@ async def until(condition, timeout: float = 10.0, what: str = "") -> None:
         await asyncio.sleep(0.01)
 
 
+def failed_connects(daemon: Daemon) -> list[str]:
+    """What the link said after each time it re-told the board its status: while the broker is
+    away, once per connection attempt that failed (the link re-lights the board after each)."""
+    said: list[str] = []
+    link = daemon.remote
+    relight = link.after_change
+
+    def after_change():
+        said.append(link.status)
+        relight()
+
+    link.after_change = after_change
+    return said
+
+
+async def round_trip(asker: Daemon, other: Daemon) -> None:
+    """A takeback asked by `asker` and refused by `other`: it changes neither game, and each
+    leg follows, through the same connection, every message its sender published before it
+    (one client's messages reach a subscriber in order). Once it is back, every message either
+    board sent before it has been handled by the other."""
+    asked = asker.remote.request_takeback()
+    await until(lambda: other.remote.takeback_request == asked, what="the takeback request")
+    other.remote.answer_takeback(False)
+    await until(lambda: asker.remote.summary()["asked_to"] is None, what="the refusal")
+
+
 def pair(tmp_path, broker: Broker, layout: str = "tree-planting-classic-pins"):
     """Two boards of one remote game: the first plays seat 0, the second seat 1."""
     return board(tmp_path, "a", 1, broker, layout), board(tmp_path, "b", 0, broker, layout)
@@ -164,6 +190,7 @@ def test_broker_restart_and_a_cut_longer_than_the_keepalive_lose_and_double_noth
         reference = a.session.referee.state.copy()
         rng = random.Random(11)
         await play_through(a, b, reference, rng, count=4)
+        retries = {d: failed_connects(d) for d in (a, b)}
         broker.stop()
         await until(lambda: a.remote.status == "no broker" and b.remote.status == "no broker",
                     what="both boards to see the broker gone")
@@ -175,15 +202,22 @@ def test_broker_restart_and_a_cut_longer_than_the_keepalive_lose_and_double_noth
         reference.play(move)
         make_physically(mover, before, reference.occupancy(), move)
         await until(lambda: len(moves(mover)) == len(reference.moves))
-        await asyncio.sleep(2.5)   # longer than the keepalive
+        # ... and held through a long cut: both boards try the broker twice more and fail
+        # (with the link's back-off the broker comes back after its third try, 3.5 s into the
+        # cut, longer than the keepalive of 2 s).
+        since = {d: len(said) for d, said in retries.items()}
+        await until(lambda: all(len(said) >= since[d] + 2 and said[-1] == "no broker"
+                                for d, said in retries.items()),
+                    what="two failed connection attempts on each board")
         assert len(moves(other)) == len(reference.moves) - 1
         broker.start()
         # ... and delivered once the broker is back (by the retained state; the move message
         # was queued with it), exactly once.
         await until(lambda: moves(other) == [str(m) for m in reference.moves], timeout=20,
                     what="the boards to agree after the broker came back")
-        await asyncio.sleep(0.3)
+        await round_trip(mover, other)   # whatever either board still had on its way is in
         assert moves(other) == moves(mover) == [str(m) for m in reference.moves]
+        assert a.remote.conflict is None and b.remote.conflict is None
         await until(lambda: a.remote.peer_online and b.remote.peer_online, timeout=20)
         for site, kind in reference.occupancy().items():
             if site in other.session.layout.channels_of_site and not \
@@ -215,6 +249,16 @@ def test_forged_replayed_reordered_and_wrong_messages_are_refused_with_a_reason(
         after = nxt.copy()
         after.play(legal)
         seen = a.remote.refused
+
+        async def after_all_before(client, name: str) -> None:
+            # A marker through the same client and topic as the messages before it: signed,
+            # of a type no board knows, refused by name by both boards. One client's messages
+            # on one topic arrive in order, and a link handles them one at a time: once both
+            # boards refused the marker, each has handled every message published before it.
+            await client.publish(topic, good.encode({"type": name}), qos=1)
+            await until(lambda: caplog.text.count(f"unknown message type {name!r}") >= 2,
+                        what=f"the marker {name} refused by both boards")
+
         async with aiomqtt.Client("127.0.0.1", broker.port) as client:
             # a forged move, a move with a wrong hash, an illegal move, a replay of move 1
             await client.publish(topic, forger.encode(rp.move_message(after, 0, 1)), qos=1)
@@ -238,16 +282,17 @@ def test_forged_replayed_reordered_and_wrong_messages_are_refused_with_a_reason(
                 ahead.play(sorted(ahead.legal_moves(), key=str)[0])
                 await client.publish(topic, good.encode(rp.move_message(ahead, 0, 1)), qos=1)
                 await until(lambda: "came before" in caplog.text, what="the early move refused")
-            await asyncio.sleep(0.3)
+            await after_all_before(client, "marker-1")
         assert moves(a) == [str(m) for m in reference.moves]   # nothing was played by any
         # and the real next move still goes through, once
         a_move_message = good.encode(rp.move_message(after, 0, 1))
         async with aiomqtt.Client("127.0.0.1", broker.port) as client:
             await client.publish(topic, a_move_message, qos=1)
             await client.publish(topic, a_move_message, qos=1)
-        await until(lambda: len(moves(a)) == len(after.moves), what="the genuine move")
-        await asyncio.sleep(0.3)
+            await until(lambda: len(moves(a)) == len(after.moves), what="the genuine move")
+            await after_all_before(client, "marker-2")    # the second copy too
         assert moves(a) == [str(m) for m in after.moves]
+        assert a.remote.conflict is None
         text = caplog.text
         for reason in ("bad signature", "hash", "not legal", "not JSON"):
             assert reason in text, reason
@@ -367,7 +412,8 @@ def test_a_board_killed_mid_game_comes_back_and_both_agree(tmp_path, broker):
             await b.kill()
             await until(lambda: not a.remote.peer_online, what="a to see b gone (its will)")
             # The cut may have come before b published its move: b's journal has it either way.
-            await asyncio.sleep(0.3)
+            # If b published it, a has it now: the broker reads b's connection to its end before
+            # it publishes b's will, and a hears both in that order.
             heard = len(moves(a)) == len(reference.moves)
             later = []
             if heard:

@@ -17,12 +17,15 @@ from tests.broker import Broker
 
 
 class Sim:
-    def __init__(self, tmp_path, broker: Broker, seat: int, secret: str = "kitchen-table-42"):
+    def __init__(self, tmp_path, broker: Broker, seat: int, secret: str = "kitchen-table-42",
+                 verbose: bool = False):
+        # verbose: the log (stderr, read with the output) says what the link heard, such as
+        # a refusal of its takeback, which the sim does not narrate.
         env = dict(os.environ, XDG_STATE_HOME=str(tmp_path / "state"),
                    TREEBOARD_REMOTE_SECRET=secret, NO_COLOR="1")
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "board_driver.cli", "sim", "--no-web", "--remote", broker.url,
-             "--join", "kitchen", "--seat", str(seat)],
+             "--join", "kitchen", "--seat", str(seat), *(["--verbose"] if verbose else [])],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
             env=env)
         self.lines: queue.Queue = queue.Queue()
@@ -62,30 +65,33 @@ class Sim:
 
 
 def test_two_sims_play_and_take_back_through_the_broker(tmp_path, broker):
-    first, second = Sim(tmp_path, broker, 0), Sim(tmp_path, broker, 1)
+    # The second board's sim also logs (its lines start "INFO:" or "DEBUG:"): its narration is
+    # matched from the start of a line.
+    first, second = Sim(tmp_path, broker, 0), Sim(tmp_path, broker, 1, verbose=True)
     try:
         first.expect("other board: connected")
-        second.expect("other board: connected")
+        second.expect("^other board: connected")
         first.type("place h0.0")
         first.expect(r"move 1: h0\.0")
-        line = second.expect(r"move 1: h0\.0")
+        line = second.expect(r"^move 1: h0\.0")
         assert "put it on the board" in line        # the other family's move, to make
         second.type("place h0.0")                   # they put it: no correction left
         second.type("place v0.0")
-        second.expect(r"move 2: v0\.0")
+        second.expect(r"^move 2: v0\.0")
         first.expect(r"move 2: v0\.0.*put it on the board")
         first.type("place v0.0")
         # The second board asks to take its move back; the first refuses, then accepts.
         second.type("takeback")
-        second.expect("asked the other board to take back move 2")
+        second.expect("^asked the other board to take back move 2")
         first.expect("asks to take back move 2")
         first.type("refuse")
-        time.sleep(0.5)
+        # Asked again before the refusal arrived, the refusal would cancel the new request.
+        second.expect("treeboard.remote:the other board refused the takeback")
         second.type("takeback")
         first.expect("asks to take back move 2")
         first.type("accept")
         first.expect(r"takeback of v0\.0")
-        second.expect(r"takeback of v0\.0")
+        second.expect(r"^takeback of v0\.0")
         # Neither board may start another game on its own.
         first.type("new")
         first.expect("a remote game is one game")

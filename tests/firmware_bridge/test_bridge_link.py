@@ -139,7 +139,7 @@ def test_unplug_and_replug_mid_game_loses_no_board_state(make_firmware, make_bri
     rec.check_consistent({c: None for c in range(40)}, board_values(fw))
 
 
-def test_unplugged_at_start_then_plugged_in(make_firmware):
+def test_unplugged_at_start_then_plugged_in(make_firmware, caplog):
     fw = make_firmware()
     fw.unplug()
     source = sink = None
@@ -152,9 +152,12 @@ def test_unplugged_at_start_then_plugged_in(make_firmware):
         except Exception as exc:  # reported below
             result["error"] = exc
 
+    caplog.set_level(logging.DEBUG, logger="firmware_bridge.host")
     t = threading.Thread(target=opener)
     t.start()
-    time.sleep(0.2)  # the cable really is out for a while: the host keeps trying meanwhile
+    # The cable really is out for a while: the host tries the port, fails, and keeps trying.
+    wait_for(lambda: sum("cannot open" in r.getMessage() for r in caplog.records) >= 2,
+             what="two failed attempts to open the port")
     fw.replug()
     t.join(5)
     assert "error" not in result, result

@@ -3,10 +3,9 @@ move, the start of one (a move in progress), a takeback or a mistake. Pure: no h
 
 from __future__ import annotations
 
-from test_fangqi import SLIDE, position
-
 from board_driver.referee.reconcile import reconcile
 from hardware.base import PRESENT
+from tests.games.fangqi_positions import SLIDE, position
 
 
 def board(state, lifted=(), put=()):

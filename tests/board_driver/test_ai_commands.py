@@ -6,7 +6,10 @@ import json
 
 import games
 from board_driver.cli import main
+from games.ai import book as book_mod
+from games.ai import tree_planting as tree_planting_ai
 from games.ai.review import review
+from games.tree_planting import Board
 
 GAME = games.get_game("tree-planting")
 # A 2x2 game in which player 0 hands over a square at move 5 and player 1 misplays later.
@@ -34,6 +37,17 @@ def test_solve_rejects_bad_input_naming_it(capsys):
     assert "board" in capsys.readouterr().err
     assert main(["solve", "--game", "treeblox"]) == 2
     assert "only tree-planting" in capsys.readouterr().err
+
+
+def test_solve_without_its_shipped_book_is_one_error_not_a_slow_or_wrong_answer(monkeypatch, capsys):
+    # What the book itself does when missing: tests/games/test_ai_book.py.
+    b = Board.get("2x3")
+    monkeypatch.setitem(book_mod.BOOKS, b.spec, "no-such.book")
+    monkeypatch.setattr(book_mod, "_books", {})
+    monkeypatch.setattr(tree_planting_ai, "_solvers", {})  # solvers keep the book they found
+    assert main(["solve", "--board", "2x3"]) == 1
+    err = capsys.readouterr().err
+    assert "no-such.book: the opening book of board '###/###' is missing" in err
 
 
 def test_review_marks_the_moves_that_changed_the_result():
