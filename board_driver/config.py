@@ -37,6 +37,7 @@ DEFAULT_COLOURS: dict[str, Colour] = {
     "waiting": (200, 200, 255),  # the board waits for an entry it cannot sense
     "choice": (204, 121, 167),   # reddish purple: you may take this piece (a capture to choose)
     "best": (86, 180, 233),      # sky blue: the computer's best move (display.moves = "best")
+    "flag": (213, 94, 0),        # vermillion: time ran out (the turn LEDs, with the winner's)
 }
 
 
@@ -66,6 +67,9 @@ class Config:
     blink_hz: float = 2.0
     winner_seconds: float = 6.0
     turn_seconds: float | None = None         # None: the game's own limit (Arbos: 300); 0: none
+    # The players' clocks (board_driver/referee/clock.py), one TimeControl a seat; None: from
+    # turn_seconds, else the game's own (Arbos: 300 s a turn), else none.
+    time_control: tuple | None = None
     colours: dict[str, Colour] = field(default_factory=lambda: dict(DEFAULT_COLOURS))
     journal: str = "/var/lib/treeboard/journal.sqlite"
     bridge_port: str = "/dev/treeboard-bridge"
@@ -143,6 +147,18 @@ def parse_config(data: dict[str, Any], path: str | Path = "<built-in>") -> Confi
     turn = _take(path, data, "", "turn_seconds", num, None, lambda v: 0 <= v <= 86_400,
                  "a number of seconds from 0 (no limit) to 86400")
     cfg.turn_seconds = None if turn is None else float(turn)
+    control = _take(path, data, "", "time_control", str, None, None,
+                    'a time control such as "none", "10", "5+3", "30s/move" or "10,3+2"')
+    if control is not None:
+        from board_driver.referee.clock import GRAMMAR, ClockError, parse_time_control
+
+        if turn is not None:
+            raise ConfigError(path, "time_control", "either time_control or turn_seconds, not "
+                              "both (turn_seconds = N is time_control = \"Ns/move\")", control)
+        try:
+            cfg.time_control = parse_time_control(control)
+        except ClockError:
+            raise ConfigError(path, "time_control", GRAMMAR, control) from None
 
     s = sections["sensors"]
     debounce = _take(path, s, "sensors.", "debounce_ms", num, None,

@@ -253,7 +253,8 @@ class Daemon:
 
     def _schedule_tick(self) -> None:
         referee = self.session.referee
-        deadlines = [d for d in (referee.next_deadline(), referee.turn_deadline()) if d is not None]
+        deadlines = [d for d in (referee.next_deadline(), referee.clock_deadline())
+                     if d is not None]
         if not deadlines:
             return
         deadline = min(deadlines)
@@ -284,7 +285,7 @@ class Daemon:
             self._show_handle = None
         if wake is not None:
             self._show_handle = self.loop.call_at(wake, self._show)
-        self._schedule_tick()   # (a turn's clock may have started)
+        self._schedule_tick()   # (a clock may have started)
 
     # --- systemd watchdog -----------------------------------------------------------------------
 

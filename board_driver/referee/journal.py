@@ -71,6 +71,11 @@ CREATE TABLE IF NOT EXISTS events (
     at      REAL NOT NULL
 );
 CREATE INDEX IF NOT EXISTS events_by_game ON events(game_id, id);
+CREATE TABLE IF NOT EXISTS clocks (
+    game_id INTEGER PRIMARY KEY REFERENCES games(id),
+    clocks  TEXT NOT NULL,                  -- JSON: control, left_ms [ms, ms], turn_of
+    at      REAL NOT NULL
+);
 """
 
 
@@ -89,6 +94,7 @@ class SavedGame:
     finished_at: float | None = None
     summary: dict[str, Any] | None = None
     events: int = field(default=0, repr=False)  # how many records, takebacks included
+    clocks: dict[str, Any] | None = None  # the clocks as last kept (None: an untimed game)
 
 
 def default_journal_path(env: Mapping[str, str] | None = None) -> Path:
@@ -203,14 +209,17 @@ class Journal:
         self._playing, self._standing = int(cursor.lastrowid), 0
         return self._playing
 
-    def record_move(self, text: str, finish: Mapping[str, Any] | None = None) -> None:
+    def record_move(self, text: str, finish: Mapping[str, Any] | None = None,
+                    clocks: Mapping[str, Any] | None = None) -> None:
         """Append a move to the game in progress; durable when this returns. With `finish`
         (the game's summary) the move ends the game: the move and the result are committed
-        together, or neither is."""
+        together, or neither is. `clocks` (a timed game) are kept in the same transaction."""
         game_id = self._playing_id()
         with self._write() as db:
             db.execute("INSERT INTO events (game_id, kind, text, at) VALUES (?, 'move', ?, ?)",
                        (game_id, text, self._clock()))
+            if clocks is not None:
+                self._put_clocks(db, game_id, clocks)
             if finish is not None:
                 self._mark_finished(db, game_id, finish)
         self._standing += 1
@@ -228,6 +237,17 @@ class Journal:
             db.execute("INSERT INTO events (game_id, kind, text, at) VALUES (?, 'undo', NULL, ?)",
                        (self._playing, self._clock()))
         self._standing -= 1
+
+    def save_clocks(self, clocks: Mapping[str, Any]) -> None:
+        """What the clocks of the game in progress show (the referee keeps them every few
+        seconds while one runs); durable when this returns. A restart resumes them."""
+        game_id = self._playing_id()
+        with self._write() as db:
+            self._put_clocks(db, game_id, clocks)
+
+    def _put_clocks(self, db: sqlite3.Connection, game_id: int, clocks: Mapping[str, Any]) -> None:
+        db.execute("INSERT OR REPLACE INTO clocks (game_id, clocks, at) VALUES (?, ?, ?)",
+                   (game_id, json.dumps(dict(clocks), sort_keys=True), self._clock()))
 
     def finish(self, summary: Mapping[str, Any] | None = None) -> None:
         """The game in progress is over without a move (a resignation, a result set by hand);
@@ -275,8 +295,16 @@ class Journal:
                 moves.append(text)
             elif moves:
                 moves.pop()
+        row = self._db.execute("SELECT clocks FROM clocks WHERE game_id=?", (game_id,)).fetchone()
+        clocks = None
+        if row is not None:
+            try:
+                clocks = json.loads(row[0])
+            except json.JSONDecodeError:
+                log.error("journal %s: game %d: its clocks are not JSON; they start afresh",
+                          self.path, game_id)
         return SavedGame(game_id, game, json.loads(options), moves, status, started_at,
-                         finished_at, json.loads(summary) if summary else None, events)
+                         finished_at, json.loads(summary) if summary else None, events, clocks)
 
     def _playing_id(self) -> int:
         if self._playing is None:

@@ -12,6 +12,7 @@ import logging
 from typing import Any, Callable, Hashable, Mapping
 
 import games
+from board_driver.referee.clock import NONE, Clocks, ClockError, TimeControl, per_move
 from board_driver.referee.reconcile import (Correction, candidate_moves, changed_sites, differences,
                                     reconcile)
 from board_driver.referee.touch import TouchInput, is_touch_game
@@ -21,6 +22,22 @@ from hardware.base import PRESENT, SensorEvent
 from hardware.debounce import Debouncer
 
 log = logging.getLogger("treeboard.referee")
+
+#: While a clock runs, the journal keeps what it shows this often (and at every move and stop):
+#: after a power cut the clock resumes at most this much above what it showed at the cut.
+CHECKPOINT_S = 5.0
+
+
+def default_controls(config: Any, game: Any) -> tuple[TimeControl, TimeControl]:
+    """The time control a board starts with: the config's `time_control`, else its
+    `turn_seconds` (a limit per turn; 0: none), else the game's own turn limit (Arbos: 300 s
+    a turn), else none."""
+    controls = getattr(config, "time_control", None)
+    if controls is not None:
+        return tuple(controls)  # type: ignore[return-value]
+    seconds = config.turn_seconds if config.turn_seconds is not None else game.turn_seconds
+    control = per_move(seconds) if seconds else NONE
+    return (control, control)
 
 
 class Referee:
@@ -37,12 +54,14 @@ class Referee:
         # one that is back on when the board is quiet was swapped faster than the debounce.
         self._lifted: dict[Hashable, float] = {}
         self._window = window
-        # The turn's clock: a limit in seconds (None: none), whose turn it is and since when.
-        limit = config.turn_seconds if config.turn_seconds is not None else \
-            state.game.turn_seconds
-        self.turn_limit: float | None = limit or None
-        self._turn_of: int | None = None
-        self._turn_since = 0.0
+        # The players' clocks (board_driver/referee/clock.py): `controls` for the next game,
+        # `clocks` of the game in progress; `flagged` the seat whose time ran out (the game is
+        # then over, lost by that seat).
+        self.controls = default_controls(config, state.game)
+        self.clocks = Clocks(self.controls)
+        self.flagged: int | None = None
+        self._checkpoint_at: float | None = None
+        self._undone = False   # the last change was a takeback (no increment for it)
         self.physical: dict[str, str | None] = {}   # settled reading of every sensed site
         self._channel_values: dict[Hashable, str | None] = {}
         self.view = View(colours=config.colours, moves=config.moves, blink_hz=config.blink_hz,
@@ -75,6 +94,11 @@ class Referee:
         (after a takeback without hands, or a new game, while old pieces still stand)."""
         return self._hold
 
+    @property
+    def over(self) -> bool:
+        """Whether the game is over: decided by its rules, or by a clock that ran out."""
+        return self.flagged is not None or self.state.is_over()
+
     def new_game(self, now: float, options: dict[str, Any] | None = None,
                  origin: str = "board") -> None:
         """Start over (with other options of the same game, if given). Raises games.GameError
@@ -86,10 +110,15 @@ class Referee:
                                    "that game does not fit this board")
         self.state = state
         self.sensed = [s for s in state.sites() if s in self.layout.channels_of_site]
+        self.clocks = Clocks(self.controls)
+        self.flagged = None
+        self._checkpoint_at = None
         # A new game starts from an empty board: pieces of the old one still standing are to be
         # lifted, never read as the new game's first moves.
         self._hold = True
         self.journal.start_game(self.state.game.name, self.state.options())
+        if self.clocks.timed:
+            self.journal.save_clocks(self.clocks.to_json(now))
         self.view.over_since = None
         log.info("new game of %s %s", self.state.game.name, self.state.options())
         self._tell("new-game", None, origin)
@@ -116,7 +145,7 @@ class Referee:
         lights the pieces to put. Raises games.IllegalMove and changes nothing if it is this
         board's turn or the move is not legal."""
         state = self.state
-        if state.is_over():
+        if self.over:
             raise games.IllegalMove(move, "the game is over")
         if self.at_board(state.to_move):
             raise games.IllegalMove(move, "it is this board's turn, not the other seat's")
@@ -182,11 +211,11 @@ class Referee:
                 self._touched(site, now)
         if self.touch is not None:
             self._lifted.clear()  # (swaps faster than the debounce are a piece game's matter)
-            return self._turn_clock(now) or bool(settled)
+            return self._clock(now) or bool(settled)
         if (settled or self._lifted) and not self.debouncer.pending():
             self._decide(now, self._swapped())
             return True
-        return self._turn_clock(now)
+        return self._clock(now)
 
     def _swapped(self) -> list[str]:
         """Sites whose piece came off and went back on faster than the debounce (the board
@@ -224,6 +253,8 @@ class Referee:
             raise games.IllegalMove(f"{kind} at {site}", "no legal move puts that piece there now")
         if not self.at_board(state.to_move):
             raise games.IllegalMove(f"{kind} at {site}", "it is the other seat's turn")
+        if self.flagged is not None:
+            raise games.IllegalMove(f"{kind} at {site}", "the game is over: time ran out")
         self._accept(found, now)
         self._decide(now)
 
@@ -232,12 +263,13 @@ class Referee:
         agreed with a remote board; lifting the last piece does the same on the board). The
         pieces it put down then light as corrections, and nothing is played until they are
         lifted. Returns the move taken back; raises games.IllegalMove when there is none."""
-        if self.state.is_over():
+        if self.over:
             raise games.IllegalMove("takeback", "the game is over; start a new game instead")
         if not self.state.moves:
             raise games.IllegalMove("takeback", "no move to take back")
         self.journal.record_undo()
         move = self.state.undo()
+        self._undone = True
         self._hold = True
         self.view.to_make = frozenset()
         log.info("takeback (%s): %s", origin, move)
@@ -267,7 +299,7 @@ class Referee:
     def press(self, name: str, now: float) -> None:
         """A named button: `end_turn` ends the turn (a pass with no placement), where the game
         has such a move."""
-        if name != "end_turn" or self.state.is_over() or not self.at_board(self.state.to_move):
+        if name != "end_turn" or self.over or not self.at_board(self.state.to_move):
             return
         move = self.state.end_turn_move()
         if move is None:
@@ -284,7 +316,8 @@ class Referee:
     # --- touch input (games with input_mode "touch") -----------------------------------------
 
     def _touched(self, site: str, now: float) -> None:
-        what = self.touch.sensor(site, self.physical[site] is not None, now, self.state)
+        what = self.touch.sensor(site, self.physical[site] is not None, now, self.state,
+                                 over=self.over)
         if what == "new-game":
             self.new_game(now)
         elif what is not None:
@@ -302,8 +335,14 @@ class Referee:
             self.view.to_make = frozenset()   # the board moved on: nothing is owed any more
         self.state.play(move)
         summary = self.state.summary() if self.state.is_over() else None
+        clocks = None
+        if self.clocks.timed:
+            # The clocks as they stand when the move is made (its mover's time charged, its
+            # increment not yet given): a restart after it resumes from here.
+            self.clocks.stop(now)
+            clocks = self.clocks.to_json(now)
         try:
-            self.journal.record_move(str(move), finish=summary)
+            self.journal.record_move(str(move), finish=summary, clocks=clocks)
         except BaseException:
             self.state.undo()
             raise
@@ -315,7 +354,7 @@ class Referee:
 
     def _decide(self, now: float, swapped: list[str] = ()) -> None:
         self._reconcile(now, swapped)
-        self._turn_clock(now)
+        self._clock(now)
 
     def _reconcile(self, now: float, swapped: list[str] = ()) -> None:
         if self.touch is not None:
@@ -330,7 +369,7 @@ class Referee:
             if verdict.action == "play" and self.at_board(self.state.to_move):
                 log.info("a piece swapped faster than the debounce at %s", ", ".join(swapped))
                 self._accept(verdict.move, now)
-        if self.state.is_over():
+        if self.over:
             # The game is decided; the players clear the board. An empty board starts the next.
             self.view.corrections = self.view.completions = []
             if all(self.physical.get(s) is None for s in self.sensed):
@@ -355,6 +394,7 @@ class Referee:
             elif verdict.action == "undo":
                 self.journal.record_undo()
                 move = self.state.undo()
+                self._undone = True
                 log.info("takeback: %s", move)
                 self._tell("undo", move, "board")
             elif verdict.action == "play":
@@ -371,42 +411,141 @@ class Referee:
                     self.view.to_make = frozenset()   # the other seat's move is made
                 return
 
-    # --- the turn's time limit ------------------------------------------------------------------
+    # --- the clocks (board_driver/referee/clock.py; docs/board.md, "Clocks") ------------------
 
-    def turn_left(self, now: float) -> float | None:
-        """Seconds left in the turn, while a time limit applies and running out would be a pass
-        (a game mid-action, such as an Arbos replacement's follow-ups, is never cut short)."""
-        if self.turn_limit is None or self.state.is_over() or self._turn_of is None:
-            return None
-        if self._pass_move() is None:
-            return None
-        return max(0.0, self._turn_since + self.turn_limit - now)
-
-    def turn_deadline(self) -> float | None:
-        """When the running turn's time is up (a `tick` then passes for the player), or None."""
-        if self.turn_limit is None or self._turn_of is None:
-            return None
-        return self._turn_since + self.turn_limit
-
-    def _turn_clock(self, now: float) -> bool:
-        """Start the clock when a turn begins; a turn whose time ran out is a pass. Called after
-        every decision and by `tick`; returns whether it played."""
-        if self.turn_limit is None or self.state.is_over() or not self.at_board(self.state.to_move):
-            # (the other board keeps its own clock for a remote seat; the computer is quick)
-            self._turn_of = None
+    def can_play(self, seat: int) -> bool:
+        """Whether `seat` can play now, so that its clock runs: not while the board must be
+        put right after the other side's move (the computer's or the other board's pieces not
+        yet put down) or before the game (a new game's or a takeback's pieces still to lift);
+        the computer, only while the board agrees with the game (it thinks only then)."""
+        if self.over or self._hold or self.view.to_make:
             return False
-        if self._turn_of != self.state.to_move:
-            self._turn_of, self._turn_since = self.state.to_move, now
+        if self.seats[seat].startswith("computer"):
+            return not self.view.corrections and not self.view.completions
+        return True
+
+    def set_controls(self, controls: tuple[TimeControl, TimeControl], now: float) -> None:
+        """The time control of the next games; of this one too when no move is made yet."""
+        self.controls = (controls[0], controls[1])
+        if not self.state.moves and not self.over:
+            self.clocks = Clocks(self.controls)
+            self._checkpoint_at = None
+            self.journal.save_clocks(self.clocks.to_json(now))
+            self._clock(now)
+
+    def restore_clocks(self, saved: dict | None, now: float) -> None:
+        """The clocks as the journal kept them (a restart): each resumes at what it showed
+        when last kept, and the time the board was off is charged to nobody. A saved form this
+        board cannot read is logged, and the clocks start afresh."""
+        if saved is None:
+            return
+        try:
+            self.clocks = Clocks.from_json(saved, f"journal {self.journal.path}")
+        except ClockError as exc:
+            log.error("%s; the clocks start afresh", exc)
+            return
+        self._checkpoint_at = None
+        log.info("clocks resumed: %s", self.clocks.left_ms(now))
+        self._clock(now)
+
+    def restore_finished(self, saved: Any, now: float) -> None:
+        """A game that ended before a restart: its clocks as they stopped, and a game lost on
+        time stays lost (its board is shown until the players clear it)."""
+        if saved.clocks is not None:
+            try:
+                self.clocks = Clocks.from_json(saved.clocks, f"journal {self.journal.path}")
+            except ClockError as exc:
+                log.error("%s", exc)
+        flag = (saved.summary or {}).get("flag")
+        if flag in (0, 1):
+            self.flagged = flag
+            self._reconcile(now)
+
+    def flag_deadline(self) -> float | None:
+        """When the running clock runs out (a `tick` then passes or flags), or None."""
+        return self.clocks.deadline()
+
+    def clock_deadline(self) -> float | None:
+        """When `tick` is next due for the clocks: the running one runs out, or what it shows
+        is next kept in the journal."""
+        found = [d for d in (self.flag_deadline(), self._checkpoint_at) if d is not None]
+        return min(found) if found else None
+
+    def _clock(self, now: float) -> bool:
+        """Keep the clocks with the game: a new turn, running only while its player can play,
+        kept in the journal; a clock that ran out passes or loses. Called after every decision
+        and by `tick`; returns whether it changed the game."""
+        clocks = self.clocks
+        if not clocks.timed:
             return False
-        if now >= self._turn_since + self.turn_limit:
+        was_running = clocks.running is not None
+        if self.over:
+            clocks.stop(now)
+            self._keep(now, was_running)
+            return False
+        seat = self.state.to_move
+        if clocks.turn_of != seat:
+            clocks.new_turn(seat, now, after_move=not self._undone)
+        self._undone = False
+        clocks.run(seat if self.can_play(seat) else None, now)
+        left = clocks.left(seat, now)
+        if left is None or left > 0:
+            self._keep(now, was_running)
+            return False
+        if self.seats[seat] == "remote":
+            # A remote seat's clock is its own board's: that board says when it ran out.
+            clocks.stop(now)
+            self._keep(now, was_running)
+            return False
+        if clocks.controls[seat].per_move_s is not None:
             move = self._pass_move()
             if move is not None:
-                log.info("turn time limit: %s passes", self.state.to_move)
-                self._turn_of, self._turn_since = None, now
-                self._accept(move, now)
+                log.info("turn time limit: %s passes", seat)
+                self._accept(move, now, "board" if self.at_board(seat) else "computer")
                 self._decide(now)   # (which starts the next player's clock)
                 return True
-        return False
+            if self.state.pass_move() is not None:
+                # An action under way (Arbos's follow-ups) is never cut short: its clock stays
+                # at 0 until the action ends the turn.
+                clocks.stop(now)
+                self._keep(now, was_running)
+                return False
+        self.flag(seat, now)
+        return True
+
+    def _keep(self, now: float, was_running: bool) -> None:
+        """The clocks into the journal: every CHECKPOINT_S while one runs, and when it stops."""
+        running = self.clocks.running is not None
+        if self.over:   # (the finishing move or the flag kept them, with the result)
+            self._checkpoint_at = None
+            return
+        if running and self._checkpoint_at is None:
+            self._checkpoint_at = now + CHECKPOINT_S
+            return
+        if (running and now >= self._checkpoint_at) or (was_running and not running):
+            self.journal.save_clocks(self.clocks.to_json(now))
+            self._checkpoint_at = now + CHECKPOINT_S if running else None
+
+    def flag(self, seat: int, now: float, origin: str = "board") -> None:
+        """`seat`'s time ran out: the game is over, lost by `seat` (its board decides that for
+        a remote seat and says so: `origin` "remote")."""
+        if self.over:
+            return
+        self.clocks.stop(now)
+        self.clocks.set_left(seat, 0.0, now)
+        self.flagged = seat
+        summary = dict(self.state.summary(), over=True, winner=1 - seat, flag=seat)
+        self.journal.save_clocks(self.clocks.to_json(now))
+        self._checkpoint_at = None
+        self.journal.finish(summary)
+        self.view.over_since = now
+        self.view.corrections = self.view.completions = []
+        log.info("time ran out for %s: the game is lost on time", seat)
+        self._tell("flag", seat, origin)
+
+    def clocks_left(self, now: float) -> list[float | None]:
+        """Both clocks' seconds left at `now` (None: an untimed seat)."""
+        return [self.clocks.left(seat, now) for seat in (0, 1)]
 
     def _pass_move(self) -> Any:
         """The game's pass, if it is legal now; None otherwise."""
@@ -426,7 +565,12 @@ class Referee:
     def frame(self, now: float, link: str | None = None):
         """The LED frame at `now` and when it next changes by itself (views.frame composes
         it; `link` is the remote link's state in words, None without one)."""
-        self.view.turn_left = self.turn_left(now)
+        clocks = self.clocks
+        self.view.clocks = self.clocks_left(now) if clocks.timed else None
+        self.view.clock_running = clocks.running
+        self.view.flagged = self.flagged
+        self.view.turn_left = (clocks.left(clocks.running, now)
+                               if clocks.running is not None else None)
         return compose(self, now, link)
 
     def show(self, now: float, link: str | None = None) -> float | None:

@@ -11,7 +11,7 @@ from typing import Any, Callable
 
 import games
 from board_driver.config import Config, ConfigError
-from board_driver.referee.journal import Journal, JournalError
+from board_driver.referee.journal import Journal, JournalError, SavedGame
 from board_driver.referee.referee import Referee
 
 log = logging.getLogger("treeboard.session")
@@ -92,7 +92,7 @@ def open_session(config: Config, *, clock: Callable[[], float], autoscan: bool =
     except Exception:
         hardware.close()
         raise
-    state = _restore(journal, fresh, new_game)
+    state, saved = _restore(journal, fresh, new_game)
     board = hardware.board
     if restore_pieces and board is not None and state.moves and hasattr(board, "scan_once"):
         # A simulated board starts empty, but a real one keeps its pieces through a restart:
@@ -104,11 +104,19 @@ def open_session(config: Config, *, clock: Callable[[], float], autoscan: bool =
     debounce = config.debounce_ms / 1000 if config.debounce_ms is not None else None
     referee = Referee(state, layout, hardware.leds, journal, config, debounce_s=debounce)
     referee.resync(hardware.source.snapshot(), clock())
+    if saved is not None and saved.status == "playing":
+        referee.restore_clocks(saved.clocks, clock())
+    elif saved is not None:
+        referee.restore_finished(saved, clock())
+    elif referee.clocks.timed:
+        journal.save_clocks(referee.clocks.to_json(clock()))
     return Session(config, layout, hardware, journal, referee)
 
 
-def _restore(journal: Journal, fresh: games.State, new_game: bool) -> games.State:
-    """The game in progress from the journal, if it is this board's game; else a new one."""
+def _restore(journal: Journal, fresh: games.State, new_game: bool
+             ) -> tuple[games.State, SavedGame | None]:
+    """The game in progress from the journal, if it is this board's game (with its saved
+    record: the clocks, how it ended); else a new one (and None)."""
     saved = None
     if not new_game:
         saved = journal.current()
@@ -131,8 +139,9 @@ def _restore(journal: Journal, fresh: games.State, new_game: bool) -> games.Stat
             except games.IllegalMove as exc:
                 log.error("journal's game does not replay (%s); starting a new game", exc)
             else:
-                if saved.status == "playing" or state.is_over():
+                lost_on_time = (saved.summary or {}).get("flag") in (0, 1)
+                if saved.status == "playing" or state.is_over() or lost_on_time:
                     log.info("restored %s after %d moves", saved.game, len(saved.moves))
-                    return state
+                    return state, saved
     journal.start_game(fresh.game.name, fresh.options())
-    return fresh
+    return fresh, None

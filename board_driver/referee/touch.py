@@ -83,9 +83,10 @@ class TouchInput:
         self._down.clear()
         self.reset()
 
-    def sensor(self, site: str, on: bool, now: float, state: Any) -> Any:
+    def sensor(self, site: str, on: bool, now: float, state: Any, over: bool | None = None) -> Any:
         """A settled sensor change at `site`. Returns what to do: None, a move to play, or the
-        string "new-game" (a hold on a finished game)."""
+        string "new-game" (a hold on a finished game). `over`: whether the game is over (the
+        referee's word, which a flag fall decides too); None: the state's."""
         if on:
             self._down[site] = now
             return None
@@ -94,7 +95,7 @@ class TouchInput:
         if started is None:
             return None  # a touch that began before we were watching (a resync)
         held = now - started >= self.hold_s
-        if state.is_over():
+        if state.is_over() if over is None else over:
             self.reset()
             return "new-game" if held else None
         return self.hold(site, state) if held else self.tap(site, state)

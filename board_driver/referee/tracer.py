@@ -11,6 +11,9 @@ Each line of the file is a physical action:
 
 After each action, once the sensors have settled, one JSON line:
     {"action", "game": {the replay object}, "corrections": [sites], "leds": {site: [r, g, b]}}
+and in a timed game (`--time-control`, or Arbos's own 300 s a turn) `"clocks": [ms, ms]`, the
+time left for players 0 and 1 (null for an untimed seat). A `wait` steps through the moment a
+clock runs out, so a flag falls (or a turn passes) at its exact millisecond.
 
 Actions go through the real gpiozero mock pins (and a matrix scan, an ADC read) and the
 LED colours are read back from the recording PixelBuf strip: a trace is how bugs get
@@ -211,10 +214,14 @@ class Tracer:
             # Blinks and animations are functions of the time alone, so a wait draws only its
             # last frame (drawing each blink of an hour's wait cost minutes and gigabytes).
             # What can change the game on the way is a sensor change settling: step to those.
-            while (deadline := ref.next_deadline()) is not None and deadline < end:
+            # And a clock that runs out on the way: the pass or the flag at its very moment.
+            while (deadline := _earliest(ref.next_deadline(), ref.flag_deadline())) is not None \
+                    and deadline <= end:
                 self._advance(deadline)
                 self.board.scan_once()
                 ref.tick(self.clock.now)
+                if self.clock.now >= end:
+                    break
             self._advance(end)
         else:
             act(self.door, verb, args)
@@ -224,12 +231,22 @@ class Tracer:
         flush = getattr(self.board, "flush", None)
         if flush is not None:
             flush()  # a bridge: the frame on the firmware's strip, as the record says
-        return {
+        record = {
             "action": " ".join([verb, *args]),
             "game": ref.state.summary(),
             "corrections": [c.site for c in ref.corrections],
             "leds": ref.site_colours(),
         }
+        if ref.clocks.timed:
+            record["clocks"] = ref.clocks.left_ms(self.clock.now)
+            if ref.flagged is not None:
+                record["flag"] = ref.flagged
+        return record
+
+
+def _earliest(*times: float | None) -> float | None:
+    found = [t for t in times if t is not None]
+    return min(found) if found else None
 
 
 def run_trace(lines: Iterable[str], config: Config, source: str = "<trace>") -> Iterator[dict]:

@@ -32,7 +32,10 @@ class View:
     completions: list[Correction] = field(default_factory=list)
     over_since: float | None = None     # when the game ended (for the winner's animation)
     winner_seconds: float = 6.0
-    turn_left: float | None = None      # seconds left in a timed turn (None: no limit applies)
+    turn_left: float | None = None      # seconds left on the running clock (None: none runs)
+    clocks: list | None = None          # both clocks' seconds left (None: an untimed game)
+    clock_running: int | None = None    # whose clock runs
+    flagged: int | None = None          # the seat whose time ran out (the game is lost)
     # Sites of a move the computer played in the game, still to be made on the board: shown
     # as "the computer's move: make it", not as a mistake.
     to_make: frozenset = frozenset()

@@ -18,6 +18,12 @@ from board_driver.views.base import FRAME_S, Colour, scale
 #: The last this many seconds of a timed turn are shown running out.
 COUNTDOWN_S = 30.0
 
+#: In a clock's last this many seconds the turn LEDs breathe, from BREATHE_HZ[0] at its start
+#: to BREATHE_HZ[1] at 0; a flag fall then alternates the "flag" colour and the winner's.
+LAST_S = 10.0
+BREATHE_HZ = (1.0, 4.0)
+FLAG_HZ = 1.0
+
 #: A touch game's selected site; the taps it offers blink in the "safe" (grow) and "unsafe"
 #: (stop a chain) colours.
 SELECTED: Colour = (200, 200, 200)
@@ -44,6 +50,7 @@ def compose(referee: Any, now: float, link: str | None = None
         wake = due if wake is None else min(wake, due)
     if "turn" in named and "turn" not in frame:  # (a game's view may draw them itself)
         frame["turn"], wake = _turn(state, referee.seats, colours, link, now, wake)
+        frame["turn"], wake = _clock_turn(frame["turn"], view, colours, link, now, wake)
     for player in (0, 1):
         bar = named.get(f"score{player}")
         if bar:
@@ -69,6 +76,30 @@ def _turn(state, seats, colours, link, now, wake) -> tuple[Colour, float | None]
     else:
         colour = colours["wrong"] if int(now * 4) % 2 else (0, 0, 0)
     return colour, min(wake or math.inf, now + FRAME_S)
+
+
+def _clock_turn(colour: Colour, view, colours, link, now: float, wake: float | None
+                ) -> tuple[Colour, float | None]:
+    """The clocks on the turn LEDs: they breathe, faster and faster, through a clock's last
+    LAST_S seconds; once a flag has fallen they alternate the "flag" colour and the winner's."""
+    if view.flagged is not None:
+        winner = colours[f"player{1 - view.flagged}"]
+        colour = colours["flag"] if int(now * FLAG_HZ * 2) % 2 == 0 else winner
+        half = 1.0 / (FLAG_HZ * 2)
+        nxt = (math.floor(now / half) + 1) * half
+        return colour, nxt if wake is None else min(wake, nxt)
+    left = view.turn_left
+    if left is None or link not in (None, "connected", "watching"):
+        return colour, wake
+    if left > LAST_S:
+        due = now + left - LAST_S
+        return colour, due if wake is None else min(wake, due)
+    # The phase is the time used since the last LAST_S began, so the breath speeds up smoothly.
+    used = LAST_S - left
+    phase = BREATHE_HZ[0] * used + (BREATHE_HZ[1] - BREATHE_HZ[0]) * used * used / (2 * LAST_S)
+    level = 0.15 + 0.85 * (0.5 + 0.5 * math.cos(2 * math.pi * phase))
+    nxt = now + FRAME_S
+    return scale(colour, level), nxt if wake is None else min(wake, nxt)
 
 
 def touch_selection(touch, frame: dict, wake: float | None, colours: dict[str, Colour],

@@ -230,7 +230,8 @@ def test_10_an_expired_turn_is_a_pass_and_the_last_30_seconds_run_out(tracer):
     play(t, "A1=")
     record = t.step("wait", ["120000"])
     assert record["game"]["moves"][-1] == "A1=" and record["game"]["to_move"] == 1
-    assert t.referee.turn_left(t.clock.now) is None
+    # its clock stays at 0, stopped, until the action ends the turn; the other's shows a whole turn
+    assert t.referee.clocks.running is None and record["clocks"] == [60_000, 0]
 
 
 def test_the_20x20_layout_keeps_an_all_white_frame_under_its_supply():

@@ -75,7 +75,7 @@ def test_drawing_never_plays_a_move(tmp_path):
         for site in ("A1", "D4", "A7", "H8"):   # the setup's seeds: then a turn can pass
             t.step("place", [site])
         ref = t.referee
-        deadline = ref.turn_deadline()
+        deadline = ref.flag_deadline()
         assert deadline is not None
         moves = len(ref.state.moves)
         ref.show(deadline + 1)
