@@ -115,6 +115,15 @@ def _command_line_choices(config: Config, args: argparse.Namespace) -> None:
         config.moves = args.moves
     if getattr(args, "journal", None):
         config.journal = args.journal
+    if getattr(args, "time_control", None) is not None:
+        from board_driver.referee.clock import GRAMMAR, ClockError, parse_time_control
+
+        try:
+            config.time_control = parse_time_control(args.time_control)
+        except ClockError:
+            raise ConfigError("<command line>", "--time-control", GRAMMAR,
+                              args.time_control) from None
+        config.turn_seconds = None
     if getattr(args, "players", None):
         # The config file's check, which the command line skipped (`robot` started a game).
         for who in args.players:
@@ -309,6 +318,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         p.add_argument("--layout", help="a shipped layout name or a layout file")
         p.add_argument("--moves", choices=["off", "legal", "safe", "best"],
                            help="move display mode")
+        p.add_argument("--time-control", metavar="TC",
+                       help="the players' clocks: none, 10 (minutes each), 5+3 (minutes + "
+                            "seconds a turn), 30s/move (a limit per turn), or one a seat: "
+                            "10,3+2 (default: the config's; Arbos: 300s/move)")
         if journal:
             p.add_argument("--journal", help="journal file (default: one per layout and game "
                                              "options in ~/.local/state/treeboard/)")

@@ -52,21 +52,26 @@ class Terminal:
         self._occupied: set[str] = set()  # the game's pieces at the last narration
         self.link = None  # the RemoteLink of a remote game, once the daemon runs
         self._link_said: dict | None = None
+        self._warned: dict[tuple, set[float]] = {}   # the clock warnings said this turn
 
     def __call__(self, session: Session) -> None:
         ref = session.referee
         key = self._key(ref)
         if self.link is not None:
             self.narrate_link()
+        self.clock_warnings(ref)
         if key == self._last or self._state is None:
             return  # unchanged, or before `start` (run_sim draws the first board itself)
-        drawn = key[:3] != (self._last or (None,) * 4)[:3]
+        last = self._last or (None,) * 5
+        drawn = key[:3] != last[:3]
         self._last = key
         self.narrate(session)
         if drawn:
             self.draw(session)
         if key[3]:
             self.say(key[3])  # a touch game's selection (board_driver/referee/touch.py)
+        if key[4] is not None and key[4] != last[4]:
+            self.say(views.flag_words(ref.state.game.name, key[4]))
 
     @staticmethod
     def _key(ref) -> tuple:
@@ -74,7 +79,23 @@ class Terminal:
         # and a touch game's selection, said in words.
         touch = getattr(ref, "touch", None)
         return (ref.state.to_json(), tuple(ref.corrections), tuple(ref.view.completions),
-                touch.words() if touch is not None else None)
+                touch.words() if touch is not None else None, ref.flagged)
+
+    def clock_warnings(self, ref) -> None:
+        """Say when the running clock passes one minute and ten seconds left (once a turn)."""
+        seat, left = ref.view.clock_running, ref.view.turn_left
+        if seat is None or left is None:
+            return
+        turn = (id(ref.state), len(ref.state.moves), seat)
+        said = self._warned.get(turn, set())
+        if len(self._warned) > 4:   # (only the turn in progress matters)
+            self._warned = {turn: said}
+        for mark in views.CLOCK_WARNINGS:
+            if left <= mark and mark not in said and left > mark - 5:
+                said.add(mark)
+                self._warned[turn] = said
+                self.say(views.clock_warning_words(ref.state.game.name, seat, mark))
+                break
 
     def say(self, text: str) -> None:
         print(text, file=self.out, flush=True)
@@ -148,6 +169,9 @@ class Terminal:
                      " — clear the board for a new game")) if state.is_over() else \
             (f"score {a}:{b}, " + paint(colours[f"player{state.to_move}"], names[state.to_move],
                                         bold=True) + " to move")
+        if ref.view.clocks is not None:
+            status += "; " + views.clocks_words(state.game.name, ref.view.clocks,
+                                                ref.view.clock_running)
         print(f"\n{body}\n{status}", file=self.out)
         by = "the other board's" if ref.view.to_make_by == "remote" else "the computer's"
         for fix in views.corrections_in_words(state, ref.view):

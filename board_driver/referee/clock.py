@@ -231,14 +231,3 @@ class Clocks:
         clocks.turn_of = turn if turn in (0, 1) else None
         return clocks
 
-
-def shown(seconds: float | None) -> str:
-    """A clock as a board's page shows it: m:ss (h:mm:ss from an hour), tenths under 10 s."""
-    if seconds is None:
-        return "-"
-    if seconds < 10:
-        return f"0:{math.floor(seconds * 10) / 10:04.1f}"
-    whole = int(math.ceil(seconds - 1e-9))
-    h, rest = divmod(whole, 3600)
-    m, s = divmod(rest, 60)
-    return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"

@@ -96,7 +96,7 @@ class Door:
         if button != "end_turn":
             raise ValueError("the only button is end_turn")
         state = self.state
-        if state.is_over():
+        if self.referee.over:
             raise games.IllegalMove("end turn", "the game is over")
         move = state.end_turn_move()
         if move is None:

@@ -461,6 +461,10 @@ class Referee:
             self.flagged = flag
             self._reconcile(now)
 
+    def told_clock(self, seat: int, seconds: float, now: float) -> None:
+        """What another board says its seat's clock showed as it moved (remote play)."""
+        self.clocks.set_left(seat, seconds, now)
+
     def flag_deadline(self) -> float | None:
         """When the running clock runs out (a `tick` then passes or flags), or None."""
         return self.clocks.deadline()

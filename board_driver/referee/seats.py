@@ -67,6 +67,31 @@ def hints(saved: str, seconds: float) -> dict[str, str]:
     return out
 
 
+#: In a timed game the computer keeps this much of its clock in hand, never thinking into it:
+#: the round trip to its worker (the position as JSON, the answer back through the loop) and
+#: a slow, busy Pi's scheduling take from it (benchmarks/clock_budget.py measures the trip).
+RESERVE_S = 1.0
+#: A bank (sudden death, Fischer) is spread over this many more turns, whatever is left.
+TURNS_TO_GO = 20
+#: The shortest think: even a clock almost out gets an answer (the search's first playouts).
+LEAST_S = 0.02
+
+
+def think_seconds(level_seconds: float, control: Any, left: float | None) -> float:
+    """How long the computer thinks when its clock shows `left` seconds under `control` (a
+    clock.TimeControl): its level's time, but never more than its share of the clock, and
+    always RESERVE_S short of running out. `left` None: an untimed seat, the level's time."""
+    if left is None:
+        return level_seconds
+    usable = max(0.0, left - RESERVE_S)
+    if control.per_move_s is not None:
+        share = usable / 2                     # half the turn, the rest is spare
+    else:
+        share = usable / TURNS_TO_GO + 0.8 * control.increment_s
+        share = min(share, usable / 2)         # the increment comes only after the move
+    return max(LEAST_S, min(level_seconds, share))
+
+
 def computer_seats(players: tuple[str, ...]) -> dict[int, games.ai.Level]:
     """Seat -> level for every "computer" or "computer:LEVEL" seat. Raises ValueError naming
     a level it does not know."""
@@ -130,7 +155,7 @@ class ComputerSeat:
 
     def _our_turn(self) -> int | None:
         state = self.referee.state
-        if state.is_over() or state.to_move not in self.levels:
+        if self.referee.over or state.to_move not in self.levels:
             return None
         return state.to_move
 
@@ -157,8 +182,11 @@ class ComputerSeat:
         level = self.levels[seat]
         self._asked = history
         self.thinking = True
-        log.info("computer (seat %d, %s) thinks for %.1f s", seat, level.name, level.seconds)
-        future = self.submit(think, self.referee.state.to_json(), level.seconds, level.noise,
+        clocks = self.referee.clocks
+        seconds = think_seconds(level.seconds, clocks.controls[seat],
+                                clocks.left(seat, self.clock()))
+        log.info("computer (seat %d, %s) thinks for %.2f s", seat, level.name, seconds)
+        future = self.submit(think, self.referee.state.to_json(), seconds, level.noise,
                              self.rng.randrange(1 << 30))
         future.add_done_callback(lambda f, h=history: self.call_soon(self._answer, f, h))
 
@@ -196,7 +224,7 @@ class ComputerSeat:
                 self.after_change()
             self._hinted = None
         state = referee.state
-        if (view.moves != "best" or state.is_over()
+        if (view.moves != "best" or referee.over
                 or not referee.at_board(state.to_move) or not self._board_agrees()
                 or self._hint_asked == history):
             return

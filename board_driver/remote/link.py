@@ -174,17 +174,25 @@ class RemoteLink:
         if self.settings.watching:
             return   # a spectator says nothing: it only reads the boards' retained states
         state = self.referee.state
+        flag = self.referee.flagged if self.referee.flagged == self.settings.local_seat else None
         self._send(rp.state_topic(self.settings.game_id, self.settings.local_seat),
-                   rp.state_message(state, self.takebacks, self.settings.local_seat), retain=True)
+                   rp.state_message(state, self.takebacks, self.settings.local_seat, flag),
+                   retain=True)
 
     def _on_local_change(self, what: str, move: Any, origin: str) -> None:
         # A referee listener, on the loop. Moves that came from the other board are not echoed
         # as moves, but the retained state always follows the game.
         if self.settings.watching:
             return
+        seat = self.settings.local_seat
         if what == "move" and origin == "board":
+            # (a timed game: the mover's clock as it moved; the other board takes it as is)
+            clock_ms = self.referee.clocks.left_ms(self.clock())[seat]
             self._send(self.topics["move"], rp.move_message(self.referee.state, self.takebacks,
-                                                            self.settings.local_seat))
+                                                            seat, clock_ms))
+        elif what == "flag" and origin == "board" and move == seat:
+            self._send(self.topics["move"], rp.flag_message(self.referee.state, self.takebacks,
+                                                            seat))
         self._publish_state()
 
     def request_takeback(self) -> int:
@@ -194,7 +202,7 @@ class RemoteLink:
             raise games.IllegalMove("takeback", "this board watches the game; it plays no seat")
         if not state.moves:
             raise games.IllegalMove("takeback", "there is no move to take back")
-        if state.is_over():
+        if self.referee.over:
             raise games.IllegalMove("takeback", "the game is over; join a new game id to play again")
         self._asked_to = len(state.moves) - 1
         self._send(self.topics["takeback"],
@@ -208,7 +216,7 @@ class RemoteLink:
         if index is None:
             raise games.IllegalMove("takeback", "the other board has not asked for a takeback")
         self.takeback_request = None
-        if accept and self.referee.state.is_over():
+        if accept and self.referee.over:
             accept = False   # the game ended since it asked: a finished game is not taken back
         if accept:
             self.takebacks += 1
@@ -252,10 +260,16 @@ class RemoteLink:
             if kind == "state":
                 self._apply(rp.on_state_watching(state, self.takebacks, msg), topic)
             return   # moves and takebacks reach a spectator through the states that follow
+        if kind == "flag":
+            self._on_flag(msg)
+            return
         if kind == "move":
             verdict = rp.on_move(state, self.takebacks, msg, self.settings.seat)
         elif kind == "state":
             verdict = rp.on_state(state, self.takebacks, msg, self.settings.seat, self._asked_to)
+            self._apply(verdict, topic)
+            self._on_flag(msg)
+            return
         elif kind == "takeback":
             self._on_takeback_request(msg)
             return
@@ -281,6 +295,10 @@ class RemoteLink:
             self._asked_to = None
         if verdict.undo_to is not None:
             self._take_back_to(verdict.undo_to)
+        if verdict.clock_ms is not None and verdict.moves:
+            # The mover's own board measured its clock: taken as it was when it moved (its
+            # increment follows as the move is played here).
+            self.referee.told_clock(self.settings.seat, verdict.clock_ms / 1000, now)
         for move in verdict.moves:
             self.referee.play_for_seat(move, now, "remote")
             log.info("remote move %d: %s", len(self.referee.state.moves), move)
@@ -288,10 +306,18 @@ class RemoteLink:
             self.conflict = None
             self._update_status()
 
+    def _on_flag(self, msg: dict) -> None:
+        """The other board says its seat ran out of time (a flag message, a retained state)."""
+        if self.referee.over or not rp.flags(self.referee.state, self.takebacks, msg,
+                                             self.settings.seat):
+            return
+        log.info("the other board's time ran out")
+        self.referee.flag(self.settings.seat, self.clock(), origin="remote")
+
     def _on_takeback_request(self, msg: dict) -> None:
         if msg["seat"] != self.settings.seat:
             return  # our own request, echoed
-        if (msg["takebacks"] != self.takebacks or self.referee.state.is_over()
+        if (msg["takebacks"] != self.takebacks or self.referee.over
                 or msg["index"] != len(self.referee.state.moves) - 1):
             self._send(self.topics["takeback"], rp.answer_message(
                 self.takebacks, self.settings.local_seat, msg["index"], False))

@@ -10,6 +10,13 @@ Topics, under `treeboard/v1/<game id>/`:
   `presence/<seat>` "online" / "offline" (retained; "offline" is also the client's will)
   `takeback`        a takeback request and its answer (QoS 1, not retained)
 
+Clocks (protocol 1.1, readable by 1.0 boards, which ignore what they do not know): a move may
+carry `clock_ms`, its mover's clock when the move was made (before its increment), which the
+other board takes as that seat's clock; a `flag` message on the `move` topic (and `flag` in
+the retained state) says that the sender's seat ran out of time. Each board runs and flags only
+its own seats' clocks, so the time a move spends on the way is charged to nobody: the mover's
+clock stopped when it moved, and the other's starts when the move arrives.
+
 Every message but presence is a JSON object signed with HMAC-SHA256 under a key derived from
 the game's shared secret and the game id, so a message from anyone without the secret, or
 from another game, is refused. Each carries the game's `version`: the number of changes
@@ -118,6 +125,9 @@ class Signer:
                 raise RemoteError(f"{kind} message: {key!r} missing or of the wrong type")
         if data["takebacks"] < 0 or data["index"] < 0 or not 0 <= data["seat"] <= 1:
             raise RemoteError(f"{kind} message: takebacks, index or seat out of range")
+        for key, check in _OPTIONAL.items():
+            if key in data and data[key] is not None and not check(data[key]):
+                raise RemoteError(f"{kind} message: {key!r} of the wrong type or out of range")
         return data
 
 
@@ -127,6 +137,15 @@ _FIELDS: dict[str, dict[str, Any]] = {
               "name": str, "options": dict},
     "takeback": {"takebacks": int, "seat": int, "index": int},
     "takeback-answer": {"takebacks": int, "seat": int, "index": int, "accept": bool},
+    "flag": {"takebacks": int, "seat": int, "index": int},
+}
+
+#: Protocol 1.1's optional fields: a move's `clock_ms` (the mover's clock), a state's `flag`.
+MAX_CLOCK_MS = 48 * 3600 * 1000
+_OPTIONAL: dict[str, Any] = {
+    "clock_ms": lambda v: isinstance(v, int) and not isinstance(v, bool)
+    and 0 <= v <= MAX_CLOCK_MS,
+    "flag": lambda v: v in (0, 1) and not isinstance(v, bool),
 }
 
 
@@ -134,16 +153,37 @@ def _options(state: games.State) -> dict[str, str]:
     return {k: str(v) for k, v in state.options().items()}
 
 
-def move_message(state: games.State, takebacks: int, seat: int) -> dict:
-    """The message for the move just played in `state` (the last of its moves)."""
-    return {"type": "move", "takebacks": takebacks, "seat": seat, "index": len(state.moves) - 1,
+def move_message(state: games.State, takebacks: int, seat: int,
+                 clock_ms: int | None = None) -> dict:
+    """The message for the move just played in `state` (the last of its moves); `clock_ms`
+    the mover's clock as it moved (a timed game)."""
+    body = {"type": "move", "takebacks": takebacks, "seat": seat, "index": len(state.moves) - 1,
             "move": str(state.moves[-1]), "hash": position_hash(state)}
+    if clock_ms is not None:
+        body["clock_ms"] = int(clock_ms)
+    return body
 
 
-def state_message(state: games.State, takebacks: int, seat: int) -> dict:
-    return {"type": "state", "takebacks": takebacks, "seat": seat, "index": len(state.moves),
+def state_message(state: games.State, takebacks: int, seat: int, flag: int | None = None) -> dict:
+    body = {"type": "state", "takebacks": takebacks, "seat": seat, "index": len(state.moves),
             "moves": [str(m) for m in state.moves], "hash": position_hash(state),
             "name": state.game.name, "options": _options(state)}
+    if flag is not None:
+        body["flag"] = flag
+    return body
+
+
+def flag_message(state: games.State, takebacks: int, seat: int) -> dict:
+    """`seat` (the sender's) ran out of time after the game's moves so far."""
+    return {"type": "flag", "takebacks": takebacks, "seat": seat, "index": len(state.moves)}
+
+
+def flags(state: games.State, takebacks: int, msg: dict, remote_seat: int) -> bool:
+    """Whether a `flag` message, or a state's `flag`, says the remote seat lost on time in
+    this very game (the same takebacks, the same moves)."""
+    flagged = msg["seat"] if msg["type"] == "flag" else msg.get("flag")
+    return (flagged == remote_seat == msg["seat"] and msg["takebacks"] == takebacks
+            and msg["index"] == len(state.moves))
 
 
 def takeback_message(takebacks: int, seat: int, index: int) -> dict:
@@ -167,6 +207,7 @@ class Verdict:
     boards are out of step and neither can put it right alone."""
 
     moves: list[Any] = field(default_factory=list)
+    clock_ms: int | None = None   # the remote mover's clock as it made the (one) move
     undo_to: int | None = None
     takebacks: int | None = None
     refused: str | None = None
@@ -218,7 +259,7 @@ def on_move(state: games.State, takebacks: int, msg: dict, remote_seat: int) -> 
     moves, why = _extend(state, have, [msg["move"]], remote_seat, msg["hash"])
     if why:
         return Verdict(refused=why)
-    return Verdict(moves=moves)
+    return Verdict(moves=moves, clock_ms=msg.get("clock_ms"))
 
 
 def _unfit_state(state: games.State, msg: dict) -> Verdict | None:

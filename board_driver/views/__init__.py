@@ -101,6 +101,45 @@ def hint_modes(game_name: str) -> tuple[str, ...]:
     return tuple(getattr(view_of(game_name), "HINTS", ("off", "legal", "safe", "best")))
 
 
+def clock_text(seconds: float | None) -> str:
+    """A clock as the board shows it: m:ss (h:mm:ss from an hour), tenths in the last 10 s."""
+    import math
+
+    if seconds is None:
+        return "-"
+    if seconds < 10:
+        return f"0:{math.floor(seconds * 10) / 10:04.1f}"
+    whole = int(math.ceil(seconds - 1e-9))
+    h, rest = divmod(whole, 3600)
+    m, s = divmod(rest, 60)
+    return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
+
+
+def clocks_words(game_name: str, left: list, running: int | None) -> str:
+    """Both clocks in one line: "clocks: player 1 4:59 (running), player 2 5:00"."""
+    names = players(game_name)
+    parts = [f"{names[seat]} {clock_text(left[seat])}" + (" (running)" if running == seat else "")
+             for seat in (0, 1) if left[seat] is not None]
+    return "clocks: " + ", ".join(parts)
+
+
+def flag_words(game_name: str, seat: int) -> str:
+    """What the board says when `seat`'s time ran out."""
+    names = players(game_name)
+    return f"{names[seat]}'s time ran out: {names[1 - seat]} wins on time"
+
+
+def clock_warning_words(game_name: str, seat: int, mark: float) -> str:
+    """What the board says when `seat`'s clock passes a warning mark (60 s, 10 s)."""
+    names = players(game_name)
+    left = "one minute" if mark >= 60 else f"{mark:g} seconds"
+    return f"{names[seat]}: {left} left"
+
+
+#: The marks at which a running clock is said aloud (voice) and in the sim's words.
+CLOCK_WARNINGS = (60.0, 10.0)
+
+
 def render(state: State, view: View, now: float) -> tuple[dict[str, Colour], float | None]:
     """The whole LED frame at `now`, and when it next changes by itself (None: not until
     something happens). The game's layer, then the winner's animation, then corrections,

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from typing import Any, Hashable
 
+from board_driver.views import CLOCK_WARNINGS as WARNINGS
 from board_driver.views import render
 from board_driver.views.base import FRAME_S, Colour, scale
 
@@ -92,7 +93,8 @@ def _clock_turn(colour: Colour, view, colours, link, now: float, wake: float | N
     if left is None or link not in (None, "connected", "watching"):
         return colour, wake
     if left > LAST_S:
-        due = now + left - LAST_S
+        # (a frame at each warning mark too: the sim says it, the voice speaks it)
+        due = now + left - max(m for m in (*WARNINGS, LAST_S) if m < left)
         return colour, due if wake is None else min(wake, due)
     # The phase is the time used since the last LAST_S began, so the breath speeds up smoothly.
     used = LAST_S - left

@@ -59,7 +59,9 @@ def has_end_turn(state) -> bool:
     return state.end_turn_move() is not None
 
 
-def result_words(state, names: tuple[str, str]) -> str | None:
+def result_words(state, names: tuple[str, str], flagged: int | None = None) -> str | None:
+    if flagged is not None:
+        return views.flag_words(state.game.name, flagged)
     if not state.is_over():
         return None
     a, b = state.scores()
@@ -94,11 +96,13 @@ def page_state(referee, *, layout_name: str, token_required: bool, version: int,
         "owed_by": {"computer": "The computer", "remote": "The other board"}.get(
             view.to_make_by, "The other seat"),
         "steps": steps_in_words(view, names),
-        "result": result_words(state, names),
+        "result": result_words(state, names, referee.flagged),
         "entries": offered,
         "end_turn": can_end_turn(state),
         "end_turn_button": has_end_turn(state),
-        "takeback": bool(state.moves) and not state.is_over(),
+        "takeback": bool(state.moves) and not referee.over,
+        # The players' clocks (None: an untimed game): ms left, whose runs, the control.
+        "clocks": clocks_state(referee),
         "hint": view.moves,
         "hints": list(views.hint_modes(state.game.name)),
         "options": {k: str(v) for k, v in state.options().items()},
@@ -112,6 +116,19 @@ def page_state(referee, *, layout_name: str, token_required: bool, version: int,
         "seat_choices": ["human"] + [f"computer:{name}" for name in games.ai.LEVELS],
         "remote": remote,
     }
+
+
+def clocks_state(referee) -> dict[str, Any] | None:
+    """Both clocks as the page shows them: ms left for players 0 and 1 (None: untimed seat),
+    which one runs (None: neither), the seat whose time ran out, and the time control."""
+    from board_driver.referee.clock import control_text
+
+    view = referee.view
+    if view.clocks is None:
+        return None
+    return {"left_ms": [None if v is None else int(v * 1000) for v in view.clocks],
+            "running": view.clock_running, "flag": referee.flagged,
+            "control": control_text(referee.clocks.controls)}
 
 
 def saved_state(saved, upto: int | None = None) -> games.State:

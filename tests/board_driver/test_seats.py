@@ -9,6 +9,7 @@ from types import SimpleNamespace
 import pytest
 
 import games
+from board_driver.referee.clock import NONE, Clocks
 from board_driver.referee.seats import ComputerSeat, computer_seats, think
 
 
@@ -20,6 +21,11 @@ class FakeReferee:
         self.view = SimpleNamespace(corrections=[], completions=[], moves="safe", hints={})
         self.played: list[str] = []
         self.holding = False   # no takeback waiting for its pieces to come off
+        self.clocks = Clocks((NONE, NONE))
+
+    @property
+    def over(self):
+        return self.state.is_over()
 
     def at_board(self, player):
         return player == 0

@@ -86,7 +86,7 @@ function showStatus(s) {
   const turn = $("turn");
   turn.textContent = "";
   const [a, b] = s.game.scores;
-  if (s.game.over) {
+  if (s.game.over || (s.clocks && s.clocks.flag !== null)) {
     turn.textContent = "Game over";
   } else {
     const who = s.game.to_move;
@@ -96,8 +96,53 @@ function showStatus(s) {
   score.textContent = "";
   score.append(chip(s.colours.player0), `${s.players[0]} ${a}  `,
                chip(s.colours.player1), `${s.players[1]} ${b}`);
+  showClocks(s);
   $("result").hidden = !s.result;
   $("result").textContent = s.result ? `${s.result}. Clear the board for the next game.` : "";
+}
+
+// The players' clocks: both shown, the running one marked and counted down here between the
+// board's pushes (which set it right at every change).
+const clocks = { s: null, at: 0, timer: null };
+
+function clockText(ms) {
+  if (ms === null) return "-";
+  const sec = ms / 1000;
+  if (sec < 10) return `0:${(Math.floor(sec * 10) / 10).toFixed(1).padStart(4, "0")}`;
+  const whole = Math.ceil(sec - 1e-9);
+  const h = Math.floor(whole / 3600), m = Math.floor((whole % 3600) / 60), r = whole % 60;
+  const mm = h ? String(m).padStart(2, "0") : String(m);
+  return `${h ? h + ":" : ""}${mm}:${String(r).padStart(2, "0")}`;
+}
+
+function drawClocks() {
+  const s = clocks.s;
+  const box = $("clocks");
+  box.textContent = "";
+  if (!s || !s.clocks) return;
+  const c = s.clocks;
+  for (const seat of [0, 1]) {
+    let ms = c.left_ms[seat];
+    if (ms !== null && c.running === seat) ms = Math.max(0, ms - (performance.now() - clocks.at));
+    const span = document.createElement("span");
+    span.className = "clock" + (c.running === seat ? " running" : "") + (c.flag === seat ? " flag" : "");
+    span.dataset.seat = seat;
+    span.append(chip(s.colours[`player${seat}`]), `${s.players[seat]} ${clockText(ms)}`);
+    box.append(span);
+  }
+}
+
+function showClocks(s) {
+  clocks.s = s;
+  clocks.at = performance.now();
+  $("clocks").hidden = !s.clocks;
+  drawClocks();
+  if (s.clocks && s.clocks.running !== null && clocks.timer === null) {
+    clocks.timer = setInterval(drawClocks, 100);
+  } else if ((!s.clocks || s.clocks.running === null) && clocks.timer !== null) {
+    clearInterval(clocks.timer);
+    clocks.timer = null;
+  }
 }
 
 function showFixes(s) {
