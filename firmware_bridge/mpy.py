@@ -66,15 +66,19 @@ class MicroPythonFirmware:
     def __init__(self, *, rows: int = 20, cols: int = 20, leds: int = 400,
                  faults_to_host: LineFaults | None = None,
                  faults_to_firmware: LineFaults | None = None,
-                 boot_noise: bytes = BOOT_NOISE, heap: str = HEAP, **settings) -> None:
+                 boot_noise: bytes = BOOT_NOISE, heap: str = HEAP,
+                 firmware_dir: str | Path = FIRMWARE_DIR, **settings) -> None:
         """`settings` are firmware/main.py's wiring constants (SCAN_MS=5, ...); the matrix is
-        its shift-register one, ROWS x COLS."""
+        its shift-register one, ROWS x COLS. `firmware_dir` holds the four files (a test
+        gives a broken copy)."""
+        self.firmware_dir = str(firmware_dir)
         self.rows, self.cols, self.led_count = rows, cols, leds
         self.faults_to_host = faults_to_host
         self.faults_to_firmware = faults_to_firmware
         self.boot_noise = boot_noise
         self.heap_size = heap
-        self.settings = {"MATRIX": "'shift-register'", "LED_COUNT": str(leds), **{
+        self.settings = {"MATRIX": "'shift-register'", "ROWS, COLS": f"{rows}, {cols}",
+                         "LED_COUNT": str(leds), **{
             k: repr(v) for k, v in settings.items()}}
         self.exe = find_micropython()
         self._board = bytearray(rows * cols)
@@ -181,7 +185,7 @@ class MicroPythonFirmware:
         # Read and write: opening never blocks, and the board's reads never see an end of file.
         self._commands_fd = os.open(fifo, os.O_RDWR)
         cells = ",".join(str(i) for i, v in enumerate(self._board) if v)
-        args = [self.exe, "-X", f"heapsize={self.heap_size}", str(BOARD_SCRIPT), str(FIRMWARE_DIR),
+        args = [self.exe, "-X", f"heapsize={self.heap_size}", str(BOARD_SCRIPT), self.firmware_dir,
                 str(fifo), f"cells={cells}"] + [f"{k}={v}" for k, v in self.settings.items()]
         if self.boot_noise:
             try:

@@ -19,7 +19,7 @@ Everything else is MicroPython's own: `micropython.kbd_intr`, `select.poll` on s
 `sys.stdin.buffer` / `sys.stdout.buffer` (the serial line: pipes to the host test, which
 relays them to a pty the host's link opens), `os.urandom`, `binascii.crc32`, `gc`. Anything
 main.py, controller.py, protocol.py or shiftreg.py uses that MicroPython lacks raises here,
-and the traceback goes to stderr.
+and the traceback goes to stderr (not stdout: that is the line).
 """
 
 import sys
@@ -255,4 +255,10 @@ ns = {"__name__": "main"}
 BOARD.main_ns = ns
 gc.collect()
 say("booting", gc.mem_alloc())
-exec(source, ns)
+try:
+    exec(source, ns)
+except BaseException as exc:
+    # MicroPython's unix port prints an uncaught traceback on stdout, which is the serial line
+    # here (as on a Pico): say it where the host test reads.
+    sys.print_exception(exc, sys.stderr)
+    sys.exit(1)
