@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 
 from firmware_bridge.faults import LineFaults
-from firmware_bridge.sim import BOOT_NOISE, _Pty
+from firmware_bridge.sim import BOOT_NOISE, Pty
 
 FIRMWARE_DIR = Path(__file__).resolve().parent / "firmware"
 BOARD_SCRIPT = Path(__file__).resolve().parent / "mpy_board.py"
@@ -91,7 +91,7 @@ class MicroPythonFirmware:
         self.boots = 0
         self._tmp = tempfile.TemporaryDirectory(prefix="treeboard-mpy-")
         self.port = str(Path(self._tmp.name) / "treeboard-bridge")
-        self._pty = _Pty()
+        self._pty = Pty()
         os.symlink(self._pty.name, self.port)
         self._stopping = False
         self._proc: subprocess.Popen | None = None
