@@ -14,7 +14,7 @@ which is the point. Prints one JSON object: workload -> {tree: instructions (mil
 Workloads (each the code a player waits on, or the computer's inner loop):
 - `playouts-<game>`: 2 random games by the move-by-move loop (legal_moves, play), the MCTS's
   path before a game's own playout existed, and the referee's path for legality;
-- `fast-playouts-<game>`: 20 of the game's own `playout(rng)`;
+- `fast-playouts-<game>`: 5 of the game's own `playout(rng)`;
 - `trace-tree-planting`: a 12-move Tree Planting game through the whole pipeline on the
   simulated board (mock pins, matrix scan, debounce, reconcile, journal, LED frame).
 """
@@ -36,11 +36,19 @@ GAMES = {"tree-planting": {"board": "classic"}, "fangqi": {"board": "6x6"},
          "arbos": {"board": "10x10"}, "treeblox": {}, "game-for-the-trees": {}}
 
 
-def _imports() -> None:
-    import games  # noqa: F401
-    from board_driver.config import sim_config  # noqa: F401
-    from board_driver.referee.tracer import Tracer  # noqa: F401
+def _tracer():
+    try:
+        from board_driver.referee.tracer import Tracer
+    except ImportError:   # a checkout from before board_driver's rooms
+        from board_driver.trace import Tracer
+    return Tracer
 
+
+def _imports() -> None:
+    import games
+    from board_driver.config import sim_config  # noqa: F401
+
+    _tracer()
     for name in GAMES:
         games.get_game(name)
 
@@ -56,8 +64,6 @@ def run(workload: str) -> None:
     _imports()
     if workload == "startup":
         return
-    kind, _, name = workload.partition("-") if not workload.startswith("fast-") else \
-        ("fast", None, workload.removeprefix("fast-playouts-"))
     rng = random.Random(1)
     if workload.startswith("playouts-"):
         name = workload.removeprefix("playouts-")
@@ -68,13 +74,14 @@ def run(workload: str) -> None:
                     break
                 moves = state.legal_moves()
                 state.play(moves[rng.randrange(len(moves))])
-    elif kind == "fast":
-        for _ in range(20):
+    elif workload.startswith("fast-playouts-"):
+        name = workload.removeprefix("fast-playouts-")
+        for _ in range(5):
             _new(name).playout(rng)
     elif workload == "trace-tree-planting":
         from board_driver.config import sim_config
-        from board_driver.referee.tracer import Tracer
 
+        Tracer = _tracer()
         with tempfile.TemporaryDirectory() as tmp:
             t = Tracer(sim_config(journal=str(Path(tmp) / "j.sqlite")))
             try:
