@@ -244,6 +244,12 @@ class _Item(NamedTuple):
     def mark(self) -> str:
         return "^" if self.chain == -2 else ">"
 
+    @property
+    def key(self) -> tuple[int, int, str]:
+        # A turn's growths are told apart by from, to and mark: the leap and a Huckleberry
+        # chain may go from one square to the same square (two growths, one key without it).
+        return (self.src, self.dst, self.mark)
+
     def touches(self) -> set[int]:
         # What the growth reads or writes: its source, the squares it passes, its target.
         return {self.src, self.dst, *_path(self.src, self.dx, self.dy)}
@@ -600,8 +606,10 @@ class GameForTheTreesState(State):
                                             f"not {_letter_name(letter)}")
             letter = have
         elif action == LEAP and src < 0:
+            # Left out, the leap's square is the one its order names, else the first.
+            named = [a for a, _, m in order or () if m == "^"]
             hucks = [i for i, c in enumerate(board) if c[0] == HUCK and c[1] == self._to_move]
-            src = hucks[0] if hucks else dst
+            src = named[0] if named else hucks[0] if hucks else dst
         return Move(action, src, dst, letter, order)
 
     @property
@@ -763,16 +771,16 @@ class GameForTheTreesState(State):
     def _run(self, move: Move) -> _Turn:
         """Play `move` on a working copy and return it; raises _Fail."""
         turn, items = self._start(move.action, move.src, move.dst)
-        takers: dict[tuple[int, int], bool] = {}
+        takers: dict[tuple[int, int, str], bool] = {}
         if move.order is not None:
-            by_key = {(it.src, it.dst): it for it in items}
-            given = [(a, b) for a, b, _ in move.order]
+            by_key = {it.key: it for it in items}
+            given = [(a, b, "^" if m == "^" else ">") for a, b, m in move.order]
             if sorted(given) != sorted(by_key) or len(set(given)) != len(given):
                 want = " ".join(f"{square_name(it.src)}{it.mark}{square_name(it.dst)}"
                                 for it in items)
                 raise _Fail(f"the order must list each growth of this turn once: {want}")
             items = [by_key[k] for k in given]
-            takers = {(a, b): m == "x" for a, b, m in move.order}
+            takers = {(a, b, "^" if m == "^" else ">"): m == "x" for a, b, m in move.order}
         for item in items:
             turn.grow(item)
         turn, chosen = next(_resolutions(turn, takers if move.order is not None else None))
@@ -797,13 +805,13 @@ class GameForTheTreesState(State):
         # the others commute. Group them, and find each group's different orders.
         groups = _groups(items)
         per_group = [_distinct_orders(turn0, g) if len(g) > 1 else [g] for g in groups]
-        position = {(it.src, it.dst): k for k, it in enumerate(items)}
+        position = {it.key: k for k, it in enumerate(items)}
         out: list[Move] = []
         seen: set = set()
         for combo in itertools.product(*per_group):
             order = list(items)
             for group, chosen in zip(groups, combo):
-                slots = sorted(position[(it.src, it.dst)] for it in group)
+                slots = sorted(position[it.key] for it in group)
                 for slot, it in zip(slots, chosen):
                     order[slot] = it
             turn = turn0.copy()
@@ -826,7 +834,7 @@ class GameForTheTreesState(State):
                     out.append(Move(action, src, dst, letter, None))
                 else:
                     out.append(Move(action, src, dst, letter, tuple(
-                        (it.src, it.dst, "x" if (it.src, it.dst) in takers else it.mark)
+                        (it.src, it.dst, "x" if it.key in takers else it.mark)
                         for it in order)))
         return out
 
@@ -859,7 +867,7 @@ def _resolutions(turn: _Turn, takers: dict | None,
              every: bool = False) -> Iterator[tuple[_Turn, frozenset]]:
     """The attacks of a turn resolved, in board order (reading 12). With `takers` (from
     an order) the marked attackers take; else the first in the order, or with `every`,
-    one result per choice of takers: (the turn, the (src, dst) of its takers)."""
+    one result per choice of takers: (the turn, the keys of its takers)."""
     def go(t: _Turn, targets: list[int], chosen: tuple) -> Iterator[tuple[_Turn, tuple]]:
         if not targets:
             yield t, chosen
@@ -870,7 +878,7 @@ def _resolutions(turn: _Turn, takers: dict | None,
             yield from go(t, rest, chosen)
             return
         if takers is not None:
-            marked = [a for a in attackers if takers.get((a[0].src, a[0].dst))]
+            marked = [a for a in attackers if takers.get(a[0].key)]
             if len(marked) > 1:
                 raise _Fail(f"only one attacker takes {square_name(target)}")
             options = marked or attackers[:1]
@@ -879,7 +887,7 @@ def _resolutions(turn: _Turn, takers: dict | None,
         for item, root in options:
             nxt = t.copy()
             nxt.kill(target, item, root, attackers)
-            yield from go(nxt, rest, chosen + ((item.src, item.dst),))
+            yield from go(nxt, rest, chosen + (item.key,))
     for t, chosen in go(turn, turn.attacked(), ()):
         yield t, frozenset(chosen)
 
@@ -938,7 +946,7 @@ def _distinct_orders(start: _Turn, group: list[_Item]) -> list[list[_Item]]:
                     t2.grow(it)
                 except _Fail:
                     continue
-                done = tuple(sorted((i.src, i.dst) for i in order + [it]))
+                done = tuple(sorted(i.key for i in order + [it]))
                 key = (done, t2.key())
                 if key not in nxt:
                     nxt[key] = (order + [it], t2)

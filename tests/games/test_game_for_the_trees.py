@@ -148,6 +148,48 @@ def test_reading_leap_once_per_game():
         new().play("H e1^e6")
 
 
+# The issue-23 positions where the leap and a Huckleberry chain go from one square to another
+# (the growths of a turn were keyed by from and to, so the two overwrote each other).
+LEAP_AND_CHAIN = [
+    dict(moves="a2-a3 retreat:f7 b2-b3 He8-f7 c2-c3 h6-h5 d2-d3"),
+    dict(position="......../...H..../......../......../......../......../..gh..p./........",
+         roots="g2", chains="g2>a2 d2>c2", first=1),
+    dict(position="......../.......h/......../......../......../..e...../AP....HG/........",
+         roots="a2 b2 c3", chains="a2>c3 b2>c3 g2>h2", first=0),
+]
+
+
+def leap_and_chain(k):
+    options = dict(LEAP_AND_CHAIN[k])
+    moves = options.pop("moves", "")
+    state = new(**options)
+    state.play_all(moves.split())
+    return state
+
+
+def test_reading_leap_and_chain_from_one_square_are_two_growths():
+    state = leap_and_chain(0)  # Black: Huckleberry on g6 (its chain g6>h5), f7, e8; h5>h4
+    # The leap onto h5 after h5 grew on to h4 is a turn of its own, written from g6 or e8.
+    assert "Hg6^h5/h5>h4,g6^h5,g6>h5" in texts(state)
+    for text in ("Hg6^h5/h5>h4,g6^h5,g6>h5", "He8^h5/h5>h4,e8^h5,g6>h5",
+                 "H^h5/h5>h4,e8^h5,g6>h5"):
+        state.play(text)
+        assert terrain(state, "h4") == "grass:1" and terrain(state, "h5") == "huckleberry:1"
+        state.undo()
+    state = leap_and_chain(1)
+    assert "Hd2^c2" in texts(state)
+    state.play("Hd2^c2")
+    state = leap_and_chain(2)
+    assert "Hg2^h2/g2^h2,a2>c3,b2xc3,g2>h2" in texts(state)
+    state.play("Hg2^h2/g2^h2,a2>c3,b2xc3,g2>h2")
+    assert terrain(state, "c3") == "Pine:0" and terrain(state, "h2") == "huckleberry:0"
+    for k in range(3):  # every listed turn plays
+        state = leap_and_chain(k)
+        for move in state.legal_moves():
+            state.play(move)
+            state.undo()
+
+
 def test_reading_slider_takes_the_squares_it_passes():
     state = new(position="....h.../......../......../........"
                          "/U......./U......./U......./B...H...")
