@@ -229,6 +229,16 @@ def test_reading_killing_the_root_kills_the_tree():
     assert terrain(state, "c3") == "bare" and terrain(state, "c4") == "bare"  # a Pine: bare
 
 
+def test_reading_a_direction_is_one_way():
+    # The Pine on d4 grows d4>d5 by momentum: north is taken (d5, d6 too: the same way),
+    # south is another direction (reading 10).
+    state = new(position="h......./......../......../...U..../...P..../...U..../......../.......H",
+                chains="d4>d5")
+    assert [t for t in texts(state) if t.startswith("Pd4")] == ["Pd4-d3"]
+    with pytest.raises(IllegalMove, match="already growing that way"):
+        state.play("Pd4-d5")
+
+
 def test_reading_momentum_is_all_or_nothing():
     pos = "....h..g/......../......../......../U......./U......./U......./B...H..G"
     state = new(position=pos)
@@ -357,6 +367,44 @@ def test_reading_orders_that_change_nothing_are_one_move():
     listed = texts(state)
     assert len(listed) == len(set(listed))
     assert not any(" / " in t for t in listed)  # no two growths of this turn interact
+
+
+# Eight chains of five White trees converging on three squares of a Black Birch (d5 e5 f5,
+# root e5), and White grass for more actions: legal_moves() took minutes here when every
+# order of the attacks was a different "order" until the end of the turn.
+CONVERGING = "h......./.....A../..E...E./...bbb../..ABP.../GG....A./GGG...../GGG....H"
+CONVERGING_CHAINS = "e4>d5 e4>e5 e4>f5 c4>e5 f7>e5 g3>f5 c6>d5 d4>d5"
+
+
+def test_orders_that_meet_collapse_before_they_are_enumerated(monkeypatch):
+    """Counted in growths tried, not timed: orders that reach the same position are merged
+    as they meet, and growths that commute are not ordered at all (reading 18)."""
+    from games import game_for_the_trees as engine
+
+    tried = 0
+    grow = engine._Turn.grow
+
+    def counting(turn, item):
+        nonlocal tried
+        tried += 1
+        if tried > 200_000:  # the old enumeration tried millions; stop it early
+            raise AssertionError("legal_moves() tried more than 200,000 growths")
+        return grow(turn, item)
+
+    state = new(position=CONVERGING, roots="e5", chains=CONVERGING_CHAINS)
+    monkeypatch.setattr(engine._Turn, "grow", counting)
+    moves = state.legal_moves()
+    assert tried < 50_000  # 16,411 when written (benchmarks/gftt_orders.py times it)
+    monkeypatch.setattr(engine._Turn, "grow", grow)
+    assert len(moves) == len(set(moves)) == 315
+    results = set()
+    for move in moves:  # each a different turn (reading 18), and every one plays
+        state.play(move)
+        results.add((move.action, move.src, move.dst,
+                     tuple(tuple(sorted(state.square(n).items())) for n in state.sites()),
+                     tuple(state.chains(0)), tuple(state.chains(1))))
+        state.undo()
+    assert len(results) == len(moves)
 
 
 def test_reading_move_limit():
