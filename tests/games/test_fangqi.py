@@ -76,9 +76,9 @@ def test_bad_options_are_refused_by_name(options, words):
 
 def test_options_as_text_from_a_layout_or_the_command_line():
     state = GAME.new_state(board="4x4", extra_removal="false", repeat_squares="False",
-                           quiet_limit="7")
+                           quiet_limit="7", morris="true")
     assert state.options() == {"board": "4x4", "extra_removal": False, "repeat_squares": False,
-                               "quiet_limit": 7}
+                               "quiet_limit": 7, "morris": True}
     assert "fangqi" in games.names()
 
 
@@ -205,13 +205,33 @@ def test_no_squares_means_straight_to_movement():
     assert state.phase == "movement" and state.to_move == 0
 
 
-def test_reading_9_when_every_counter_is_in_a_square_any_may_be_taken():
+def test_reading_9_a_counter_in_a_square_is_never_taken_and_the_capture_is_lost():
+    # By the text (the default): "counters that are not themselves part of a 2x2 square".
     state = fill([
         "BBWW",
         "BBWW",
         "BBWW",
         "BBWW",
     ])
+    state.play_all(["xc1", "xa1"])
+    assert state.removals_due(0) == 2 and state.removals_due(1) == 2
+    assert state.takeable() == ["d1"]
+    with pytest.raises(IllegalMove, match="never taken after the first removal"):
+        state.play("xc2")
+    state.play("xd1")
+    assert state.takeable() == ["b1"]
+    state.play("xb1")
+    # Every counter left stands in a square: both players' other removals are lost.
+    assert state.phase == "movement" and state.removals_due(0) == state.removals_due(1) == 0
+
+
+def test_reading_9_with_the_morris_rule_any_may_be_taken_when_all_are_in_squares():
+    state = fill([
+        "BBWW",
+        "BBWW",
+        "BBWW",
+        "BBWW",
+    ], morris=True)
     state.play_all(["xc1", "xa1"])  # White's square c1 broken: d1 is free now
     # Black has squares a2, a3 (a1 gone) => 2; White has c2, c3 => 2
     assert state.removals_due(0) == 2 and state.removals_due(1) == 2
@@ -291,8 +311,10 @@ def test_a_move_that_forms_a_square_takes_one_counter_outside_squares():
         state.play("c1-b1")
     with pytest.raises(IllegalMove, match="forms no square, so it takes nothing"):
         state.play("c1-c2xd1")
-    with pytest.raises(IllegalMove, match="no white counter outside a square is left"):
+    with pytest.raises(IllegalMove, match="never taken after the first removal"):
         state.play("c1-b1xa3")
+    with pytest.raises(IllegalMove, match="no white counter outside a square is left"):
+        position(SLIDE, morris=True).play("c1-b1xa3")
     with pytest.raises(IllegalMove, match="c2 holds no white counter"):
         state.play("c1-b1xc2")
     state.play("c1-b1xd2")
@@ -309,8 +331,18 @@ DOUBLE = [
 ]
 
 
+def test_reading_9_two_squares_with_one_counter_outside_squares_take_one():
+    state = position(DOUBLE)  # by the text: e1 only; the second capture is lost
+    forming = [m for m in state.legal_moves() if m.frm == "b1" and m.to == "b2"]
+    assert names(forming) == ["b1-b2xe1"]
+    with pytest.raises(IllegalMove, match="takes exactly 1 white counter"):
+        state.play("b1-b2xe1xd3")
+    state.play("b1-b2xe1")
+    assert not state.is_over() and state.to_move == 1
+
+
 def test_reading_7_10_two_squares_take_two_one_after_another():
-    state = position(DOUBLE)
+    state = position(DOUBLE, morris=True)
     forming = [m for m in state.legal_moves() if m.frm == "b1" and m.to == "b2"]
     assert names(forming) == ["b1-b2xe1xd3", "b1-b2xe1xe3", "b1-b2xe1xd4", "b1-b2xe1xe4"]
     with pytest.raises(IllegalMove, match="takes exactly 2"):
