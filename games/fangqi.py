@@ -138,6 +138,14 @@ def _grid(text: str) -> Grid:
         raise BadOptions(f"board {text!r} is not a named board ({', '.join(NAMED_BOARDS)}) nor "
                          "RxC points such as 5x6 (rows x columns; 6x6p for six by six points)")
     rows, cols = int(m.group(1)), int(m.group(2))
+    named = f"{rows}x{cols}"
+    if named in NAMED_BOARDS and NAMED_BOARDS[named] != (rows, cols) and \
+            text != f"{named}p":
+        # "6 x 6" or "6x6points": the named board of 6x6 squares, or 6x6 points?
+        nr, nc = NAMED_BOARDS[named]
+        raise BadOptions(f"board {text!r} is ambiguous: {named} is the board of {named} squares "
+                         f"({nr}x{nc} = {nr * nc} points), {named}p is {rows}x{cols} = "
+                         f"{rows * cols} points; write {named} or {named}p")
     if not (2 <= rows <= MAX_SIDE and 2 <= cols <= MAX_SIDE):
         raise BadOptions(f"board {text!r}: rows and columns of points must be 2..{MAX_SIDE}")
     return Grid(rows, cols, f"{rows}x{cols}p" if f"{rows}x{cols}" in NAMED_BOARDS

@@ -50,6 +50,23 @@ def test_boards_are_named_or_points(board, rows, cols):
     assert state.sites()[:2] == ["a1", "b1"] and state.sites()[-1] == f"{'abcdefgh'[cols - 1]}{rows}"
 
 
+@pytest.mark.parametrize("board", ["6 x 6", "6x6points", "6x6 points", "6 x 6p",
+                                   "6 x 7", "6x7points"])
+def test_board_names_that_could_mean_squares_or_points_are_refused(board):
+    # 6x6 is the folk board of 6x6 squares (49 points); 6x6p is 6x6 points (36): a spelling
+    # that could be either is refused, naming both.
+    with pytest.raises(BadOptions, match=r"ambiguous: 6x[67] is the board of .* points\), "
+                                         r"6x[67]p is"):
+        GAME.new_state(board=board)
+
+
+@pytest.mark.parametrize("board,rows,cols", [("6x6", 7, 7), (" 6X6 ", 7, 7), ("6x6p", 6, 6),
+                                             ("8 x 8", 8, 8), ("5 x 6", 5, 6)])
+def test_unambiguous_board_names_still_work(board, rows, cols):
+    state = GAME.new_state(board=board)
+    assert (state.grid.rows, state.grid.cols) == (rows, cols)
+
+
 @pytest.mark.parametrize("board,black,white", [("6x6", 25, 24), ("6x7", 28, 28), ("8x8", 32, 32),
                                                ("3x3", 5, 4)])
 def test_each_player_has_half_the_points_black_one_more_on_odd(board, black, white):
