@@ -46,6 +46,10 @@ def test_registered_and_default_board():
 @pytest.mark.parametrize("board, seeds, spores", [
     ("20x20", 10, 80), ("19x19", 10, 80), ("18x18", 10, 80),  # reading 3: the box
     ("10x10", 3, 20), ("8x8", 2, 13), ("6x6", 1, 7), ("4x4", 1, 4),
+    # halves round up: 10x10 is 2.5 seeds -> 3 and 9x20 4.5 -> 5 (Python's round: 2 and 4)
+    ("9x20", 5, 36), ("5x4", 1, 4),
+    # a rectangle gets the box only when both sides are 18 or more
+    ("18x20", 10, 80), ("20x18", 10, 80), ("17x20", 9, 68), ("20x17", 9, 68), ("18x17", 8, 61),
 ])
 def test_3_counts_are_the_box_on_real_boards_and_scaled_on_small_ones(board, seeds, spores):
     state = GAME.new_state(board=board)
