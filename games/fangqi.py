@@ -605,8 +605,9 @@ class FangqiState(State):
     # --- phases ------------------------------------------------------------------------
 
     def _first_remover(self) -> int:
-        # Turns simply keep alternating: whoever did not make the last placement starts. On an
-        # odd board Black places last, so White starts; on an even board, Black.
+        # Turns simply keep alternating (reading 2): whoever did not make the last placement
+        # starts the first removal. On an odd board Black places last, so White starts; on an
+        # even board, Black.
         return self.grid.size % 2
 
     def _start_first_removal(self) -> None:
@@ -646,7 +647,7 @@ class FangqiState(State):
         if not self._repeat:
             self._used = origins  # these squares have taken their counters
         self._lose_empty_removals()
-        first = self._first_remover()
+        first = 1 - self._to_move  # whoever did not make the last removal (reading 2)
         if self._due[first]:
             self._to_move = first
         elif self._due[1 - first]:
@@ -656,7 +657,8 @@ class FangqiState(State):
 
     def _start_movement(self) -> None:
         self._phase = MOVEMENT
-        self._to_move = self._first_remover()
+        # Whoever did not make the last removal starts (reading 2): turns keep alternating.
+        self._to_move = 1 - self._to_move
         if not self._can_move(self._to_move):
             self._finish(BLOCKED, self._to_move)
 

@@ -150,9 +150,26 @@ def test_readings_2_3_4_odd_board_white_starts_and_takes_one_more_alternately():
     state.play("xb1")
     assert state.to_move == 1 and state.removals_due(1) == 1 and state.removals_due(0) == 0
     state.play("xc1")
-    # no squares on a chequered board: straight on to movement, White first (reading 2)
-    assert state.phase == "movement" and state.to_move == 1
+    # no squares on a chequered board: straight on to movement; White made the last removal,
+    # so Black moves first: turns keep alternating (reading 2)
+    assert state.phase == "movement" and state.to_move == 0
     assert state.scores() == (6, 6)
+
+
+def test_reading_2_turns_alternate_into_the_square_removal_on_an_odd_board():
+    # 15 points: Black 8, White 7; two squares each (with the Morris rule every counter in
+    # them may be taken, so the square removal has its removals to make)
+    state = fill(["BBWWW", "BBWWW", "BBBWB"], morris=True)
+    state.play_all(["xe1", "xd1", "xc1"])  # first removal: White, Black, White
+    assert state.phase == "square-removal"
+    assert state.removals_due(0) == 2 and state.removals_due(1) == 2
+    assert state.to_move == 0  # White took the last first removal: Black now, not White again
+    state.play("xe2")
+    assert state.to_move == 1
+    state.play_all(["xa1", "xe3"])
+    assert state.to_move == 1 and state.removals_due(1) == 1
+    state.play("xb1")  # the a1 square is broken: b1 stands in none
+    assert state.phase == "movement" and state.to_move == 0  # White removed last: Black moves
 
 
 def test_reading_13_reduced_to_three_loses_at_once_mid_phase():
