@@ -31,6 +31,7 @@ GRAMMAR = ("none, minutes (10), minutes+seconds (5+3) or seconds a turn (30s/mov
            "two of these separated by a comma give each seat its own (10,3+2)")
 
 MAX_MINUTES = 600.0
+EPSILON_S = 1e-6
 MAX_INCREMENT_S = 600.0
 MAX_PER_MOVE_S = 86_400.0
 
@@ -148,7 +149,9 @@ class Clocks:
             return None
         if self.running == seat:
             value -= max(0.0, now - self._since)
-        return max(0.0, value)
+        # (at its deadline, since + left - since can come out a hair above 0 in floating point:
+        # a microsecond is time up)
+        return value if value > EPSILON_S else 0.0
 
     def left_ms(self, now: float) -> list[int | None]:
         """Both clocks in whole milliseconds (None: untimed seat); what `trace` prints."""

@@ -215,8 +215,12 @@ class Tracer:
             # last frame (drawing each blink of an hour's wait cost minutes and gigabytes).
             # What can change the game on the way is a sensor change settling: step to those.
             # And a clock that runs out on the way: the pass or the flag at its very moment.
+            last = None
             while (deadline := _earliest(ref.next_deadline(), ref.flag_deadline())) is not None \
                     and deadline <= end:
+                if deadline == last:   # nothing came of it: never step in place
+                    deadline += 1e-6
+                last = deadline
                 self._advance(deadline)
                 self.board.scan_once()
                 ref.tick(self.clock.now)
