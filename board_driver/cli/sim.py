@@ -25,9 +25,11 @@ from board_driver.views.base import piece_name
 from hardware.base import PRESENT
 
 HELP = ("actions: place SITE [KIND] | lift SITE | press BUTTON | wait MS | clear (lift every piece) | "
-        "new (start a new game) | takeback | show | help | quit")
+        "new (start a new game) | takeback | clock TC (the clocks: none, 10, 5+3, 30s/move) | "
+        "show | help | quit")
 #: What a line may start with, beyond the trace's actions (place, lift, press, wait).
-SIM_WORDS = ("takeback", "accept", "refuse", "clear", "new", "show", "help", "?", "quit", "exit")
+SIM_WORDS = ("takeback", "accept", "refuse", "clear", "new", "show", "help", "?", "quit", "exit",
+             "clock")
 REMOTE_HELP = ("remote game: takeback asks the other board; accept | refuse answers its request")
 #: The exit status of a sim ended with Ctrl-C (128 + SIGINT), as a shell reports it.
 EXIT_INTERRUPTED = 130
@@ -311,6 +313,9 @@ def run_sim(config: Config, *, new_game: bool = False, stdin: TextIO = sys.stdin
                 if word == "takeback":
                     done = door.takeback()
                     terminal.say(done if door.link is not None else f"{done}; lift its pieces")
+                elif word.split()[0] == "clock" if word else False:
+                    terminal.say(door.set_time_control(line.strip()[len("clock"):].strip()))
+                    terminal.draw(session)   # (the clocks under the board)
                 elif word in ("accept", "refuse"):
                     if door.link is None:
                         terminal.say(f"  ? {word}: there is no remote game to answer")

@@ -159,6 +159,23 @@ class Door:
             self.host.seats_changed()
         self._done()
 
+    def set_time_control(self, text: str) -> str:
+        """The players' clocks as chess players write them (`none`, `10`, `5+3`, `30s/move`,
+        `10,3+2`): for this game if no move is made yet, else from the next game. Returns what
+        was done, in words. Raises ValueError (clock.ClockError) saying what was expected."""
+        from board_driver.referee.clock import control_text, parse_time_control
+
+        controls = parse_time_control(text)
+        if self.link is not None:
+            raise games.IllegalMove("clock", "a remote game's clocks are set when both boards "
+                                             "start it")
+        referee = self.referee
+        now_too = not referee.state.moves and not referee.over
+        referee.set_controls(controls, self.clock())
+        self._done()
+        when = "from now" if now_too else "from the next game"
+        return f"time control {control_text(controls)} {when}"
+
     def set_hints(self, mode: str) -> None:
         """What the board lights of the moves: one of the game's hint modes."""
         modes = views.hint_modes(self.state.game.name)

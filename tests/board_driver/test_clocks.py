@@ -377,3 +377,35 @@ def test_clocks_in_their_journal_form_refuse_what_they_cannot_read():
         Clocks.from_json([1, 2])
     with pytest.raises(ClockError, match=r"left_ms\[1\]: expected milliseconds"):
         Clocks.from_json({"control": "1", "left_ms": [5, "x"], "turn_of": 0})
+
+
+# --- set from the door, shown on the page ---------------------------------------------------------
+
+def test_the_door_sets_the_clocks_now_or_from_the_next_game_and_the_page_shows_them(tmp_path):
+    from board_driver.web.snapshot import page_state
+
+    t = Tracer(sim_config(journal=str(tmp_path / "j.sqlite")))
+    try:
+        with pytest.raises(ValueError, match="time control '5x3': expected none"):
+            t.door.set_time_control("5x3")
+        assert not t.referee.clocks.timed                       # refused: nothing changed
+        assert t.door.set_time_control("1,0.5") == "time control 1,0.5 from now"
+        record = t.step("wait", ["2000"])
+        assert record["clocks"] == [58_000, 30_000]
+        page = page_state(t.referee, layout_name="x", token_required=False, version=1,
+                          instance="i")
+        assert page["clocks"] == {"left_ms": [58_000, 30_000], "running": 0, "flag": None,
+                                  "control": "1,0.5"}
+        t.step("place", ["h0.0"])
+        assert t.door.set_time_control("none") == "time control none from the next game"
+        assert t.step("wait", ["1000"])["clocks"][1] < 30_000   # this game keeps its clocks
+        t.step("wait", ["60000"])
+        page = page_state(t.referee, layout_name="x", token_required=False, version=2,
+                          instance="i")
+        assert page["clocks"]["flag"] == 1 and page["result"] == \
+            "player 2's time ran out: player 1 wins on time"
+        assert page["takeback"] is False
+        cleared = t.step("lift", ["h0.0"])                      # the next game: untimed
+        assert cleared["game"]["moves"] == [] and "clocks" not in cleared
+    finally:
+        t.close()

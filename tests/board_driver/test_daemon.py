@@ -166,3 +166,31 @@ def test_a_dead_scan_thread_withholds_the_watchdog_and_names_the_source(tmp_path
     assert b"WATCHDOG=1" not in later
     assert any("MatrixSource" in r.getMessage() and "scan thread died" in r.getMessage()
                and "row driver shorted" in r.getMessage() for r in caplog.records)
+
+
+def test_the_daemon_books_the_flag_on_its_own_loop(tmp_path):
+    """Nothing happens on the board; the running clock's deadline alone wakes the loop, which
+    flags the player and keeps the result (the clocks' tick is booked like a sensor's)."""
+    from board_driver.referee.clock import parse_time_control
+    from board_driver.referee.journal import Journal
+
+    config = sim_config(journal=str(tmp_path / "j.sqlite"),
+                        time_control=parse_time_control("0.01,1"))   # 0.6 s for player 1
+    daemon = Daemon(config, notifier=Notifier.from_environment({}))
+
+    async def scenario():
+        runner = asyncio.ensure_future(daemon.run())
+        await daemon.started.wait()
+        loop = asyncio.get_running_loop()
+        ok = await loop.run_in_executor(None, wait_for,
+                                        lambda: daemon.session.referee.flagged is not None)
+        assert ok, "the flag never fell"
+        daemon.stop()
+        await runner
+
+    asyncio.run(scenario())
+    assert daemon.session.referee.flagged == 0
+    with Journal(tmp_path / "j.sqlite") as journal:
+        (lost,) = journal.history()
+        assert lost.summary["flag"] == 0 and lost.summary["winner"] == 1
+        assert lost.clocks["left_ms"] == [0, 60_000]

@@ -4,6 +4,7 @@ Ctrl-C. Piped input, so each action settles before the next (about 0.1 s each)."
 from __future__ import annotations
 
 import io
+import re
 import signal
 import subprocess
 import sys
@@ -80,3 +81,11 @@ def test_a_cube_entered_above_the_board_can_be_taken_back(tmp_path):
         assert tracer.session.journal.current().moves == ["La1", "Ld4", "Bb1", "Lc4"]
     finally:
         tracer.close()
+
+
+def test_the_sim_sets_the_clocks_shows_them_and_says_the_flag(tmp_path):
+    out = play(str(tmp_path / "j.sqlite"), "clock 5x3", "clock 0.02,1", "wait 1500")
+    assert "? time control '5x3': expected none, minutes (10)" in out
+    assert "time control 0.02,1 from now" in out
+    assert re.search(r"clocks: player 1 0:01\.[0-2] \(running\), player 2 1:00\n", out)
+    assert "player 1's time ran out: player 2 wins on time" in out
