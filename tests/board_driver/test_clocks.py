@@ -409,3 +409,25 @@ def test_the_door_sets_the_clocks_now_or_from_the_next_game_and_the_page_shows_t
         assert cleared["game"]["moves"] == [] and "clocks" not in cleared
     finally:
         t.close()
+
+
+@pytest.mark.parametrize("layout, first, loser", [
+    ("tree-planting-classic-bridge", "place h0.0", 1),   # sensors on the microcontroller
+    ("treeblox-adc", "wait 10", 0),                       # an ADC board
+    ("fangqi-7x7-matrix", "place d4", 1),                 # a scanned matrix
+    ("game-for-the-trees-matrix", "wait 10", 0),          # a touch board
+])
+def test_a_flag_on_every_kind_of_board(tmp_path, layout, first, loser):
+    cfg = sim_config(layout=layout, journal=str(tmp_path / "j.sqlite"),
+                     time_control=parse_time_control("0.05"))
+    t = Tracer(cfg)
+    try:
+        t.step(first.split()[0], first.split()[1:])
+        record = t.step("wait", ["10000"])
+        assert record["flag"] == loser and record["clocks"][loser] == 0
+        seen = {tuple(t.step("wait", ["500"])["leds"]["turn"]) for _ in range(4)}
+        assert len(seen) == 2, "the turn LEDs alternate the flag's colour and the winner's"
+        with Journal(tmp_path / "j.sqlite") as journal:
+            assert journal.history()[0].summary["flag"] == loser
+    finally:
+        t.close()
