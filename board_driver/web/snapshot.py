@@ -70,7 +70,8 @@ def result_words(state, names: tuple[str, str], flagged: int | None = None) -> s
 
 
 def page_state(referee, *, layout_name: str, token_required: bool, version: int,
-               instance: str, remote: dict[str, Any] | None = None) -> dict[str, Any]:
+               instance: str, remote: dict[str, Any] | None = None,
+               now: float | None = None) -> dict[str, Any]:
     """The object GET /api/state answers and the WebSocket pushes. Its first three keys are what
     `treeboard trace` prints after an action."""
     state, view = referee.state, referee.view
@@ -102,7 +103,7 @@ def page_state(referee, *, layout_name: str, token_required: bool, version: int,
         "end_turn_button": has_end_turn(state),
         "takeback": bool(state.moves) and not referee.over,
         # The players' clocks (None: an untimed game): ms left, whose runs, the control.
-        "clocks": clocks_state(referee),
+        "clocks": clocks_state(referee, now),
         "hint": view.moves,
         "hints": list(views.hint_modes(state.game.name)),
         "options": {k: str(v) for k, v in state.options().items()},
@@ -118,17 +119,33 @@ def page_state(referee, *, layout_name: str, token_required: bool, version: int,
     }
 
 
-def clocks_state(referee) -> dict[str, Any] | None:
-    """Both clocks as the page shows them: ms left for players 0 and 1 (None: untimed seat),
-    which one runs (None: neither), the seat whose time ran out, and the time control."""
+def clocks_state(referee, now: float | None = None) -> dict[str, Any] | None:
+    """Both clocks as the page shows them at `now` (None: as the last LED frame showed them):
+    ms left for players 0 and 1 (None: an untimed seat), which one runs (None: neither), the
+    seat whose time ran out, and the time control."""
     from board_driver.referee.clock import control_text
 
-    view = referee.view
-    if view.clocks is None:
+    clocks = referee.clocks
+    if not clocks.timed:
         return None
-    return {"left_ms": [None if v is None else int(v * 1000) for v in view.clocks],
-            "running": view.clock_running, "flag": referee.flagged,
-            "control": control_text(referee.clocks.controls)}
+    if now is None:
+        left = [None if v is None else int(v * 1000) for v in referee.view.clocks or (None, None)]
+    else:
+        left = clocks.left_ms(now)
+    return {"left_ms": left, "running": clocks.running, "flag": referee.flagged,
+            "control": control_text(clocks.controls)}
+
+
+def clocks_key(referee, now: float) -> tuple:
+    """What of the clocks makes the page's state new: whose runs, a flag, the control, and
+    while one runs its whole seconds (a page asking anew gets them to the second; the page
+    counts down by itself between the board's pushes)."""
+    clocks = referee.clocks
+    if not clocks.timed:
+        return ()
+    running = clocks.running
+    second = None if running is None else int(clocks.left(running, now))
+    return (running, referee.flagged, clocks.controls, second)
 
 
 def saved_state(saved, upto: int | None = None) -> games.State:

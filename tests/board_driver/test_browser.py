@@ -367,3 +367,19 @@ def test_a_remote_game_joined_on_the_page_then_left(browser, sims, tmp_path):
         page.close()
     finally:
         broker.stop()
+
+
+def test_the_page_shows_both_clocks_the_running_one_marked_and_the_flag(browser, sims):
+    sim = sims("--time-control", "0.1,1")
+    page = browser.new_page()
+    page.goto(sim.url)
+    page.wait_for_selector("body[data-connected=yes]")
+    page.wait_for_selector("#clocks:not([hidden])")
+    running = page.inner_text('#clocks .clock.running')
+    assert running.startswith("player 1 0:0")           # 6 s, counting down in the browser
+    assert page.inner_text('#clocks .clock[data-seat="1"]') == "player 2 1:00"
+    page.wait_for_selector('#clocks .clock.flag[data-seat="0"]', timeout=10_000)
+    assert "player 1's time ran out: player 2 wins on time" in page.inner_text("#result")
+    assert page.inner_text("#turn") == "Game over"
+    screenshots(page, "clocks-flag")
+    page.close()
