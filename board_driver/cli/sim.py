@@ -64,7 +64,7 @@ class Terminal:
         self.clock_warnings(ref)
         if key == self._last or self._state is None:
             return  # unchanged, or before `start` (run_sim draws the first board itself)
-        last = self._last or (None,) * 5
+        last = self._last or (None,) * 6
         drawn = key[:3] != last[:3]
         self._last = key
         self.narrate(session)
@@ -72,6 +72,9 @@ class Terminal:
             self.draw(session)
         if key[3]:
             self.say(key[3])  # a touch game's selection (board_driver/referee/touch.py)
+        if key[5] != last[5]:
+            self.say(views.menu_words(ref.state.game.name, ref.menu.chosen, ref.touch is not None)
+                     if key[5] is not None else "menu: closed")
         if key[4] is not None and key[4] != last[4]:
             self.say(views.flag_words(ref.state.game.name, key[4]))
 
@@ -81,7 +84,8 @@ class Terminal:
         # and a touch game's selection, said in words.
         touch = getattr(ref, "touch", None)
         return (ref.state.to_json(), tuple(ref.corrections), tuple(ref.view.completions),
-                touch.words() if touch is not None else None, ref.flagged)
+                touch.words() if touch is not None else None, ref.flagged,
+                tuple(sorted(ref.menu.chosen.items())) if ref.menu.open else None)
 
     def clock_warnings(self, ref) -> None:
         """Say when the running clock passes one minute and ten seconds left (once a turn)."""

@@ -53,6 +53,7 @@ class Daemon:
         self.session = session = open_session(self.config, clock=loop.time, new_game=self.new_game)
         self.door = Door(session, loop.time, after_change=self._show)
         self.door.host = self
+        session.referee.listeners.append(self._referee_told)
         try:
             session.hardware.source.start(self._from_thread)
             for name, button in session.hardware.buttons.items():
@@ -210,6 +211,13 @@ class Daemon:
         computers = computer_seats(self.session.referee.seats)
         if computers or self.computer is not None:
             self._ensure_computer().levels = computers
+
+    def _referee_told(self, what: str, _what: object, _origin: str) -> None:
+        """The board's menu applied its choices: the computer's seat and hints follow."""
+        if what == "menu-applied":
+            self.seats_changed()
+            if self.session.referee.view.moves == "best":
+                self.want_hints()
 
     def _from_worker(self, fn, *args) -> None:
         """A worker's answer, onto the loop; one that lands after the loop closed (the sim quit

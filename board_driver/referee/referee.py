@@ -12,7 +12,10 @@ import logging
 from typing import Any, Callable, Hashable, Mapping
 
 import games
-from board_driver.referee.clock import NONE, Clocks, ClockError, TimeControl, per_move
+from board_driver import views
+from board_driver.referee.clock import (NONE, ClockError, Clocks, TimeControl, control_text,
+                                        parse_time_control, per_move)
+from board_driver.referee.menu import PAIR_S, Menu, current_choices, seats_of
 from board_driver.referee.reconcile import (Correction, candidate_moves, changed_sites, differences,
                                     reconcile)
 from board_driver.referee.touch import TouchInput, is_touch_game
@@ -81,6 +84,8 @@ class Referee:
         # Touch input (board_driver/referee/touch.py): a game whose position lives on the LEDs takes
         # its moves from taps, not from pieces; None for every piece game.
         self.touch = TouchInput() if is_touch_game(state) else None
+        # The menu (board_driver/referee/menu.py): a mode in which the board is set up.
+        self.menu = Menu(self.sensed, views.hint_modes(state.game.name))
 
     # --- the game in progress ------------------------------------------------------------
 
@@ -113,6 +118,7 @@ class Referee:
         self.clocks = Clocks(self.controls)
         self.flagged = None
         self._checkpoint_at = None
+        self.menu = Menu(self.sensed, views.hint_modes(state.game.name))
         # A new game starts from an empty board: pieces of the old one still standing are to be
         # lifted, never read as the new game's first moves.
         self._hold = True
@@ -199,6 +205,7 @@ class Referee:
         """Take in the changes that have settled. Decide only when the whole board is quiet:
         two pieces put down at once are one change to correct, not two moves."""
         settled = self.debouncer.due(now)
+        menu_due = (deadline := self.menu.deadline()) is not None and now >= deadline
         for event in settled:
             self._channel_values[event.channel] = event.value
             site = self.layout.site_of_channel.get(event.channel)
@@ -209,10 +216,14 @@ class Referee:
             self.physical[site] = self._site_value(site)
             if self.touch is not None:
                 self._touched(site, now)
+        if menu_due and self.menu.timed_out(now):
+            log.info("menu: left by its timeout, nothing changed")
+            self._menu_leave(now)
+            return True
         if self.touch is not None:
             self._lifted.clear()  # (swaps faster than the debounce are a piece game's matter)
             return self._clock(now) or bool(settled)
-        if (settled or self._lifted) and not self.debouncer.pending():
+        if (settled or self._lifted or menu_due) and not self.debouncer.pending():
             self._decide(now, self._swapped())
             return True
         return self._clock(now)
@@ -316,6 +327,22 @@ class Referee:
     # --- touch input (games with input_mode "touch") -----------------------------------------
 
     def _touched(self, site: str, now: float) -> None:
+        on = self.physical[site] is not None
+        menu = self.menu
+        if menu.available and menu.corners is not None and site in menu.corners and on \
+                and all(self.physical.get(c) is not None for c in menu.corners):
+            # Both corners touched at once (a wand touches one square at a time): the menu
+            # opens, or, open, leaves without change.
+            self.touch.forget_touches()
+            if menu.open:
+                self._menu_leave(now)
+            elif "remote" not in self.seats:
+                self._menu_enter(now)
+            return
+        if menu.open:
+            if not on and menu.choose(site, now) == "apply":
+                self._menu_apply(now)
+            return
         what = self.touch.sensor(site, self.physical[site] is not None, now, self.state,
                                  over=self.over)
         if what == "new-game":
@@ -359,6 +386,8 @@ class Referee:
     def _reconcile(self, now: float, swapped: list[str] = ()) -> None:
         if self.touch is not None:
             return  # nothing on the board to reconcile: taps are decided as they come
+        if self._menu_pieces(now):
+            return
         if swapped and not self.state.is_over():
             # A swap faster than the debounce (a seed out, a spore in): decide first on the
             # board as it was with those sites empty, and keep it only if that was a move
@@ -418,7 +447,7 @@ class Referee:
         put right after the other side's move (the computer's or the other board's pieces not
         yet put down) or before the game (a new game's or a takeback's pieces still to lift);
         the computer, only while the board agrees with the game (it thinks only then)."""
-        if self.over or self._hold or self.view.to_make:
+        if self.over or self._hold or self.view.to_make or self.menu.open:
             return False
         if self.seats[seat].startswith("computer"):
             return not self.view.corrections and not self.view.completions
@@ -465,14 +494,83 @@ class Referee:
         """What another board says its seat's clock showed as it moved (remote play)."""
         self.clocks.set_left(seat, seconds, now)
 
+    # --- the menu (board_driver/referee/menu.py; docs/board.md, "The menu") -------------------
+
+    def menu_deadline(self) -> float | None:
+        """When the menu leaves by itself, or a lone corner piece is played (None: neither)."""
+        return self.menu.deadline()
+
+    def _menu_pieces(self, now: float) -> bool:
+        """A piece board: the menu's gesture and, once open, its choices. Returns whether the
+        menu took the board's reading (nothing is played then)."""
+        menu = self.menu
+        occupied = {site for site in self.sensed if self.physical.get(site) is not None}
+        if menu.open:
+            what = menu.pieces(occupied, now)
+            if what == "apply":
+                self._menu_apply(now)
+            elif what == "leave":
+                log.info("menu: left (the corner pieces lifted), nothing changed")
+                self._menu_leave(now)
+            return True
+        if (not menu.available or self.state.moves or self.over or self._hold
+                or "remote" in self.seats or menu.corners is None):
+            menu.pair_since = None
+            return False
+        corners = set(menu.corners)
+        if occupied == corners:
+            self._menu_enter(now)
+            return True
+        if len(occupied) == 1 and occupied <= corners:
+            # A lone corner piece before the first move: its pair may follow (the menu).
+            if menu.pair_since is None:
+                menu.pair_since = now
+            if now < menu.pair_since + PAIR_S:
+                return True
+            menu.pair_since = None   # no pair came: the piece is what it is in the game
+            return False
+        menu.pair_since = None
+        return False
+
+    def _menu_enter(self, now: float) -> None:
+        text = control_text(self.controls)
+        occupied = {s for s in self.sensed if self.physical.get(s) is not None}
+        self.menu.enter(now, current_choices(self.seats, text, self.view.moves), occupied)
+        self.view.corrections = self.view.completions = []
+        log.info("menu opened")
+        self._tell("menu-open", None, "board")
+        self._clock(now)
+
+    def _menu_leave(self, now: float) -> None:
+        self.menu.close()
+        self._hold = self.touch is None   # the menu's pieces come off before play goes on
+        self._tell("menu-closed", None, "board")
+        self._decide(now)
+
+    def _menu_apply(self, now: float) -> None:
+        """The menu's choices: who plays, the computer's level, the clock, the hints; then a
+        new game (the menu's pieces are lifted first, as a new game's are)."""
+        chosen = self.menu.chosen
+        self.menu.close()
+        self.seats = seats_of(chosen.get("seats", "people"), chosen.get("level", "medium"))
+        if chosen.get("clock") is not None:
+            self.controls = parse_time_control(chosen["clock"])
+        if chosen.get("hints") is not None:
+            self.view.moves = chosen["hints"]
+        log.info("menu applied: seats %s, clock %s, hints %s", self.seats,
+                 control_text(self.controls), self.view.moves)
+        self._tell("menu-applied", dict(chosen), "board")
+        self.new_game(now, origin="menu")
+
     def flag_deadline(self) -> float | None:
         """When the running clock runs out (a `tick` then passes or flags), or None."""
         return self.clocks.deadline()
 
     def clock_deadline(self) -> float | None:
-        """When `tick` is next due for the clocks: the running one runs out, or what it shows
-        is next kept in the journal."""
-        found = [d for d in (self.flag_deadline(), self._checkpoint_at) if d is not None]
+        """When `tick` is next due for the clocks and the menu: the running clock runs out,
+        what it shows is next kept in the journal, the menu's timeout or a corner's pair."""
+        found = [d for d in (self.flag_deadline(), self._checkpoint_at, self.menu_deadline())
+                 if d is not None]
         return min(found) if found else None
 
     def _clock(self, now: float) -> bool:

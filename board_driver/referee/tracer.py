@@ -216,7 +216,8 @@ class Tracer:
             # What can change the game on the way is a sensor change settling: step to those.
             # And a clock that runs out on the way: the pass or the flag at its very moment.
             last = None
-            while (deadline := _earliest(ref.next_deadline(), ref.flag_deadline())) is not None \
+            while (deadline := _earliest(ref.next_deadline(), ref.flag_deadline(),
+                                         ref.menu_deadline())) is not None \
                     and deadline <= end:
                 if deadline == last:   # nothing came of it: never step in place
                     deadline += 1e-6
@@ -241,6 +242,8 @@ class Tracer:
             "corrections": [c.site for c in ref.corrections],
             "leds": ref.site_colours(),
         }
+        if ref.menu.open:
+            record["menu"] = dict(ref.menu.chosen)   # the menu is open: what is chosen
         if ref.clocks.timed:
             record["clocks"] = ref.clocks.left_ms(self.clock.now)
             if ref.flagged is not None:

@@ -140,6 +140,20 @@ def clock_warning_words(game_name: str, seat: int, mark: float) -> str:
     return f"{names[seat]}: {left} left"
 
 
+def menu_words(game_name: str, chosen: dict, touch: bool) -> str:
+    """What the board says of its menu: what is chosen, and how to apply or leave."""
+    names = players(game_name)
+    seats = {"people": "two people play",
+             "computer-2": f"the computer plays {names[1]}",
+             "computer-1": f"the computer plays {names[0]}"}[chosen.get("seats", "people")]
+    level = f" ({chosen.get('level', 'medium')})" if chosen.get("seats", "people") != "people" else ""
+    clock = chosen.get("clock") or "as it is"
+    how = ("tap a lit square to choose, the blinking green one to apply; both corners again "
+           "leave" if touch else "put a piece on a lit site to choose, on the blinking green "
+           "one to apply; lift both corner pieces to leave")
+    return f"menu: {seats}{level}, clock {clock}, hints {chosen.get('hints')}; {how}"
+
+
 #: The marks at which a running clock is said aloud (voice) and in the sim's words.
 CLOCK_WARNINGS = (60.0, 10.0)
 

@@ -38,6 +38,8 @@ def compose(referee: Any, now: float, link: str | None = None
     view holds the turn's time left at `now` (`Referee.frame` sets it)."""
     state, view, touch = referee.state, referee.view, referee.touch
     colours, named = referee.config.colours, referee.layout.named_leds
+    if referee.menu.open:
+        return menu_frame(referee.menu, colours, now)
     left = view.turn_left
     if touch is None:
         frame, wake = render(state, view, now)
@@ -77,6 +79,31 @@ def _turn(state, seats, colours, link, now, wake) -> tuple[Colour, float | None]
     else:
         colour = colours["wrong"] if int(now * 4) % 2 else (0, 0, 0)
     return colour, min(wake or math.inf, now + FRAME_S)
+
+
+#: The menu's colour for each group of choices (the config's colours); the corners are white.
+MENU_COLOURS = {"seats": "player1", "level": "unsafe", "clock": "waiting", "hints": "best",
+                "apply": "safe"}
+MENU_CORNER: Colour = (160, 160, 160)
+MENU_DIM = 0.35
+
+
+def menu_frame(menu, colours: dict[str, Colour], now: float
+               ) -> tuple[dict[Hashable, Colour], float | None]:
+    """The menu: the corner sites white, each choice in its group's colour (the chosen one
+    bright, the others dim), the apply site blinking green; nothing else lit."""
+    frame: dict[Hashable, Colour] = {}
+    selected = menu.selected_sites()
+    for site, choice in (menu.sites or {}).items():
+        colour = colours[MENU_COLOURS[choice.group]]
+        frame[site] = colour if site in selected else scale(colour, MENU_DIM)
+    on = int(now * 2) % 2 == 0
+    apply_site = next((s for s, c in (menu.sites or {}).items() if c.group == "apply"), None)
+    if apply_site is not None:
+        frame[apply_site] = colours["safe"] if on else (0, 0, 0)
+    for corner in menu.corners or ():
+        frame[corner] = MENU_CORNER
+    return frame, (math.floor(now * 2) + 1) / 2
 
 
 def _clock_turn(colour: Colour, view, colours, link, now: float, wake: float | None

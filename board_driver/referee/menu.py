@@ -1,0 +1,133 @@
+"""The menu: a board set up from the board, with no screen (docs/board.md, "The menu").
+
+A mode of the referee. It opens by a gesture that cannot happen in play, on every layout:
+
+- a piece board (pins, matrix, ADC, bridge): pieces on both corner sites (the first and the
+  last sensed site: docs/board.md draws them) of an empty board before the game's first move,
+  put within PAIR_S of each other (a lone piece on a corner of a game with no move waits that
+  long for its pair before it is played; two moves cannot be made that fast);
+- a touch board (Game for the Trees): both corner squares touched at once (a wand touches one
+  square at a time).
+
+Then every choice is a site lit in its group's colour, the chosen one bright: who plays (two
+people; the computer plays player 2; the computer plays player 1), the computer's level, the
+clock, the hints; and one site that applies. A piece put on a site (a tap on a touch board)
+chooses; a piece on the apply site (a tap) applies the choices and starts a new game. Lifting
+both corner pieces (touching both corners again), or MENU_TIMEOUT_S without a choice, leaves
+without change. Pure and clock-injected like the referee, which owns the one Menu.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+#: The menu leaves without change after this long with nothing chosen.
+MENU_TIMEOUT_S = 60.0
+#: A lone piece on a corner site of a game with no move waits this long for the other corner.
+PAIR_S = 1.0
+
+#: The choices, group by group, in the order their sites follow the first corner.
+SEATS = (("people", ("human", "human")), ("computer-2", ("human", "computer")),
+         ("computer-1", ("computer", "human")))
+LEVELS = ("easy", "medium", "hard")
+CLOCKS = ("none", "5+3", "10")
+GROUPS = ("seats", "level", "clock", "hints")
+
+
+@dataclass(frozen=True)
+class Choice:
+    group: str      # seats, level, clock, hints, or apply
+    value: Any
+
+
+def choice_sites(sensed: Sequence[str], hint_modes: Sequence[str]) -> dict[str, Choice] | None:
+    """Site -> choice for a board whose sensed sites are `sensed` (in the game's order): the
+    sites after the first corner, group after group, then the apply site. None when the board
+    has too few sites for the menu."""
+    items = ([Choice("seats", name) for name, _ in SEATS] + [Choice("level", v) for v in LEVELS]
+             + [Choice("clock", v) for v in CLOCKS] + [Choice("hints", v) for v in hint_modes]
+             + [Choice("apply", None)])
+    rest = list(sensed[1:-1])
+    if len(rest) < len(items):
+        return None
+    return dict(zip(rest, items))
+
+
+def seats_of(name: str, level: str) -> tuple[str, str]:
+    """The seats a "seats" choice and a level mean."""
+    seats = dict(SEATS)[name]
+    return tuple(f"computer:{level}" if s == "computer" else s for s in seats)  # type: ignore
+
+
+def current_choices(seats: Sequence[str], controls_text: str, hints: str) -> dict[str, Any]:
+    """What the menu shows chosen when it opens: the board's settings now."""
+    name, level = "people", "medium"
+    for seat, who in enumerate(seats):
+        if who.startswith("computer"):
+            name = "computer-2" if seat == 1 else "computer-1"
+            level = who.split(":", 1)[1] if ":" in who else "medium"
+    return {"seats": name, "level": level if level in LEVELS else "medium",
+            "clock": controls_text if controls_text in CLOCKS else None, "hints": hints}
+
+
+class Menu:
+    def __init__(self, sensed: Sequence[str], hint_modes: Sequence[str]):
+        self.corners: tuple[str, str] | None = (sensed[0], sensed[-1]) if len(sensed) > 1 else None
+        self.sites = choice_sites(sensed, hint_modes)
+        self.open = False
+        self.chosen: dict[str, Any] = {}
+        self._since = 0.0                 # the last thing done in the menu (its timeout)
+        self._seen: set[str] = set()      # sites with a piece already counted
+        self.pair_since: float | None = None   # a lone corner piece waits for its pair
+
+    @property
+    def available(self) -> bool:
+        return self.sites is not None and self.corners is not None
+
+    def enter(self, now: float, chosen: dict[str, Any], occupied: set[str]) -> None:
+        self.open, self.chosen, self._since = True, dict(chosen), now
+        self._seen = set(occupied)
+        self.pair_since = None
+
+    def close(self) -> None:
+        self.open = False
+        self._seen = set()
+
+    def deadline(self) -> float | None:
+        """When the menu leaves by itself, or a lone corner piece is played: None if neither."""
+        if self.open:
+            return self._since + MENU_TIMEOUT_S
+        if self.pair_since is not None:
+            return self.pair_since + PAIR_S
+        return None
+
+    def timed_out(self, now: float) -> bool:
+        return self.open and now >= self._since + MENU_TIMEOUT_S
+
+    def choose(self, site: str, now: float) -> str | None:
+        """A piece put or a tap on `site`: "apply", or None (a choice made, or no choice)."""
+        choice = (self.sites or {}).get(site)
+        if choice is None:
+            return None
+        self._since = now
+        if choice.group == "apply":
+            return "apply"
+        self.chosen[choice.group] = choice.value
+        return None
+
+    def pieces(self, occupied: set[str], now: float) -> str | None:
+        """A piece board's sites with a piece, in the menu: "apply", "leave" (both corner
+        pieces lifted), or None."""
+        if self.corners is not None and not occupied & set(self.corners):
+            return "leave"
+        new = sorted(occupied - self._seen)
+        self._seen = set(occupied)
+        for site in new:
+            if self.choose(site, now) == "apply":
+                return "apply"
+        return None
+
+    def selected_sites(self) -> set[str]:
+        return {site for site, c in (self.sites or {}).items()
+                if c.group in self.chosen and self.chosen[c.group] == c.value}

@@ -1,0 +1,138 @@
+"""The menu: a board set up from the board, driven by traces on a pins, a matrix, an ADC, a
+bridge and a touch layout: the gesture that opens it, a choice per site, apply, leave, the
+timeout, and a lone corner piece that is still a move."""
+
+from __future__ import annotations
+
+import pytest
+
+from board_driver.config import sim_config
+from board_driver.referee.clock import parse_time_control
+from board_driver.referee.menu import MENU_TIMEOUT_S, PAIR_S
+from board_driver.referee.tracer import Tracer
+
+PIECE_LAYOUTS = [
+    ("tree-planting-classic-pins", None),     # pins (and the grooves' matrix)
+    ("fangqi-7x7-matrix", None),              # a scanned matrix
+    ("treeblox-adc", "dark-leaf"),            # an ADC's classifying hall sensors
+    ("tree-planting-classic-bridge", None),   # a microcontroller's sensors
+]
+
+
+@pytest.fixture
+def board(tmp_path):
+    made = []
+
+    def make(layout):
+        t = Tracer(sim_config(layout=layout, journal=str(tmp_path / f"{layout}.sqlite")))
+        made.append(t)
+        return t
+
+    yield make
+    for t in made:
+        t.close()
+
+
+def site_of(t, group, value=None):
+    return next(s for s, c in t.referee.menu.sites.items()
+                if c.group == group and (value is None or c.value == value))
+
+
+def put(t, site, kind):
+    return t.step("place", [site] + ([kind] if kind else []))
+
+
+@pytest.mark.parametrize("layout, kind", PIECE_LAYOUTS)
+def test_the_menu_sets_who_plays_the_clock_and_the_hints_then_a_new_game(board, layout, kind):
+    t = board(layout)
+    first, last = t.referee.menu.corners
+    put(t, first, kind)
+    opened = put(t, last, kind)
+    assert opened["menu"] == {"seats": "people", "level": "medium", "clock": "none",
+                              "hints": t.referee.view.moves}     # the board's settings now
+    assert opened["game"]["moves"] == [] and opened["leds"][first] == opened["leds"][last]
+    for group, value in (("seats", "computer-2"), ("level", "easy"), ("clock", "5+3"),
+                         ("hints", "legal")):
+        record = put(t, site_of(t, group, value), kind)
+    assert record["menu"] == {"seats": "computer-2", "level": "easy", "clock": "5+3",
+                              "hints": "legal"}
+    chosen = record["leds"][site_of(t, "clock", "5+3")]
+    assert chosen != record["leds"][site_of(t, "clock", "10")]   # the chosen one bright
+    applied = put(t, site_of(t, "apply"), kind)
+    assert "menu" not in applied
+    ref = t.referee
+    assert ref.seats == ("human", "computer:easy") and ref.view.moves == "legal"
+    assert ref.controls == parse_time_control("5+3") and applied["clocks"] == [300_000] * 2
+    assert len(applied["corrections"]) == 7                      # the menu's pieces: lift them
+    for site in applied["corrections"]:
+        record = t.step("lift", [site])
+    assert record["corrections"] == [] and record["game"]["moves"] == []
+    assert t.step("wait", ["1000"])["clocks"][0] == 299_000       # the new game's clock runs
+
+
+@pytest.mark.parametrize("layout, kind", PIECE_LAYOUTS[:2])
+def test_lifting_both_corners_or_the_timeout_leaves_without_change(board, layout, kind):
+    t = board(layout)
+    first, last = t.referee.menu.corners
+    before = (t.referee.seats, t.referee.controls, t.referee.view.moves)
+    put(t, first, kind)
+    put(t, last, kind)
+    put(t, site_of(t, "seats", "computer-1"), kind)
+    t.step("lift", [first])
+    left = t.step("lift", [last])
+    assert "menu" not in left and (t.referee.seats, t.referee.controls,
+                                   t.referee.view.moves) == before
+    assert left["corrections"] == [site_of(t, "seats", "computer-1")]   # to lift before play
+    t.step("lift", [site_of(t, "seats", "computer-1")])
+    put(t, first, kind)
+    put(t, last, kind)
+    assert "menu" in t.step("wait", [str(int(MENU_TIMEOUT_S * 1000) - 10)])
+    timed_out = t.step("wait", ["20"])
+    assert "menu" not in timed_out and sorted(timed_out["corrections"]) == sorted([first, last])
+
+
+def test_a_lone_corner_piece_is_a_move_after_its_second(board):
+    t = board("fangqi-7x7-matrix")
+    first, _ = t.referee.menu.corners
+    waiting = t.step("place", [first])
+    assert waiting["game"]["moves"] == [] and "menu" not in waiting
+    assert t.step("wait", [str(int(PAIR_S * 1000) + 10)])["game"]["moves"] == [first]
+
+
+def test_the_gesture_in_play_is_play(board):
+    t = board("fangqi-7x7-matrix")
+    first, last = t.referee.menu.corners
+    t.step("place", ["d4"])
+    t.step("place", [first])
+    record = t.step("place", [last])
+    assert "menu" not in record and record["game"]["moves"] == ["d4", first, last]
+
+
+def test_the_menu_on_a_touch_board(board):
+    t = board("game-for-the-trees-matrix")
+    first, last = t.referee.menu.corners
+    t.step("place", [first])
+    opened = t.step("place", [last])          # both corners touched at once
+    assert "menu" in opened
+    t.step("lift", [first])
+    t.step("lift", [last])
+
+    def tap(site):
+        t.step("place", [site])
+        return t.step("lift", [site])
+
+    tap(site_of(t, "seats", "computer-1"))
+    tap(site_of(t, "level", "hard"))
+    record = tap(site_of(t, "clock", "10"))
+    assert record["menu"]["seats"] == "computer-1" and record["menu"]["clock"] == "10"
+    applied = tap(site_of(t, "apply"))
+    assert "menu" not in applied and applied["clocks"] == [600_000, 600_000]
+    assert t.referee.seats == ("computer:hard", "human") and applied["corrections"] == []
+    # and both corners again, with the menu open, leave it without change
+    t.step("place", [first])
+    assert "menu" in t.step("place", [last])
+    t.step("lift", [first])
+    t.step("lift", [last])
+    t.step("place", [first])
+    left = t.step("place", [last])
+    assert "menu" not in left and t.referee.seats == ("computer:hard", "human")
