@@ -67,14 +67,18 @@ class Terminal:
         last = self._last or (None,) * 6
         drawn = key[:3] != last[:3]
         self._last = key
+        if key[5] is None and last[5] is not None:
+            # The menu closed: its pieces are to come off, which is no mistake to explain.
+            self._wrong = {c.site for c in ref.corrections if c.want is None}
+            self.say("menu: closed; lift its pieces off the board" if self._wrong
+                     else "menu: closed")
         self.narrate(session)
         if drawn:
             self.draw(session)
         if key[3]:
             self.say(key[3])  # a touch game's selection (board_driver/referee/touch.py)
-        if key[5] != last[5]:
-            self.say(views.menu_words(ref.state.game.name, ref.menu.chosen, ref.touch is not None)
-                     if key[5] is not None else "menu: closed")
+        if key[5] is not None and key[5] != last[5]:
+            self.say(views.menu_words(ref.state.game.name, ref.menu.chosen, ref.touch is not None))
         if key[4] is not None and key[4] != last[4]:
             self.say(views.flag_words(ref.state.game.name, key[4]))
 

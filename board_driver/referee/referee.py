@@ -336,8 +336,8 @@ class Referee:
             self.touch.forget_touches()
             if menu.open:
                 self._menu_leave(now)
-            elif "remote" not in self.seats:
-                self._menu_enter(now)
+            elif "remote" not in self.seats and (not self.state.moves or self.over):
+                self._menu_enter(now)   # (between games: mid-game it would abandon one)
             return
         if menu.open:
             if not on and menu.choose(site, now) == "apply":

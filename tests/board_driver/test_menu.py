@@ -136,3 +136,20 @@ def test_the_menu_on_a_touch_board(board):
     t.step("place", [first])
     left = t.step("place", [last])
     assert "menu" not in left and t.referee.seats == ("computer:hard", "human")
+
+
+def test_after_the_first_move_the_corners_are_play_or_a_correction(board):
+    t = board("tree-planting-classic-pins")
+    first, last = t.referee.menu.corners         # h0.0 and the tree hole t2.2
+    t.step("place", [first])
+    assert t.step("wait", ["1100"])["game"]["moves"] == [first]
+    record = t.step("place", [last])             # a peg in an open square: no move, no menu
+    assert "menu" not in record and record["corrections"] == [last]
+
+
+def test_a_touch_board_opens_the_menu_only_between_games(board):
+    t = board("game-for-the-trees-matrix")
+    t.referee.state.play(t.referee.state.legal_moves()[0])   # (a move made, as if by taps)
+    first, last = t.referee.menu.corners
+    t.step("place", [first])
+    assert "menu" not in t.step("place", [last])

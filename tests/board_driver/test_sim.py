@@ -89,3 +89,13 @@ def test_the_sim_sets_the_clocks_shows_them_and_says_the_flag(tmp_path):
     assert "time control 0.02,1 from now" in out
     assert re.search(r"clocks: player 1 0:01\.[0-2] \(running\), player 2 1:00\n", out)
     assert "player 1's time ran out: player 2 wins on time" in out
+
+
+def test_the_sim_says_the_menu(tmp_path):
+    out = play(str(tmp_path / "j.sqlite"), "place a1", "place g7", "place c1", "place b2",
+               "place a3", layout="fangqi-7x7-matrix")
+    assert "menu: two people play, clock none, hints safe; put a piece on a lit site" in out
+    assert "menu: the computer plays White (medium), clock 5+3, hints safe;" in out
+    assert "menu: closed; lift its pieces off the board\nnew game of Fangqi" in out
+    assert "not a move" not in out
+    assert "clocks: Black 5:00, White 5:00" in out
