@@ -26,6 +26,10 @@ from hardware.base import PRESENT
 
 HELP = ("actions: place SITE [KIND] | lift SITE | press BUTTON | wait MS | clear (lift every piece) | "
         "new (start a new game) | takeback | show | help | quit")
+#: The same, for a game played by touch (no pieces: taps and holds).
+TOUCH_HELP = ("actions: tap SQ | hold SQ (a tap or a hold however slowly you type; place SQ and "
+              "lift SQ time the wand for real) | takeback | new (start a new game) | show | help "
+              "| quit")
 #: What a line may start with, beyond the trace's actions (place, lift, press, wait).
 SIM_WORDS = ("takeback", "accept", "refuse", "clear", "new", "show", "help", "?", "quit", "exit")
 REMOTE_HELP = ("remote game: takeback asks the other board; accept | refuse answers its request")
@@ -35,8 +39,11 @@ EXIT_INTERRUPTED = 130
 
 def game_help(game_name: str) -> str:
     """The actions, then the game's own help (its sites and entries), from its view module."""
+    import games
+
     own = getattr(views.view_of(game_name), "HELP", "")
-    return f"{HELP}\n{own}" if own else HELP
+    actions = TOUCH_HELP if games.get_game(game_name).input_mode == "touch" else HELP
+    return f"{actions}\n{own}" if own else actions
 
 
 class Terminal:
@@ -60,21 +67,32 @@ class Terminal:
             self.narrate_link()
         if key == self._last or self._state is None:
             return  # unchanged, or before `start` (run_sim draws the first board itself)
-        drawn = key[:3] != (self._last or (None,) * 4)[:3]
+        before = self._last or (None,) * 4
+        drawn = key[:3] != before[:3]
         self._last = key
         self.narrate(session)
         if drawn:
             self.draw(session)
-        if key[3]:
-            self.say(key[3])  # a touch game's selection (board_driver/referee/touch.py)
+        if key[3] is not None and key[3] != before[3]:
+            # a touch game's selection, or what a tap that made no move did
+            # (board_driver/referee/touch.py)
+            words, _ = key[3]
+            if words:
+                self.say(words)
 
     @staticmethod
     def _key(ref) -> tuple:
         # What the drawing shows: the game, the corrections, a move's steps still to make;
         # and a touch game's selection, said in words.
-        touch = getattr(ref, "touch", None)
-        return (ref.state.to_json(), tuple(ref.corrections), tuple(ref.view.completions),
-                touch.words() if touch is not None else None)
+        touch = ref.touch
+        if touch is None:
+            said = None
+        else:
+            note = touch.note
+            words = touch.words() or (touch.note_words(views.players(ref.state.game.name))
+                                      if note is not None else None)
+            said = (words, note[0] if note is not None and touch.selected is None else None)
+        return (ref.state.to_json(), tuple(ref.corrections), tuple(ref.view.completions), said)
 
     def say(self, text: str) -> None:
         print(text, file=self.out, flush=True)
@@ -286,7 +304,9 @@ def run_sim(config: Config, *, new_game: bool = False, stdin: TextIO = sys.stdin
             try:
                 if word == "takeback":
                     done = door.takeback()
-                    terminal.say(done if door.link is not None else f"{done}; lift its pieces")
+                    # (a touch game has no pieces: the LEDs change back by themselves)
+                    pieces = door.link is None and session.referee.touch is None
+                    terminal.say(f"{done}; lift its pieces" if pieces else done)
                 elif word in ("accept", "refuse"):
                     if door.link is None:
                         terminal.say(f"  ? {word}: there is no remote game to answer")
@@ -304,7 +324,8 @@ def run_sim(config: Config, *, new_game: bool = False, stdin: TextIO = sys.stdin
                     shown = lambda: not pieces_on_board(session)  # noqa: E731
                     terminal.say(f"lifted {n} piece{'s' if n != 1 else ''}; the board is empty")
                 elif word and not word.startswith("#") \
-                        and word.split()[0] not in ("place", "lift", "press", "wait", *SIM_WORDS):
+                        and word.split()[0] not in ("place", "lift", "tap", "hold", "press", "wait",
+                                                   *SIM_WORDS):
                     # The trace's own message lists only its four actions; the sim has more.
                     terminal.say(f"  ? unknown command {word.split()[0]!r}; type help for the "
                                  "commands")

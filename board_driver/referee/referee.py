@@ -283,8 +283,22 @@ class Referee:
 
     # --- touch input (games with input_mode "touch") -----------------------------------------
 
+    def gesture(self, site: str, held: bool, now: float) -> None:
+        """A tap (or, `held`, a hold) of `site` made without the sensors (the sim's `tap` and
+        `hold`): the same as the wand's, whatever the time between the typed lines. Raises
+        games.IllegalMove in a game that takes no taps, or for a site not on the board."""
+        if self.touch is None:
+            raise games.IllegalMove(f"tap {site}", "this game's moves are made with pieces, "
+                                                   "not taps: place and lift them")
+        if site not in self.state.sites():
+            raise games.IllegalMove(f"tap {site}", f"{site} is no square of this board")
+        self._gestured(self.touch.gesture(site, held, now, self.state), now)
+
     def _touched(self, site: str, now: float) -> None:
-        what = self.touch.sensor(site, self.physical[site] is not None, now, self.state)
+        self._gestured(self.touch.sensor(site, self.physical[site] is not None, now,
+                                         self.state), now)
+
+    def _gestured(self, what: Any, now: float) -> None:
         if what == "new-game":
             self.new_game(now)
         elif what is not None:

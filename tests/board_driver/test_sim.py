@@ -80,3 +80,22 @@ def test_a_cube_entered_above_the_board_can_be_taken_back(tmp_path):
         assert tracer.session.journal.current().moves == ["La1", "Ld4", "Bb1", "Lc4"]
     finally:
         tracer.close()
+
+
+def test_game_for_the_trees_by_tap_and_hold_whatever_the_pace(tmp_path):
+    # Typed at any pace: `tap` and `hold` are gestures, not timings. A hold only offers the
+    # retreat; a tap that does nothing, and a cancel, are said.
+    out = play(tmp_path / "j.sqlite", "tap a3", "wait 1500", "tap a4", "hold h6", "tap b4",
+               "tap a5", "hold h6", "tap h6", "takeback", "quit",
+               layout="game-for-the-trees-matrix")
+    said = out.splitlines()
+    assert "actions: tap SQ | hold SQ" in out
+    assert "move 1: a3-a4 (Black to move)" in said
+    assert "retreat:h6? tap h6 again to confirm; any other square cancels" in said
+    assert "tap on b4: cancelled, nothing is selected" in said
+    assert "tap on a5: nothing of Black's grows from there" in said
+    assert "move 2: retreat:h6 (White to move)" in said
+    assert "took back retreat:h6" in said          # a touch game has no pieces to lift
+    assert "lift its pieces" not in out
+    assert said.index("tap on b4: cancelled, nothing is selected") < said.index(
+        "move 2: retreat:h6 (White to move)")
