@@ -18,6 +18,7 @@ from typing import TextIO
 
 from board_driver.config import Config
 from board_driver.daemon.loop import Daemon
+from board_driver.referee.referee import takeback_words
 from board_driver.referee.session import Session
 from board_driver.referee.tracer import act, describe_error, parse_action
 from board_driver import views
@@ -121,8 +122,13 @@ class Terminal:
         while common < min(len(moves), len(self._moves)) and moves[common] == self._moves[common]:
             common += 1
         took_back = common < len(self._moves)
-        for undone in reversed(self._moves[common:]):
-            self.say(f"takeback of {undone}")
+        undone = self._moves[common:]
+        if len(undone) > 1 and len(moves) == common and not all(map(ref.at_board, (0, 1))):
+            # Against the computer: the player's move and the computer's reply, together.
+            self.say(f"takeback of {_with_reply(ref, state, undone)}")
+        else:
+            for move in reversed(undone):
+                self.say(f"takeback of {move}")
         for i in range(common, len(moves)):
             nxt = "" if i + 1 < len(moves) else (" (game over)" if state.is_over()
                                                   else f" ({names[state.to_move]} to move)")
@@ -136,8 +142,10 @@ class Terminal:
         taken_back = self._occupied - occupied if took_back else set()
         self._occupied = occupied
         wrong = {c.site for c in ref.corrections if c.want is None}
+        owed = first_to_make(ref, names)
         for site in sorted(wrong - self._wrong - taken_back):
-            self.say(f"not a move: {why_not(state, site)}")
+            self.say(f"not a move: {site}: {owed}" if owed else
+                     f"not a move: {why_not(state, site)}")
         self._wrong = wrong
 
     def narrate_link(self) -> None:
@@ -175,6 +183,20 @@ class Terminal:
         self.out.flush()
 
 
+def first_to_make(ref, names: tuple[str, str]) -> str | None:
+    """While the other seat's move still waits to be made on the board, what to do first
+    ("first put the computer's rod on v1.2"); None when nothing is owed."""
+    owed = [c for c in ref.corrections if c.want is not None and c.have is None
+            and c.site in ref.view.to_make]
+    if not owed:
+        return None
+    by = "the other board's" if ref.view.to_make_by == "remote" else "the computer's"
+    kind = owed[0].want
+    noun = "piece" if kind == PRESENT else kind.partition(":")[0] if ":" in kind else \
+        piece_name(kind, names, "").strip()
+    return f"first put {by} {noun} on {' and '.join(c.site for c in owed)}"
+
+
 def why_not(state, site: str) -> str:
     """Why a piece on `site` is no move: the rules' reason where the site names a move (a rod
     in a groove), else that no move puts a piece there now."""
@@ -195,6 +217,16 @@ def why_not(state, site: str) -> str:
 def pieces_on_board(session: Session) -> list[str]:
     """The sensed sites that hold a piece now (the settled reading)."""
     return [site for site, value in session.referee.physical.items() if value is not None]
+
+
+def _with_reply(ref, state, undone: list[str]) -> str:
+    """Moves taken back together, from the position before them: "h0.0 and the computer's
+    reply v1.2"."""
+    probe, made = state.copy(), []
+    for text in undone:
+        made.append((text, ref.at_board(probe.to_move)))
+        probe.play(probe.parse_move(text))
+    return takeback_words(list(reversed(made)))
 
 
 def _mover(state, index: int) -> int:

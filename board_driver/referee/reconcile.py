@@ -105,8 +105,12 @@ def candidate_moves(state: State, sites: Iterable[str]) -> list:
 
 
 def reconcile(state: State, physical: Mapping[str, str | None], sites: Iterable[str], *,
-              takeback: bool = True, _within: bool = True) -> Verdict:
-    """Decide what the settled board means. Leaves `state` exactly as it found it."""
+              takeback: bool = True, depth: int = 1, _within: bool = True) -> Verdict:
+    """Decide what the settled board means. Leaves `state` exactly as it found it.
+
+    A takeback by lifting takes back the last `depth` moves together (against the computer,
+    the player's move and the computer's reply): the player's own move must be off the board
+    again; the reply may have been made on the board or not."""
     sites = list(sites)
     sensed = set(sites)
     expected = state.occupancy()
@@ -142,16 +146,19 @@ def reconcile(state: State, physical: Mapping[str, str | None], sites: Iterable[
         # counter it took still to lift) stays to be corrected.
         return Verdict("play", explaining[0][0])
 
-    if takeback and state.moves:
+    if takeback and len(state.moves) >= depth:
         probe = state.copy()
         last = probe.undo()
+        for _ in range(depth - 1):
+            mine = probe.occupancy()     # after the player's move (before the replies)
+            last = probe.undo()
         before = probe.occupancy()
+        own = changed_sites(mine, before) if depth > 1 else changed_sites(expected, before)
         # Stricter than a move: everything the last move changed must be off the board again
         # (a rod lifted while its tree peg still stands is not yet a takeback; a peg still to
         # plant is not one at all).
         if _explains(diff, expected, before, physical) and all(
-                sensed_as(before.get(s), physical.get(s))
-                for s in changed_sites(expected, before) & sensed):
+                sensed_as(before.get(s), physical.get(s)) for s in own & sensed):
             return Verdict("undo", last)
 
     if explaining and not complete:

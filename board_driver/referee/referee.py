@@ -23,6 +23,16 @@ from hardware.debounce import Debouncer
 log = logging.getLogger("treeboard.referee")
 
 
+def takeback_words(undone: list[tuple[str, bool]]) -> str:
+    """What a takeback took back, in words: "h1.0", or against the computer "h1.0 and the
+    computer's reply v1.2" (`undone` as `Referee._undo` returns it, last move first)."""
+    mine = [m for m, here in undone if here]
+    reply = [m for m, here in undone if not here]
+    if not reply or not mine:
+        return " and ".join(m for m, _ in reversed(undone))
+    return f"{' and '.join(reversed(mine))} and the computer's reply {' '.join(reversed(reply))}"
+
+
 class Referee:
     def __init__(self, state: games.State, layout: Any, leds: Any, journal: Any, config: Any,
                  *, debounce_s: float | None = None):
@@ -236,14 +246,39 @@ class Referee:
             raise games.IllegalMove("takeback", "the game is over; start a new game instead")
         if not self.state.moves:
             raise games.IllegalMove("takeback", "no move to take back")
-        self.journal.record_undo()
-        move = self.state.undo()
+        undone = self._undo(self.takeback_depth(), origin)
         self._hold = True
-        self.view.to_make = frozenset()
-        log.info("takeback (%s): %s", origin, move)
-        self._tell("undo", move, origin)
         self._decide(now)
-        return str(move)
+        return takeback_words(undone)
+
+    def takeback_depth(self) -> int:
+        """How many moves a takeback takes back. Against the computer, a player's move and the
+        computer's reply after it go together (taking back the reply alone, the computer would
+        play it again at once); otherwise the last move."""
+        state = self.state
+        here = [self.at_board(p) for p in (0, 1)]
+        if "remote" in self.seats or all(here) or not any(here):
+            return 1
+        probe, depth = state.copy(), 0
+        while probe.moves:
+            probe.undo()
+            depth += 1
+            if self.at_board(probe.to_move):   # the player's move: it goes too, and no more
+                return depth
+        return max(1, depth)
+
+    def _undo(self, depth: int, origin: str) -> list[tuple[str, bool]]:
+        """Take back `depth` moves (journal first); returns each (move, made at this board),
+        last move first."""
+        undone = []
+        for _ in range(depth):
+            self.journal.record_undo()
+            move = self.state.undo()
+            undone.append((str(move), self.at_board(self.state.to_move)))
+            log.info("takeback (%s): %s", origin, move)
+            self._tell("undo", move, origin)
+        self.view.to_make = frozenset()
+        return undone
 
     def lift_entry(self, site: str, now: float) -> None:
         """The piece entered last on a site no sensor sees, lifted again: a takeback, as
@@ -357,20 +392,29 @@ class Referee:
             self._hold = bool(diff)
             return
         for _ in range(8):  # a play or undo can leave a remainder (a tree peg still to plant)
-            # A takeback by lifting is for a game played at this board alone: the computer's
-            # or a remote board's move is not the players' to lift (a remote takeback is asked).
-            takeback = self.config.takeback and all(self.at_board(p) for p in (0, 1))
-            verdict = reconcile(self.state, self.physical, self.sensed, takeback=takeback)
+            # A takeback by lifting is for a game played at this board, alone or against the
+            # computer (lifting one's own last piece takes back the computer's reply with it); a
+            # remote board's move is not the players' to lift (a remote takeback is asked).
+            takeback = self.config.takeback and "remote" not in self.seats
+            depth = self.takeback_depth() if takeback and self.state.moves else 1
+            verdict = reconcile(self.state, self.physical, self.sensed, takeback=takeback,
+                                depth=depth)
             if verdict.action == "play" and self.at_board(self.state.to_move):
                 self._accept(verdict.move, now)
                 if self.state.is_over():
                     self.view.corrections = self.view.completions = []
                     return
             elif verdict.action == "undo":
-                self.journal.record_undo()
-                move = self.state.undo()
-                log.info("takeback: %s", move)
-                self._tell("undo", move, "board")
+                self._undo(depth, "board")
+                if depth > 1:
+                    # The computer's reply may still stand on the board: it is to be lifted,
+                    # never read as the player's next move.
+                    self._hold = True
+                    diff = differences(self.state.occupancy(), self.physical, self.sensed)
+                    self.view.corrections = sorted(diff.values(), key=lambda c: c.site)
+                    self.view.completions = []
+                    self._hold = bool(diff)
+                    return
             elif verdict.action == "play":
                 # The other seat's turn: a piece put for it is a mistake to correct.
                 self.view.corrections = sorted(

@@ -99,3 +99,47 @@ def test_game_for_the_trees_by_tap_and_hold_whatever_the_pace(tmp_path):
     assert "lift its pieces" not in out
     assert said.index("tap on b4: cancelled, nothing is selected") < said.index(
         "move 2: retreat:h6 (White to move)")
+
+
+def _workers_ready(pid: int) -> bool:
+    """Has a child of `pid` (the computer's worker) run its initializer (niced to 19)?"""
+    import os
+
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid and int(fields[16]) == 19:   # ppid, nice
+            return True
+    return False
+
+
+def test_ctrl_c_with_a_computer_seat_prints_no_traceback_from_its_worker(tmp_path):
+    import os
+
+    # Ctrl-C at a terminal signals the whole process group, the worker process included.
+    proc = subprocess.Popen([sys.executable, "-m", "board_driver.cli", "sim", "--journal",
+                             str(tmp_path / "j.sqlite"), "--players", "human", "computer:easy"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True)
+    try:
+        while "actions:" not in proc.stdout.readline():
+            assert proc.poll() is None, proc.stderr.read()
+        proc.stdin.write("place h0.0\n")
+        proc.stdin.flush()
+        while "move 2:" not in proc.stdout.readline():  # the computer moved; its worker idles
+            assert proc.poll() is None, proc.stderr.read()
+        assert _workers_ready(proc.pid)
+        os.killpg(proc.pid, signal.SIGINT)
+        assert proc.wait(timeout=20) == EXIT_INTERRUPTED
+        out, err = proc.communicate()
+        assert "stopped (Ctrl-C)" in out
+        assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
