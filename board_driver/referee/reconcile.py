@@ -141,6 +141,25 @@ def reconcile(state: State, physical: Mapping[str, str | None], sites: Iterable[
     complete = [move for move, rest in explaining if not rest]
     if len(complete) == 1:
         return Verdict("play", complete[0])
+
+    if explaining and not complete and state.moves:
+        # Read both as a takeback under way (every change so far undoes the last move: a
+        # Fangqi capture taken back by putting the taken counter back first) and as a new move
+        # not finished (the opponent's counter slid there, its source still to lift): the
+        # takeback wins. Its next steps light; with takebacks off, it is to be corrected.
+        probe = state.copy()
+        probe.undo()
+        before = probe.occupancy()
+        undone = changed_sites(expected, before)
+        if diff.keys() <= undone and all(sensed_as(before.get(s), physical.get(s))
+                                         for s in diff):
+            rest = [Correction(s, before.get(s), physical.get(s)) for s in sorted(undone & sensed)
+                    if not sensed_as(before.get(s), physical.get(s))]
+            if takeback and depth == 1 and rest:
+                return Verdict("in-progress", completions=rest)
+            if not takeback:
+                return Verdict("correct", corrections=sorted(diff.values(), key=lambda c: c.site))
+
     if len(explaining) == 1 and not complete and _puts_down(diff):
         # One move, made as far as its own choices go; what it leaves (a tree peg to plant, a
         # counter it took still to lift) stays to be corrected.
