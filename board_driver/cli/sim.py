@@ -93,7 +93,11 @@ class Terminal:
             words = touch.words() or (touch.note_words(views.players(ref.state.game.name))
                                       if note is not None else None)
             said = (words, note[0] if note is not None and touch.selected is None else None)
-        return (ref.state.to_json(), tuple(ref.corrections), tuple(ref.view.completions), said)
+        # (the hints of --moves best arrive from the worker after the board was drawn: a
+        # redraw then shows them)
+        hints = tuple(sorted(ref.view.hints.items())) if ref.view.moves == "best" else ()
+        return ((ref.state.to_json(), hints), tuple(ref.corrections),
+                tuple(ref.view.completions), said)
 
     def say(self, text: str) -> None:
         print(text, file=self.out, flush=True)
@@ -134,7 +138,8 @@ class Terminal:
                                                   else f" ({names[state.to_move]} to move)")
             if not ref.at_board(_mover(state, i)):
                 nxt += f"; {names[_mover(state, i)]}'s move: put it on the board"
-            self.say(f"move {i + 1}: {moves[i]}{nxt}")
+            why = " (the turn's time ran out)" if i + 1 in ref.timed_out else ""
+            self.say(f"move {i + 1}: {moves[i]}{why}{nxt}")
         self._moves = moves
         occupied = set(state.occupancy())
         # A piece whose move was just taken back is to be lifted, as the takeback said: no

@@ -69,6 +69,8 @@ class Referee:
         # the page), its pieces still stand: nothing is played until they match the game again,
         # or the piece just taken back would be played straight back.
         self._hold = False
+        # The moves (their numbers, 1 up) that were passes because the turn's time ran out.
+        self.timed_out: set[int] = set()
         # Touch input (board_driver/referee/touch.py): a game whose position lives on the LEDs takes
         # its moves from taps, not from pieces; None for every piece game.
         self.touch = TouchInput() if is_touch_game(state) else None
@@ -95,6 +97,7 @@ class Referee:
             raise games.BadOptions(f"layout {self.layout.name} has no sensor for {unsensed[0]}: "
                                    "that game does not fit this board")
         self.state = state
+        self.timed_out = set()
         self.sensed = [s for s in state.sites() if s in self.layout.channels_of_site]
         # A new game starts from an empty board: pieces of the old one still standing are to be
         # lifted, never read as the new game's first moves.
@@ -462,6 +465,9 @@ class Referee:
                 log.info("turn time limit: %s passes", self.state.to_move)
                 self._turn_of, self._turn_since = None, now
                 self._accept(move, now)
+                # (said with its reason: "move 5: pass (the turn's time ran out)")
+                self.timed_out = {i for i in self.timed_out if i < len(self.state.moves)}
+                self.timed_out.add(len(self.state.moves))
                 self._decide(now)   # (which starts the next player's clock)
                 return True
         return False

@@ -56,11 +56,11 @@ import math
 from types import ModuleType
 
 from board_driver.views.base import (DEFAULT_PLAYERS, FRAME_S, OFF, Colour, View, blink_on,
-                                     correction_words, kind_colour, next_blink, scale)
+                                     colour_name, correction_words, kind_colour, next_blink, scale)
 from board_driver.views.paint import Paint
 from games.base import State
 
-__all__ = ["View", "Colour", "Paint", "render", "view_of", "players", "correction_words",
+__all__ = ["View", "Colour", "Paint", "render", "view_of", "players", "correction_words", "legend",
            "kind_colour", "scale", "OFF", "FRAME_S"]
 
 REQUIRED = ("frame", "svg", "terminal")
@@ -160,6 +160,46 @@ def render(state: State, view: View, now: float) -> tuple[dict[str, Colour], flo
                     frame[corr.site] = need if on else view.colours["wrong"]  # wrong kind
         wake = min(wake or math.inf, next_blink(now, view.blink_hz))
     return frame, wake
+
+
+#: What each colour of the config means on every board, in the order a legend lists them; a
+#: game's view may say one in its own words (`COLOUR_MEANINGS`, a colour name -> words, or
+#: None for a colour it never shows). "player0"/"player1" are the players' own.
+MEANINGS: dict[str, str] = {
+    "safe": "a move that gives nothing away (hints: safe)",
+    "unsafe": "a move that hands something over (hints: safe)",
+    "best": "the computer's best move (hints: best)",
+    "wrong": "steady: take this piece off; blinking with a piece's colour: the wrong piece",
+    "choice": "breathing: you may take this piece off (a capture to choose)",
+    "waiting": "the board waits for a piece it cannot sense",
+}
+#: Which hint modes show a hint colour (the others are always shown when they apply).
+_HINT_COLOURS = {"safe": ("safe", "best"), "unsafe": ("safe", "best"), "best": ("best",)}
+
+
+def legend(state: State, view: View) -> list[dict[str, str]]:
+    """Every colour the LEDs may show now and what it means: the one legend the sim prints
+    and the page shows (its state JSON's "legend"). Each entry: {"name": the config's colour
+    name, "colour": "#rrggbb", "means": words}."""
+    module = view_of(state.game.name)
+    names = players(state.game.name)
+    own = getattr(module, "COLOUR_MEANINGS", {})
+    out = [{"name": f"player{p}", "colour": "#%02x%02x%02x" % view.colours[f"player{p}"],
+            "means": own.get(f"player{p}") or f"{names[p]} (drawn "
+                     f"{colour_name(view.colours[f'player{p}'])}): pieces, turn and score"}
+           for p in (0, 1)]
+    out.append({"name": "blinking", "colour": "", "means": "a piece's colour blinking: put "
+                "that piece here; breathing: the other seat's move, to make on the board"})
+    for name, means in MEANINGS.items():
+        modes = _HINT_COLOURS.get(name)
+        if name in own:
+            means = own[name]    # (a game's own meaning is shown whatever the hint mode)
+        elif modes and view.moves not in modes:
+            continue
+        if means is None or name not in view.colours:
+            continue
+        out.append({"name": name, "colour": "#%02x%02x%02x" % view.colours[name], "means": means})
+    return out
 
 
 def svg(state: State, view: View) -> str:

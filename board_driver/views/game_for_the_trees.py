@@ -73,6 +73,15 @@ LEGEND: list[tuple[str, str]] = [
 ]
 
 
+#: The shared legend's words for this game (board_driver/views/__init__.py: `legend`).
+COLOUR_MEANINGS = {
+    "safe": "blinking: where the selected square may grow",
+    "unsafe": "blinking: a chain it could stop; or a hold's move (a retreat) or a move that "
+              "loses, offered: tap again to confirm",
+    "wrong": "a short flash: that tap did nothing (or cancelled)",
+    "choice": None, "waiting": None,
+}
+
 def _chain_sources(state) -> dict[str, int]:
     """Square -> its owner, for every square a chain grows from."""
     out = {}
