@@ -26,16 +26,27 @@ from board_driver.views.base import piece_name
 from hardware.base import PRESENT
 
 HELP = ("actions: place SITE [KIND] | lift SITE | press BUTTON | wait MS | clear (lift every piece) | "
-        "new (start a new game) | takeback | show | help | quit")
+        "new (start a new game) | takeback | show | legend | help | quit")
 #: The same, for a game played by touch (no pieces: taps and holds).
 TOUCH_HELP = ("actions: tap SQ | hold SQ (a tap or a hold however slowly you type; place SQ and "
-              "lift SQ time the wand for real) | takeback | new (start a new game) | show | help "
-              "| quit")
+              "lift SQ time the wand for real) | takeback | new (start a new game) | show | legend "
+              "| help | quit")
 #: What a line may start with, beyond the trace's actions (place, lift, press, wait).
-SIM_WORDS = ("takeback", "accept", "refuse", "clear", "new", "show", "help", "?", "quit", "exit")
+SIM_WORDS = ("legend", "takeback", "accept", "refuse", "clear", "new", "show", "help", "?", "quit", "exit")
 REMOTE_HELP = ("remote game: takeback asks the other board; accept | refuse answers its request")
 #: The exit status of a sim ended with Ctrl-C (128 + SIGINT), as a shell reports it.
 EXIT_INTERRUPTED = 130
+
+
+def legend_lines(ref, paint) -> list[str]:
+    """The board's colours and what they mean, from the one legend the page shows too."""
+    lines = ["the LEDs (type legend to see this again):"]
+    for entry in views.legend(ref.state, ref.view):
+        colour = entry["colour"]
+        swatch = paint(tuple(int(colour[i:i + 2], 16) for i in (1, 3, 5)), "██") if colour \
+            else "  "
+        lines.append(f"  {swatch} {entry['label']}: {entry['means']}")
+    return lines
 
 
 def game_help(game_name: str) -> str:
@@ -306,6 +317,9 @@ def run_sim(config: Config, *, new_game: bool = False, stdin: TextIO = sys.stdin
         print(game_help(session.referee.state.game.name), file=out)
         if daemon.remote is not None:
             print(REMOTE_HELP, file=out)
+            ref = session.referee
+            print(views.seat_words(ref.state.game.name, tuple(ref.seats), ref.view.colours),
+                  file=out)
             terminal.link = daemon.remote
         if daemon.web is not None:
             print(f"the board in a browser: {daemon.web.url}", file=out)
@@ -333,6 +347,10 @@ def run_sim(config: Config, *, new_game: bool = False, stdin: TextIO = sys.stdin
             word = line.strip().lower()
             if word in ("help", "?"):
                 print(game_help(session.referee.state.game.name), file=out)
+                print("\n".join(legend_lines(session.referee, terminal.paint)), file=out)
+                continue
+            if word == "legend":
+                print("\n".join(legend_lines(session.referee, terminal.paint)), file=out)
                 continue
             if word == "show":
                 terminal.draw(session)

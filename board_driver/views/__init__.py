@@ -180,16 +180,20 @@ _HINT_COLOURS = {"safe": ("safe", "best"), "unsafe": ("safe", "best"), "best": (
 def legend(state: State, view: View) -> list[dict[str, str]]:
     """Every colour the LEDs may show now and what it means: the one legend the sim prints
     and the page shows (its state JSON's "legend"). Each entry: {"name": the config's colour
-    name, "colour": "#rrggbb", "means": words}."""
+    name, "label": the colour in words ("sky blue"), "colour": "#rrggbb", "means": words}."""
     module = view_of(state.game.name)
     names = players(state.game.name)
     own = getattr(module, "COLOUR_MEANINGS", {})
-    out = [{"name": f"player{p}", "colour": "#%02x%02x%02x" % view.colours[f"player{p}"],
-            "means": own.get(f"player{p}") or f"{names[p]} (drawn "
-                     f"{colour_name(view.colours[f'player{p}'])}): pieces, turn and score"}
+    def entry(name: str, means: str) -> dict[str, str]:
+        colour = view.colours[name]
+        return {"name": name, "label": colour_name(colour),
+                "colour": "#%02x%02x%02x" % colour, "means": means}
+
+    out = [entry(f"player{p}", own.get(f"player{p}") or f"{names[p]}: pieces, turn and score")
            for p in (0, 1)]
-    out.append({"name": "blinking", "colour": "", "means": "a piece's colour blinking: put "
-                "that piece here; breathing: the other seat's move, to make on the board"})
+    out.append({"name": "blinking", "label": "blinking", "colour": "",
+                "means": "a piece's colour blinking: put that piece here; breathing: the other "
+                         "seat's move, to make on the board"})
     for name, means in MEANINGS.items():
         modes = _HINT_COLOURS.get(name)
         if name in own:
@@ -198,8 +202,29 @@ def legend(state: State, view: View) -> list[dict[str, str]]:
             continue
         if means is None or name not in view.colours:
             continue
-        out.append({"name": name, "colour": "#%02x%02x%02x" % view.colours[name], "means": means})
+        out.append(entry(name, means))
     return out
+
+
+def notice(state: State) -> str | None:
+    """What the player to move must do now that the board cannot show by a piece alone, in one
+    sentence from the game's view (`notice(state)` in its module; Arbos: "4 trees: lift your
+    spores until three remain"), or None."""
+    own = getattr(view_of(state.game.name), "notice", None)
+    return own(state) if own is not None and not state.is_over() else None
+
+
+def seat_words(game_name: str, seats: tuple[str, str], colours: dict[str, Colour]) -> str | None:
+    """In a remote game, which player this board plays ("you play White, drawn blue"); None
+    when no seat is remote."""
+    if "remote" not in seats:
+        return None
+    names = players(game_name)
+    here = [p for p in (0, 1) if seats[p] != "remote"]
+    if not here:
+        return "you are watching: both players are on other boards"
+    return " and ".join(f"you play {names[p]}, drawn {colour_name(colours[f'player{p}'])}"
+                        for p in here)
 
 
 def svg(state: State, view: View) -> str:

@@ -288,6 +288,13 @@ def terminal(state, view: View, paint: Paint) -> str:
     return "\n".join(lines)
 
 
+def notice(state) -> str | None:
+    """What the mover must do that no LED shows by itself (views.notice): over three trees."""
+    if state.must_remove:
+        return f"{state.tree_count(state.to_move)} trees: lift your spores until three remain"
+    return None
+
+
 def _status(state, view: View) -> str:
     a, b = state.scores()
     p = state.to_move
@@ -304,7 +311,7 @@ def _status(state, view: View) -> str:
     if state.follow_ups_left:
         text += f"; {state.follow_ups_left} follow-up spore(s) owed"
     if state.must_remove:
-        text += f"; {state.tree_count(p)} trees: lift your spores until three remain"
+        text += f"; {notice(state)}"
     if view.turn_left is not None:
         text += f"; {view.turn_left:.0f} s left"
     return text

@@ -9,6 +9,7 @@ nothing: the referee decides, this draws.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from typing import Any, Hashable
 
@@ -32,6 +33,10 @@ def compose(referee: Any, now: float, link: str | None = None
     state, view, touch = referee.state, referee.view, referee.touch
     colours, named = referee.config.colours, referee.layout.named_leds
     left = view.turn_left
+    if view.moves != "off" and not state.is_over() and referee.seats[state.to_move] != "human":
+        # The other seat's turn (the computer's, the other family's on a remote board): the
+        # hints are for the players here, so none light while this board waits.
+        view = dataclasses.replace(view, moves="off")
     if touch is None:
         frame, wake = render(state, view, now)
     else:

@@ -111,6 +111,12 @@ def page_state(referee, *, layout_name: str, token_required: bool, version: int,
         "seats": list(referee.seats),
         "seat_choices": ["human"] + [f"computer:{name}" for name in games.ai.LEVELS],
         "remote": remote,
+        # What the board means, from the views: every colour it may show now (the legend the
+        # sim prints too), what the mover must do that no piece shows, and in a remote game
+        # which player this board plays.
+        "legend": views.legend(state, view),
+        "notice": views.notice(state),
+        "you": views.seat_words(state.game.name, tuple(referee.seats), view.colours),
     }
 
 
