@@ -196,9 +196,9 @@ def legend(state: State, view: View) -> list[dict[str, str]]:
                          "seat's move, to make on the board"})
     for name, means in MEANINGS.items():
         modes = _HINT_COLOURS.get(name)
-        if name in own:
-            means = own[name]    # (a game's own meaning is shown whatever the hint mode)
-        elif modes and view.moves not in modes:
+        means = own.get(name, means)
+        # (a touch game's selection blinks in the hint colours whatever the hint mode)
+        if modes and view.moves not in modes and state.game.input_mode != "touch":
             continue
         if means is None or name not in view.colours:
             continue
