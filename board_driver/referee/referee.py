@@ -428,6 +428,10 @@ class Referee:
             else:  # in sync, a move in progress, or a correction
                 self.view.corrections = verdict.corrections
                 self.view.completions = verdict.completions
+                expected = self.state.occupancy()
+                self.view.lifted = frozenset(
+                    s for s in self.sensed if verdict.action == "in-progress"
+                    and expected.get(s) is not None and self.physical.get(s) is None)
                 if verdict.action == "in-sync":
                     self.view.to_make = frozenset()   # the other seat's move is made
                 return

@@ -40,6 +40,9 @@ class View:
     # display.moves = "best": site -> "best" (a best move), and in Tree Planting with an exact
     # value "keeps" (keeps the mover's result) or "loses"; filled in by the hint worker.
     hints: dict = field(default_factory=dict)
+    # A move in progress: the sites whose piece is lifted off (drawn as lifted in the sim, not
+    # where it was).
+    lifted: frozenset = frozenset()
 
 
 def scale(colour: Colour, factor: float) -> Colour:

@@ -222,6 +222,8 @@ def terminal(state, view: View, paint: Paint) -> str:
             fix, choice = fixes.get(site), choices.get(site)
             if fix is not None:
                 cells.append(paint(c["wrong"], f"!{glyph}!", bold=True))
+            elif site in view.lifted and kind is not None:
+                cells.append(paint(colour, f"^{glyph.lower()}^"))   # in the hand, not here
             elif site in takeable or (choice is not None and choice.want is None):
                 cells.append(paint(c["choice"], f"[{glyph}]", bold=True))
             elif choice is not None:
@@ -239,6 +241,8 @@ def terminal(state, view: View, paint: Paint) -> str:
         key += f", [{glyph}] may be taken (lift it)"
     if any(comp.want is not None for comp in view.completions):
         key += ", (.) the lifted counter may go here"
+    if view.lifted:
+        key += ", ^b^ ^w^ the counter lifted off"
     if view.corrections:
         key += ", !B! !W! put back / take off (see below)"
     lines.append("  " + key)

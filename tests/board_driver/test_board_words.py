@@ -151,3 +151,29 @@ def test_the_page_and_the_sim_say_which_player_this_board_plays(board):
     assert state_json(t)["you"] == "you play Black, drawn yellow"
     t.referee.seats = ("remote", "remote")
     assert state_json(t)["you"].startswith("you are watching")
+
+
+def test_fangqis_drawing_shows_a_lifted_counter_as_lifted(tmp_path):
+    t = Tracer(sim_config(layout="fangqi-7x7-matrix", journal=str(tmp_path / "j.sqlite")),
+               new_game=True)
+    try:
+        state = t.referee.state
+        while state.phase != "movement":      # placements and removals, as the rules pick
+            move = sorted(state.legal_moves(), key=str)[0]
+            before = state.occupancy()
+            state.play(move)
+            after = state.occupancy()
+            state.undo()
+            for site in sorted(before.keys() - after.keys()):
+                t.step("lift", [site])
+            for site in sorted(after.keys() - before.keys()):
+                t.step("place", [site])
+            assert len(state.moves) and str(state.moves[-1]) == str(move)
+        mover = "black" if state.to_move == 0 else "white"
+        source = next(str(m).split("-")[0] for m in sorted(state.legal_moves(), key=str))
+        t.step("lift", [source])
+        assert t.referee.view.completions and source in t.referee.view.lifted
+        text = views.terminal(state, t.referee.view, views.Paint(False))
+        assert f"^{mover[0]}^" in text and "the counter lifted off" in text
+    finally:
+        t.close()
