@@ -177,3 +177,12 @@ def test_fangqis_drawing_shows_a_lifted_counter_as_lifted(tmp_path):
         assert f"^{mover[0]}^" in text and "the counter lifted off" in text
     finally:
         t.close()
+
+
+def test_a_seed_too_close_says_to_which_not_that_the_setup_comes_first():
+    from board_driver.cli.sim import why_not
+
+    state = games.get_game("arbos").new_state(board="8x8")
+    state.play("seed C3")
+    assert why_not(state, "D4").startswith("D4: D4 is too close to C3: seeds need")
+    assert "setup comes first" in why_not(state, "C3")   # a taken cell: not a seed's reason
