@@ -68,6 +68,7 @@ class Terminal:
         self._state = None  # the game object last seen (a new one: a new game began)
         self._moves: list[str] = []
         self._wrong: set[str] = set()  # sites already reported as "not a move"
+        self._missing: set[str] = set()  # sites already missing a piece
         self._occupied: set[str] = set()  # the game's pieces at the last narration
         self.link = None  # the RemoteLink of a remote game, once the daemon runs
         self._link_said: dict | None = None
@@ -163,6 +164,16 @@ class Terminal:
             self.say(f"not a move: {site}: {owed}" if owed else
                      f"not a move: {why_not(state, site)}")
         self._wrong = wrong
+        # A piece of the last move lifted where lifting takes nothing back: say why.
+        missing = {c.site for c in ref.corrections if c.want is not None and c.have is None}
+        last = _last_sites(state)
+        off = None if not last or not (missing - self._missing) & last else \
+            "takebacks by lifting are off (display.takeback = false)" if not ref.config.takeback \
+            else "in a remote game a takeback is asked of the other board" \
+            if "remote" in ref.seats else None
+        if off and not took_back:
+            self.say(f"{off}: put it back, or type takeback")
+        self._missing = missing
 
     def narrate_link(self) -> None:
         """A remote game: say when the link to the other board changes, and its requests."""
@@ -243,6 +254,17 @@ def _with_reply(ref, state, undone: list[str]) -> str:
         made.append((text, ref.at_board(probe.to_move)))
         probe.play(probe.parse_move(text))
     return takeback_words(list(reversed(made)))
+
+
+def _last_sites(state) -> set[str]:
+    """The sites the last move changed (empty before the first)."""
+    if not state.moves:
+        return set()
+    probe = state.copy()
+    after = probe.occupancy()
+    probe.undo()
+    before = probe.occupancy()
+    return {s for s in before.keys() | after.keys() if before.get(s) != after.get(s)}
 
 
 def _mover(state, index: int) -> int:

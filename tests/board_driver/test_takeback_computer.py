@@ -102,11 +102,17 @@ def test_a_rod_put_before_the_computers_is_told_to_wait_for_it(board):
         terminal.out.getvalue().splitlines()
 
 
-def test_takebacks_by_lifting_off_still_hold(board):
+def test_takebacks_by_lifting_off_still_hold_and_the_sim_says_why(board):
     t = board()
     t.referee.config.takeback = False
+    terminal = Terminal(io.StringIO())
+    terminal.start(t.session)
     t.step("place", ["h0.0"])
     reply(t, "v1.2")
     t.step("place", ["v1.2"])
-    record = t.step("lift", ["h0.0"])
-    assert len(record["game"]["moves"]) == 2 and record["corrections"] == ["h0.0"]
+    terminal(t.session)
+    record = t.step("lift", ["v1.2"])
+    terminal(t.session)
+    assert len(record["game"]["moves"]) == 2 and record["corrections"] == ["v1.2"]
+    assert ("takebacks by lifting are off (display.takeback = false): put it back, or type "
+            "takeback") in terminal.out.getvalue().splitlines()
