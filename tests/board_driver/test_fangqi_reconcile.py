@@ -126,3 +126,13 @@ def test_putting_the_taken_counter_back_first_is_a_takeback_under_way_not_a_move
     # with takebacks off it is a mistake to correct, still not White's move
     verdict = reconcile(state, board(state, put=["d2"]), state.sites(), takeback=False)
     assert verdict.action != "play"
+
+
+def test_the_taken_counter_put_back_is_never_the_opponents_only_slide_there():
+    # The case: one White counter could slide onto the point (d2-d1), so the change
+    # read as that move and it was played for White; it is the takeback under way.
+    state = position(SLIDE)
+    state.play("c1-b1xd1")
+    verdict = reconcile(state, board(state, put=["d1"]), state.sites())
+    assert verdict.action == "in-progress"
+    assert {(c.site, c.want) for c in verdict.completions} == {("b1", None), ("c1", "black")}
