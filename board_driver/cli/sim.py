@@ -201,6 +201,9 @@ class Terminal:
                      " — clear the board for a new game")) if state.is_over() else \
             (f"score {a}:{b}, " + paint(colours[f"player{state.to_move}"], names[state.to_move],
                                         bold=True) + " to move")
+        if self.link is not None:
+            # a remote game: the link's state in the board's header, not a log line a retry
+            status += f" — other board: {self.link.summary()['status']}"
         print(f"\n{body}\n{status}", file=self.out)
         by = "the other board's" if ref.view.to_make_by == "remote" else "the computer's"
         for fix in views.corrections_in_words(state, ref.view):
