@@ -143,3 +143,16 @@ def test_ctrl_c_with_a_computer_seat_prints_no_traceback_from_its_worker(tmp_pat
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
         proc.communicate()
+
+
+def test_the_pages_takeback_question_in_a_touch_game_asks_to_lift_nothing(tmp_path):
+    from board_driver.web.snapshot import takeback_question
+
+    tracer = Tracer(sim_config(layout="game-for-the-trees-matrix",
+                               journal=str(tmp_path / "j.sqlite")), new_game=True)
+    try:
+        tracer.step("tap", ["a3"])
+        tracer.step("tap", ["a4"])
+        assert takeback_question(tracer.referee) == "Take back a3-a4?"
+    finally:
+        tracer.close()

@@ -63,6 +63,10 @@ def test_the_takeback_command_takes_back_the_move_and_the_reply_and_says_so(boar
     t.step("place", ["h0.0"])
     reply(t, "v1.2")
     t.step("place", ["v1.2"])
+    from board_driver.web.snapshot import takeback_question
+
+    assert takeback_question(t.referee) == ("Take back h0.0 and the computer's reply v1.2? "
+                                            "Lift its pieces from the board afterwards.")
     assert t.door.takeback() == "took back h0.0 and the computer's reply v1.2"
     assert t.referee.state.moves == [] and t.referee.state.to_move == 0
     # while the computer still thinks, only the player's move is there to take back

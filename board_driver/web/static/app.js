@@ -292,7 +292,7 @@ function wire() {
   };
   $("takeback").onclick = () => {
     const moves = state.game.moves;
-    ask(`Take back ${moves[moves.length - 1]}? Lift its piece from the board afterwards.`,
+    ask(state.takeback_question || `Take back ${moves[moves.length - 1]}? Lift its piece from the board afterwards.`,
         () => post("/api/takeback", {}));
   };
   $("new-game").onclick = () => {
