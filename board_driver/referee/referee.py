@@ -100,8 +100,9 @@ class Referee:
         self.timed_out = set()
         self.sensed = [s for s in state.sites() if s in self.layout.channels_of_site]
         # A new game starts from an empty board: pieces of the old one still standing are to be
-        # lifted, never read as the new game's first moves.
-        self._hold = True
+        # lifted, never read as the new game's first moves. (A touch board holds no pieces:
+        # nothing to wait for, or the computer would never move again.)
+        self._hold = self.touch is None
         self.journal.start_game(self.state.game.name, self.state.options())
         self.view.over_since = None
         log.info("new game of %s %s", self.state.game.name, self.state.options())
@@ -250,7 +251,7 @@ class Referee:
         if not self.state.moves:
             raise games.IllegalMove("takeback", "no move to take back")
         undone = self._undo(self.takeback_depth(), origin)
-        self._hold = True
+        self._hold = self.touch is None   # (a touch board has no pieces to lift)
         self._decide(now)
         return takeback_words(undone)
 

@@ -120,3 +120,20 @@ def test_takebacks_by_lifting_off_still_hold_and_the_sim_says_why(board):
     assert len(record["game"]["moves"]) == 2 and record["corrections"] == ["v1.2"]
     assert ("takebacks by lifting are off (display.takeback = false): put it back, or type "
             "takeback") in terminal.out.getvalue().splitlines()
+
+
+def test_a_touch_board_never_waits_for_pieces_after_a_takeback_or_a_new_game(tmp_path):
+    # (holding would keep the computer from ever moving again: it waits for the board to agree)
+    t = Tracer(sim_config(layout="game-for-the-trees-matrix", journal=str(tmp_path / "j.sqlite")),
+               new_game=True)
+    try:
+        t.referee.seats = ("human", "computer:easy")
+        t.step("tap", ["a3"])
+        t.step("tap", ["a4"])
+        reply(t, "h6-h5")
+        assert t.door.takeback() == "took back a3-a4 and the computer's reply h6-h5"
+        assert not t.referee.holding and t.referee.state.moves == []
+        t.door.new_game()
+        assert not t.referee.holding
+    finally:
+        t.close()
