@@ -2,8 +2,10 @@
 
 The daemon is the real one (asyncio loop, debounce on a real clock, matrix scan thread on
 gpiozero mock pins, the recording NeoPixel strip); you are the hands. Type actions as in a
-trace file (`place h0.0`, `lift h0.0`, `press end_turn`, `place b2+1 dark-leaf`), or `clear`
-(lift every piece), `new` (start a new game), `show`, `help`, `quit`. After each change the
+trace file (`place h0.0`, `lift h0.0`, `press end_turn`, `place b2+1 dark-leaf`, and in a touch
+game `tap c3` and `hold c3`, gestures whatever the pace of typing), or `clear` (lift every
+piece), `new` (start a new game), `takeback`, `show`, `legend` (the board's colours, from the
+views' one legend), `help`, `quit`. After each change the
 sim says what happened in words (a move, a takeback, what is not a move and why) and draws
 the board with the LED colours. Ctrl-C ends it at once.
 """
