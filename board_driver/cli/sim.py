@@ -433,6 +433,11 @@ def run_sim(config: Config, *, new_game: bool = False, stdin: TextIO = sys.stdin
                     # and on a loaded machine (a late scan) until the settled reading shows it.
                     await asyncio.sleep(session.referee.debouncer.window_s + 0.08)
                     await _until(shown, PIPED_SETTLE_LIMIT_S)
+                elif shown is not None:
+                    # Lines pasted into a terminal arrive as fast as piped ones: the next waits
+                    # until this one is in the settled reading (`lift b3` after `place b3` is
+                    # then a lift, not "nothing to lift at b3"). Typed lines find it there.
+                    await _until(shown, PIPED_SETTLE_LIMIT_S)
             except Exception as exc:  # a typo must not end the game
                 terminal.say(f"  ? {describe_error(exc)}")
         daemon.stop()

@@ -156,3 +156,20 @@ def test_the_pages_takeback_question_in_a_touch_game_asks_to_lift_nothing(tmp_pa
         assert takeback_question(tracer.referee) == "Take back a3-a4?"
     finally:
         tracer.close()
+
+
+class _Pasted(io.StringIO):
+    """Lines pasted into a terminal: a tty, every line there at once."""
+
+    def isatty(self):
+        return True
+
+
+def test_lines_pasted_into_a_terminal_each_settle_before_the_next(tmp_path):
+    out = io.StringIO()
+    config = sim_config(journal=str(tmp_path / "j.sqlite"))
+    assert run_sim(config, stdin=_Pasted("place h0.0\nplace v0.0\nlift v0.0\nwait 300\nquit\n"),
+                   out=out) == 0
+    said = out.getvalue().splitlines()
+    assert "not a move: nothing to lift at v0.0" not in said
+    assert "takeback of v0.0" in said
