@@ -250,7 +250,11 @@ class Referee:
             raise games.IllegalMove("takeback", "the game is over; start a new game instead")
         if not self.state.moves:
             raise games.IllegalMove("takeback", "no move to take back")
-        undone = self._undo(self.takeback_depth(), origin)
+        depth = self.takeback_depth()
+        if depth == 0:
+            raise games.IllegalMove("takeback", "no move of this board's to take back: the "
+                                                "computer's move stands")
+        undone = self._undo(depth, origin)
         self._hold = self.touch is None   # (a touch board has no pieces to lift)
         self._decide(now)
         return takeback_words(undone)
@@ -269,7 +273,9 @@ class Referee:
             depth += 1
             if self.at_board(probe.to_move):   # the player's move: it goes too, and no more
                 return depth
-        return max(1, depth)
+        # Only the computer's moves so far (it moved first): none is the players' to take back,
+        # and its move not yet made on the board is an invitation, never a piece lifted.
+        return 0
 
     def _undo(self, depth: int, origin: str) -> list[tuple[str, bool]]:
         """Take back `depth` moves (journal first); returns each (move, made at this board),
@@ -401,6 +407,8 @@ class Referee:
             # remote board's move is not the players' to lift (a remote takeback is asked).
             takeback = self.config.takeback and "remote" not in self.seats
             depth = self.takeback_depth() if takeback and self.state.moves else 1
+            if depth == 0:
+                takeback, depth = False, 1
             verdict = reconcile(self.state, self.physical, self.sensed, takeback=takeback,
                                 depth=depth)
             if verdict.action == "play" and self.at_board(self.state.to_move):
