@@ -3,9 +3,10 @@
 A mode of the referee. It opens by a gesture that cannot happen in play, on every layout:
 
 - a piece board (pins, matrix, ADC, bridge): pieces on both corner sites (the first and the
-  last sensed site: docs/board.md draws them) of an empty board before the game's first move,
-  put within PAIR_S of each other (a lone piece on a corner of a game with no move waits that
-  long for its pair before it is played; two moves cannot be made that fast);
+  last sensed site: docs/board.md draws them) of an empty board, the second within PAIR_S of
+  the first, then left alone for HOLD_S. Two players do not make two moves that fast; the
+  pieces are played as usual meanwhile (a trace at machine speed plays on), and taken back
+  when the menu opens;
 - a touch board (Game for the Trees): both corner squares touched at once (a wand touches one
   square at a time).
 
@@ -24,8 +25,10 @@ from typing import Any, Sequence
 
 #: The menu leaves without change after this long with nothing chosen.
 MENU_TIMEOUT_S = 60.0
-#: A lone piece on a corner site of a game with no move waits this long for the other corner.
+#: The second corner piece comes within this long of the first (either may have been a move)...
 PAIR_S = 1.0
+#: ...and both stay, with nothing else on the board, this long.
+HOLD_S = 2.0
 
 #: The choices, group by group, in the order their sites follow the first corner.
 SEATS = (("people", ("human", "human")), ("computer-2", ("human", "computer")),
@@ -79,7 +82,8 @@ class Menu:
         self.chosen: dict[str, Any] = {}
         self._since = 0.0                 # the last thing done in the menu (its timeout)
         self._seen: set[str] = set()      # sites with a piece already counted
-        self.pair_since: float | None = None   # a lone corner piece waits for its pair
+        self.corner_at: dict[str, float] = {}   # when each corner's piece was put
+        self.pair_at: float | None = None       # when the pair was complete (the gesture)
 
     @property
     def available(self) -> bool:
@@ -88,19 +92,40 @@ class Menu:
     def enter(self, now: float, chosen: dict[str, Any], occupied: set[str]) -> None:
         self.open, self.chosen, self._since = True, dict(chosen), now
         self._seen = set(occupied)
-        self.pair_since = None
+        self.corner_at, self.pair_at = {}, None
 
     def close(self) -> None:
         self.open = False
         self._seen = set()
 
     def deadline(self) -> float | None:
-        """When the menu leaves by itself, or a lone corner piece is played: None if neither."""
+        """When the menu leaves by itself, or opens (a pair of corners held): None if neither."""
         if self.open:
             return self._since + MENU_TIMEOUT_S
-        if self.pair_since is not None:
-            return self.pair_since + PAIR_S
+        if self.pair_at is not None:
+            return self.pair_at + HOLD_S
         return None
+
+    def gesture(self, occupied: set[str], now: float) -> bool:
+        """A piece board, closed: whether both corner pieces, put within PAIR_S of each other,
+        have stood alone for HOLD_S (the caller checks the game: at most its first two moves,
+        on the corners)."""
+        corners = set(self.corners or ())
+        for corner in corners:
+            if corner in occupied:
+                self.corner_at.setdefault(corner, now)
+            else:
+                self.corner_at.pop(corner, None)
+        if occupied != corners or len(self.corner_at) != 2:
+            self.pair_at = None
+            return False
+        first, second = sorted(self.corner_at.values())
+        if second - first > PAIR_S:
+            self.pair_at = None
+            return False
+        if self.pair_at is None:
+            self.pair_at = second
+        return now >= self.pair_at + HOLD_S
 
     def timed_out(self, now: float) -> bool:
         return self.open and now >= self._since + MENU_TIMEOUT_S

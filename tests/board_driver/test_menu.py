@@ -8,7 +8,7 @@ import pytest
 
 from board_driver.config import sim_config
 from board_driver.referee.clock import parse_time_control
-from board_driver.referee.menu import MENU_TIMEOUT_S, PAIR_S
+from board_driver.referee.menu import HOLD_S, MENU_TIMEOUT_S, PAIR_S
 from board_driver.referee.tracer import Tracer
 
 PIECE_LAYOUTS = [
@@ -42,12 +42,19 @@ def put(t, site, kind):
     return t.step("place", [site] + ([kind] if kind else []))
 
 
+def open_menu(t, kind):
+    """Both corner pieces within a second, then left alone for two: the menu's gesture."""
+    first, last = t.referee.menu.corners
+    put(t, first, kind)
+    put(t, last, kind)
+    return t.step("wait", [str(int(HOLD_S * 1000))])
+
+
 @pytest.mark.parametrize("layout, kind", PIECE_LAYOUTS)
 def test_the_menu_sets_who_plays_the_clock_and_the_hints_then_a_new_game(board, layout, kind):
     t = board(layout)
     first, last = t.referee.menu.corners
-    put(t, first, kind)
-    opened = put(t, last, kind)
+    opened = open_menu(t, kind)
     assert opened["menu"] == {"seats": "people", "level": "medium", "clock": "none",
                               "hints": t.referee.view.moves}     # the board's settings now
     assert opened["game"]["moves"] == [] and opened["leds"][first] == opened["leds"][last]
@@ -75,8 +82,7 @@ def test_lifting_both_corners_or_the_timeout_leaves_without_change(board, layout
     t = board(layout)
     first, last = t.referee.menu.corners
     before = (t.referee.seats, t.referee.controls, t.referee.view.moves)
-    put(t, first, kind)
-    put(t, last, kind)
+    open_menu(t, kind)
     put(t, site_of(t, "seats", "computer-1"), kind)
     t.step("lift", [first])
     left = t.step("lift", [last])
@@ -84,19 +90,33 @@ def test_lifting_both_corners_or_the_timeout_leaves_without_change(board, layout
                                    t.referee.view.moves) == before
     assert left["corrections"] == [site_of(t, "seats", "computer-1")]   # to lift before play
     t.step("lift", [site_of(t, "seats", "computer-1")])
-    put(t, first, kind)
-    put(t, last, kind)
+    open_menu(t, kind)
     assert "menu" in t.step("wait", [str(int(MENU_TIMEOUT_S * 1000) - 10)])
     timed_out = t.step("wait", ["20"])
     assert "menu" not in timed_out and sorted(timed_out["corrections"]) == sorted([first, last])
 
 
-def test_a_lone_corner_piece_is_a_move_after_its_second(board):
+def test_a_lone_corner_piece_is_a_move_at_once_and_its_pair_later_is_play(board):
     t = board("fangqi-7x7-matrix")
-    first, _ = t.referee.menu.corners
-    waiting = t.step("place", [first])
-    assert waiting["game"]["moves"] == [] and "menu" not in waiting
-    assert t.step("wait", [str(int(PAIR_S * 1000) + 10)])["game"]["moves"] == [first]
+    first, last = t.referee.menu.corners
+    assert t.step("place", [first])["game"]["moves"] == [first]     # no waiting for a pair
+    t.step("wait", [str(int(PAIR_S * 1000) + 10)])
+    t.step("place", [last])
+    record = t.step("wait", ["5000"])
+    assert "menu" not in record and record["game"]["moves"] == [first, last]
+
+
+def test_a_quick_pair_is_played_then_taken_back_into_the_menu(board):
+    t = board("fangqi-7x7-matrix")
+    first, last = t.referee.menu.corners
+    t.step("place", [first])
+    played = t.step("place", [last])             # at machine speed: play goes on
+    assert "menu" not in played and played["game"]["moves"] == [first, last]
+    assert "menu" not in t.step("wait", [str(int(HOLD_S * 1000) - 20)])
+    record = t.step("wait", ["20"])
+    assert "menu" in record and record["game"]["moves"] == []
+    saved = t.session.journal.current()
+    assert saved.moves == [] and saved.events == 4          # two moves, two takebacks
 
 
 def test_the_gesture_in_play_is_play(board):
@@ -104,7 +124,8 @@ def test_the_gesture_in_play_is_play(board):
     first, last = t.referee.menu.corners
     t.step("place", ["d4"])
     t.step("place", [first])
-    record = t.step("place", [last])
+    t.step("place", [last])
+    record = t.step("wait", ["5000"])
     assert "menu" not in record and record["game"]["moves"] == ["d4", first, last]
 
 
@@ -143,7 +164,8 @@ def test_after_the_first_move_the_corners_are_play_or_a_correction(board):
     first, last = t.referee.menu.corners         # h0.0 and the tree hole t2.2
     t.step("place", [first])
     assert t.step("wait", ["1100"])["game"]["moves"] == [first]
-    record = t.step("place", [last])             # a peg in an open square: no move, no menu
+    t.step("place", [last])                      # a peg in an open square: no move...
+    record = t.step("wait", ["5000"])            # ...and, a second late, no menu
     assert "menu" not in record and record["corrections"] == [last]
 
 
