@@ -260,6 +260,13 @@ def legend(state: State, view: View) -> list[dict[str, str]]:
         if means is None or name not in view.colours:
             continue
         out.append(entry(name, means))
+    if view.clocks is not None:
+        # A timed game: what the turn LEDs say of the clocks.
+        out.append({"name": "clock", "label": "breathing faster", "colour": "",
+                    "means": "the turn LEDs, in a clock's last 10 seconds"})
+        if "flag" in view.colours:
+            out.append(entry("flag", "time ran out: the turn LEDs alternate it with the "
+                                     "winner's colour"))
     return out
 
 

@@ -431,3 +431,23 @@ def test_a_flag_on_every_kind_of_board(tmp_path, layout, first, loser):
             assert journal.history()[0].summary["flag"] == loser
     finally:
         t.close()
+
+
+def test_the_legend_says_what_the_clocks_show(tmp_path):
+    from board_driver import views
+
+    t = Tracer(sim_config(journal=str(tmp_path / "j.sqlite"),
+                          time_control=parse_time_control("1")))
+    try:
+        t.step("wait", ["10"])
+        said = {e["name"]: e["means"] for e in views.legend(t.referee.state, t.referee.view)}
+        assert "last 10 seconds" in said["clock"] and "time ran out" in said["flag"]
+    finally:
+        t.close()
+    untimed = Tracer(sim_config(journal=str(tmp_path / "k.sqlite")))
+    try:
+        untimed.step("wait", ["10"])
+        names = {e["name"] for e in views.legend(untimed.referee.state, untimed.referee.view)}
+        assert "flag" not in names and "clock" not in names
+    finally:
+        untimed.close()
