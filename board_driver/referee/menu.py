@@ -8,7 +8,8 @@ A mode of the referee. It opens by a gesture that cannot happen in play, on ever
   pieces are played as usual meanwhile (a trace at machine speed plays on), and taken back
   when the menu opens;
 - a touch board (Game for the Trees): both corner squares touched at once (a wand touches one
-  square at a time).
+  square at a time);
+- a layout with a button named `menu` ([buttons] menu = GPIO): pressing it (again: leaving).
 
 Then every choice is a site lit in its group's colour, the chosen one bright: who plays (two
 people; the computer plays player 2; the computer plays player 1), the computer's level, the
@@ -79,6 +80,7 @@ class Menu:
         self.corners: tuple[str, str] | None = (sensed[0], sensed[-1]) if len(sensed) > 1 else None
         self.sites = choice_sites(sensed, hint_modes)
         self.open = False
+        self.by_button = False
         self.chosen: dict[str, Any] = {}
         self._since = 0.0                 # the last thing done in the menu (its timeout)
         self._seen: set[str] = set()      # sites with a piece already counted
@@ -89,8 +91,10 @@ class Menu:
     def available(self) -> bool:
         return self.sites is not None and self.corners is not None
 
-    def enter(self, now: float, chosen: dict[str, Any], occupied: set[str]) -> None:
+    def enter(self, now: float, chosen: dict[str, Any], occupied: set[str],
+              by_button: bool = False) -> None:
         self.open, self.chosen, self._since = True, dict(chosen), now
+        self.by_button = by_button   # (then the button, not the corners, leaves it)
         self._seen = set(occupied)
         self.corner_at, self.pair_at = {}, None
 
@@ -144,7 +148,7 @@ class Menu:
     def pieces(self, occupied: set[str], now: float) -> str | None:
         """A piece board's sites with a piece, in the menu: "apply", "leave" (both corner
         pieces lifted), or None."""
-        if self.corners is not None and not occupied & set(self.corners):
+        if not self.by_button and self.corners is not None and not occupied & set(self.corners):
             return "leave"
         new = sorted(occupied - self._seen)
         self._seen = set(occupied)

@@ -354,7 +354,14 @@ class Referee:
 
     def press(self, name: str, now: float) -> None:
         """A named button: `end_turn` ends the turn (a pass with no placement), where the game
-        has such a move."""
+        has such a move; `menu` opens the menu (between games) or leaves it."""
+        if name == "menu":   # a layout's menu button: opens the menu between games, or leaves it
+            if self.menu.open:
+                self._menu_leave(now)
+            elif self.menu.available and "remote" not in self.seats \
+                    and (not self.state.moves or self.over):
+                self._menu_enter(now, by_button=True)
+            return
         if name != "end_turn" or self.over or not self.at_board(self.state.to_move):
             return
         move = self.state.end_turn_move()
@@ -602,10 +609,11 @@ class Referee:
         self._menu_enter(now)
         return True
 
-    def _menu_enter(self, now: float) -> None:
+    def _menu_enter(self, now: float, by_button: bool = False) -> None:
         text = control_text(self.controls)
         occupied = {s for s in self.sensed if self.physical.get(s) is not None}
-        self.menu.enter(now, current_choices(self.seats, text, self.view.moves), occupied)
+        self.menu.enter(now, current_choices(self.seats, text, self.view.moves), occupied,
+                        by_button)
         self.view.corrections = self.view.completions = []
         log.info("menu opened")
         self._tell("menu-open", None, "board")

@@ -175,3 +175,29 @@ def test_a_touch_board_opens_the_menu_only_between_games(board):
     first, last = t.referee.menu.corners
     t.step("place", [first])
     assert "menu" not in t.step("place", [last])
+
+
+def test_a_layout_with_a_menu_button_opens_and_leaves_it_by_the_button(tmp_path):
+    from pathlib import Path
+
+    import hardware
+
+    # the shipped classic board, with a button named menu
+    shipped = Path(hardware.__file__).parent / "layouts" / "tree-planting-classic-pins.toml"
+    layout = tmp_path / "with-menu-button.toml"
+    layout.write_text(shipped.read_text() + "\n[buttons]\nmenu = 14\n")
+    t = Tracer(sim_config(layout=str(layout), journal=str(tmp_path / "j.sqlite")))
+    try:
+        opened = t.step("press", ["menu"])
+        assert opened["menu"]["seats"] == "people"
+        t.step("place", [site_of(t, "clock", "10")])
+        assert t.step("place", [site_of(t, "apply")])["clocks"] == [600_000, 600_000]
+        assert "menu" in t.step("press", ["menu"])     # (no move yet: it opens again)
+        left = t.step("press", ["menu"])
+        assert "menu" not in left and t.referee.controls == parse_time_control("10")
+        t.step("lift", [site_of(t, "clock", "10")])
+        t.step("lift", [site_of(t, "apply")])
+        t.step("place", ["h1.1"])
+        assert "menu" not in t.step("press", ["menu"])  # mid-game: nothing
+    finally:
+        t.close()
