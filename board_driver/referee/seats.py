@@ -155,7 +155,7 @@ class ComputerSeat:
     def _board_agrees(self) -> bool:
         view = self.referee.view
         return not view.corrections and not view.completions \
-            and not self.referee.holding
+            and not self.referee.holding and not self.referee.menu.open   # (being set up)
 
     def _our_turn(self) -> int | None:
         state = self.referee.state

@@ -201,3 +201,26 @@ def test_a_layout_with_a_menu_button_opens_and_leaves_it_by_the_button(tmp_path)
         assert "menu" not in t.step("press", ["menu"])  # mid-game: nothing
     finally:
         t.close()
+
+
+def test_the_computer_does_not_play_while_the_board_is_being_set_up(board):
+    from concurrent.futures import Future
+
+    import games
+    from board_driver.referee.seats import ComputerSeat
+
+    t = board("fangqi-7x7-matrix")
+    t.referee.seats = ("computer:easy", "human")     # the computer would move first
+    asked = []
+
+    def submit(fn, *args):
+        asked.append(args)
+        return Future()
+
+    seat = ComputerSeat(t.referee, {0: games.ai.level("easy")}, submit=submit,
+                        call_soon=lambda fn, *a: fn(*a), clock=t.clock)
+    t.referee.seats = ("human", "human")             # (the corners are the people's pieces)
+    open_menu(t, None)
+    t.referee.seats = ("computer:easy", "human")
+    seat.poke()
+    assert t.referee.menu.open and asked == []

@@ -22,6 +22,7 @@ class FakeReferee:
         self.played: list[str] = []
         self.holding = False   # no takeback waiting for its pieces to come off
         self.clocks = Clocks((NONE, NONE))
+        self.menu = SimpleNamespace(open=False)
 
     @property
     def over(self):
