@@ -579,7 +579,7 @@ class Referee:
     # --- the menu (board_driver/referee/menu.py; docs/board.md, "The menu") -------------------
 
     def menu_deadline(self) -> float | None:
-        """When the menu leaves by itself, or a lone corner piece is played (None: neither)."""
+        """When the menu leaves by itself, or opens (both corner pieces held): None if neither."""
         return self.menu.deadline()
 
     def _menu_pieces(self, now: float) -> bool:
@@ -646,7 +646,7 @@ class Referee:
 
     def clock_deadline(self) -> float | None:
         """When `tick` is next due for the clocks and the menu: the running clock runs out,
-        what it shows is next kept in the journal, the menu's timeout or a corner's pair."""
+        what it shows is next kept in the journal, the menu's timeout or its corners' hold."""
         found = [d for d in (self.flag_deadline(), self._checkpoint_at, self.menu_deadline())
                  if d is not None]
         return min(found) if found else None
