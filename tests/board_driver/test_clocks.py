@@ -451,3 +451,39 @@ def test_the_legend_says_what_the_clocks_show(tmp_path):
         assert "flag" not in names and "clock" not in names
     finally:
         untimed.close()
+
+
+def test_a_process_killed_mid_turn_resumes_its_clocks(tmp_path):
+    """A real cut: the board's process dies by SIGKILL (nothing closed, the WAL not folded
+    back) in the middle of a turn; the next start resumes each clock as last kept."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    journal = tmp_path / "j.sqlite"
+    script = f"""
+import json, os, signal
+from board_driver.config import sim_config
+from board_driver.referee.clock import parse_time_control
+from board_driver.referee.tracer import Tracer
+t = Tracer(sim_config(journal={str(journal)!r}, time_control=parse_time_control("2+1")))
+t.step("wait", ["3000"])
+t.step("place", ["h0.0"])
+kept = t.step("wait", ["12000"])["clocks"]     # kept in the journal at the end of this wait
+cut = t.step("wait", ["2000"])["clocks"]
+print(json.dumps([kept, cut]), flush=True)
+os.kill(os.getpid(), signal.SIGKILL)
+"""
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          cwd=root, env=dict(os.environ, PYTHONPATH=str(root)), timeout=60)
+    assert done.returncode == -9, done.stderr
+    kept, cut = json.loads(done.stdout)
+    again = Tracer(sim_config(journal=str(journal)), new_game=False)
+    try:
+        back = again.step("wait", ["0"])
+        assert back["game"]["moves"] == ["h0.0"] and back["clocks"] == kept
+        assert 0 <= back["clocks"][1] - cut[1] <= CHECKPOINT_S * 1000
+    finally:
+        again.close()
