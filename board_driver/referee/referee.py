@@ -586,8 +586,8 @@ class Referee:
         """A piece board: the menu's gesture and, once open, its choices. Returns whether the
         menu took the board's reading (nothing is played then)."""
         menu = self.menu
-        occupied = {site for site in self.sensed if self.physical.get(site) is not None}
         if menu.open:
+            occupied = {site for site in self.sensed if self.physical.get(site) is not None}
             what = menu.pieces(occupied, now)
             if what == "apply":
                 self._menu_apply(now)
@@ -598,8 +598,10 @@ class Referee:
         moves = self.state.moves
         if (not menu.available or self.over or self._hold or "remote" in self.seats
                 or menu.corners is None or len(moves) > 2):
-            menu.corner_at, menu.pair_at = {}, None
-            return False
+            if menu.corner_at or menu.pair_at is not None:
+                menu.corner_at, menu.pair_at = {}, None
+            return False   # (in play: no cost beyond this test)
+        occupied = {site for site in self.sensed if self.physical.get(site) is not None}
         expected = {s for s, v in self.state.occupancy().items() if v is not None}
         if not expected <= set(menu.corners) or not menu.gesture(occupied, now):
             return False   # (play goes on as usual meanwhile)
