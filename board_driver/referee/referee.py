@@ -79,7 +79,9 @@ class Referee:
                  origin: str = "board") -> None:
         """Start over (with other options of the same game, if given). Raises games.GameError
         for options the game refuses or whose sites this board has no sensor for."""
-        state = self.state.game.new_state(**(self.state.options() if options is None else options))
+        game = self.state.game
+        state = game.new_state(**({k: v for k, v in self.state.options().items()
+                                   if k not in game.drawn_options} if options is None else options))
         unsensed = [s for s in state.sites() if s not in self.layout.channels_of_site]
         if options is not None and unsensed:
             raise games.BadOptions(f"layout {self.layout.name} has no sensor for {unsensed[0]}: "
@@ -409,9 +411,9 @@ class Referee:
         return False
 
     def _pass_move(self) -> Any:
-        """The game's pass, if it is legal now; None otherwise."""
+        """The game's move for a turn whose time ran out, if it is legal now; None otherwise."""
         state = self.state
-        move = state.pass_move()
+        move = state.timeout_move()
         if move is None:
             return None
         try:

@@ -17,6 +17,7 @@ SETUP = ["seed A1", "seed D4", "seed A7", "seed H8"]
 def small(*moves, **options):
     options.setdefault("board", "8x8")
     options.setdefault("seeds", 2)
+    options.setdefault("setup", "chosen")  # these positions choose their seeds' cells
     state = GAME.new_state(**options)
     state.play_all(moves)
     return state
@@ -37,7 +38,8 @@ def white_alone(*spores):
 
 def test_registered_and_default_board():
     state = games.get_game("arbos").new_state()
-    assert state.options() == {"board": "20x20", "seeds": 10, "spores": 80}
+    assert state.options() == {"board": "20x20", "seeds": 10, "spores": 80, "setup": "random",
+                               "setup_seed": state.options()["setup_seed"]}
     assert len(state.sites()) == 400 and state.sites()[:2] == ["A1", "A2"]
     assert state.sites()[-1] == "T20" and state.sites()[20] == "B1"
     assert state.phase == "setup" and state.to_move == 0 and state.occupancy() == {}
@@ -59,12 +61,16 @@ def test_3_counts_are_the_box_on_real_boards_and_scaled_on_small_ones(board, see
 
 
 def test_counts_can_be_given_and_bad_options_are_refused():
-    assert GAME.new_state(board="6x6", seeds="2", spores=5).options() == {
-        "board": "6x6", "seeds": 2, "spores": 5}
+    assert GAME.new_state(board="6x6", seeds="2", spores=5, setup="chosen").options() == {
+        "board": "6x6", "seeds": 2, "spores": 5, "setup": "chosen"}
     for bad, match in [({"board": "21x21"}, "4..20"), ({"board": "3x8"}, "4..20"),
                        ({"board": "big"}, "RxC"), ({"board": 20}, "RxC"),
                        ({"seeds": 0}, "seeds"), ({"seeds": 101}, "seeds"),
-                       ({"spores": "many"}, "spores"), ({"colour": "red"}, "no option")]:
+                       ({"spores": "many"}, "spores"), ({"colour": "red"}, "no option"),
+                       ({"setup": "drawn"}, "random .* or chosen"),
+                       ({"setup_seed": -1}, "setup_seed must be a whole number 0..4294967295"),
+                       ({"setup_seed": 2**32}, "setup_seed"), ({"setup_seed": "x"}, "setup_seed"),
+                       ({"setup": "chosen", "setup_seed": 3}, "with setup chosen")]:
         with pytest.raises(BadOptions, match=match):
             GAME.new_state(**bad)
 
@@ -313,7 +319,7 @@ def test_12_spores_removed_for_the_limit_leave_the_game_so_stalling_ends():
     # Issue 23: White, with three trees, puts a lone spore (a fourth tree), takes it off and
     # passes: the board is as it was, yet the turn was no pass. Each such turn now costs a
     # spore for good, so the supply runs out and the game ends.
-    state = GAME.new_state(board="6x6")
+    state = GAME.new_state(board="6x6", setup="chosen")
     state.play_all(["seed A1", "seed F6", "C1", "pass", "C3", "pass", "C5", "pass"])
     spores = state.spores_left(0)
     for k in range(spores):
@@ -322,7 +328,7 @@ def test_12_spores_removed_for_the_limit_leave_the_game_so_stalling_ends():
     assert state.spores_left(0) == 0 and state.legal_moves() == [PASS]
     state.play("pass")  # White's only move: two passes in a row
     assert state.is_over() and state.end_reason == "double-pass"
-    state = GAME.new_state(board="20x20", seeds=1)
+    state = GAME.new_state(board="20x20", seeds=1, setup="chosen")
     state.play_all(["seed A1", "seed F6", "C1", "pass", "C3", "pass", "C5", "pass"])
     for _ in range(77):  # 77 spores left: 77 such turns at most
         state.play_all(["E3", "xE3", "pass"])
@@ -338,7 +344,7 @@ def test_12_every_game_ends_by_the_supply():
 
     for seed in range(20):
         rng = random.Random(seed)
-        state = GAME.new_state(board="6x6")
+        state = GAME.new_state(board="6x6", setup="chosen")
         moves = 0
         while not state.is_over():
             state.play(rng.choice(state.legal_moves()))

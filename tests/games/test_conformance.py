@@ -32,7 +32,9 @@ OPTIONS = {
         "repeat_squares": st.booleans(),
         "quiet_limit": st.integers(1, 30),
     }),
-    "arbos": st.fixed_dictionaries({"board": st.sampled_from(["6x6", "8x8", "7x10", "20x20"])}),
+    "arbos": st.fixed_dictionaries({"board": st.sampled_from(["6x6", "8x8", "7x10", "20x20"])}).flatmap(
+        lambda o: st.one_of(st.just({**o, "setup": "chosen"}),
+                            st.integers(0, 2**32 - 1).map(lambda n: {**o, "setup_seed": n}))),
     "game-for-the-trees": st.fixed_dictionaries({"limit": st.integers(1, 60)}),
 }
 
