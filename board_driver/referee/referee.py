@@ -406,6 +406,7 @@ class Referee:
                 log.info("turn time limit: %s passes", self.state.to_move)
                 self._turn_of, self._turn_since = None, now
                 self._accept(move, now)
+                self._hold = True   # pieces it took off (Arbos's `time`) are lifted before play
                 self._decide(now)   # (which starts the next player's clock)
                 return True
         return False

@@ -89,6 +89,7 @@ class Scene:
     bar: list[str]               # the time bar's lit cells
     last: str | None             # the last spore placed
     fixes: dict                  # site -> correction
+    drawn: str | None            # a drawn setup: the cell of the next seed (lit in every mode)
 
 
 def scene(state, view: View) -> Scene:
@@ -98,7 +99,16 @@ def scene(state, view: View) -> Scene:
         legal=state.legal_cells() if not state.is_over() and view.moves != "off" else {},
         excess={s for tree in state.excess_trees() for s in tree},
         seeds_scoring=seeds, trees_scoring=trees, bar=time_bar(state, view),
-        last=_last_site(state), fixes={corr.site: corr for corr in view.corrections})
+        last=_last_site(state), fixes={corr.site: corr for corr in view.corrections},
+        drawn=state.drawn_cell())
+
+
+def prompt(state) -> str | None:
+    """A drawn setup's sentence: where the next seed goes ("put White's seed on C3")."""
+    drawn = state.drawn_cell()
+    if drawn is None:
+        return None
+    return f"put {PLAYERS[1 - state.to_move]}'s seed on {drawn}"
 
 
 def pulse(now: float) -> float:
@@ -147,6 +157,8 @@ def frame(state, view: View, now: float) -> tuple[dict[str, Colour], float | Non
         hints = hint_colours(c, mover)
         for site, kind in sc.legal.items():
             out[site] = hints[kind]
+    if sc.drawn is not None:  # where the seed goes, in its owner's colour, whatever the hints
+        out[sc.drawn] = c[f"player{1 - mover}"]
     for site in sc.bar:
         if site not in occupancy:
             out[site] = c[f"player{mover}"]
@@ -208,7 +220,13 @@ def svg(state, view: View) -> str:
                 tip = f"{site}: {PLAYERS[int(owner)]}'s seed"
                 if site in seeds_scoring:
                     tip += ", scoring"
-        if site in legal:
+        if site == sc.drawn:
+            owner = hexc(c[f"player{1 - state.to_move}"])
+            classes.append("drawn")
+            parts.append(el("circle", cx=cx, cy=cy, r=U * 0.34, fill="none", stroke=owner,
+                            stroke_width=4))
+            tip += f" ({prompt(state)}: the board drew it)"
+        elif site in legal:
             classes += ["hint", legal[site]]
             if kind is None:
                 parts.append(el("circle", cx=cx, cy=cy, r=U * 0.12,
@@ -228,8 +246,14 @@ def svg(state, view: View) -> str:
             tip += " — " + extra["data_fix"]
         body.append(el("g", title(tip) + "".join(parts), data_site=site, data_kind=kind,
                        class_=" ".join(classes), **extra))
-    return svgkit.document(cols * U + 2 * M, rows * U + 2 * M, body,
-                           label=f"Arbos board, {rows}x{cols}", class_="board arbos")
+    label = f"Arbos board, {rows}x{cols}"
+    words = prompt(state)
+    if words is not None:
+        label += f": {words}"
+        body.append(el("text", words[0].upper() + words[1:], x=M + cols * U / 2,
+                       y=M + rows * U + M / 2 + 4, class_="label prompt"))
+    return svgkit.document(cols * U + 2 * M, rows * U + 2 * M, body, label=label,
+                           class_="board arbos")
 
 
 # --- the terminal ------------------------------------------------------------------------------
@@ -260,6 +284,8 @@ def terminal(state, view: View, paint: Paint) -> str:
                          bold=site in seeds_scoring)
         if site in bar:
             return paint(c[f"player{state.to_move}"], " = ")
+        if site == sc.drawn:
+            return paint(c[f"player{1 - state.to_move}"], " S ", bold=True)
         hint = legal.get(site)
         if hint == "seed":
             return paint(c[f"player{state.to_move}"], " + ")
@@ -274,6 +300,8 @@ def terminal(state, view: View, paint: Paint) -> str:
         lines.append(f" {ROWS[r]} " + "".join(cell(f"{ROWS[r]}{col + 1}") for col in range(cols)))
     lines.append(_status(state, view))
     key = "W B spores, (w) (b) seeds (whose), ~W~ a tree over the limit"
+    if sc.drawn is not None:
+        key += ", S the drawn cell of the next seed"
     if legal:
         key += ", s a seed may go here, + next to your seed, - free-standing"
     if view.corrections:
@@ -290,6 +318,10 @@ def _status(state, view: View) -> str:
         return (f"   over ({state.end_reason}): White {a}, Black {b}; {PLAYERS[winner]} wins"
                 + (" (a tie goes to Black)" if a == b else ""))
     if state.phase == "setup":
+        words = prompt(state)
+        if words is not None:
+            return (f"   setup: {PLAYERS[p]}, {words} (the board drew it; "
+                    f"{state.seeds_to_place(1 - p)} to go)")
         return (f"   setup: {PLAYERS[p]} puts down a seed of {PLAYERS[1 - p]} "
                 f"({state.seeds_to_place(1 - p)} to go)")
     text = (f"   {PLAYERS[p]} to move; spores left White {state.spores_left(0)}, "
