@@ -21,7 +21,9 @@ PLAYERS = ("White", "Black")
 
 HELP = """Arbos: cells are a row letter and a column number, A1 at the top left (to T20 on the
 20x20 board, H8 on 8x8). Every cell senses presence only; the game knows seed or spore and
-whose. place C7 puts a token on C7, lift C7 takes it off. Replace your seed: lift it (its cell
+whose. place C7 puts a token on C7, lift C7 takes it off. In the setup the board draws the cell
+of each seed (S, and the status line says where); --setup chosen lets the placer choose it.
+Replace your seed: lift it (its cell
 blinks), place your spore there, then place the two follow-ups. Over three trees: lift your
 own spores until three remain. press end_turn passes (or type pass on the page)."""
 
