@@ -172,15 +172,16 @@ class Move(NamedTuple):
 
 
 class FangqiState(State):
-    __slots__ = ("game", "grid", "_extra", "_repeat", "_quiet_limit", "_morris", "_masks",
+    __slots__ = ("game", "grid", "_extra", "_repeat", "_quiet_limit", "_morris", "_counters", "_masks",
                  "_hand", "_to_move", "_phase", "_due", "_quiet", "_used", "_end", "_loser",
                  "_history")
 
     def __init__(self, game: "Fangqi", grid: Grid, extra_removal: bool, repeat_squares: bool,
-                 quiet_limit: int, morris: bool = False):
+                 quiet_limit: int, morris: bool = False, quiet_result: str = "draw"):
         self.game = game
         self.grid = grid
         self._morris = morris
+        self._counters = quiet_result == "counters"  # the quiet limit won on counters (reading 15)
         self._extra = extra_removal
         self._repeat = repeat_squares
         self._quiet_limit = quiet_limit
@@ -224,6 +225,7 @@ class FangqiState(State):
         new = FangqiState.__new__(FangqiState)
         new.game, new.grid = self.game, self.grid
         new._extra, new._repeat, new._quiet_limit = self._extra, self._repeat, self._quiet_limit
+        new._counters = self._counters
         new._morris = self._morris
         new._history = self._history[:]
         new._restore(self._saved())
@@ -239,9 +241,12 @@ class FangqiState(State):
 
     def winner(self) -> int | None:
         # A reduced or blocked player loses whatever the count (on a tiny board both may have
-        # three or fewer); after the quiet limit, more counters wins.
+        # three or fewer); the quiet limit is a draw (reading 15), or, with quiet_result
+        # "counters", won by more counters.
         if self._loser is not None:
             return 1 - self._loser
+        if self._end == QUIET and not self._counters:
+            return None
         return super().winner()
 
     def occupancy(self) -> dict[str, str]:
@@ -297,7 +302,8 @@ class FangqiState(State):
     def options(self) -> dict[str, Any]:
         return {"board": self.grid.name, "extra_removal": self._extra,
                 "repeat_squares": self._repeat, "quiet_limit": self._quiet_limit,
-                "morris": self._morris}
+                "morris": self._morris,
+                "quiet_result": "counters" if self._counters else "draw"}
 
     def playout(self, rng: Any = random, cap: int | None = None) -> tuple[int, int]:
         """Finish the game with uniformly random legal moves (or stop after `cap` of them) and
@@ -845,6 +851,8 @@ class Fangqi(Game):
             "morris": "false (default, the text): a counter in a square is never taken after "
                       "the first removal, and a capture with none outside squares is lost; "
                       "true: when all stand in squares, any may be taken (Nine Men's Morris)",
+            "quiet_result": "draw (default, the text: only a player reduced to three loses) or "
+                            "counters (more counters wins) when the quiet limit ends the game",
         }
 
     def boards(self) -> list[str]:
@@ -852,7 +860,7 @@ class Fangqi(Game):
 
     def new_state(self, board: Any = "6x6", extra_removal: Any = True, repeat_squares: Any = True,
                   quiet_limit: Any = DEFAULT_QUIET_LIMIT, morris: Any = False,
-                  **options: Any) -> FangqiState:
+                  quiet_result: Any = "draw", **options: Any) -> FangqiState:
         if options:
             raise BadOptions(f"Fangqi has no option {sorted(options)[0]!r}; it takes "
                              + ", ".join(self.options()))
@@ -860,9 +868,12 @@ class Fangqi(Game):
             quiet_limit = int(quiet_limit)
         if type(quiet_limit) is not int or not 1 <= quiet_limit <= 1000:
             raise BadOptions(f"quiet_limit must be a whole number 1..1000, not {quiet_limit!r}")
+        if quiet_result not in ("draw", "counters"):
+            raise BadOptions(f"quiet_result must be draw (the quiet limit ends the game drawn) or "
+                             f"counters (more counters wins), not {quiet_result!r}")
         return FangqiState(self, Grid.get(board), _flag("extra_removal", extra_removal),
                            _flag("repeat_squares", repeat_squares), quiet_limit,
-                           _flag("morris", morris))
+                           _flag("morris", morris), quiet_result)
 
 
 GAME = Fangqi()

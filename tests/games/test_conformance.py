@@ -31,6 +31,7 @@ OPTIONS = {
         "extra_removal": st.booleans(),
         "repeat_squares": st.booleans(),
         "quiet_limit": st.integers(1, 30),
+        "quiet_result": st.sampled_from(["draw", "counters"]),
     }),
     "arbos": st.fixed_dictionaries({"board": st.sampled_from(["6x6", "8x8", "7x10", "20x20"])}).flatmap(
         lambda o: st.one_of(st.just({**o, "setup": "chosen"}),
