@@ -95,8 +95,10 @@ def test_the_contract_is_declared(name):
     assert game.short_title and game.description
     assert game.title == f"{game.short_title}: {game.description}"
     state = game.new_state()
-    for move in (state.end_turn_move(), state.pass_move()):
+    for move in (state.end_turn_move(), state.pass_move(), state.timeout_move()):
         assert move is None or state.parse_move(str(move)) == move
+    assert isinstance(game.drawn_options, frozenset)
+    assert game.drawn_options <= set(game.options())
     with pytest.raises(IndexError):
         state.undo()
 
