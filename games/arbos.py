@@ -186,7 +186,7 @@ class ArbosState(State):
         self._setup_seed = setup_seed
         # A drawn setup: seed number k (0, 1, ...) -> the cell drawn for it. The position after
         # k seeds is fixed by the draws before it, so the cache holds for every state of the
-        # game and copies share it.
+        # game and copies share it (a write only ever stores the one cell that k draws).
         self._draws: dict[int, int] = {}
         self.geo = _geometry(rows, cols)
         self._board_name = board_name
