@@ -334,6 +334,7 @@ def test_13_the_drawn_cell_is_lit_in_the_seeds_owners_colour_whatever_the_hints(
     svg = views.svg(t.referee.state, t.referee.view)
     assert ">Put White's seed on D2</text>" in svg and "seed on D2: the board drew it" in svg
     assert "put White's seed on D2" in views.terminal(t.referee.state, t.referee.view, Paint(False))
+    assert views.notice(t.referee.state) == "put White's seed on D2 (the board drew it)"  # the page
 
 
 def test_13_a_resumed_game_draws_the_same_and_a_new_game_draws_again(tmp_path):
