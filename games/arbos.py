@@ -749,7 +749,8 @@ class ArbosState(State):
             if here else ""
         if self._phase == "setup":
             need = self._seed_needed()
-            if kind == SPORE and not here and self._seed_dist[i] < need:
+            refused = i != self._drawn() if self._setup == "random" else self._seed_dist[i] < need
+            if kind == SPORE and not here and refused:
                 # A token put on a cell in the setup is meant as a seed (a presence sensor
                 # cannot tell): why no seed may go there is the reason to give.
                 kind = SEED
