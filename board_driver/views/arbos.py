@@ -308,7 +308,7 @@ def terminal(state, view: View, paint: Paint) -> str:
            f"{colour_name(c['player1'])}), (w) (b) seeds (whose), ~W~ a tree over the limit")
     if sc.drawn is not None:
         key += ", S the drawn cell of the next seed"
-    if legal:
+    if legal and sc.drawn is None:
         key += ", s a seed may go here, + next to your seed, - free-standing"
     if bar:
         key += ", = the turn's time running out (the edge lights go out one by one)"
