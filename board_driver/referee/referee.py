@@ -477,10 +477,10 @@ class Referee:
         if now >= self._turn_since + self.turn_limit:
             move = self._pass_move()
             if move is not None:
-                log.info("turn time limit: %s passes", self.state.to_move)
+                log.info("turn time limit: %s plays %s", self.state.to_move, move)
                 self._turn_of, self._turn_since = None, now
                 self._accept(move, now)
-                self._hold = True   # pieces it took off (Arbos's `time`) are lifted before play
+                self._hold = self.touch is None  # what it took off (Arbos: `time`) is lifted first
                 # (said with its reason: "move 5: pass (the turn's time ran out)")
                 self.timed_out = {i for i in self.timed_out if i < len(self.state.moves)}
                 self.timed_out.add(len(self.state.moves))
