@@ -149,6 +149,18 @@ class Referee:
         self.view.to_make_by = origin
         self._decide(now)
 
+    def _owed(self, move: Any) -> bool:
+        """Whether `move` changes a site where the other seat's move still owes its piece
+        (`view.to_make`): the site reads as it does because the piece is not put yet."""
+        if not self.view.to_make:
+            return False
+        state = self.state
+        before = state.occupancy()
+        state.play(move)
+        after = state.occupancy()
+        state.undo()
+        return any(before.get(s) != after.get(s) for s in self.view.to_make)
+
     def _tell(self, what: str, move: Any, origin: str) -> None:
         for listener in list(self.listeners):
             try:
@@ -413,7 +425,8 @@ class Referee:
                 takeback, depth = False, 1
             verdict = reconcile(self.state, self.physical, self.sensed, takeback=takeback,
                                 depth=depth)
-            if verdict.action == "play" and self.at_board(self.state.to_move):
+            if verdict.action == "play" and self.at_board(self.state.to_move) \
+                    and not self._owed(verdict.move):
                 self._accept(verdict.move, now)
                 if self.state.is_over():
                     self.view.corrections = self.view.completions = []
@@ -430,7 +443,10 @@ class Referee:
                     self._hold = bool(diff)
                     return
             elif verdict.action == "play":
-                # The other seat's turn: a piece put for it is a mistake to correct.
+                # The other seat's turn: a piece put for it is a mistake to correct. Or a move
+                # read where the other seat's move still owes its piece (the computer's or the
+                # remote board's Arbos seed not yet put would read as the player lifting it):
+                # the piece is to be put first.
                 self.view.corrections = sorted(
                     differences(self.state.occupancy(), self.physical, self.sensed).values(),
                     key=lambda c: c.site)
