@@ -18,14 +18,16 @@ from board_driver.views import svgkit
 from board_driver.views.base import FRAME_S, OFF, Colour, View, correction_words, scale
 from board_driver.views.paint import Paint
 from board_driver.views.svgkit import el, hexc, title
+from board_driver.views.words import N_
 from games.fangqi import PHASES
 
-PLAYERS = ("Black", "White")
+TITLE = N_("Fangqi")
+PLAYERS = (N_("Black"), N_("White"))
 
-HELP = """Fangqi: points are a1.. (files a.. from the left, rows 1.. from the bottom).
+HELP = N_("""Fangqi: points are a1.. (files a.. from the left, rows 1.. from the bottom).
 Placement: put a counter on a vacant point (place d4). Removal: lift a lit counter (lift d4).
 Movement: lift your counter (its targets light), put it on one (place d7); if it forms a
-square, lift one of the lit counters. Undo the last move on the board to take it back."""
+square, lift one of the lit counters. Undo the last move on the board to take it back.""")
 
 PHASE_WORDS = {"placement": "placement", "first-removal": "first removal",
                "square-removal": "square removal", "movement": "movement", "over": "game over"}

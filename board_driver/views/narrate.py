@@ -1,0 +1,198 @@
+"""What the board says when something changes: one source for the sim's lines, the voice and
+trace's "said" field.
+
+`Narrator` remembers what it last saw of a referee (the moves, the pieces to take off, the
+score) and turns the difference into `Said` items: the sentence as the terminal writes it
+(`text`, site names as the board is labelled: "h0.1") and as a person says it (`spoken`, site
+names from the game's view: "the top groove of row 1, square 2"). Both in the board's language
+(views/words.py). `kind` and `ply` let the speech queue drop what went stale before it was said
+(a move taken back before it was spoken is not spoken).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import games
+from board_driver import views
+from board_driver.views.base import piece_name
+from board_driver.views.words import N_, _
+
+
+@dataclass(frozen=True)
+class Said:
+    text: str            # as the terminal writes it
+    spoken: str          # as the voice says it
+    kind: str = "other"  # new | move | takeback | fix | score | end | link | other
+    ply: int | None = None  # the move's number (1-based) for a move or a takeback
+
+
+def mover(state, index: int) -> int:
+    """Who made move `index` (0-based) of `state`."""
+    probe = state.copy()
+    while len(probe.moves) > index:
+        probe.undo()
+    return probe.to_move
+
+
+def why_not(state, site: str, spoken: bool = False) -> str:
+    """Why a piece on `site` is no move: the rules' reason where the site names a move (a rod
+    in a groove), else that no move puts a piece there now."""
+    name = views.say_site(state, site) if spoken else site
+    try:
+        state.copy().play(state.parse_move(site))
+    except games.IllegalMove as exc:
+        if not isinstance(exc, games.InvalidNotation):
+            return f"{name}: {exc.reason}"
+    except games.GameError:
+        pass
+    else:
+        return _("{site}: it is a move, but the board changed in more than one place at "
+                 "once").format(site=name)
+    return _("{site}: no move puts a piece there now").format(site=name)
+
+
+#: The remote link's states (board_driver/remote/link.py), for the catalog: said as they change.
+LINK_WORDS = (N_("connecting to the broker"), N_("no broker"), N_("waiting for the other board"),
+              N_("connected"), N_("watching"))
+
+
+class Narrator:
+    """The sentences for what changed since the last look (see the module docstring)."""
+
+    def __init__(self):
+        self._state = None   # the game object last seen (a new one: a new game began)
+        self._moves: list[str] = []
+        self._wrong: set[str] = set()     # sites already reported as "not a move"
+        self._occupied: set[str] = set()  # the game's pieces at the last look
+        self._score: tuple | None = None
+        self._over = False
+        self._link: dict = {}
+
+    def start(self, referee) -> list[Said]:
+        """Remember the game as it starts; a resumed game says so."""
+        state = referee.state
+        self._state, self._moves = state, [str(m) for m in state.moves]
+        self._occupied = set(state.occupancy())
+        self._wrong = {c.site for c in referee.corrections if c.want is None}
+        self._score, self._over = state.scores(), state.is_over()
+        if not self._moves:
+            return []
+        n = len(self._moves)
+        return [Said(_("resumed the game at move {n}").format(n=n),
+                     _("resumed the game at move {n}").format(n=views.say_number(n)), "new")]
+
+    def __call__(self, referee) -> list[Said]:
+        state = referee.state
+        names = views.players(state.game.name)
+        out: list[Said] = []
+        moves = [str(m) for m in state.moves]
+        if state is not self._state:
+            title = views.title(state.game.name)
+            line = _("new game of {game}").format(game=title)
+            out.append(Said(line, line, "new"))
+            self._state, self._moves, self._occupied = state, [], set()
+            self._score, self._over = state.scores(), False
+        common = 0
+        while common < min(len(moves), len(self._moves)) and moves[common] == self._moves[common]:
+            common += 1
+        took_back = common < len(self._moves)
+        for i in reversed(range(common, len(self._moves))):
+            undone = self._moves[i]
+            out.append(Said(_("takeback of {move}").format(move=undone),
+                            _("takeback of {move}").format(
+                                move=views.say_move_text(state, undone)), "takeback", i + 1))
+        for i in range(common, len(moves)):
+            last = i + 1 == len(moves)
+            who = names[mover(state, i)]
+            text = _("move {n}: {move}").format(n=i + 1, move=moves[i])
+            spoken = _("move {n}, {player}: {move}").format(
+                n=views.say_number(i + 1), player=who, move=views.say_move_text(state, moves[i]))
+            if last:
+                if state.is_over():
+                    text += _(" (game over)")
+                else:
+                    text += _(" ({player} to move)").format(player=names[state.to_move])
+            if not referee.at_board(mover(state, i)):
+                put = _("; {player}'s move: put it on the board").format(player=who)
+                text += put
+                spoken += put
+            out.append(Said(text, spoken, "move", i + 1))
+        self._moves = moves
+        occupied = set(state.occupancy())
+        # A piece whose move was just taken back is to be lifted, as the takeback said: no
+        # "not a move" for it.
+        taken_back = self._occupied - occupied if took_back else set()
+        self._occupied = occupied
+        wrong = {c.site for c in referee.corrections if c.want is None}
+        for site in sorted(wrong - self._wrong - taken_back):
+            out.append(Said(_("not a move: {why}").format(why=why_not(state, site)),
+                            _("not a move: {why}").format(why=why_not(state, site, True)),
+                            "fix"))
+        self._wrong = wrong
+        score, over = state.scores(), state.is_over()
+        if over and not self._over:
+            out.append(_end(state, names))
+        elif score != self._score and moves:
+            a, b = score
+            line = _("score {a} to {b}").format(a=a, b=b)
+            out.append(Said(line, line, "score", len(moves)))
+        self._score, self._over = score, over
+        return out
+
+    def link(self, summary: dict) -> list[Said]:
+        """A remote game: the link to the other board going down or coming back, and its
+        takeback requests (`summary`: RemoteLink.summary())."""
+        was, self._link = self._link, summary
+        out = []
+        if summary["status"] != was.get("status"):
+            status = summary["status"]   # a LINK_WORDS state, or a conflict in English
+            line = _("other board: {status}").format(status=_(status))
+            out.append(Said(line, line, "link"))
+        if summary["request"] is not None and summary["request"] != was.get("request"):
+            line = _("the other board asks to take back move {n}: accept or refuse").format(
+                n=summary["request"] + 1)
+            out.append(Said(line, line, "link"))
+        return out
+
+    def turn(self, referee) -> Said:
+        """Whose turn it is and the score (the `repeat` command's last line)."""
+        state = referee.state
+        names = views.players(state.game.name)
+        if state.is_over():
+            return _end(state, names)
+        a, b = state.scores()
+        line = _("score {a} to {b}, {player} to move").format(a=a, b=b,
+                                                            player=names[state.to_move])
+        return Said(line, line, "score")
+
+
+def _end(state, names) -> Said:
+    a, b = state.scores()
+    winner = state.winner()
+    line = (_("game over, {a} to {b}: a draw").format(a=a, b=b) if winner is None else
+            _("game over, {a} to {b}: {player} wins").format(a=a, b=b, player=names[winner]))
+    return Said(line, line, "end")
+
+
+def last_moves(referee, count: int) -> list[Said]:
+    """The last `count` moves, oldest first, then whose turn and the score: what "say it
+    again" says."""
+    state = referee.state
+    names = views.players(state.game.name)
+    moves = [str(m) for m in state.moves]
+    out = []
+    for i in range(max(0, len(moves) - count), len(moves)):
+        who = names[mover(state, i)]
+        out.append(Said(_("move {n}: {move}").format(n=i + 1, move=moves[i]),
+                        _("move {n}, {player}: {move}").format(
+                            n=views.say_number(i + 1), player=who,
+                            move=views.say_move_text(state, moves[i])), "move", i + 1))
+    if not moves:
+        line = _("no move yet")
+        out.append(Said(line, line))
+    out.append(Narrator().turn(referee))
+    return out
+
+
+__all__ = ["Said", "Narrator", "why_not", "mover", "last_moves", "piece_name"]
