@@ -11,7 +11,7 @@ The catalogs live in board_driver/views/locale/: treeboard.pot (the template, fr
 wheel; board_driver/views/words.py reads them). English is the source language: its catalog's
 translations are the messages themselves, filled in by `update`.
 
-Messages are found where the code marks them: _("..."), N_("...") and ngettext("...", "...", n)
+Messages are found where the code marks them: tr("..."), N_("...") and ngettext("...", "...", n)
 in board_driver/ (docs/languages.md).
 """
 
@@ -23,7 +23,7 @@ import sys
 from pathlib import Path
 
 from babel.messages.catalog import Catalog
-from babel.messages.extract import DEFAULT_KEYWORDS, extract_from_dir
+from babel.messages.extract import extract_from_dir
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po, write_po
 
@@ -32,6 +32,8 @@ SOURCE = ROOT / "board_driver"
 LOCALE = SOURCE / "views" / "locale"
 TEMPLATE = LOCALE / "treeboard.pot"
 SOURCE_LANGUAGE = "en"
+#: The marking functions of board_driver/views/words.py (gettext's `_` is `tr` there).
+KEYWORDS = {"tr": None, "N_": None, "ngettext": (1, 2)}
 _FIELD = re.compile(r"\{([^{}]*)\}")
 
 
@@ -39,7 +41,7 @@ def extract() -> Catalog:
     """Every marked message of board_driver/, with where it is used."""
     catalog = Catalog(project="treeboard", version="0.1.0", charset="utf-8")
     for filename, lineno, message, comments, context in extract_from_dir(
-            str(SOURCE), method_map=[("**.py", "python")], keywords=DEFAULT_KEYWORDS,
+            str(SOURCE), method_map=[("**.py", "python")], keywords=KEYWORDS,
             comment_tags=("TRANSLATORS:",), strip_comment_tags=True):
         catalog.add(message, None, [(f"board_driver/{filename}", lineno)],
                     auto_comments=comments, context=context)

@@ -23,7 +23,7 @@ from board_driver.referee.tracer import act, describe_error, parse_action
 from board_driver import views
 from board_driver.views.base import piece_name
 from board_driver.views.narrate import Narrator, last_moves
-from board_driver.views.words import N_, _, ngettext
+from board_driver.views.words import N_, tr, ngettext
 from hardware.base import PRESENT
 
 HELP = N_("actions: place SITE [KIND] | lift SITE | press BUTTON | wait MS | clear (lift every "
@@ -40,7 +40,7 @@ EXIT_INTERRUPTED = 130
 def game_help(game_name: str) -> str:
     """The actions, then the game's own help (its sites and entries), from its view module."""
     own = views.game_help(game_name)
-    return f"{_(HELP)}\n{own}" if own else _(HELP)
+    return f"{tr(HELP)}\n{own}" if own else tr(HELP)
 
 
 class Terminal:
@@ -86,7 +86,7 @@ class Terminal:
         self._state = session.referee.state
         self._last = self._key(session.referee)
         for said in self._narrator.start(session.referee):
-            self.say(_("{resumed} (journal {journal}); `new` starts another").format(
+            self.say(tr("{resumed} (journal {journal}); `new` starts another").format(
                 resumed=said.text, journal=session.config.journal))
 
     def narrate(self, session: Session) -> None:
@@ -118,20 +118,20 @@ class Terminal:
         a, b = state.scores()
         colours = session.config.colours
         winner = state.winner()
-        status = (_("game over: {a}:{b}, ").format(a=a, b=b) + (_("a draw") if winner is None else
-                  paint(colours[f"player{winner}"], _("{player} wins").format(
+        status = (tr("game over: {a}:{b}, ").format(a=a, b=b) + (tr("a draw") if winner is None else
+                  paint(colours[f"player{winner}"], tr("{player} wins").format(
                       player=names[winner]), bold=True))
-                  + (_(" — hold any square for a new game") if ref.touch is not None else
-                     _(" — clear the board for a new game"))) if state.is_over() else \
-            (_("score {a}:{b}, ").format(a=a, b=b) + _("{player} to move").format(
+                  + (tr(" — hold any square for a new game") if ref.touch is not None else
+                     tr(" — clear the board for a new game"))) if state.is_over() else \
+            (tr("score {a}:{b}, ").format(a=a, b=b) + tr("{player} to move").format(
                 player=paint(colours[f"player{state.to_move}"], names[state.to_move], bold=True)))
         print(f"\n{body}\n{status}", file=self.out)
         remote = ref.view.to_make_by == "remote"
         for fix in views.corrections_in_words(state, ref.view):
             # The other seat's move is an invitation, not a mistake: say so in other words.
-            line = ((_("make the other board's move at {site}: {do}") if remote else
-                     _("make the computer's move at {site}: {do}")) if fix["move"] else
-                    _("correct {site}: {do}")).format(site=fix["site"], do=fix["do"])
+            line = ((tr("make the other board's move at {site}: {do}") if remote else
+                     tr("make the computer's move at {site}: {do}")) if fix["move"] else
+                    tr("correct {site}: {do}")).format(site=fix["site"], do=fix["do"])
             print(f"  {line}", file=self.out)
         self.out.flush()
 
@@ -152,10 +152,10 @@ def refusal(session: Session, verb: str, args: list[str]) -> str | None:
         state = session.referee.state
         # A presence sensor says only "a piece"; the game knows what belongs there.
         kind = state.occupancy().get(site, have) if have == PRESENT else have
-        return _("not a move: {piece} at {site} already").format(
+        return tr("not a move: {piece} at {site} already").format(
             piece=piece_name(kind, views.players(state.game.name)), site=site)
     if verb == "lift" and have is None:
-        return _("not a move: nothing to lift at {site}").format(site=site)
+        return tr("not a move: nothing to lift at {site}").format(site=site)
     return None
 
 
@@ -209,7 +209,7 @@ def run_sim(config: Config, *, new_game: bool = False, stdin: TextIO = sys.stdin
             print(REMOTE_HELP, file=out)
             terminal.link = daemon.remote
         if daemon.web is not None:
-            print(_("the board in a browser: {url}").format(url=daemon.web.url), file=out)
+            print(tr("the board in a browser: {url}").format(url=daemon.web.url), file=out)
         terminal.start(session)
         terminal.draw(session)
         lines: asyncio.Queue = asyncio.Queue()
@@ -246,15 +246,15 @@ def run_sim(config: Config, *, new_game: bool = False, stdin: TextIO = sys.stdin
                 if word == "takeback":
                     done = door.takeback()
                     terminal.say(done if door.link is not None else
-                                 _("{done}; lift its pieces").format(done=done))
+                                 tr("{done}; lift its pieces").format(done=done))
                 elif word in ("accept", "refuse"):
                     if door.link is None:
-                        terminal.say(_("  ? {word}: there is no remote game to answer").format(
+                        terminal.say(tr("  ? {word}: there is no remote game to answer").format(
                             word=word))
                     else:
                         door.answer_takeback(word == "accept")
                 elif word == "new" and door.link is not None:
-                    terminal.say(_("  ? new: a remote game is one game on both boards; to "
+                    terminal.say(tr("  ? new: a remote game is one game on both boards; to "
                                    "play another, start both with a new --join id"))
                 elif word in ("clear", "new"):
                     if word == "new":
@@ -268,7 +268,7 @@ def run_sim(config: Config, *, new_game: bool = False, stdin: TextIO = sys.stdin
                 elif word and not word.startswith("#") \
                         and word.split()[0] not in ("place", "lift", "press", "wait", *SIM_WORDS):
                     # The trace's own message lists only its four actions; the sim has more.
-                    terminal.say(_("  ? unknown command {word!r}; type help for the "
+                    terminal.say(tr("  ? unknown command {word!r}; type help for the "
                                    "commands").format(word=word.split()[0]))
                 else:
                     action = parse_action(line)
@@ -306,6 +306,6 @@ def run_sim(config: Config, *, new_game: bool = False, stdin: TextIO = sys.stdin
     except KeyboardInterrupt:  # Ctrl-C before the daemon's handler was in place
         interrupted = True
     if interrupted:
-        print(_("stopped (Ctrl-C); the game is in the journal"), file=out)
+        print(tr("stopped (Ctrl-C); the game is in the journal"), file=out)
         return EXIT_INTERRUPTED
     return 0

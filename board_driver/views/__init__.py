@@ -68,7 +68,7 @@ from types import ModuleType
 from board_driver.views.base import (DEFAULT_PLAYERS, FRAME_S, OFF, PIECES, Colour, View,
                                      blink_on, correction_words, kind_colour, next_blink, scale)
 from board_driver.views.paint import Paint
-from board_driver.views.words import N_, _
+from board_driver.views.words import N_, tr
 from games.base import State
 
 __all__ = ["View", "Colour", "Paint", "render", "view_of", "players", "correction_words",
@@ -99,7 +99,7 @@ def view_of(game_name: str) -> ModuleType:
 
 def players(game_name: str) -> tuple[str, str]:
     """The names of the two sides as the game's players read them."""
-    return tuple(_(name) for name in getattr(view_of(game_name), "PLAYERS", DEFAULT_PLAYERS))
+    return tuple(tr(name) for name in getattr(view_of(game_name), "PLAYERS", DEFAULT_PLAYERS))
 
 
 def title(game_name: str) -> str:
@@ -109,13 +109,13 @@ def title(game_name: str) -> str:
         import games
 
         return games.get_game(game_name).short_title
-    return _(own)
+    return tr(own)
 
 
 def game_help(game_name: str) -> str:
     """The game's own help lines (its sites, its entries), in the board's language."""
     own = getattr(view_of(game_name), "HELP", "")
-    return _(own) if own else ""
+    return tr(own) if own else ""
 
 
 #: Numbers as words, so that a third language says them through its catalog alone.
@@ -128,7 +128,7 @@ NUMBER_WORDS = (N_("zero"), N_("one"), N_("two"), N_("three"), N_("four"), N_("f
 def say_number(n: int) -> str:
     """A whole number as a word in the board's language (digits past twenty: the voice reads
     them in its own language)."""
-    return _(NUMBER_WORDS[n]) if 0 <= n < len(NUMBER_WORDS) else str(n)
+    return tr(NUMBER_WORDS[n]) if 0 <= n < len(NUMBER_WORDS) else str(n)
 
 
 _SITE = re.compile(r"\b([A-Za-z])(\d{1,2})\b")
@@ -150,7 +150,7 @@ def say_move_text(state: State, move: str) -> str:
     if own is not None:
         return own(state, move)
     said = _SITE.sub(lambda m: say_site(state, m.group(0)), move)
-    return _WORD.sub(lambda m: _(PIECES[m.group(0)]) if m.group(0) in PIECES else m.group(0), said)
+    return _WORD.sub(lambda m: tr(PIECES[m.group(0)]) if m.group(0) in PIECES else m.group(0), said)
 
 
 def offers_entries(game_name: str) -> bool:

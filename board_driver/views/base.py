@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from board_driver.referee.reconcile import Correction
 from games.base import Game
-from board_driver.views.words import N_, _
+from board_driver.views.words import N_, tr
 from hardware.base import PRESENT
 
 Colour = tuple[int, int, int]
@@ -82,7 +82,7 @@ PIECES = {"piece": N_("piece"), "tree": N_("tree"), "rod": N_("rod"), "leaf": N_
 
 
 def _piece(what: str) -> str:
-    return _(PIECES[what]) if what in PIECES else what
+    return tr(PIECES[what]) if what in PIECES else what
 
 
 def piece_name(kind: str | None, players: tuple[str, str] = DEFAULT_PLAYERS,
@@ -90,22 +90,22 @@ def piece_name(kind: str | None, players: tuple[str, str] = DEFAULT_PLAYERS,
     """A piece kind in words: "tree:1" -> "player 2's tree", "dark-leaf" -> "a Dark leaf"."""
     the = article == "the"
     if kind is None or kind == PRESENT:
-        return _("the piece") if the else _("a piece")
+        return tr("the piece") if the else tr("a piece")
     what, sep, who = kind.partition(":")
     if sep and who in ("0", "1"):
-        return _("{player}'s {piece}").format(player=players[int(who)], piece=_piece(what))
+        return tr("{player}'s {piece}").format(player=players[int(who)], piece=_piece(what))
     colour, sep, what = kind.partition("-")
     if sep and colour in ("dark", "light"):
-        return (_("the {colour} {piece}") if the else _("a {colour} {piece}")).format(
+        return (tr("the {colour} {piece}") if the else tr("a {colour} {piece}")).format(
             colour=_piece(colour.capitalize()), piece=_piece(what))
-    return (_("the {piece}") if the else _("a {piece}")).format(piece=_piece(kind))
+    return (tr("the {piece}") if the else tr("a {piece}")).format(piece=_piece(kind))
 
 
 def correction_words(corr: Correction, players: tuple[str, str] = DEFAULT_PLAYERS) -> str:
     """What to do at a site that disagrees with the game, in words a player reads."""
     if corr.want is None:
-        return _("take {piece} off").format(piece=piece_name(corr.have, players, "the"))
+        return tr("take {piece} off").format(piece=piece_name(corr.have, players, "the"))
     if corr.have is None:
-        return _("put {piece} here").format(piece=piece_name(corr.want, players))
-    return _("replace {old} with {new}").format(old=piece_name(corr.have, players, "the"),
+        return tr("put {piece} here").format(piece=piece_name(corr.want, players))
+    return tr("replace {old} with {new}").format(old=piece_name(corr.have, players, "the"),
                                                  new=piece_name(corr.want, players))

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import games
 from board_driver import views
 from board_driver.views.base import piece_name
-from board_driver.views.words import N_, _
+from board_driver.views.words import N_, tr
 
 
 @dataclass(frozen=True)
@@ -47,9 +47,9 @@ def why_not(state, site: str, spoken: bool = False) -> str:
     except games.GameError:
         pass
     else:
-        return _("{site}: it is a move, but the board changed in more than one place at "
+        return tr("{site}: it is a move, but the board changed in more than one place at "
                  "once").format(site=name)
-    return _("{site}: no move puts a piece there now").format(site=name)
+    return tr("{site}: no move puts a piece there now").format(site=name)
 
 
 #: The remote link's states (board_driver/remote/link.py), for the catalog: said as they change.
@@ -79,8 +79,8 @@ class Narrator:
         if not self._moves:
             return []
         n = len(self._moves)
-        return [Said(_("resumed the game at move {n}").format(n=n),
-                     _("resumed the game at move {n}").format(n=views.say_number(n)), "new")]
+        return [Said(tr("resumed the game at move {n}").format(n=n),
+                     tr("resumed the game at move {n}").format(n=views.say_number(n)), "new")]
 
     def __call__(self, referee) -> list[Said]:
         state = referee.state
@@ -89,7 +89,7 @@ class Narrator:
         moves = [str(m) for m in state.moves]
         if state is not self._state:
             title = views.title(state.game.name)
-            line = _("new game of {game}").format(game=title)
+            line = tr("new game of {game}").format(game=title)
             out.append(Said(line, line, "new"))
             self._state, self._moves, self._occupied = state, [], set()
             self._score, self._over = state.scores(), False
@@ -99,22 +99,22 @@ class Narrator:
         took_back = common < len(self._moves)
         for i in reversed(range(common, len(self._moves))):
             undone = self._moves[i]
-            out.append(Said(_("takeback of {move}").format(move=undone),
-                            _("takeback of {move}").format(
+            out.append(Said(tr("takeback of {move}").format(move=undone),
+                            tr("takeback of {move}").format(
                                 move=views.say_move_text(state, undone)), "takeback", i + 1))
         for i in range(common, len(moves)):
             last = i + 1 == len(moves)
             who = names[mover(state, i)]
-            text = _("move {n}: {move}").format(n=i + 1, move=moves[i])
-            spoken = _("move {n}, {player}: {move}").format(
+            text = tr("move {n}: {move}").format(n=i + 1, move=moves[i])
+            spoken = tr("move {n}, {player}: {move}").format(
                 n=views.say_number(i + 1), player=who, move=views.say_move_text(state, moves[i]))
             if last:
                 if state.is_over():
-                    text += _(" (game over)")
+                    text += tr(" (game over)")
                 else:
-                    text += _(" ({player} to move)").format(player=names[state.to_move])
+                    text += tr(" ({player} to move)").format(player=names[state.to_move])
             if not referee.at_board(mover(state, i)):
-                put = _("; {player}'s move: put it on the board").format(player=who)
+                put = tr("; {player}'s move: put it on the board").format(player=who)
                 text += put
                 spoken += put
             out.append(Said(text, spoken, "move", i + 1))
@@ -126,8 +126,8 @@ class Narrator:
         self._occupied = occupied
         wrong = {c.site for c in referee.corrections if c.want is None}
         for site in sorted(wrong - self._wrong - taken_back):
-            out.append(Said(_("not a move: {why}").format(why=why_not(state, site)),
-                            _("not a move: {why}").format(why=why_not(state, site, True)),
+            out.append(Said(tr("not a move: {why}").format(why=why_not(state, site)),
+                            tr("not a move: {why}").format(why=why_not(state, site, True)),
                             "fix"))
         self._wrong = wrong
         score, over = state.scores(), state.is_over()
@@ -135,7 +135,7 @@ class Narrator:
             out.append(_end(state, names))
         elif score != self._score and moves:
             a, b = score
-            line = _("score {a} to {b}").format(a=a, b=b)
+            line = tr("score {a} to {b}").format(a=a, b=b)
             out.append(Said(line, line, "score", len(moves)))
         self._score, self._over = score, over
         return out
@@ -147,10 +147,10 @@ class Narrator:
         out = []
         if summary["status"] != was.get("status"):
             status = summary["status"]   # a LINK_WORDS state, or a conflict in English
-            line = _("other board: {status}").format(status=_(status))
+            line = tr("other board: {status}").format(status=tr(status))
             out.append(Said(line, line, "link"))
         if summary["request"] is not None and summary["request"] != was.get("request"):
-            line = _("the other board asks to take back move {n}: accept or refuse").format(
+            line = tr("the other board asks to take back move {n}: accept or refuse").format(
                 n=summary["request"] + 1)
             out.append(Said(line, line, "link"))
         return out
@@ -162,7 +162,7 @@ class Narrator:
         if state.is_over():
             return _end(state, names)
         a, b = state.scores()
-        line = _("score {a} to {b}, {player} to move").format(a=a, b=b,
+        line = tr("score {a} to {b}, {player} to move").format(a=a, b=b,
                                                             player=names[state.to_move])
         return Said(line, line, "score")
 
@@ -170,8 +170,8 @@ class Narrator:
 def _end(state, names) -> Said:
     a, b = state.scores()
     winner = state.winner()
-    line = (_("game over, {a} to {b}: a draw").format(a=a, b=b) if winner is None else
-            _("game over, {a} to {b}: {player} wins").format(a=a, b=b, player=names[winner]))
+    line = (tr("game over, {a} to {b}: a draw").format(a=a, b=b) if winner is None else
+            tr("game over, {a} to {b}: {player} wins").format(a=a, b=b, player=names[winner]))
     return Said(line, line, "end")
 
 
@@ -184,12 +184,12 @@ def last_moves(referee, count: int) -> list[Said]:
     out = []
     for i in range(max(0, len(moves) - count), len(moves)):
         who = names[mover(state, i)]
-        out.append(Said(_("move {n}: {move}").format(n=i + 1, move=moves[i]),
-                        _("move {n}, {player}: {move}").format(
+        out.append(Said(tr("move {n}: {move}").format(n=i + 1, move=moves[i]),
+                        tr("move {n}, {player}: {move}").format(
                             n=views.say_number(i + 1), player=who,
                             move=views.say_move_text(state, moves[i])), "move", i + 1))
     if not moves:
-        line = _("no move yet")
+        line = tr("no move yet")
         out.append(Said(line, line))
     out.append(Narrator().turn(referee))
     return out

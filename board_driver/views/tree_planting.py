@@ -10,7 +10,7 @@ from board_driver.views import svgkit
 from board_driver.views.base import OFF, Colour, View, correction_words, legible, scale
 from board_driver.views.paint import Paint
 from board_driver.views.svgkit import el, hexc, title
-from board_driver.views.words import N_, _
+from board_driver.views.words import N_, tr
 
 TITLE = N_("Tree Planting")
 PLAYERS = (N_("player 1"), N_("player 2"))
@@ -247,7 +247,7 @@ def _labels(at: list[tuple[int, str]], width: int) -> str:
 
 def say_site(state, site: str) -> str:
     """A groove or hole as a person says it: h0.1 -> "the top groove of row one, square two";
-    the grooves past the last row or column are the bottom or right side of the square before."""
+    a groove with no square below (right of) it is the bottom (right) side of the one above."""
     from board_driver.views import say_number
 
     kind, _sep, rest = site.partition(" ") if " " in site else (site[:1], "", site[1:])
@@ -255,18 +255,20 @@ def say_site(state, site: str) -> str:
         row, col = (int(x) for x in rest.split("."))
     except ValueError:
         return site
-    board = state.board
+    cells = set(state.board.cells)
     if kind == "h":
         words, row = ((N_("the bottom groove of row {row}, square {col}"), row - 1)
-                      if row == board.rows else (N_("the top groove of row {row}, square {col}"), row))
+                      if (row, col) not in cells else
+                      (N_("the top groove of row {row}, square {col}"), row))
     elif kind == "v":
         words, col = ((N_("the right groove of row {row}, square {col}"), col - 1)
-                      if col == board.cols else (N_("the left groove of row {row}, square {col}"), col))
+                      if (row, col) not in cells else
+                      (N_("the left groove of row {row}, square {col}"), col))
     elif kind == "t":
         words = N_("the tree hole of row {row}, square {col}")
     else:
         return site
-    return _(words).format(row=say_number(row + 1), col=say_number(col + 1))
+    return tr(words).format(row=say_number(row + 1), col=say_number(col + 1))
 
 
 def say_move(state, move: str) -> str:

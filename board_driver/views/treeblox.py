@@ -13,7 +13,7 @@ from board_driver.views import svgkit
 from board_driver.views.base import FRAME_S, OFF, Colour, View, correction_words, kind_colour, scale
 from board_driver.views.paint import Paint
 from board_driver.views.svgkit import el, hexc, title
-from board_driver.views.words import N_, _
+from board_driver.views.words import N_, tr
 from games.treeblox import COLUMNS, SIZE, cell_name, parse_cell
 
 TITLE = N_("Treeblox")
@@ -367,4 +367,4 @@ def say_move(state, move: str) -> str:
     piece = {"L": N_("a leaf at {site}"), "B": N_("a branch at {site}")}.get(move[:1])
     if piece is None:
         return say_site(state, move)
-    return _(piece).format(site=say_site(state, move[1:]))
+    return tr(piece).format(site=say_site(state, move[1:]))

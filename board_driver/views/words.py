@@ -1,9 +1,10 @@
-"""The family's language: every player-facing sentence goes through these gettext functions.
+"""The family's language: every player-facing sentence goes through these gettext functions
+(`tr` is gettext's `_`, named so because the house rules keep `_` names private).
 
-    from board_driver.views.words import _, N_, ngettext
+    from board_driver.views.words import tr, N_, ngettext
 
-    _("score {a}:{b}").format(a=a, b=b)        # translated now, in the board's language
-    HELP = N_("Fangqi: points are a1..")       # marked for the catalog, translated at use: _(HELP)
+    tr("score {a}:{b}").format(a=a, b=b)        # translated now, in the board's language
+    HELP = N_("Fangqi: points are a1..")       # marked for the catalog, translated at use: tr(HELP)
     ngettext("lifted {n} piece", "lifted {n} pieces", n).format(n=n)
 
 The catalogs are `board_driver/views/locale/<language>.po` (compiled to `.mo`, which ship in the
@@ -79,7 +80,7 @@ def language() -> str:
     return _code
 
 
-def _(message: str) -> str:
+def tr(message: str) -> str:
     """`message` in the board's language."""
     return _current.gettext(message)
 
@@ -91,7 +92,7 @@ def ngettext(singular: str, plural: str, n: int) -> str:
 
 def N_(message: str) -> str:
     """Marks a message for the catalog without translating it (module constants: translate at
-    use, with `_`, so a language chosen later applies)."""
+    use, with `tr`, so a language chosen later applies)."""
     return message
 
 
