@@ -182,6 +182,7 @@ class Speech:
         self._thread.start()
 
     def stop(self, timeout: float = 5.0) -> None:
+        """Say what is still queued (for at most `timeout` seconds), then stop the worker."""
         with self._lock:
             self._running = False
             self._wake.notify()
@@ -189,6 +190,8 @@ class Speech:
             self._thread.join(timeout)
             if self._thread.is_alive():
                 log.warning("the speech worker is still speaking after %.0f s", timeout)
+                with self._lock:
+                    self._queue.clear()   # it ends after the sentence it is saying
             self._thread = None
         self.health = "stopped"
 
@@ -198,8 +201,8 @@ class Speech:
                 with self._lock:
                     while self._running and not self._queue:
                         self._wake.wait()
-                    if not self._running:
-                        return
+                    if not self._queue:
+                        return   # stopped, and everything queued was said
                     u = self._queue.popleft()
                 self._speak(u)
         except Exception as exc:  # the supervisor restarts us; the board referees on
@@ -237,7 +240,9 @@ class Speech:
                 log.error("cannot speak: %s", exc)
             self.health = f"down: {exc}"
             return
-        self.health = "up" if self._running else self.health
+        if self.health.startswith("down"):
+            log.info("speaking again")
+            self.health = "up" if self._running else "stopped"
         self.said.append((u.text, path))
 
     def _trim(self) -> None:
