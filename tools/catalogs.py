@@ -12,11 +12,13 @@ wheel; board_driver/views/words.py reads them). English is the source language: 
 translations are the messages themselves, filled in by `update`.
 
 Messages are found where the code marks them: tr("..."), N_("...") and ngettext("...", "...", n)
-in board_driver/ (docs/languages.md).
+in board_driver/, tr("...") in the page's app.js, and every text of the page's index.html
+(docs/languages.md).
 """
 
 from __future__ import annotations
 
+import copy
 import io
 import re
 import sys
@@ -26,6 +28,9 @@ from babel.messages.catalog import Catalog
 from babel.messages.extract import extract_from_dir
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po, write_po
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from board_driver.views.words import html_texts, script_texts  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCE = ROOT / "board_driver"
@@ -37,11 +42,24 @@ KEYWORDS = {"tr": None, "N_": None, "ngettext": (1, 2)}
 _FIELD = re.compile(r"\{([^{}]*)\}")
 
 
+def _page_html(fileobj, keywords, comment_tags, options):
+    """Babel's extraction method for the page: each text node of index.html's body."""
+    for line, text in html_texts(fileobj.read().decode("utf-8")):
+        yield line, None, text, []
+
+
+def _page_script(fileobj, keywords, comment_tags, options):
+    """Babel's extraction method for the page's script: each tr("...")."""
+    for line, text in script_texts(fileobj.read().decode("utf-8")):
+        yield line, "tr", text, []
+
+
 def extract() -> Catalog:
-    """Every marked message of board_driver/, with where it is used."""
+    """Every marked message of board_driver/ (and every text of the page), with where."""
     catalog = Catalog(project="treeboard", version="0.1.0", charset="utf-8")
     for filename, lineno, message, comments, context in extract_from_dir(
-            str(SOURCE), method_map=[("**.py", "python")], keywords=KEYWORDS,
+            str(SOURCE), method_map=[("**.py", "python"), ("web/static/index.html", _page_html),
+                                     ("web/static/app.js", _page_script)], keywords=KEYWORDS,
             comment_tags=("TRANSLATORS:",), strip_comment_tags=True):
         catalog.add(message, None, [(f"board_driver/{filename}", lineno)],
                     auto_comments=comments, context=context)
@@ -69,7 +87,9 @@ def update(template: Catalog) -> None:
     for lang in languages():
         path = LOCALE / f"{lang}.po"
         catalog = _read(path, lang)
-        catalog.update(template, no_fuzzy_matching=True)
+        # A copy each: update() adopts the template's new messages as they are, and filling in
+        # English would fill them in for every language after it.
+        catalog.update(copy.deepcopy(template), no_fuzzy_matching=True)
         catalog.obsolete.clear()
         if lang == SOURCE_LANGUAGE:
             for message in catalog:

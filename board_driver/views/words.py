@@ -19,9 +19,15 @@ Command-line errors and logs stay English.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import gettext
+import json
+import re
 import threading
+from html.parser import HTMLParser
 from importlib import resources
+from typing import Iterable, Iterator
 
 #: The languages whose catalogs ship, by the code the config and `--language` take.
 LANGUAGES = ("en", "zh")
@@ -33,6 +39,10 @@ _lock = threading.Lock()
 _cache: dict[str, gettext.NullTranslations] = {}
 _current: gettext.NullTranslations = gettext.NullTranslations()
 _code = DEFAULT
+# A language for one piece of work (the page's state for a browser that reads another): per
+# thread and per asyncio task, so it never leaks into the board's own words.
+_asked: contextvars.ContextVar[tuple[str, gettext.NullTranslations] | None] = \
+    contextvars.ContextVar("treeboard_language", default=None)
 
 
 def normalize(code: str) -> str | None:
@@ -76,18 +86,35 @@ def use(code: str) -> str:
 
 
 def language() -> str:
-    """The language the board speaks now."""
-    return _code
+    """The language the board speaks now (or the one `speaking` asked for, inside it)."""
+    asked = _asked.get()
+    return asked[0] if asked is not None else _code
+
+
+@contextlib.contextmanager
+def speaking(code: str) -> Iterator[str]:
+    """Words in `code` inside the block, in this thread or task only (the page's language)."""
+    lang = normalize(code) or DEFAULT
+    token = _asked.set((lang, translation(lang)))
+    try:
+        yield lang
+    finally:
+        _asked.reset(token)
+
+
+def _catalog() -> gettext.NullTranslations:
+    asked = _asked.get()
+    return asked[1] if asked is not None else _current
 
 
 def tr(message: str) -> str:
     """`message` in the board's language."""
-    return _current.gettext(message)
+    return _catalog().gettext(message)
 
 
 def ngettext(singular: str, plural: str, n: int) -> str:
     """The singular or plural of a message, as the board's language counts `n`."""
-    return _current.ngettext(singular, plural, n)
+    return _catalog().ngettext(singular, plural, n)
 
 
 def N_(message: str) -> str:
@@ -96,8 +123,49 @@ def N_(message: str) -> str:
     return message
 
 
-def messages(code: str) -> dict[str, str]:
-    """Every message of a language's catalog, msgid -> translation (the page's words)."""
+def page_words(code: str, messages: Iterable[str]) -> dict[str, str]:
+    """The page's own texts in a language, message -> translation (GET /api/words)."""
     cat = translation(code)
-    return {k: v for k, v in getattr(cat, "_catalog", {}).items()
-            if isinstance(k, str) and k}
+    return {m: cat.gettext(m) for m in messages}
+
+
+class _Texts(HTMLParser):
+    """The text of a page's body, one message per text node (markup, scripts and styles out)."""
+
+    def __init__(self):
+        super().__init__()
+        self.found: list[tuple[int, str]] = []
+        self._body = False
+        self._skip = 0
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "body":
+            self._body = True
+        elif tag in ("script", "style"):
+            self._skip += 1
+
+    def handle_endtag(self, tag):
+        if tag in ("script", "style"):
+            self._skip = max(0, self._skip - 1)
+
+    def handle_data(self, data):
+        text = " ".join(data.split())
+        if self._body and not self._skip and any(ch.isalpha() for ch in text):
+            self.found.append((self.getpos()[0], text))
+
+
+def html_texts(html: str) -> list[tuple[int, str]]:
+    """(line, text) of each text node in a page's body: the page's static words, which it
+    swaps for their translations by exact match (GET /api/words)."""
+    parser = _Texts()
+    parser.feed(html)
+    return parser.found
+
+
+_SCRIPT_TR = re.compile(r'\btr\(\s*"((?:[^"\\]|\\.)*)"')
+
+
+def script_texts(js: str) -> list[tuple[int, str]]:
+    """(line, text) of each tr("...") in the page's script."""
+    return [(js.count("\n", 0, m.start()) + 1, json.loads(f'"{m.group(1)}"'))
+            for m in _SCRIPT_TR.finditer(js)]

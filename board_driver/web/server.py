@@ -35,6 +35,7 @@ import games
 from board_driver import views
 from board_driver.config import ConfigError, is_loopback
 from board_driver.referee.journal import JournalError
+from board_driver.views import words
 from board_driver.web import snapshot
 
 log = logging.getLogger("treeboard.web")
@@ -69,8 +70,9 @@ class Client:
     """One open page. Holds only the newest state not yet sent: a slow phone gets the latest
     picture, not a growing queue of old ones."""
 
-    def __init__(self, ws: web.WebSocketResponse):
+    def __init__(self, ws: web.WebSocketResponse, language: str = words.DEFAULT):
         self.ws = ws
+        self.language = language   # the page's language (its ?lang=)
         self.pending: str | None = None
         self.wake = asyncio.Event()
 
@@ -100,7 +102,8 @@ class WebServer:
         self._assets: dict[str, bytes] = {}
         self._key: Any = None
         self._version = 0
-        self._text: str | None = None   # the current state as JSON, made once per change
+        self._text: dict[str, str] = {}   # the current state as JSON by language, once per change
+        self._page_words: list[str] = []  # the page's own texts (index.html, app.js's tr)
         self.instance = secrets.token_hex(4)
         # game id -> its review (a Future while the worker computes it: a second page asking
         # meanwhile waits for the same one); the oldest leave first.
@@ -114,6 +117,7 @@ class WebServer:
         for path in ASSETS:
             r.add_get(path, self._asset)
         r.add_get("/api/state", self._state)
+        r.add_get("/api/words", self._words)
         r.add_get("/api/picture3d", self._picture3d)
         r.add_get("/api/games", self._games)
         r.add_get("/api/games/{id:\\d+}", self._game)
@@ -134,6 +138,9 @@ class WebServer:
     async def start(self) -> None:
         static = resources.files("board_driver.web") / "static"
         self._assets = {path: (static / name).read_bytes() for path, (name, _) in ASSETS.items()}
+        self._page_words = sorted(
+            {t for _, t in words.html_texts(self._assets["/"].decode("utf-8"))}
+            | {t for _, t in words.script_texts(self._assets["/app.js"].decode("utf-8"))})
         self._runner = web.AppRunner(self.app(), access_log=None, handle_signals=False)
         await self._runner.setup()
         site = web.TCPSite(self._runner, self.listen, self.port, reuse_address=True)
@@ -160,30 +167,35 @@ class WebServer:
 
     # --- the state, pushed ----------------------------------------------------------------------
 
-    def current(self) -> str:
-        """The state as JSON; remade only when the game, the corrections or the hint changed."""
+    def current(self, language: str | None = None) -> str:
+        """The state as JSON, in a page's language (None: the board's); remade only when the
+        game, the corrections or the hint changed."""
         ref = self.door.referee
         link = self.door.link_summary()
         key = (ref.state.to_json(), tuple(ref.corrections), tuple(ref.view.completions),
                ref.view.moves, tuple(ref.seats), json.dumps(link))
-        if key != self._key or self._text is None:
+        if key != self._key:
             self._key = key
             self._version += 1
-            self._text = json.dumps(snapshot.page_state(
-                ref, layout_name=self.door.session.layout.name,
-                token_required=self.token is not None, version=self._version,
-                instance=self.instance, remote=link))
-        return self._text
+            self._text = {}
+        lang = language or words.language()
+        if lang not in self._text:
+            with words.speaking(lang):
+                self._text[lang] = json.dumps(snapshot.page_state(
+                    ref, layout_name=self.door.session.layout.name,
+                    token_required=self.token is not None, version=self._version,
+                    instance=self.instance, remote=link), ensure_ascii=False)
+        return self._text[lang]
 
     def frame_shown(self) -> None:
         """Called by the daemon on the loop after every LED frame: push what changed."""
         if not self.clients:
             return  # made when someone asks
         version = self._version
-        text = self.current()
+        self.current()
         if self._version != version:
             for client in self.clients:
-                client.offer(text)
+                client.offer(self.current(client.language))
 
     # --- guards ---------------------------------------------------------------------------------
 
@@ -327,8 +339,24 @@ class WebServer:
         return web.Response(body=self._assets[request.path], content_type=content_type,
                             charset="utf-8")
 
+    @staticmethod
+    def _language(request: web.Request) -> str:
+        """The page's ?lang= (a browser's code, "zh-CN"), as a shipped language; the board's
+        own when none is asked or none is shipped."""
+        asked = request.query.get("lang", "")[:MAX_TEXT]
+        return words.normalize(asked) or words.language()
+
     async def _state(self, request: web.Request) -> web.Response:
-        return web.Response(text=self.current(), content_type="application/json")
+        return web.Response(text=self.current(self._language(request)),
+                            content_type="application/json")
+
+    async def _words(self, request: web.Request) -> web.Response:
+        """The page's own texts in its language, and the languages it may switch to."""
+        lang = self._language(request)
+        return web.json_response({
+            "language": lang, "board": words.language(),
+            "languages": {code: words.NATIVE.get(code, code) for code in words.available()},
+            "words": words.page_words(lang, self._page_words)})
 
     async def _picture3d(self, request: web.Request) -> web.Response:
         """The game's 3D picture seen from another side (?turn=0..3 quarter turns)."""
@@ -415,9 +443,9 @@ class WebServer:
             raise Refused(503, f"too many open pages (at most {MAX_CLIENTS})")
         ws = web.WebSocketResponse(heartbeat=20, max_msg_size=MAX_BODY)
         await ws.prepare(request)
-        client = Client(ws)
+        client = Client(ws, self._language(request))
         self.clients.add(client)
-        client.offer(self.current())
+        client.offer(self.current(client.language))
         pump = asyncio.ensure_future(client.pump())
         try:
             async for msg in ws:  # the page only listens; anything it sends is ignored
