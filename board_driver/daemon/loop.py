@@ -21,7 +21,7 @@ from board_driver.daemon.speech import SpeechError, open_speech
 from board_driver.referee.door import Door
 from board_driver.referee.session import Session, open_session
 from board_driver.views import words
-from board_driver.views.narrate import Narrator
+from board_driver.views.narrate import Narrator, last_moves
 from hardware.base import SensorEvent
 
 log = logging.getLogger("treeboard.daemon")
@@ -278,7 +278,14 @@ class Daemon:
         self._schedule_tick()
 
     def _press(self, name: str) -> None:
+        if name == "repeat":   # a layout's "say it again" button: no move, the voice's alone
+            self.repeat()
+            return
         self.door.button(name)
+
+    def repeat(self) -> None:
+        """Say it again: the last moves ([voice] repeat_moves), whose turn, the score."""
+        self.say(last_moves(self.session.referee, self.config.voice.repeat_moves))
 
     def _schedule_tick(self) -> None:
         referee = self.session.referee

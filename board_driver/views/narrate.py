@@ -68,6 +68,7 @@ class Narrator:
         self._score: tuple | None = None
         self._over = False
         self._link: dict = {}
+        self._key: tuple | None = None  # what was looked at last (a blink changes none of it)
 
     def start(self, referee) -> list[Said]:
         """Remember the game as it starts; a resumed game says so."""
@@ -84,6 +85,11 @@ class Narrator:
 
     def __call__(self, referee) -> list[Said]:
         state = referee.state
+        key = (id(state), len(state.moves), str(state.moves[-1]) if state.moves else None,
+               tuple(c.site for c in referee.corrections if c.want is None))
+        if key == self._key:
+            return []   # the daemon asks on every frame: a blink has nothing to say
+        self._key = key
         names = views.players(state.game.name)
         out: list[Said] = []
         moves = [str(m) for m in state.moves]

@@ -128,7 +128,7 @@ def test_an_engine_that_cannot_speak_says_why_and_the_queue_lives_on(tmp_path):
     speech = voice_dir(tmp_path, voice="nosuchvoice")
     speech.say(["move one"])
     speech.flush()
-    assert speech.health == "down: espeak-ng has no voice 'nosuchvoice' (espeak-ng --voices lists them)"
+    assert speech.health == "down: espeak-ng: Error: The specified espeak-ng voice does not exist."
 
 
 def test_the_sim_speaks_through_the_daemons_worker_and_repeats(tmp_path):
