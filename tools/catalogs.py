@@ -12,7 +12,7 @@ wheel; board_driver/views/words.py reads them). English is the source language: 
 translations are the messages themselves, filled in by `update`.
 
 Messages are found where the code marks them: tr("..."), N_("...") and ngettext("...", "...", n)
-in board_driver/, tr("...") in the page's app.js, and every text of the page's index.html
+in board_driver/, Reason("...") in games/ (the rules' reasons), tr("...") in the page's app.js, and every text of the page's index.html
 (docs/languages.md).
 """
 
@@ -62,6 +62,12 @@ def extract() -> Catalog:
                                      ("web/static/app.js", _page_script)], keywords=KEYWORDS,
             comment_tags=("TRANSLATORS:",), strip_comment_tags=True):
         catalog.add(message, None, [(f"board_driver/{filename}", lineno)],
+                    auto_comments=comments, context=context)
+    # The rules' reasons: games/ marks each with games.base.Reason("...", field=...).
+    for filename, lineno, message, comments, context in extract_from_dir(
+            str(ROOT / "games"), method_map=[("**.py", "python")], keywords={"Reason": None},
+            comment_tags=("TRANSLATORS:",), strip_comment_tags=True):
+        catalog.add(message, None, [(f"games/{filename}", lineno)],
                     auto_comments=comments, context=context)
     return catalog
 

@@ -269,7 +269,7 @@ def describe_error(exc: Exception) -> str:
     """What a refused action's exception says to a player: an illegal move's reason, or the
     message of a bad site, kind or button (a KeyError's message, without repr's quotes)."""
     if isinstance(exc, games.IllegalMove):
-        return exc.reason
+        return words.reason(exc.reason)   # in the board's language
     return str(exc.args[0]) if exc.args else type(exc).__name__
 
 

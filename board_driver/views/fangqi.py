@@ -23,6 +23,8 @@ from games.fangqi import PHASES
 
 TITLE = N_("Fangqi")
 PLAYERS = (N_("Black"), N_("White"))
+#: The counters' colours as the rules' reasons name them ("d4 holds no black counter").
+COLOUR_WORDS = (N_("black"), N_("white"))
 
 HELP = N_("""Fangqi: points are a1.. (files a.. from the left, rows 1.. from the bottom).
 Placement: put a counter on a vacant point (place d4). Removal: lift a lit counter (lift d4).

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import games
 from board_driver import views
 from board_driver.views.base import piece_name
+from board_driver.views import words
 from board_driver.views.words import N_, tr
 
 
@@ -43,7 +44,7 @@ def why_not(state, site: str, spoken: bool = False) -> str:
         state.copy().play(state.parse_move(site))
     except games.IllegalMove as exc:
         if not isinstance(exc, games.InvalidNotation):
-            return f"{name}: {exc.reason}"
+            return f"{name}: {words.reason(exc.reason)}"
     except games.GameError:
         pass
     else:

@@ -18,6 +18,8 @@ from games.treeblox import COLUMNS, SIZE, cell_name, parse_cell
 
 TITLE = N_("Treeblox")
 PLAYERS = (N_("Dark"), N_("Light"))
+#: The cubes' colours as the rules' reasons name them ("b2 is taken by a dark leaf").
+COLOUR_WORDS = (N_("dark"), N_("light"))
 ENTRIES = True  # cubes above or beside the board have no sensor: the page enters them
 
 HELP = N_("""Treeblox: the board's holes are a1..d4 (columns a-d, rows 1-4); a cube in a hole is

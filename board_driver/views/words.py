@@ -29,6 +29,8 @@ from html.parser import HTMLParser
 from importlib import resources
 from typing import Iterable, Iterator
 
+from games.base import Reason
+
 #: The languages whose catalogs ship, by the code the config and `--language` take.
 LANGUAGES = ("en", "zh")
 #: How each language calls itself (the page's switch, `--language`'s help).
@@ -115,6 +117,15 @@ def tr(message: str) -> str:
 def ngettext(singular: str, plural: str, n: int) -> str:
     """The singular or plural of a message, as the board's language counts `n`."""
     return _catalog().ngettext(singular, plural, n)
+
+
+def reason(text: str) -> str:
+    """A rule's reason in the board's language: a `games.Reason` by its template, its word
+    fields translated too ("Black", "spore"); any other text through the catalog as it is."""
+    if not isinstance(text, Reason):
+        return tr(text) if text else text
+    fields = {k: tr(v) if isinstance(v, str) and v else v for k, v in text.fields.items()}
+    return tr(text.template).format(**fields)
 
 
 def N_(message: str) -> str:

@@ -272,7 +272,7 @@ class WebServer:
         try:
             do()
         except games.IllegalMove as exc:
-            raise Refused(409, exc.reason) from None
+            raise Refused(409, words.reason(exc.reason)) from None
         except ConfigError as exc:
             # (joining a remote game) the key as the page names it (remote.broker -> broker)
             raise Refused(400, f"{exc.key.removeprefix('remote.') or 'remote'}: "
@@ -307,7 +307,7 @@ class WebServer:
         try:
             await self.door.leave_remote()
         except games.IllegalMove as exc:
-            raise Refused(409, exc.reason) from None
+            raise Refused(409, words.reason(exc.reason)) from None
         return web.Response(text=self.current(), content_type="application/json")
 
     async def _takeback_answer(self, request: web.Request) -> web.Response:

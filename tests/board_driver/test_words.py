@@ -146,3 +146,32 @@ def test_site_names_as_a_person_says_them(tmp_path):
         assert views.say_move_text(state, "seed L12") == "seed L twelve"
     finally:
         t.close()
+
+
+def test_the_rules_reasons_in_chinese_with_their_words_translated():
+    import pickle
+
+    import games
+
+    state = games.get_game("fangqi").new_state()
+    state.play(state.parse_move("d4"))
+    with pytest.raises(games.IllegalMove) as caught:
+        state.play(state.parse_move("d4"))
+    reason = caught.value.reason
+    assert reason == "d4 is not vacant"          # the rules still say it in English
+    assert pickle.loads(pickle.dumps(reason)).template == "{site} is not vacant"
+    tp = games.get_game("tree-planting").new_state()
+    tp.play(tp.parse_move("h0.0"))
+    with pytest.raises(games.IllegalMove) as taken:
+        tp.play(tp.parse_move("h0.0"))
+    try:
+        words.use("zh")
+        assert words.reason(reason) == "d4 不是空点"
+        assert words.reason(taken.value.reason) == "槽 h0.0 里已经有小棍了"
+        # a field that is a word of the catalog is translated too
+        assert words.reason(games.base.Reason("{site} holds no {colour} counter", site="c3",
+                                              colour="black")) == "c3 上没有黑子"
+        assert words.reason("text from elsewhere") == "text from elsewhere"
+    finally:
+        words.use("en")
+    assert words.reason(reason) == "d4 is not vacant"
