@@ -18,6 +18,11 @@ Two figures for a rod put in a groove, which are different things:
   frame at the strip, on the real daemon: its asyncio loop and real clock, its matrix scan
   thread (5 ms period), the 20 ms debounce. This is what a player waits, on this machine.
 
+The player-seen latency again with the voice off and on (espeak-ng writing a WAV of every
+sentence on the speech worker, the daemon's own queue), alternating in one run, several rounds:
+speech must never slow the sensor path, and the spread over rounds says how far the shared
+machine's load moves the figure.
+
 Then the real daemon (`treeboard sim`, its own process) left idle on the simulated classic
 board: its CPU share and its own resident memory, read from /proc.
 
