@@ -19,6 +19,7 @@ in board_driver/, Reason("...") in games/ (the rules' reasons), tr("...") in the
 from __future__ import annotations
 
 import copy
+import datetime
 import io
 import re
 import sys
@@ -39,6 +40,9 @@ TEMPLATE = LOCALE / "treeboard.pot"
 SOURCE_LANGUAGE = "en"
 #: The marking functions of board_driver/views/words.py (gettext's `_` is `tr` there).
 KEYWORDS = {"tr": None, "N_": None, "ngettext": (1, 2)}
+#: The catalogs' header date, fixed: a date that changed on every run would make every branch
+#: that runs this conflict with every other in the header alone.
+STABLE_DATE = datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)
 _FIELD = re.compile(r"\{([^{}]*)\}")
 
 
@@ -56,7 +60,8 @@ def _page_script(fileobj, keywords, comment_tags, options):
 
 def extract() -> Catalog:
     """Every marked message of board_driver/ (and every text of the page), with where."""
-    catalog = Catalog(project="treeboard", version="0.1.0", charset="utf-8")
+    catalog = Catalog(project="treeboard", version="0.1.0", charset="utf-8",
+                      creation_date=STABLE_DATE)
     for filename, lineno, message, comments, context in extract_from_dir(
             str(SOURCE), method_map=[("**.py", "python"), ("web/static/index.html", _page_html),
                                      ("web/static/app.js", _page_script)], keywords=KEYWORDS,
@@ -155,7 +160,8 @@ def init(lang: str, template: Catalog) -> Path:
     path = LOCALE / f"{lang}.po"
     if path.exists():
         raise SystemExit(f"{path} exists; `python tools/catalogs.py` updates it")
-    catalog = Catalog(locale=lang, project="treeboard", version="0.1.0", charset="utf-8")
+    catalog = Catalog(locale=lang, project="treeboard", version="0.1.0", charset="utf-8",
+                      creation_date=STABLE_DATE, revision_date=STABLE_DATE)
     catalog.update(template)
     _write(catalog, path)
     return path
