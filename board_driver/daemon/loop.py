@@ -283,9 +283,12 @@ class Daemon:
             return
         self.door.button(name)
 
-    def repeat(self) -> None:
-        """Say it again: the last moves ([voice] repeat_moves), whose turn, the score."""
-        self.say(last_moves(self.session.referee, self.config.voice.repeat_moves))
+    def repeat(self) -> list[str]:
+        """Say it again: the last moves ([voice] repeat_moves), whose turn, the score; returns
+        the sentences as the page shows them."""
+        said = last_moves(self.session.referee, self.config.voice.repeat_moves)
+        self.say(said)
+        return [s.text for s in said]
 
     def _schedule_tick(self) -> None:
         referee = self.session.referee

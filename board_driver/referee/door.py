@@ -35,6 +35,7 @@ class Host(Protocol):
     def join_remote(self, table: dict, seat: int | None) -> None: ...
     async def leave_remote(self) -> None: ...
     def in_worker(self, fn: Callable, *args: Any) -> Any: ...
+    def repeat(self) -> list[str]: ...
 
 
 class Door:
@@ -182,6 +183,13 @@ class Door:
             raise games.IllegalMove("leave", "this board is in no remote game")
         await self.host.leave_remote()
         self._done()
+
+    def repeat(self) -> list[str]:
+        """Say it again (aloud, when the board has a voice): the last moves, whose turn, the
+        score; returns the sentences."""
+        if self.host is None:
+            raise games.IllegalMove("repeat", "the voice runs only on a running board")
+        return self.host.repeat()
 
     def in_worker(self, fn: Callable, *args: Any) -> Any:
         """`fn(*args)` in the computer's worker process, awaitable (a game review)."""

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import contextvars
 import hmac
 import secrets
 import json
@@ -36,6 +37,7 @@ from board_driver import views
 from board_driver.config import ConfigError, is_loopback
 from board_driver.referee.journal import JournalError
 from board_driver.views import words
+from board_driver.views.narrate import last_moves
 from board_driver.web import snapshot
 
 log = logging.getLogger("treeboard.web")
@@ -56,6 +58,13 @@ SECURITY_HEADERS = {
     "Cache-Control": "no-store",
 }
 LOCAL_NAMES = {"localhost", "127.0.0.1", "::1", "[::1]"}
+
+
+# The language of the page a request came from (its ?lang=), for what the answer says: the
+# state it returns and a refusal's reason. Per request (a task): the board's own words (the
+# voice, the sim) stay in the board's language.
+_PAGE_LANGUAGE: contextvars.ContextVar[str | None] = contextvars.ContextVar(
+    "treeboard_page_language", default=None)
 
 
 class Refused(Exception):
@@ -125,6 +134,7 @@ class WebServer:
         r.add_post("/api/enter", self._enter)
         r.add_post("/api/press", self._press)
         r.add_post("/api/takeback", self._takeback)
+        r.add_post("/api/repeat", self._repeat)
         r.add_post("/api/takeback-answer", self._takeback_answer)
         r.add_post("/api/remote/join", self._remote_join)
         r.add_post("/api/remote/leave", self._remote_leave)
@@ -178,7 +188,7 @@ class WebServer:
             self._key = key
             self._version += 1
             self._text = {}
-        lang = language or words.language()
+        lang = language or _PAGE_LANGUAGE.get() or words.language()
         if lang not in self._text:
             with words.speaking(lang):
                 self._text[lang] = json.dumps(snapshot.page_state(
@@ -201,6 +211,7 @@ class WebServer:
 
     @web.middleware
     async def _guard(self, request: web.Request, handler: Callable) -> web.StreamResponse:
+        asked = _PAGE_LANGUAGE.set(self._language(request) if "lang" in request.query else None)
         try:
             self._check_host(request)
             if request.method == "POST" or request.path == "/ws":
@@ -214,6 +225,8 @@ class WebServer:
             if exc.status < 400:
                 raise
             response = web.json_response({"error": exc.reason}, status=exc.status)
+        finally:
+            _PAGE_LANGUAGE.reset(asked)
         if not isinstance(response, web.WebSocketResponse):
             response.headers.update(SECURITY_HEADERS)
         return response
@@ -272,7 +285,8 @@ class WebServer:
         try:
             do()
         except games.IllegalMove as exc:
-            raise Refused(409, words.reason(exc.reason)) from None
+            with words.speaking(_PAGE_LANGUAGE.get() or words.language()):
+                raise Refused(409, words.reason(exc.reason)) from None
         except ConfigError as exc:
             # (joining a remote game) the key as the page names it (remote.broker -> broker)
             raise Refused(400, f"{exc.key.removeprefix('remote.') or 'remote'}: "
@@ -288,6 +302,21 @@ class WebServer:
     async def _press(self, request: web.Request) -> web.Response:
         data = await self._body(request, {"button": True})
         return self._act(lambda: self.door.press(data["button"]))
+
+    async def _repeat(self, request: web.Request) -> web.Response:
+        """Say it again: the board says the last moves, whose turn and the score (aloud, with a
+        voice); the answer is the state with those sentences as "said"."""
+        await self._body(request, {})
+        try:
+            self.door.repeat()   # aloud, in the board's language
+        except games.IllegalMove as exc:
+            raise Refused(409, words.reason(exc.reason)) from None
+        lang = self._language(request)
+        with words.speaking(lang):   # and on the page, in the page's
+            said = [s.text for s in last_moves(self.door.referee,
+                                               self.door.session.config.voice.repeat_moves)]
+        state = json.loads(self.current(lang))
+        return web.json_response({**state, "said": said})
 
     async def _takeback(self, request: web.Request) -> web.Response:
         await self._body(request, {})

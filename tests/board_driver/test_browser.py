@@ -389,6 +389,12 @@ def test_the_page_in_chinese_follows_the_browser_and_switches(browser, sims):
     assert "t0.0" in page.inner_text("#fixes") and "拿走这枚棋子" in page.inner_text("#fixes")
     assert "轮到二号玩家" in page.inner_text("#turn")
     screenshots(page, "tree-planting-zh")
+    # Say it again: the last moves, whose turn, the score (aloud on a board with a voice).
+    assert page.inner_text("#repeat") == "再说一遍"
+    page.click("#repeat")
+    page.wait_for_selector("#toast:not([hidden])")
+    assert "第 1 步：h0.0" in page.inner_text("#toast")
+    assert "比分0比0，轮到二号玩家" in page.inner_text("#toast")
     # The switch: English, kept in this browser.
     page.select_option("#language", "en")
     page.wait_for_selector("html[lang=en]", state="attached")

@@ -252,7 +252,8 @@ async function post(path, body) {
   if (token) headers["X-Treeboard-Token"] = token;  // a header, never a cookie
   let response;
   try {
-    response = await fetch(path, { method: "POST", headers, body: JSON.stringify(body || {}) });
+    response = await fetch(`${path}?lang=${encodeURIComponent(lang)}`,
+                           { method: "POST", headers, body: JSON.stringify(body || {}) });
   } catch (err) {
     toast(tr("The board does not answer; it may be restarting."));
     return null;
@@ -313,6 +314,10 @@ function wire() {
     const body = {};
     for (const [key, value] of form.entries()) body[key] = String(value).trim();
     post("/api/remote/join", body);
+  };
+  $("repeat").onclick = async () => {
+    const data = await post("/api/repeat", {});
+    if (data) toast(data.said.join(" · "));
   };
   $("takeback").onclick = () => {
     const moves = state.game.moves;
