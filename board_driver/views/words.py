@@ -124,7 +124,7 @@ def reason(text: str) -> str:
     fields translated too ("Black", "spore"); any other text through the catalog as it is."""
     if not isinstance(text, Reason):
         return tr(text) if text else text
-    fields = {k: tr(v) if isinstance(v, str) and v else v for k, v in text.fields.items()}
+    fields = {k: reason(v) if isinstance(v, str) and v else v for k, v in text.fields.items()}
     return tr(text.template).format(**fields)
 
 
