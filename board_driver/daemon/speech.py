@@ -61,13 +61,17 @@ class Espeak:
         self.settings = voice
         self.program = shutil.which(program)
         self.player = player
+        nice = shutil.which("nice")
+        self._nice = [nice, "-n", "19"] if nice else []
         if self.program is None:
             raise SpeechError(f"{program} is not installed (Debian: apt-get install espeak-ng)")
 
     def _args(self, language: str) -> list[str]:
         v = self.settings
         name = v.voice or ESPEAK_VOICES.get(language, language)
-        return [self.program, "-v", name, "-s", str(v.rate), "-a", str(v.volume)]
+        # At the lowest CPU priority: synthesis must never take a core from the sensor path
+        # (the scan thread and the loop), only what they leave over.
+        return [*self._nice, self.program, "-v", name, "-s", str(v.rate), "-a", str(v.volume)]
 
     def render(self, text: str, language: str, path: Path) -> None:
         self._run(self._args(language) + ["-w", str(path)], text)
