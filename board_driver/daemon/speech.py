@@ -193,9 +193,13 @@ class Speech:
         if self._thread is not None:
             self._thread.join(timeout)
             if self._thread.is_alive():
-                log.warning("the speech worker is still speaking after %.0f s", timeout)
                 with self._lock:
+                    log.info("stopping the voice: %d sentences left unsaid", len(self._queue))
+                    self.dropped += len(self._queue)
                     self._queue.clear()   # it ends after the sentence it is saying
+                self._thread.join(ENGINE_TIMEOUT_S + 1)   # (the engine's own time limit)
+                if self._thread.is_alive():
+                    log.warning("the speech worker did not stop")
             self._thread = None
         self.health = "stopped"
 
@@ -238,8 +242,9 @@ class Speech:
             else:
                 path = None
                 self.engine.play(u.text, self.language)
-        except SpeechError as exc:
-            # Said once per change of state, not once per sentence.
+        except (SpeechError, OSError) as exc:
+            # (OSError: the voice dir went away or filled up.) Said once per change of state,
+            # not once per sentence.
             if self.health != f"down: {exc}":
                 log.error("cannot speak: %s", exc)
             self.health = f"down: {exc}"

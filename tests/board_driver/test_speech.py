@@ -125,6 +125,12 @@ def test_an_engine_that_cannot_speak_says_why_and_the_queue_lives_on(tmp_path):
     speech.say(["move one"])
     speech.stop()
     assert speech.health == "stopped" and not speech.said
+    # The voice dir gone (a full disk, a tmpfs cleared): said why, and the queue goes on.
+    gone = voice_dir(tmp_path / "gone")
+    shutil.rmtree(tmp_path / "gone")
+    gone.say(["move one"])
+    gone.flush()
+    assert gone.health.startswith("down: ") and not gone.said
     speech = voice_dir(tmp_path, voice="nosuchvoice")
     speech.say(["move one"])
     speech.flush()
