@@ -39,7 +39,7 @@ LOCALE = SOURCE / "views" / "locale"
 TEMPLATE = LOCALE / "treeboard.pot"
 SOURCE_LANGUAGE = "en"
 #: The marking functions of board_driver/views/words.py (gettext's `_` is `tr` there).
-KEYWORDS = {"tr": None, "N_": None, "ngettext": (1, 2)}
+KEYWORDS = {"tr": None, "N_": None, "ngettext": (1, 2), "Reason": None}
 #: The catalogs' header date, fixed: a date that changed on every run would make every branch
 #: that runs this conflict with every other in the header alone.
 STABLE_DATE = datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)

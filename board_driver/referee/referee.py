@@ -12,6 +12,7 @@ import logging
 from typing import Any, Callable, Hashable, Mapping
 
 import games
+from games.base import Reason
 from board_driver.referee.reconcile import (Correction, candidate_moves, changed_sites, differences,
                                     reconcile)
 from board_driver.referee.touch import TouchInput, is_touch_game
@@ -117,9 +118,9 @@ class Referee:
         board's turn or the move is not legal."""
         state = self.state
         if state.is_over():
-            raise games.IllegalMove(move, "the game is over")
+            raise games.IllegalMove(move, Reason("the game is over"))
         if self.at_board(state.to_move):
-            raise games.IllegalMove(move, "it is this board's turn, not the other seat's")
+            raise games.IllegalMove(move, Reason("it is this board's turn, not the other seat's"))
         if isinstance(move, str):
             move = state.parse_move(move)
         state.copy().play(move)   # raises IllegalMove before anything is recorded
@@ -221,9 +222,10 @@ class Referee:
                 found = move
                 break
         if found is None:
-            raise games.IllegalMove(f"{kind} at {site}", "no legal move puts that piece there now")
+            raise games.IllegalMove(f"{kind} at {site}",
+                                    Reason("no legal move puts that piece there now"))
         if not self.at_board(state.to_move):
-            raise games.IllegalMove(f"{kind} at {site}", "it is the other seat's turn")
+            raise games.IllegalMove(f"{kind} at {site}", Reason("it is the other seat's turn"))
         self._accept(found, now)
         self._decide(now)
 
@@ -233,9 +235,10 @@ class Referee:
         pieces it put down then light as corrections, and nothing is played until they are
         lifted. Returns the move taken back; raises games.IllegalMove when there is none."""
         if self.state.is_over():
-            raise games.IllegalMove("takeback", "the game is over; start a new game instead")
+            raise games.IllegalMove("takeback", Reason("the game is over; start a new game "
+                                                       "instead"))
         if not self.state.moves:
-            raise games.IllegalMove("takeback", "no move to take back")
+            raise games.IllegalMove("takeback", Reason("no move to take back"))
         self.journal.record_undo()
         move = self.state.undo()
         self._hold = True
@@ -250,10 +253,10 @@ class Referee:
         lifting the last piece off a sensed site is. Raises games.IllegalMove otherwise."""
         state = self.state
         if not self.config.takeback:
-            raise games.IllegalMove(f"lift {site}", "takebacks are off (display.takeback)")
+            raise games.IllegalMove(f"lift {site}", Reason("takebacks are off (display.takeback)"))
         before = state.occupancy()
         if site not in self.sensed and site not in before:
-            raise games.IllegalMove(f"lift {site}", f"nothing to lift at {site}")
+            raise games.IllegalMove(f"lift {site}", Reason("nothing to lift at {site}", site=site))
         if not state.moves or site in self.sensed:
             raise games.IllegalMove(f"lift {site}", "only the last piece entered can be taken back")
         last = state.undo()

@@ -358,6 +358,8 @@ def test_each_page_in_its_own_language_and_the_board_in_its_own(tmp_path):
             status, after = await post(http, daemon, "/api/takeback?lang=zh")
             assert status == 200 and after["fixes"][0]["do"] == "拿走这枚棋子"
             await hands(daemon, "lift", "h0.0")
+            status, body = await post(http, daemon, "/api/takeback?lang=zh")
+            assert status == 409 and body == {"error": "没有可以悔的棋"}   # the refusal, too
             status, body = await post(http, daemon, "/api/repeat?lang=zh")
             assert status == 200 and body["said"] == ["还没有走棋", "比分0比0，轮到一号玩家"]
             # the board's own words stayed English: the page asked only for its answers
