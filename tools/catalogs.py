@@ -74,6 +74,14 @@ def extract() -> Catalog:
             comment_tags=("TRANSLATORS:",), strip_comment_tags=True):
         catalog.add(message, None, [(f"games/{filename}", lineno)],
                     auto_comments=comments, context=context)
+    # Each game's one-line description (Game.description: the page's header says it).
+    import games
+
+    for name in games.names():
+        game = games.get_game(name)
+        module = type(game).__module__.split(".")[-1]
+        catalog.add(game.description, None, [(f"games/{module}.py", 0)],
+                    auto_comments=[f"the description of {name}"])
     return catalog
 
 

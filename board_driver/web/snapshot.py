@@ -89,7 +89,7 @@ def page_state(referee, *, layout_name: str, token_required: bool, version: int,
         "version": version,      # grows with every change this server pushes
         "instance": instance,    # a new server (a restarted daemon) starts its versions again
         "title": views.title(state.game.name),
-        "about": state.game.description,
+        "about": tr(state.game.description),
         "layout": layout_name,
         "players": list(names),
         "colours": {f"player{p}": "#%02x%02x%02x" % view.colours[f"player{p}"] for p in (0, 1)},
