@@ -97,6 +97,7 @@ def test_the_sim_says_fangqi_by_its_chinese_name(tmp_path):
     out = sim(tmp_path, "quit", layout="fangqi-7x7-matrix")
     assert "方棋：交叉点记作 a1.." in out
     assert "比分 25:24，轮到黑方" in out   # the counters in hand, Black first
+    assert "布子阶段：轮到黑方；黑方 25 枚，白方 24 枚" in out   # the view's own status line
 
 
 def run_trace_cli(tmp_path, text: str, *args: str) -> list[dict]:
