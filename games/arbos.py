@@ -672,19 +672,32 @@ class ArbosState(State):
                        piece=_KIND_TEXT[here].split(":")[0],
                        player=COLOURS[int(_KIND_TEXT[here][-1])].title()) if here else ""
         if self._phase == "setup":
+            need = self._seed_needed()
+            if kind == SPORE and not here and self._seed_dist[i] < need:
+                # A token put on a cell in the setup is meant as a seed (a presence sensor
+                # cannot tell): why no seed may go there is the reason to give.
+                kind = SEED
             if kind != SEED:
                 raise IllegalMove(move, Reason("the setup comes first: put down a seed of your "
                                                "opponent"))
             if here:
                 raise IllegalMove(move, taken)
-            need = self._seed_needed()
             if self._seed_dist[i] < need:
+                near = min(self._seeds[0] | self._seeds[1], key=lambda j: max(
+                    abs(j // self.geo.cols - r), abs(j % self.geo.cols - c)), default=None)
+                fields = dict(site=name, n=need - 1)
+                if near is None:
+                    raise IllegalMove(move, Reason(
+                        "{site} is too close: seeds need at least {n} empty cell between them "
+                        "along the row or the column", **fields) if need == 2 else Reason(
+                        "{site} is too close: seeds need at least {n} empty cells between them "
+                        "along the row or the column", **fields))
                 raise IllegalMove(move, Reason(
-                    "{site} is too close to another seed: seeds need at least {n} empty cell "
-                    "between them along the row or the column", site=name, n=1)
+                    "{site} is too close to {other}: seeds need at least {n} empty cell between "
+                    "them along the row or the column", other=self.geo.names[near], **fields)
                     if need == 2 else Reason(
-                    "{site} is too close to another seed: seeds need at least {n} empty cells "
-                    "between them along the row or the column", site=name, n=need - 1))
+                    "{site} is too close to {other}: seeds need at least {n} empty cells between "
+                    "them along the row or the column", other=self.geo.names[near], **fields))
             return i
         if kind == SEED:
             raise IllegalMove(move, Reason("the seeds are all down: the setup is over"))

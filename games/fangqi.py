@@ -724,8 +724,10 @@ class FangqiState(State):
                                                site=caps[0], colour=COLOURS[q]))
             return move
         if move.kind != "slide":
+            # (the example is a slide legal here: a fixed one may name a row the board lacks)
+            example = next((str(m) for m in self.legal_moves()), "a1-a2")
             raise IllegalMove(move, Reason("it is the movement phase: {player} slides a counter, "
-                                           "e.g. d4-d5", player=who))
+                                           "e.g. {example}", player=who, example=example))
         i, t = grid.index[move.frm], grid.index[move.to]
         if not masks[p] >> i & 1:
             raise IllegalMove(move, Reason("{site} holds no {colour} counter", site=move.frm,

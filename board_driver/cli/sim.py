@@ -2,8 +2,11 @@
 
 The daemon is the real one (asyncio loop, debounce on a real clock, matrix scan thread on
 gpiozero mock pins, the recording NeoPixel strip); you are the hands. Type actions as in a
-trace file (`place h0.0`, `lift h0.0`, `press end_turn`, `place b2+1 dark-leaf`), or `clear`
-(lift every piece), `new` (start a new game), `show`, `help`, `quit`. After each change the
+trace file (`place h0.0`, `lift h0.0`, `press end_turn`, `place b2+1 dark-leaf`, and in a touch
+game `tap c3` and `hold c3`, gestures whatever the pace of typing), or `clear` (lift every
+piece), `new` (start a new game), `takeback`, `repeat` (say it again: the last moves, whose
+turn, the score), `show`, `legend` (the board's colours, from the views' one legend), `help`,
+`quit`. After each change the
 sim says what happened in words (a move, a takeback, what is not a move and why) and draws
 the board with the LED colours. Ctrl-C ends it at once.
 """
@@ -23,24 +26,43 @@ from board_driver.referee.tracer import act, describe_error, parse_action
 from board_driver import views
 from board_driver.views.base import piece_name
 from board_driver.views.narrate import Narrator, last_moves
-from board_driver.views.words import N_, tr, ngettext
+from board_driver.views.words import N_, ngettext, tr
 from hardware.base import PRESENT
 
 HELP = N_("actions: place SITE [KIND] | lift SITE | press BUTTON | wait MS | clear (lift every "
           "piece) | new (start a new game) | takeback | repeat (the last moves, whose turn, the "
-          "score) | show | help | quit")
+          "score) | show | legend | help | quit")
+#: The same, for a game played by touch (no pieces: taps and holds).
+TOUCH_HELP = N_("actions: tap SQ | hold SQ (a tap or a hold however slowly you type; place SQ "
+                "and lift SQ time the wand for real) | takeback | new (start a new game) | "
+                "repeat (the last moves, whose turn, the score) | show | legend | help | quit")
 #: What a line may start with, beyond the trace's actions (place, lift, press, wait).
-SIM_WORDS = ("takeback", "accept", "refuse", "clear", "new", "repeat", "show", "help", "?", "quit",
-             "exit")
+SIM_WORDS = ("legend", "takeback", "accept", "refuse", "clear", "new", "repeat", "show", "help",
+             "?", "quit", "exit")
 REMOTE_HELP = N_("remote game: takeback asks the other board; accept | refuse answers its request")
 #: The exit status of a sim ended with Ctrl-C (128 + SIGINT), as a shell reports it.
 EXIT_INTERRUPTED = 130
 
 
+def legend_lines(ref, paint) -> list[str]:
+    """The board's colours and what they mean, from the one legend the page shows too."""
+    lines = ["the LEDs (type legend to see this again):"]
+    for entry in views.legend(ref.state, ref.view):
+        colour = entry["colour"]
+        swatch = paint(tuple(int(colour[i:i + 2], 16) for i in (1, 3, 5)), "██") if colour \
+            else "  "
+        lines.append(f"  {swatch} {entry['label']}: {entry['means']}")
+    return lines
+
+
 def game_help(game_name: str) -> str:
     """The actions, then the game's own help (its sites and entries), from its view module."""
+    import games
+
     own = views.game_help(game_name)
-    return f"{tr(HELP)}\n{own}" if own else tr(HELP)
+    touch = games.get_game(game_name).input_mode == "touch"
+    actions = tr(TOUCH_HELP) if touch else tr(HELP)
+    return f"{actions}\n{own}" if own else actions
 
 
 class Terminal:
@@ -62,21 +84,36 @@ class Terminal:
             self.narrate_link()
         if key == self._last or self._state is None:
             return  # unchanged, or before `start` (run_sim draws the first board itself)
-        drawn = key[:3] != (self._last or (None,) * 4)[:3]
+        before = self._last or (None,) * 4
+        drawn = key[:3] != before[:3]
         self._last = key
         self.narrate(session)
         if drawn:
             self.draw(session)
-        if key[3]:
-            self.say(key[3])  # a touch game's selection (board_driver/referee/touch.py)
+        if key[3] is not None and key[3] != before[3]:
+            # a touch game's selection, or what a tap that made no move did
+            # (board_driver/referee/touch.py)
+            words, _ = key[3]
+            if words:
+                self.say(words)
 
     @staticmethod
     def _key(ref) -> tuple:
         # What the drawing shows: the game, the corrections, a move's steps still to make;
         # and a touch game's selection, said in words.
-        touch = getattr(ref, "touch", None)
-        return (ref.state.to_json(), tuple(ref.corrections), tuple(ref.view.completions),
-                touch.words() if touch is not None else None)
+        touch = ref.touch
+        if touch is None:
+            said = None
+        else:
+            note = touch.note
+            words = touch.words() or (touch.note_words(views.players(ref.state.game.name))
+                                      if note is not None else None)
+            said = (words, note[0] if note is not None and touch.selected is None else None)
+        # (the hints of --moves best arrive from the worker after the board was drawn: a
+        # redraw then shows them)
+        hints = tuple(sorted(ref.view.hints.items())) if ref.view.moves == "best" else ()
+        return ((ref.state.to_json(), hints), tuple(ref.corrections),
+                tuple(ref.view.completions), said)
 
     def say(self, text: str) -> None:
         print(text, file=self.out, flush=True)
@@ -118,13 +155,17 @@ class Terminal:
         a, b = state.scores()
         colours = session.config.colours
         winner = state.winner()
-        status = (tr("game over: {a}:{b}, ").format(a=a, b=b) + (tr("a draw") if winner is None else
-                  paint(colours[f"player{winner}"], tr("{player} wins").format(
+        status = (tr("game over: {a}:{b}, ").format(a=a, b=b) + (tr("a draw") if winner is None
+                  else paint(colours[f"player{winner}"], tr("{player} wins").format(
                       player=names[winner]), bold=True))
                   + (tr(" — hold any square for a new game") if ref.touch is not None else
                      tr(" — clear the board for a new game"))) if state.is_over() else \
             (tr("score {a}:{b}, ").format(a=a, b=b) + tr("{player} to move").format(
                 player=paint(colours[f"player{state.to_move}"], names[state.to_move], bold=True)))
+        if self.link is not None:
+            # a remote game: the link's state in the board's header, not a log line a retry
+            link = self.link.summary()["status"]   # a LINK_WORDS state (views/narrate.py)
+            status += tr(" — other board: {status}").format(status=tr(link))
         print(f"\n{body}\n{status}", file=self.out)
         remote = ref.view.to_make_by == "remote"
         for fix in views.corrections_in_words(state, ref.view):
@@ -206,7 +247,10 @@ def run_sim(config: Config, *, new_game: bool = False, stdin: TextIO = sys.stdin
             pass
         print(game_help(session.referee.state.game.name), file=out)
         if daemon.remote is not None:
-            print(REMOTE_HELP, file=out)
+            print(tr(REMOTE_HELP), file=out)
+            ref = session.referee
+            print(views.seat_words(ref.state.game.name, tuple(ref.seats), ref.view.colours),
+                  file=out)
             terminal.link = daemon.remote
         if daemon.web is not None:
             print(tr("the board in a browser: {url}").format(url=daemon.web.url), file=out)
@@ -234,6 +278,10 @@ def run_sim(config: Config, *, new_game: bool = False, stdin: TextIO = sys.stdin
             word = line.strip().lower()
             if word in ("help", "?"):
                 print(game_help(session.referee.state.game.name), file=out)
+                print("\n".join(legend_lines(session.referee, terminal.paint)), file=out)
+                continue
+            if word == "legend":
+                print("\n".join(legend_lines(session.referee, terminal.paint)), file=out)
                 continue
             if word == "show":
                 terminal.draw(session)
@@ -245,8 +293,10 @@ def run_sim(config: Config, *, new_game: bool = False, stdin: TextIO = sys.stdin
             try:
                 if word == "takeback":
                     done = door.takeback()
-                    terminal.say(done if door.link is not None else
-                                 tr("{done}; lift its pieces").format(done=done))
+                    # (a touch game has no pieces: the LEDs change back by themselves)
+                    pieces = door.link is None and session.referee.touch is None
+                    terminal.say(tr("{done}; lift its pieces").format(done=done) if pieces
+                                 else done)
                 elif word in ("accept", "refuse"):
                     if door.link is None:
                         terminal.say(tr("  ? {word}: there is no remote game to answer").format(
@@ -255,7 +305,7 @@ def run_sim(config: Config, *, new_game: bool = False, stdin: TextIO = sys.stdin
                         door.answer_takeback(word == "accept")
                 elif word == "new" and door.link is not None:
                     terminal.say(tr("  ? new: a remote game is one game on both boards; to "
-                                   "play another, start both with a new --join id"))
+                                    "play another, start both with a new --join id"))
                 elif word in ("clear", "new"):
                     if word == "new":
                         # The journal's game is closed first: the lifts that follow are then a
@@ -266,10 +316,11 @@ def run_sim(config: Config, *, new_game: bool = False, stdin: TextIO = sys.stdin
                     terminal.say(ngettext("lifted {n} piece; the board is empty",
                                           "lifted {n} pieces; the board is empty", n).format(n=n))
                 elif word and not word.startswith("#") \
-                        and word.split()[0] not in ("place", "lift", "press", "wait", *SIM_WORDS):
+                        and word.split()[0] not in ("place", "lift", "tap", "hold", "press", "wait",
+                                                   *SIM_WORDS):
                     # The trace's own message lists only its four actions; the sim has more.
                     terminal.say(tr("  ? unknown command {word!r}; type help for the "
-                                   "commands").format(word=word.split()[0]))
+                                    "commands").format(word=word.split()[0]))
                 else:
                     action = parse_action(line)
                     if action is None:
@@ -291,6 +342,11 @@ def run_sim(config: Config, *, new_game: bool = False, stdin: TextIO = sys.stdin
                     # Piped actions arrive faster than hands: let each settle, as a person's would,
                     # and on a loaded machine (a late scan) until the settled reading shows it.
                     await asyncio.sleep(session.referee.debouncer.window_s + 0.08)
+                    await _until(shown, PIPED_SETTLE_LIMIT_S)
+                elif shown is not None:
+                    # Lines pasted into a terminal arrive as fast as piped ones: the next waits
+                    # until this one is in the settled reading (`lift b3` after `place b3` is
+                    # then a lift, not "nothing to lift at b3"). Typed lines find it there.
                     await _until(shown, PIPED_SETTLE_LIMIT_S)
             except Exception as exc:  # a typo must not end the game
                 terminal.say(f"  ? {describe_error(exc)}")

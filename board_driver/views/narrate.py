@@ -15,7 +15,8 @@ from dataclasses import dataclass
 
 import games
 from board_driver import views
-from board_driver.views.base import piece_name
+from board_driver.views.base import PIECES, piece_name
+from hardware.base import PRESENT
 from board_driver.views import words
 from board_driver.views.words import N_, tr
 
@@ -65,6 +66,7 @@ class Narrator:
         self._state = None   # the game object last seen (a new one: a new game began)
         self._moves: list[str] = []
         self._wrong: set[str] = set()     # sites already reported as "not a move"
+        self._missing: set[str] = set()   # sites already missing a piece
         self._occupied: set[str] = set()  # the game's pieces at the last look
         self._score: tuple | None = None
         self._over = False
@@ -87,7 +89,7 @@ class Narrator:
     def __call__(self, referee) -> list[Said]:
         state = referee.state
         key = (id(state), len(state.moves), str(state.moves[-1]) if state.moves else None,
-               tuple(c.site for c in referee.corrections if c.want is None))
+               tuple(referee.corrections))
         if key == self._key:
             return []   # the daemon asks on every frame: a blink has nothing to say
         self._key = key
@@ -104,17 +106,29 @@ class Narrator:
         while common < min(len(moves), len(self._moves)) and moves[common] == self._moves[common]:
             common += 1
         took_back = common < len(self._moves)
-        for i in reversed(range(common, len(self._moves))):
-            undone = self._moves[i]
-            out.append(Said(tr("takeback of {move}").format(move=undone),
+        undone = self._moves[common:]
+        if len(undone) > 1 and len(moves) == common and not all(map(referee.at_board, (0, 1))):
+            # Against the computer: the player's move and the computer's reply, together.
+            out.append(Said(tr("takeback of {move}").format(
+                                move=with_reply(referee, state, undone, False)),
                             tr("takeback of {move}").format(
-                                move=views.say_move_text(state, undone)), "takeback", i + 1))
+                                move=with_reply(referee, state, undone, True)),
+                            "takeback", common + 1))
+        else:
+            for i in reversed(range(common, len(self._moves))):
+                move = self._moves[i]
+                out.append(Said(tr("takeback of {move}").format(move=move),
+                                tr("takeback of {move}").format(
+                                    move=views.say_move_text(state, move)), "takeback", i + 1))
+        timed_out = referee.timed_out
         for i in range(common, len(moves)):
             last = i + 1 == len(moves)
             who = names[mover(state, i)]
-            text = tr("move {n}: {move}").format(n=i + 1, move=moves[i])
+            why = tr(" (the turn's time ran out)") if i + 1 in timed_out else ""
+            text = tr("move {n}: {move}").format(n=i + 1, move=moves[i]) + why
             spoken = tr("move {n}, {player}: {move}").format(
-                n=views.say_number(i + 1), player=who, move=views.say_move_text(state, moves[i]))
+                n=views.say_number(i + 1), player=who,
+                move=views.say_move_text(state, moves[i])) + why
             if last:
                 if state.is_over():
                     text += tr(" (game over)")
@@ -132,11 +146,31 @@ class Narrator:
         taken_back = self._occupied - occupied if took_back else set()
         self._occupied = occupied
         wrong = {c.site for c in referee.corrections if c.want is None}
+        owed = first_to_make(referee, names)
         for site in sorted(wrong - self._wrong - taken_back):
-            out.append(Said(tr("not a move: {why}").format(why=why_not(state, site)),
-                            tr("not a move: {why}").format(why=why_not(state, site, True)),
-                            "fix"))
+            if owed:
+                out.append(Said(tr("not a move: {site}: {owed}").format(site=site, owed=owed[0]),
+                                tr("not a move: {site}: {owed}").format(
+                                    site=views.say_site(state, site), owed=owed[1]), "fix"))
+            else:
+                out.append(Said(tr("not a move: {why}").format(why=why_not(state, site)),
+                                tr("not a move: {why}").format(why=why_not(state, site, True)),
+                                "fix"))
         self._wrong = wrong
+        # A piece of the last move lifted where lifting takes nothing back: say why.
+        missing = {c.site for c in referee.corrections if c.want is not None and c.have is None}
+        last_sites = _last_sites(state)
+        off = None
+        if last_sites and (missing - self._missing) & last_sites and not took_back:
+            if not referee.config.takeback:
+                off = tr("takebacks by lifting are off (display.takeback = false): put it "
+                         "back, or type takeback")
+            elif "remote" in referee.seats:
+                off = tr("in a remote game a takeback is asked of the other board: put it "
+                         "back, or type takeback")
+        if off:
+            out.append(Said(off, off, "fix"))
+        self._missing = missing
         score, over = state.scores(), state.is_over()
         if over and not self._over:
             out.append(_end(state, names))
@@ -174,6 +208,52 @@ class Narrator:
         return Said(line, line, "score")
 
 
+def first_to_make(referee, names: tuple[str, str]) -> tuple[str, str] | None:
+    """While the other seat's move still waits to be made on the board, what to do first
+    ("first put the computer's rod on v1.2"), as written and as said; None when nothing is
+    owed."""
+    owed = [c for c in referee.corrections if c.want is not None and c.have is None
+            and c.site in referee.view.to_make]
+    if not owed:
+        return None
+    kind = owed[0].want
+    noun = piece_name(None, names, "") if kind == PRESENT else \
+        tr(PIECES.get(kind.partition(":")[0], kind.partition(":")[0])) if ":" in kind else \
+        piece_name(kind, names, "")
+    words = (tr("first put the other board's {piece} on {sites}")
+             if referee.view.to_make_by == "remote" else
+             tr("first put the computer's {piece} on {sites}"))
+    state = referee.state
+    return (words.format(piece=noun, sites=tr(" and ").join(c.site for c in owed)),
+            words.format(piece=noun, sites=tr(" and ").join(views.say_site(state, c.site)
+                                                            for c in owed)))
+
+
+def with_reply(referee, state, undone: list[str], spoken: bool) -> str:
+    """Moves taken back together, from the position before them: "h0.0 and the computer's
+    reply v1.2"."""
+    probe, mine, reply = state.copy(), [], []
+    for text in undone:
+        (mine if referee.at_board(probe.to_move) else reply).append(
+            views.say_move_text(probe, text) if spoken else text)
+        probe.play(probe.parse_move(text))
+    if not mine or not reply:
+        return tr(" and ").join(mine or reply)
+    return tr("{moves} and the computer's reply {reply}").format(
+        moves=tr(" and ").join(mine), reply=" ".join(reply))
+
+
+def _last_sites(state) -> set[str]:
+    """The sites the last move changed (empty before the first)."""
+    if not state.moves:
+        return set()
+    probe = state.copy()
+    after = probe.occupancy()
+    probe.undo()
+    before = probe.occupancy()
+    return {s for s in before.keys() | after.keys() if before.get(s) != after.get(s)}
+
+
 def _end(state, names) -> Said:
     a, b = state.scores()
     winner = state.winner()
@@ -202,4 +282,4 @@ def last_moves(referee, count: int) -> list[Said]:
     return out
 
 
-__all__ = ["Said", "Narrator", "why_not", "mover", "last_moves", "piece_name"]
+__all__ = ["Said", "Narrator", "why_not", "mover", "last_moves", "first_to_make", "with_reply"]
