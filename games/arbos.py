@@ -28,7 +28,7 @@ import secrets
 from functools import lru_cache
 from typing import Any, NamedTuple
 
-from games.base import BadOptions, Game, IllegalMove, InvalidNotation, State
+from games.base import BadOptions, Game, IllegalMove, InvalidNotation, Reason, State
 
 ROWS = "ABCDEFGHIJKLMNOPQRST"
 MAX_SIDE = len(ROWS)  # the rules label 20 rows A..T and 20 columns 1..20
@@ -717,23 +717,28 @@ class ArbosState(State):
     def _check(self, move: Move) -> int:
         """Raise IllegalMove with a reason a player can read; else return the move's cell index."""
         if self._end:
-            raise IllegalMove(move, "the game is over")
+            raise IllegalMove(move, Reason("the game is over"))
         p, kind = self._to_move, move.kind
         who = COLOURS[p].title()
         if kind == PASS_KIND:
             if self._phase == "setup":
-                raise IllegalMove(move, "the seeds must all be put down before anyone can pass")
+                raise IllegalMove(move, Reason("the seeds must all be put down before anyone "
+                                               "can pass"))
             if self._follow:
-                raise IllegalMove(move, f"you replaced a seed: {self._follow} more spore"
-                                        f"{'s' if self._follow > 1 else ''} to place first")
+                raise IllegalMove(move, Reason("you replaced a seed: {n} more spore to place "
+                                               "first", n=1) if self._follow == 1 else
+                                  Reason("you replaced a seed: {n} more spores to place "
+                                         "first", n=self._follow))
             if self._removing:
-                raise IllegalMove(move, "you have more than three trees: remove spores first")
+                raise IllegalMove(move, Reason("you have more than three trees: remove spores "
+                                               "first"))
             return -1
         if kind == TIMEOUT_KIND:
             if not (self._follow or self._removing):
-                raise IllegalMove(move, "'time' ends a begun turn whose time ran out (a "
-                                        "replacement's follow-ups owed, or spores to remove); "
-                                        "at the start of a turn, time out is a pass")
+                raise IllegalMove(move, Reason("'time' ends a begun turn whose time ran out (a "
+                                               "replacement's follow-ups owed, or spores to "
+                                               "remove); at the start of a turn, time out is a "
+                                               "pass"))
             return -1
         cell = move.cell
         if (kind not in (SEED, SPORE, REPLACE, REMOVE) or type(cell) is not tuple
@@ -741,12 +746,14 @@ class ArbosState(State):
             raise InvalidNotation(tuple(move), _MOVE_HELP)
         r, c = cell
         if not (0 <= r < self.geo.rows and 0 <= c < self.geo.cols):
-            raise IllegalMove(move, f"that cell is not on this {self.geo.rows}x{self.geo.cols} board")
+            raise IllegalMove(move, Reason("that cell is not on this {rows}x{cols} board",
+                                           rows=self.geo.rows, cols=self.geo.cols))
         i = r * self.geo.cols + c
         name = self.geo.names[i]
         here = self._board[i]
-        taken = f"{name} holds a {_KIND_TEXT[here].replace(':0', ' of White').replace(':1', ' of Black')}" \
-            if here else ""
+        taken = Reason("{site} holds a {piece} of {player}", site=name,
+                       piece=_KIND_TEXT[here].split(":")[0],
+                       player=COLOURS[int(_KIND_TEXT[here][-1])].title()) if here else ""
         if self._phase == "setup":
             need = self._seed_needed()
             refused = i != self._drawn() if self._setup == "random" else self._seed_dist[i] < need
@@ -755,47 +762,62 @@ class ArbosState(State):
                 # cannot tell): why no seed may go there is the reason to give.
                 kind = SEED
             if kind != SEED:
-                raise IllegalMove(move, "the setup comes first: put down a seed of your opponent")
+                raise IllegalMove(move, Reason("the setup comes first: put down a seed of your "
+                                               "opponent"))
             if self._setup == "random" and i != self._drawn():
                 drawn = self.geo.names[self._drawn()]
-                raise IllegalMove(move, f"the board drew {drawn} for this seed: put "
-                                        f"{COLOURS[1 - p].title()}'s seed on {drawn}")
+                raise IllegalMove(move, Reason("the board drew {site} for this seed: put "
+                                               "{player}'s seed on {site}", site=drawn,
+                                               player=COLOURS[1 - p].title()))
             if here:
                 raise IllegalMove(move, taken)
             if self._seed_dist[i] < need:
                 near = min(self._seeds[0] | self._seeds[1], key=lambda j: max(
                     abs(j // self.geo.cols - r), abs(j % self.geo.cols - c)), default=None)
-                to = f" to {self.geo.names[near]}" if near is not None else ""
-                raise IllegalMove(move, f"{name} is too close{to}: seeds need at "
-                                        f"least {need - 1} empty cell{'s' if need > 2 else ''} "
-                                        "between them along the row or the column")
+                fields = dict(site=name, n=need - 1)
+                if near is None:
+                    raise IllegalMove(move, Reason(
+                        "{site} is too close: seeds need at least {n} empty cell between them "
+                        "along the row or the column", **fields) if need == 2 else Reason(
+                        "{site} is too close: seeds need at least {n} empty cells between them "
+                        "along the row or the column", **fields))
+                raise IllegalMove(move, Reason(
+                    "{site} is too close to {other}: seeds need at least {n} empty cell between "
+                    "them along the row or the column", other=self.geo.names[near], **fields)
+                    if need == 2 else Reason(
+                    "{site} is too close to {other}: seeds need at least {n} empty cells between "
+                    "them along the row or the column", other=self.geo.names[near], **fields))
             return i
         if kind == SEED:
-            raise IllegalMove(move, "the seeds are all down: the setup is over")
+            raise IllegalMove(move, Reason("the seeds are all down: the setup is over"))
         if self._removing:
             if kind != REMOVE:
-                raise IllegalMove(move, f"{who} has {len(self._trees[p])} trees: remove your "
-                                        "own spores until you have three")
+                raise IllegalMove(move, Reason("{player} has {n} trees: remove your own spores "
+                                               "until you have three", player=who,
+                                               n=len(self._trees[p])))
             if here != _SPORE[p]:
-                raise IllegalMove(move, f"{name} holds no spore of {who}")
+                raise IllegalMove(move, Reason("{site} holds no spore of {player}", site=name,
+                                               player=who))
             return i
         if kind == REMOVE:
-            raise IllegalMove(move, "spores come off only while you have more than three trees")
+            raise IllegalMove(move, Reason("spores come off only while you have more than three "
+                                           "trees"))
         if not self._spores_left[p]:
-            raise IllegalMove(move, f"{who} has no spores left")
+            raise IllegalMove(move, Reason("{player} has no spores left", player=who))
         if kind == REPLACE:
             if self._follow:
-                raise IllegalMove(move, "a replacement's two follow-ups are spores, not another "
-                                        "replacement")
+                raise IllegalMove(move, Reason("a replacement's two follow-ups are spores, not "
+                                               "another replacement"))
             if here != _SEED[p]:
-                raise IllegalMove(move, f"{name} holds no seed of {who}: you may replace only "
-                                        "your own seeds")
+                raise IllegalMove(move, Reason("{site} holds no seed of {player}: you may replace "
+                                               "only your own seeds", site=name, player=who))
             return i
         if here:
             raise IllegalMove(move, taken)
         if not self._placeable(p, i):
-            raise IllegalMove(move, f"{name} is beside a spore of {COLOURS[1 - p].title()} and "
-                                    f"next to no seed of {who}")
+            raise IllegalMove(move, Reason("{site} is beside a spore of {other} and next to no "
+                                           "seed of {player}", site=name,
+                                           other=COLOURS[1 - p].title(), player=who))
         return i
 
     def _apply(self, move: Move, i: int) -> None:

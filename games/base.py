@@ -30,6 +30,26 @@ class GameError(ValueError):
     """Base of every error the rules engines raise."""
 
 
+class Reason(str):
+    """A sentence a player can read, kept with its template and fields, so that the board can
+    say it in the family's language (board_driver/views/words.py translates the template, and
+    tools/catalogs.py finds every `Reason("...")` in games/). It is the formatted text:
+
+        Reason("{site} is not vacant", site="d4") == "d4 is not vacant"
+    """
+
+    template: str
+    fields: dict
+
+    def __new__(cls, template: str, **fields: object) -> "Reason":
+        self = super().__new__(cls, template.format(**fields))
+        self.template, self.fields = template, fields
+        return self
+
+    def __getnewargs_ex__(self):  # pickled (the computer's worker) with its template
+        return (self.template,), self.fields
+
+
 class IllegalMove(GameError):
     """A move the rules do not allow now, or text that is not a move.
 

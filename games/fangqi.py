@@ -24,7 +24,7 @@ from functools import lru_cache
 from itertools import permutations
 from typing import Any, NamedTuple
 
-from games.base import BadOptions, Game, IllegalMove, InvalidNotation, State
+from games.base import BadOptions, Game, IllegalMove, InvalidNotation, Reason, State
 
 COLOURS = ("black", "white")
 FILES = "abcdefghijklmnopqrstuvwxyz"
@@ -688,14 +688,14 @@ class FangqiState(State):
     def _check(self, move: Move) -> Move:
         """The move in canonical form, or IllegalMove with a reason a player can read."""
         if self._end:
-            raise IllegalMove(move, "the game is over")
+            raise IllegalMove(move, Reason("the game is over"))
         grid = self.grid
         for name in (move.frm, move.to, *move.captures):
             if name is not None and name not in grid.index:
                 raise InvalidNotation(move, f"this board has no point {name}")
         caps = tuple(sorted(set(move.captures), key=grid.index.__getitem__))
         if len(caps) != len(move.captures):
-            raise IllegalMove(move, "the same counter is taken twice")
+            raise IllegalMove(move, Reason("the same counter is taken twice"))
         move = Move(move.frm, move.to, caps)
         p, q = self._to_move, 1 - self._to_move
         masks = self._masks
@@ -703,43 +703,49 @@ class FangqiState(State):
         who = COLOURS[p].title()
         if self._phase == PLACEMENT:
             if move.kind != "place":
-                raise IllegalMove(move, f"it is the placement phase: {who} places a counter on "
-                                        "a vacant point, e.g. d4")
+                raise IllegalMove(move, Reason("it is the placement phase: {player} places a "
+                                               "counter on a vacant point, e.g. d4", player=who))
             if occ >> grid.index[move.to] & 1:
-                raise IllegalMove(move, f"{move.to} is not vacant")
+                raise IllegalMove(move, Reason("{site} is not vacant", site=move.to))
             return move
         if self._phase in (FIRST_REMOVAL, SQUARE_REMOVAL):
             if move.kind != "remove":
-                raise IllegalMove(move, f"it is the {self._phase.replace('-', ' ')}: {who} takes "
-                                        f"one of {COLOURS[q].title()}'s counters, e.g. "
-                                        f"x{self.takeable()[0]}")
+                fields = dict(player=who, other=COLOURS[q].title(), site=self.takeable()[0])
+                raise IllegalMove(move, Reason("it is the first removal: {player} takes one of "
+                                               "{other}'s counters, e.g. x{site}", **fields)
+                                  if self._phase == FIRST_REMOVAL else
+                                  Reason("it is the square removal: {player} takes one of "
+                                         "{other}'s counters, e.g. x{site}", **fields))
             i = grid.index[caps[0]]
             if not masks[q] >> i & 1:
-                raise IllegalMove(move, f"{caps[0]} holds no {COLOURS[q]} counter")
+                raise IllegalMove(move, Reason("{site} holds no {colour} counter", site=caps[0],
+                                               colour=COLOURS[q]))
             if not self._takeable_mask() >> i & 1:
                 if not self._morris:
-                    raise IllegalMove(move, f"{caps[0]} stands in a {COLOURS[q]} square: a "
-                                            "counter in a square is never taken after the "
-                                            "first removal")
-                raise IllegalMove(move, f"{caps[0]} stands in a {COLOURS[q]} square; take a "
-                                        "counter that is in no square first")
+                    raise IllegalMove(move, Reason("{site} stands in a {colour} square: a counter "
+                                                   "in a square is never taken after the first "
+                                                   "removal", site=caps[0], colour=COLOURS[q]))
+                raise IllegalMove(move, Reason("{site} stands in a {colour} square; take a "
+                                               "counter that is in no square first",
+                                               site=caps[0], colour=COLOURS[q]))
             return move
         if move.kind != "slide":
             # (the example is a slide legal here: a fixed one may name a row the board lacks)
             example = next((str(m) for m in self.legal_moves()), "a1-a2")
-            raise IllegalMove(move, f"it is the movement phase: {who} slides a counter, e.g. "
-                                    f"{example}")
+            raise IllegalMove(move, Reason("it is the movement phase: {player} slides a counter, "
+                                           "e.g. {example}", player=who, example=example))
         i, t = grid.index[move.frm], grid.index[move.to]
         if not masks[p] >> i & 1:
-            raise IllegalMove(move, f"{move.frm} holds no {COLOURS[p]} counter")
+            raise IllegalMove(move, Reason("{site} holds no {colour} counter", site=move.frm,
+                                           colour=COLOURS[p]))
         line = next((ray for ray in grid.rays[i] if t in ray), None)
         if line is None:
-            raise IllegalMove(move, "a counter slides along a line of the board, not diagonally "
-                                    "or to itself")
+            raise IllegalMove(move, Reason("a counter slides along a line of the board, not "
+                                           "diagonally or to itself"))
         for j in line[:line.index(t) + 1]:
             if occ >> j & 1:
-                raise IllegalMove(move, f"{grid.names[j]} is in the way" if j != t
-                                  else f"{move.to} is not vacant")
+                raise IllegalMove(move, Reason("{site} is in the way", site=grid.names[j]) if j != t
+                                  else Reason("{site} is not vacant", site=move.to))
         mine = masks[p] ^ (1 << i) ^ (1 << t)
         formed = self._formed(p, mine, t).bit_count()
         k = formed
@@ -747,24 +753,33 @@ class FangqiState(State):
             k = min(k, (masks[q] & ~grid.in_square(masks[q])).bit_count())
         if len(caps) != k:
             if not formed:
-                raise IllegalMove(move, "this move forms no square, so it takes nothing")
+                raise IllegalMove(move, Reason("this move forms no square, so it takes nothing"))
             if not k:
-                raise IllegalMove(move, f"this move forms a square, but every {COLOURS[q]} "
-                                        "counter stands in a square: none may be taken, so it "
-                                        "takes nothing")
-            lost = f" (every other {COLOURS[q]} counter stands in a square)" if k < formed else ""
-            raise IllegalMove(move, f"this move forms {formed} square{'s' * (formed > 1)}: it "
-                                    f"takes exactly {k} {COLOURS[q]} counter{'s' * (k > 1)}"
-                                    + lost)
+                raise IllegalMove(move, Reason("this move forms a square, but every {colour} "
+                                               "counter stands in a square: none may be taken, "
+                                               "so it takes nothing", colour=COLOURS[q]))
+            fields = dict(n=formed, k=k, colour=COLOURS[q])
+            said = (Reason("this move forms {n} square: it takes exactly {k} {colour} counter",
+                           **fields) if formed == 1 else
+                    Reason("this move forms {n} squares: it takes exactly {k} {colour} counter",
+                           **fields) if k == 1 else
+                    Reason("this move forms {n} squares: it takes exactly {k} {colour} counters",
+                           **fields))
+            if k < formed:
+                said = Reason("{reason} (every other {colour} counter stands in a square)",
+                              reason=said, colour=COLOURS[q])
+            raise IllegalMove(move, said)
         for c in caps:
             if not masks[q] >> grid.index[c] & 1:
-                raise IllegalMove(move, f"{c} holds no {COLOURS[q]} counter")
+                raise IllegalMove(move, Reason("{site} holds no {colour} counter", site=c,
+                                               colour=COLOURS[q]))
         if not self._takeable_in_turn(masks[q], caps):
             if not self._morris:
-                raise IllegalMove(move, "a counter standing in a square is never taken after "
-                                        "the first removal")
-            raise IllegalMove(move, "a counter standing in a square may be taken only when no "
-                                    f"{COLOURS[q]} counter outside a square is left")
+                raise IllegalMove(move, Reason("a counter standing in a square is never taken "
+                                               "after the first removal"))
+            raise IllegalMove(move, Reason("a counter standing in a square may be taken only "
+                                           "when no {colour} counter outside a square is left",
+                                           colour=COLOURS[q]))
         return move
 
     def _takeable_in_turn(self, opponent: int, caps: tuple[str, ...]) -> bool:

@@ -12,6 +12,7 @@ import logging
 from typing import Any, Callable, Hashable, Mapping
 
 import games
+from games.base import Reason
 from board_driver.referee.reconcile import (Correction, candidate_moves, changed_sites, differences,
                                     reconcile)
 from board_driver.referee.touch import TouchInput, is_touch_game
@@ -133,9 +134,9 @@ class Referee:
         board's turn or the move is not legal."""
         state = self.state
         if state.is_over():
-            raise games.IllegalMove(move, "the game is over")
+            raise games.IllegalMove(move, Reason("the game is over"))
         if self.at_board(state.to_move):
-            raise games.IllegalMove(move, "it is this board's turn, not the other seat's")
+            raise games.IllegalMove(move, Reason("it is this board's turn, not the other seat's"))
         if isinstance(move, str):
             move = state.parse_move(move)
         state.copy().play(move)   # raises IllegalMove before anything is recorded
@@ -249,9 +250,10 @@ class Referee:
                 found = move
                 break
         if found is None:
-            raise games.IllegalMove(f"{kind} at {site}", "no legal move puts that piece there now")
+            raise games.IllegalMove(f"{kind} at {site}",
+                                    Reason("no legal move puts that piece there now"))
         if not self.at_board(state.to_move):
-            raise games.IllegalMove(f"{kind} at {site}", "it is the other seat's turn")
+            raise games.IllegalMove(f"{kind} at {site}", Reason("it is the other seat's turn"))
         self._accept(found, now)
         self._decide(now)
 
@@ -261,13 +263,14 @@ class Referee:
         pieces it put down then light as corrections, and nothing is played until they are
         lifted. Returns the move taken back; raises games.IllegalMove when there is none."""
         if self.state.is_over():
-            raise games.IllegalMove("takeback", "the game is over; start a new game instead")
+            raise games.IllegalMove("takeback", Reason("the game is over; start a new game "
+                                                       "instead"))
         if not self.state.moves:
-            raise games.IllegalMove("takeback", "no move to take back")
+            raise games.IllegalMove("takeback", Reason("no move to take back"))
         depth = self.takeback_depth()
         if depth == 0:
-            raise games.IllegalMove("takeback", "no move of this board's to take back: the "
-                                                "computer's move stands")
+            raise games.IllegalMove("takeback", Reason("no move of this board's to take back: "
+                                                       "the computer's move stands"))
         undone = self._undo(depth, origin)
         self._hold = self.touch is None   # (a touch board has no pieces to lift)
         self._decide(now)
@@ -309,17 +312,19 @@ class Referee:
         lifting the last piece off a sensed site is. Raises games.IllegalMove otherwise."""
         state = self.state
         if not self.config.takeback:
-            raise games.IllegalMove(f"lift {site}", "takebacks are off (display.takeback)")
+            raise games.IllegalMove(f"lift {site}", Reason("takebacks are off (display.takeback)"))
         before = state.occupancy()
         if site not in self.sensed and site not in before:
-            raise games.IllegalMove(f"lift {site}", f"nothing to lift at {site}")
+            raise games.IllegalMove(f"lift {site}", Reason("nothing to lift at {site}", site=site))
         if not state.moves or site in self.sensed:
-            raise games.IllegalMove(f"lift {site}", "only the last piece entered can be taken back")
+            raise games.IllegalMove(f"lift {site}", Reason("only the last piece entered can be "
+                                                       "taken back"))
         last = state.undo()
         after = state.occupancy()
         if site not in before or changed_sites(before, after) != {site}:
             state.play(last)
-            raise games.IllegalMove(f"lift {site}", "only the last piece entered can be taken back")
+            raise games.IllegalMove(f"lift {site}", Reason("only the last piece entered can be "
+                                                       "taken back"))
         state.play(last)  # put back, to take it back the journalled way
         self.takeback(now)
 
@@ -347,10 +352,12 @@ class Referee:
         `hold`): the same as the wand's, whatever the time between the typed lines. Raises
         games.IllegalMove in a game that takes no taps, or for a site not on the board."""
         if self.touch is None:
-            raise games.IllegalMove(f"tap {site}", "this game's moves are made with pieces, "
-                                                   "not taps: place and lift them")
+            raise games.IllegalMove(f"tap {site}", Reason("this game's moves are made with "
+                                                          "pieces, not taps: place and lift "
+                                                          "them"))
         if site not in self.state.sites():
-            raise games.IllegalMove(f"tap {site}", f"{site} is no square of this board")
+            raise games.IllegalMove(f"tap {site}", Reason("{site} is no square of this board",
+                                                          site=site))
         self._gestured(self.touch.gesture(site, held, now, self.state), now)
 
     def _touched(self, site: str, now: float) -> None:

@@ -15,17 +15,19 @@ from board_driver.views import svgkit
 from board_driver.views.base import Colour, View, colour_name, correction_words, legible, scale
 from board_driver.views.paint import Paint
 from board_driver.views.svgkit import el, hexc, title
+from board_driver.views.words import N_
 from games.arbos import ROWS, parse_cell
 
-PLAYERS = ("White", "Black")
+TITLE = N_("Arbos")
+PLAYERS = (N_("White"), N_("Black"))
 
-HELP = """Arbos: cells are a row letter and a column number, A1 at the top left (to T20 on the
+HELP = N_("""Arbos: cells are a row letter and a column number, A1 at the top left (to T20 on the
 20x20 board, H8 on 8x8). Every cell senses presence only; the game knows seed or spore and
 whose. place C7 puts a token on C7, lift C7 takes it off. In the setup the board draws the cell
 of each seed (S, and the status line says where); --setup chosen lets the placer choose it.
 Replace your seed: lift it (its cell
 blinks), place your spore there, then place the two follow-ups. Over three trees: lift your
-own spores until three remain. press end_turn passes (the page's End turn button)."""
+own spores until three remain. press end_turn passes (the page's End turn button).""")
 
 #: A scoring seed at the end, and the seeds in the setup's picture: the seeds' own green.
 SEED_GREEN: Colour = (0, 200, 80)

@@ -181,7 +181,7 @@ def test_fangqis_drawing_shows_a_lifted_counter_as_lifted(tmp_path):
 
 
 def test_a_seed_too_close_says_to_which_not_that_the_setup_comes_first():
-    from board_driver.cli.sim import why_not
+    from board_driver.views.narrate import why_not   # the one narrator (sim, trace, voice)
 
     state = games.get_game("arbos").new_state(board="8x8", setup="chosen")
     state.play("seed C3")
