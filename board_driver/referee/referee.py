@@ -16,6 +16,7 @@ from board_driver import views
 from board_driver.referee.clock import (NONE, ClockError, Clocks, TimeControl, control_text,
                                         parse_time_control, per_move)
 from board_driver.referee.menu import Menu, current_choices, seats_of
+from games.base import Reason
 from board_driver.referee.reconcile import (Correction, candidate_moves, changed_sites, differences,
                                     reconcile)
 from board_driver.referee.touch import TouchInput, is_touch_game
@@ -120,7 +121,9 @@ class Referee:
                  origin: str = "board") -> None:
         """Start over (with other options of the same game, if given). Raises games.GameError
         for options the game refuses or whose sites this board has no sensor for."""
-        state = self.state.game.new_state(**(self.state.options() if options is None else options))
+        game = self.state.game
+        state = game.new_state(**({k: v for k, v in self.state.options().items()
+                                   if k not in game.drawn_options} if options is None else options))
         unsensed = [s for s in state.sites() if s not in self.layout.channels_of_site]
         if options is not None and unsensed:
             raise games.BadOptions(f"layout {self.layout.name} has no sensor for {unsensed[0]}: "
@@ -166,9 +169,9 @@ class Referee:
         board's turn or the move is not legal."""
         state = self.state
         if self.over:
-            raise games.IllegalMove(move, "the game is over")
+            raise games.IllegalMove(move, Reason("the game is over"))
         if self.at_board(state.to_move):
-            raise games.IllegalMove(move, "it is this board's turn, not the other seat's")
+            raise games.IllegalMove(move, Reason("it is this board's turn, not the other seat's"))
         if isinstance(move, str):
             move = state.parse_move(move)
         state.copy().play(move)   # raises IllegalMove before anything is recorded
@@ -181,6 +184,18 @@ class Referee:
                               if before.get(s) != after.get(s)}
         self.view.to_make_by = origin
         self._decide(now)
+
+    def _owed(self, move: Any) -> bool:
+        """Whether `move` changes a site where the other seat's move still owes its piece
+        (`view.to_make`): the site reads as it does because the piece is not put yet."""
+        if not self.view.to_make:
+            return False
+        state = self.state
+        before = state.occupancy()
+        state.play(move)
+        after = state.occupancy()
+        state.undo()
+        return any(before.get(s) != after.get(s) for s in self.view.to_make)
 
     def _tell(self, what: str, move: Any, origin: str) -> None:
         for listener in list(self.listeners):
@@ -275,11 +290,12 @@ class Referee:
                 found = move
                 break
         if found is None:
-            raise games.IllegalMove(f"{kind} at {site}", "no legal move puts that piece there now")
+            raise games.IllegalMove(f"{kind} at {site}",
+                                    Reason("no legal move puts that piece there now"))
         if not self.at_board(state.to_move):
-            raise games.IllegalMove(f"{kind} at {site}", "it is the other seat's turn")
+            raise games.IllegalMove(f"{kind} at {site}", Reason("it is the other seat's turn"))
         if self.flagged is not None:
-            raise games.IllegalMove(f"{kind} at {site}", "the game is over: time ran out")
+            raise games.IllegalMove(f"{kind} at {site}", Reason("the game is over: time ran out"))
         self._accept(found, now)
         self._decide(now)
 
@@ -289,13 +305,14 @@ class Referee:
         pieces it put down then light as corrections, and nothing is played until they are
         lifted. Returns the move taken back; raises games.IllegalMove when there is none."""
         if self.over:
-            raise games.IllegalMove("takeback", "the game is over; start a new game instead")
+            raise games.IllegalMove("takeback", Reason("the game is over; start a new game "
+                                                       "instead"))
         if not self.state.moves:
-            raise games.IllegalMove("takeback", "no move to take back")
+            raise games.IllegalMove("takeback", Reason("no move to take back"))
         depth = self.takeback_depth()
         if depth == 0:
-            raise games.IllegalMove("takeback", "no move of this board's to take back: the "
-                                                "computer's move stands")
+            raise games.IllegalMove("takeback", Reason("no move of this board's to take back: "
+                                                       "the computer's move stands"))
         undone = self._undo(depth, origin)
         self._hold = self.touch is None   # (a touch board has no pieces to lift)
         self._decide(now)
@@ -338,17 +355,19 @@ class Referee:
         lifting the last piece off a sensed site is. Raises games.IllegalMove otherwise."""
         state = self.state
         if not self.config.takeback:
-            raise games.IllegalMove(f"lift {site}", "takebacks are off (display.takeback)")
+            raise games.IllegalMove(f"lift {site}", Reason("takebacks are off (display.takeback)"))
         before = state.occupancy()
         if site not in self.sensed and site not in before:
-            raise games.IllegalMove(f"lift {site}", f"nothing to lift at {site}")
+            raise games.IllegalMove(f"lift {site}", Reason("nothing to lift at {site}", site=site))
         if not state.moves or site in self.sensed:
-            raise games.IllegalMove(f"lift {site}", "only the last piece entered can be taken back")
+            raise games.IllegalMove(f"lift {site}", Reason("only the last piece entered can be "
+                                                       "taken back"))
         last = state.undo()
         after = state.occupancy()
         if site not in before or changed_sites(before, after) != {site}:
             state.play(last)
-            raise games.IllegalMove(f"lift {site}", "only the last piece entered can be taken back")
+            raise games.IllegalMove(f"lift {site}", Reason("only the last piece entered can be "
+                                                       "taken back"))
         state.play(last)  # put back, to take it back the journalled way
         self.takeback(now)
 
@@ -383,10 +402,12 @@ class Referee:
         `hold`): the same as the wand's, whatever the time between the typed lines. Raises
         games.IllegalMove in a game that takes no taps, or for a site not on the board."""
         if self.touch is None:
-            raise games.IllegalMove(f"tap {site}", "this game's moves are made with pieces, "
-                                                   "not taps: place and lift them")
+            raise games.IllegalMove(f"tap {site}", Reason("this game's moves are made with "
+                                                          "pieces, not taps: place and lift "
+                                                          "them"))
         if site not in self.state.sites():
-            raise games.IllegalMove(f"tap {site}", f"{site} is no square of this board")
+            raise games.IllegalMove(f"tap {site}", Reason("{site} is no square of this board",
+                                                          site=site))
         if self.menu.open:   # a tap in the menu chooses
             if self.menu.choose(site, now) == "apply":
                 self._menu_apply(now)
@@ -488,7 +509,8 @@ class Referee:
                 takeback, depth = False, 1
             verdict = reconcile(self.state, self.physical, self.sensed, takeback=takeback,
                                 depth=depth)
-            if verdict.action == "play" and self.at_board(self.state.to_move):
+            if verdict.action == "play" and self.at_board(self.state.to_move) \
+                    and not self._owed(verdict.move):
                 self._accept(verdict.move, now)
                 if self.state.is_over():
                     self.view.corrections = self.view.completions = []
@@ -505,7 +527,10 @@ class Referee:
                     self._hold = bool(diff)
                     return
             elif verdict.action == "play":
-                # The other seat's turn: a piece put for it is a mistake to correct.
+                # The other seat's turn: a piece put for it is a mistake to correct. Or a move
+                # read where the other seat's move still owes its piece (the computer's or the
+                # remote board's Arbos seed not yet put would read as the player lifting it):
+                # the piece is to be put first.
                 self.view.corrections = sorted(
                     differences(self.state.occupancy(), self.physical, self.sensed).values(),
                     key=lambda c: c.site)
@@ -669,7 +694,12 @@ class Referee:
         if clocks.turn_of != seat:
             clocks.new_turn(seat, now, after_move=not self._undone)
         self._undone = False
-        clocks.run(seat if self.can_play(seat) else None, now)
+        control = clocks.controls[seat]
+        # A game with its own turn rule (Arbos) times no phase with no move for a turn out of
+        # time (its setup): a per-turn clock does not run there.
+        untimed_now = (control.per_move_s is not None and self.state.game.turn_seconds is not None
+                       and self.state.timeout_move() is None)
+        clocks.run(seat if self.can_play(seat) and not untimed_now else None, now)
         left = clocks.left(seat, now)
         if left is None or left > 0:
             self._keep(now, was_running)
@@ -682,16 +712,17 @@ class Referee:
         if clocks.controls[seat].per_move_s is not None:
             move = self._pass_move()
             if move is not None:
-                log.info("turn time limit: %s passes", seat)
+                log.info("turn time limit: %s plays %s", seat, move)
                 self._accept(move, now, "board" if self.at_board(seat) else "computer")
+                self._hold = self.touch is None  # what it took off (Arbos: `time`) is lifted first
                 # (said with its reason: "move 5: pass (the turn's time ran out)")
                 self.timed_out = {i for i in self.timed_out if i < len(self.state.moves)}
                 self.timed_out.add(len(self.state.moves))
                 self._decide(now)   # (which starts the next player's clock)
                 return True
-            if self.state.pass_move() is not None:
-                # An action under way (Arbos's follow-ups) is never cut short: its clock stays
-                # at 0 until the action ends the turn.
+            if self.state.timeout_move() is not None:
+                # The game's move for a turn out of time is not legal now: its clock stays at 0
+                # until it is, or the action under way ends the turn.
                 clocks.stop(now)
                 self._keep(now, was_running)
                 return False
@@ -733,9 +764,9 @@ class Referee:
         return [self.clocks.left(seat, now) for seat in (0, 1)]
 
     def _pass_move(self) -> Any:
-        """The game's pass, if it is legal now; None otherwise."""
+        """The game's move for a turn whose time ran out, if it is legal now; None otherwise."""
         state = self.state
-        move = state.pass_move()
+        move = state.timeout_move()
         if move is None:
             return None
         try:
