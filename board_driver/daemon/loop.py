@@ -327,6 +327,7 @@ class Daemon:
             said = self._narrator(self.session.referee)
             if self.remote is not None:
                 said += self._narrator.link(self.remote.summary())
+            said += self._narrator.clock(self.session.referee)   # one minute, ten seconds, flag
             if said:
                 self.speech.say(said)
         if self.on_frame is not None:

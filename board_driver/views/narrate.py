@@ -63,6 +63,8 @@ class Narrator:
     """The sentences for what changed since the last look (see the module docstring)."""
 
     def __init__(self):
+        self._flag_said: tuple | None = None           # the flag already said
+        self._warned: tuple = (None, set())           # (the turn, the clock marks said in it)
         self._state = None   # the game object last seen (a new one: a new game began)
         self._moves: list[str] = []
         self._wrong: set[str] = set()     # sites already reported as "not a move"
@@ -179,6 +181,28 @@ class Narrator:
             line = tr("score {a} to {b}").format(a=a, b=b)
             out.append(Said(line, line, "score", len(moves)))
         self._score, self._over = score, over
+        return out
+
+    def clock(self, referee) -> list[Said]:
+        """The clocks, said once each: the running clock passing one minute and ten seconds
+        left, and a flag. (Their words are not in the catalogs yet: said in English.)"""
+        view, out = referee.view, []
+        flagged = referee.flagged
+        if flagged is not None and self._flag_said != (id(referee.state), flagged):
+            self._flag_said = (id(referee.state), flagged)
+            line = views.flag_words(referee.state.game.name, flagged)
+            out.append(Said(line, line, "end"))
+        seat, left = view.clock_running, view.turn_left
+        if seat is None or left is None:
+            return out
+        turn = (id(referee.state), len(referee.state.moves), seat)
+        if self._warned[0] != turn:
+            self._warned = (turn, set())
+        for mark in views.CLOCK_WARNINGS:
+            if mark - 5 < left <= mark and mark not in self._warned[1]:
+                self._warned[1].add(mark)
+                line = views.clock_warning_words(referee.state.game.name, seat, mark)
+                out.append(Said(line, line, "other"))
         return out
 
     def link(self, summary: dict) -> list[Said]:

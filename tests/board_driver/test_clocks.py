@@ -487,3 +487,23 @@ os.kill(os.getpid(), signal.SIGKILL)
         assert 0 <= back["clocks"][1] - cut[1] <= CHECKPOINT_S * 1000
     finally:
         again.close()
+
+
+def test_the_voice_is_told_one_minute_ten_seconds_and_the_flag_once_each(tmp_path):
+    from board_driver.views.narrate import Narrator
+
+    t = Tracer(sim_config(journal=str(tmp_path / "j.sqlite"),
+                          time_control=parse_time_control("1.1")))     # 66 s
+    try:
+        narrator = Narrator()
+        said = lambda: [s.spoken for s in narrator.clock(t.referee)]  # noqa: E731
+        t.step("wait", ["5000"])
+        assert said() == []                                           # 61 s left
+        t.step("wait", ["2000"])
+        assert said() == ["player 1: one minute left"] and said() == []
+        t.step("wait", ["50000"])
+        assert said() == ["player 1: 10 seconds left"]
+        t.step("wait", ["10000"])
+        assert said() == ["player 1's time ran out: player 2 wins on time"] and said() == []
+    finally:
+        t.close()
