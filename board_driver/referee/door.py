@@ -144,6 +144,9 @@ class Door:
         if seat not in (0, 1):
             raise ValueError(f"seat must be 0 (moves first) or 1, not {seat!r}")
         levels = ", ".join(f"computer:{name}" for name in games.ai.LEVELS)
+        if player.startswith("computer:"):
+            name = player.split(":", 1)[1]
+            player = "computer:" + games.ai.ALIASES.get(name, name)  # "perfect": the strongest
         if player != HUMAN and not (player.startswith("computer:")
                                     and player.split(":", 1)[1] in games.ai.LEVELS):
             raise ValueError(f"player must be human or one of {levels}, not {player!r}")

@@ -28,10 +28,10 @@ import games.ai
 log = logging.getLogger("treeboard.seats")
 
 
-def think(saved: str, seconds: float, noise: float, seed: int) -> str:
-    """In the worker: the move for the position saved as JSON, as text."""
+def think(saved: str, level: games.ai.Level, seed: int) -> str:
+    """In the worker: the move for the position saved as JSON at `level`, as text."""
     state = games.load_state(saved)
-    return str(games.ai.best_move(state, seconds=seconds, seed=seed, noise=noise))
+    return str(games.ai.play_level(state, level, seed=seed))
 
 
 def hints(saved: str, seconds: float) -> dict[str, str]:
@@ -157,8 +157,9 @@ class ComputerSeat:
         level = self.levels[seat]
         self._asked = history
         self.thinking = True
-        log.info("computer (seat %d, %s) thinks for %.1f s", seat, level.name, level.seconds)
-        future = self.submit(think, self.referee.state.to_json(), level.seconds, level.noise,
+        log.info("computer (seat %d, %s) thinks: %s iterations, %.1f s at most", seat,
+                 level.name, level.iterations or "as many", level.seconds)
+        future = self.submit(think, self.referee.state.to_json(), level,
                              self.rng.randrange(1 << 30))
         future.add_done_callback(lambda f, h=history: self.call_soon(self._answer, f, h))
 

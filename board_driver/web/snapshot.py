@@ -110,6 +110,11 @@ def page_state(referee, *, layout_name: str, token_required: bool, version: int,
         # other board in a remote game (None otherwise).
         "seats": list(referee.seats),
         "seat_choices": ["human"] + [f"computer:{name}" for name in games.ai.LEVELS],
+        # How the select reads each choice: a level with its rating in this game (Elo, a
+        # greedy player 1000; docs/ai.md), "computer, easy (1180)".
+        "seat_labels": {"human": "human", **{
+            f"computer:{name}": f"computer, {games.ai.level_label(state.game.name, name)}"
+            for name in games.ai.LEVELS}},
         "remote": remote,
     }
 

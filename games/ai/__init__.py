@@ -22,30 +22,47 @@ from typing import Any, Callable
 
 from games.ai.mcts import Search, tuning
 
-__all__ = ["best_move", "analyse", "Level", "level", "LEVELS", "MoveValue"]
+__all__ = ["best_move", "analyse", "play_level", "glance_move", "Level", "level", "LEVELS",
+           "ALIASES", "MoveValue", "ratings", "level_label"]
 
 
 @dataclass(frozen=True)
 class Level:
-    """A strength: how long the computer thinks and how much it varies its play."""
+    """A strength, defined by search effort so that a slow Pi plays the same opponent as a fast
+    machine: `iterations` of the search a move (None: as many as `seconds` allow), with
+    `seconds` only a cap on the wall time (a Pi's quarter of a core may reach it at the top
+    levels, and then plays a little weaker than the table says). `exact`: the exact solver
+    (Tree Planting) may answer. `slips`: the share of moves a beginner plays from a glance
+    instead of the search (`glance_move`: the mistakes people make). `noise` > 0: a move drawn
+    by its visits instead of the most visited (kept for a level given as seconds)."""
 
     name: str
     seconds: float
     noise: float = 0.0
+    iterations: int | None = None
+    exact: bool = True
+    slips: float = 0.0
 
 
+#: The ladder, weakest first (docs/ai.md has each level's rating per game, measured by
+#: `benchmarks/strength.py ladder`). Each level searches four times as much as the one below.
 LEVELS: dict[str, Level] = {
-    "easy": Level("easy", 0.3, noise=1.0),
-    "medium": Level("medium", 1.0, noise=0.3),
-    "hard": Level("hard", 3.0),
-    "perfect": Level("perfect", 10.0),
+    "beginner": Level("beginner", 5.0, iterations=10, exact=False, slips=0.35),
+    "easy": Level("easy", 5.0, iterations=40, exact=False),
+    "medium": Level("medium", 10.0, iterations=160, exact=False),
+    "hard": Level("hard", 20.0, iterations=640, exact=False),
+    "strongest": Level("strongest", 30.0, iterations=2560),
 }
+#: Names from before the ladder, still accepted: the old top level is the strongest.
+ALIASES: dict[str, str] = {"perfect": "strongest"}
 
 
 def level(text: str) -> Level:
-    """The level a seat names: one of LEVELS, or a number of seconds (full strength).
-    Raises ValueError naming what is accepted."""
+    """The level a seat names: one of LEVELS (or an old name in ALIASES), or a number of
+    seconds (full strength: as many iterations as the time allows). Raises ValueError naming
+    what is accepted."""
     text = str(text).strip().lower()
+    text = ALIASES.get(text, text)
     if text in LEVELS:
         return LEVELS[text]
     try:
@@ -56,6 +73,67 @@ def level(text: str) -> Level:
         raise ValueError(f"computer level {text!r}: expected one of {', '.join(LEVELS)} "
                          "or a number of seconds to think (0 < s <= 600)")
     return Level(text, seconds)
+
+
+def ratings(game_name: str) -> dict[str, dict[str, Any]]:
+    """Level -> {"rating", "ci95"} for a game, as `benchmarks/strength.py ladder --write`
+    measured them (Elo, a greedy player 1000); {} for a game not measured yet. Raises
+    ValueError naming the file when it is not the JSON the ladder writes."""
+    import json
+    from pathlib import Path
+
+    path = Path(__file__).parent / "data" / "ratings.json"
+    try:
+        table = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"{path}: expected the JSON benchmarks/strength.py ladder writes: "
+                         f"{exc}") from None
+    entry = table.get(game_name, {}).get("ratings", {}) if isinstance(table, dict) else None
+    if not isinstance(entry, dict) or not all(
+            isinstance(v, dict) and isinstance(v.get("rating"), (int, float))
+            for v in entry.values()):
+        raise ValueError(f"{path}: {game_name}: expected ratings as "
+                         '{"LEVEL": {"rating": N, "ci95": [LO, HI]}}')
+    return {name: entry[name] for name in LEVELS if name in entry}
+
+
+def level_label(game_name: str, name: str) -> str:
+    """A level as a person reads it beside its name: "easy (1180)", or just "easy"."""
+    rated = ratings(game_name).get(name)
+    return name if rated is None else f"{name} ({round(rated['rating'])})"
+
+
+def glance_move(state: Any, rng: Any, *, miss: float = 0.5) -> Any:
+    """A beginner's move: what a person sees at a glance. The mover's own gain right after
+    each move (the game's prior when it has one, else the score margin), each gain noticed
+    only with probability 1 - `miss` (a capture overlooked), and no thought of the
+    opponent's answer (a two-move threat unseen). Ties, and everything unnoticed, at random."""
+    from games.ai.mcts import greedy_prior
+
+    moves = list(state.legal_moves())
+    rng.shuffle(moves)
+    guess = state.move_prior(moves)
+    if guess is None:
+        guess = greedy_prior(state, moves)
+    base = min(guess)
+    seen = [g if rng.random() >= miss else base for g in guess]
+    return moves[max(range(len(moves)), key=seen.__getitem__)]
+
+
+def play_level(state: Any, lvl: Level, *, seed: int | None = None,
+               clock: Callable[[], float] = time.perf_counter) -> Any:
+    """The move the computer plays at level `lvl`: its search effort, its slips."""
+    import random
+
+    if lvl.slips > 0 and not state.is_over() and len(state.legal_moves()) > 1:
+        rng = random.Random(seed)
+        if rng.random() < lvl.slips:
+            return glance_move(state, rng)
+        seed = rng.randrange(1 << 30)
+    return best_move(state, seconds=lvl.seconds, seed=seed, noise=lvl.noise,
+                     iterations=lvl.iterations, exact=lvl.exact, clock=clock)
 
 
 @dataclass(frozen=True)
@@ -125,17 +203,19 @@ def analyse(state: Any, *, seconds: float, seed: int | None = None,
 
 
 def best_move(state: Any, *, seconds: float, seed: int | None = None, noise: float = 0.0,
-              iterations: int | None = None,
+              iterations: int | None = None, exact: bool = True,
               clock: Callable[[], float] = time.perf_counter) -> Any:
     """The move the computer plays. With noise 0 and an exact value, a best move (the first
-    the solver proves best: the others need not be searched)."""
+    the solver proves best: the others need not be searched). `exact` False: the search
+    only (a level below the strongest), `iterations` its effort."""
     if state.is_over():
         raise ValueError("the game is over: there is no move to play")
     legal = state.legal_moves()
     if len(legal) == 1:
         return legal[0]  # nothing to think about (a forced pass, say): answer at once
     start = clock()
-    exact = _exact(state, start + seconds * EXACT_SHARE, clock, only_best=noise <= 0)
+    exact = _exact(state, start + seconds * EXACT_SHARE, clock,
+                   only_best=noise <= 0) if exact else None
     if exact is not None:
         import random
 

@@ -70,7 +70,7 @@ function showSeats(s) {
   $("seats").hidden = s.seats.includes("remote");
   for (const seat of [0, 1]) {
     $(`seat${seat}-name`).textContent = s.players[seat];
-    fillSelect($(`seat${seat}`), s.seat_choices.map((p) => [p, p.replace("computer:", "computer, ")]),
+    fillSelect($(`seat${seat}`), s.seat_choices.map((p) => [p, s.seat_labels[p] || p]),
       s.seats[seat]);
   }
 }
