@@ -52,12 +52,18 @@ class Terminal:
         self._occupied: set[str] = set()  # the game's pieces at the last narration
         self.link = None  # the RemoteLink of a remote game, once the daemon runs
         self._link_said: dict | None = None
+        self._reason_said: str | None = None  # the hint's reason last said
 
     def __call__(self, session: Session) -> None:
         ref = session.referee
         key = self._key(ref)
         if self.link is not None:
             self.narrate_link()
+        reason = ref.view.hint_reason if ref.view.moves == "best" and ref.view.hints else None
+        if reason != self._reason_said and self._state is not None:
+            self._reason_said = reason
+            if reason:
+                self.say(f"hint: {reason}")
         if key == self._last or self._state is None:
             return  # unchanged, or before `start` (run_sim draws the first board itself)
         drawn = key[:3] != (self._last or (None,) * 4)[:3]

@@ -99,10 +99,12 @@ class Referee:
         """What the board lights of the moves (display.moves: off, legal, safe, best)."""
         self.view.moves = mode
 
-    def set_hints(self, hints: dict[str, str]) -> None:
+    def set_hints(self, hints: dict[str, str], reason: str | None = None) -> None:
         """The computer's hints for the position (site -> "best", "keeps" or "loses"), shown
-        while display.moves is "best"; `{}` clears them."""
+        while display.moves is "best", and why the best move (a sentence, or None); `{}`
+        clears them."""
         self.view.hints = hints
+        self.view.hint_reason = reason if hints else None
 
     # --- seats ------------------------------------------------------------------------------
 

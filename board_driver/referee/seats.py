@@ -24,6 +24,7 @@ from typing import Any, Callable
 
 import games
 import games.ai
+from board_driver import views
 
 log = logging.getLogger("treeboard.seats")
 
@@ -38,10 +39,20 @@ def hints(saved: str, seconds: float) -> dict[str, str]:
     """In the worker: site -> "best" for the best moves' sites; with an exact value (Tree
     Planting), every other free site -> "keeps" (the mover's result: win, draw or loss, stays
     what it is) or "loses"."""
+    return advice(saved, seconds)[0]
+
+
+def advice(saved: str, seconds: float) -> tuple[dict[str, str], str | None]:
+    """In the worker: `hints`, and why the best move, in the words of the game's view
+    (`views.hint_reason`: from the position's shape, not a second search)."""
     state = games.load_state(saved)
     rows = games.ai.analyse(state, seconds=seconds)
     if not rows:
-        return {}
+        return {}, None
+    return _sites(state, rows), views.hint_reason(state, rows[0].move)
+
+
+def _sites(state, rows) -> dict[str, str]:
     before = state.occupancy()
     sites = set(state.sites())
 
@@ -202,14 +213,15 @@ class ComputerSeat:
                 or self._hint_asked == history):
             return
         self._hint_asked = history
-        future = self.submit(hints, state.to_json(), self.hint_seconds)
+        future = self.submit(advice, state.to_json(), self.hint_seconds)
         future.add_done_callback(lambda f, h=history: self.call_soon(self._hint_answer, f, h))
 
     def _hint_answer(self, future: Future, history: tuple[str, ...]) -> None:
         found = self._fresh(future, history, "hint search")
         if found is None:
             return  # failed, or the game moved on (poke asks again)
-        self.referee.set_hints(found)
+        sites, reason = found
+        self.referee.set_hints(sites, reason)
         self._hinted = history
         self.after_change()
 

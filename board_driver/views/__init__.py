@@ -30,6 +30,10 @@ The interface a game's view module provides (`state` is the game's State; `view`
         plain text when the output is no terminal), so the drawing must also read without them.
 
     Optional:
+    def hint_reason(state, move) -> str | None
+        Why a move is worth playing (or not), one whole sentence built in this one place
+        ("d4 completes your square."), from the position's own shape; the hint shows it for
+        the best move, in the sim, on the page and in the voice.
     HINTS: tuple[str, ...]
         The hint modes (View.moves) its frame and pictures show: default ("off", "legal",
         "safe", "best"; the best moves are lit for every game by the shared overlay).
@@ -99,6 +103,14 @@ def offers_entries(game_name: str) -> bool:
 def hint_modes(game_name: str) -> tuple[str, ...]:
     """The hint modes a game's view can show (the page offers these)."""
     return tuple(getattr(view_of(game_name), "HINTS", ("off", "legal", "safe", "best")))
+
+
+def hint_reason(state: State, move) -> str | None:
+    """Why `move` is worth playing, in one sentence from the game's own view (its optional
+    `hint_reason(state, move)`, built from the position's shape, the same things its prior
+    weighs: never a second search); None when the view has nothing to say about it."""
+    reason = getattr(view_of(state.game.name), "hint_reason", None)
+    return None if reason is None else reason(state, move)
 
 
 def render(state: State, view: View, now: float) -> tuple[dict[str, Colour], float | None]:

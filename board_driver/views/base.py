@@ -40,6 +40,8 @@ class View:
     # display.moves = "best": site -> "best" (a best move), and in Tree Planting with an exact
     # value "keeps" (keeps the mover's result) or "loses"; filled in by the hint worker.
     hints: dict = field(default_factory=dict)
+    # Why the hinted move, in one sentence from the game's view (`views.hint_reason`), or None.
+    hint_reason: str | None = None
 
 
 def scale(colour: Colour, factor: float) -> Colour:

@@ -100,6 +100,8 @@ def page_state(referee, *, layout_name: str, token_required: bool, version: int,
         "end_turn_button": has_end_turn(state),
         "takeback": bool(state.moves) and not state.is_over(),
         "hint": view.moves,
+        # Why the lit best move, in one sentence ("d4 completes your square."), or None.
+        "hint_reason": view.hint_reason if view.moves == "best" and view.hints else None,
         "hints": list(views.hint_modes(state.game.name)),
         "options": {k: str(v) for k, v in state.options().items()},
         "option_help": state.game.options(),
