@@ -299,7 +299,7 @@ def ladder(args) -> dict:
            "seed": args.seed, "max_moves": args.max_moves, "pairs": shares,
            "ratings": ratings}
     if args.write:
-        path = Path(games.ai.__file__).parent / "data" / "ratings.json"
+        path = games.ai.RATINGS_FILE
         table = json.loads(path.read_text()) if path.exists() else {}
         table[args.game] = {"ratings": {n: ratings[n] for n in games.ai.LEVELS if n in ratings},
                             "anchors": {n: ratings[n] for n in ANCHORS if n in ratings},

@@ -70,7 +70,10 @@ def _sites(state, rows) -> dict[str, str]:
         for r in rows:
             what = ("best" if r.value == top.value
                     else "keeps" if (r.value > 0) - (r.value < 0) == result else "loses")
-            for site in sites_of(r.move)[:1]:  # the groove (a planted hole follows it)
+            # The groove itself (a planted hole follows it): the site the move is made at.
+            changed = sites_of(r.move)
+            made = [site for site in changed if r.move in state.moves_at(site)]
+            for site in (made or changed)[:1]:
                 out.setdefault(site, what)
     else:
         for site in sites_of(top.move):

@@ -257,9 +257,9 @@ def hint_reason(state, move) -> str | None:
         most = max((len(set(_window(w)) & theirs) for _, w in grid.squares_at[c]
                     if not set(_window(w)) & mine), default=0)
         if most == 4:
-            return f"taking {m.captures[0]} breaks {them}'s square."
+            return f"{m} breaks {them}'s square."
         if most == 3:
-            return f"taking {m.captures[0]} breaks {them}'s three."
+            return f"{m} breaks {them}'s three."
         return None
     t = grid.index[m.to]
     rest = mine - ({grid.index[m.frm]} if m.frm is not None else set())

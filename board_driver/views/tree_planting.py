@@ -264,6 +264,23 @@ def _handed(state, groove) -> int:
                if groove in sides and state.sides_drawn(i) == 2)
 
 
+def _double_deal(state, groove) -> bool:
+    """Does `groove` decline the last two squares of a chain (the hard-hearted handout's
+    mirror): it closes nothing, and leaves a square on three sides whose last free groove is
+    also the last of a square already on three sides, so that one groove takes both."""
+    board = state.board
+    for i, sides in enumerate(board.square_grooves):
+        if groove not in sides or state.sides_drawn(i) != 2:
+            continue
+        free = [s for s in sides if s is not groove and not state.drawn(s)]
+        if len(free) != 1:
+            continue
+        for j, other in enumerate(board.square_grooves):
+            if j != i and free[0] in other and state.sides_drawn(j) == 3:
+                return True
+    return False
+
+
 def hint_reason(state, move) -> str | None:
     """Why `move` (a free groove) is worth playing or not, in one sentence, from the position's
     own shape: a groove that closes squares, hands squares over, keeps nothing back when
@@ -277,9 +294,8 @@ def hint_reason(state, move) -> str | None:
         squares = "a square" if closes == 1 else f"{closes} squares"
         return f"{g.name} closes {squares}: plant your tree and move again."
     handed = _handed(state, g)
-    capture_there = any(_closes(state, other) for other in state.legal_moves())
     if handed:
-        if capture_there:
+        if _double_deal(state, g):
             return (f"{g.name} leaves the last squares of the chain to {them}: then {them} "
                     "must open the next chain (the long-chain rule).")
         squares = "a square" if handed == 1 else f"{handed} squares"

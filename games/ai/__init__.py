@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Callable
 
 from games.ai.mcts import Search, tuning
@@ -75,14 +76,17 @@ def level(text: str) -> Level:
     return Level(text, seconds)
 
 
+#: Where `benchmarks/strength.py ladder --write` keeps the ratings (shipped in the wheel).
+RATINGS_FILE = Path(__file__).parent / "data" / "ratings.json"
+
+
 def ratings(game_name: str) -> dict[str, dict[str, Any]]:
     """Level -> {"rating", "ci95"} for a game, as `benchmarks/strength.py ladder --write`
     measured them (Elo, a greedy player 1000); {} for a game not measured yet. Raises
     ValueError naming the file when it is not the JSON the ladder writes."""
     import json
-    from pathlib import Path
 
-    path = Path(__file__).parent / "data" / "ratings.json"
+    path = RATINGS_FILE
     try:
         table = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
