@@ -30,7 +30,6 @@ Prints one JSON object per match. A benchmark, not a test: it takes minutes.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import hashlib
 import json
 import math
@@ -171,7 +170,8 @@ def effort(args) -> dict:
     states = positions(game, options, args.positions, rng)
     out = {"game": args.game, "options": options, "positions": len(states), "levels": {}}
     for name, lvl in games.ai.LEVELS.items():
-        lvl = dataclasses.replace(lvl, slips=0.0)  # the search's time, not a glance's
+        if args.levels and name not in args.levels.split(","):
+            continue
         times = []
         for state in states:
             start = time.process_time()
@@ -294,6 +294,19 @@ def ladder(args) -> dict:
         results[a, b] = points
         shares[f"{a} v {b}"] = {**interval(points), "seconds": round(time.perf_counter() - start)}
         print(f"{a} v {b}: {shares[f'{a} v {b}']}", file=sys.stderr)
+    if args.merge:
+        # Pairs played in an earlier run (its JSON output), unless played again here: a
+        # share of n games is as good as the points for the fit.
+        earlier = json.loads(Path(args.merge).read_text())
+        if earlier.get("game") != args.game:
+            raise SystemExit(f"{args.merge}: a ladder of {earlier.get('game')!r}, "
+                             f"not {args.game!r}")
+        for key, entry in earlier["pairs"].items():
+            a, b = key.split(" v ")
+            if (a, b) not in results:
+                n, won = entry["games"], entry["share"] * entry["games"]
+                results[a, b] = [won / n] * n  # the same sum and count
+                shares[key] = {**entry, "from": args.merge}
     ratings = fit_ratings(results, anchor="greedy")
     out = {"game": args.game, "options": options, "games_per_pair": args.games,
            "seed": args.seed, "max_moves": args.max_moves, "pairs": shares,
@@ -412,6 +425,7 @@ def main() -> None:
     p.add_argument("--game", default="treeblox")
     p.add_argument("--option", action="append", metavar="KEY=VALUE")
     p.add_argument("--positions", type=int, default=6)
+    p.add_argument("--levels", help="only these levels, e.g. beginner,easy")
     p.add_argument("--seed", type=int, default=1)
     p = sub.add_parser("ladder", help="the levels against each other and the anchors")
     p.add_argument("--game", default="treeblox")
@@ -419,6 +433,8 @@ def main() -> None:
     p.add_argument("--games", type=int, default=12, help="games per pair (colours alternate)")
     p.add_argument("--pairs", help="only these pairs, e.g. beginner-greedy,easy-beginner")
     p.add_argument("--max-moves", type=int, default=600)
+    p.add_argument("--merge", metavar="JSON",
+                   help="an earlier ladder's output: its pairs not played again join the fit")
     p.add_argument("--write", action="store_true",
                    help="keep the ratings in games/ai/data/ratings.json")
     p.add_argument("--seed", type=int, default=1)

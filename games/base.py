@@ -74,6 +74,10 @@ class Game(ABC):
     #: Whether games.ai solves this game exactly where a position is small enough (Tree
     #: Planting: games/ai/tree_planting.py); otherwise the search alone plays and hints.
     exact_solver: ClassVar[bool] = False
+    #: How many of the search's iterations make one unit of a level's effort (games.ai.LEVELS;
+    #: docs/ai.md): a game whose iterations are very cheap (Tree Planting's, tens of
+    #: microseconds) needs many more of them for the same strength. Chosen by measurement.
+    search_effort: ClassVar[int] = 1
 
     @property
     def title(self) -> str:

@@ -333,8 +333,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="through a simulated microcontroller on a pseudo-terminal")
     p.add_argument("--new-game", action="store_true", help="abandon the journal's game in progress")
     p.add_argument("--players", nargs=2, metavar="SEAT",
-                   help="who plays each seat: human, computer or computer:LEVEL (easy, medium, "
-                        "hard, perfect, or seconds to think), e.g. --players human computer:easy")
+                   help="who plays each seat: human, computer or computer:LEVEL (beginner, easy, "
+                        "medium, hard, strongest, or seconds to think), e.g. --players human "
+                        "computer:easy")
     p.add_argument("-v", "--verbose", action="store_true")
     _web_flags(p)
     _remote_flags(p)

@@ -30,7 +30,8 @@ __all__ = ["best_move", "analyse", "play_level", "glance_move", "Level", "level"
 @dataclass(frozen=True)
 class Level:
     """A strength, defined by search effort so that a slow Pi plays the same opponent as a fast
-    machine: `iterations` of the search a move (None: as many as `seconds` allow), with
+    machine: `iterations` of the search a move (None: as many as `seconds` allow; 0: no
+    search, a glance), with
     `seconds` only a cap on the wall time (a Pi's quarter of a core may reach it at the top
     levels, and then plays a little weaker than the table says). `exact`: the exact solver
     (Tree Planting) may answer. `slips`: the share of moves a beginner plays from a glance
@@ -46,13 +47,15 @@ class Level:
 
 
 #: The ladder, weakest first (docs/ai.md has each level's rating per game, measured by
-#: `benchmarks/strength.py ladder`). Each level searches four times as much as the one below.
+#: `benchmarks/strength.py ladder`). `beginner` does not search: every move is a glance
+#: (`glance_move`), with a person's mistakes. From `easy` up, each level searches four times
+#: as much as the one below.
 LEVELS: dict[str, Level] = {
-    "beginner": Level("beginner", 5.0, iterations=10, exact=False, slips=0.35),
-    "easy": Level("easy", 5.0, iterations=40, exact=False),
-    "medium": Level("medium", 10.0, iterations=160, exact=False),
-    "hard": Level("hard", 20.0, iterations=640, exact=False),
-    "strongest": Level("strongest", 30.0, iterations=2560),
+    "beginner": Level("beginner", 5.0, iterations=0, exact=False, slips=1.0),
+    "easy": Level("easy", 10.0, iterations=40, exact=False),
+    "medium": Level("medium", 20.0, iterations=160, exact=False),
+    "hard": Level("hard", 30.0, iterations=640, exact=False),
+    "strongest": Level("strongest", 60.0, iterations=2560),
 }
 #: Names from before the ladder, still accepted: the old top level is the strongest.
 ALIASES: dict[str, str] = {"perfect": "strongest"}
@@ -109,11 +112,19 @@ def level_label(game_name: str, name: str) -> str:
     return name if rated is None else f"{name} ({round(rated['rating'])})"
 
 
-def glance_move(state: Any, rng: Any, *, miss: float = 0.5) -> Any:
+#: The share of gains a glance overlooks (a beginner's missed capture).
+GLANCE_MISS = 0.3
+
+
+def glance_move(state: Any, rng: Any, *, miss: float = GLANCE_MISS) -> Any:
     """A beginner's move: what a person sees at a glance. The mover's own gain right after
-    each move (the game's prior when it has one, else the score margin), each gain noticed
-    only with probability 1 - `miss` (a capture overlooked), and no thought of the
-    opponent's answer (a two-move threat unseen). Ties, and everything unnoticed, at random."""
+    each move (the game's prior when it has one, else the score margin), and no thought of
+    the opponent's answer (a two-move threat unseen). Gains of one size (a power of ten
+    above the least: a capture in Fangqi, a closed square in Tree Planting) are overlooked
+    together with probability `miss`, as a person misses a capture, not one of its variants.
+    Ties, and everything overlooked, at random."""
+    import math
+
     from games.ai.mcts import greedy_prior
 
     moves = list(state.legal_moves())
@@ -122,7 +133,10 @@ def glance_move(state: Any, rng: Any, *, miss: float = 0.5) -> Any:
     if guess is None:
         guess = greedy_prior(state, moves)
     base = min(guess)
-    seen = [g if rng.random() >= miss else base for g in guess]
+    sizes = {g: int(math.log10(g - base)) if g - base >= 1 else None for g in set(guess)}
+    overlooked = {size for size in sorted(set(sizes.values()) - {None})
+                  if rng.random() < miss}
+    seen = [base if sizes[g] in overlooked else g for g in guess]
     return moves[max(range(len(moves)), key=seen.__getitem__)]
 
 
@@ -133,11 +147,12 @@ def play_level(state: Any, lvl: Level, *, seed: int | None = None,
 
     if lvl.slips > 0 and not state.is_over() and len(state.legal_moves()) > 1:
         rng = random.Random(seed)
-        if rng.random() < lvl.slips:
+        if lvl.slips >= 1 or rng.random() < lvl.slips:
             return glance_move(state, rng)
         seed = rng.randrange(1 << 30)
+    iterations = None if lvl.iterations is None else lvl.iterations * state.game.search_effort
     return best_move(state, seconds=lvl.seconds, seed=seed, noise=lvl.noise,
-                     iterations=lvl.iterations, exact=lvl.exact, clock=clock)
+                     iterations=iterations, exact=lvl.exact, clock=clock)
 
 
 @dataclass(frozen=True)

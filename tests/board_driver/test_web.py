@@ -11,6 +11,7 @@ import aiohttp
 import pytest
 
 import games
+import games.ai
 from board_driver.config import ConfigError, parse_config
 from board_driver.referee.journal import Journal
 from web_harness import base_url, hands, next_push, running
@@ -132,7 +133,12 @@ def test_seats_chosen_on_the_page_and_the_computer_answers_on_the_board(tmp_path
         async with running(tmp_path) as daemon, aiohttp.ClientSession() as http, \
                 http.ws_connect(base_url(daemon) + "/ws") as ws:
             first = await next_push(ws, lambda s: True)
-            assert first["seats"] == ["human", "human"] and "computer:perfect" in first["seat_choices"]
+            assert first["seats"] == ["human", "human"] and first["seat_choices"] == [
+                "human", "computer:beginner", "computer:easy", "computer:medium", "computer:hard",
+                "computer:strongest"]
+            # Each level as the select reads it, with its rating in this game when measured.
+            assert first["seat_labels"]["computer:hard"] == "computer, " + \
+                games.ai.level_label("tree-planting", "hard")
             for body, words in [({"seat": "2", "player": "human"}, "seat must be 0"),
                                 ({"seat": "1", "player": "robot"}, "player must be human or one of"),
                                 ({"seat": "1", "player": "easy"}, "computer:easy"),
@@ -141,6 +147,9 @@ def test_seats_chosen_on_the_page_and_the_computer_answers_on_the_board(tmp_path
                 status, answer = await post(http, daemon, "/api/seats", body)
                 assert status == 400 and words in answer["error"], (body, answer)
             assert daemon.session.referee.seats == ("human", "human") and daemon.computer is None
+            status, after = await post(http, daemon, "/api/seats",
+                                       {"seat": "1", "player": "computer:perfect"})
+            assert status == 200 and after["seats"] == ["human", "computer:strongest"]  # old name
             status, after = await post(http, daemon, "/api/seats",
                                        {"seat": "1", "player": "computer:easy"})
             assert status == 200 and after["seats"] == ["human", "computer:easy"]
@@ -333,4 +342,9 @@ def test_best_hints_asked_on_the_page_start_the_computer_and_light_its_moves(tmp
                 await asyncio.sleep(0.05)
             best = [s for s, what in daemon.session.referee.view.hints.items() if what == "best"]
             assert best and all(s in daemon.session.layout.channels_of_site for s in best)
+            # and the page says why the lit move, in the words of the game's view
+            async with http.get(base_url(daemon) + "/api/state") as r:
+                reason = (await r.json())["hint_reason"]
+            assert reason == daemon.session.referee.view.hint_reason
+            assert reason.split()[0] in best and reason.endswith(".")
     run(scenario())

@@ -60,6 +60,8 @@ function show(s) {
   $("end-turn").disabled = !s.end_turn;
   $("takeback").disabled = !s.takeback;
   fillSelect($("hint"), s.hints.map((m) => [m, m]), s.hint);
+  $("hint-reason").hidden = !s.hint_reason;  // why the lit best move, in one sentence
+  $("hint-reason").textContent = s.hint_reason ? `Hint: ${s.hint_reason}` : "";
   showSeats(s);
   $("token-box").hidden = !s.token_required;
   if (gameChanged && $("history").open) loadGames();
