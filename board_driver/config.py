@@ -79,6 +79,17 @@ class Config:
 
 
 SEAT = re.compile(r"^(human|remote|computer(:[A-Za-z0-9_.-]+)?)$")
+
+
+def seat_name(who: str) -> str:
+    """A seat as the board keeps it: an old level name becomes today's ("computer:perfect"
+    -> "computer:strongest", `games.ai.ALIASES`), so the page's select shows what plays."""
+    import games.ai
+
+    if who.startswith("computer:"):
+        name = who.split(":", 1)[1].strip().lower()
+        return "computer:" + games.ai.ALIASES.get(name, name)
+    return who
 _HEX = re.compile(r"^#?([0-9a-fA-F]{6})$")
 
 
@@ -132,7 +143,7 @@ def parse_config(data: dict[str, Any], path: str | Path = "<built-in>") -> Confi
                     lambda v: len(v) == 2 and all(isinstance(p, str) and SEAT.match(p) for p in v),
                     'two seats, each "human", "computer", "computer:LEVEL" or "remote"')
     if players is not None:
-        cfg.players = tuple(players)
+        cfg.players = tuple(seat_name(p) for p in players)
 
     for name in ("sensors", "display", "colours", "bridge", "remote", "web"):
         value = data.pop(name, {})

@@ -9,7 +9,8 @@ import sys
 from pathlib import Path
 
 from board_driver.cli.common import add_game_options, fail, game_options
-from board_driver.config import DEFAULT_PATH, SEAT, Config, ConfigError, load_config, sim_config
+from board_driver.config import (DEFAULT_PATH, SEAT, Config, ConfigError, load_config, seat_name,
+                                 sim_config)
 
 
 def _logging(verbose: bool) -> None:
@@ -121,7 +122,7 @@ def _command_line_choices(config: Config, args: argparse.Namespace) -> None:
             if not SEAT.match(who) or who == "remote":
                 raise ConfigError("<command line>", "--players",
                                   'two seats, each "human", "computer" or "computer:LEVEL"', who)
-        config.players = tuple(args.players)
+        config.players = tuple(seat_name(who) for who in args.players)
     try:
         options = game_options(args)
     except ValueError as exc:
