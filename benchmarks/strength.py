@@ -322,6 +322,43 @@ def ladder(args) -> dict:
     return out
 
 
+def table(args) -> dict:
+    """games/ai/data/ratings.json as docs/ai.md's tables (markdown on stdout)."""
+    data = json.loads(games.ai.RATINGS_FILE.read_text())
+    below = {a: b for a, b in LADDER_PAIRS if a in games.ai.LEVELS and b != "random"}
+    below["easy"] = "beginner"
+    for name in games.names():
+        entry = data.get(name)
+        if entry is None:
+            continue
+        options = " ".join(f"{k}={v}" for k, v in entry.get("options", {}).items())
+        print(f"{games.get_game(name).short_title}{' (' + options + ')' if options else ''}, "
+              f"{entry['games_per_pair']} games a pair:\n")
+        print("| player | rating | 95 % interval | against the one below | games | share | "
+              "95 % interval |")
+        print("|---|---|---|---|---|---|---|")
+        rated = {**entry.get("anchors", {}), **entry["ratings"]}
+        for who in ("random", "greedy", *games.ai.LEVELS):
+            if who not in rated:
+                continue
+            r = rated[who]
+            other = below.get(who) or ("random" if who == "greedy" else None)
+            pair = entry["pairs"].get(f"{who} v {other}") if other else None
+            if who == "beginner":
+                pair = entry["pairs"].get("beginner v greedy")
+                other = "greedy"
+            cells = [f"`{who}`", str(round(r["rating"])),
+                     "anchor" if who == "greedy" else f"{r['ci95'][0]}-{r['ci95'][1]}"]
+            if pair:
+                cells += [other, str(pair["games"]), f"{pair['share']:.2f}",
+                          f"{pair['ci95'][0]:.2f}-{pair['ci95'][1]:.2f}"]
+            else:
+                cells += ["", "", "", ""]
+            print("| " + " | ".join(cells) + " |")
+        print()
+    return {}
+
+
 # --- Tree Planting against OpenSpiel ------------------------------------------------------------
 
 def action_of(groove: str, rows: int, cols: int) -> int:
@@ -438,10 +475,12 @@ def main() -> None:
     p.add_argument("--write", action="store_true",
                    help="keep the ratings in games/ai/data/ratings.json")
     p.add_argument("--seed", type=int, default=1)
+    p = sub.add_parser("table", help="the ratings file as docs/ai.md's tables")
     args = parser.parse_args()
     result = {"planting": planting, "versus": versus, "effort": effort,
-              "ladder": ladder}[args.what](args)
-    print(json.dumps(result))
+              "ladder": ladder, "table": table}[args.what](args)
+    if result:
+        print(json.dumps(result))
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable
 
@@ -30,10 +31,9 @@ __all__ = ["best_move", "analyse", "play_level", "glance_move", "Level", "level"
 @dataclass(frozen=True)
 class Level:
     """A strength, defined by search effort so that a slow Pi plays the same opponent as a fast
-    machine: `iterations` of the search a move (None: as many as `seconds` allow; 0: no
-    search, a glance), with
-    `seconds` only a cap on the wall time (a Pi's quarter of a core may reach it at the top
-    levels, and then plays a little weaker than the table says). `exact`: the exact solver
+    machine: `iterations` of the search a move, times the game's `search_effort` (None: as
+    many as `seconds` allow; 0: no search, a glance), with `seconds` only a cap on the wall
+    time (where a slow core reaches it, that level plays a little weaker than its rating). `exact`: the exact solver
     (Tree Planting) may answer. `slips`: the share of moves a beginner plays from a glance
     instead of the search (`glance_move`: the mistakes people make). `noise` > 0: a move drawn
     by its visits instead of the most visited (kept for a level given as seconds)."""
@@ -87,16 +87,12 @@ def ratings(game_name: str) -> dict[str, dict[str, Any]]:
     """Level -> {"rating", "ci95"} for a game, as `benchmarks/strength.py ladder --write`
     measured them (Elo, a greedy player 1000); {} for a game not measured yet. Raises
     ValueError naming the file when it is not the JSON the ladder writes."""
-    import json
-
     path = RATINGS_FILE
     try:
-        table = json.loads(path.read_text(encoding="utf-8"))
+        stat = path.stat()
+        table = _ratings_table(path, stat.st_mtime_ns, stat.st_size)
     except FileNotFoundError:
         return {}
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ValueError(f"{path}: expected the JSON benchmarks/strength.py ladder writes: "
-                         f"{exc}") from None
     entry = table.get(game_name, {}).get("ratings", {}) if isinstance(table, dict) else None
     if not isinstance(entry, dict) or not all(
             isinstance(v, dict) and isinstance(v.get("rating"), (int, float))
@@ -104,6 +100,19 @@ def ratings(game_name: str) -> dict[str, dict[str, Any]]:
         raise ValueError(f"{path}: {game_name}: expected ratings as "
                          '{"LEVEL": {"rating": N, "ci95": [LO, HI]}}')
     return {name: entry[name] for name in LEVELS if name in entry}
+
+
+@lru_cache(maxsize=4)
+def _ratings_table(path: Path, mtime_ns: int, size: int) -> Any:
+    """The ratings file's JSON, read once per version of the file (the page asks at every
+    change)."""
+    import json
+
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"{path}: expected the JSON benchmarks/strength.py ladder writes: "
+                         f"{exc}") from None
 
 
 def level_label(game_name: str, name: str) -> str:
