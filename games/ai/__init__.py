@@ -44,17 +44,21 @@ class Level:
     iterations: int | None = None
     exact: bool = True
     slips: float = 0.0
+    #: With `exact`: the solver answers only when at most this many moves are free (the
+    #: endgame it sees to the end), None: wherever it finishes (the whole board with a book).
+    exact_free: int | None = None
 
 
 #: The ladder, weakest first (docs/ai.md has each level's rating per game, measured by
 #: `benchmarks/strength.py ladder`). `beginner` does not search: every move is a glance
 #: (`glance_move`), with a person's mistakes. From `easy` up, each level searches four times
-#: as much as the one below.
+#: as much as the one below, and in a game with an exact solver (Tree Planting) sees the
+#: endgame exactly from three more free moves on (the solver's effort grows with them).
 LEVELS: dict[str, Level] = {
     "beginner": Level("beginner", 5.0, iterations=0, exact=False, slips=1.0),
-    "easy": Level("easy", 10.0, iterations=40, exact=False),
-    "medium": Level("medium", 20.0, iterations=160, exact=False),
-    "hard": Level("hard", 30.0, iterations=640, exact=False),
+    "easy": Level("easy", 10.0, iterations=40, exact_free=12),
+    "medium": Level("medium", 20.0, iterations=160, exact_free=15),
+    "hard": Level("hard", 30.0, iterations=640, exact_free=18),
     "strongest": Level("strongest", 60.0, iterations=2560),
 }
 #: Names from before the ladder, still accepted: the old top level is the strongest.
@@ -161,7 +165,8 @@ def play_level(state: Any, lvl: Level, *, seed: int | None = None,
         seed = rng.randrange(1 << 30)
     iterations = None if lvl.iterations is None else lvl.iterations * state.game.search_effort
     return best_move(state, seconds=lvl.seconds, seed=seed, noise=lvl.noise,
-                     iterations=iterations, exact=lvl.exact, clock=clock)
+                     iterations=iterations, exact=lvl.exact, exact_free=lvl.exact_free,
+                     clock=clock)
 
 
 @dataclass(frozen=True)
@@ -186,7 +191,8 @@ EXACT_FREE_GROOVES = 24
 EXACT_SHARE = 0.6
 
 
-def _exact(state: Any, deadline: float, clock: Callable[[], float], *, only_best: bool = False):
+def _exact(state: Any, deadline: float, clock: Callable[[], float], *, only_best: bool = False,
+           free: int | None = None):
     """Move -> final margin for the mover, or None when no exact solver applies, the position
     is too large for it, or it runs out of time. With `only_best`, just the best moves (each
     other move needs only a null-window test, not its exact value; the first found will do)."""
@@ -196,7 +202,10 @@ def _exact(state: Any, deadline: float, clock: Callable[[], float], *, only_best
 
     solver = solver_for(state.board)
     edges = state.position_key()[0]
-    if len(state.legal_moves()) > EXACT_FREE_GROOVES and not solver.in_book(edges):
+    if free is not None:
+        if len(state.legal_moves()) > free:
+            return None  # a level that sees only the last `free` grooves exactly
+    elif len(state.legal_moves()) > EXACT_FREE_GROOVES and not solver.in_book(edges):
         return None
     a, b = state.scores()
     so_far = a - b if state.to_move == 0 else b - a
@@ -231,7 +240,7 @@ def analyse(state: Any, *, seconds: float, seed: int | None = None,
 
 
 def best_move(state: Any, *, seconds: float, seed: int | None = None, noise: float = 0.0,
-              iterations: int | None = None, exact: bool = True,
+              iterations: int | None = None, exact: bool = True, exact_free: int | None = None,
               clock: Callable[[], float] = time.perf_counter) -> Any:
     """The move the computer plays. With noise 0 and an exact value, a best move (the first
     the solver proves best: the others need not be searched). `exact` False: the search
@@ -242,8 +251,8 @@ def best_move(state: Any, *, seconds: float, seed: int | None = None, noise: flo
     if len(legal) == 1:
         return legal[0]  # nothing to think about (a forced pass, say): answer at once
     start = clock()
-    exact = _exact(state, start + seconds * EXACT_SHARE, clock,
-                   only_best=noise <= 0) if exact else None
+    exact = _exact(state, start + seconds * EXACT_SHARE, clock, only_best=noise <= 0,
+                   free=exact_free) if exact else None
     if exact is not None:
         import random
 

@@ -41,7 +41,8 @@ def test_each_levels_effort_is_what_the_doc_says():
         else:
             assert int(re.match(r"[\d,]+", effort).group().replace(",", "")) == lvl.iterations
         assert float(cap.removesuffix(" s")) == lvl.seconds
-        assert exact == ("yes" if lvl.exact else "no")
+        assert exact == ("no" if not lvl.exact else "all" if lvl.exact_free is None
+                         else f"{lvl.exact_free} free")
 
 
 class Counting(mcts.Search):
@@ -83,15 +84,20 @@ def test_the_wall_time_is_only_a_cap(counting):
     assert 0 < counting[0] < games.ai.LEVELS["strongest"].iterations
 
 
-def test_only_the_strongest_asks_the_exact_solver(monkeypatch, counting):
-    asked = []
-    real = games.ai._exact
-    monkeypatch.setattr(games.ai, "_exact", lambda *a, **k: asked.append(1) or real(*a, **k))
-    state = games.get_game("tree-planting").new_state(board="2x2")
-    for name, lvl in games.ai.LEVELS.items():
-        asked.clear()
-        games.ai.play_level(state, lvl, seed=3)
-        assert bool(asked) == lvl.exact == (name == "strongest"), name
+def test_each_level_sees_the_endgame_exactly_from_its_free_grooves_on(counting):
+    # Tree Planting 3x3 (24 grooves): from empty only the strongest solves (the search does
+    # not run); with 15 grooves free, medium (15) and hard (18) solve, easy (12) searches.
+    state = games.get_game("tree-planting").new_state(board="3x3")
+    for free, solving in ((24, {"strongest"}), (15, {"medium", "hard", "strongest"}),
+                          (12, {"easy", "medium", "hard", "strongest"})):
+        while len(state.legal_moves()) > free:
+            state.play(sorted(state.legal_moves(), key=str)[0])
+        for name, lvl in games.ai.LEVELS.items():
+            if lvl.iterations == 0:
+                continue
+            counting.clear()
+            games.ai.play_level(state, lvl, seed=3)
+            assert (counting == []) == (name in solving), (free, name)
 
 
 def test_a_beginner_does_not_search_and_sometimes_overlooks_a_capture(counting):
