@@ -125,14 +125,17 @@ def level_label(game_name: str, name: str) -> str:
     return name if rated is None else f"{name} ({round(rated['rating'])})"
 
 
-#: The share of gains a glance overlooks (a beginner's missed capture).
-GLANCE_MISS = 0.3
+#: The share of gains a glance overlooks (a beginner's missed capture): with a tenth, a glance
+#: scored 8/16 against the greedy player in Treeblox and Fangqi, 4/16 in Tree Planting (where
+#: one capture missed in a chain hands the rest of it over); a third: 5/16, 7/16, 1/16.
+GLANCE_MISS = 0.1
 
 
 def glance_move(state: Any, rng: Any, *, miss: float = GLANCE_MISS) -> Any:
     """A beginner's move: what a person sees at a glance. The mover's own gain right after
-    each move (the game's prior when it has one, else the score margin), and no thought of
-    the opponent's answer (a two-move threat unseen). Gains of one size (a power of ten
+    each move (the score margin, `greedy_prior`; not the game's prior, whose strategy,
+    Fangqi's blocks say, a beginner does not have: with it a glance beat the greedy player
+    15 games of 16), and no thought of the opponent's answer (a two-move threat unseen). Gains of one size (a power of ten
     above the least: a capture in Fangqi, a closed square in Tree Planting) are overlooked
     together with probability `miss`, as a person misses a capture, not one of its variants.
     Ties, and everything overlooked, at random."""
@@ -142,9 +145,7 @@ def glance_move(state: Any, rng: Any, *, miss: float = GLANCE_MISS) -> Any:
 
     moves = list(state.legal_moves())
     rng.shuffle(moves)
-    guess = state.move_prior(moves)
-    if guess is None:
-        guess = greedy_prior(state, moves)
+    guess = greedy_prior(state, moves)
     base = min(guess)
     sizes = {g: int(math.log10(g - base)) if g - base >= 1 else None for g in set(guess)}
     overlooked = {size for size in sorted(set(sizes.values()) - {None})
