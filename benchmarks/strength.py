@@ -317,7 +317,8 @@ def ladder(args) -> dict:
         table[args.game] = {"ratings": {n: ratings[n] for n in games.ai.LEVELS if n in ratings},
                             "anchors": {n: ratings[n] for n in ANCHORS if n in ratings},
                             "games_per_pair": args.games, "options": options,
-                            "pairs": shares}
+                            "pairs": {k: {f: v for f, v in entry.items() if f != "from"}
+                                      for k, entry in shares.items()}}
         path.write_text(json.dumps(table, indent=1, sort_keys=True) + "\n")
     return out
 
