@@ -10,6 +10,9 @@ from board_driver import views
 
 FANGQI_MOVEMENT = ("c2 g6 b3 g4 f1 b1 d7 e2 d2 e1 b7 f6 g3 g7 e3 e4 g5 c3 c7 b2 e7 c6 e6 f2 c5 "
                    "a1 d4 f3 e5 a6 d3 b5 f5 a7 a2 a4 f7 c1 g1 d1 a3 b6 d5 c4 g2 f4 d6 a5 b4")
+# Movement: the mover's slide d5-e5 completes a square and takes a counter.
+FANGQI_SLIDE = ("g3 c2 g4 c7 d1 f1 e6 b2 b5 e7 e1 g6 e3 c1 e2 d6 c6 d2 b3 g1 d5 e4 b1 a6 g2 a4 d7 "
+                "f7 a7 a2 g7 e5 f2 d4 a1 c5 d3 c4 f5 f3 b7 c3 g5 f4 f6 b4 a3 a5 b6 xe1 xe5 xd7")
 GFT_HUCK = ("retreat:h2 retreat:b7 d2-c3 a7-b7 He1^h2 He8^g6 h3-g4 retreat:e6 e3-e4 d6-e6 e2-d3 "
             "Ag8-e7 e3-d4 stop:e7>c6 Pd1-e2 retreat:e7 b3-b4 h7-h6 Pe2-e1 Hg6-f6 retreat:f3 "
             "retreat:g7 c3-b4 stop:e6>d6 e3-f4 retreat:c7 f5-g5 retreat:f7 e4-f3 h6-h5 "
@@ -44,8 +47,7 @@ CASES = [
                                           "completes it."),
     ("fangqi", {}, "a1 f6 b1 f5 a2", "c4", None),
     ("fangqi", {}, FANGQI_MOVEMENT, "xd5", "xd5 breaks Black's square."),
-    ("fangqi", {}, FANGQI_MOVEMENT + " xd4 xg6 xc7 xb3 xa1 xf3 b1-a1 b4-b3", "c4-b4xf1",
-     "c4-b4xf1 completes your square and takes f1."),
+    ("fangqi", {}, FANGQI_SLIDE, "d5-e5xc1", "d5-e5xc1 completes your square and takes c1."),
     # Treeblox: Dark's branches reach over Light's only active leaf, b2.
     ("treeblox", {}, "Lb1 Lb2 Ld3 Bb3 Bc2 Bb4 Bd2 Bd4 Bc2+1 Ba4", "Lb2+1",
      "Lb2+1 shades Light's last active leaf."),
