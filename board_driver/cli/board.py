@@ -9,8 +9,9 @@ import sys
 from pathlib import Path
 
 from board_driver.cli.common import add_game_options, fail, game_options
-from board_driver.config import (DEFAULT_PATH, SEAT, Config, ConfigError, load_config, seat_name,
-                                 sim_config)
+from board_driver.config import (DEFAULT_PATH, LANGUAGES, SEAT, Config, ConfigError, check_seats,
+                                  load_config, seat_name, sim_config)
+from board_driver.views.words import NATIVE
 
 
 def _logging(verbose: bool) -> None:
@@ -112,6 +113,8 @@ def _command_line_choices(config: Config, args: argparse.Namespace) -> None:
 
     if getattr(args, "layout", None):
         config.layout = args.layout
+    if getattr(args, "game", None):
+        config.layout = layout_for_game(args.game, getattr(args, "layout", None))
     if getattr(args, "moves", None):
         config.moves = args.moves
     if getattr(args, "journal", None):
@@ -122,6 +125,7 @@ def _command_line_choices(config: Config, args: argparse.Namespace) -> None:
             if not SEAT.match(who) or who == "remote":
                 raise ConfigError("<command line>", "--players",
                                   'two seats, each "human", "computer" or "computer:LEVEL"', who)
+        check_seats("<command line>", "--players", args.players)
         config.players = tuple(seat_name(who) for who in args.players)
     try:
         options = game_options(args)
@@ -135,6 +139,35 @@ def _command_line_choices(config: Config, args: argparse.Namespace) -> None:
         _check_sites(config, layout)
 
 
+def layouts_of(game: str) -> list[str]:
+    """The shipped layouts a game is played on, pieces on GPIO or a matrix first."""
+    from hardware.layout import load_layout, shipped_layouts
+
+    return sorted((n for n in shipped_layouts() if load_layout(n).game == game),
+                  key=lambda n: ("bridge" in n, n))
+
+
+def layout_for_game(game: str, layout: str | None) -> str:
+    """--game NAME: the layout to play it on (its first shipped one, or --layout's if that is
+    one of its). Raises ConfigError naming the games, or the game's layouts."""
+    import games
+
+    if game not in games.names():
+        raise ConfigError("<command line>", "--game", "one of " + ", ".join(games.names()), game)
+    fits = layouts_of(game)
+    if layout is None:
+        return fits[0]
+    from hardware.layout import load_layout
+
+    if not layout.endswith(".toml") and layout not in fits:
+        raise ConfigError("<command line>", "--layout", f"a layout of {game}: "
+                          + ", ".join(fits), layout)
+    if layout.endswith(".toml") and load_layout(layout).game != game:
+        raise ConfigError("<command line>", "--layout", f"a layout of {game}: "
+                          + ", ".join(fits), layout)
+    return layout
+
+
 def _check_sites(config: Config, layout) -> None:
     """Options that change the board (--board 4x4) need a layout with sensors for its sites."""
     import games
@@ -144,7 +177,14 @@ def _check_sites(config: Config, layout) -> None:
     try:
         sites = set(games.get_game(name).new_state(**config.game_options).sites())
     except (KeyError, games.GameError) as exc:
-        raise ConfigError("<command line>", "game options", f"options {name} accepts ({exc})") from None
+        # The options may be another game's (--cubes is Treeblox's): name its layouts.
+        given = set(config.game_options) - set(layout.game_options)
+        others = [g for g in games.names() if g != name and given
+                  and given <= set(games.get_game(g).options())]
+        hint = "".join(f"; {g} takes them: --layout {' or '.join(layouts_of(g))}"
+                       for g in others)
+        raise ConfigError("<command line>", "game options",
+                          f"options {name} accepts ({exc}{hint})") from None
     missing = sorted(sites - set(layout.sites))
     if missing:
         fits = [n for n in shipped_layouts() if (lay := load_layout(n)).game == name
@@ -177,9 +217,29 @@ def cmd_sim(args: argparse.Namespace) -> int:
         config = simulated_config(args)
         _web_options(config, args)
         _remote_options(config, args)
+        _voice_options(config, args)
         return run_sim(config, new_game=args.new_game, web=not args.no_web)
     except _start_errors() as exc:
         return fail(str(exc))
+
+
+def _voice_flags(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--language", choices=LANGUAGES,
+                   help="what the board says and shows: " + ", ".join(
+                       f"{code} ({NATIVE[code]})" for code in LANGUAGES) +
+                   " (default: the config's language, en)")
+    p.add_argument("--voice-dir", metavar="DIR",
+                   help="say each sentence into a WAV file in DIR (espeak-ng; no audio device "
+                        "needed)")
+
+
+def _voice_options(config, args: argparse.Namespace) -> None:
+    """--language and --voice-dir override the config's language and [voice]."""
+    if args.language:
+        config.language = args.language
+    if args.voice_dir:
+        config.voice.enabled = True
+        config.voice.wav_dir = args.voice_dir
 
 
 def _web_options(config, args: argparse.Namespace) -> None:
@@ -250,6 +310,7 @@ def _web_flags(p: argparse.ArgumentParser) -> None:
 
 def cmd_trace(args: argparse.Namespace) -> int:
     import games
+    from board_driver.daemon.speech import SpeechError, open_speech
     from board_driver.referee.tracer import TraceError, print_trace, read_lines
 
     logging.basicConfig(level=logging.WARNING)
@@ -257,8 +318,12 @@ def cmd_trace(args: argparse.Namespace) -> int:
         config = simulated_config(args)
         config.backend = "sim"
         config.journal = ":temporary:"
+        _voice_options(config, args)
+        speech = open_speech(config.voice, config.language) if config.voice.wav_dir else None
         lines = read_lines(args.file)
-        print_trace(lines, config, "<stdin>" if args.file == "-" else args.file)
+        print_trace(lines, config, "<stdin>" if args.file == "-" else args.file, speech)
+    except SpeechError as exc:
+        return fail(f"--voice-dir: {exc}")
     except OSError as exc:
         return fail(f"cannot read {args.file}: {exc.strerror}")
     except (TraceError, games.GameError) as exc:
@@ -308,6 +373,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     def simulated(p, *, journal: bool = False):
         p.add_argument("--config", help="a config file instead of the built-in simulated one")
         p.add_argument("--layout", help="a shipped layout name or a layout file")
+        p.add_argument("--game", help="the game to play, on its first shipped layout (or on "
+                                      "--layout's): see `treeboard games`")
         p.add_argument("--moves", choices=["off", "legal", "safe", "best"],
                            help="move display mode")
         if journal:
@@ -340,11 +407,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("-v", "--verbose", action="store_true")
     _web_flags(p)
     _remote_flags(p)
+    _voice_flags(p)
     p.set_defaults(func=cmd_sim)
 
     p = sub.add_parser("trace", help="play physical actions from a file on the simulated board")
     simulated(p)
     p.add_argument("file", help="actions, one a line; - for stdin")
+    _voice_flags(p)
     p.set_defaults(func=cmd_trace)
 
     p = sub.add_parser("selftest", help="light each LED in turn, print each sensor as it changes")

@@ -5,12 +5,15 @@ Each line of the file is a physical action:
     place SITE [KIND]   put a piece on a site (a classifying sensor needs its KIND; a site with
                         no sensor, such as a Treeblox cube above the board, is an entry)
     lift SITE           take the piece off
+    tap SITE            a touch game (Game for the Trees): the wand tapped on a square
+    hold SITE           the same, held (a hold only offers its move; a tap confirms it)
     press BUTTON        press and release a named button (Treeblox: end_turn)
     wait MS             let time pass (blinks, animations, nothing settles faster)
     # a comment         (blank lines too)
 
 After each action, once the sensors have settled, one JSON line:
-    {"action", "game": {the replay object}, "corrections": [sites], "leds": {site: [r, g, b]}}
+    {"action", "game": {the replay object}, "corrections": [sites], "leds": {site: [r, g, b]},
+     "said": [what the action made the board say, as its voice says it]}
 
 Actions go through the real gpiozero mock pins (and a matrix scan, an ADC read) and the
 LED colours are read back from the recording PixelBuf strip: a trace is how bugs get
@@ -37,6 +40,8 @@ from board_driver.config import Config
 from board_driver.referee.door import Door
 from board_driver.referee.reconcile import candidate_moves
 from board_driver.referee.session import load_board_layout, open_session
+from board_driver.views import words
+from board_driver.views.narrate import Narrator
 
 
 def cut(text: str, limit: int = 40) -> str:
@@ -66,9 +71,11 @@ def parse_action(line: str) -> tuple[str, list[str]] | None:
         return None
     verb, *args = text.split()
     verb = verb.lower()
-    arity = {"place": (1, 2), "lift": (1, 1), "press": (1, 1), "wait": (1, 1)}
+    arity = {"place": (1, 2), "lift": (1, 1), "press": (1, 1), "wait": (1, 1), "tap": (1, 1),
+             "hold": (1, 1)}
     if verb not in arity:
-        raise TraceError(f"unknown action {cut(verb)!r}; expected place, lift, press or wait")
+        raise TraceError(f"unknown action {cut(verb)!r}; expected place, lift, tap, hold, "
+                         "press or wait")
     lo, hi = arity[verb]
     if not lo <= len(args) <= hi:
         raise TraceError(f"{verb} takes {'SITE [KIND]' if verb == 'place' else 'one argument'}")
@@ -106,7 +113,7 @@ def _decode_lines(stream, name: str) -> list[str]:
 
 
 def act(door: Door, verb: str, args: list[str]) -> None:
-    """Do a `place`, `lift` or `press` action with the board's hands (shared by `trace`, on
+    """Do a `place`, `lift`, `tap`, `hold` or `press` action with the board's hands (shared by `trace`, on
     simulated time, and `sim`, on the real clock). A piece on a site with no sensor is an
     entry, through the board's door; everything else goes in through the (mock) sensors."""
     session = door.session
@@ -114,6 +121,11 @@ def act(door: Door, verb: str, args: list[str]) -> None:
     if verb == "press":
         board.press(args[0])
         board.release(args[0])
+        return
+    if verb in ("tap", "hold"):
+        # A tap or a hold as such, whatever time passes between the typed lines: `place` and
+        # `lift` on a touch board time the wand for real (a touch of 1.2 s is a hold).
+        door.tap(args[0], held=verb == "hold")
         return
     site = args[0]
     kind = args[1] if len(args) > 1 else None
@@ -167,6 +179,7 @@ class Tracer:
         # new_game=False resumes the journal's game (a restart after a power cut, in tests).
         self.clock = SimClock()
         self._tmp = None
+        words.use(config.language)   # what the board says: the config's or --language
         if load_board_layout(config).bridge is not None:
             # The firmware and the host link in lockstep on self.clock, not on a pty in real time.
             from firmware_bridge.board import LOCKSTEP
@@ -183,6 +196,8 @@ class Tracer:
         for name, button in self.session.hardware.buttons.items():
             button.when_pressed = lambda _b=None, n=name: self.door.button(n)
         self.referee.show(self.clock())
+        self.narrator = Narrator()   # what each action makes the board say
+        self.narrator.start(self.referee)
 
     def close(self) -> None:
         self.session.close()
@@ -229,6 +244,7 @@ class Tracer:
             "game": ref.state.summary(),
             "corrections": [c.site for c in ref.corrections],
             "leds": ref.site_colours(),
+            "said": [said.spoken for said in self.narrator(ref)],
         }
 
 
@@ -262,10 +278,15 @@ def describe_error(exc: Exception) -> str:
     """What a refused action's exception says to a player: an illegal move's reason, or the
     message of a bad site, kind or button (a KeyError's message, without repr's quotes)."""
     if isinstance(exc, games.IllegalMove):
-        return exc.reason
+        return words.reason(exc.reason)   # in the board's language
     return str(exc.args[0]) if exc.args else type(exc).__name__
 
 
-def print_trace(lines: Iterable[str], config: Config, source: str = "<trace>") -> None:
+def print_trace(lines: Iterable[str], config: Config, source: str = "<trace>",
+                speech=None) -> None:
+    """Print each record; `speech` (the daemon's Speech, writing WAVs) says what it said."""
     for record in run_trace(lines, config, source):
-        print(json.dumps(record), flush=True)
+        if speech is not None:
+            speech.say(record["said"])
+            speech.flush()
+        print(json.dumps(record, ensure_ascii=False), flush=True)

@@ -119,7 +119,18 @@ class RemoteLink:
         self.takebacks = self._load_takebacks()
         self.refused = 0
         self.after_change: Callable[[], None] | None = None  # the daemon re-lights the board
+        self._draw_from_game_id()
         referee.listeners.append(self._on_local_change)
+
+    def _draw_from_game_id(self) -> None:
+        """Options a game draws for itself (Arbos's setup_seed, games/base.py) are drawn here
+        from the game id, so that both boards (and a spectator) draw the same: a game not begun
+        whose drawn options are not the game id's starts again with them."""
+        state = self.referee.state
+        drawn = rp.drawn_options(state, self.settings.game_id)
+        if not state.moves and drawn and any(str(state.options().get(k)) != str(v)
+                                             for k, v in drawn.items()):
+            self.referee.new_game(self.clock(), {**state.options(), **drawn}, "remote-join")
 
     def detach(self) -> None:
         """Stop hearing about the referee's changes (the board left the game)."""
@@ -339,6 +350,7 @@ class RemoteLink:
         identifier = f"treeboard-{s.game_id}-" + \
             (f"watch-{os.getpid()}-{id(self):x}" if s.watching else str(s.local_seat))
         delay = 0.5
+        down = False   # a failure was logged since the link was last up
         while True:
             client = aiomqtt.Client(
                 s.host, s.port, username=s.username, password=s.password,
@@ -354,8 +366,15 @@ class RemoteLink:
             except Exception as exc:  # aiomqtt.MqttError, OSError, ssl.SSLError: broker away
                 _close_abandoned_sockets(exc)
                 refused = _refusal(exc)
-                log.warning("broker %s:%d: %s; retrying in %.1f s", s.host, s.port,
-                            refused or exc, delay)
+                if self._client is not None:
+                    down = False   # it was connected: its going down is news
+                # One line when the link goes down, not one a retry: every 5 s for an hour
+                # would scroll the sim's board away ("connected" says when it is back; the
+                # status, shown on the board and the page, says what it is meanwhile).
+                (log.debug if down else log.warning)(
+                    "broker %s:%d: %s; retrying every few seconds", s.host, s.port,
+                    refused or exc)
+                down = True
             else:
                 refused = None
             if self._client is not None:

@@ -46,7 +46,16 @@ The interface a game's view module provides (`state` is the game's State; `view`
         the page then offers each legal move that puts one there. Default False (finding them
         tries every legal move, which a 20x20 board should not pay for on every change).
     HELP: str
-        The game's own help lines for `treeboard sim` (its site names, its entries).
+        The game's own help lines for `treeboard sim` (its site names, its entries), marked
+        with `words.N_` (translated where shown).
+    TITLE: str
+        The game's name as its players call it, marked with `words.N_` (default: the game's
+        short_title, untranslated).
+    def say_site(state, site: str) -> str
+        A site as a person says it aloud ("C seven", "the top groove of row 1, square 2"), in
+        the board's language; default: letters then the number in words.
+    def say_move(state, move: str) -> str
+        A move's notation as a person says it; default: each site in it through say_site.
     def svg_3d(state, view: View, places: list[str], turn: int = 0) -> str
         A second picture (Treeblox: an isometric view of the trees); `places` are the sites
         where an entry may be made now, drawn so that a click on one (an element with
@@ -61,14 +70,17 @@ from __future__ import annotations
 
 import importlib
 import math
+import re
 from types import ModuleType
 
-from board_driver.views.base import (DEFAULT_PLAYERS, FRAME_S, OFF, Colour, View, blink_on,
-                                     correction_words, kind_colour, next_blink, scale)
+from board_driver.views.base import (DEFAULT_PLAYERS, FRAME_S, OFF, PIECES, Colour, View,
+                                     blink_on, colour_name, correction_words, kind_colour,
+                                     next_blink, scale)
 from board_driver.views.paint import Paint
+from board_driver.views.words import N_, tr
 from games.base import State
 
-__all__ = ["View", "Colour", "Paint", "render", "view_of", "players", "correction_words",
+__all__ = ["View", "Colour", "Paint", "render", "view_of", "players", "correction_words", "legend",
            "kind_colour", "scale", "OFF", "FRAME_S"]
 
 REQUIRED = ("frame", "svg", "terminal")
@@ -96,7 +108,58 @@ def view_of(game_name: str) -> ModuleType:
 
 def players(game_name: str) -> tuple[str, str]:
     """The names of the two sides as the game's players read them."""
-    return getattr(view_of(game_name), "PLAYERS", DEFAULT_PLAYERS)
+    return tuple(tr(name) for name in getattr(view_of(game_name), "PLAYERS", DEFAULT_PLAYERS))
+
+
+def title(game_name: str) -> str:
+    """The game's name as its players call it, in the board's language."""
+    own = getattr(view_of(game_name), "TITLE", None)
+    if own is None:
+        import games
+
+        return games.get_game(game_name).short_title
+    return tr(own)
+
+
+def game_help(game_name: str) -> str:
+    """The game's own help lines (its sites, its entries), in the board's language."""
+    own = getattr(view_of(game_name), "HELP", "")
+    return tr(own) if own else ""
+
+
+#: Numbers as words, so that a third language says them through its catalog alone.
+NUMBER_WORDS = (N_("zero"), N_("one"), N_("two"), N_("three"), N_("four"), N_("five"),
+                N_("six"), N_("seven"), N_("eight"), N_("nine"), N_("ten"), N_("eleven"),
+                N_("twelve"), N_("thirteen"), N_("fourteen"), N_("fifteen"), N_("sixteen"),
+                N_("seventeen"), N_("eighteen"), N_("nineteen"), N_("twenty"))
+
+
+def say_number(n: int) -> str:
+    """A whole number as a word in the board's language (digits past twenty: the voice reads
+    them in its own language)."""
+    return tr(NUMBER_WORDS[n]) if 0 <= n < len(NUMBER_WORDS) else str(n)
+
+
+_SITE = re.compile(r"\b([A-Za-z])(\d{1,2})\b")
+_WORD = re.compile(r"[a-z]+")
+
+
+def say_site(state: State, site: str) -> str:
+    """A site as a person says it (the game's view's `say_site`, or "C seven")."""
+    own = getattr(view_of(state.game.name), "say_site", None)
+    if own is not None:
+        return own(state, site)
+    return _SITE.sub(lambda m: f"{m.group(1).upper()} {say_number(int(m.group(2)))}", site)
+
+
+def say_move_text(state: State, move: str) -> str:
+    """A move's notation as a person says it (the game's view's `say_move`, or each site in
+    it said as `say_site` says it)."""
+    own = getattr(view_of(state.game.name), "say_move", None)
+    if own is not None:
+        return own(state, move)
+    said = _SITE.sub(lambda m: say_site(state, m.group(0)), move)
+    return _WORD.sub(lambda m: tr(PIECES[m.group(0)]) if m.group(0) in PIECES else m.group(0), said)
 
 
 def offers_entries(game_name: str) -> bool:
@@ -176,6 +239,71 @@ def render(state: State, view: View, now: float) -> tuple[dict[str, Colour], flo
                     frame[corr.site] = need if on else view.colours["wrong"]  # wrong kind
         wake = min(wake or math.inf, next_blink(now, view.blink_hz))
     return frame, wake
+
+
+#: What each colour of the config means on every board, in the order a legend lists them; a
+#: game's view may say one in its own words (`COLOUR_MEANINGS`, a colour name -> words, or
+#: None for a colour it never shows). "player0"/"player1" are the players' own.
+MEANINGS: dict[str, str] = {
+    "safe": "a move that gives nothing away (hints: safe)",
+    "unsafe": "a move that hands something over (hints: safe)",
+    "best": "the computer's best move (hints: best)",
+    "wrong": "steady: take this piece off; blinking with a piece's colour: the wrong piece",
+    "choice": "breathing: you may take this piece off (a capture to choose)",
+    "waiting": "the board waits for a piece it cannot sense",
+}
+#: Which hint modes show a hint colour (the others are always shown when they apply).
+_HINT_COLOURS = {"safe": ("safe", "best"), "unsafe": ("safe", "best"), "best": ("best",)}
+
+
+def legend(state: State, view: View) -> list[dict[str, str]]:
+    """Every colour the LEDs may show now and what it means: the one legend the sim prints
+    and the page shows (its state JSON's "legend"). Each entry: {"name": the config's colour
+    name, "label": the colour in words ("sky blue"), "colour": "#rrggbb", "means": words}."""
+    module = view_of(state.game.name)
+    names = players(state.game.name)
+    own = getattr(module, "COLOUR_MEANINGS", {})
+    def entry(name: str, means: str) -> dict[str, str]:
+        colour = view.colours[name]
+        return {"name": name, "label": colour_name(colour),
+                "colour": "#%02x%02x%02x" % colour, "means": means}
+
+    out = [entry(f"player{p}", own.get(f"player{p}") or f"{names[p]}: pieces, turn and score")
+           for p in (0, 1)]
+    out.append({"name": "blinking", "label": "blinking", "colour": "",
+                "means": "a piece's colour blinking: put that piece here; breathing: the other "
+                         "seat's move, to make on the board"})
+    for name, means in MEANINGS.items():
+        modes = _HINT_COLOURS.get(name)
+        means = own.get(name, means)
+        # (a touch game's selection blinks in the hint colours whatever the hint mode)
+        if modes and view.moves not in modes and state.game.input_mode != "touch":
+            continue
+        if means is None or name not in view.colours:
+            continue
+        out.append(entry(name, means))
+    return out
+
+
+def notice(state: State) -> str | None:
+    """What the player to move must do now that the board cannot show by a piece alone, in one
+    sentence from the game's view (`notice(state)` in its module; Arbos: "4 trees: lift your
+    spores until three remain"), or None."""
+    own = getattr(view_of(state.game.name), "notice", None)
+    return own(state) if own is not None and not state.is_over() else None
+
+
+def seat_words(game_name: str, seats: tuple[str, str], colours: dict[str, Colour]) -> str | None:
+    """In a remote game, which player this board plays ("you play White, drawn blue"); None
+    when no seat is remote."""
+    if "remote" not in seats:
+        return None
+    names = players(game_name)
+    here = [p for p in (0, 1) if seats[p] != "remote"]
+    if not here:
+        return "you are watching: both players are on other boards"
+    return " and ".join(f"you play {names[p]}, drawn {colour_name(colours[f'player{p}'])}"
+                        for p in here)
 
 
 def svg(state: State, view: View) -> str:

@@ -15,21 +15,38 @@ from __future__ import annotations
 import math
 
 from board_driver.views import svgkit
-from board_driver.views.base import FRAME_S, OFF, Colour, View, correction_words, scale
+from board_driver.views.base import (FRAME_S, OFF, Colour, View, colour_name, correction_words,
+                                     scale)
 from board_driver.views.paint import Paint
 from board_driver.views.svgkit import el, hexc, title
+from board_driver.views.words import N_, tr
 from games.fangqi import PHASES
 
-PLAYERS = ("Black", "White")
+TITLE = N_("Fangqi")
+PLAYERS = (N_("Black"), N_("White"))
+#: The counters' colours as the rules' reasons name them ("d4 holds no black counter").
+COLOUR_WORDS = (N_("black"), N_("white"))
 
-HELP = """Fangqi: points are a1.. (files a.. from the left, rows 1.. from the bottom).
-Placement: put a counter on a vacant point (place d4). Removal: lift a lit counter (lift d4).
-Movement: lift your counter (its targets light), put it on one (place d7); if it forms a
-square, lift one of the lit counters. Undo the last move on the board to take it back."""
+HELP = N_("""Fangqi: points are a1.. (files a.. from the left, rows 1.. from the bottom).
+Placement: put a counter on a vacant point (place c3). Removal: lift a lit counter (lift c3).
+Movement: lift your counter (lift c3: its targets light), put it on one (place c4); if it
+forms a square, lift one of the lit counters. Undo the last move on the board to take it back
+(a capture: put the taken counter back, then your counter where it was).""")
 
-PHASE_WORDS = {"placement": "placement", "first-removal": "first removal",
-               "square-removal": "square removal", "movement": "movement", "over": "game over"}
+PHASE_WORDS = {"placement": N_("placement"), "first-removal": N_("first removal"),
+               "square-removal": N_("square removal"), "movement": N_("movement"),
+               "over": N_("game over")}
+#: How a game ended (FangqiState.end_reason), in words.
+END_WORDS = {"reduced": N_("reduced"), "blocked": N_("blocked"),
+             "quiet-limit": N_("quiet-limit")}
 
+
+#: The shared legend's words for this game (board_driver/views/__init__.py: `legend`).
+COLOUR_MEANINGS = {
+    "safe": "a counter that can form a square now (hints: safe)",
+    "unsafe": None, "waiting": None,
+    "choice": "breathing: a counter you may take (a capture to choose)",
+}
 
 def _breathe(now: float) -> float:
     return 0.55 + 0.45 * math.cos(now * math.pi)
@@ -180,16 +197,22 @@ def svg(state, view: View) -> str:
 
 def _status(state) -> str:
     a, b = state.scores()
-    counts = f"Black {a}, White {b} counters"
+    names = [tr(p) for p in PLAYERS]
+    counts = tr("{black} {a}, {white} {b} counters").format(black=names[0], a=a,
+                                                            white=names[1], b=b)
     if state.is_over():
         winner = state.winner()
-        result = "a draw" if winner is None else f"{PLAYERS[winner]} wins"
-        return f"game over ({state.end_reason}): {result}; {counts}"
-    who = PLAYERS[state.to_move]
-    phase = PHASE_WORDS[state.phase]
+        result = tr("a draw") if winner is None else tr("{player} wins").format(
+            player=names[winner])
+        reason = END_WORDS.get(state.end_reason)
+        return tr("game over ({why}): {result}; {counts}").format(
+            why=tr(reason) if reason else state.end_reason, result=result, counts=counts)
+    who = names[state.to_move]
+    phase = tr(PHASE_WORDS[state.phase])
     due = state.removals_due(state.to_move)
-    todo = f", {due} to take" if due else ""
-    return f"{phase}: {who} to move{todo}; {counts}"
+    todo = tr(", {n} to take").format(n=due) if due else ""
+    return tr("{phase}: {player} to move{todo}; {counts}").format(
+        phase=phase, player=who, todo=todo, counts=counts)
 
 
 def terminal(state, view: View, paint: Paint) -> str:
@@ -213,6 +236,8 @@ def terminal(state, view: View, paint: Paint) -> str:
             fix, choice = fixes.get(site), choices.get(site)
             if fix is not None:
                 cells.append(paint(c["wrong"], f"!{glyph}!", bold=True))
+            elif site in view.lifted and kind is not None:
+                cells.append(paint(colour, f"^{glyph.lower()}^"))   # in the hand, not here
             elif site in takeable or (choice is not None and choice.want is None):
                 cells.append(paint(c["choice"], f"[{glyph}]", bold=True))
             elif choice is not None:
@@ -221,13 +246,19 @@ def terminal(state, view: View, paint: Paint) -> str:
                 cells.append(paint(colour, f" {glyph} ", bold=site in last))
         lines.append(f"{row:>3} " + "".join(cells))
     lines.append("  " + _status(state))
-    key = "B Black, W White"
-    if takeable or any(comp.want is None for comp in view.completions):
-        key += ", [W] may be taken (lift it)"
+    key = (f"B Black (drawn {colour_name(c['player0'])}), "
+           f"W White (drawn {colour_name(c['player1'])})")
+    marked = takeable | {comp.site for comp in view.completions if comp.want is None}
+    if marked:
+        # the glyph of the counters marked now (the opponent's), not always the same letter
+        glyph = "B" if occupancy.get(min(marked)) == "black" else "W"
+        key += f", [{glyph}] may be taken (lift it)"
     if any(comp.want is not None for comp in view.completions):
         key += ", (.) the lifted counter may go here"
+    if view.lifted:
+        key += ", ^b^ ^w^ the counter lifted off"
     if view.corrections:
-        key += ", !W! put back / take off (see below)"
+        key += ", !B! !W! put back / take off (see below)"
     lines.append("  " + key)
     return "\n".join(lines)
 

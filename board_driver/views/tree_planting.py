@@ -10,16 +10,26 @@ from board_driver.views import svgkit
 from board_driver.views.base import OFF, Colour, View, correction_words, legible, scale
 from board_driver.views.paint import Paint
 from board_driver.views.svgkit import el, hexc, title
+from board_driver.views.words import N_, tr
 
-PLAYERS = ("player 1", "player 2")
+TITLE = N_("Tree Planting")
+PLAYERS = (N_("player 1"), N_("player 2"))
 
-HELP = """Tree Planting: a groove is h ROW.COL (the top side of square ROW.COL) or v ROW.COL (its
+HELP = N_("""Tree Planting: a groove is h ROW.COL (the top side of square ROW.COL) or v ROW.COL (its
 left side); a hole is t ROW.COL. Read ROW at the left of the board, COL above it (for v, below).
 Put a rod in a groove (place h0.0); when it closes a square, plant your tree peg there
-(place t0.0); lift the last rod again to take it back."""
+(place t0.0); lift the last rod again to take it back.""")
 
 
 # --- the LEDs ----------------------------------------------------------------------------------
+
+#: The shared legend's words for this game (board_driver/views/__init__.py: `legend`).
+COLOUR_MEANINGS = {
+    "safe": "a free groove that gives nothing away (hints: safe), or keeps your result "
+            "(hints: best)",
+    "unsafe": "a free groove that hands a square over (hints: safe), or loses (hints: best)",
+    "choice": None, "waiting": None,
+}
 
 def frame(state, view: View, now: float) -> tuple[dict[str, Colour], float | None]:
     c = view.colours
@@ -189,8 +199,10 @@ def terminal(state, view: View, paint: Paint) -> str:
         hint = _free_colour(state, board.groove[name], view, lambda col, f: col)
         if hint is None:
             return paint(grey, "···" if horizontal else ":")
-        if view.moves == "safe" and hint == c["unsafe"]:
+        if view.moves in ("safe", "best") and hint == c["unsafe"]:
             return paint(hint, "·!·" if horizontal else "!")
+        if view.moves == "best" and hint == c.get("best"):
+            return paint(hint, "·*·" if horizontal else "*")   # read without colour too
         return paint(hint, "···" if horizontal else ":")
 
     def hole(r: int, col: int) -> str:
@@ -225,9 +237,16 @@ def terminal(state, view: View, paint: Paint) -> str:
     key = "━ rod, 1 2 trees"
     if view.moves == "safe" and not state.is_over():
         key += ", ··· a free groove that gives nothing away, ·!· one that hands a square over"
+    best = view.moves == "best" and view.hints and not state.is_over()
     if view.corrections:
         key += ", ??? put a piece here, XXX take it off"
-    lines.append(paint(grey, key))
+    if best:   # each glyph in the colour the LEDs light it
+        key = (paint(grey, key + ", ") + paint(c["best"], "·*·") + paint(grey, " the computer's "
+               "best move, ") + paint(c["safe"], "···") + paint(grey, " one that keeps your "
+               "result, ") + paint(c["unsafe"], "·!·") + paint(grey, " one that loses"))
+        lines.append(key)
+    else:
+        lines.append(paint(grey, key))
     return "\n".join(lines)
 
 
@@ -239,6 +258,38 @@ def _labels(at: list[tuple[int, str]], width: int) -> str:
             if pos + i < width:
                 out[pos + i] = ch
     return "".join(out).rstrip()
+
+
+# --- words -------------------------------------------------------------------------------------
+
+def say_site(state, site: str) -> str:
+    """A groove or hole as a person says it: h0.1 -> "the top groove of row one, square two";
+    a groove with no square below (right of) it is the bottom (right) side of the one above."""
+    from board_driver.views import say_number
+
+    kind, _sep, rest = site.partition(" ") if " " in site else (site[:1], "", site[1:])
+    try:
+        row, col = (int(x) for x in rest.split("."))
+    except ValueError:
+        return site
+    cells = set(state.board.cells)
+    if kind == "h":
+        words, row = ((N_("the bottom groove of row {row}, square {col}"), row - 1)
+                      if (row, col) not in cells else
+                      (N_("the top groove of row {row}, square {col}"), row))
+    elif kind == "v":
+        words, col = ((N_("the right groove of row {row}, square {col}"), col - 1)
+                      if (row, col) not in cells else
+                      (N_("the left groove of row {row}, square {col}"), col))
+    elif kind == "t":
+        words = N_("the tree hole of row {row}, square {col}")
+    else:
+        return site
+    return tr(words).format(row=say_number(row + 1), col=say_number(col + 1))
+
+
+def say_move(state, move: str) -> str:
+    return say_site(state, move)
 
 
 # --- why a move: the hint's reason, one sentence built here ------------------------------------

@@ -12,6 +12,7 @@ import games
 import games.ai
 from board_driver import views
 from board_driver.referee.reconcile import changed_sites
+from board_driver.views.words import tr
 
 
 def entries(state, sensed: set[str]) -> list[dict[str, str]]:
@@ -38,8 +39,9 @@ def steps_in_words(view, names: tuple[str, str]) -> list[dict[str, str]]:
     from board_driver.views.base import piece_name
 
     return [{"site": c.site,
-             "do": f"you may take {piece_name(c.have, names, 'the')} off" if c.want is None
-             else f"you may put {piece_name(c.want, names)} here"}
+             "do": tr("you may take {piece} off").format(piece=piece_name(c.have, names, "the"))
+             if c.want is None else
+             tr("you may put {piece} here").format(piece=piece_name(c.want, names))}
             for c in getattr(view, "completions", ())]
 
 
@@ -64,7 +66,8 @@ def result_words(state, names: tuple[str, str]) -> str | None:
         return None
     a, b = state.scores()
     winner = state.winner()
-    return f"{names[winner]} wins, {a}:{b}" if winner is not None else f"a draw, {a}:{b}"
+    return (tr("{player} wins, {a}:{b}").format(player=names[winner], a=a, b=b)
+            if winner is not None else tr("a draw, {a}:{b}").format(a=a, b=b))
 
 
 def page_state(referee, *, layout_name: str, token_required: bool, version: int,
@@ -85,14 +88,15 @@ def page_state(referee, *, layout_name: str, token_required: bool, version: int,
         "leds": referee.site_colours(),
         "version": version,      # grows with every change this server pushes
         "instance": instance,    # a new server (a restarted daemon) starts its versions again
-        "title": state.game.short_title,
-        "about": state.game.description,
+        "title": views.title(state.game.name),
+        "about": tr(state.game.description),
         "layout": layout_name,
         "players": list(names),
         "colours": {f"player{p}": "#%02x%02x%02x" % view.colours[f"player{p}"] for p in (0, 1)},
         "fixes": views.corrections_in_words(state, view),
-        "owed_by": {"computer": "The computer", "remote": "The other board"}.get(
-            view.to_make_by, "The other seat"),
+        "owed_by": {"computer": tr("The computer's move."),
+                    "remote": tr("The other board's move.")}.get(
+            view.to_make_by, tr("The other seat's move.")),
         "steps": steps_in_words(view, names),
         "result": result_words(state, names),
         "entries": offered,
@@ -118,7 +122,30 @@ def page_state(referee, *, layout_name: str, token_required: bool, version: int,
             f"computer:{name}": f"computer, {games.ai.level_label(state.game.name, name)}"
             for name in games.ai.LEVELS}},
         "remote": remote,
+        # What the board means, from the views: every colour it may show now (the legend the
+        # sim prints too), what the mover must do that no piece shows, and in a remote game
+        # which player this board plays.
+        "legend": views.legend(state, view),
+        "notice": views.notice(state),
+        "you": views.seat_words(state.game.name, tuple(referee.seats), view.colours),
+        # What the takeback button asks before it acts (against the computer: the player's
+        # move and the computer's reply together).
+        "takeback_question": takeback_question(referee),
     }
+
+
+def takeback_question(referee) -> str | None:
+    state = referee.state
+    if not state.moves or state.is_over():
+        return None
+    from board_driver.referee.referee import takeback_words
+
+    probe, undone = state.copy(), []
+    for _ in range(referee.takeback_depth()):
+        move = probe.undo()
+        undone.append((str(move), referee.at_board(probe.to_move)))
+    lift = "" if referee.touch is not None else " Lift its pieces from the board afterwards."
+    return f"Take back {takeback_words(undone)}?{lift}"
 
 
 def saved_state(saved, upto: int | None = None) -> games.State:
