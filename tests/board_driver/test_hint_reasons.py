@@ -54,11 +54,11 @@ CASES = [
     ("treeblox", {}, "Lb1 Ld4", "Bc1", "Bc1 opens a hole more for your tree."),
     ("treeblox", {}, "Lb1", "La4", "La4 adds an active leaf: you will have 1."),
     # Arbos, 8x8: each places the other's seeds, White first: Black's G8 and G3, White's D1, B7.
-    ("arbos", {"board": "8x8"}, "seed G8, seed D1", "seed A1",
+    ("arbos", {"board": "8x8", "setup": "chosen"}, "seed G8, seed D1", "seed A1",
      "seed A1 puts Black's seed in a corner, where it can never score."),
-    ("arbos", {"board": "8x8"}, "seed G8, seed D1, seed G3, seed B7", "A6",
+    ("arbos", {"board": "8x8", "setup": "chosen"}, "seed G8, seed D1, seed G3, seed B7", "A6",
      "A6 links your seed B7 to a tree: one more tree makes it score."),
-    ("arbos", {"board": "8x8"}, "seed G8, seed D1, seed G3, seed B7, A3, F5, G4, D5, E4, A1, H7, "
+    ("arbos", {"board": "8x8", "setup": "chosen"}, "seed G8, seed D1, seed G3, seed B7, A3, F5, G4, D5, E4, A1, H7, "
                                 "xA3, F2, xD5, B2, xH7", "F4", "F4 links your seed G3 to a second tree: it scores."),
     # Game for the Trees, from the start and from a recorded game.
     ("game-for-the-trees", {}, "", "a3-a4", "a3-a4 gains a square: you will hold 25."),
