@@ -164,15 +164,17 @@ class WebServer:
         """The state as JSON; remade only when the game, the corrections or the hint changed."""
         ref = self.door.referee
         link = self.door.link_summary()
+        parts, parts_down = self.door.parts()
         key = (ref.state.to_json(), tuple(ref.corrections), tuple(ref.view.completions),
-               ref.view.moves, tuple(ref.seats), json.dumps(link))
+               ref.view.moves, tuple(ref.seats), json.dumps(link),
+               json.dumps([(p["name"], p["state"], p.get("why")) for p in parts]))
         if key != self._key or self._text is None:
             self._key = key
             self._version += 1
             self._text = json.dumps(snapshot.page_state(
                 ref, layout_name=self.door.session.layout.name,
                 token_required=self.token is not None, version=self._version,
-                instance=self.instance, remote=link))
+                instance=self.instance, remote=link, parts=parts, parts_down=parts_down))
         return self._text
 
     def frame_shown(self) -> None:

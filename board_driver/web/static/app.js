@@ -54,6 +54,7 @@ function show(s) {
   showStatus(s);
   showFixes(s);
   showRemote(s);
+  $("conn").textContent = s.parts_down ? `live — not working: ${s.parts_down}` : "live";
   showEntries(s);
   showMoves(s);
   $("end-turn").hidden = !s.end_turn_button;
