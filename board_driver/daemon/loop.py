@@ -83,7 +83,7 @@ class Daemon:
             self._start_remote(session)
             self._start_computer(session)
             if self.web_enabled:
-                self.supervisor.add(Part("page", check=lambda: self._web_problem,
+                self.supervisor.add(Part("page", check=self._page_problem,
                                          restart=self._restart_web))
                 await self._start_web()
             self._supervise()
@@ -320,9 +320,24 @@ class Daemon:
         self.web = web
         self._supervise()
 
+    def _page_problem(self) -> str | None:
+        if self.web is not None:
+            return self.web.problem()
+        return self._web_problem or ("starting" if self._web_starting is not None else None)
+
     def _restart_web(self) -> None:
-        if self.web is None and (self._web_starting is None or self._web_starting.done()):
-            self._web_starting = asyncio.ensure_future(self._start_web())
+        if self._web_starting is not None and not self._web_starting.done():
+            return  # a start is under way
+        self._web_starting = asyncio.ensure_future(self._restart_web_now())
+
+    async def _restart_web_now(self) -> None:
+        web, self.web = self.web, None
+        try:
+            if web is not None:
+                await web.stop()  # what is left of a server whose socket closed under it
+            await self._start_web()
+        except Exception as exc:  # (not a busy port, which _start_web says itself)
+            self._web_problem = f"could not start: {type(exc).__name__}: {exc}"
 
     # --- the supervisor -------------------------------------------------------------------------
 

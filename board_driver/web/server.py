@@ -97,6 +97,7 @@ class WebServer:
         self.local = is_loopback(listen)
         self.clients: set[Client] = set()
         self._runner: web.AppRunner | None = None
+        self._site: web.TCPSite | None = None
         self._assets: dict[str, bytes] = {}
         self._key: Any = None
         self._version = 0
@@ -138,10 +139,19 @@ class WebServer:
         await self._runner.setup()
         site = web.TCPSite(self._runner, self.listen, self.port, reuse_address=True)
         await site.start()
+        self._site = site
         addresses = self._runner.addresses  # with port 0, the port the OS chose
         if addresses:
             self.port = addresses[0][1]
         log.info("companion page: %s", self.url)
+
+    def problem(self) -> str | None:
+        """None while the page's listening socket serves; else why not (the supervisor asks)."""
+        site = self._site
+        server = getattr(site, "_server", None)  # aiohttp's asyncio.Server for the site
+        if server is None or not server.is_serving():
+            return f"its listening socket on {self.listen}:{self.port} is closed"
+        return None
 
     @property
     def url(self) -> str:
@@ -157,6 +167,7 @@ class WebServer:
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
+        self._site = None
 
     # --- the state, pushed ----------------------------------------------------------------------
 
