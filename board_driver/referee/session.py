@@ -49,6 +49,13 @@ def load_board_layout(config: Config):
     return load_layout(config.layout)
 
 
+def layouts_for(game_name: str) -> list[str]:
+    """The shipped layouts made for a game (for a message)."""
+    from hardware.layout import load_layout, shipped_layouts
+
+    return [name for name in shipped_layouts() if load_layout(name).game == game_name]
+
+
 def apply_led_limits(leds, config: Config) -> None:
     """The config may lower the layout's brightness cap and set the current budget."""
     if config.brightness is not None:
@@ -72,6 +79,15 @@ def open_session(config: Config, *, clock: Callable[[], float], autoscan: bool =
     except (KeyError, TypeError, ValueError, games.GameError) as exc:
         # (TypeError, ValueError: a game that checks an option's type less politely.)
         raise ConfigError(config.path, "game_options", f"options {game_name} accepts ({exc})") from exc
+    unsensed = [site for site in fresh.sites() if site not in layout.channels_of_site]
+    if unsensed:
+        # (the first frame would name a site the strip has no LED for: a KeyError at start)
+        key = "game" if config.game_options is None else "game_options"
+        raise ConfigError(config.path, key,
+                          f"a game whose sites layout {layout.name} has sensors for ({game_name} "
+                          f"{fresh.options()} has {len(unsensed)} it has none for, e.g. "
+                          f"{unsensed[0]}; layouts made for it: "
+                          f"{', '.join(layouts_for(game_name)) or 'none shipped'})", game_name)
 
     if config.backend == "bridge":
         from firmware_bridge.board import open_bridge_hardware

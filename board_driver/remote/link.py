@@ -510,6 +510,16 @@ def settings_from_config(config: Any, players: tuple[str, str] | None = None) ->
         raise ConfigError(config.path, "remote", exc.reason) from None
     if len(secret.encode()) < 8:
         raise ConfigError(config.path, "remote.secret", "a shared secret of at least 8 bytes")
+    ca_file = r.get("ca_file")
+    if ca_file is not None:
+        # Checked now: found missing only when the link first connects, it killed the link's
+        # task and the board said "connecting" for ever.
+        try:
+            ssl.create_default_context(cafile=ca_file)
+        except (OSError, ssl.SSLError, TypeError, ValueError) as exc:
+            raise ConfigError(config.path, "remote.ca_file",
+                              "a readable file of PEM certificates (the broker's CA)",
+                              f"{ca_file}: {getattr(exc, 'strerror', None) or exc}") from None
     remote = [i for i, p in enumerate(players) if p == "remote"]
     if not remote:
         raise ConfigError(config.path, "players", 'a "remote" seat with [remote] set', players)

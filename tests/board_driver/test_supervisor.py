@@ -336,3 +336,83 @@ def test_game_for_the_trees_against_the_computer_plays_again_after_a_new_game_or
 def games_level():
     import games.ai
     return games.ai.level("easy")
+
+
+def free_port() -> int:
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def remote_config(tmp_path, **extra):
+    config = sim_config(journal=str(tmp_path / "j.sqlite"))
+    config.players = ("human", "remote")
+    config.remote = {"broker": f"mqtt://127.0.0.1:{free_port()}", "game": "kitchen-1",
+                     "secret": "a shared secret", **extra}
+    return config
+
+
+def test_a_missing_ca_file_is_the_configs_mistake_named_at_start(tmp_path):
+    from board_driver.config import ConfigError
+
+    config = remote_config(tmp_path, ca_file=str(tmp_path / "no-such-ca.pem"))
+    with pytest.raises(ConfigError, match=r"remote.ca_file: expected a readable file of PEM "
+                                          r"certificates .*no-such-ca.pem: No such file"):
+        asyncio.run(Daemon(config, notifier=Notifier(None)).run())
+    (tmp_path / "junk.pem").write_text("not a certificate\n")
+    config = remote_config(tmp_path, ca_file=str(tmp_path / "junk.pem"))
+    with pytest.raises(ConfigError, match=r"remote.ca_file: .*junk.pem"):
+        asyncio.run(Daemon(config, notifier=Notifier(None)).run())
+
+
+def test_the_remote_links_task_that_dies_is_restarted_and_says_why(tmp_path, caplog):
+    """The link's task dies (its CA file vanished since the start): the supervisor says why,
+    once, on the page's JSON and the log, restarts it with backoff, and the link comes back
+    when the file does."""
+    import dataclasses
+
+    ca = tmp_path / "ca.pem"
+    config = remote_config(tmp_path)
+    daemon = Daemon(config, notifier=Notifier(None), new_game=True,
+                    supervision=dict(backoff_initial=0.02, backoff_max=0.1, give_up_after=3))
+    caplog.set_level(logging.WARNING)
+
+    async def scenario():
+        runner = asyncio.ensure_future(daemon.run())
+        await asyncio.wait_for(daemon.started.wait(), 30)
+        sup, link = daemon.supervisor, daemon.remote
+        part = sup.parts["remote link"]
+        await until(lambda: link.status == "no broker", "the link to find no broker")
+        settings = link.settings
+        # the next reconnect meets a CA file that is not there
+        link.settings = dataclasses.replace(settings, tls=True, ca_file=str(ca))
+        await until(lambda: part.state == DOWN, "the remote link to be down")
+        assert "FileNotFoundError" in part.why and sup.troubled() == "part"
+        words = daemon.door.parts()[1]
+        assert words.startswith("remote link down: FileNotFoundError")
+        assert sup.watchdog_ok()  # the board still referees its own moves
+        link.settings = settings   # mended
+        await until(lambda: part.state == UP, "the remote link to be up again", timeout=30)
+        await until(lambda: not daemon._link_task.done(), "the link's task to run")
+        daemon.stop()
+        await asyncio.wait_for(runner, 30)
+
+    asyncio.run(scenario())
+    said = [r.getMessage() for r in caplog.records if r.name == "treeboard.supervisor"]
+    assert [m.split(":")[0].split(" (")[0] for m in said] == \
+        ["remote link stopped", "remote link is down", "remote link is up again"], said
+
+
+def test_a_game_whose_sites_the_layout_lacks_is_refused_at_start_naming_the_key(tmp_path):
+    """It crashed at the first frame with a KeyError ('h0.0' is no LED index ...)."""
+    from board_driver.config import ConfigError
+    from board_driver.referee.session import open_session
+
+    config = sim_config(journal=str(tmp_path / "j.sqlite"), layout="grid-8x8-matrix",
+                        game="tree-planting")
+    with pytest.raises(ConfigError, match=r"game: expected a game whose sites layout "
+                                          r"grid-8x8-matrix has sensors for .*h0\.0.*"
+                                          r"tree-planting-classic-matrix"):
+        open_session(config, clock=lambda: 0.0, autoscan=False)
+    assert not (tmp_path / "j.sqlite").exists()  # refused before anything was opened
