@@ -13,6 +13,8 @@ import asyncio
 import json
 import logging
 import os
+import re
+import secrets
 import ssl
 from dataclasses import dataclass
 from pathlib import Path
@@ -118,6 +120,9 @@ class RemoteLink:
             f"{settings.journal_stem}.remote-{settings.game_id}-{role}.json"
         self.takebacks = self._load_takebacks()
         self.refused = 0
+        self.last_refusal: str | None = None
+        self._refusal_logged: float | None = None
+        self._refusals_unlogged = 0
         self.after_change: Callable[[], None] | None = None  # the daemon re-lights the board
         referee.listeners.append(self._on_local_change)
 
@@ -312,8 +317,19 @@ class RemoteLink:
             self._apply(rp.Verdict(undo_to=msg["index"], takebacks=msg["takebacks"]), "takeback")
 
     def _refuse(self, topic: str, reason: str) -> None:
+        """A message refused: counted, kept as the last refusal, and logged, at most once every
+        REFUSAL_LOG_S with how many were not logged meanwhile (a flood of forged messages
+        must not fill the disk with log lines)."""
         self.refused += 1
-        log.warning("refused a message on %s: %s", topic, reason)
+        self.last_refusal = f"{topic}: {reason}"
+        now = self.clock()
+        if self._refusal_logged is not None and now - self._refusal_logged < REFUSAL_LOG_S:
+            self._refusals_unlogged += 1
+            return
+        more = (f" ({self._refusals_unlogged} more refused since the last one logged)"
+                if self._refusals_unlogged else "")
+        log.warning("refused a message on %s: %s%s", topic, reason, more)
+        self._refusal_logged, self._refusals_unlogged = now, 0
 
     def _update_status(self) -> None:
         if self._client is None:
@@ -336,13 +352,21 @@ class RemoteLink:
         # A spectator is invisible: no presence, no will, and a client id of its own (so any
         # number may watch) with a clean session (nothing queued for it while away).
         presence = None if s.watching else rp.presence_topic(s.game_id, s.local_seat)
+        # A client id of this board's own (a random name kept beside the journal): with a
+        # fixed one, any client of the broker could take over the board's session and kick
+        # it off. Kept, so the broker's session (the messages queued while away) is found
+        # again after a restart.
         identifier = f"treeboard-{s.game_id}-" + \
-            (f"watch-{os.getpid()}-{id(self):x}" if s.watching else str(s.local_seat))
+            (f"watch-{secrets.token_hex(8)}" if s.watching else
+             f"{s.local_seat}-{board_name(s)}")
         delay = 0.5
         while True:
             client = aiomqtt.Client(
                 s.host, s.port, username=s.username, password=s.password,
-                identifier=identifier, clean_session=s.watching,
+                identifier=identifier, protocol=aiomqtt.ProtocolVersion.V5,
+                clean_start=s.watching, properties=connect_properties(s.watching),
+                # (bounded: a flood of small messages is dropped, not kept)
+                max_queued_incoming_messages=MAX_QUEUED,
                 keepalive=s.keepalive, tls_context=self._tls(),
                 will=None if presence is None else
                 aiomqtt.Will(presence, b"offline", qos=1, retain=True))
@@ -403,6 +427,50 @@ class RemoteLink:
         while True:
             topic, payload, retain = await self._outbox.get()
             await client.publish(topic, payload, qos=1, retain=retain)
+
+
+#: At most one refused message is logged in this many seconds (the others are counted).
+REFUSAL_LOG_S = 10.0
+#: Messages from the broker waiting for the loop (a game needs a handful at a time).
+MAX_QUEUED = 1000
+#: How long the broker keeps a board's session (what it queues for it) while it is away.
+SESSION_EXPIRY_S = 7 * 24 * 3600
+
+
+def connect_properties(watching: bool):
+    """MQTT 5 CONNECT properties: the largest packet this board takes (the broker drops a
+    larger message for this board instead of sending it: a 100 MB retained message from anyone
+    who may publish on the game's topics never reaches its memory), and how long the broker
+    keeps the session while the board is away (a spectator's ends with its connection)."""
+    from paho.mqtt.packettypes import PacketTypes
+    from paho.mqtt.properties import Properties
+
+    props = Properties(PacketTypes.CONNECT)
+    props.MaximumPacketSize = rp.MAX_PACKET
+    props.SessionExpiryInterval = 0 if watching else SESSION_EXPIRY_S
+    return props
+
+
+def board_name(settings: RemoteSettings) -> str:
+    """This board's own random name (16 hex digits), made once and kept beside the journal,
+    readable by this user only."""
+    path = Path(settings.state_dir or ".") / f"{settings.journal_stem}.board-name"
+    try:
+        name = path.read_text(encoding="ascii").strip()
+        if re.fullmatch(r"[0-9a-f]{16}", name):
+            return name
+        log.warning("%s does not hold a board name (16 hex digits); making a new one", path)
+    except FileNotFoundError:
+        pass
+    except (OSError, UnicodeDecodeError) as exc:
+        log.warning("%s cannot be read (%s); making a new board name", path, exc)
+    name = secrets.token_hex(8)
+    tmp = path.with_suffix(".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="ascii") as f:
+        f.write(name + "\n")
+    os.replace(tmp, path)
+    return name
 
 
 def _close_abandoned_sockets(exc: BaseException) -> None:

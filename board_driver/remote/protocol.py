@@ -31,7 +31,14 @@ import games
 PREFIX = "treeboard/v1"
 _GAME_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 MAX_MESSAGE = 256 * 1024      # a whole Arbos game is a few kB; anything larger is not ours
+#: The largest MQTT packet a board accepts (MQTT 5's Maximum Packet Size, sent in CONNECT: the
+#: broker must not send a larger one, it drops it instead): a message, its topic and headers.
+MAX_PACKET = MAX_MESSAGE + 4096
 MAX_PENDING = 64              # early moves kept while a gap is filled
+
+
+def cut(text: str, n: int) -> str:
+    return text if len(text) <= n else text[:n - 1] + "…"
 
 
 class RemoteError(ValueError):
@@ -99,8 +106,11 @@ class Signer:
             raise RemoteError(f"message of {len(payload)} bytes is over {MAX_MESSAGE}")
         try:
             data = json.loads(payload.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise RemoteError(f"message is not JSON text ({exc})") from None
+        except (UnicodeDecodeError, ValueError) as exc:
+            # (ValueError: not JSON, or an integer of over 4,300 digits)
+            raise RemoteError(f"message is not JSON text we take ({cut(str(exc), 80)})") from None
+        except RecursionError:
+            raise RemoteError("message is JSON nested too deeply") from None
         if not isinstance(data, dict) or not isinstance(data.get("sig"), str):
             raise RemoteError("message is not a signed object")
         sig = data.pop("sig")
