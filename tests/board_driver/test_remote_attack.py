@@ -99,3 +99,14 @@ def test_a_100_mb_message_from_anyone_never_reaches_the_boards_memory(tmp_path, 
     print(f"peak RSS of the board under a 100 MB message: {peak:.1f} MB")
     assert peak < 100, f"peak RSS {peak:.1f} MB"
     assert "attack-1/state/1: message is not JSON" in status["last_refusal"]
+
+
+def test_deeply_nested_json_and_huge_numbers_are_refused_with_a_reason_not_a_traceback():
+    from board_driver.remote import protocol as rp
+
+    signer = rp.Signer(b"a shared secret", GAME)
+    for payload, words in ((b"[" * 100_000 + b"]" * 100_000, "nested too deeply"),
+                           (b'{"index": ' + b"7" * 5000 + b"}", "not JSON text we take"),
+                           (b"x" * (rp.MAX_MESSAGE + 1), "is over")):
+        with pytest.raises(rp.RemoteError, match=words):
+            signer.decode(payload)
