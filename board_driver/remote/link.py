@@ -10,6 +10,7 @@ in `remote_protocol`, which is pure and tested without a broker.
 from __future__ import annotations
 
 import asyncio
+import collections
 import json
 import logging
 import os
@@ -106,7 +107,13 @@ class RemoteLink:
         self.settings = settings
         self.referee = referee
         self.clock = clock
-        self.signer = rp.Signer(settings.secret, settings.game_id)
+        # Presence is signed with the game's key alone; everything else with the key of the
+        # game's epoch, known once both boards' nonces are (from their presence messages).
+        self.base_signer = rp.Signer(settings.secret, settings.game_id)
+        self.signer: rp.Signer | None = None
+        self.nonces: list[str | None] = [None, None]
+        self._unsigned: collections.deque[tuple[str, dict, bool]] = collections.deque(maxlen=256)
+        self._held: collections.deque[tuple[str, bytes]] = collections.deque(maxlen=64)
         self.topics = rp.topics(settings.game_id)
         self.status = CONNECTING
         self.peer_online = False
@@ -118,11 +125,21 @@ class RemoteLink:
         role = "watch" if settings.watching else f"seat{settings.local_seat}"
         self._sidecar = Path(settings.state_dir or ".") / \
             f"{settings.journal_stem}.remote-{settings.game_id}-{role}.json"
-        self.takebacks = self._load_takebacks()
+        saved = self._read_sidecar()
+        self.takebacks = saved.get("takebacks", 0)
+        # This board's nonce for this playing of the game: kept while the game goes on (a
+        # restart resumes it), a new one for a game that starts afresh (a reused game id is
+        # then a new game: the old game's messages no longer check).
+        self.nonce: str | None = None
+        if not settings.watching:
+            kept = saved.get("nonce")
+            self.nonce = kept if kept is not None and referee.state.moves else secrets.token_hex(8)
+            self.nonces[settings.local_seat] = self.nonce
         self.refused = 0
         self.last_refusal: str | None = None
         self._refusal_logged: float | None = None
         self._refusals_unlogged = 0
+        self._refusals_in_window = 0
         self.after_change: Callable[[], None] | None = None  # the daemon re-lights the board
         referee.listeners.append(self._on_local_change)
 
@@ -145,19 +162,45 @@ class RemoteLink:
 
     # --- the agreed takeback count survives a restart ----------------------------------------
 
-    def _load_takebacks(self) -> int:
+    def _read_sidecar(self) -> dict[str, Any]:
         try:
             data = json.loads(self._sidecar.read_text(encoding="utf-8"))
-            return int(data["takebacks"])
+            out: dict[str, Any] = {"takebacks": int(data["takebacks"])}
+            nonce = data.get("nonce")
+            if isinstance(nonce, str) and re.fullmatch(r"[0-9a-f]{16}", nonce):
+                out["nonce"] = nonce
+            return out
         except FileNotFoundError:
-            return 0
+            return {}
         except (OSError, ValueError, KeyError, TypeError) as exc:
             log.error("%s: unreadable (%s); counting takebacks from 0", self._sidecar, exc)
-            return 0
+            return {}
 
     def _save_takebacks(self) -> None:
-        _write_private(self._sidecar, {"game_id": self.settings.game_id,
-                                       "takebacks": self.takebacks})
+        data: dict[str, Any] = {"game_id": self.settings.game_id, "takebacks": self.takebacks}
+        if self.nonce is not None:
+            data["nonce"] = self.nonce
+        _write_private(self._sidecar, data)
+
+    def _set_nonce(self, seat: int, nonce: str) -> None:
+        """A board's nonce, from its presence: once both are known, the game's epoch is, and
+        with it the key of every other message. A new epoch (the other board joined afresh):
+        what waited is signed and sent, this board's state republished, what came early read."""
+        self.nonces[seat] = nonce
+        epoch = rp.epoch_of(self.nonces)
+        if epoch is None or (self.signer is not None and self.signer.epoch == epoch):
+            return
+        self.signer = rp.Signer(self.settings.secret, self.settings.game_id, epoch)
+        log.info("remote game %s: epoch %s", self.settings.game_id, epoch)
+        waiting = list(self._unsigned)
+        self._unsigned.clear()
+        for topic, body, retain in waiting:
+            self._send(topic, body, retain)
+        self._publish_state()
+        early = list(self._held)
+        self._held.clear()
+        for topic, payload in early:
+            self._handle(topic, payload)
 
     def _take_back_to(self, count: int) -> None:
         """Take the game back to `count` moves (a takeback both boards agreed to)."""
@@ -167,6 +210,13 @@ class RemoteLink:
     # --- what this board publishes -----------------------------------------------------------
 
     def _send(self, topic: str, body: dict, retain: bool = False) -> None:
+        if self.signer is None:   # the game's epoch is not known yet: signed once it is
+            if retain:  # (a retained state replaces the one before it: only the last counts)
+                kept = [m for m in self._unsigned if m[0] != topic]
+                self._unsigned.clear()
+                self._unsigned.extend(kept)
+            self._unsigned.append((topic, body, retain))
+            return
         try:
             self._outbox.put_nowait((topic, self.signer.encode(body), retain))
         except asyncio.QueueFull:
@@ -238,10 +288,23 @@ class RemoteLink:
     def _handle(self, topic: str, payload: bytes) -> None:
         base = self.topics["base"]
         if topic.startswith(f"{base}/presence/"):
-            seat = topic.rsplit("/", 1)[1]
-            if seat == str(self.settings.seat):
-                self.peer_online = payload == b"online"
+            try:
+                msg = self.base_signer.decode(payload)
+            except rp.RemoteError as exc:
+                self._refuse(topic, exc.reason)
+                return
+            if topic.rsplit("/", 1)[1] != str(msg["seat"]):
+                self._refuse(topic, "a presence message under another seat's topic")
+                return
+            if not self.settings.watching and msg["seat"] == self.settings.local_seat:
+                return   # our own (or an earlier playing's, which ours replaces)
+            if msg["seat"] == self.settings.seat:
+                self.peer_online = msg["online"]
                 self._update_status()
+            self._set_nonce(msg["seat"], msg["nonce"])
+            return
+        if self.signer is None:
+            self._held.append((topic, payload))   # read once the epoch is known
             return
         try:
             msg = self.signer.decode(payload)
@@ -317,19 +380,22 @@ class RemoteLink:
             self._apply(rp.Verdict(undo_to=msg["index"], takebacks=msg["takebacks"]), "takeback")
 
     def _refuse(self, topic: str, reason: str) -> None:
-        """A message refused: counted, kept as the last refusal, and logged, at most once every
-        REFUSAL_LOG_S with how many were not logged meanwhile (a flood of forged messages
-        must not fill the disk with log lines)."""
+        """A message refused: counted, kept as the last refusal, and logged, at most
+        REFUSALS_LOGGED in every REFUSAL_LOG_S, the next one logged saying how many were not
+        (a flood of forged messages must not fill the disk with log lines)."""
         self.refused += 1
         self.last_refusal = f"{topic}: {reason}"
         now = self.clock()
-        if self._refusal_logged is not None and now - self._refusal_logged < REFUSAL_LOG_S:
+        if self._refusal_logged is None or now - self._refusal_logged >= REFUSAL_LOG_S:
+            self._refusal_logged, self._refusals_in_window = now, 0
+        if self._refusals_in_window >= REFUSALS_LOGGED:
             self._refusals_unlogged += 1
             return
-        more = (f" ({self._refusals_unlogged} more refused since the last one logged)"
+        self._refusals_in_window += 1
+        more = (f" ({self._refusals_unlogged} more refused and not logged before it)"
                 if self._refusals_unlogged else "")
         log.warning("refused a message on %s: %s%s", topic, reason, more)
-        self._refusal_logged, self._refusals_unlogged = now, 0
+        self._refusals_unlogged = 0
 
     def _update_status(self) -> None:
         if self._client is None:
@@ -369,7 +435,7 @@ class RemoteLink:
                 max_queued_incoming_messages=MAX_QUEUED,
                 keepalive=s.keepalive, tls_context=self._tls(),
                 will=None if presence is None else
-                aiomqtt.Will(presence, b"offline", qos=1, retain=True))
+                aiomqtt.Will(presence, self._presence(False), qos=1, retain=True))
             try:
                 async with client:
                     await self._serve(client, presence)
@@ -401,7 +467,8 @@ class RemoteLink:
         for topic in ("move", "takeback", "state", "presence"):
             await client.subscribe(self.topics[topic], qos=1)
         if presence is not None:
-            await client.publish(presence, b"online", qos=1, retain=True)
+            self._save_takebacks()   # (the nonce, kept before anyone can have seen it)
+            await client.publish(presence, self._presence(True), qos=1, retain=True)
         self._drain()             # what was queued offline is in the state below
         self._publish_state()
         self._update_status()
@@ -419,6 +486,10 @@ class RemoteLink:
         finally:
             sender.cancel()
 
+    def _presence(self, online: bool) -> bytes:
+        return self.base_signer.encode(rp.presence_message(self.settings.local_seat, online,
+                                                           self.nonce))
+
     def _drain(self) -> None:
         while not self._outbox.empty():
             self._outbox.get_nowait()
@@ -429,8 +500,9 @@ class RemoteLink:
             await client.publish(topic, payload, qos=1, retain=retain)
 
 
-#: At most one refused message is logged in this many seconds (the others are counted).
+#: At most REFUSALS_LOGGED refused messages are logged in REFUSAL_LOG_S (the others counted).
 REFUSAL_LOG_S = 10.0
+REFUSALS_LOGGED = 20
 #: Messages from the broker waiting for the loop (a game needs a handful at a time).
 MAX_QUEUED = 1000
 #: How long the broker keeps a board's session (what it queues for it) while it is away.
