@@ -74,6 +74,9 @@ class Game(ABC):
     #: Whether games.ai solves this game exactly where a position is small enough (Tree
     #: Planting: games/ai/tree_planting.py); otherwise the search alone plays and hints.
     exact_solver: ClassVar[bool] = False
+    #: Every piece kind `State.occupancy` can name, for a sensor that tells kinds apart (an
+    #: ADC layout's bands are checked against it); None: not declared, nothing is checked.
+    piece_kinds: ClassVar[frozenset[str] | None] = None
 
     @property
     def title(self) -> str:

@@ -219,6 +219,12 @@ def _remote_options(config, args: argparse.Namespace) -> None:
         if args.join or args.seat is not None or args.watch:
             raise ConfigError("<command line>", "--remote", "a broker URL with --join and --seat")
         return
+    if getattr(args, "players", None):
+        # (it was dropped silently: the seats of a remote game are --seat's or --watch's)
+        raise ConfigError("<command line>", "--players",
+                          "no --players with --remote: --seat N plays seat N here and the "
+                          "other board the other seat (--watch: both are remote)",
+                          " ".join(args.players))
     if not args.join or (args.seat is None) == (not args.watch):
         raise ConfigError("<command line>", "--join and --seat",
                           "both with --remote (or --join and --watch, to follow a game)")
@@ -257,7 +263,10 @@ def cmd_trace(args: argparse.Namespace) -> int:
         config.backend = "sim"
         config.journal = ":temporary:"
         lines = read_lines(args.file)
-        print_trace(lines, config, "<stdin>" if args.file == "-" else args.file)
+        try:
+            print_trace(lines, config, "<stdin>" if args.file == "-" else args.file)
+        finally:
+            lines.close()
     except OSError as exc:
         return fail(f"cannot read {args.file}: {exc.strerror}")
     except (TraceError, games.GameError) as exc:

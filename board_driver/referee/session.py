@@ -89,6 +89,13 @@ def open_session(config: Config, *, clock: Callable[[], float], autoscan: bool =
                           f"{unsensed[0]}; layouts made for it: "
                           f"{', '.join(layouts_for(game_name)) or 'none shipped'})", game_name)
 
+    if layout.adc is not None:   # (a layout naming no game: its ADC bands against the config's)
+        from hardware.layout import check_piece_kinds
+
+        check_piece_kinds(game_name, layout.adc.kinds,
+                          lambda key, expected, got: ConfigError(
+                              config.path, "game", f"a game whose pieces layout {layout.name}'s "
+                              f"{key} name: {expected}", got))
     if config.backend == "bridge":
         from firmware_bridge.board import open_bridge_hardware
 
