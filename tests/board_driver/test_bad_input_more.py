@@ -89,10 +89,12 @@ def _peak_of_trace(tmp_path, actions: int) -> int:
 
 def test_a_long_trace_is_streamed_in_bounded_memory(tmp_path):
     """Every line was parsed into a list before the first ran (a million actions: 467 MB).
-    Four times the actions, about the same peak."""
-    small = _peak_of_trace(tmp_path, 500)
-    large = _peak_of_trace(tmp_path, 2000)
-    assert large - small < 150_000, (small, large)
+    Eight times the actions, the same peak."""
+    _peak_of_trace(tmp_path, 100)   # (the first run's imports and caches)
+    small = _peak_of_trace(tmp_path, 1000)
+    large = _peak_of_trace(tmp_path, 8000)
+    # (measured: the same within 1 KB; holding every action was +2.4 MB)
+    assert large - small < 500_000, (small, large)
 
 
 def test_a_bad_line_still_fails_before_anything_runs(tmp_path, capsys):
