@@ -285,8 +285,8 @@ class WebServer:
         except RecursionError:
             raise Refused(400, "the body is JSON nested too deeply") from None
         except ValueError as exc:  # (not JSON, not UTF-8, or a number of over 4,300 digits)
-            why = "a number too long" if "digits" in str(exc) else "not a JSON object"
-            raise Refused(400, f"the body must be a JSON object ({why})") from None
+            why = " (a number in it has too many digits)" if "digits" in str(exc) else ""
+            raise Refused(400, f"the body must be a JSON object{why}") from None
         if not isinstance(data, dict):
             raise Refused(400, "the body must be a JSON object")
         for key in data:

@@ -416,3 +416,46 @@ def test_a_game_whose_sites_the_layout_lacks_is_refused_at_start_naming_the_key(
                                           r"tree-planting-classic-matrix"):
         open_session(config, clock=lambda: 0.0, autoscan=False)
     assert not (tmp_path / "j.sqlite").exists()  # refused before anything was opened
+
+
+def test_a_restarted_simulated_bridge_board_comes_up_with_its_pieces_in_place(tmp_path):
+    """The simulated firmware came up empty and got the restored pieces only after the board
+    had resynced: a one-move game journaled an undo and the move again."""
+    journal = str(tmp_path / "j.sqlite")
+
+    def config():
+        return sim_config(journal=journal, backend="bridge", bridge_port="sim",
+                          layout="tree-planting-classic-bridge")
+
+    async def play_one():
+        daemon = Daemon(config(), notifier=Notifier(None), new_game=True)
+        runner = asyncio.ensure_future(daemon.run())
+        await asyncio.wait_for(daemon.started.wait(), 30)
+        await hands(daemon, {"h0.0": "rod"})
+        await until(lambda: len(daemon.session.referee.state.moves) == 1, "the first move")
+        daemon.stop()
+        await asyncio.wait_for(runner, 30)
+
+    async def restart():
+        daemon = Daemon(config(), notifier=Notifier(None))
+        runner = asyncio.ensure_future(daemon.run())
+        await asyncio.wait_for(daemon.started.wait(), 30)
+        ref = daemon.session.referee
+        # the firmware's scans reach the referee and settle (a debounce and more)
+        link = daemon.session.hardware.source.link
+        seen = link.stats["snapshots"]
+        await until(lambda: link.stats["snapshots"] > seen or ref.physical.get("h0.0"),
+                    "the firmware's board")
+        await until(lambda: ref.next_deadline() is None, "the sensors to settle")
+        moves = [str(m) for m in ref.state.moves]
+        physical = ref.physical.get("h0.0")
+        daemon.stop()
+        await asyncio.wait_for(runner, 30)
+        return moves, physical
+
+    asyncio.run(play_one())
+    moves, physical = asyncio.run(restart())
+    assert moves == ["h0.0"] and physical is not None
+    with Journal(journal) as saved:
+        game = saved.current()
+        assert game.moves == ["h0.0"] and game.events == 1   # no undo, no second h0.0
