@@ -38,9 +38,9 @@ MAX_TREES = 3
 #: least 3 apart in the larger of the two directions (Chebyshev distance >= 3).
 SEED_DISTANCE = 3
 NAMED_BOARDS = ("20x20", "19x19", "18x18")
-#: A playout stops after this many moves, finished or not (its default `cap`: random games of
-#: Arbos need not end). A playout's game of 20x20 ends in about 185 moves, so this only
-#: guards against a long one.
+#: A playout stops after this many moves, finished or not (its default `cap`). Every game
+#: ends within 2 x seeds + 6 x spores + 1 moves (reading 12: 501 on 20x20); a playout's game
+#: of 20x20 ends in about 185 moves, so this only guards against a long one.
 PLAYOUT_CAP = 400
 #: Random draws of a cell a playout tries before it lists the legal cells outright.
 _DRAWS = 48
@@ -280,7 +280,6 @@ class ArbosState(State):
         else:  # REMOVE
             self._unsplit(p, i, data)
             self._set(i, _SPORE[p])
-            self._spores_left[p] -= 1
         return move
 
     def copy(self) -> "ArbosState":
@@ -667,13 +666,20 @@ class ArbosState(State):
         taken = f"{name} holds a {_KIND_TEXT[here].replace(':0', ' of White').replace(':1', ' of Black')}" \
             if here else ""
         if self._phase == "setup":
+            need = self._seed_needed()
+            if kind == SPORE and not here and self._seed_dist[i] < need:
+                # A token put on a cell in the setup is meant as a seed (a presence sensor
+                # cannot tell): why no seed may go there is the reason to give.
+                kind = SEED
             if kind != SEED:
                 raise IllegalMove(move, "the setup comes first: put down a seed of your opponent")
             if here:
                 raise IllegalMove(move, taken)
-            need = self._seed_needed()
             if self._seed_dist[i] < need:
-                raise IllegalMove(move, f"{name} is too close to another seed: seeds need at "
+                near = min(self._seeds[0] | self._seeds[1], key=lambda j: max(
+                    abs(j // self.geo.cols - r), abs(j % self.geo.cols - c)), default=None)
+                to = f" to {self.geo.names[near]}" if near is not None else ""
+                raise IllegalMove(move, f"{name} is too close{to}: seeds need at "
                                         f"least {need - 1} empty cell{'s' if need > 2 else ''} "
                                         "between them along the row or the column")
             return i
@@ -729,9 +735,9 @@ class ArbosState(State):
                 self._to_move = 1 - p
             return
         if kind == REMOVE:
+            # The spore leaves the game (reading 12): not back to the supply.
             data = self._split(p, i)
             self._clear(i)
-            self._spores_left[p] += 1
             self._history.append((move, turn, data))
             if len(self._trees[p]) <= MAX_TREES:
                 self._removing = False

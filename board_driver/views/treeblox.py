@@ -24,6 +24,9 @@ entered: place b2+1 light-branch (one cube above b2), place (-1,0,0) dark-leaf (
 Kinds: dark-leaf, dark-branch, light-leaf, light-branch. press end_turn ends a turn early."""
 
 
+#: The shared legend's words for this game (board_driver/views/__init__.py: `legend`).
+COLOUR_MEANINGS = {"safe": None, "unsafe": None, "choice": None}
+
 def _tops(state) -> dict[tuple[int, int], tuple[str, int]]:
     """Each occupied column (x, y) -> (the kind of its top cube, the top cube's z)."""
     tops: dict[tuple[int, int], tuple[str, int]] = {}

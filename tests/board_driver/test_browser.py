@@ -149,6 +149,8 @@ def test_tree_planting_live_takeback_and_screenshots(browser, sims):
     page = browser.new_page()
     page.goto(sim.url)
     page.wait_for_selector("body[data-connected=yes]")
+    page.click("#meaning summary")   # the legend: every colour the LEDs show, in words
+    assert "bluish green: a free groove that gives nothing away" in page.inner_text("#meaning")
     sim.type("place h0.0")
     appears(page, rod("h0.0"), timeout=1000)  # the bound: on the page within 1 s
     sim.type("place v0.0", "place h1.0", "place v0.1", "place t0.0", "place h2.2")
@@ -310,6 +312,10 @@ def test_every_other_games_page_shows_its_board(browser, sims, game):
     page.wait_for_selector("body[data-connected=yes]")
     appears(page, "#board svg [data-site]")
     assert page.get_attribute("body", "data-game") == game and errors == []
+    # the one legend (board_driver/views: legend), as the sim prints it
+    assert page.inner_text("#meaning summary").endswith("What the lights mean")
+    page.click("#meaning summary")
+    assert "red: " in page.inner_text("#meaning") and errors == []
     screenshots(page, game)
     page.close()
 

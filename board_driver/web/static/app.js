@@ -62,6 +62,7 @@ function show(s) {
   $("takeback").disabled = !s.takeback;
   fillSelect($("hint"), s.hints.map((m) => [m, m]), s.hint);
   showSeats(s);
+  showMeaning(s);
   $("token-box").hidden = !s.token_required;
   if (gameChanged && $("history").open) loadGames();
 }
@@ -74,6 +75,17 @@ function showSeats(s) {
     fillSelect($(`seat${seat}`), s.seat_choices.map((p) => [p, p.replace("computer:", "computer, ")]),
       s.seats[seat]);
   }
+}
+
+function showMeaning(s) {
+  // The board's legend (one source with the sim's), what the mover must do, who you are.
+  let box = $("meaning");
+  if (!box) { box = document.createElement("details"); box.id = "meaning"; $("turn").after(box); }
+  box.textContent = "";
+  const said = [s.you, s.notice].filter(Boolean);   // always in sight: the summary line
+  const legend = document.createElement("summary");
+  legend.textContent = (said.length ? `${said.join("; ")}. ` : "") + "What the lights mean";
+  box.append(legend, ...s.legend.map((e) => { const p = document.createElement("p"); p.append(chip(e.colour || "transparent"), `${e.label}: ${e.means}`); return p; }));
 }
 
 function chip(colour) {
@@ -281,7 +293,7 @@ function wire() {
   };
   $("takeback").onclick = () => {
     const moves = state.game.moves;
-    ask(`Take back ${moves[moves.length - 1]}? Lift its piece from the board afterwards.`,
+    ask(state.takeback_question || `Take back ${moves[moves.length - 1]}? Lift its piece from the board afterwards.`,
         () => post("/api/takeback", {}));
   };
   $("new-game").onclick = () => {
