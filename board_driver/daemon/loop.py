@@ -410,8 +410,10 @@ class Daemon:
     def healthy(self) -> bool:
         """Whether to send WATCHDOG=1. Asked on the loop, so a stalled loop sends nothing; a loop
         that is alive but no longer keeping its appointments (a sensor tick overdue by over a
-        second) is not healthy either, nor is a sensor source that stopped reporting (its scan
-        thread died or stalled, its reader thread is gone): systemd should restart us."""
+        second) is not healthy either, nor is a board whose sensors stay down (the supervisor
+        restarted their scan thread, callbacks or bridge link, and that did not bring them
+        back): then systemd should restart us. The computer, the page and the remote link do
+        not count: the board referees without them."""
         handle = self._tick_handle
         if handle is not None and self.loop.time() - handle.when() > 1.0:
             log.error("sensor processing is %.1f s late; withholding the watchdog ping",
