@@ -5,10 +5,11 @@
 One real daemon per layout (simulated hardware: gpiozero mock pins, or the simulated RP2040 on
 a pty), with the computer playing seat 1 and the page served. Each round kills, in turn:
 
+- the computer's worker process (SIGKILL, as the OOM killer) — from the kill to a new
+  worker's first answer (the first ask meets the broken pool; the supervisor starts another);
 - the sensors: the scan thread dies (an I/O error), gpiozero's edge callbacks stop (pins), or
-  the bridge's link thread dies (a bug) — timed from the kill to the supervisor's "up again";
-- the computer's worker process (SIGKILL, as the OOM killer) — from the kill to the computer's
-  next move, made by a new worker (a player's move in between, made at once);
+  the bridge's link thread dies (a bug) — from the kill to a piece put meanwhile reaching the
+  referee, with the part up again;
 - the page's listening socket (closed) — from the kill to the page served again.
 
 The supervisor polls every 0.25 s and restarts at once; the numbers are what a family waits.
@@ -120,7 +121,6 @@ def kill_sensors(daemon) -> str:
 
 
 async def measure(layout: str, rounds: int) -> dict[str, list[float]]:
-    # (rounds past the game's end start a new game: the player clears the board)
     threading.excepthook = lambda args: None   # the deaths are the point
     with tempfile.TemporaryDirectory() as tmp:
         extra = dict(backend="bridge", bridge_port="sim") if layout.endswith("bridge") else {}
@@ -131,51 +131,34 @@ async def measure(layout: str, rounds: int) -> dict[str, list[float]]:
         runner = asyncio.ensure_future(daemon.run())
         await asyncio.wait_for(daemon.started.wait(), 60)
         ref, sup = daemon.session.referee, daemon.supervisor
-        DEBUG[:] = [lambda: f"moves {[str(m) for m in ref.state.moves]}, to move {ref.state.to_move}, "
-                            f"corrections {[c.site for c in ref.corrections]}, parts {sup.down_words()}, "
-                            f"holding {ref.holding}"]
+        board = daemon.session.hardware.board
+        site = ref.sensed[0]
+        kind = ref.state.occupancy().get(site) or "dark-leaf" if layout == "treeblox-adc" else None
         out: dict[str, list[float]] = {}
-
-        async def computer_turn() -> float:
-            """The player moves until it is the computer's turn; the computer plays its moves
-            (each made on the board). Returns when the computer's first move came."""
-            for _ in range(30):
-                n = len(ref.state.moves)
-                await human_move(daemon)
-                await until(lambda: len(ref.state.moves) > n or ref.state.is_over())
-                if ref.state.to_move == 1 or ref.state.is_over():
-                    break
-                await match_board(daemon)
-            first = None
-            while not ref.state.is_over() and ref.state.to_move == 1:
-                n = len(ref.state.moves)
-                await until(lambda: len(ref.state.moves) > n)
-                first = first or time.monotonic()
-                await match_board(daemon)
-            await match_board(daemon)
-            return first or time.monotonic()
-
-        await computer_turn()
+        await asyncio.wrap_future(daemon._submit(os.getpid))   # the worker, started
         for _ in range(rounds):
-            # the computer's worker
+            # the computer's worker: from its death to a new worker's first answer
             for child in multiprocessing.active_children():
                 os.kill(child.pid, signal.SIGKILL)
             killed = time.monotonic()
-            came = await computer_turn()
-            out.setdefault("computer (to its next move)", []).append(came - killed)
-            # the sensors
+            while True:
+                try:
+                    await asyncio.wrap_future(daemon._submit(os.getpid))
+                    break
+                except Exception:      # BrokenExecutor: the supervisor starts another
+                    await asyncio.sleep(0.01)
+            out.setdefault("computer (a new worker answering)", []).append(time.monotonic() - killed)
+            # the sensors: from the death to a piece put meanwhile reaching the referee
             name = kill_sensors(daemon)
-            part = sup.parts[name]
-            restarts = part.total_restarts
             killed = time.monotonic()
+            part = sup.parts[name]
             if name == "bridge":
                 await until(lambda: part.state != "up")
-            else:
-                await human_move(daemon)   # (the death shows when the sensors are read)
-            await until(lambda: part.total_restarts > restarts and part.state == "up")
-            out.setdefault(name, []).append(time.monotonic() - killed)
-            await until(lambda: ref.next_deadline() is None)
-            await match_board(daemon)
+            here = ref.physical.get(site) is not None
+            await asyncio.get_running_loop().run_in_executor(
+                None, (lambda: board.lift(site)) if here else (lambda: board.place(site, kind)))
+            await until(lambda: (ref.physical.get(site) is not None) != here and part.state == "up")
+            out.setdefault(f"{name} (a piece put meanwhile seen)", []).append(time.monotonic() - killed)
             # the page
             page = sup.parts["page"]
             restarts = page.total_restarts
