@@ -459,3 +459,55 @@ def test_a_restarted_simulated_bridge_board_comes_up_with_its_pieces_in_place(tm
     with Journal(journal) as saved:
         game = saved.current()
         assert game.moves == ["h0.0"] and game.events == 1   # no undo, no second h0.0
+
+
+def test_revive_brings_back_edge_callbacks_and_a_dead_scan_thread_with_what_was_missed(monkeypatch):
+    """`SensorSource.revive()`, what the supervisor calls for the sensors: gpiozero's edge
+    callbacks set again (the change missed meanwhile reported), a scan thread started again
+    (the change made while it was dead reported by its first scan)."""
+    import threading
+
+    from hardware.layout import load_layout
+    from hardware.sensors import STALL_S, MatrixSource, PinSource
+    from hardware.sim import SimulatedBoard
+
+    monkeypatch.setattr(threading, "excepthook", lambda args: None)
+    board = SimulatedBoard(load_layout("tree-planting-classic-pins"), autoscan=True)
+    pins = next(s for s in board.source.sources if isinstance(s, PinSource))
+    matrix = next(s for s in board.source.sources if isinstance(s, MatrixSource))
+    now = [500.0]
+    pins.monotonic = lambda: now[0]
+    events = []
+    board.source.start(events.append)
+    try:
+        gpio = board.layout.channels_of_site["t0.0"][0]
+        for device in pins._devices.values():
+            device.when_activated = device.when_deactivated = None
+        read_all = matrix._read_all
+
+        def dies():
+            matrix._read_all = read_all
+            raise OSError("row driver shorted")
+        matrix._read_all = dies
+        assert _wait_for(lambda: not matrix._thread.is_alive())
+        board.place("t0.0")       # a hole on a pin: no edge comes
+        board.place("h0.0")       # a groove on the matrix: no scan sees it
+        board.source.health()
+        now[0] += STALL_S + 0.5
+        assert board.source.health() is not None
+        board.source.revive()
+        assert _wait_for(lambda: {e.channel for e in events} >= {gpio, *board.layout.channels_of_site["h0.0"]})
+        assert board.source.health() is None and matrix._thread.is_alive()
+        board.lift("t0.0")       # and the edges reach us again
+        assert _wait_for(lambda: events[-1].channel == gpio and events[-1].value is None)
+    finally:
+        board.close()
+
+
+def _wait_for(condition, timeout=5.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.005)
+    return False
