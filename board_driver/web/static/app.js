@@ -13,11 +13,47 @@ let chosenSite = null;
 let confirmAction = null;
 let turn3d = 0;  // quarter turns of the 3D view, this page's own choice
 
+// --- the page's language ----------------------------------------------------------------------
+// The browser's language (or the one chosen in the switch, kept in this browser); the daemon
+// sends the state in it (?lang=) and the page's own words (GET /api/words).
+const LANG_KEY = "treeboard-language";
+let lang = localStorage.getItem(LANG_KEY) || (navigator.languages || [navigator.language])
+  .map((l) => String(l).toLowerCase().split("-")[0]).find((l) => l === "zh" || l === "en") || "en";
+let words = {};
+const originals = new Map();  // each text node of the page -> its English
+
+function tr(text, fields) {
+  const said = words[text] || text;
+  return said.replace(/\{(\w+)\}/g, (m, k) => (fields && k in fields ? fields[k] : m));
+}
+
+async function loadWords() {
+  const response = await fetch(`/api/words?lang=${encodeURIComponent(lang)}`);
+  const body = await response.json();
+  lang = body.language;
+  words = body.words;
+  document.documentElement.lang = lang === "zh" ? "zh-Hans" : lang;
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    if (!originals.has(node)) originals.set(node, node.nodeValue);
+    const english = originals.get(node);
+    const text = english.replace(/\s+/g, " ").trim();
+    if (text in words) {
+      node.nodeValue = english.match(/^\s*/)[0] + words[text] + english.match(/\s*$/)[0];
+    }
+  }
+  const select = $("language");
+  select.textContent = "";
+  for (const [code, name] of Object.entries(body.languages)) {
+    select.append(new Option(name, code, false, code === lang));
+  }
+}
+
 // --- the live state ---------------------------------------------------------------------------
 
 function connect() {
   const proto = location.protocol === "https:" ? "wss:" : "ws:";
-  socket = new WebSocket(`${proto}//${location.host}/ws`);
+  socket = new WebSocket(`${proto}//${location.host}/ws?lang=${encodeURIComponent(lang)}`);
   socket.onopen = () => { retryMs = 300; setConnected(true); };
   socket.onmessage = (event) => show(JSON.parse(event.data));
   socket.onclose = () => {
@@ -30,7 +66,7 @@ function connect() {
 
 function setConnected(on) {
   const conn = $("conn");
-  conn.textContent = on ? "live" : "reconnecting…";
+  conn.textContent = on ? tr("live") : tr("reconnecting…");
   conn.classList.toggle("off", !on);
   document.body.dataset.connected = on ? "yes" : "no";
 }
@@ -100,17 +136,17 @@ function showStatus(s) {
   turn.textContent = "";
   const [a, b] = s.game.scores;
   if (s.game.over) {
-    turn.textContent = "Game over";
+    turn.textContent = tr("Game over");
   } else {
     const who = s.game.to_move;
-    turn.append(chip(s.colours[`player${who}`]), `${s.players[who]} to move`);
+    turn.append(chip(s.colours[`player${who}`]), tr("{player} to move", { player: s.players[who] }));
   }
   const score = $("score");
   score.textContent = "";
   score.append(chip(s.colours.player0), `${s.players[0]} ${a}  `,
                chip(s.colours.player1), `${s.players[1]} ${b}`);
   $("result").hidden = !s.result;
-  $("result").textContent = s.result ? `${s.result}. Clear the board for the next game.` : "";
+  $("result").textContent = s.result ? tr("{result}. Clear the board for the next game.", { result: s.result }) : "";
 }
 
 function showFixes(s) {
@@ -119,8 +155,8 @@ function showFixes(s) {
   // invitation, not a mistake.
   const owed = s.fixes.length > 0 && s.fixes.every((f) => f.move);
   $("banner").classList.toggle("owed", owed);
-  $("banner-title").textContent = owed ? `${s.owed_by}'s move.` : "The board disagrees with the game.";
-  $("banner-sub").textContent = owed ? "Make it on the board:" : "Put it right there:";
+  $("banner-title").textContent = owed ? s.owed_by : tr("The board disagrees with the game.");
+  $("banner-sub").textContent = owed ? tr("Make it on the board:") : tr("Put it right there:");
   siteList($("fixes"), s.fixes);
   $("steps").hidden = s.steps.length === 0;
   siteList($("step-list"), s.steps);
@@ -140,7 +176,7 @@ function showRemote(s) {
   $("remote-ask").hidden = r.request === null;
   if (r.request !== null) {
     const move = s.game.moves[r.request];
-    $("remote-ask-text").textContent = `The other board asks to take back ${move}.`;
+    $("remote-ask-text").textContent = tr("The other board asks to take back {move}.", { move });
   }
 }
 
@@ -229,9 +265,10 @@ async function post(path, body) {
   if (token) headers["X-Treeboard-Token"] = token;  // a header, never a cookie
   let response;
   try {
-    response = await fetch(path, { method: "POST", headers, body: JSON.stringify(body || {}) });
+    response = await fetch(`${path}?lang=${encodeURIComponent(lang)}`,
+                           { method: "POST", headers, body: JSON.stringify(body || {}) });
   } catch (err) {
-    toast("The board does not answer; it may be restarting.");
+    toast(tr("The board does not answer; it may be restarting."));
     return null;
   }
   const data = await response.json().catch(() => ({ error: `refused (${response.status})` }));
@@ -290,6 +327,10 @@ function wire() {
     const body = {};
     for (const [key, value] of form.entries()) body[key] = String(value).trim();
     post("/api/remote/join", body);
+  };
+  $("repeat").onclick = async () => {
+    const data = await post("/api/repeat", {});
+    if (data) toast(data.said.join(" · "));
   };
   $("takeback").onclick = () => {
     const moves = state.game.moves;
@@ -365,7 +406,7 @@ async function loadGames() {
   list.textContent = "";
   if (games.length === 0) {
     const li = document.createElement("li");
-    li.textContent = "No finished game yet.";
+    li.textContent = tr("No finished game yet.");
     list.append(li);
   }
   for (const g of games) {
@@ -456,6 +497,17 @@ async function replayTo(n) {
 
 // --- start ------------------------------------------------------------------------------------
 
+function fetchState() {
+  fetch(`/api/state?lang=${encodeURIComponent(lang)}`).then((r) => r.json()).then(show).catch(() => {});
+}
+
 wire();
-fetch("/api/state").then((r) => r.json()).then(show).catch(() => {});
-connect();
+$("language").addEventListener("change", async (event) => {
+  lang = event.target.value;
+  localStorage.setItem(LANG_KEY, lang);
+  await loadWords();
+  state = null;
+  fetchState();
+  if (socket) socket.close();  // it reconnects asking for the new language
+});
+loadWords().catch(() => {}).finally(() => { fetchState(); connect(); });
