@@ -511,3 +511,41 @@ def _wait_for(condition, timeout=5.0) -> bool:
             return True
         time.sleep(0.005)
     return False
+
+
+def test_the_voice_worker_that_dies_is_restarted_and_said(tmp_path, caplog, monkeypatch):
+    """The speech worker's thread dies of a bug (not an engine's refusal, which it survives):
+    the supervisor names it, starts the worker again, and the board speaks on."""
+    import threading
+
+    from board_driver.config import Voice
+
+    monkeypatch.setattr(threading, "excepthook", lambda args: None)
+    config = sim_config(journal=str(tmp_path / "j.sqlite"))
+    config.voice = Voice(enabled=True, wav_dir=str(tmp_path / "voice"))
+    daemon = Daemon(config, notifier=Notifier(None), new_game=True,
+                    supervision=dict(backoff_initial=0.05, backoff_max=0.2))
+    caplog.set_level(logging.WARNING)
+
+    async def scenario():
+        runner = asyncio.ensure_future(daemon.run())
+        await asyncio.wait_for(daemon.started.wait(), 30)
+        speech, part = daemon.speech, daemon.supervisor.parts["voice"]
+        speak = speech._speak
+
+        def dies(u):
+            speech._speak = speak
+            raise RuntimeError("a bug in the voice")
+        speech._speak = dies
+        daemon.say("the first sentence")
+        await until(lambda: part.total_restarts >= 1, "the voice to be restarted")
+        daemon.say("the second sentence")
+        await until(lambda: any(t == "the second sentence" for t, _ in speech.said),
+                    "the second sentence said")
+        await until(lambda: part.state == UP, "the voice up again")
+        daemon.stop()
+        await asyncio.wait_for(runner, 30)
+
+    asyncio.run(scenario())
+    said = [r.getMessage() for r in caplog.records if r.name == "treeboard.supervisor"]
+    assert any(m.startswith("voice stopped: a bug in the voice") for m in said), said
