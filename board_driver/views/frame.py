@@ -27,7 +27,8 @@ TOUCH_BLINK_HZ = 2.0
 
 #: A part of the daemon that is not up (board_driver/daemon/supervisor.py): the turn LEDs (or,
 #: on a board without them, the first site's LED) blink this pattern, in the "unsafe" colour
-#: (orange) for a part the board can referee without (the computer, the remote link, the page)
+#: (orange) for a part the board can referee without (the computer, the remote link, the page,
+#: the voice)
 #: and in the "wrong" colour (red) for its sensors: on, off, on, then dark for the rest of
 #: TROUBLE_PERIOD_S. A double blink is never a game's own pattern, so it cannot be mistaken.
 TROUBLE_PERIOD_S = 2.0
