@@ -95,6 +95,9 @@ class Game(ABC):
     #: Whether games.ai solves this game exactly where a position is small enough (Tree
     #: Planting: games/ai/tree_planting.py); otherwise the search alone plays and hints.
     exact_solver: ClassVar[bool] = False
+    #: Every piece kind `State.occupancy` can name, for a sensor that tells kinds apart (an
+    #: ADC layout's bands are checked against it); None: not declared, nothing is checked.
+    piece_kinds: ClassVar[frozenset[str] | None] = None
     #: Options `new_state` draws at random for each game when they are not given (Arbos:
     #: `setup_seed`, the draw of its random setup). They belong to one game, not to the board:
     #: `State.options()` keeps them, so a saved, resumed or remote game draws the same, but the

@@ -280,6 +280,12 @@ def _remote_options(config, args: argparse.Namespace) -> None:
         if args.join or args.seat is not None or args.watch:
             raise ConfigError("<command line>", "--remote", "a broker URL with --join and --seat")
         return
+    if getattr(args, "players", None):
+        # (it was dropped silently: the seats of a remote game are --seat's or --watch's)
+        raise ConfigError("<command line>", "--players",
+                          "no --players with --remote: --seat N plays seat N here and the "
+                          "other board the other seat (--watch: both are remote)",
+                          " ".join(args.players))
     if not args.join or (args.seat is None) == (not args.watch):
         raise ConfigError("<command line>", "--join and --seat",
                           "both with --remote (or --join and --watch, to follow a game)")
@@ -321,7 +327,10 @@ def cmd_trace(args: argparse.Namespace) -> int:
         _voice_options(config, args)
         speech = open_speech(config.voice, config.language) if config.voice.wav_dir else None
         lines = read_lines(args.file)
-        print_trace(lines, config, "<stdin>" if args.file == "-" else args.file, speech)
+        try:
+            print_trace(lines, config, "<stdin>" if args.file == "-" else args.file, speech)
+        finally:
+            lines.close()
     except SpeechError as exc:
         return fail(f"--voice-dir: {exc}")
     except OSError as exc:

@@ -401,7 +401,10 @@ class Referee:
 
     def _reconcile(self, now: float, swapped: list[str] = ()) -> None:
         if self.touch is not None:
-            return  # nothing on the board to reconcile: taps are decided as they come
+            # Nothing on the board to reconcile, and no piece to wait for (a new game or a
+            # takeback holds a piece game until the board matches): taps are decided as they come.
+            self._hold = False
+            return
         if swapped and not self.state.is_over():
             # A swap faster than the debounce (a seed out, a spore in): decide first on the
             # board as it was with those sites empty, and keep it only if that was a move
@@ -528,17 +531,18 @@ class Referee:
 
     # --- light --------------------------------------------------------------------------------
 
-    def frame(self, now: float, link: str | None = None):
+    def frame(self, now: float, link: str | None = None, trouble: str | None = None):
         """The LED frame at `now` and when it next changes by itself (views.frame composes
-        it; `link` is the remote link's state in words, None without one)."""
+        it; `link` is the remote link's state in words, None without one; `trouble` the
+        supervisor's, when a part of the daemon is not up)."""
         self.view.turn_left = self.turn_left(now)
-        return compose(self, now, link)
+        return compose(self, now, link, trouble)
 
-    def show(self, now: float, link: str | None = None) -> float | None:
+    def show(self, now: float, link: str | None = None, trouble: str | None = None) -> float | None:
         """Hand the frame to the strip (written only if it changed). Returns when the frame
         next changes by itself (a blink, an animation), or None. Draws only: time that runs
         out is `tick`'s."""
-        frame, wake = self.frame(now, link)
+        frame, wake = self.frame(now, link, trouble)
         self.leds.show(frame)
         return wake
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import logging
 import random
-from concurrent.futures import Executor, Future
+from concurrent.futures import BrokenExecutor, Executor, Future
 from typing import Any, Callable
 
 import games
@@ -134,6 +134,9 @@ class ComputerSeat:
         self._hint_asked: tuple[str, ...] | None = None
         self._asked: tuple[str, ...] | None = None  # the history the pending search was given
         self._ready: tuple[tuple[str, ...], str] | None = None  # (history, move) to play
+        # The history whose search failed (the worker died): not asked again until `retry()`
+        # (the daemon's supervisor calls it with a new worker), or the game moves on.
+        self._failed: tuple[str, ...] | None = None
         self.thinking = False
 
     def _history(self) -> tuple[str, ...]:
@@ -170,7 +173,7 @@ class ComputerSeat:
                 return  # wait for the board to agree
         if seat is None or not self._board_agrees():
             return
-        if self.thinking and self._asked == history:
+        if (self.thinking and self._asked == history) or self._failed == history:
             return
         level = self.levels[seat]
         self._asked = history
@@ -181,14 +184,27 @@ class ComputerSeat:
                              self.rng.randrange(1 << 30))
         future.add_done_callback(lambda f, h=history: self.call_soon(self._answer, f, h))
 
+    def retry(self) -> None:
+        """On the loop: a new worker took over from one that died: ask again what the old one
+        never answered (the computer's move, the hints)."""
+        self._failed = None
+        self._asked = self._hint_asked = None
+        self.thinking = False
+        self.poke()
+
     def _fresh(self, future: Future, history: tuple[str, ...], what: str) -> Any:
         """A worker's answer if it came back and still fits the game; None otherwise."""
         if future.cancelled():
             return None  # the daemon is stopping: its worker was shut down, nothing failed
         try:
             answer = future.result()
-        except Exception:
-            log.exception("the %s failed", what)
+        except Exception as exc:
+            if isinstance(exc, BrokenExecutor):  # the worker died: the daemon restarts it
+                log.warning("the %s failed: the worker died (%s)", what, exc)
+            else:
+                log.exception("the %s failed", what)
+            if what == "computer's search":
+                self._failed = history
             return None
         if history != self._history():
             log.info("%s answer %r dropped: the game moved on", what, answer)

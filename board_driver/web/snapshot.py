@@ -71,7 +71,8 @@ def result_words(state, names: tuple[str, str]) -> str | None:
 
 
 def page_state(referee, *, layout_name: str, token_required: bool, version: int,
-               instance: str, remote: dict[str, Any] | None = None) -> dict[str, Any]:
+               instance: str, remote: dict[str, Any] | None = None,
+               parts: list[dict[str, Any]] = (), parts_down: str | None = None) -> dict[str, Any]:
     """The object GET /api/state answers and the WebSocket pushes. Its first three keys are what
     `treeboard trace` prints after an action."""
     state, view = referee.state, referee.view
@@ -87,6 +88,8 @@ def page_state(referee, *, layout_name: str, token_required: bool, version: int,
         "corrections": [c.site for c in referee.corrections],
         "leds": referee.site_colours(),
         "version": version,      # grows with every change this server pushes
+        "parts": list(parts),    # the daemon's parts (the supervisor's): name, state, why
+        "parts_down": parts_down,  # one sentence while a part is not up, else null
         "instance": instance,    # a new server (a restarted daemon) starts its versions again
         "title": views.title(state.game.name),
         "about": tr(state.game.description),

@@ -286,21 +286,32 @@ def test_config_refuses_listening_beyond_localhost_without_a_token():
 
 
 def test_a_busy_port_leaves_the_board_running_without_its_page(tmp_path, caplog):
+    """The board referees without its page, says why (once), and serves the page when the port
+    frees: the supervisor tries again with backoff."""
     async def scenario():
+        from board_driver.config import sim_config
+        from board_driver.daemon.loop import Daemon
         async with running(tmp_path) as first:
             port = first.web.port
-            from board_driver.config import sim_config
-            from board_driver.daemon.loop import Daemon
             config = sim_config(journal=str(tmp_path / "k.sqlite"))
             config.web_port = port
-            second = Daemon(config, web=True)
+            second = Daemon(config, web=True,
+                            supervision=dict(backoff_initial=0.05, backoff_max=0.2))
             runner = asyncio.ensure_future(second.run())
             await asyncio.wait_for(second.started.wait(), 10)
             assert second.web is None and not runner.done()
-            second.stop()
-            await runner
+            part = second.supervisor.parts["page"]
+            assert part.state != "up" and "address already in use" in part.why
+        for _ in range(200):  # the first daemon let the port go: the second takes it
+            if second.web is not None and part.state == "up":
+                break
+            await asyncio.sleep(0.02)
+        assert second.web is not None and part.state == "up"
+        second.stop()
+        await runner
     run(scenario())
-    assert any("companion page not started" in r.message for r in caplog.records)
+    said = [r.message for r in caplog.records if "not served on" in r.message]
+    assert len(said) == 1 and "another port: web.port" in said[0]
 
 
 def test_a_bad_web_port_on_the_command_line_is_refused(capsys):

@@ -90,6 +90,7 @@ function show(s) {
   showStatus(s);
   showFixes(s);
   showRemote(s);
+  $("conn").textContent = tr("live") + (s.parts_down ? ` — ${s.parts_down}` : "");
   showEntries(s);
   showMoves(s);
   $("end-turn").hidden = !s.end_turn_button;
