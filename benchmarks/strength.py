@@ -20,6 +20,15 @@
 Options a game draws for each game (Arbos's setup_seed, the draw of its random setup) are
 drawn from the match's --seed, so a run is repeated by its seed.
 
+    python benchmarks/strength.py effort --game fangqi --positions 6
+        each level's effort (iterations a move) and its time: CPU seconds a move on positions
+        of random games, and what that is on a quarter of this machine's core (x4)
+    python benchmarks/strength.py ladder --game treeblox --games 12 [--write]
+        the levels against each other (each against the next) and against the random and
+        greedy anchors, colours alternating; Elo ratings fitted to all the results (greedy
+        = 1000) with 95 % intervals; --write keeps them in games/ai/data/ratings.json, which
+        `treeboard games` and the page show beside each level's name
+
 Prints one JSON object per match. A benchmark, not a test: it takes minutes.
 """
 
@@ -143,6 +152,224 @@ def versus(args) -> dict:
             "max_moves": args.max_moves, "capped": capped, **interval(results)}
 
 
+# --- levels: effort and the ladder --------------------------------------------------------
+
+def positions(game, options: dict, count: int, rng: random.Random) -> list:
+    """Positions a game passes through: random games stopped a random share of the way in."""
+    out = []
+    while len(out) < count:
+        state = game.new_state(**options)
+        plies = []
+        probe = state.copy()
+        while not probe.is_over() and len(probe.moves) < 400:
+            plies.append(random_move(probe, rng))
+            probe.play(plies[-1])
+        stop = rng.randrange(max(1, len(plies) * 3 // 4))
+        state.play_all(plies[:stop])
+        if not state.is_over() and len(state.legal_moves()) > 1:
+            out.append(state)
+    return out
+
+
+def effort(args) -> dict:
+    """CPU seconds a move at each level on the same positions (median and max), and a quarter
+    core's time: what a Pi's share would take, the cap aside."""
+    game = games.get_game(args.game)
+    options = dict(o.split("=", 1) for o in args.option or [])
+    rng = random.Random(args.seed)
+    states = positions(game, options, args.positions, rng)
+    out = {"game": args.game, "options": options, "positions": len(states), "levels": {}}
+    for name, lvl in games.ai.LEVELS.items():
+        if args.levels and name not in args.levels.split(","):
+            continue
+        times = []
+        for state in states:
+            start = time.process_time()
+            games.ai.play_level(state, lvl, seed=rng.randrange(1 << 30))
+            times.append(time.process_time() - start)
+        times.sort()
+        median = times[len(times) // 2]
+        out["levels"][name] = {"iterations": lvl.iterations, "cap_s": lvl.seconds,
+                               "exact": lvl.exact, "median_s": round(median, 3),
+                               "max_s": round(times[-1], 3),
+                               "quarter_core_median_s": round(4 * median, 2)}
+        print(f"{name}: median {median:.3f} s, max {times[-1]:.3f} s", file=sys.stderr)
+    return out
+
+
+ANCHORS = ("random", "greedy")
+
+
+def player_move(who: str, state, rng: random.Random):
+    if who == "random":
+        return random_move(state, rng)
+    if who == "greedy":
+        return greedy_move(state, rng)
+    return games.ai.play_level(state, games.ai.LEVELS[who], seed=rng.randrange(1 << 30))
+
+
+def match(game, options: dict, a: str, b: str, count: int, rng: random.Random,
+          max_moves: int) -> list[float]:
+    """`count` games of a against b, colours alternating: a's points in each."""
+    points = []
+    for i in range(count):
+        seat_a = i % 2
+        state = game.new_state(**options)
+        while not state.is_over() and len(state.moves) < max_moves:
+            who = a if state.to_move == seat_a else b
+            state.play(player_move(who, state, rng))
+        points.append(points_for(state, seat_a))
+        print(f"  {a} v {b} game {i + 1}: {a} as player {seat_a}, {len(state.moves)} moves"
+              f"{'' if state.is_over() else ' (capped)'}, scores {state.scores()}, "
+              f"{a} {points[-1]}", file=sys.stderr)
+    return points
+
+
+def fit_ratings(results: dict[tuple[str, str], list[float]], anchor: str,
+                anchor_rating: float = 1000.0, prior_draws: float = 1.0) -> dict:
+    """Elo ratings by maximum likelihood (Bradley-Terry on the 400 log10 scale) from every
+    pair's points, `anchor` fixed, with 95 % intervals from the observed information (each
+    rating's interval relative to the anchor). A pair's `prior_draws` virtual draws keep a
+    clean sweep finite (BayesElo does the same): a 12-0 says "far stronger", not "infinitely"."""
+    names = sorted({n for pair in results for n in pair})
+    free = [n for n in names if n != anchor]
+    k = math.log(10) / 400
+    r = dict.fromkeys(names, 0.0)
+    games_ = {pair: (sum(p) + prior_draws / 2, len(p) + prior_draws)
+              for pair, p in results.items()}
+    for _ in range(100):  # Newton's method on the log-likelihood
+        grad = dict.fromkeys(free, 0.0)
+        hess = {(x, y): 0.0 for x in free for y in free}
+        for (a, b), (score, n) in games_.items():
+            e = 1 / (1 + math.exp(-k * (r[a] - r[b])))
+            g, h = k * (score - n * e), k * k * n * e * (1 - e)
+            for x, sign in ((a, 1), (b, -1)):
+                if x in grad:
+                    grad[x] += sign * g
+            for x, sx in ((a, 1), (b, -1)):
+                for y, sy in ((a, 1), (b, -1)):
+                    if x in grad and y in grad:
+                        hess[x, y] += sx * sy * h
+        step = solve([[hess[x, y] for y in free] for x in free], [grad[x] for x in free])
+        for x, d in zip(free, step):
+            r[x] += d
+        if max(map(abs, step), default=0) < 1e-6:
+            break
+    cov = invert([[hess[x, y] for y in free] for x in free])
+    out = {anchor: {"rating": anchor_rating, "ci95": [anchor_rating, anchor_rating]}}
+    for i, x in enumerate(free):
+        half = 1.96 * math.sqrt(max(0.0, cov[i][i]))
+        out[x] = {"rating": round(anchor_rating + r[x]),
+                  "ci95": [round(anchor_rating + r[x] - half), round(anchor_rating + r[x] + half)]}
+    return out
+
+
+def solve(m: list[list[float]], v: list[float]) -> list[float]:
+    """m x = v by Gaussian elimination with partial pivoting (a handful of players)."""
+    n = len(v)
+    a = [row[:] + [v[i]] for i, row in enumerate(m)]
+    for c in range(n):
+        p = max(range(c, n), key=lambda i: abs(a[i][c]))
+        a[c], a[p] = a[p], a[c]
+        for i in range(n):
+            if i != c and a[c][c]:
+                f = a[i][c] / a[c][c]
+                a[i] = [x - f * y for x, y in zip(a[i], a[c])]
+    return [a[i][n] / a[i][i] for i in range(n)]
+
+
+def invert(m: list[list[float]]) -> list[list[float]]:
+    n = len(m)
+    cols = [solve(m, [1.0 if i == j else 0.0 for i in range(n)]) for j in range(n)]
+    return [[cols[j][i] for j in range(n)] for i in range(n)]
+
+
+#: Who meets whom on the ladder: each level the next, the anchors the bottom of it.
+LADDER_PAIRS = [("greedy", "random"), ("beginner", "random"), ("beginner", "greedy"),
+                ("easy", "greedy"), ("easy", "beginner"), ("medium", "easy"),
+                ("hard", "medium"), ("strongest", "hard")]
+
+
+def ladder(args) -> dict:
+    game = games.get_game(args.game)
+    options = dict(o.split("=", 1) for o in args.option or [])
+    rng = random.Random(args.seed)
+    only = set(args.pairs.split(",")) if args.pairs else None
+    results, shares = {}, {}
+    for a, b in LADDER_PAIRS:
+        if only is not None and f"{a}-{b}" not in only:
+            continue
+        start = time.perf_counter()
+        points = match(game, options, a, b, args.games, rng, args.max_moves)
+        results[a, b] = points
+        shares[f"{a} v {b}"] = {**interval(points), "seconds": round(time.perf_counter() - start)}
+        print(f"{a} v {b}: {shares[f'{a} v {b}']}", file=sys.stderr)
+    if args.merge:
+        # Pairs played in an earlier run (its JSON output), unless played again here: a
+        # share of n games is as good as the points for the fit.
+        earlier = json.loads(Path(args.merge).read_text())
+        if earlier.get("game") != args.game:
+            raise SystemExit(f"{args.merge}: a ladder of {earlier.get('game')!r}, "
+                             f"not {args.game!r}")
+        for key, entry in earlier["pairs"].items():
+            a, b = key.split(" v ")
+            if (a, b) not in results:
+                n, won = entry["games"], entry["share"] * entry["games"]
+                results[a, b] = [won / n] * n  # the same sum and count
+                shares[key] = {**entry, "from": args.merge}
+    ratings = fit_ratings(results, anchor="greedy")
+    out = {"game": args.game, "options": options, "games_per_pair": args.games,
+           "seed": args.seed, "max_moves": args.max_moves, "pairs": shares,
+           "ratings": ratings}
+    if args.write:
+        path = games.ai.RATINGS_FILE
+        table = json.loads(path.read_text()) if path.exists() else {}
+        table[args.game] = {"ratings": {n: ratings[n] for n in games.ai.LEVELS if n in ratings},
+                            "anchors": {n: ratings[n] for n in ANCHORS if n in ratings},
+                            "games_per_pair": args.games, "options": options,
+                            "pairs": {k: {f: v for f, v in entry.items() if f != "from"}
+                                      for k, entry in shares.items()}}
+        path.write_text(json.dumps(table, indent=1, sort_keys=True) + "\n")
+    return out
+
+
+def table(args) -> dict:
+    """games/ai/data/ratings.json as docs/ai.md's tables (markdown on stdout)."""
+    data = json.loads(games.ai.RATINGS_FILE.read_text())
+    below = {a: b for a, b in LADDER_PAIRS if a in games.ai.LEVELS and b != "random"}
+    below["easy"] = "beginner"
+    for name in games.names():
+        entry = data.get(name)
+        if entry is None:
+            continue
+        options = " ".join(f"{k}={v}" for k, v in entry.get("options", {}).items())
+        print(f"{games.get_game(name).short_title}{' (' + options + ')' if options else ''}, "
+              f"{entry['games_per_pair']} games a pair:\n")
+        print("| player | rating | 95 % interval | against the one below | games | share | "
+              "95 % interval |")
+        print("|---|---|---|---|---|---|---|")
+        rated = {**entry.get("anchors", {}), **entry["ratings"]}
+        for who in ("random", "greedy", *games.ai.LEVELS):
+            if who not in rated:
+                continue
+            r = rated[who]
+            other = below.get(who) or ("random" if who == "greedy" else None)
+            pair = entry["pairs"].get(f"{who} v {other}") if other else None
+            if who == "beginner":
+                pair = entry["pairs"].get("beginner v greedy")
+                other = "greedy"
+            cells = [f"`{who}`", str(round(r["rating"])),
+                     "anchor" if who == "greedy" else f"{r['ci95'][0]}-{r['ci95'][1]}"]
+            if pair:
+                cells += [other, str(pair["games"]), f"{pair['share']:.2f}",
+                          f"{pair['ci95'][0]:.2f}-{pair['ci95'][1]:.2f}"]
+            else:
+                cells += ["", "", "", ""]
+            print("| " + " | ".join(cells) + " |")
+        print()
+    return {}
+
+
 # --- Tree Planting against OpenSpiel ------------------------------------------------------------
 
 def action_of(groove: str, rows: int, cols: int) -> int:
@@ -242,9 +469,29 @@ def main() -> None:
                    help="a game still on after this many moves (both players') is stopped "
                         "and scored as it stands; the JSON says how many were ('capped')")
     p.add_argument("--seed", type=int, default=1)
+    p = sub.add_parser("effort", help="each level's time a move")
+    p.add_argument("--game", default="treeblox")
+    p.add_argument("--option", action="append", metavar="KEY=VALUE")
+    p.add_argument("--positions", type=int, default=6)
+    p.add_argument("--levels", help="only these levels, e.g. beginner,easy")
+    p.add_argument("--seed", type=int, default=1)
+    p = sub.add_parser("ladder", help="the levels against each other and the anchors")
+    p.add_argument("--game", default="treeblox")
+    p.add_argument("--option", action="append", metavar="KEY=VALUE")
+    p.add_argument("--games", type=int, default=12, help="games per pair (colours alternate)")
+    p.add_argument("--pairs", help="only these pairs, e.g. beginner-greedy,easy-beginner")
+    p.add_argument("--max-moves", type=int, default=600)
+    p.add_argument("--merge", metavar="JSON",
+                   help="an earlier ladder's output: its pairs not played again join the fit")
+    p.add_argument("--write", action="store_true",
+                   help="keep the ratings in games/ai/data/ratings.json")
+    p.add_argument("--seed", type=int, default=1)
+    p = sub.add_parser("table", help="the ratings file as docs/ai.md's tables")
     args = parser.parse_args()
-    result = planting(args) if args.what == "planting" else versus(args)
-    print(json.dumps(result))
+    result = {"planting": planting, "versus": versus, "effort": effort,
+              "ladder": ladder, "table": table}[args.what](args)
+    if result:
+        print(json.dumps(result))
 
 
 if __name__ == "__main__":

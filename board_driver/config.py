@@ -127,6 +127,17 @@ class Config:
 SEAT = re.compile(r"^(human|remote|computer(:[A-Za-z0-9_.-]+)?)$")
 
 
+def seat_name(who: str) -> str:
+    """A seat as the board keeps it: an old level name becomes today's ("computer:perfect"
+    -> "computer:strongest", `games.ai.ALIASES`), so the page's select shows what plays."""
+    import games.ai
+
+    if who.startswith("computer:"):
+        name = who.split(":", 1)[1].strip().lower()
+        return "computer:" + games.ai.ALIASES.get(name, name)
+    return who
+
+
 def check_seats(path: str | Path, key: str, seats) -> None:
     """Every "computer:LEVEL" seat names a level the computer has; raises a ConfigError naming
     the seat as it was written and the levels there are."""
@@ -139,6 +150,8 @@ def check_seats(path: str | Path, key: str, seats) -> None:
             except ValueError as exc:
                 expected = str(exc).split("expected ", 1)[-1]
                 raise ConfigError(path, key, f"a computer level: {expected}", seat) from None
+
+
 _HEX = re.compile(r"^#?([0-9a-fA-F]{6})$")
 
 
@@ -193,7 +206,7 @@ def parse_config(data: dict[str, Any], path: str | Path = "<built-in>") -> Confi
                     'two seats, each "human", "computer", "computer:LEVEL" or "remote"')
     if players is not None:
         check_seats(path, "players", players)
-        cfg.players = tuple(players)
+        cfg.players = tuple(seat_name(p) for p in players)
 
     cfg.language = _take(path, data, "", "language", str, cfg.language,
                          lambda v: v in LANGUAGES, "one of " + ", ".join(LANGUAGES))

@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 import math
 import time
-from typing import Callable
+from typing import Callable, Iterable
 
 from firmware_bridge.host import open_bridge
 from hardware import Hardware
@@ -117,7 +117,10 @@ def _buttons(layout, simulated: bool) -> dict:
 
 
 def open_bridge_hardware(layout, port: str, baud: int, *,
-                         clock: Callable[[], float] = time.monotonic) -> Hardware:
+                         clock: Callable[[], float] = time.monotonic,
+                         pieces: Iterable[str] = ()) -> Hardware:
+    """The bridge's sensors, strip and buttons. `pieces`: on the simulated firmware (port
+    "sim"), the sites with a piece on them when it comes up (a restored game's)."""
     if layout.bridge is None:
         raise HardwareError(f"layout {layout.name} has no [sensors.bridge]: it is not wired to a "
                             "microcontroller (use backend gpio or sim)")
@@ -134,7 +137,9 @@ def open_bridge_hardware(layout, port: str, baud: int, *,
         from firmware_bridge.sim import start_simulated_firmware
 
         rows, cols = _sim_shape(layout.bridge)
-        firmware = start_simulated_firmware(rows, cols, layout.led_count, matrix=layout.bridge.matrix)
+        channels = [ch for site in pieces for ch in layout.channels_of_site.get(site, ())]
+        firmware = start_simulated_firmware(rows, cols, layout.led_count,
+                                            matrix=layout.bridge.matrix, pieces=channels)
         port = firmware.port
     try:
         source, sink = open_bridge(port, baud, clock=clock,

@@ -24,6 +24,7 @@ from __future__ import annotations
 import logging
 import os
 import select
+import termios
 import threading
 import time
 from dataclasses import dataclass
@@ -211,6 +212,22 @@ class BridgeLink:
         elif self._thread is not threading.current_thread():  # close() from a callback: no join
             self._thread.join(timeout=5)
 
+    def revive(self) -> None:
+        """A link thread that died (a bug of ours): a new one, which reconnects from scratch.
+        The daemon's supervisor calls it; the board's state comes back with the firmware's
+        SNAPSHOT."""
+        if self._stopping:
+            raise BridgeError("the bridge link is closed")
+        thread = self._thread
+        if thread is None or thread.is_alive():
+            return
+        self._wake_r, self._wake_w = os.pipe()
+        self.died = None
+        self.last_valid_frame = self.clock()  # (a fresh start: heard from as it connects)
+        self._thread = threading.Thread(target=self._run, name="bridge-link", daemon=True)
+        self._thread.start()
+        log.warning("bridge: link thread restarted")
+
     # --- the link thread
 
     def _run(self) -> None:
@@ -232,7 +249,9 @@ class BridgeLink:
             self.open_attempts += 1
             try:
                 self._open()
-            except (serial.SerialException, OSError, BridgeError) as exc:
+            except (serial.SerialException, OSError, BridgeError, termios.error) as exc:
+                # (termios.error: the port vanished between open() and pyserial's tcsetattr,
+                # on a quick replug; it is no OSError)
                 self.last_problem = f"cannot open {self.port or 'the bridge'}: {exc}"
                 self._set_state(DISCONNECTED)
                 log.debug("%s; retrying in %.2f s", self.last_problem, backoff)
@@ -243,7 +262,7 @@ class BridgeLink:
                 self._serve()
             except _LineDead as exc:
                 self.last_problem = str(exc)
-            except (serial.SerialException, OSError) as exc:
+            except (serial.SerialException, OSError, termios.error) as exc:
                 self.last_problem = f"serial line failed: {exc}"
             finally:
                 self._close_port()
@@ -269,7 +288,11 @@ class BridgeLink:
         ser.timeout = 0
         ser.write_timeout = 1.0
         ser.open()
-        ser.reset_input_buffer()  # stale bytes from before we came: the decoder would cope, but why
+        try:
+            ser.reset_input_buffer()  # stale bytes from before we came: the decoder would cope, but why
+        except BaseException:
+            ser.close()  # (the port vanished again: no descriptor left behind)
+            raise
         self._serial = ser
         log.info("bridge port %s open at %d baud", port, self.baud)
 
@@ -626,6 +649,9 @@ class BridgeSensorSource(SensorSource):
 
     def health(self) -> str | None:
         return self.link.health()
+
+    def revive(self) -> None:
+        self.link.revive()
 
     def close(self) -> None:
         if not self._closed:

@@ -24,6 +24,7 @@ import tempfile
 import threading
 import time
 import tty
+from collections.abc import Iterable
 from pathlib import Path
 
 from firmware_bridge.faults import LineFaults
@@ -120,7 +121,9 @@ class SimulatedFirmware:
                  faults_to_host: LineFaults | None = None,
                  faults_to_firmware: LineFaults | None = None,
                  boot_noise: bytes = BOOT_NOISE, seed: int = 0, matrix: str = "pins",
-                 **controller_options) -> None:
+                 pieces: Iterable[int] = (), **controller_options) -> None:
+        """`pieces`: the channels with a magnet over them from the start (a real board keeps
+        its pieces through a restart; so does this one, before its first scan)."""
         if matrix not in MATRICES:
             raise ValueError(f"matrix {matrix!r}: expected one of {', '.join(MATRICES)}")
         self.rows, self.cols, self.led_count = rows, cols, leds
@@ -134,6 +137,10 @@ class SimulatedFirmware:
         self.controller_options = {"scan_ms": 2, "debounce_scans": 2, **controller_options}
         self._rng = random.Random(seed)
         self._board = bytearray(rows * cols)
+        for channel in pieces:
+            if not 0 <= channel < len(self._board):
+                raise IndexError(f"channel {channel} is not on a {rows}x{cols} board")
+            self._board[channel] = 1
         self._shown = bytes(leds * 3)
         self._lock = threading.RLock()
         self._tmpdir = None

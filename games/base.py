@@ -95,6 +95,9 @@ class Game(ABC):
     #: Whether games.ai solves this game exactly where a position is small enough (Tree
     #: Planting: games/ai/tree_planting.py); otherwise the search alone plays and hints.
     exact_solver: ClassVar[bool] = False
+    #: Every piece kind `State.occupancy` can name, for a sensor that tells kinds apart (an
+    #: ADC layout's bands are checked against it); None: not declared, nothing is checked.
+    piece_kinds: ClassVar[frozenset[str] | None] = None
     #: Options `new_state` draws at random for each game when they are not given (Arbos:
     #: `setup_seed`, the draw of its random setup). They belong to one game, not to the board:
     #: `State.options()` keeps them, so a saved, resumed or remote game draws the same, but the
@@ -102,6 +105,10 @@ class Game(ABC):
     #: only the other options, and a remote game draws them from its game id (each is a whole
     #: number below 2**32).
     drawn_options: ClassVar[frozenset[str]] = frozenset()
+    #: How many of the search's iterations make one unit of a level's effort (games.ai.LEVELS;
+    #: docs/ai.md): a game whose iterations are very cheap (Tree Planting's, tens of
+    #: microseconds) needs many more of them for the same strength. Chosen by measurement.
+    search_effort: ClassVar[int] = 1
 
     @property
     def title(self) -> str:

@@ -415,6 +415,9 @@ class TreePlanting(Game):
     description = "draw rods in the grooves; close a square to plant a tree and draw again"
     #: games/ai/tree_planting.py solves it exactly where a position is small enough.
     exact_solver = True
+    #: A Tree Planting iteration costs tens of microseconds (a hundredth of Game for the
+    #: Trees'): a level searches 16 times its iterations here (docs/ai.md, "Levels").
+    search_effort = 16
 
     def options(self) -> dict[str, str]:
         return {"board": "a named board ("

@@ -482,6 +482,7 @@ class Treeblox(Game):
     name = "treeblox"
     short_title = "Treeblox"
     description = "grow a tree of cubes above a 4x4 board; the most leaves open to the sky wins"
+    piece_kinds = frozenset({"dark-leaf", "dark-branch", "light-leaf", "light-branch"})
 
     def owner_of(self, kind: str) -> int | None:
         """"dark-leaf", "dark-branch" -> 0; "light-..." -> 1."""

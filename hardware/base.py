@@ -63,6 +63,12 @@ class SensorSource(ABC):
         source says something here. Called from the event loop's thread."""
         return None
 
+    def revive(self) -> None:
+        """Bring back what `health()` reports dead (a scan thread, a link thread, edge
+        callbacks that stopped), keeping the channels' values; the daemon's supervisor calls
+        it, then resyncs from `snapshot()`. Raises HardwareError when it cannot. A source with
+        nothing of its own that can die has nothing to do."""
+
     def close(self) -> None:
         """Stop reporting and release the hardware. Safe to call twice."""
 

@@ -14,7 +14,7 @@ import bisect
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Hashable
+from typing import Any, Callable, Hashable, Sequence
 
 LAYOUT_DIR = Path(__file__).with_name("layouts")
 
@@ -205,6 +205,21 @@ def board_sites(game: str | None, options: dict[str, Any], grid: tuple[int, int]
     return list(rules.new_state(**options).sites())
 
 
+def check_piece_kinds(game: str, kinds: Sequence[str | None], fail: Callable[..., Exception]) -> None:
+    """Every kind an ADC band names must be one the game has (when it declares them): a band
+    named for another game's piece would read as a piece no move explains. Raises
+    `fail("[sensors.adc] kinds", expected, got)`."""
+    import games
+
+    known = games.get_game(game).piece_kinds
+    if known is None:
+        return
+    unknown = [k for k in kinds if k and k not in known]
+    if unknown:
+        raise fail("[sensors.adc] kinds", f"piece kinds of {game} ({', '.join(sorted(known))}) "
+                   "and \"\" for an empty hole", unknown[0])
+
+
 # --- loading --------------------------------------------------------------------------------
 
 
@@ -311,6 +326,8 @@ class _Parser:
                             detail="remove [sensors.pins], [sensors.matrix] and [sensors.adc]")
         if not (pins or matrix or adc or bridge):
             raise self.fail("[sensors]", "at least one of [sensors.pins], [sensors.matrix], [sensors.adc], [sensors.bridge]")
+        if adc is not None and game is not None:
+            check_piece_kinds(game, adc.kinds, self.fail)
         leds, leds_of_site, named = self.led_section(bridge is not None)
         buttons = self.buttons_section()
         return Layout(
@@ -507,8 +524,11 @@ class _Parser:
             key = f"[leds] sites.{site}"
             self.site(site, key)
             leds_of_site.setdefault(site, []).extend(indexes(raw, key))
-        named = {name: tuple(indexes(raw, f"[leds] named.{name}"))
-                 for name, raw in (self.table(table, "named", "[leds] named", required=False) or {}).items()}
+        named = {}
+        for name, raw in (self.table(table, "named", "[leds] named", required=False) or {}).items():
+            if ":" in name:  # a part of a square ("c3:ne"): the square must be one of the board's
+                self.site(name.split(":", 1)[0], f"[leds] named.{name}")
+            named[name] = tuple(indexes(raw, f"[leds] named.{name}"))
         for key in table:
             if key not in ("count", "pin", "pixel_order", "brightness", "max_milliamps", "gamma", "chain", "sites", "named"):
                 raise self.fail(f"[leds] {key}", "count, pin, pixel_order, brightness, max_milliamps, gamma, chain, sites or named", key)

@@ -106,6 +106,21 @@ class PinSource(_ChannelState):
                             "came (gpiozero's edge callbacks stopped)")
         return None
 
+    def revive(self) -> None:
+        """Edge callbacks that stopped reaching us: set them again and take each pin's level
+        as it is now (a change missed meanwhile is reported)."""
+        with self._lock:
+            if self._closed:
+                raise HardwareError("pin source is closed")
+            closed = [gpio for gpio, device in self._devices.items() if device.closed]
+            if closed:
+                raise HardwareError(f"pin source: GPIO {closed[0]} was closed under it")
+            for gpio, device in self._devices.items():
+                device.when_activated = self._on_edge(gpio)
+                device.when_deactivated = self._on_edge(gpio)
+                self._set(gpio, self._read(device))
+            self._missed.clear()
+
     def _on_edge(self, gpio: int):
         # gpiozero passes the device; read its value now rather than trusting which callback
         # fired, so a pair of fast edges can never leave the state inverted.
@@ -178,6 +193,18 @@ class _PolledSource(_ChannelState):
         except BaseException as exc:
             self._died = exc  # for health(); the thread's excepthook still logs the traceback
             raise
+
+    def revive(self) -> None:
+        """A scan thread that died: a new one (one that is only slow is left to finish)."""
+        if self._closed:
+            raise HardwareError(f"{type(self).__name__} is closed")
+        thread = self._thread
+        if not self._autoscan or (thread is not None and thread.is_alive()):
+            return
+        self._died = None
+        self._last_scan = self.monotonic()
+        self._thread = threading.Thread(target=self._run, name=type(self).__name__, daemon=True)
+        self._thread.start()
 
     def health(self) -> str | None:
         """The scan thread died, or has not finished a scan for over STALL_S."""
@@ -344,6 +371,11 @@ class CombinedSource(SensorSource):
             if problem is not None:
                 return problem
         return None
+
+    def revive(self) -> None:
+        for source in self.sources:
+            if source.health() is not None:
+                source.revive()
 
     def scan_once(self) -> None:
         """Scan every polled part once (pins need no scan: their edges call back)."""

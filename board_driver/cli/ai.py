@@ -12,6 +12,14 @@ import games
 from board_driver.cli.common import add_game_options, fail, game_options
 
 
+#: `solve`'s default time budget, in seconds (--seconds 0: no limit).
+SOLVE_SECONDS = 60.0
+#: Beyond this many free grooves (and outside an opening book) no exact answer is within
+#: reach: the 3x3 board from empty (24 free) takes about a second, and each groove more
+#: multiplies the work; a 4x4 board (40 free) would take far longer than anyone waits.
+SOLVE_REACH_FREE = 30
+
+
 def _moves_of(texts: list[str] | None) -> list[str]:
     # `--moves h0.0 v0.1` and `--moves "h0.0 v0.1"` both work.
     return [m for text in texts or [] for m in text.replace(",", " ").split()]
@@ -47,16 +55,36 @@ def cmd_solve(args: argparse.Namespace) -> int:
     if state.is_over():
         return fail("solve: the game is over after those moves; there is nothing to solve")
     from games.ai.book import BookError
-    from games.ai.tree_planting import OutOfTime, solve
+    from games.ai.tree_planting import OutOfTime, solve, solver_for
 
+    if args.seconds is not None and args.seconds < 0:
+        return fail(f"solve: --seconds must be 0 (no limit) or more, not {args.seconds:g}")
+    free = len(state.legal_moves())
+    if free > SOLVE_REACH_FREE:
+        try:
+            in_book = solver_for(state.board).in_book(state.position_key()[0])
+        except BookError as exc:
+            return fail(f"solve: {exc}", status=1)
+        if not in_book:
+            return fail(f"solve: no exact answer is within reach: {free} grooves are free "
+                        f"(the solver reaches about {SOLVE_REACH_FREE}, the classic board "
+                        "through its opening book); give the moves played so far with "
+                        "--moves, or ask `treeboard review` or the computer player, which "
+                        "search without an exact answer", status=1)
+    seconds = SOLVE_SECONDS if args.seconds is None else args.seconds
     start = time.perf_counter()
-    deadline = start + args.seconds if args.seconds else None
+    deadline = start + seconds if seconds else None
+    progress = _Progress(seconds) if sys.stderr.isatty() else None
     try:
         value, best = solve(state, deadline=deadline, clock=time.perf_counter)
     except OutOfTime:
-        return fail(f"solve: no exact value within {args.seconds} s", status=1)
+        return fail(f"solve: no exact value within {seconds:g} s ({free} grooves free); "
+                    "--seconds N allows longer, 0 without a limit", status=1)
     except BookError as exc:
         return fail(f"solve: {exc}", status=1)
+    finally:
+        if progress is not None:
+            progress.stop()
     # "value" is the player to move's: say who that is, by seat and by name
     from board_driver.views import players
 
@@ -65,6 +93,34 @@ def cmd_solve(args: argparse.Namespace) -> int:
                       "best": [str(g) for g in best],
                       "seconds": round(time.perf_counter() - start, 3)}))
     return 0
+
+
+class _Progress:
+    """On a terminal: a line on stderr saying the search goes on, once a second (a thread: the
+    search holds the main one), wiped when it ends."""
+
+    def __init__(self, seconds: float):
+        import threading
+
+        self.seconds = seconds
+        self.start = time.perf_counter()
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="solve-progress", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._done.wait(1.0):
+            took = time.perf_counter() - self.start
+            limit = f" of at most {self.seconds:g} s" if self.seconds else ""
+            sys.stderr.write(f"\rsolving: {took:.0f} s{limit} (Ctrl-C stops)")
+            sys.stderr.flush()
+
+    def stop(self) -> None:
+        self._done.set()
+        self._thread.join()
+        if time.perf_counter() - self.start >= 1.0:
+            sys.stderr.write("\r\x1b[K")
+            sys.stderr.flush()
 
 
 def _game_of_file(args: argparse.Namespace) -> games.State:
@@ -137,7 +193,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_game_options(p)   # --board B (default classic), as on replay, sim and trace
     p.add_argument("--moves", nargs="*", metavar="M", help="the moves played so far")
     p.add_argument("--seconds", type=float, default=None,
-                   help="give up after this long (default: no limit)")
+                   help=f"give up after this long (default {SOLVE_SECONDS:g}; 0: no limit)")
     p.set_defaults(func=cmd_solve)
 
     p = sub.add_parser("review", help="every move of a game against the best one")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from board_driver.cli.common import add_game_options, fail, game_options
 from board_driver.config import (DEFAULT_PATH, LANGUAGES, SEAT, Config, ConfigError, check_seats,
-                                  load_config, sim_config)
+                                  load_config, seat_name, sim_config)
 from board_driver.views.words import NATIVE
 
 
@@ -135,7 +135,7 @@ def _command_line_choices(config: Config, args: argparse.Namespace) -> None:
                 raise ConfigError("<command line>", "--players",
                                   'two seats, each "human", "computer" or "computer:LEVEL"', who)
         check_seats("<command line>", "--players", args.players)
-        config.players = tuple(args.players)
+        config.players = tuple(seat_name(who) for who in args.players)
     try:
         options = game_options(args)
     except ValueError as exc:
@@ -289,6 +289,12 @@ def _remote_options(config, args: argparse.Namespace) -> None:
         if args.join or args.seat is not None or args.watch:
             raise ConfigError("<command line>", "--remote", "a broker URL with --join and --seat")
         return
+    if getattr(args, "players", None):
+        # (it was dropped silently: the seats of a remote game are --seat's or --watch's)
+        raise ConfigError("<command line>", "--players",
+                          "no --players with --remote: --seat N plays seat N here and the "
+                          "other board the other seat (--watch: both are remote)",
+                          " ".join(args.players))
     if not args.join or (args.seat is None) == (not args.watch):
         raise ConfigError("<command line>", "--join and --seat",
                           "both with --remote (or --join and --watch, to follow a game)")
@@ -330,7 +336,10 @@ def cmd_trace(args: argparse.Namespace) -> int:
         _voice_options(config, args)
         speech = open_speech(config.voice, config.language) if config.voice.wav_dir else None
         lines = read_lines(args.file)
-        print_trace(lines, config, "<stdin>" if args.file == "-" else args.file, speech)
+        try:
+            print_trace(lines, config, "<stdin>" if args.file == "-" else args.file, speech)
+        finally:
+            lines.close()
     except SpeechError as exc:
         return fail(f"--voice-dir: {exc}")
     except OSError as exc:
@@ -414,8 +423,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="through a simulated microcontroller on a pseudo-terminal")
     p.add_argument("--new-game", action="store_true", help="abandon the journal's game in progress")
     p.add_argument("--players", nargs=2, metavar="SEAT",
-                   help="who plays each seat: human, computer or computer:LEVEL (easy, medium, "
-                        "hard, perfect, or seconds to think), e.g. --players human computer:easy")
+                   help="who plays each seat: human, computer or computer:LEVEL (beginner, easy, "
+                        "medium, hard, strongest, or seconds to think), e.g. --players human "
+                        "computer:easy")
     p.add_argument("-v", "--verbose", action="store_true")
     _web_flags(p)
     _remote_flags(p)

@@ -328,6 +328,20 @@ def map_layout(config: Config, output: str | Path, *, timeout: float = 120.0,
         print(f"treeboard map: {output} exists; not overwriting it (remove it or choose another --output)",
               file=err, flush=True)
         return EXIT_FAILED
+    try:
+        # Can the file be written at all? Asked now, not after every site is mapped by hand
+        # (or, on the sim with no hands, after a site's whole timeout).
+        with open(output, "x", encoding="utf-8"):
+            pass
+        output.unlink()
+    except FileExistsError:
+        print(f"treeboard map: {output} exists; not overwriting it (remove it or choose another --output)",
+              file=err, flush=True)
+        return EXIT_FAILED
+    except OSError as exc:
+        print(f"treeboard map: cannot write {output}: {exc.strerror or exc}; nothing mapped "
+              "(choose another --output)", file=err, flush=True)
+        return EXIT_FAILED
     layout = load_board_layout(config)
     scanned = discovery_layout(layout)
     bench = _Bench(config, layout, scanned, clock=clock, wait=wait, hands=hands, out=out, err=err, poll_s=poll_s)

@@ -10,6 +10,7 @@ import sys
 from typing import BinaryIO, Iterator, Sequence, TextIO
 
 import games
+import games.ai
 from board_driver.cli.common import EXIT_BAD_INPUT, add_game_options, fail, game_options
 from board_driver.referee.tracer import cut
 from games import treeblox
@@ -24,6 +25,8 @@ def cmd_games(args: argparse.Namespace) -> int:
             print(f"  --{option}: {desc}")
         if game.boards():
             print(f"  boards: {', '.join(game.boards())}")
+        print("  computer levels: " + ", ".join(games.ai.level_label(name, level)
+                                                for level in games.ai.LEVELS))
     return 0
 
 

@@ -30,6 +30,7 @@ import importlib.resources
 import os
 import pwd
 import shutil
+import stat
 import subprocess
 import sys
 from collections.abc import Callable, Sequence
@@ -94,6 +95,7 @@ def install_service(
     package_dir: Path = PACKAGE_DIR,
     euid: Callable[[], int] | None = None,
     out: Callable[[str], None] = print,
+    trusted_uids: tuple[int, ...] = (0,),
 ) -> list[str]:
     """Install (or, with ``dry_run``, describe) the service; returns the steps' texts.
 
@@ -111,7 +113,7 @@ def install_service(
     refusals: list[str] | None = [] if dry_run else None
     steps = plan(root, run, executable=executable, neopixel_as_root=neopixel_as_root,
                  live=live, read=read, default_config=default_config, package_dir=package_dir,
-                 refusals=refusals)
+                 refusals=refusals, trusted_uids=trusted_uids)
     for step in steps:
         out(("would: " if dry_run else "") + step.text)
         if not dry_run:
@@ -128,7 +130,7 @@ class DryRunRefusal(ServiceError):
 def plan(root: Path, run: Callable[..., object], *, executable: Path | None, neopixel_as_root: bool,
          live: bool, read: Callable[[str], str] = service_file,
          default_config: Path = PACKAGE_DIR / "default_config.toml", package_dir: Path = PACKAGE_DIR,
-         refusals: list[str] | None = None) -> list[Step]:
+         refusals: list[str] | None = None, trusted_uids: tuple[int, ...] = (0,)) -> list[Step]:
     """Every step of the install, decided up front so --dry-run shows exactly them.
 
     With ``refusals`` (a dry run) a reason the install cannot go on is added there and the
@@ -172,6 +174,17 @@ def plan(root: Path, run: Callable[..., object], *, executable: Path | None, neo
     unit_path = Path("/etc/systemd/system") / UNIT_NAME
     write(unit_path, unit, f" (ExecStart={exe})")
     drop_in = Path("/etc/systemd/system/treeboard.service.d/root.conf")
+    as_root = neopixel_as_root or (root / drop_in.relative_to("/")).exists()
+    if as_root:
+        # A root service runs whatever is in these files: none may be changed by anyone but
+        # root, or changing one is running code as root.
+        problem = writable_by_others([exe, _interpreter(exe), *import_paths(), package_dir],
+                                     trusted_uids)
+        if problem is not None:
+            refuse(ServiceError(f"the service would run as root (the NeoPixel drop-in), and {problem}: "
+                                "whoever can change it could run code as root. Make the install "
+                                "root's, e.g. `sudo chown -R root:root /opt/treeboard && "
+                                "sudo chmod -R go-w /opt/treeboard` (docs/service.md)"))
     if neopixel_as_root:
         write(drop_in, read("treeboard-root.conf"), " (run as root for rpi_ws281x)")
     elif (root / drop_in.relative_to("/")).exists():
@@ -201,6 +214,75 @@ def plan(root: Path, run: Callable[..., object], *, executable: Path | None, neo
     else:
         command("systemctl", f"--root={root}", "enable", UNIT_NAME)
     return steps
+
+
+def import_paths() -> list[Path]:
+    """Where the service's Python finds code: this interpreter's sys.path (the same venv)."""
+    return [Path(p) for p in sys.path if p and Path(p).exists()]
+
+
+#: At most this many files are looked at under one path (a venv holds a few thousand).
+MAX_CHECKED = 200_000
+
+
+def writable_by_others(paths: Sequence[Path | None], trusted_uids: tuple[int, ...] = (0,)
+                       ) -> str | None:
+    """The first file or directory among `paths`, their contents and every directory above
+    them, that someone other than root could change (owned by another user, or writable by
+    its group or by anyone), said as a reason; None when root alone can. (`trusted_uids`:
+    the owners allowed, root's; tests add their own.)"""
+    seen: set[Path] = set()
+
+    def bad(path: Path, st: os.stat_result) -> str | None:
+        if st.st_uid not in trusted_uids:
+            try:
+                owner = pwd.getpwuid(st.st_uid).pw_name
+            except KeyError:
+                owner = f"uid {st.st_uid}"
+            return f"{path} is owned by {owner}"
+        sticky = stat.S_ISDIR(st.st_mode) and st.st_mode & stat.S_ISVTX
+        if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH) and not stat.S_ISLNK(st.st_mode) and not sticky:
+            who = "anyone" if st.st_mode & stat.S_IWOTH else f"group {_group_name(st.st_gid)}"
+            return f"{path} is writable by {who}"
+        return None
+
+    checked = 0
+    for top in paths:
+        if top is None:
+            continue
+        top = Path(os.path.abspath(top))
+        for above in [top, *top.parents]:   # a writable directory above lets one swap it
+            if above in seen:
+                continue
+            seen.add(above)
+            try:
+                problem = bad(above, os.lstat(above))
+            except OSError:
+                continue
+            if problem:
+                return problem
+        if not top.is_dir():
+            continue
+        for folder, dirs, files in os.walk(top):
+            for name in dirs + files:
+                path = Path(folder) / name
+                checked += 1
+                if checked > MAX_CHECKED:
+                    return f"more than {MAX_CHECKED} files are under {top} (not all checked)"
+                try:
+                    problem = bad(path, os.lstat(path))
+                except OSError:
+                    continue
+                if problem:
+                    return problem
+    return None
+
+
+def _group_name(gid: int) -> str:
+    try:
+        return grp.getgrgid(gid).gr_name
+    except KeyError:
+        return str(gid)
 
 
 def find_executable() -> Path:

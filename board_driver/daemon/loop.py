@@ -12,11 +12,13 @@ import asyncio
 import dataclasses
 import logging
 import signal
-from typing import Callable
+from concurrent.futures import BrokenExecutor, Future
+from typing import Any, Callable
 
 import games
 from board_driver.config import Config
 from board_driver.daemon.notify import Notifier, keep_watchdog
+from board_driver.daemon.supervisor import Part, Supervisor
 from board_driver.daemon.speech import SpeechError, open_speech
 from board_driver.referee.door import Door
 from board_driver.referee.session import Session, open_session
@@ -29,7 +31,10 @@ log = logging.getLogger("treeboard.daemon")
 
 class Daemon:
     def __init__(self, config: Config, *, notifier: Notifier | None = None, new_game: bool = False,
-                 on_frame: Callable[[Session], None] | None = None, web: bool = False):
+                 on_frame: Callable[[Session], None] | None = None, web: bool = False,
+                 supervision: dict[str, Any] | None = None):
+        """`supervision`: the supervisor's timings (backoff_initial, backoff_max,
+        give_up_after), for tests that kill parts faster than a board would see."""
         self.config = config
         self.notifier = notifier or Notifier.from_environment()
         self.new_game = new_game
@@ -48,6 +53,13 @@ class Daemon:
         self._link_task: asyncio.Future | None = None
         self.computer = None  # the ComputerSeat, when the computer plays a seat
         self._pool = None     # its worker process
+        self._worker_problem: str | None = None  # why the worker died (set from any thread)
+        self._web_problem: str | None = None     # why the page is not served
+        self._web_starting: asyncio.Future | None = None
+        self.supervisor = Supervisor(lambda: self.loop.time(), on_change=self._parts_changed,
+                                     **(supervision or {}))
+        self._supervise_handle: asyncio.TimerHandle | None = None
+        self._withheld: str | None = None  # why the watchdog ping is withheld, once logged
         self.speech = None    # the voice (daemon/speech.py), when [voice] is enabled
         self._narrator = Narrator()  # what changed, in the sentences the voice says
 
@@ -63,7 +75,10 @@ class Daemon:
         self.door.host = self
         session.referee.listeners.append(self._referee_told)
         try:
-            session.hardware.source.start(self._from_thread)
+            source = session.hardware.source
+            source.start(self._from_thread)
+            self.supervisor.add(Part("bridge" if self.config.backend == "bridge" else "sensors",
+                                     check=source.health, restart=source.revive, critical=True))
             for name, button in session.hardware.buttons.items():
                 button.when_pressed = lambda _d=None, n=name: loop.call_soon_threadsafe(self._press, n)
             # Events may have raced the start: take a fresh snapshot now that we listen.
@@ -77,7 +92,10 @@ class Daemon:
             self._start_remote(session)
             self._start_computer(session)
             if self.web_enabled:
+                self.supervisor.add(Part("page", check=self._page_problem,
+                                         restart=self._restart_web))
                 await self._start_web()
+            self._supervise()
             self.started.set()
             state = session.referee.state
             self.notifier.ready(status=f"{state.game.name} on {session.layout.name}: "
@@ -93,6 +111,10 @@ class Daemon:
             await self._stop_remote()
         finally:
             self.notifier.stopping()
+            if self._supervise_handle is not None:
+                self._supervise_handle.cancel()
+            if self._web_starting is not None:
+                self._web_starting.cancel()
             if self._pool is not None:
                 self._pool.shutdown(wait=False, cancel_futures=True)
             self.notifier.close()  # its socket; a later send would open another
@@ -116,6 +138,11 @@ class Daemon:
             log.error("the board will not speak: %s", exc)
             return
         self.speech.start()
+        self.supervisor.add(Part("voice", check=self._voice_problem, restart=self.speech.start))
+
+    def _voice_problem(self) -> str | None:
+        health = self.speech.health if self.speech is not None else "up"
+        return health.removeprefix("down: ") if health.startswith("down") else None
 
     def say(self, sentences) -> None:
         """Say sentences aloud (plain strings, already in the board's language, or narrator
@@ -140,6 +167,21 @@ class Daemon:
         self.remote = RemoteLink(settings, self.session.referee, self.loop.time)
         self.remote.after_change = self._show
         self._link_task = asyncio.ensure_future(self.remote.run())
+        if "remote link" not in self.supervisor.parts:
+            self.supervisor.add(Part("remote link", check=self._remote_problem,
+                                     restart=self._restart_remote))
+
+    def _remote_problem(self) -> str | None:
+        """Why the link's task ended (it runs until cancelled: reconnecting is its own job)."""
+        task = self._link_task
+        if task is None or not task.done() or task.cancelled():
+            return None
+        exc = task.exception()
+        return "its task ended" if exc is None else f"{type(exc).__name__}: {exc}"
+
+    def _restart_remote(self) -> None:
+        if self.remote is not None:
+            self._link_task = asyncio.ensure_future(self.remote.run())
 
     async def _stop_remote(self) -> None:
         task, self._link_task = self._link_task, None
@@ -152,6 +194,7 @@ class Daemon:
         if self.remote is not None:
             self.remote.detach()
             self.remote = None
+        self.supervisor.remove("remote link")
 
     def join_remote(self, table: dict, seat: int | None) -> None:
         """Join a remote game from the page: `table` as the config's [remote] would hold it,
@@ -190,7 +233,7 @@ class Daemon:
         self.session.referee.seats = ("human", "human")
 
     def _start_computer(self, session: Session) -> None:
-        from board_driver.referee.seats import ComputerSeat, computer_seats, worker_pool
+        from board_driver.referee.seats import ComputerSeat, computer_seats
 
         try:
             levels = computer_seats(session.referee.seats)
@@ -200,8 +243,7 @@ class Daemon:
                               str(exc).split("expected ", 1)[-1]) from None
         if not levels and self.config.moves != "best":
             return  # no computer seat, no hints: no worker (until the page asks for hints)
-        self._pool = worker_pool()
-        self.computer = ComputerSeat(session.referee, levels, submit=self._pool.submit,
+        self.computer = ComputerSeat(session.referee, levels, submit=self._submit,
                                      call_soon=self._from_worker,
                                      clock=self.loop.time, after_change=self._show)
         self.computer.poke()
@@ -209,20 +251,62 @@ class Daemon:
     def in_worker(self, fn, *args) -> asyncio.Future:
         """`fn(*args)` in the computer's worker process (started now if not yet), awaitable on
         the loop: for searches the page asks for (a game review), off the loop and the GIL."""
+        return asyncio.wrap_future(self._submit(fn, *args))
+
+    def _worker(self):
+        """The computer's worker pool, started (and put under supervision) at first need."""
         if self._pool is None:
             from board_driver.referee.seats import worker_pool
 
             self._pool = worker_pool()
-        return asyncio.wrap_future(self._pool.submit(fn, *args))
+            if "computer" not in self.supervisor.parts:
+                self.supervisor.add(Part("computer", check=lambda: self._worker_problem,
+                                         restart=self._restart_worker))
+        return self._pool
+
+    def _submit(self, fn, *args) -> Future:
+        """`fn(*args)` in the worker. A dead worker (the OOM killer) gives a Future that failed
+        with BrokenExecutor, never an exception here (this runs inside every redraw), and the
+        supervisor is told: it starts a new worker and the computer asks again."""
+        try:
+            future = self._worker().submit(fn, *args)
+        except (BrokenExecutor, RuntimeError) as exc:  # (RuntimeError: shut down)
+            self._worker_died(exc)
+            future = Future()
+            future.set_exception(exc if isinstance(exc, BrokenExecutor) else BrokenExecutor(str(exc)))
+            return future
+        future.add_done_callback(self._check_worker)
+        return future
+
+    def _check_worker(self, future: Future) -> None:
+        # (the executor's thread)
+        if not future.cancelled() and isinstance(future.exception(), BrokenExecutor):
+            self._worker_died(future.exception())
+
+    def _worker_died(self, exc: BaseException) -> None:
+        # Any thread: one attribute store, and the supervisor looks at once.
+        self._worker_problem = f"its process died ({exc})"
+        try:
+            self.loop.call_soon_threadsafe(self._supervise)
+        except RuntimeError:  # the loop is closed
+            pass
+
+    def _restart_worker(self) -> None:
+        from board_driver.referee.seats import worker_pool
+
+        old, self._pool = self._pool, worker_pool()
+        if old is not None:
+            old.shutdown(wait=False, cancel_futures=True)
+        self._worker_problem = None
+        if self.computer is not None:
+            self.loop.call_soon(self.computer.retry)
 
     def _ensure_computer(self):
         """The computer's seat object and its worker, started now if nothing needed it before."""
         if self.computer is None:
-            from board_driver.referee.seats import ComputerSeat, worker_pool
+            from board_driver.referee.seats import ComputerSeat
 
-            if self._pool is None:
-                self._pool = worker_pool()
-            self.computer = ComputerSeat(self.session.referee, {}, submit=self._pool.submit,
+            self.computer = ComputerSeat(self.session.referee, {}, submit=self._submit,
                                          call_soon=self._from_worker,
                                          clock=self.loop.time, after_change=self._show)
         return self.computer
@@ -267,12 +351,52 @@ class Daemon:
         try:
             await web.start()
         except OSError as exc:
-            # The board referees without its page: better than no board at all.
-            log.error("companion page not started on %s:%d: %s (another port: web.port in the "
-                      "config, or --web-port)", self.config.web_listen, self.config.web_port,
-                      exc.strerror or exc)
+            # The board referees without its page (better than no board at all); the
+            # supervisor logs this once and tries again with backoff (the port may free up).
+            self._web_problem = (f"not served on {self.config.web_listen}:{self.config.web_port}: "
+                                 f"{exc.strerror or exc} (another port: web.port in the config, "
+                                 "or --web-port)")
+            await web.stop()
             return
+        self._web_problem = None
         self.web = web
+        self._supervise()
+
+    def _page_problem(self) -> str | None:
+        if self.web is not None:
+            return self.web.problem()
+        return self._web_problem or ("starting" if self._web_starting is not None else None)
+
+    def _restart_web(self) -> None:
+        if self._web_starting is not None and not self._web_starting.done():
+            return  # a start is under way
+        self._web_starting = asyncio.ensure_future(self._restart_web_now())
+
+    async def _restart_web_now(self) -> None:
+        web, self.web = self.web, None
+        try:
+            if web is not None:
+                await web.stop()  # what is left of a server whose socket closed under it
+            await self._start_web()
+        except Exception as exc:  # (not a busy port, which _start_web says itself)
+            self._web_problem = f"could not start: {type(exc).__name__}: {exc}"
+
+    # --- the supervisor -------------------------------------------------------------------------
+
+    def _supervise(self) -> None:
+        """On the loop: the supervisor looks at every part (and restarts what is due); booked
+        again when it next needs to look."""
+        if self._supervise_handle is not None:
+            self._supervise_handle.cancel()
+        when = min(self.supervisor.poll(), self.loop.time() + 0.25)
+        self._supervise_handle = self.loop.call_at(when, self._supervise)
+
+    def _parts_changed(self) -> None:
+        """A part changed state (logged by the supervisor): the board shows it, the page hears,
+        systemd's status line says it."""
+        words = self.supervisor.down_words()
+        self.notifier.status(words or "every part is up")
+        self._show()
 
     # --- events (threads hand over; the loop does the work) --------------------------------
 
@@ -322,7 +446,7 @@ class Daemon:
             self.computer.poke()  # after every change: its turn, with the board agreeing?
         now = self.loop.time()
         link = self.remote.shown_status if self.remote is not None else None
-        wake = self.session.referee.show(now, link)
+        wake = self.session.referee.show(now, link, self.supervisor.troubled())
         if self.speech is not None:
             said = self._narrator(self.session.referee)
             if self.remote is not None:
@@ -346,22 +470,24 @@ class Daemon:
     def healthy(self) -> bool:
         """Whether to send WATCHDOG=1. Asked on the loop, so a stalled loop sends nothing; a loop
         that is alive but no longer keeping its appointments (a sensor tick overdue by over a
-        second) is not healthy either, nor is a sensor source that stopped reporting (its scan
-        thread died or stalled, its reader thread is gone): systemd should restart us."""
+        second) is not healthy either, nor is a board whose sensors stay down (the supervisor
+        restarted their scan thread, callbacks or bridge link, and that did not bring them
+        back): then systemd should restart us. The computer, the page and the remote link do
+        not count: the board referees without them."""
         handle = self._tick_handle
         if handle is not None and self.loop.time() - handle.when() > 1.0:
             log.error("sensor processing is %.1f s late; withholding the watchdog ping",
                       self.loop.time() - handle.when())
             return False
-        source = self.session.hardware.source if self.session is not None else None
-        if source is not None:
-            try:
-                problem = source.health()
-            except Exception as exc:  # a source that cannot even say is not healthy either
-                problem = f"{type(source).__name__}: health check failed ({exc!r})"
-            if problem is not None:
-                log.error("%s; withholding the watchdog ping", problem)
-                return False
+        if not self.supervisor.watchdog_ok():
+            why = self.supervisor.down_words()
+            if why != self._withheld:  # once per change, not once per ping
+                log.error("%s; withholding the watchdog ping", why)
+                self._withheld = why
+            return False
+        if self._withheld is not None:
+            log.warning("the board can referee again; the watchdog ping resumes")
+            self._withheld = None
         return True
 
 

@@ -30,6 +30,7 @@ class Host(Protocol):
     """What the daemon gives the door: the parts with a process, a task or a connection."""
 
     remote: Any  # the RemoteLink while a seat is played from another board, else None
+    supervisor: Any  # the daemon's supervisor: its parts and their state
 
     def seats_changed(self) -> None: ...
     def want_hints(self) -> None: ...
@@ -67,6 +68,13 @@ class Door:
     def link(self) -> Any:
         """The remote link, while a seat is played from another board; None otherwise."""
         return self.host.remote if self.host is not None else None
+
+    def parts(self) -> tuple[list[dict], str | None]:
+        """The daemon's parts (name, state, why) and, when one is not up, a sentence saying
+        which and why; ([], None) without a daemon (a trace)."""
+        if self.host is None:
+            return [], None
+        return self.host.supervisor.summary(), self.host.supervisor.down_words()
 
     def link_summary(self) -> dict | None:
         link = self.link
@@ -155,6 +163,9 @@ class Door:
         if seat not in (0, 1):
             raise ValueError(f"seat must be 0 (moves first) or 1, not {seat!r}")
         levels = ", ".join(f"computer:{name}" for name in games.ai.LEVELS)
+        if player.startswith("computer:"):
+            name = player.split(":", 1)[1]
+            player = "computer:" + games.ai.ALIASES.get(name, name)  # "perfect": the strongest
         if player != HUMAN and not (player.startswith("computer:")
                                     and player.split(":", 1)[1] in games.ai.LEVELS):
             raise ValueError(f"player must be human or one of {levels}, not {player!r}")

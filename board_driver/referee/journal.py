@@ -131,6 +131,11 @@ class Journal:
         self._playing: int | None = saved.game_id if saved else None
         self._standing = len(saved.moves) if saved else 0
 
+    def durable(self, on: bool) -> None:
+        """Whether each record is on disk when its call returns (synchronous=FULL, the
+        default); off only for a journal nobody keeps (a trace's temporary one)."""
+        self._db.execute(f"PRAGMA synchronous={'FULL' if on else 'OFF'}")
+
     # Opening ----------------------------------------------------------------------
 
     def _open(self) -> sqlite3.Connection:

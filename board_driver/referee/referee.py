@@ -151,10 +151,12 @@ class Referee:
         """What the board lights of the moves (display.moves: off, legal, safe, best)."""
         self.view.moves = mode
 
-    def set_hints(self, hints: dict[str, str]) -> None:
+    def set_hints(self, hints: dict[str, str], reason: str | None = None) -> None:
         """The computer's hints for the position (site -> "best", "keeps" or "loses"), shown
-        while display.moves is "best"; `{}` clears them."""
+        while display.moves is "best", and why the best move (a sentence, or None); `{}`
+        clears them."""
         self.view.hints = hints
+        self.view.hint_reason = reason if hints else None
 
     # --- seats ------------------------------------------------------------------------------
 
@@ -474,7 +476,10 @@ class Referee:
 
     def _reconcile(self, now: float, swapped: list[str] = ()) -> None:
         if self.touch is not None:
-            return  # nothing on the board to reconcile: taps are decided as they come
+            # Nothing on the board to reconcile, and no piece to wait for (a new game or a
+            # takeback holds a piece game until the board matches): taps are decided as they come.
+            self._hold = False
+            return
         if self._menu_pieces(now):
             return
         if swapped and not self.state.is_over():
@@ -778,22 +783,23 @@ class Referee:
 
     # --- light --------------------------------------------------------------------------------
 
-    def frame(self, now: float, link: str | None = None):
+    def frame(self, now: float, link: str | None = None, trouble: str | None = None):
         """The LED frame at `now` and when it next changes by itself (views.frame composes
-        it; `link` is the remote link's state in words, None without one)."""
+        it; `link` is the remote link's state in words, None without one; `trouble` the
+        supervisor's, when a part of the daemon is not up)."""
         clocks = self.clocks
         self.view.clocks = self.clocks_left(now) if clocks.timed else None
         self.view.clock_running = clocks.running
         self.view.flagged = self.flagged
         self.view.turn_left = (clocks.left(clocks.running, now)
                                if clocks.running is not None else None)
-        return compose(self, now, link)
+        return compose(self, now, link, trouble)
 
-    def show(self, now: float, link: str | None = None) -> float | None:
+    def show(self, now: float, link: str | None = None, trouble: str | None = None) -> float | None:
         """Hand the frame to the strip (written only if it changed). Returns when the frame
         next changes by itself (a blink, an animation), or None. Draws only: time that runs
         out is `tick`'s."""
-        frame, wake = self.frame(now, link)
+        frame, wake = self.frame(now, link, trouble)
         self.leds.show(frame)
         return wake
 

@@ -17,31 +17,43 @@ only submits a position (as JSON) and receives a move text. The seat:
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import random
-from concurrent.futures import Executor, Future
+from concurrent.futures import BrokenExecutor, Executor, Future
 from typing import Any, Callable
 
 import games
 import games.ai
+from board_driver import views
 
 log = logging.getLogger("treeboard.seats")
 
 
-def think(saved: str, seconds: float, noise: float, seed: int) -> str:
-    """In the worker: the move for the position saved as JSON, as text."""
+def think(saved: str, level: games.ai.Level, seed: int) -> str:
+    """In the worker: the move for the position saved as JSON at `level`, as text."""
     state = games.load_state(saved)
-    return str(games.ai.best_move(state, seconds=seconds, seed=seed, noise=noise))
+    return str(games.ai.play_level(state, level, seed=seed))
 
 
 def hints(saved: str, seconds: float) -> dict[str, str]:
     """In the worker: site -> "best" for the best moves' sites; with an exact value (Tree
     Planting), every other free site -> "keeps" (the mover's result: win, draw or loss, stays
     what it is) or "loses"."""
+    return advice(saved, seconds)[0]
+
+
+def advice(saved: str, seconds: float) -> tuple[dict[str, str], str | None]:
+    """In the worker: `hints`, and why the best move, in the words of the game's view
+    (`views.hint_reason`: from the position's shape, not a second search)."""
     state = games.load_state(saved)
     rows = games.ai.analyse(state, seconds=seconds)
     if not rows:
-        return {}
+        return {}, None
+    return _sites(state, rows), views.hint_reason(state, rows[0].move)
+
+
+def _sites(state, rows) -> dict[str, str]:
     before = state.occupancy()
     sites = set(state.sites())
 
@@ -59,7 +71,10 @@ def hints(saved: str, seconds: float) -> dict[str, str]:
         for r in rows:
             what = ("best" if r.value == top.value
                     else "keeps" if (r.value > 0) - (r.value < 0) == result else "loses")
-            for site in sites_of(r.move)[:1]:  # the groove (a planted hole follows it)
+            # The groove itself (a planted hole follows it): the site the move is made at.
+            changed = sites_of(r.move)
+            made = [site for site in changed if r.move in state.moves_at(site)]
+            for site in (made or changed)[:1]:
                 out.setdefault(site, what)
     else:
         for site in sites_of(top.move):
@@ -145,6 +160,9 @@ class ComputerSeat:
         self._hint_asked: tuple[str, ...] | None = None
         self._asked: tuple[str, ...] | None = None  # the history the pending search was given
         self._ready: tuple[tuple[str, ...], str] | None = None  # (history, move) to play
+        # The history whose search failed (the worker died): not asked again until `retry()`
+        # (the daemon's supervisor calls it with a new worker), or the game moves on.
+        self._failed: tuple[str, ...] | None = None
         self.thinking = False
 
     def _history(self) -> tuple[str, ...]:
@@ -181,18 +199,28 @@ class ComputerSeat:
                 return  # wait for the board to agree
         if seat is None or not self._board_agrees():
             return
-        if self.thinking and self._asked == history:
+        if (self.thinking and self._asked == history) or self._failed == history:
             return
         level = self.levels[seat]
         self._asked = history
         self.thinking = True
+        # In a timed game the wall-time cap comes from its own clock (think_seconds).
         clocks = self.referee.clocks
-        seconds = think_seconds(level.seconds, clocks.controls[seat],
-                                clocks.left(seat, self.clock()))
-        log.info("computer (seat %d, %s) thinks for %.2f s", seat, level.name, seconds)
-        future = self.submit(think, self.referee.state.to_json(), seconds, level.noise,
+        level = dataclasses.replace(level, seconds=think_seconds(
+            level.seconds, clocks.controls[seat], clocks.left(seat, self.clock())))
+        log.info("computer (seat %d, %s) thinks: %s iterations, %.2f s at most", seat,
+                 level.name, level.iterations or "as many", level.seconds)
+        future = self.submit(think, self.referee.state.to_json(), level,
                              self.rng.randrange(1 << 30))
         future.add_done_callback(lambda f, h=history: self.call_soon(self._answer, f, h))
+
+    def retry(self) -> None:
+        """On the loop: a new worker took over from one that died: ask again what the old one
+        never answered (the computer's move, the hints)."""
+        self._failed = None
+        self._asked = self._hint_asked = None
+        self.thinking = False
+        self.poke()
 
     def _fresh(self, future: Future, history: tuple[str, ...], what: str) -> Any:
         """A worker's answer if it came back and still fits the game; None otherwise."""
@@ -200,8 +228,13 @@ class ComputerSeat:
             return None  # the daemon is stopping: its worker was shut down, nothing failed
         try:
             answer = future.result()
-        except Exception:
-            log.exception("the %s failed", what)
+        except Exception as exc:
+            if isinstance(exc, BrokenExecutor):  # the worker died: the daemon restarts it
+                log.warning("the %s failed: the worker died (%s)", what, exc)
+            else:
+                log.exception("the %s failed", what)
+            if what == "computer's search":
+                self._failed = history
             return None
         if history != self._history():
             log.info("%s answer %r dropped: the game moved on", what, answer)
@@ -237,14 +270,15 @@ class ComputerSeat:
                 or self._hint_asked == history):
             return
         self._hint_asked = history
-        future = self.submit(hints, state.to_json(), self.hint_seconds)
+        future = self.submit(advice, state.to_json(), self.hint_seconds)
         future.add_done_callback(lambda f, h=history: self.call_soon(self._hint_answer, f, h))
 
     def _hint_answer(self, future: Future, history: tuple[str, ...]) -> None:
         found = self._fresh(future, history, "hint search")
         if found is None:
             return  # failed, or the game moved on (poke asks again)
-        self.referee.set_hints(found)
+        sites, reason = found
+        self.referee.set_hints(sites, reason)
         self._hinted = history
         self.after_change()
 

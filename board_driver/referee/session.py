@@ -49,6 +49,13 @@ def load_board_layout(config: Config):
     return load_layout(config.layout)
 
 
+def layouts_for(game_name: str) -> list[str]:
+    """The shipped layouts made for a game (for a message)."""
+    from hardware.layout import load_layout, shipped_layouts
+
+    return [name for name in shipped_layouts() if load_layout(name).game == game_name]
+
+
 def apply_led_limits(leds, config: Config) -> None:
     """The config may lower the layout's brightness cap and set the current budget."""
     if config.brightness is not None:
@@ -72,35 +79,59 @@ def open_session(config: Config, *, clock: Callable[[], float], autoscan: bool =
     except (KeyError, TypeError, ValueError, games.GameError) as exc:
         # (TypeError, ValueError: a game that checks an option's type less politely.)
         raise ConfigError(config.path, "game_options", f"options {game_name} accepts ({exc})") from exc
+    unsensed = [site for site in fresh.sites() if site not in layout.channels_of_site]
+    if unsensed:
+        # (the first frame would name a site the strip has no LED for: a KeyError at start)
+        key = "game" if config.game_options is None else "game_options"
+        raise ConfigError(config.path, key,
+                          f"a game whose sites layout {layout.name} has sensors for ({game_name} "
+                          f"{fresh.options()} has {len(unsensed)} it has none for, e.g. "
+                          f"{unsensed[0]}; layouts made for it: "
+                          f"{', '.join(layouts_for(game_name)) or 'none shipped'})", game_name)
 
-    if config.backend == "bridge":
-        from firmware_bridge.board import open_bridge_hardware
+    if layout.adc is not None:   # (a layout naming no game: its ADC bands against the config's)
+        from hardware.layout import check_piece_kinds
 
-        hardware = open_bridge_hardware(layout, config.bridge_port, config.bridge_baud, clock=clock)
-    else:
-        from hardware import open_hardware
-
-        hardware = open_hardware(layout, config.backend, clock=clock, autoscan=autoscan)
-    apply_led_limits(hardware.leds, config)
-
+        check_piece_kinds(game_name, layout.adc.kinds,
+                          lambda key, expected, got: ConfigError(
+                              config.path, "game", f"a game whose pieces layout {layout.name}'s "
+                              f"{key} name: {expected}", got))
     try:
         journal = Journal(config.journal)
     except JournalError as exc:
-        hardware.close()
         # Name the key that chose the path, so the fix is obvious: the file, or `journal`.
         raise JournalError(f"{config.path}: journal: {exc}") from exc
-    except Exception:
-        hardware.close()
+    try:
+        state, saved = _restore(journal, fresh, new_game)
+        # A real board keeps its pieces through a restart; a simulated one is given the
+        # restored game's pieces (the simulated firmware before its first scan: resyncing
+        # before they were back journaled an undo and the move again).
+        pieces = state.occupancy() if restore_pieces and state.moves else {}
+        if config.backend == "bridge":
+            from firmware_bridge.board import open_bridge_hardware
+
+            hardware = open_bridge_hardware(layout, config.bridge_port, config.bridge_baud,
+                                            clock=clock, pieces=pieces)
+        else:
+            from hardware import open_hardware
+
+            hardware = open_hardware(layout, config.backend, clock=clock, autoscan=autoscan)
+    except BaseException:
+        journal.close()
         raise
-    state, saved = _restore(journal, fresh, new_game)
-    board = hardware.board
-    if restore_pieces and board is not None and state.moves and hasattr(board, "scan_once"):
-        # A simulated board starts empty, but a real one keeps its pieces through a restart:
-        # put the restored game's pieces back, so a simulated game resumes as a real one would.
-        for site, kind in state.occupancy().items():
-            if site in layout.channels_of_site:
-                board.place(site, kind)
-        board.scan_once()
+    try:
+        apply_led_limits(hardware.leds, config)
+        board = hardware.board
+        firmware_has_them = config.backend == "bridge" and config.bridge_port == "sim"
+        if pieces and board is not None and not firmware_has_them and hasattr(board, "scan_once"):
+            for site, kind in pieces.items():
+                if site in layout.channels_of_site:
+                    board.place(site, kind)
+            board.scan_once()
+    except BaseException:
+        hardware.close()
+        journal.close()
+        raise
     debounce = config.debounce_ms / 1000 if config.debounce_ms is not None else None
     referee = Referee(state, layout, hardware.leds, journal, config, debounce_s=debounce)
     referee.resync(hardware.source.snapshot(), clock())

@@ -33,6 +33,7 @@ strip before its record is printed.
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -92,27 +93,37 @@ def parse_action(line: str) -> tuple[str, list[str]] | None:
     return verb, args
 
 
-def read_lines(path: str, stdin=None) -> list[str]:
-    """The lines of a trace file (``-``: standard input), decoded as UTF-8.
+class TraceLines:
+    """The lines of a trace file (``-``: standard input, first copied to a temporary file),
+    decoded as UTF-8 and read anew each time they are iterated: `run_trace` checks every line,
+    then plays them, holding one line at a time (a million-action trace runs in bounded
+    memory). Iterating raises TraceError naming the file and the line of a byte that is not
+    UTF-8; opening raises OSError when the file cannot be read."""
 
-    Raises TraceError naming the file and the line of a byte that is not UTF-8, and OSError
-    when the file cannot be read."""
-    if path == "-":
-        stream = (stdin or sys.stdin).buffer
-        return _decode_lines(stream, "<stdin>")
-    with open(path, "rb") as f:
-        return _decode_lines(f, path)
+    def __init__(self, path: str, stdin=None):
+        self.name = "<stdin>" if path == "-" else path
+        if path == "-":
+            self._file = tempfile.TemporaryFile()
+            shutil.copyfileobj((stdin or sys.stdin).buffer, self._file)
+        else:
+            self._file = open(path, "rb")
+
+    def __iter__(self) -> Iterator[str]:
+        self._file.seek(0)
+        for number, raw in enumerate(self._file, 1):
+            try:
+                yield raw.decode("utf-8").rstrip("\r\n")
+            except UnicodeDecodeError as exc:
+                raise TraceError(f"{self.name}: line {number}: not UTF-8 text "
+                                 f"(byte 0x{raw[exc.start]:02x} at column {exc.start + 1})") from None
+
+    def close(self) -> None:
+        self._file.close()
 
 
-def _decode_lines(stream, name: str) -> list[str]:
-    lines = []
-    for number, raw in enumerate(stream, 1):
-        try:
-            lines.append(raw.decode("utf-8").rstrip("\r\n"))
-        except UnicodeDecodeError as exc:
-            raise TraceError(f"{name}: line {number}: not UTF-8 text "
-                             f"(byte 0x{raw[exc.start]:02x} at column {exc.start + 1})") from None
-    return lines
+def read_lines(path: str, stdin=None) -> TraceLines:
+    """The lines of a trace file (``-``: standard input), as `TraceLines`."""
+    return TraceLines(path, stdin)
 
 
 def act(door: Door, verb: str, args: list[str]) -> None:
@@ -188,10 +199,15 @@ class Tracer:
             from firmware_bridge.board import LOCKSTEP
 
             config.backend, config.bridge_port = "bridge", LOCKSTEP
-        if config.journal == ":temporary:":
+        temporary = config.journal == ":temporary:"
+        if temporary:
             self._tmp = tempfile.TemporaryDirectory(prefix="treeboard-trace-")
             config.journal = str(Path(self._tmp.name) / "journal.sqlite")
         self.session = open_session(config, clock=self.clock, autoscan=False, new_game=new_game)
+        if temporary:
+            # A journal deleted when the trace ends needs no fsync per move (which was most of
+            # a long trace's time).
+            self.session.journal.durable(False)
         self.referee = self.session.referee
         self.door = Door(self.session, self.clock)   # how the actions reach the game
         self.board = self.session.hardware.board
@@ -273,20 +289,23 @@ def _earliest(*times: float | None) -> float | None:
 
 
 def run_trace(lines: Iterable[str], config: Config, source: str = "<trace>") -> Iterator[dict]:
-    """Parse every line first (a bad trace fails before anything runs), then play them.
+    """Parse every line first (a bad trace fails before anything runs), then play them:
+    `lines` is iterated twice (a list, or `TraceLines` reading its file again), and only one
+    line is held at a time.
 
     A TraceError names `source` (the trace's file) and the line."""
-    actions = []
     for number, line in enumerate(lines, 1):
         try:
-            action = parse_action(line)
+            parse_action(line)
         except TraceError as exc:
             raise TraceError(f"{source}: line {number}: {exc}") from None
-        if action is not None:
-            actions.append((number, action))
     tracer = Tracer(config)
     try:
-        for number, (verb, args) in actions:
+        for number, line in enumerate(lines, 1):
+            action = parse_action(line)
+            if action is None:
+                continue
+            verb, args = action
             try:
                 yield tracer.step(verb, args)
             except (games.IllegalMove, ValueError, KeyError) as exc:

@@ -10,9 +10,12 @@ in `remote_protocol`, which is pure and tested without a broker.
 from __future__ import annotations
 
 import asyncio
+import collections
 import json
 import logging
 import os
+import re
+import secrets
 import ssl
 from dataclasses import dataclass
 from pathlib import Path
@@ -104,7 +107,13 @@ class RemoteLink:
         self.settings = settings
         self.referee = referee
         self.clock = clock
-        self.signer = rp.Signer(settings.secret, settings.game_id)
+        # Presence is signed with the game's key alone; everything else with the key of the
+        # game's epoch, known once both boards' nonces are (from their presence messages).
+        self.base_signer = rp.Signer(settings.secret, settings.game_id)
+        self.signer: rp.Signer | None = None
+        self.nonces: list[str | None] = [None, None]
+        self._unsigned: collections.deque[tuple[str, dict, bool]] = collections.deque(maxlen=256)
+        self._held: collections.deque[tuple[str, bytes]] = collections.deque(maxlen=64)
         self.topics = rp.topics(settings.game_id)
         self.status = CONNECTING
         self.peer_online = False
@@ -116,8 +125,21 @@ class RemoteLink:
         role = "watch" if settings.watching else f"seat{settings.local_seat}"
         self._sidecar = Path(settings.state_dir or ".") / \
             f"{settings.journal_stem}.remote-{settings.game_id}-{role}.json"
-        self.takebacks = self._load_takebacks()
+        saved = self._read_sidecar()
+        self.takebacks = saved.get("takebacks", 0)
+        # This board's nonce for this playing of the game: kept while the game goes on (a
+        # restart resumes it), a new one for a game that starts afresh (a reused game id is
+        # then a new game: the old game's messages no longer check).
+        self.nonce: str | None = None
+        if not settings.watching:
+            kept = saved.get("nonce")
+            self.nonce = kept if kept is not None and referee.state.moves else secrets.token_hex(8)
+            self.nonces[settings.local_seat] = self.nonce
         self.refused = 0
+        self.last_refusal: str | None = None
+        self._refusal_logged: float | None = None
+        self._refusals_unlogged = 0
+        self._refusals_in_window = 0
         self.after_change: Callable[[], None] | None = None  # the daemon re-lights the board
         self._draw_from_game_id()
         referee.listeners.append(self._on_local_change)
@@ -151,19 +173,45 @@ class RemoteLink:
 
     # --- the agreed takeback count survives a restart ----------------------------------------
 
-    def _load_takebacks(self) -> int:
+    def _read_sidecar(self) -> dict[str, Any]:
         try:
             data = json.loads(self._sidecar.read_text(encoding="utf-8"))
-            return int(data["takebacks"])
+            out: dict[str, Any] = {"takebacks": int(data["takebacks"])}
+            nonce = data.get("nonce")
+            if isinstance(nonce, str) and re.fullmatch(r"[0-9a-f]{16}", nonce):
+                out["nonce"] = nonce
+            return out
         except FileNotFoundError:
-            return 0
+            return {}
         except (OSError, ValueError, KeyError, TypeError) as exc:
             log.error("%s: unreadable (%s); counting takebacks from 0", self._sidecar, exc)
-            return 0
+            return {}
 
     def _save_takebacks(self) -> None:
-        _write_private(self._sidecar, {"game_id": self.settings.game_id,
-                                       "takebacks": self.takebacks})
+        data: dict[str, Any] = {"game_id": self.settings.game_id, "takebacks": self.takebacks}
+        if self.nonce is not None:
+            data["nonce"] = self.nonce
+        _write_private(self._sidecar, data)
+
+    def _set_nonce(self, seat: int, nonce: str) -> None:
+        """A board's nonce, from its presence: once both are known, the game's epoch is, and
+        with it the key of every other message. A new epoch (the other board joined afresh):
+        what waited is signed and sent, this board's state republished, what came early read."""
+        self.nonces[seat] = nonce
+        epoch = rp.epoch_of(self.nonces)
+        if epoch is None or (self.signer is not None and self.signer.epoch == epoch):
+            return
+        self.signer = rp.Signer(self.settings.secret, self.settings.game_id, epoch)
+        log.info("remote game %s: epoch %s", self.settings.game_id, epoch)
+        waiting = list(self._unsigned)
+        self._unsigned.clear()
+        for topic, body, retain in waiting:
+            self._send(topic, body, retain)
+        self._publish_state()
+        early = list(self._held)
+        self._held.clear()
+        for topic, payload in early:
+            self._handle(topic, payload)
 
     def _take_back_to(self, count: int) -> None:
         """Take the game back to `count` moves (a takeback both boards agreed to)."""
@@ -173,6 +221,13 @@ class RemoteLink:
     # --- what this board publishes -----------------------------------------------------------
 
     def _send(self, topic: str, body: dict, retain: bool = False) -> None:
+        if self.signer is None:   # the game's epoch is not known yet: signed once it is
+            if retain:  # (a retained state replaces the one before it: only the last counts)
+                kept = [m for m in self._unsigned if m[0] != topic]
+                self._unsigned.clear()
+                self._unsigned.extend(kept)
+            self._unsigned.append((topic, body, retain))
+            return
         try:
             self._outbox.put_nowait((topic, self.signer.encode(body), retain))
         except asyncio.QueueFull:
@@ -252,10 +307,23 @@ class RemoteLink:
     def _handle(self, topic: str, payload: bytes) -> None:
         base = self.topics["base"]
         if topic.startswith(f"{base}/presence/"):
-            seat = topic.rsplit("/", 1)[1]
-            if seat == str(self.settings.seat):
-                self.peer_online = payload == b"online"
+            try:
+                msg = self.base_signer.decode(payload)
+            except rp.RemoteError as exc:
+                self._refuse(topic, exc.reason)
+                return
+            if topic.rsplit("/", 1)[1] != str(msg["seat"]):
+                self._refuse(topic, "a presence message under another seat's topic")
+                return
+            if not self.settings.watching and msg["seat"] == self.settings.local_seat:
+                return   # our own (or an earlier playing's, which ours replaces)
+            if msg["seat"] == self.settings.seat:
+                self.peer_online = msg["online"]
                 self._update_status()
+            self._set_nonce(msg["seat"], msg["nonce"])
+            return
+        if self.signer is None:
+            self._held.append((topic, payload))   # read once the epoch is known
             return
         try:
             msg = self.signer.decode(payload)
@@ -349,8 +417,22 @@ class RemoteLink:
             self._apply(rp.Verdict(undo_to=msg["index"], takebacks=msg["takebacks"]), "takeback")
 
     def _refuse(self, topic: str, reason: str) -> None:
+        """A message refused: counted, kept as the last refusal, and logged, at most
+        REFUSALS_LOGGED in every REFUSAL_LOG_S, the next one logged saying how many were not
+        (a flood of forged messages must not fill the disk with log lines)."""
         self.refused += 1
-        log.warning("refused a message on %s: %s", topic, reason)
+        self.last_refusal = f"{topic}: {reason}"
+        now = self.clock()
+        if self._refusal_logged is None or now - self._refusal_logged >= REFUSAL_LOG_S:
+            self._refusal_logged, self._refusals_in_window = now, 0
+        if self._refusals_in_window >= REFUSALS_LOGGED:
+            self._refusals_unlogged += 1
+            return
+        self._refusals_in_window += 1
+        more = (f" ({self._refusals_unlogged} more refused and not logged before it)"
+                if self._refusals_unlogged else "")
+        log.warning("refused a message on %s: %s%s", topic, reason, more)
+        self._refusals_unlogged = 0
 
     def _update_status(self) -> None:
         if self._client is None:
@@ -373,17 +455,25 @@ class RemoteLink:
         # A spectator is invisible: no presence, no will, and a client id of its own (so any
         # number may watch) with a clean session (nothing queued for it while away).
         presence = None if s.watching else rp.presence_topic(s.game_id, s.local_seat)
+        # A client id of this board's own (a random name kept beside the journal): with a
+        # fixed one, any client of the broker could take over the board's session and kick
+        # it off. Kept, so the broker's session (the messages queued while away) is found
+        # again after a restart.
         identifier = f"treeboard-{s.game_id}-" + \
-            (f"watch-{os.getpid()}-{id(self):x}" if s.watching else str(s.local_seat))
+            (f"watch-{secrets.token_hex(8)}" if s.watching else
+             f"{s.local_seat}-{board_name(s)}")
         delay = 0.5
         down = False   # a failure was logged since the link was last up
         while True:
             client = aiomqtt.Client(
                 s.host, s.port, username=s.username, password=s.password,
-                identifier=identifier, clean_session=s.watching,
+                identifier=identifier, protocol=aiomqtt.ProtocolVersion.V5,
+                clean_start=s.watching, properties=connect_properties(s.watching),
+                # (bounded: a flood of small messages is dropped, not kept)
+                max_queued_incoming_messages=MAX_QUEUED,
                 keepalive=s.keepalive, tls_context=self._tls(),
                 will=None if presence is None else
-                aiomqtt.Will(presence, b"offline", qos=1, retain=True))
+                aiomqtt.Will(presence, self._presence(False), qos=1, retain=True))
             try:
                 async with client:
                     await self._serve(client, presence)
@@ -422,7 +512,8 @@ class RemoteLink:
         for topic in ("move", "takeback", "state", "presence"):
             await client.subscribe(self.topics[topic], qos=1)
         if presence is not None:
-            await client.publish(presence, b"online", qos=1, retain=True)
+            self._save_takebacks()   # (the nonce, kept before anyone can have seen it)
+            await client.publish(presence, self._presence(True), qos=1, retain=True)
         self._drain()             # what was queued offline is in the state below
         self._publish_state()
         self._update_status()
@@ -440,6 +531,10 @@ class RemoteLink:
         finally:
             sender.cancel()
 
+    def _presence(self, online: bool) -> bytes:
+        return self.base_signer.encode(rp.presence_message(self.settings.local_seat, online,
+                                                           self.nonce))
+
     def _drain(self) -> None:
         while not self._outbox.empty():
             self._outbox.get_nowait()
@@ -448,6 +543,51 @@ class RemoteLink:
         while True:
             topic, payload, retain = await self._outbox.get()
             await client.publish(topic, payload, qos=1, retain=retain)
+
+
+#: At most REFUSALS_LOGGED refused messages are logged in REFUSAL_LOG_S (the others counted).
+REFUSAL_LOG_S = 10.0
+REFUSALS_LOGGED = 20
+#: Messages from the broker waiting for the loop (a game needs a handful at a time).
+MAX_QUEUED = 1000
+#: How long the broker keeps a board's session (what it queues for it) while it is away.
+SESSION_EXPIRY_S = 7 * 24 * 3600
+
+
+def connect_properties(watching: bool):
+    """MQTT 5 CONNECT properties: the largest packet this board takes (the broker drops a
+    larger message for this board instead of sending it: a 100 MB retained message from anyone
+    who may publish on the game's topics never reaches its memory), and how long the broker
+    keeps the session while the board is away (a spectator's ends with its connection)."""
+    from paho.mqtt.packettypes import PacketTypes
+    from paho.mqtt.properties import Properties
+
+    props = Properties(PacketTypes.CONNECT)
+    props.MaximumPacketSize = rp.MAX_PACKET
+    props.SessionExpiryInterval = 0 if watching else SESSION_EXPIRY_S
+    return props
+
+
+def board_name(settings: RemoteSettings) -> str:
+    """This board's own random name (16 hex digits), made once and kept beside the journal,
+    readable by this user only."""
+    path = Path(settings.state_dir or ".") / f"{settings.journal_stem}.board-name"
+    try:
+        name = path.read_text(encoding="ascii").strip()
+        if re.fullmatch(r"[0-9a-f]{16}", name):
+            return name
+        log.warning("%s does not hold a board name (16 hex digits); making a new one", path)
+    except FileNotFoundError:
+        pass
+    except (OSError, UnicodeDecodeError) as exc:
+        log.warning("%s cannot be read (%s); making a new board name", path, exc)
+    name = secrets.token_hex(8)
+    tmp = path.with_suffix(".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="ascii") as f:
+        f.write(name + "\n")
+    os.replace(tmp, path)
+    return name
 
 
 def _close_abandoned_sockets(exc: BaseException) -> None:
@@ -555,6 +695,16 @@ def settings_from_config(config: Any, players: tuple[str, str] | None = None) ->
         raise ConfigError(config.path, "remote", exc.reason) from None
     if len(secret.encode()) < 8:
         raise ConfigError(config.path, "remote.secret", "a shared secret of at least 8 bytes")
+    ca_file = r.get("ca_file")
+    if ca_file is not None:
+        # Checked now: found missing only when the link first connects, it killed the link's
+        # task and the board said "connecting" for ever.
+        try:
+            ssl.create_default_context(cafile=ca_file)
+        except (OSError, ssl.SSLError, TypeError, ValueError) as exc:
+            raise ConfigError(config.path, "remote.ca_file",
+                              "a readable file of PEM certificates (the broker's CA)",
+                              f"{ca_file}: {getattr(exc, 'strerror', None) or exc}") from None
     remote = [i for i, p in enumerate(players) if p == "remote"]
     if not remote:
         raise ConfigError(config.path, "players", 'a "remote" seat with [remote] set', players)

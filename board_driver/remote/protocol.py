@@ -38,7 +38,14 @@ import games
 PREFIX = "treeboard/v1"
 _GAME_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 MAX_MESSAGE = 256 * 1024      # a whole Arbos game is a few kB; anything larger is not ours
+#: The largest MQTT packet a board accepts (MQTT 5's Maximum Packet Size, sent in CONNECT: the
+#: broker must not send a larger one, it drops it instead): a message, its topic and headers.
+MAX_PACKET = MAX_MESSAGE + 4096
 MAX_PENDING = 64              # early moves kept while a gap is filled
+
+
+def cut(text: str, n: int) -> str:
+    return text if len(text) <= n else text[:n - 1] + "…"
 
 
 class RemoteError(ValueError):
@@ -79,6 +86,17 @@ def position_hash(state: games.State) -> str:
     return hashlib.sha256(body.encode()).hexdigest()[:32]
 
 
+_NONCE = re.compile(r"^[0-9a-f]{16}$")
+
+
+def epoch_of(nonces: Sequence[str | None]) -> str | None:
+    """The playing of a game both boards are in: seat 0's board's nonce, then seat 1's (each
+    board makes its own when it joins the game afresh). None until both are known."""
+    if any(n is None for n in nonces):
+        return None
+    return ".".join(nonces)  # type: ignore[arg-type]
+
+
 def drawn_options(state: games.State, game_id: str) -> dict[str, int]:
     """The options `state`'s game draws for each game (games/base.py, `Game.drawn_options`),
     drawn from the game id: the same on both boards. Each below 2**32."""
@@ -91,15 +109,19 @@ def drawn_options(state: games.State, game_id: str) -> dict[str, int]:
 
 class Signer:
     """Signs and checks messages for one game. The key binds the secret to the game id, so a
-    message signed for one game is refused by another that shares the secret."""
+    message signed for one game is refused by another that shares the secret, and to the game's
+    epoch (both boards' nonces), so a message of an earlier playing of the same game id is
+    refused too. Presence messages, which carry the nonces, are signed without an epoch."""
 
-    def __init__(self, secret: bytes | str, game_id: str):
+    def __init__(self, secret: bytes | str, game_id: str, epoch: str | None = None):
         if isinstance(secret, str):
             secret = secret.encode()
         if len(secret) < 8:
             raise RemoteError("the shared secret must be at least 8 bytes")
         self.game_id = check_game_id(game_id)
-        self._key = hmac.new(secret, f"treeboard remote {game_id}".encode(), hashlib.sha256).digest()
+        self.epoch = epoch
+        label = f"treeboard remote {game_id}" + (f" epoch {epoch}" if epoch else "")
+        self._key = hmac.new(secret, label.encode(), hashlib.sha256).digest()
 
     def _mac(self, body: dict) -> str:
         text = json.dumps(body, sort_keys=True, separators=(",", ":"))
@@ -116,13 +138,17 @@ class Signer:
             raise RemoteError(f"message of {len(payload)} bytes is over {MAX_MESSAGE}")
         try:
             data = json.loads(payload.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise RemoteError(f"message is not JSON text ({exc})") from None
+        except (UnicodeDecodeError, ValueError) as exc:
+            # (ValueError: not JSON, or an integer of over 4,300 digits)
+            raise RemoteError(f"message is not JSON text we take ({cut(str(exc), 80)})") from None
+        except RecursionError:
+            raise RemoteError("message is JSON nested too deeply") from None
         if not isinstance(data, dict) or not isinstance(data.get("sig"), str):
             raise RemoteError("message is not a signed object")
         sig = data.pop("sig")
         if not hmac.compare_digest(sig, self._mac(data)):
-            raise RemoteError("bad signature (another secret, or the message was altered)")
+            raise RemoteError("bad signature (another secret, another playing of this game id, "
+                              "or the message was altered)")
         if data.get("game_id") != self.game_id:
             raise RemoteError(f"message is for game {data.get('game_id')!r}, not {self.game_id!r}")
         kind = data.get("type")
@@ -133,8 +159,13 @@ class Signer:
             value = data.get(key)
             if not isinstance(value, types) or (types is int and isinstance(value, bool)):
                 raise RemoteError(f"{kind} message: {key!r} missing or of the wrong type")
-        if data["takebacks"] < 0 or data["index"] < 0 or not 0 <= data["seat"] <= 1:
+        if data.get("takebacks", 0) < 0 or data.get("index", 0) < 0 or not 0 <= data["seat"] <= 1:
             raise RemoteError(f"{kind} message: takebacks, index or seat out of range")
+        if kind == "presence" and not _NONCE.match(data["nonce"]):
+            raise RemoteError("presence message: its nonce is not 16 hex digits")
+        if (kind == "presence") != (self.epoch is None):
+            raise RemoteError(f"a {kind} message signed " +
+                              ("for a game's epoch" if kind == "presence" else "without an epoch"))
         for key, check in _OPTIONAL.items():
             if key in data and data[key] is not None and not check(data[key]):
                 raise RemoteError(f"{kind} message: {key!r} of the wrong type or out of range")
@@ -148,6 +179,7 @@ _FIELDS: dict[str, dict[str, Any]] = {
     "takeback": {"takebacks": int, "seat": int, "index": int},
     "takeback-answer": {"takebacks": int, "seat": int, "index": int, "accept": bool},
     "flag": {"takebacks": int, "seat": int, "index": int},
+    "presence": {"seat": int, "online": bool, "nonce": str},
 }
 
 #: Protocol 1.1's optional fields: a move's `clock_ms` (the mover's clock), a state's `flag`.
@@ -157,6 +189,12 @@ _OPTIONAL: dict[str, Any] = {
     and 0 <= v <= MAX_CLOCK_MS,
     "flag": lambda v: v in (0, 1) and not isinstance(v, bool),
 }
+
+
+def presence_message(seat: int, online: bool, nonce: str) -> dict:
+    """The board of `seat` is online (or, as its MQTT will, offline), in the playing of the game
+    its `nonce` names."""
+    return {"type": "presence", "seat": seat, "online": online, "nonce": nonce}
 
 
 def _options(state: games.State) -> dict[str, str]:

@@ -34,6 +34,10 @@ The interface a game's view module provides (`state` is the game's State; `view`
         plain text when the output is no terminal), so the drawing must also read without them.
 
     Optional:
+    def hint_reason(state, move) -> str | None
+        Why a move is worth playing (or not), one whole sentence built in this one place
+        ("d4 completes your square."), from the position's own shape; the hint shows it for
+        the best move, in the sim, on the page and in the voice.
     HINTS: tuple[str, ...]
         The hint modes (View.moves) its frame and pictures show: default ("off", "legal",
         "safe", "best"; the best moves are lit for every game by the shared overlay).
@@ -219,6 +223,14 @@ def menu_words(game_name: str, chosen: dict, touch: bool) -> str:
 
 #: The marks at which a running clock is said aloud (voice) and in the sim's words.
 CLOCK_WARNINGS = (60.0, 10.0)
+
+
+def hint_reason(state: State, move) -> str | None:
+    """Why `move` is worth playing, in one sentence from the game's own view (its optional
+    `hint_reason(state, move)`, built from the position's shape, the same things its prior
+    weighs: never a second search); None when the view has nothing to say about it."""
+    reason = getattr(view_of(state.game.name), "hint_reason", None)
+    return None if reason is None else reason(state, move)
 
 
 def render(state: State, view: View, now: float) -> tuple[dict[str, Colour], float | None]:

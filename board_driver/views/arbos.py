@@ -355,3 +355,47 @@ def _status(state, view: View) -> str:
     if view.turn_left is not None:
         text += f"; {view.turn_left:.0f} s left"
     return text
+
+
+# --- why a move: the hint's reason, one sentence built here ------------------------------------
+
+def hint_reason(state, move) -> str | None:
+    """Why `move` is worth playing, in one sentence, from what the prior weighs: one's seed
+    linked to a second tree (it scores) or to a first, a fourth tree (a spore must then go),
+    in the setup the opponent's seed put where it can hardly score."""
+    if state.is_over():
+        return None
+    m = state.parse_move(str(move))
+    me, them = state.to_move, 1 - state.to_move
+    text = str(m)
+    if m.kind == "seed":
+        site = text.split()[-1]
+        around = len(state.geo.nb8[state.geo.index[site]])
+        if around <= 3:
+            return f"{text} puts {PLAYERS[them]}'s seed in a corner, where it can never score."
+        if around <= 5:
+            return f"{text} puts {PLAYERS[them]}'s seed on the edge, where it is hard to score."
+        return None
+    if m.kind != "spore":
+        return None
+    seeds = [s for s, kind in state.occupancy().items() if kind == f"seed:{me}"]
+    before = {s: len(state.linked_trees(s).get(me, ())) for s in seeds}
+    trees = state.tree_count(me)
+    state.play(m)
+    try:
+        after = {s: len(state.linked_trees(s).get(me, ())) for s in seeds}
+        trees_after = state.tree_count(me)
+    finally:
+        state.undo()
+    if trees_after > 3:
+        return f"{text} starts a fourth tree: you must then take one of your spores off."
+    scoring = sorted(s for s in seeds if before[s] < 2 <= after[s])
+    if scoring:
+        return f"{text} links your seed {scoring[0]} to a second tree: it scores."
+    linked = sorted(s for s in seeds if after[s] > before[s])
+    if linked:
+        return (f"{text} links your seed {linked[0]} to a tree: one more tree makes it "
+                "score.")
+    if trees_after > trees:
+        return f"{text} starts a new tree ({trees_after} of your three)."
+    return None

@@ -47,6 +47,8 @@ class View:
     # A move in progress: the sites whose piece is lifted off (drawn as lifted in the sim, not
     # where it was).
     lifted: frozenset = frozenset()
+    # Why the hinted move, in one sentence from the game's view (`views.hint_reason`), or None.
+    hint_reason: str | None = None
 
 
 def scale(colour: Colour, factor: float) -> Colour:

@@ -261,3 +261,53 @@ def terminal(state, view: View, paint: Paint) -> str:
         key += ", !B! !W! put back / take off (see below)"
     lines.append("  " + key)
     return "\n".join(lines)
+
+
+# --- why a move: the hint's reason, one sentence built here ------------------------------------
+
+def _points(state, player: int) -> set[int]:
+    grid, owner_of = state.grid, state.game.owner_of
+    return {grid.index[site] for site, kind in state.occupancy().items()
+            if owner_of(kind) == player}
+
+
+def hint_reason(state, move) -> str | None:
+    """Why `move` is worth playing, in one sentence, from the 2x2 windows around the points it
+    touches (what the search's prior weighs): a square completed, the opponent's three
+    blocked, a three of one's own built, a counter taken out of the opponent's square or
+    three."""
+    if state.is_over():
+        return None
+    m = state.parse_move(str(move))
+    me = state.to_move
+    them = PLAYERS[1 - me]
+    grid = state.grid
+    mine, theirs = _points(state, me), _points(state, 1 - me)
+    if m.to is None:  # a removal: what it breaks
+        c = grid.index[m.captures[0]]
+        most = max((len(set(_window(w)) & theirs) for _, w in grid.squares_at[c]
+                    if not set(_window(w)) & mine), default=0)
+        if most == 4:
+            return f"{m} breaks {them}'s square."
+        if most == 3:
+            return f"{m} breaks {them}'s three."
+        return None
+    t = grid.index[m.to]
+    rest = mine - ({grid.index[m.frm]} if m.frm is not None else set())
+    windows = [set(_window(w)) - {t} for _, w in grid.squares_at[t]]
+    completes = any(w <= rest for w in windows)
+    blocks = any(w <= theirs for w in windows)
+    builds = any(len(w & rest) == 2 and not w & theirs for w in windows)
+    taken = " and takes " + ", ".join(m.captures) if m.captures else ""
+    if completes:
+        return f"{m} completes your square{taken}."
+    if blocks:
+        return f"{m} blocks {them}'s three."
+    if builds:
+        return f"{m} makes three of a square: one more point completes it."
+    return None
+
+
+def _window(mask: int) -> list[int]:
+    """The points of a 2x2 window's mask."""
+    return [i for i in range(mask.bit_length()) if mask >> i & 1]

@@ -32,11 +32,22 @@ SELECTED: Colour = (200, 200, 200)
 TOUCH_BLINK_HZ = 2.0
 
 
-def compose(referee: Any, now: float, link: str | None = None
+#: A part of the daemon that is not up (board_driver/daemon/supervisor.py): the turn LEDs (or,
+#: on a board without them, the first site's LED) blink this pattern, in the "unsafe" colour
+#: (orange) for a part the board can referee without (the computer, the remote link, the page,
+#: the voice)
+#: and in the "wrong" colour (red) for its sensors: on, off, on, then dark for the rest of
+#: TROUBLE_PERIOD_S. A double blink is never a game's own pattern, so it cannot be mistaken.
+TROUBLE_PERIOD_S = 2.0
+TROUBLE_ON = ((0.0, 0.2), (0.4, 0.6))
+
+
+def compose(referee: Any, now: float, link: str | None = None, trouble: str | None = None
             ) -> tuple[dict[Hashable, Colour], float | None]:
     """The whole frame at `now` and when it next changes by itself (None: not until something
-    happens). `link` is the remote link's state in words (None: no remote seat). The referee's
-    view holds the turn's time left at `now` (`Referee.frame` sets it)."""
+    happens). `link` is the remote link's state in words (None: no remote seat); `trouble` is
+    "critical" or "part" while a part of the daemon is not up (the supervisor's `troubled()`).
+    The referee's view holds the turn's time left at `now` (`Referee.frame` sets it)."""
     state, view, touch = referee.state, referee.view, referee.touch
     colours, named = referee.config.colours, referee.layout.named_leds
     if referee.menu.open:
@@ -66,7 +77,27 @@ def compose(referee: Any, now: float, link: str | None = None
             colour = colours[f"player{player}"]
             for i, led in enumerate(bar):
                 frame[led] = colour if i < lit else (0, 0, 0)
+    if trouble is not None:
+        frame, wake = trouble_blink(frame, wake, trouble, colours, referee.layout, now)
     return frame, wake
+
+
+def trouble_blink(frame: dict, wake: float | None, trouble: str, colours: dict[str, Colour],
+                  layout: Any, now: float) -> tuple[dict, float | None]:
+    """The double blink of a part that is not up, over the turn LEDs (or the first site)."""
+    if "turn" in layout.named_leds:
+        key: Hashable = "turn"
+    else:
+        key = next(iter(layout.leds_of_site), None)
+        if key is None:
+            return frame, wake
+    phase = now % TROUBLE_PERIOD_S
+    on = any(a <= phase < b for a, b in TROUBLE_ON)
+    edges = [a for pair in TROUBLE_ON for a in pair] + [TROUBLE_PERIOD_S]
+    nxt = now - phase + next(e for e in edges if e > phase)
+    frame = dict(frame)
+    frame[key] = colours["wrong" if trouble == "critical" else "unsafe"] if on else (0, 0, 0)
+    return frame, nxt if wake is None else min(wake, nxt)
 
 
 def _turn(state, seats, colours, link, now, wake) -> tuple[Colour, float | None]:

@@ -275,3 +275,44 @@ def _glyph(sq: dict) -> str:
     if owner is None:
         return "n"
     return letter.upper() if owner == 0 else letter.lower()
+
+
+# --- why a move: the hint's reason, one sentence built here ------------------------------------
+
+def hint_reason(state, move) -> str | None:
+    """Why `move` is worth playing, in one sentence, from what it does at once (what the
+    greedy prior and the safe root weigh): a Huckleberry of the opponent's taken (the last:
+    the game won), a chain of one's own started or kept going (momentum), squares gained."""
+    if state.is_over():
+        return None
+    m = state.parse_move(str(move))
+    me, them = state.to_move, 1 - state.to_move
+    source = state.square(m.src)
+    piece = f"the {source['kind']}" if source["kind"] else f"your {source['terrain']}"
+    hucks = state.huckleberry_count(them)
+    chains = set(state.chains(me))
+    squares = state.scores()[me]
+    state.play(m)
+    try:
+        won = state.is_over() and state.winner() == me
+        hucks_after = state.huckleberry_count(them)
+        chains_after = set(state.chains(me))
+        squares_after = state.scores()[me]
+    finally:
+        state.undo()
+    text = str(m)
+    if won:
+        return f"{text} wins: {PLAYERS[them]} has no Huckleberry left."
+    if hucks_after < hucks:
+        return f"{text} takes one of {PLAYERS[them]}'s Huckleberries."
+    if squares_after > squares:
+        gained = squares_after - squares
+        return (f"{text} gains {'a square' if gained == 1 else f'{gained} squares'}: "
+                f"you will hold {squares_after}.")
+    if m.action == "stop":
+        return f"{text} stops your chain there, before it grows any further."
+    if chains and chains <= chains_after:
+        return f"{text} lets your chain go on."
+    if chains_after - chains:
+        return f"{text} sets {piece} growing: its chain goes on next turn."
+    return None

@@ -290,3 +290,76 @@ def say_site(state, site: str) -> str:
 
 def say_move(state, move: str) -> str:
     return say_site(state, move)
+
+
+# --- why a move: the hint's reason, one sentence built here ------------------------------------
+
+def _safe_grooves(state) -> list:
+    """The free grooves that neither close a square nor hand one over."""
+    out = []
+    for g in state.legal_moves():
+        if not state.gives_away(g) and not _closes(state, g):
+            out.append(g)
+    return out
+
+
+def _closes(state, groove) -> int:
+    """How many squares drawing `groove` closes (the mover then plants and moves again)."""
+    return sum(1 for i, sides in enumerate(state.board.square_grooves)
+               if groove in sides and state.sides_drawn(i) == 3)
+
+
+def _handed(state, groove) -> int:
+    """How many squares drawing `groove` leaves on three sides for the opponent."""
+    return sum(1 for i, sides in enumerate(state.board.square_grooves)
+               if groove in sides and state.sides_drawn(i) == 2)
+
+
+def _double_deal(state, groove) -> bool:
+    """Does `groove` decline the last two squares of a chain (the hard-hearted handout's
+    mirror): it closes nothing, and leaves a square on three sides whose last free groove is
+    also the last of a square already on three sides, so that one groove takes both."""
+    board = state.board
+    for i, sides in enumerate(board.square_grooves):
+        if groove not in sides or state.sides_drawn(i) != 2:
+            continue
+        free = [s for s in sides if s is not groove and not state.drawn(s)]
+        if len(free) != 1:
+            continue
+        for j, other in enumerate(board.square_grooves):
+            if j != i and free[0] in other and state.sides_drawn(j) == 3:
+                return True
+    return False
+
+
+def hint_reason(state, move) -> str | None:
+    """Why `move` (a free groove) is worth playing or not, in one sentence, from the position's
+    own shape: a groove that closes squares, hands squares over, keeps nothing back when
+    captures were there (the double deal of the long-chain rule), or is the last safe one."""
+    if state.is_over():
+        return None
+    g = state.parse_move(str(move))
+    them = PLAYERS[1 - state.to_move]
+    closes = _closes(state, g)
+    if closes:
+        squares = "a square" if closes == 1 else f"{closes} squares"
+        return f"{g.name} closes {squares}: plant your tree and move again."
+    handed = _handed(state, g)
+    if handed:
+        if _double_deal(state, g):
+            return (f"{g.name} leaves the last squares of the chain to {them}: then {them} "
+                    "must open the next chain (the long-chain rule).")
+        squares = "a square" if handed == 1 else f"{handed} squares"
+        if not _safe_grooves(state):
+            return (f"{g.name} hands over {squares}, the least any groove gives now: "
+                    "every groove hands something over.")
+        return f"{g.name} hands over {squares}."
+    state.play(g)
+    try:
+        left = len(_safe_grooves(state))
+    finally:
+        state.undo()
+    if left == 0:
+        return f"{g.name} is the last safe groove: after it {them} must open a chain."
+    grooves = "groove is" if left == 1 else "grooves are"
+    return f"{g.name} hands nothing over: {left} safe {grooves} left after it."

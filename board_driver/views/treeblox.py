@@ -373,3 +373,41 @@ def say_move(state, move: str) -> str:
     if piece is None:
         return say_site(state, move)
     return tr(piece).format(site=say_site(state, move[1:]))
+
+
+# --- why a move: the hint's reason, one sentence built here ------------------------------------
+
+def hint_reason(state, move) -> str | None:
+    """Why `move` is worth playing, in one sentence, from what it does to the active leaves
+    (the score, and what keeps a tree alive) and the growth rate: an opponent's leaf shaded
+    (their last: the game ends in your favour), a leaf of one's own added, a branch that opens
+    holes."""
+    if state.is_over():
+        return None
+    m = state.parse_move(str(move))
+    me, them = state.to_move, 1 - state.to_move
+    if m == state.end_turn_move():
+        return None
+    mine, theirs = len(state.active_leaves(me)), len(state.active_leaves(them))
+    holes = len(state.available_holes(me))
+    state.play(m)
+    try:
+        mine_after, theirs_after = len(state.active_leaves(me)), len(state.active_leaves(them))
+        holes_after = len(state.available_holes(me))
+    finally:
+        state.undo()
+    text = str(m)
+    if theirs_after < theirs:
+        if theirs_after == 0:
+            return f"{text} shades {PLAYERS[them]}'s last active leaf."
+        shaded = "an active leaf" if theirs - theirs_after == 1 else \
+            f"{theirs - theirs_after} active leaves"
+        return f"{text} shades {shaded} of {PLAYERS[them]}'s."
+    if mine_after > mine:
+        return f"{text} adds an active leaf: you will have {mine_after}."
+    if mine_after < mine:
+        return None
+    if m.kind == "branch" and holes_after > holes:
+        more = holes_after - holes
+        return f"{text} opens {'a hole' if more == 1 else f'{more} holes'} more for your tree."
+    return None

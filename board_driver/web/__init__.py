@@ -18,8 +18,9 @@ API (JSON; control actions need `X-Treeboard-Token` when the config sets web.tok
     POST /api/remote/leave          both seats played here again
     POST /api/new-game {options}    start over (same game; its options may change)
     POST /api/hint {"mode"}         off | legal | safe (| best)
-    POST /api/seats {"seat","player"}   seat 0 or 1 played by human | computer:LEVEL (easy,
-                                    medium, hard, perfect), at once; not in a remote game
+    POST /api/seats {"seat","player"}   seat 0 or 1 played by human | computer:LEVEL (beginner,
+                                    easy, medium, hard, strongest; perfect: strongest), at
+                                    once; not in a remote game
     GET  /api/picture3d?turn=N      the 3D picture turned N quarter turns (Treeblox)
     GET  /api/games                 the journal's finished games
     GET  /api/games/<id>            one as its replay object (?download=1: as a file)

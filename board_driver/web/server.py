@@ -24,9 +24,12 @@ import asyncio
 import collections
 import contextvars
 import hmac
+import math
 import secrets
 import json
 import logging
+import time
+from concurrent.futures import BrokenExecutor
 from importlib import resources
 from typing import Any, Callable
 
@@ -58,6 +61,14 @@ SECURITY_HEADERS = {
     "Cache-Control": "no-store",
 }
 LOCAL_NAMES = {"localhost", "127.0.0.1", "::1", "[::1]"}
+#: Wrong tokens: after WRONG_TOKENS_ALLOWED within WRONG_TOKEN_WINDOW_S from one address, its
+#: control actions are refused (429) until the window has passed; at most WRONG_TOKEN_PEERS
+#: addresses are remembered (the oldest forgotten first), so the table cannot grow.
+WRONG_TOKENS_ALLOWED = 5
+WRONG_TOKEN_WINDOW_S = 60.0
+WRONG_TOKEN_PEERS = 1024
+#: A game id SQLite can hold (a signed 64-bit integer); a longer one is no game of ours.
+MAX_GAME_ID = 2 ** 63 - 1
 
 
 # The language of the page a request came from (its ?lang=), for what the answer says: the
@@ -108,6 +119,7 @@ class WebServer:
         self.local = is_loopback(listen)
         self.clients: set[Client] = set()
         self._runner: web.AppRunner | None = None
+        self._site: web.TCPSite | None = None
         self._assets: dict[str, bytes] = {}
         self._key: Any = None
         self._version = 0
@@ -117,6 +129,9 @@ class WebServer:
         # game id -> its review (a Future while the worker computes it: a second page asking
         # meanwhile waits for the same one); the oldest leave first.
         self._reviews: collections.OrderedDict[int, asyncio.Future] = collections.OrderedDict()
+        # address -> when its recent wrong tokens came (bounded: see WRONG_TOKEN_PEERS)
+        self._wrong: collections.OrderedDict[str, collections.deque] = collections.OrderedDict()
+        self.clock: Callable[[], float] = time.monotonic  # tests replace it
 
     # --- lifecycle ---------------------------------------------------------------------------
 
@@ -155,10 +170,19 @@ class WebServer:
         await self._runner.setup()
         site = web.TCPSite(self._runner, self.listen, self.port, reuse_address=True)
         await site.start()
+        self._site = site
         addresses = self._runner.addresses  # with port 0, the port the OS chose
         if addresses:
             self.port = addresses[0][1]
         log.info("companion page: %s", self.url)
+
+    def problem(self) -> str | None:
+        """None while the page's listening socket serves; else why not (the supervisor asks)."""
+        site = self._site
+        server = getattr(site, "_server", None)  # aiohttp's asyncio.Server for the site
+        if server is None or not server.is_serving():
+            return f"its listening socket on {self.listen}:{self.port} is closed"
+        return None
 
     @property
     def url(self) -> str:
@@ -174,6 +198,7 @@ class WebServer:
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
+        self._site = None
 
     # --- the state, pushed ----------------------------------------------------------------------
 
@@ -183,8 +208,10 @@ class WebServer:
         ref = self.door.referee
         link = self.door.link_summary()
         now = self.door.clock()
+        parts, parts_down = self.door.parts()
         key = (ref.state.to_json(), tuple(ref.corrections), tuple(ref.view.completions),
                ref.view.moves, tuple(ref.seats), json.dumps(link),
+               json.dumps([(p["name"], p["state"], p.get("why")) for p in parts]),
                snapshot.clocks_key(ref, now))   # (the clocks: to the second while one runs)
         if key != self._key:
             self._key = key
@@ -196,7 +223,8 @@ class WebServer:
                 self._text[lang] = json.dumps(snapshot.page_state(
                     ref, layout_name=self.door.session.layout.name,
                     token_required=self.token is not None, version=self._version,
-                    instance=self.instance, remote=link, now=now), ensure_ascii=False)
+                    instance=self.instance, remote=link, parts=parts, parts_down=parts_down,
+                    now=now), ensure_ascii=False)
         return self._text[lang]
 
     def frame_shown(self) -> None:
@@ -253,7 +281,28 @@ class WebServer:
             given = request.headers.get(TOKEN_HEADER)
             if not given:
                 raise Refused(401, "this board needs its token for control: enter it on the page")
-            if not hmac.compare_digest(given.encode(), self.token.encode()):
+            peer = request.remote or "?"
+            now = self.clock()
+            tries = self._wrong.get(peer)
+            while tries and now - tries[0] > WRONG_TOKEN_WINDOW_S:
+                tries.popleft()
+            if tries is not None and len(tries) >= WRONG_TOKENS_ALLOWED:
+                wait = WRONG_TOKEN_WINDOW_S - (now - tries[0])
+                raise Refused(429, f"too many wrong tokens from {peer}; try again in "
+                                   f"{max(1, math.ceil(wait))} s")
+            # (a header's bytes come as text, undecodable ones as surrogates: compared as bytes)
+            if not hmac.compare_digest(given.encode("utf-8", "surrogateescape"),
+                                       self.token.encode()):
+                if tries is None:
+                    tries = self._wrong[peer] = collections.deque(maxlen=WRONG_TOKENS_ALLOWED)
+                    while len(self._wrong) > WRONG_TOKEN_PEERS:
+                        self._wrong.popitem(last=False)
+                tries.append(now)
+                self._wrong.move_to_end(peer)
+                if len(tries) == WRONG_TOKENS_ALLOWED:
+                    log.warning("%d wrong tokens from %s within %.0f s; its control actions are "
+                                "refused for a while", WRONG_TOKENS_ALLOWED, peer,
+                                WRONG_TOKEN_WINDOW_S)
                 raise Refused(403, "wrong token")
 
     async def _body(self, request: web.Request, fields: dict[str, bool]) -> dict[str, str]:
@@ -261,8 +310,11 @@ class WebServer:
         raw = await request.read()
         try:
             data = json.loads(raw or b"{}")
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            raise Refused(400, "the body must be a JSON object") from None
+        except RecursionError:
+            raise Refused(400, "the body is JSON nested too deeply") from None
+        except ValueError as exc:  # (not JSON, not UTF-8, or a number of over 4,300 digits)
+            why = " (a number in it has too many digits)" if "digits" in str(exc) else ""
+            raise Refused(400, f"the body must be a JSON object{why}") from None
         if not isinstance(data, dict):
             raise Refused(400, "the body must be a JSON object")
         for key in data:
@@ -407,10 +459,14 @@ class WebServer:
                                             for g in journal.history(limit=HISTORY_LIMIT)]})
 
     def _saved(self, request: web.Request):
+        text = request.match_info["id"]
         try:
-            return self.door.session.journal.game(int(request.match_info["id"]))
+            if len(text) > 19 or int(text) > MAX_GAME_ID:
+                raise JournalError("too large")  # (SQLite's OverflowError otherwise)
+            return self.door.session.journal.game(int(text))
         except JournalError:
-            raise Refused(404, f"no game {request.match_info['id']} in the journal") from None
+            raise Refused(404, f"no game {text[:24]}{'…' if len(text) > 24 else ''} "
+                               "in the journal") from None
 
     async def _game(self, request: web.Request) -> web.Response:
         """The replay object of a finished game (download=1: as a file)."""
@@ -463,6 +519,10 @@ class WebServer:
         self._reviews.move_to_end(saved.game_id)
         try:
             rows = await asyncio.shield(pending)  # a page that goes away leaves it to the next
+        except BrokenExecutor:  # the worker died (the daemon's supervisor starts another)
+            self._reviews.pop(saved.game_id, None)
+            raise Refused(503, f"the computer's worker stopped while reviewing game "
+                               f"{saved.game_id}; it is restarted: ask again") from None
         except Exception as exc:
             self._reviews.pop(saved.game_id, None)  # asked again, it is tried again
             log.exception("review of game %d failed", saved.game_id)

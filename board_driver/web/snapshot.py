@@ -74,6 +74,7 @@ def result_words(state, names: tuple[str, str], flagged: int | None = None) -> s
 
 def page_state(referee, *, layout_name: str, token_required: bool, version: int,
                instance: str, remote: dict[str, Any] | None = None,
+               parts: list[dict[str, Any]] = (), parts_down: str | None = None,
                now: float | None = None) -> dict[str, Any]:
     """The object GET /api/state answers and the WebSocket pushes. Its first three keys are what
     `treeboard trace` prints after an action."""
@@ -90,6 +91,8 @@ def page_state(referee, *, layout_name: str, token_required: bool, version: int,
         "corrections": [c.site for c in referee.corrections],
         "leds": referee.site_colours(),
         "version": version,      # grows with every change this server pushes
+        "parts": list(parts),    # the daemon's parts (the supervisor's): name, state, why
+        "parts_down": parts_down,  # one sentence while a part is not up, else null
         "instance": instance,    # a new server (a restarted daemon) starts its versions again
         "title": views.title(state.game.name),
         "about": tr(state.game.description),
@@ -109,6 +112,8 @@ def page_state(referee, *, layout_name: str, token_required: bool, version: int,
         # The players' clocks (None: an untimed game): ms left, whose runs, the control.
         "clocks": clocks_state(referee, now),
         "hint": view.moves,
+        # Why the lit best move, in one sentence ("d4 completes your square."), or None.
+        "hint_reason": view.hint_reason if view.moves == "best" and view.hints else None,
         "hints": list(views.hint_modes(state.game.name)),
         "options": {k: str(v) for k, v in state.options().items()},
         "option_help": state.game.options(),
@@ -119,6 +124,11 @@ def page_state(referee, *, layout_name: str, token_required: bool, version: int,
         # other board in a remote game (None otherwise).
         "seats": list(referee.seats),
         "seat_choices": ["human"] + [f"computer:{name}" for name in games.ai.LEVELS],
+        # How the select reads each choice: a level with its rating in this game (Elo, a
+        # greedy player 1000; docs/ai.md), "computer, easy (1180)".
+        "seat_labels": {"human": "human", **{
+            f"computer:{name}": f"computer, {games.ai.level_label(state.game.name, name)}"
+            for name in games.ai.LEVELS}},
         "remote": remote,
         # What the board means, from the views: every colour it may show now (the legend the
         # sim prints too), what the mover must do that no piece shows, and in a remote game

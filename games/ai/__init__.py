@@ -18,34 +18,59 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
 from typing import Any, Callable
 
 from games.ai.mcts import Search, tuning
 
-__all__ = ["best_move", "analyse", "Level", "level", "LEVELS", "MoveValue"]
+__all__ = ["best_move", "analyse", "play_level", "glance_move", "Level", "level", "LEVELS",
+           "ALIASES", "MoveValue", "ratings", "level_label"]
 
 
 @dataclass(frozen=True)
 class Level:
-    """A strength: how long the computer thinks and how much it varies its play."""
+    """A strength, defined by search effort so that a slow Pi plays the same opponent as a fast
+    machine: `iterations` of the search a move, times the game's `search_effort` (None: as
+    many as `seconds` allow; 0: no search, a glance), with `seconds` only a cap on the wall
+    time (where a slow core reaches it, that level plays a little weaker than its rating). `exact`: the exact solver
+    (Tree Planting) may answer. `slips`: the share of moves a beginner plays from a glance
+    instead of the search (`glance_move`: the mistakes people make). `noise` > 0: a move drawn
+    by its visits instead of the most visited (kept for a level given as seconds)."""
 
     name: str
     seconds: float
     noise: float = 0.0
+    iterations: int | None = None
+    exact: bool = True
+    slips: float = 0.0
+    #: With `exact`: the solver answers only when at most this many moves are free (the
+    #: endgame it sees to the end), None: wherever it finishes (the whole board with a book).
+    exact_free: int | None = None
 
 
+#: The ladder, weakest first (docs/ai.md has each level's rating per game, measured by
+#: `benchmarks/strength.py ladder`). `beginner` does not search: every move is a glance
+#: (`glance_move`), with a person's mistakes. From `easy` up, each level searches four times
+#: as much as the one below, and in a game with an exact solver (Tree Planting) sees the
+#: endgame exactly from three more free moves on (the solver's effort grows with them).
 LEVELS: dict[str, Level] = {
-    "easy": Level("easy", 0.3, noise=1.0),
-    "medium": Level("medium", 1.0, noise=0.3),
-    "hard": Level("hard", 3.0),
-    "perfect": Level("perfect", 10.0),
+    "beginner": Level("beginner", 5.0, iterations=0, exact=False, slips=1.0),
+    "easy": Level("easy", 10.0, iterations=40, exact_free=12),
+    "medium": Level("medium", 20.0, iterations=160, exact_free=15),
+    "hard": Level("hard", 30.0, iterations=640, exact_free=18),
+    "strongest": Level("strongest", 60.0, iterations=2560),
 }
+#: Names from before the ladder, still accepted: the old top level is the strongest.
+ALIASES: dict[str, str] = {"perfect": "strongest"}
 
 
 def level(text: str) -> Level:
-    """The level a seat names: one of LEVELS, or a number of seconds (full strength).
-    Raises ValueError naming what is accepted."""
+    """The level a seat names: one of LEVELS (or an old name in ALIASES), or a number of
+    seconds (full strength: as many iterations as the time allows). Raises ValueError naming
+    what is accepted."""
     text = str(text).strip().lower()
+    text = ALIASES.get(text, text)
     if text in LEVELS:
         return LEVELS[text]
     try:
@@ -56,6 +81,93 @@ def level(text: str) -> Level:
         raise ValueError(f"computer level {text!r}: expected one of {', '.join(LEVELS)} "
                          "or a number of seconds to think (0 < s <= 600)")
     return Level(text, seconds)
+
+
+#: Where `benchmarks/strength.py ladder --write` keeps the ratings (shipped in the wheel).
+RATINGS_FILE = Path(__file__).parent / "data" / "ratings.json"
+
+
+def ratings(game_name: str) -> dict[str, dict[str, Any]]:
+    """Level -> {"rating", "ci95"} for a game, as `benchmarks/strength.py ladder --write`
+    measured them (Elo, a greedy player 1000); {} for a game not measured yet. Raises
+    ValueError naming the file when it is not the JSON the ladder writes."""
+    path = RATINGS_FILE
+    try:
+        stat = path.stat()
+        table = _ratings_table(path, stat.st_mtime_ns, stat.st_size)
+    except FileNotFoundError:
+        return {}
+    entry = table.get(game_name, {}).get("ratings", {}) if isinstance(table, dict) else None
+    if not isinstance(entry, dict) or not all(
+            isinstance(v, dict) and isinstance(v.get("rating"), (int, float))
+            for v in entry.values()):
+        raise ValueError(f"{path}: {game_name}: expected ratings as "
+                         '{"LEVEL": {"rating": N, "ci95": [LO, HI]}}')
+    return {name: entry[name] for name in LEVELS if name in entry}
+
+
+@lru_cache(maxsize=4)
+def _ratings_table(path: Path, mtime_ns: int, size: int) -> Any:
+    """The ratings file's JSON, read once per version of the file (the page asks at every
+    change)."""
+    import json
+
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"{path}: expected the JSON benchmarks/strength.py ladder writes: "
+                         f"{exc}") from None
+
+
+def level_label(game_name: str, name: str) -> str:
+    """A level as a person reads it beside its name: "easy (1180)", or just "easy"."""
+    rated = ratings(game_name).get(name)
+    return name if rated is None else f"{name} ({round(rated['rating'])})"
+
+
+#: The share of gains a glance overlooks (a beginner's missed capture): with a tenth, a glance
+#: scored 8/16 against the greedy player in Treeblox and Fangqi, 4/16 in Tree Planting (where
+#: one capture missed in a chain hands the rest of it over); a third: 5/16, 7/16, 1/16.
+GLANCE_MISS = 0.1
+
+
+def glance_move(state: Any, rng: Any, *, miss: float = GLANCE_MISS) -> Any:
+    """A beginner's move: what a person sees at a glance. The mover's own gain right after
+    each move (the score margin, `greedy_prior`; not the game's prior, whose strategy,
+    Fangqi's blocks say, a beginner does not have: with it a glance beat the greedy player
+    15 games of 16), and no thought of the opponent's answer (a two-move threat unseen). Gains of one size (a power of ten
+    above the least: a capture in Fangqi, a closed square in Tree Planting) are overlooked
+    together with probability `miss`, as a person misses a capture, not one of its variants.
+    Ties, and everything overlooked, at random."""
+    import math
+
+    from games.ai.mcts import greedy_prior
+
+    moves = list(state.legal_moves())
+    rng.shuffle(moves)
+    guess = greedy_prior(state, moves)
+    base = min(guess)
+    sizes = {g: int(math.log10(g - base)) if g - base >= 1 else None for g in set(guess)}
+    overlooked = {size for size in sorted(set(sizes.values()) - {None})
+                  if rng.random() < miss}
+    seen = [base if sizes[g] in overlooked else g for g in guess]
+    return moves[max(range(len(moves)), key=seen.__getitem__)]
+
+
+def play_level(state: Any, lvl: Level, *, seed: int | None = None,
+               clock: Callable[[], float] = time.perf_counter) -> Any:
+    """The move the computer plays at level `lvl`: its search effort, its slips."""
+    import random
+
+    if lvl.slips > 0 and not state.is_over() and len(state.legal_moves()) > 1:
+        rng = random.Random(seed)
+        if lvl.slips >= 1 or rng.random() < lvl.slips:
+            return glance_move(state, rng)
+        seed = rng.randrange(1 << 30)
+    iterations = None if lvl.iterations is None else lvl.iterations * state.game.search_effort
+    return best_move(state, seconds=lvl.seconds, seed=seed, noise=lvl.noise,
+                     iterations=iterations, exact=lvl.exact, exact_free=lvl.exact_free,
+                     clock=clock)
 
 
 @dataclass(frozen=True)
@@ -80,7 +192,8 @@ EXACT_FREE_GROOVES = 24
 EXACT_SHARE = 0.6
 
 
-def _exact(state: Any, deadline: float, clock: Callable[[], float], *, only_best: bool = False):
+def _exact(state: Any, deadline: float, clock: Callable[[], float], *, only_best: bool = False,
+           free: int | None = None):
     """Move -> final margin for the mover, or None when no exact solver applies, the position
     is too large for it, or it runs out of time. With `only_best`, just the best moves (each
     other move needs only a null-window test, not its exact value; the first found will do)."""
@@ -90,7 +203,10 @@ def _exact(state: Any, deadline: float, clock: Callable[[], float], *, only_best
 
     solver = solver_for(state.board)
     edges = state.position_key()[0]
-    if len(state.legal_moves()) > EXACT_FREE_GROOVES and not solver.in_book(edges):
+    if free is not None:
+        if len(state.legal_moves()) > free:
+            return None  # a level that sees only the last `free` grooves exactly
+    elif len(state.legal_moves()) > EXACT_FREE_GROOVES and not solver.in_book(edges):
         return None
     a, b = state.scores()
     so_far = a - b if state.to_move == 0 else b - a
@@ -125,17 +241,19 @@ def analyse(state: Any, *, seconds: float, seed: int | None = None,
 
 
 def best_move(state: Any, *, seconds: float, seed: int | None = None, noise: float = 0.0,
-              iterations: int | None = None,
+              iterations: int | None = None, exact: bool = True, exact_free: int | None = None,
               clock: Callable[[], float] = time.perf_counter) -> Any:
     """The move the computer plays. With noise 0 and an exact value, a best move (the first
-    the solver proves best: the others need not be searched)."""
+    the solver proves best: the others need not be searched). `exact` False: the search
+    only (a level below the strongest), `iterations` its effort."""
     if state.is_over():
         raise ValueError("the game is over: there is no move to play")
     legal = state.legal_moves()
     if len(legal) == 1:
         return legal[0]  # nothing to think about (a forced pass, say): answer at once
     start = clock()
-    exact = _exact(state, start + seconds * EXACT_SHARE, clock, only_best=noise <= 0)
+    exact = _exact(state, start + seconds * EXACT_SHARE, clock, only_best=noise <= 0,
+                   free=exact_free) if exact else None
     if exact is not None:
         import random
 

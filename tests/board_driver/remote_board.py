@@ -38,6 +38,8 @@ async def main(fields: dict) -> None:
             out = json.dumps([str(m) for m in daemon.session.referee.state.moves])
         elif cmd == "status":
             out = json.dumps({"status": daemon.remote.status, "peer": daemon.remote.peer_online,
+                              "refused": daemon.remote.refused,
+                              "last_refusal": daemon.remote.last_refusal,
                               "corrections": [c.site for c in daemon.session.referee.corrections]})
         else:
             out = f"unknown command {cmd}"

@@ -144,3 +144,20 @@ def test_an_option_with_an_underscore_takes_dashes_too(capsys, monkeypatch):
         assert main(["replay", "--game", "fangqi", flag, "7", "-"]) == 0
         outs.append(capsys.readouterr().out)
     assert outs[0] == outs[1] and '"quiet_limit": 7' in outs[0]
+
+
+def test_games_lists_each_games_levels_with_their_ratings(capsys, monkeypatch, tmp_path):
+    import json
+
+    import games.ai
+
+    path = tmp_path / "ratings.json"
+    path.write_text(json.dumps({"fangqi": {"ratings": {"easy": {"rating": 1234,
+                                                                 "ci95": [1100, 1368]}}}}))
+    monkeypatch.setattr(games.ai, "RATINGS_FILE", path)
+    main(["games"])
+    lines = capsys.readouterr().out.splitlines()
+    levels = [line for line in lines if line.startswith("  computer levels: ")]
+    assert len(levels) == len(games.names())
+    assert "  computer levels: beginner, easy (1234), medium, hard, strongest" in levels
+    assert "  computer levels: beginner, easy, medium, hard, strongest" in levels

@@ -27,10 +27,10 @@ def test_a_bad_computer_level_says_expected_once_with_the_seat_as_typed(capsys, 
         config = tmp_path / "board.toml"
         config.write_text('players = ["human", "computer:medum"]\n')
         status, out = err_of(capsys, "sim", "--config", str(config))
-        assert f"{config}: players: expected a computer level: one of easy" in out.err
+        assert f"{config}: players: expected a computer level: one of beginner, easy" in out.err
     else:
         status, out = err_of(capsys, "sim", "--players", "human", "computer:medum")
-        assert "--players: expected a computer level: one of easy" in out.err
+        assert "--players: expected a computer level: one of beginner, easy" in out.err
     assert status == 2 and "expected expected" not in out.err
     assert out.err.rstrip().endswith("got 'computer:medum'")
 

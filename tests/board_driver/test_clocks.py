@@ -278,9 +278,9 @@ def test_the_computer_asks_its_worker_for_no_more_than_its_clock_allows(tmp_path
                             call_soon=lambda fn, *a: fn(*a), clock=t.clock)
         t.step("place", ["h0.0"])
         seat.poke()
-        (position, seconds, noise, _seed), = asked
+        (position, level, _seed), = asked
         assert json.loads(position)["moves"] == ["h0.0"]
-        assert seconds == pytest.approx((30 - RESERVE_S) / 20)   # not perfect's 10 s
+        assert level.seconds == pytest.approx((30 - RESERVE_S) / 20)   # not its own cap
     finally:
         t.close()
 
@@ -314,6 +314,12 @@ def test_two_boards_show_the_same_clocks_and_the_link_charges_nobody(tmp_path):
         b = Tracer(sim_config(journal=str(tmp_path / "b.sqlite"), time_control=control))
         try:
             link_a, link_b = _link(a, 1, tmp_path), _link(b, 0, tmp_path)
+            # Each board's presence carries its nonce: then both know the game's epoch.
+            hello = rp.Signer(b"kitchen-42", "clocks")
+            link_b.handle(rp.presence_topic("clocks", 0),
+                          hello.encode(rp.presence_message(0, True, link_a.nonce)))
+            link_a.handle(rp.presence_topic("clocks", 1),
+                          hello.encode(rp.presence_message(1, True, link_b.nonce)))
             a.step("wait", ["5000"])
             moved = a.step("place", ["h0.0"])["clocks"]
             b.step("wait", ["4000"])          # the move takes 4 s to arrive (B's clock is idle)
@@ -348,7 +354,7 @@ def test_two_boards_show_the_same_clocks_and_the_link_charges_nobody(tmp_path):
 
 
 def test_the_protocol_carries_clocks_and_refuses_a_bad_one():
-    signer = rp.Signer("kitchen-42", "g")
+    signer = rp.Signer("kitchen-42", "g", "0123456789abcdef.fedcba9876543210")
     state = games.get_game("tree-planting").new_state()
     state.play(state.parse_move("h0.0"))
     msg = signer.decode(signer.encode(rp.move_message(state, 0, 0, 57_000)))

@@ -102,3 +102,11 @@ def test_a_journal_that_cannot_open_names_the_config_key(tmp_path):
     sim = sim_config(journal=str(tmp_path / "a-file" / "j.sqlite"))
     with pytest.raises(JournalError, match="^<sim>: journal: "):
         open_session(sim, clock=lambda: 0.0, autoscan=False)
+
+
+def test_an_old_level_name_in_players_is_kept_as_todays(tmp_path):
+    path = tmp_path / "c.toml"
+    path.write_text('players = ["human", "computer:perfect"]\n')
+    assert load_config(str(path)).players == ("human", "computer:strongest")
+    path.write_text('players = ["computer:easy", "computer"]\n')
+    assert load_config(str(path)).players == ("computer:easy", "computer")

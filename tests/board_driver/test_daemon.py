@@ -119,8 +119,11 @@ def test_daemon_on_the_bridge_referees_through_the_simulated_firmware(tmp_path):
     asyncio.run(scenario())
 
 
-def test_a_dead_scan_thread_withholds_the_watchdog_and_names_the_source(tmp_path, notify_socket,
-                                                                       caplog, monkeypatch):
+def test_a_scan_thread_that_stays_dead_withholds_the_watchdog_and_names_the_source(
+        tmp_path, notify_socket, caplog, monkeypatch):
+    """The supervisor restarts a dead scan thread; one that dies again at once, every time, is
+    down: the watchdog ping is withheld (systemd restarts the daemon), the log says why once.
+    Mended, the thread comes back and the pings resume."""
     import threading
 
     from hardware.sensors import MatrixSource
@@ -130,7 +133,8 @@ def test_a_dead_scan_thread_withholds_the_watchdog_and_names_the_source(tmp_path
     notifier = Notifier.from_environment({"NOTIFY_SOCKET": path, "WATCHDOG_USEC": "100000",
                                           "WATCHDOG_PID": str(os.getpid())})
     daemon = Daemon(sim_config(journal=str(tmp_path / "j.sqlite"), layout="tree-planting-classic-matrix"),
-                    notifier=notifier)
+                    notifier=notifier,
+                    supervision=dict(backoff_initial=0.01, backoff_max=0.02, give_up_after=2))
 
     def recv_all(seconds):
         """Every datagram that arrives within `seconds`."""
@@ -149,23 +153,33 @@ def test_a_dead_scan_thread_withholds_the_watchdog_and_names_the_source(tmp_path
         assert (await loop.run_in_executor(None, sock.recv, 4096)).startswith(b"READY=1")
         assert await loop.run_in_executor(None, sock.recv, 4096) == b"WATCHDOG=1"
         scanner = next(s for s in daemon.session.hardware.source.sources if isinstance(s, MatrixSource))
+        working = scanner._read_all
 
         def broken():
             raise OSError("row driver shorted")
 
         scanner._read_all = broken
-        assert await loop.run_in_executor(None, wait_for, lambda: not scanner._thread.is_alive())
+        part = daemon.supervisor.parts["sensors"]
+        assert await loop.run_in_executor(None, wait_for, lambda: part.state == "down")
+        assert part.total_restarts >= 2
         await loop.run_in_executor(None, recv_all, 0.01)  # a ping already on its way
         later = await loop.run_in_executor(None, recv_all, 0.4)  # four watchdog intervals
+        scanner._read_all = working
+        assert await loop.run_in_executor(None, wait_for, lambda: part.state == "up")
+        mended = await loop.run_in_executor(None, recv_all, 0.3)
         daemon.stop()
         await runner
-        return later
+        return later, mended
 
-    caplog.set_level("ERROR", logger="treeboard.daemon")
-    later = asyncio.run(scenario())
+    caplog.set_level("WARNING")
+    later, mended = asyncio.run(scenario())
     assert b"WATCHDOG=1" not in later
-    assert any("MatrixSource" in r.getMessage() and "scan thread died" in r.getMessage()
-               and "row driver shorted" in r.getMessage() for r in caplog.records)
+    assert b"WATCHDOG=1" in mended
+    withheld = [r.getMessage() for r in caplog.records if "withholding" in r.getMessage()]
+    assert len(withheld) == 1, withheld  # once per change, not once per ping
+    assert "MatrixSource" in withheld[0] and "scan thread died" in withheld[0] \
+        and "row driver shorted" in withheld[0]
+    assert any(r.getMessage().startswith("sensors is up again") for r in caplog.records)
 
 
 def test_the_daemon_books_the_flag_on_its_own_loop(tmp_path):

@@ -163,3 +163,30 @@ def test_the_sim_calls_the_computers_move_a_move_to_make_not_a_correction(tmp_pa
     site = text.split("move 2: ")[1].split()[0]
     assert f"make the computer's move at {site}: put a rod here" in text
     assert f"correct {site}" not in text
+
+
+def test_the_sim_says_why_the_hinted_move(tmp_path):
+    # `treeboard sim --moves best`: the lit best move comes with its reason, a sentence from
+    # the game's view, once per position.
+    import re
+
+    from board_driver.config import sim_config
+
+    config = sim_config(journal=str(tmp_path / "j.sqlite"), moves="best")
+    out = io.StringIO()
+
+    def lines():
+        yield "place h0.0\n"
+        for _ in range(300):
+            time.sleep(0.1)
+            if "hint: " in out.getvalue():
+                break
+        yield "quit\n"
+
+    assert run_sim(config, stdin=lines(), out=out) == 0
+    text = out.getvalue()
+    said = re.findall(r"^hint: (.*)$", text, re.M)
+    assert said, text[-2000:]
+    assert re.fullmatch(r"[hv]\d\.\d (hands nothing over: \d+ safe grooves are left after it|"
+                        r"hands over a square|closes a square: plant your tree and move again)\.",
+                        said[-1]), said

@@ -247,7 +247,8 @@ def test_forged_replayed_reordered_and_wrong_messages_are_refused_with_a_reason(
         rng = random.Random(2)
         await play_through(a, b, reference, rng, count=3)
         topic = rp.topics(GAME)["move"]
-        good = rp.Signer(SECRET, GAME)
+        good = a.remote.signer   # the secret and this playing's epoch: what b signs with
+        assert good.epoch == b.remote.signer.epoch
         forger = rp.Signer("not the secret", GAME)
         nxt = reference.copy()
         assert nxt.to_move == 1, "3 moves of seed 2 leave seat 1 (a's remote seat) to move"

@@ -18,8 +18,11 @@ def tp(*moves):
     return state
 
 
+EPOCH = "0123456789abcdef.fedcba9876543210"   # both boards' nonces: this playing of g1
+
+
 def test_signed_messages_round_trip_and_anything_else_is_refused():
-    signer = rp.Signer(SECRET, "g1")
+    signer = rp.Signer(SECRET, "g1", EPOCH)
     body = rp.move_message(tp("h0.0"), 0, 0)
     payload = signer.encode(body)
     assert signer.decode(payload) == dict(body, game_id="g1")
@@ -27,7 +30,21 @@ def test_signed_messages_round_trip_and_anything_else_is_refused():
     with pytest.raises(rp.RemoteError, match="bad signature"):
         rp.Signer("another secret!", "g1").decode(payload)
     with pytest.raises(rp.RemoteError, match="bad signature"):   # same secret, other game
-        rp.Signer(SECRET, "g2").decode(payload)
+        rp.Signer(SECRET, "g2", EPOCH).decode(payload)
+    with pytest.raises(rp.RemoteError, match="another playing of this game id"):
+        rp.Signer(SECRET, "g1", "1111111111111111.fedcba9876543210").decode(payload)
+    # Presence (which carries the nonces) is signed with the game's key alone, and nothing
+    # else is taken under that key.
+    base = rp.Signer(SECRET, "g1")
+    hello = rp.presence_message(1, True, "fedcba9876543210")
+    assert base.decode(base.encode(hello)) == dict(hello, game_id="g1")
+    for wrong, why in [(base, body), (signer, hello)]:
+        with pytest.raises(rp.RemoteError, match="signed (without|for) a"):
+            wrong.decode(wrong.encode(why))
+    with pytest.raises(rp.RemoteError, match="nonce is not 16 hex digits"):
+        base.decode(base.encode(dict(hello, nonce="../../x")))
+    assert rp.epoch_of(["0123456789abcdef", None]) is None
+    assert rp.epoch_of(["0123456789abcdef", "fedcba9876543210"]) == EPOCH
     altered = json.loads(payload)
     altered["move"] = "v0.0"
     with pytest.raises(rp.RemoteError, match="bad signature"):
@@ -169,16 +186,22 @@ def test_a_finished_game_is_not_taken_back_by_either_board(tmp_path):
                           referee, clock=lambda: 0.0)
         with pytest.raises(games.IllegalMove, match="game is over"):
             link.request_takeback()
-        asked = rp.Signer(SECRET, "g1").encode(
+        # the other board (seat 0) says it is here: the game's epoch is then known
+        link.handle(rp.presence_topic("g1", 0), rp.Signer(SECRET, "g1").encode(
+            rp.presence_message(0, True, "fedcba9876543210")))
+        assert link.signer.epoch == f"fedcba9876543210.{link.nonce}"
+        while not link._outbox.empty():  # (this board's state, republished for the epoch)
+            link._outbox.get_nowait()
+        asked = link.signer.encode(
             rp.takeback_message(0, 0, len(finished.moves) - 1))
         link.handle(rp.topics("g1")["takeback"], asked)
         assert link.takeback_request is None                  # refused at once...
-        answer = rp.Signer(SECRET, "g1").decode(link._outbox.get_nowait()[1])
+        answer = link.signer.decode(link._outbox.get_nowait()[1])
         assert answer["type"] == "takeback-answer" and answer["accept"] is False
         link.takeback_request = len(finished.moves) - 1       # ...or asked before the end
         link.answer_takeback(True)
         assert link.takebacks == 0
-        answer = rp.Signer(SECRET, "g1").decode(link._outbox.get_nowait()[1])
+        answer = link.signer.decode(link._outbox.get_nowait()[1])
         assert answer["accept"] is False
         assert not list(tmp_path.glob("*.remote-g1-*.json"))  # nothing agreed, nothing written
 

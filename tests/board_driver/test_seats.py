@@ -31,8 +31,9 @@ class FakeReferee:
     def at_board(self, player):
         return player == 0
 
-    def set_hints(self, hints):
+    def set_hints(self, hints, reason=None):
         self.view.hints = hints
+        self.view.hint_reason = reason
 
     def play_for_seat(self, move, now, origin):
         assert origin == "computer"
@@ -106,7 +107,9 @@ def test_drops_an_answer_the_game_moved_past():
 def test_the_worker_function_answers_a_legal_move_text():
     state = games.get_game("treeblox").new_state()
     state.play("La1")
-    move = think(state.to_json(), 0.05, 0.0, 3)
+    move = think(state.to_json(), games.ai.level("0.05"), 3)
+    assert state.parse_move(move) in state.legal_moves()
+    move = think(state.to_json(), games.ai.level("beginner"), 3)
     assert state.parse_move(move) in state.legal_moves()
 
 
@@ -196,6 +199,7 @@ def test_hints_follow_the_game_for_players_at_the_board():
     assert len(worker.jobs) == 1
     worker.finish()
     assert len(referee.view.hints) == 12 and "best" in referee.view.hints.values()
+    assert referee.view.hint_reason.endswith(".")  # why, from the game's view
     state.play("h0.0")
     seat.poke()
     assert referee.view.hints == {}  # stale hints go at once

@@ -1,6 +1,8 @@
 """install-service into a temp root, with the commands recorded instead of run."""
 
 import configparser
+import json
+import os
 import shutil
 import subprocess
 import sys
@@ -55,6 +57,7 @@ def install(target, fake_exe, default_config, **kw):
     recorder = Recorder()
     printed = []
     kw.setdefault("euid", lambda: 0)
+    kw.setdefault("trusted_uids", (0, os.getuid()))  # (the test's own files: as if root's)
     steps = install_service(root=target, run=recorder, executable=fake_exe,
                             default_config=default_config, out=printed.append, **kw)
     return steps, recorder.commands, printed
@@ -268,3 +271,110 @@ def test_the_service_files_are_package_data():
     assert service.service_file("treeboard-root.conf") == DROP_IN.read_text()
     assert "gpiochip" in service.service_file("99-treeboard.rules")
     assert "SUBSYSTEM" in service.service_file("99-treeboard-bridge.rules")
+
+
+def test_a_root_service_is_refused_while_others_could_change_what_it_runs(target, fake_exe,
+                                                                         default_config):
+    """With --neopixel-as-root the service runs as root the code of the venv, which the
+    README had users chown to their login: a local privilege escalation. The installer (and
+    its dry run) refuses while any file the root service executes or imports, or a directory
+    above one, is owned by someone else or writable by a group or by anyone."""
+    module = fake_exe.parent.parent / "lib" / "site-packages" / "board_driver" / "x.py"
+    module.parent.mkdir(parents=True)
+    module.write_text("# code the root service imports\n")
+    module.chmod(0o666)
+    with pytest.raises(service.DryRunRefusal, match=rf"{module} is writable by anyone: whoever "
+                                                    r"can change it could run code as root"):
+        install(target, fake_exe, default_config, neopixel_as_root=True, dry_run=True,
+                package_dir=fake_exe.parent.parent / "lib")
+    before = tree(target)
+    with pytest.raises(ServiceError, match="writable by anyone"):
+        install(target, fake_exe, default_config, neopixel_as_root=True,
+                package_dir=fake_exe.parent.parent / "lib")
+    assert tree(target) == before   # refused before anything changed
+    # owned by another user (here: every owner but one nobody has)
+    problem = service.writable_by_others([fake_exe], trusted_uids=(54321,))
+    assert problem is not None and "is owned by" in problem
+    # made root's (here: the test's own), it goes through, and the unprivileged unit needs none of it
+    module.chmod(0o644)
+    install(target, fake_exe, default_config, neopixel_as_root=True,
+            package_dir=fake_exe.parent.parent / "lib")
+    module.chmod(0o666)
+    (target / "etc/systemd/system/treeboard.service.d/root.conf").unlink()
+    install(target, fake_exe, default_config, package_dir=fake_exe.parent.parent / "lib")
+
+
+SECCOMP_CHILD = r"""
+import asyncio, ctypes, json, sys, time
+allowed = json.loads(sys.argv[2])
+libc = ctypes.CDLL(None, use_errno=True)
+assert libc.prctl(38, 1, 0, 0, 0) == 0            # PR_SET_NO_NEW_PRIVS, as NoNewPrivileges=yes
+seccomp = ctypes.CDLL("libseccomp.so.2")
+seccomp.seccomp_init.restype = ctypes.c_void_p
+seccomp.seccomp_init.argtypes = [ctypes.c_uint32]
+seccomp.seccomp_syscall_resolve_name.argtypes = [ctypes.c_char_p]
+seccomp.seccomp_rule_add.argtypes = [ctypes.c_void_p, ctypes.c_uint32, ctypes.c_int, ctypes.c_uint]
+seccomp.seccomp_load.argtypes = [ctypes.c_void_p]
+ctx = seccomp.seccomp_init(0x00050000 | 1)         # SystemCallErrorNumber=EPERM for the rest
+for name in allowed:
+    number = seccomp.seccomp_syscall_resolve_name(name.encode())
+    if number >= 0:
+        assert seccomp.seccomp_rule_add(ctx, 0x7fff0000, number, 0) == 0
+assert seccomp.seccomp_load(ctx) == 0
+try:
+    import os; os.setuid(os.getuid())               # (a privileged call: refused now)
+except PermissionError:
+    pass
+else:
+    print("FILTER-INEFFECTIVE"); sys.exit(1)
+
+from board_driver.config import sim_config
+from board_driver.daemon.loop import Daemon
+from board_driver.daemon.notify import Notifier
+
+async def main():
+    config = sim_config(journal=sys.argv[1], layout="tree-planting-classic-matrix")
+    config.players = ("human", "computer:easy")
+    config.web_port = 0
+    daemon = Daemon(config, notifier=Notifier(None), new_game=True, web=True)
+    runner = asyncio.ensure_future(daemon.run())
+    await asyncio.wait_for(daemon.started.wait(), 30)
+    daemon.session.hardware.board.place("h0.0")
+    deadline = time.monotonic() + 60
+    while len(daemon.session.referee.state.moves) < 2 and time.monotonic() < deadline:
+        await asyncio.sleep(0.02)
+    moves = len(daemon.session.referee.state.moves)
+    parts = {p["name"]: p["state"] for p in daemon.supervisor.summary()}
+    daemon.stop()
+    await runner
+    print("OK" if moves >= 2 and set(parts.values()) == {"up"} else f"FAILED {moves} {parts}")
+
+asyncio.run(main())
+"""
+
+
+def _syscalls(group: str) -> set[str]:
+    """The system calls of a systemd group, its nested groups expanded."""
+    out = subprocess.run(["systemd-analyze", "syscall-filter", group], capture_output=True,
+                         text=True, timeout=60, check=True).stdout
+    names: set[str] = set()
+    for line in out.splitlines()[1:]:
+        word = line.strip()
+        if not word or word.startswith("#"):
+            continue
+        names |= _syscalls(word) if word.startswith("@") else {word}
+    return names
+
+
+@pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="systemd-analyze not installed")
+def test_the_units_system_call_filter_leaves_the_daemon_working(tmp_path):
+    """SystemCallFilter=@system-service ~@privileged with SystemCallErrorNumber=EPERM,
+    emulated with libseccomp (what systemd uses) on a real daemon: the sensors, the journal,
+    the page on TCP, the computer's worker spawned at the lowest priority, a move from it."""
+    unit = UNIT.read_text()
+    assert "SystemCallFilter=@system-service\nSystemCallFilter=~@privileged\n" in unit
+    allowed = sorted(_syscalls("@system-service") - _syscalls("@privileged"))
+    result = subprocess.run([sys.executable, "-c", SECCOMP_CHILD, str(tmp_path / "j.sqlite"),
+                             json.dumps(allowed)], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0 and result.stdout.strip().endswith("OK"), \
+        result.stdout + result.stderr[-3000:]

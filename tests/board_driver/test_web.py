@@ -11,6 +11,7 @@ import aiohttp
 import pytest
 
 import games
+import games.ai
 from board_driver.config import ConfigError, parse_config
 from board_driver.referee.journal import Journal
 from web_harness import base_url, hands, next_push, running
@@ -132,7 +133,12 @@ def test_seats_chosen_on_the_page_and_the_computer_answers_on_the_board(tmp_path
         async with running(tmp_path) as daemon, aiohttp.ClientSession() as http, \
                 http.ws_connect(base_url(daemon) + "/ws") as ws:
             first = await next_push(ws, lambda s: True)
-            assert first["seats"] == ["human", "human"] and "computer:perfect" in first["seat_choices"]
+            assert first["seats"] == ["human", "human"] and first["seat_choices"] == [
+                "human", "computer:beginner", "computer:easy", "computer:medium", "computer:hard",
+                "computer:strongest"]
+            # Each level as the select reads it, with its rating in this game when measured.
+            assert first["seat_labels"]["computer:hard"] == "computer, " + \
+                games.ai.level_label("tree-planting", "hard")
             for body, words in [({"seat": "2", "player": "human"}, "seat must be 0"),
                                 ({"seat": "1", "player": "robot"}, "player must be human or one of"),
                                 ({"seat": "1", "player": "easy"}, "computer:easy"),
@@ -141,6 +147,9 @@ def test_seats_chosen_on_the_page_and_the_computer_answers_on_the_board(tmp_path
                 status, answer = await post(http, daemon, "/api/seats", body)
                 assert status == 400 and words in answer["error"], (body, answer)
             assert daemon.session.referee.seats == ("human", "human") and daemon.computer is None
+            status, after = await post(http, daemon, "/api/seats",
+                                       {"seat": "1", "player": "computer:perfect"})
+            assert status == 200 and after["seats"] == ["human", "computer:strongest"]  # old name
             status, after = await post(http, daemon, "/api/seats",
                                        {"seat": "1", "player": "computer:easy"})
             assert status == 200 and after["seats"] == ["human", "computer:easy"]
@@ -277,21 +286,32 @@ def test_config_refuses_listening_beyond_localhost_without_a_token():
 
 
 def test_a_busy_port_leaves_the_board_running_without_its_page(tmp_path, caplog):
+    """The board referees without its page, says why (once), and serves the page when the port
+    frees: the supervisor tries again with backoff."""
     async def scenario():
+        from board_driver.config import sim_config
+        from board_driver.daemon.loop import Daemon
         async with running(tmp_path) as first:
             port = first.web.port
-            from board_driver.config import sim_config
-            from board_driver.daemon.loop import Daemon
             config = sim_config(journal=str(tmp_path / "k.sqlite"))
             config.web_port = port
-            second = Daemon(config, web=True)
+            second = Daemon(config, web=True,
+                            supervision=dict(backoff_initial=0.05, backoff_max=0.2))
             runner = asyncio.ensure_future(second.run())
             await asyncio.wait_for(second.started.wait(), 10)
             assert second.web is None and not runner.done()
-            second.stop()
-            await runner
+            part = second.supervisor.parts["page"]
+            assert part.state != "up" and "address already in use" in part.why
+        for _ in range(200):  # the first daemon let the port go: the second takes it
+            if second.web is not None and part.state == "up":
+                break
+            await asyncio.sleep(0.02)
+        assert second.web is not None and part.state == "up"
+        second.stop()
+        await runner
     run(scenario())
-    assert any("companion page not started" in r.message for r in caplog.records)
+    said = [r.message for r in caplog.records if "not served on" in r.message]
+    assert len(said) == 1 and "another port: web.port" in said[0]
 
 
 def test_a_bad_web_port_on_the_command_line_is_refused(capsys):
@@ -333,6 +353,11 @@ def test_best_hints_asked_on_the_page_start_the_computer_and_light_its_moves(tmp
                 await asyncio.sleep(0.05)
             best = [s for s, what in daemon.session.referee.view.hints.items() if what == "best"]
             assert best and all(s in daemon.session.layout.channels_of_site for s in best)
+            # and the page says why the lit move, in the words of the game's view
+            async with http.get(base_url(daemon) + "/api/state") as r:
+                reason = (await r.json())["hint_reason"]
+            assert reason == daemon.session.referee.view.hint_reason
+            assert reason.split()[0] in best and reason.endswith(".")
     run(scenario())
 
 

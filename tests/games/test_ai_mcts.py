@@ -77,8 +77,9 @@ def test_no_move_once_the_game_is_over():
 
 
 def test_levels():
-    assert games.ai.level("hard").seconds == 3.0
-    assert games.ai.level("2.5").seconds == 2.5
+    assert games.ai.level("hard") is games.ai.LEVELS["hard"]
+    assert games.ai.level("perfect") is games.ai.LEVELS["strongest"]  # the old name works
+    assert games.ai.level("2.5").seconds == 2.5 and games.ai.level("2.5").iterations is None
     for bad in ("", "genius", "0", "-1", "1e9"):
         with pytest.raises(ValueError, match="computer level"):
             games.ai.level(bad)

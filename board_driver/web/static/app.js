@@ -90,12 +90,15 @@ function show(s) {
   showStatus(s);
   showFixes(s);
   showRemote(s);
+  $("conn").textContent = tr("live") + (s.parts_down ? ` — ${s.parts_down}` : "");
   showEntries(s);
   showMoves(s);
   $("end-turn").hidden = !s.end_turn_button;
   $("end-turn").disabled = !s.end_turn;
   $("takeback").disabled = !s.takeback;
   fillSelect($("hint"), s.hints.map((m) => [m, m]), s.hint);
+  $("hint-reason").hidden = !s.hint_reason;  // why the lit best move, in one sentence
+  $("hint-reason").textContent = s.hint_reason ? `Hint: ${s.hint_reason}` : "";
   showSeats(s);
   showMeaning(s);
   $("token-box").hidden = !s.token_required;
@@ -107,7 +110,7 @@ function showSeats(s) {
   $("seats").hidden = s.seats.includes("remote");
   for (const seat of [0, 1]) {
     $(`seat${seat}-name`).textContent = s.players[seat];
-    fillSelect($(`seat${seat}`), s.seat_choices.map((p) => [p, p.replace("computer:", "computer, ")]),
+    fillSelect($(`seat${seat}`), s.seat_choices.map((p) => [p, s.seat_labels[p] || p]),
       s.seats[seat]);
   }
 }
