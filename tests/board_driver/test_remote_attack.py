@@ -118,9 +118,17 @@ class Referee:
     def __init__(self):
         import games
 
+        from board_driver.referee.clock import NONE, Clocks
+
         self.state = games.get_game("tree-planting").new_state(board="2x2")
         self.listeners = []
         self.played = []
+        self.flagged = None                   # (an untimed game: no clock, no flag)
+        self.clocks = Clocks((NONE, NONE))
+
+    @property
+    def over(self):
+        return self.state.is_over()
 
     def play_for_seat(self, move, now, origin):
         self.state.play(self.state.parse_move(move))
