@@ -33,12 +33,20 @@ The interface a game's view module provides (`state` is the game's State; `view`
     HINTS: tuple[str, ...]
         The hint modes (View.moves) its frame and pictures show: default ("off", "legal",
         "safe", "best"; the best moves are lit for every game by the shared overlay).
+    PIECE_FILLS: tuple[str, str]
+        How the page draws each player's pieces when that is not their LED colour ("#f4f1e8"
+        for White's light counters): the page's player chips show it, ringed in the LED
+        colour. Default None (pieces drawn in the LED colours).
     ENTRIES: bool
         True when pieces may stand where no sensor sees them (Treeblox cubes above the board):
         the page then offers each legal move that puts one there. Default False (finding them
         tries every legal move, which a 20x20 board should not pay for on every change).
     HELP: str
         The game's own help lines for `treeboard sim` (its site names, its entries).
+    def legend(view: View) -> list[dict]
+        What each colour the board shows means, for the page to list beside the picture (never
+        drawn over the board): [{"what", "how", "colours": ["#rrggbb", ...]}], the colours as
+        the picture draws them, the words the LEDs' own legend. Default: none.
     def svg_3d(state, view: View, places: list[str], turn: int = 0) -> str
         A second picture (Treeblox: an isometric view of the trees); `places` are the sites
         where an entry may be made now, drawn so that a click on one (an element with
@@ -89,6 +97,11 @@ def view_of(game_name: str) -> ModuleType:
 def players(game_name: str) -> tuple[str, str]:
     """The names of the two sides as the game's players read them."""
     return getattr(view_of(game_name), "PLAYERS", DEFAULT_PLAYERS)
+
+
+def piece_fills(game_name: str) -> tuple[str, str] | None:
+    """How the page draws each player's pieces, when not in their LED colours (see above)."""
+    return getattr(view_of(game_name), "PIECE_FILLS", None)
 
 
 def offers_entries(game_name: str) -> bool:
@@ -165,6 +178,12 @@ def render(state: State, view: View, now: float) -> tuple[dict[str, Colour], flo
 def svg(state: State, view: View) -> str:
     """The board's picture for the page (see the module interface above)."""
     return view_of(state.game.name).svg(state, view)
+
+
+def legend(state: State, view: View) -> list[dict]:
+    """What each colour the board shows means (see the module interface above)."""
+    own = getattr(view_of(state.game.name), "legend", None)
+    return own(view) if own is not None else []
 
 
 def terminal(state: State, view: View, paint: Paint) -> str:

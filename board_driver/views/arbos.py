@@ -18,6 +18,9 @@ from board_driver.views.svgkit import el, hexc, title
 from games.arbos import ROWS, parse_cell
 
 PLAYERS = ("White", "Black")
+#: How the page draws each player's spores: White light, Black dark, as the names say; the
+#: player's LED colour (colour-blind safe) is the ring around it.
+PIECE_FILLS = ("#f4f1e8", "#1d1d1d")
 
 HELP = """Arbos: cells are a row letter and a column number, A1 at the top left (to T20 on the
 20x20 board, H8 on 8x8). Every cell senses presence only; the game knows seed or spore and
@@ -196,8 +199,8 @@ def svg(state, view: View) -> str:
                     classes.append("last")
                 if state.tree_id(site) in trees_scoring:
                     classes.append("scoring")
-                parts.append(el("circle", cx=cx, cy=cy, r=U * 0.38, fill=colour,
-                                stroke="#1b1410", stroke_width=1))
+                parts.append(el("circle", cx=cx, cy=cy, r=U * 0.36,
+                                fill=PIECE_FILLS[int(owner)], stroke=colour, stroke_width=3))
                 tip = f"{site}: {PLAYERS[int(owner)]}'s spore"
             else:
                 classes.append("seed")

@@ -279,11 +279,13 @@ def svg_3d(state, view: View, places: list[str], turn: int = 0) -> str:
     # board is turned (the far edges would be hidden behind the trees).
     labels = [(COLUMNS[i], (i + 0.5, edge)) for i in range(SIZE) for edge in (-0.45, SIZE + 0.45)]
     labels += [(str(i + 1), (edge, i + 0.5)) for i in range(SIZE) for edge in (-0.45, SIZE + 0.45)]
+    # Drawn last, over any cube placed beside the board: a label is never under a piece.
+    marks = []
     for text, point in labels:
         px, py = spin_point(*point)
         if px < 0 or py < 0:
             lx, ly = _p(px, py, 0)
-            floor.append(el("text", text, x=lx, y=ly + 6, class_="label"))
+            marks.append(el("text", text, x=lx, y=ly + 6, class_="label coord"))
 
     points = board + [p for site in list(state.occupancy()) + list(places)
                       for face in _cube_faces(*spin(*parse_cell(site))) for p in face]
@@ -291,7 +293,7 @@ def svg_3d(state, view: View, places: list[str], turn: int = 0) -> str:
     pad = 24
     left, top_y = min(xs) - pad, min(ys) - pad
     w, h = max(xs) - min(xs) + 2 * pad, max(ys) - min(ys) + 2 * pad
-    inner = el("g", "".join(floor) + "".join(svg for _, svg in items),
+    inner = el("g", "".join(floor) + "".join(svg for _, svg in items) + "".join(marks),
                transform=f"translate({-left:.1f},{-top_y:.1f})")
     return svgkit.document(w, h, [inner], label="Treeblox trees in 3D", class_="board treeblox iso",
                            data_turn=turn % 4)

@@ -90,6 +90,8 @@ def page_state(referee, *, layout_name: str, token_required: bool, version: int,
         "layout": layout_name,
         "players": list(names),
         "colours": {f"player{p}": "#%02x%02x%02x" % view.colours[f"player{p}"] for p in (0, 1)},
+        # each player's pieces as the picture draws them (None: in the colours above)
+        "pieces": views.piece_fills(state.game.name),
         "fixes": views.corrections_in_words(state, view),
         "owed_by": {"computer": "The computer", "remote": "The other board"}.get(
             view.to_make_by, "The other seat"),
@@ -106,6 +108,7 @@ def page_state(referee, *, layout_name: str, token_required: bool, version: int,
         "token_required": token_required,
         "svg": views.svg(state, view),
         "svg3d": svg3d,
+        "legend": views.legend(state, view),   # the board's colours in words, beside the picture
         # Who plays each seat ("human" here, "computer:LEVEL", "remote"), and the link to the
         # other board in a remote game (None otherwise).
         "seats": list(referee.seats),

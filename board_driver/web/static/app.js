@@ -13,6 +13,42 @@ let chosenSite = null;
 let confirmAction = null;
 let turn3d = 0;  // quarter turns of the 3D view, this page's own choice
 
+// Every sentence this script writes, in one place (a catalog can replace the table whole).
+// Sentences from the daemon (the board's words) arrive already composed.
+const STRINGS = {
+  live: "live",
+  reconnecting: "reconnecting…",
+  pageTitle: (title) => `${title} — treeboard`,
+  computerLevel: (level) => `computer, ${level}`,
+  gameOver: "Game over",
+  toMove: (who) => `${who} to move`,
+  result: (result) => `${result}. Clear the board for the next game.`,
+  owedTitle: (who) => `${who}'s move.`,
+  owedSub: "Make it on the board:",
+  wrongTitle: "The board disagrees with the game.",
+  wrongSub: "Put it right there:",
+  takebackAsked: " — takeback asked, waiting for the other board",
+  otherAsks: (move) => `The other board asks to take back ${move}.`,
+  place: (kind, site) => `Place ${kind} at ${site}`,
+  noAnswer: "The board does not answer; it may be restarting.",
+  refused: (status) => `refused (${status})`,
+  leaveRemote: "Leave the remote game? Both seats are then played at this board.",
+  takeback: (move) => `Take back ${move}? Lift its piece from the board afterwards.`,
+  newGame: "Abandon this game and start a new one?",
+  tokenKept: "Token kept in this browser.",
+  noFinished: "No finished game yet.",
+  finished: (g, when) => `#${g.id} ${g.game}: ${g.result || g.status}, ${g.moves} moves ${when}`,
+  reviewing: "The computer reviews the game…",
+  reviewTitle: "The value before each move, seen from the first player's side " +
+    "(up: the first player wins); red: a move that changed the result",
+  reviewUp: "first player wins",
+  reviewDown: "second player wins",
+  reviewDot: (r) => `move ${r.n}: ${r.move}` +
+    (r.changed_result ? ` changed the result (best: ${r.best.join(" ")})` : ""),
+  replayStart: "start",
+  replayAt: (at, n, move) => `move ${at} of ${n}: ${move}`,
+};
+
 // --- the live state ---------------------------------------------------------------------------
 
 function connect() {
@@ -30,7 +66,7 @@ function connect() {
 
 function setConnected(on) {
   const conn = $("conn");
-  conn.textContent = on ? "live" : "reconnecting…";
+  conn.textContent = on ? STRINGS.live : STRINGS.reconnecting;
   conn.classList.toggle("off", !on);
   document.body.dataset.connected = on ? "yes" : "no";
 }
@@ -42,7 +78,7 @@ function show(s) {
   state = s;
   document.body.dataset.version = String(s.version);
   document.body.dataset.game = s.game.game;
-  document.title = `${s.title} — treeboard`;
+  document.title = STRINGS.pageTitle(s.title);
   $("title").textContent = s.title;
   $("about").textContent = s.about;
   $("board").innerHTML = s.svg;
@@ -51,6 +87,7 @@ function show(s) {
   // A turned view is fetched turned (the push carries the unturned one), so it never flickers.
   if (!has3d || turn3d === 0) $("board3d").innerHTML = has3d ? s.svg3d : "";
   else fetchTurned();
+  showLegend(s.legend || []);
   showStatus(s);
   showFixes(s);
   showRemote(s);
@@ -70,16 +107,44 @@ function showSeats(s) {
   $("seats").hidden = s.seats.includes("remote");
   for (const seat of [0, 1]) {
     $(`seat${seat}-name`).textContent = s.players[seat];
-    fillSelect($(`seat${seat}`), s.seat_choices.map((p) => [p, p.replace("computer:", "computer, ")]),
+    fillSelect($(`seat${seat}`), s.seat_choices.map((p) => [p, p.startsWith("computer:") ? STRINGS.computerLevel(p.slice(9)) : p]),
       s.seats[seat]);
   }
 }
 
-function chip(colour) {
+function chip(s, player) {
+  // A player's mark: their pieces as drawn (White light, Black dark), ringed in their LED colour.
   const c = document.createElement("span");
   c.className = "chip";
-  c.style.background = colour;
+  const led = s.colours[`player${player}`];
+  c.style.background = s.pieces ? s.pieces[player] : led;
+  if (s.pieces) c.style.boxShadow = `0 0 0 3px ${led}`;
   return c;
+}
+
+function showLegend(rows) {
+  // What the board's colours mean (the view's legend, the LEDs' words), beside the picture.
+  const list = $("legend");
+  list.hidden = rows.length === 0;
+  list.textContent = "";
+  for (const row of rows) {
+    const li = document.createElement("li");
+    const swatches = document.createElement("span");
+    swatches.className = "swatches";
+    for (const colour of row.colours) {
+      const sw = document.createElement("span");
+      sw.className = "swatch";
+      sw.style.background = colour;
+      swatches.append(sw);
+    }
+    const words = document.createElement("span");
+    const how = document.createElement("span");
+    how.className = "how";
+    how.textContent = row.how;
+    words.append(`${row.what}: `, how);
+    li.append(swatches, words);
+    list.append(li);
+  }
 }
 
 function showStatus(s) {
@@ -87,17 +152,16 @@ function showStatus(s) {
   turn.textContent = "";
   const [a, b] = s.game.scores;
   if (s.game.over) {
-    turn.textContent = "Game over";
+    turn.textContent = STRINGS.gameOver;
   } else {
     const who = s.game.to_move;
-    turn.append(chip(s.colours[`player${who}`]), `${s.players[who]} to move`);
+    turn.append(chip(s, who), STRINGS.toMove(s.players[who]));
   }
   const score = $("score");
   score.textContent = "";
-  score.append(chip(s.colours.player0), `${s.players[0]} ${a}  `,
-               chip(s.colours.player1), `${s.players[1]} ${b}`);
+  score.append(chip(s, 0), `${s.players[0]} ${a}  `, chip(s, 1), `${s.players[1]} ${b}`);
   $("result").hidden = !s.result;
-  $("result").textContent = s.result ? `${s.result}. Clear the board for the next game.` : "";
+  $("result").textContent = s.result ? STRINGS.result(s.result) : "";
 }
 
 function showFixes(s) {
@@ -106,8 +170,8 @@ function showFixes(s) {
   // invitation, not a mistake.
   const owed = s.fixes.length > 0 && s.fixes.every((f) => f.move);
   $("banner").classList.toggle("owed", owed);
-  $("banner-title").textContent = owed ? `${s.owed_by}'s move.` : "The board disagrees with the game.";
-  $("banner-sub").textContent = owed ? "Make it on the board:" : "Put it right there:";
+  $("banner-title").textContent = owed ? STRINGS.owedTitle(s.owed_by) : STRINGS.wrongTitle;
+  $("banner-sub").textContent = owed ? STRINGS.owedSub : STRINGS.wrongSub;
   siteList($("fixes"), s.fixes);
   $("steps").hidden = s.steps.length === 0;
   siteList($("step-list"), s.steps);
@@ -121,13 +185,13 @@ function showRemote(s) {
   if (!r) return;
   $("remote-game").textContent = r.game;
   let words = r.status;
-  if (r.asked_to !== null) words += ` — takeback asked, waiting for the other board`;
+  if (r.asked_to !== null) words += STRINGS.takebackAsked;
   $("remote-status").textContent = words;
   $("remote").classList.toggle("bad", r.out_of_step || r.status.startsWith("no broker"));
   $("remote-ask").hidden = r.request === null;
   if (r.request !== null) {
     const move = s.game.moves[r.request];
-    $("remote-ask-text").textContent = `The other board asks to take back ${move}.`;
+    $("remote-ask-text").textContent = STRINGS.otherAsks(move);
   }
 }
 
@@ -154,7 +218,7 @@ function showEntries(s) {
     const button = document.createElement("button");
     button.type = "button";
     button.className = "primary";
-    button.textContent = `Place ${kindWords(e.kind)} at ${e.site}`;
+    button.textContent = STRINGS.place(kindWords(e.kind), e.site);
     button.dataset.kind = e.kind;
     button.onclick = () => post("/api/enter", { site: e.site, kind: e.kind });
     kinds.append(button);
@@ -218,12 +282,12 @@ async function post(path, body) {
   try {
     response = await fetch(path, { method: "POST", headers, body: JSON.stringify(body || {}) });
   } catch (err) {
-    toast("The board does not answer; it may be restarting.");
+    toast(STRINGS.noAnswer);
     return null;
   }
-  const data = await response.json().catch(() => ({ error: `refused (${response.status})` }));
+  const data = await response.json().catch(() => ({ error: STRINGS.refused(response.status) }));
   if (!response.ok) {
-    toast(data.error || `refused (${response.status})`);
+    toast(data.error || STRINGS.refused(response.status));
     if (response.status === 401 || response.status === 403) $("token-box").hidden = false;
     return null;
   }
@@ -269,7 +333,7 @@ function wire() {
   $("remote-accept").onclick = () => post("/api/takeback-answer", { answer: "accept" });
   $("remote-refuse").onclick = () => post("/api/takeback-answer", { answer: "refuse" });
   $("remote-leave").onclick = () =>
-    ask("Leave the remote game? Both seats are then played at this board.",
+    ask(STRINGS.leaveRemote,
         () => post("/api/remote/leave", {}));
   $("join-form").onsubmit = (event) => {
     event.preventDefault();
@@ -280,12 +344,12 @@ function wire() {
   };
   $("takeback").onclick = () => {
     const moves = state.game.moves;
-    ask(`Take back ${moves[moves.length - 1]}? Lift its piece from the board afterwards.`,
+    ask(STRINGS.takeback(moves[moves.length - 1]),
         () => post("/api/takeback", {}));
   };
   $("new-game").onclick = () => {
     const form = optionInputs();
-    ask("Abandon this game and start a new one?", () => {
+    ask(STRINGS.newGame, () => {
       const options = {};
       for (const input of form.querySelectorAll("input")) {
         if (input.value.trim() !== "" && input.value.trim() !== state.options[input.name]) {
@@ -329,7 +393,7 @@ function wire() {
   $("token-box").onsubmit = (e) => {
     e.preventDefault();
     localStorage.setItem(TOKEN_KEY, token.value.trim());
-    toast("Token kept in this browser.");
+    toast(STRINGS.tokenKept);
   };
   $("history").addEventListener("toggle", () => { if ($("history").open) loadGames(); });
   $("replay-slider").oninput = (e) => replayTo(Number(e.target.value));
@@ -352,7 +416,7 @@ async function loadGames() {
   list.textContent = "";
   if (games.length === 0) {
     const li = document.createElement("li");
-    li.textContent = "No finished game yet.";
+    li.textContent = STRINGS.noFinished;
     list.append(li);
   }
   for (const g of games) {
@@ -360,7 +424,7 @@ async function loadGames() {
     const button = document.createElement("button");
     button.type = "button";
     const when = g.finished_at ? new Date(g.finished_at * 1000).toLocaleString() : "";
-    button.textContent = `#${g.id} ${g.game}: ${g.result || g.status}, ${g.moves} moves ${when}`;
+    button.textContent = STRINGS.finished(g, when);
     button.dataset.game = String(g.id);
     button.onclick = () => openReplay(g.id);
     li.append(button);
@@ -388,10 +452,10 @@ async function loadReview(id) {
   // Asked for, not loaded with every game: a review costs the computer's worker seconds.
   if (id === null) return;
   const box = $("replay-review");
-  box.textContent = "The computer reviews the game…";
+  box.textContent = STRINGS.reviewing;
   const response = await fetch(`/api/games/${id}/review`);
   if (replay.id !== id) return;  // another game was opened meanwhile
-  const body = await response.json().catch(() => ({ error: `refused (${response.status})` }));
+  const body = await response.json().catch(() => ({ error: STRINGS.refused(response.status) }));
   if (!response.ok) { box.textContent = body.error; return; }
   box.textContent = "";
   if (body.moves.length) reviewGraph(box, body.moves);
@@ -405,27 +469,60 @@ function svgEl(name, attrs, parent) {
   return el;
 }
 
+// The graph's size in its own units: about a phone's width, so its 13-unit labels stay readable.
+const GRAPH = { W: 360, H: 170, left: 12, right: 10, top: 26, bottom: 26 };
+
+function reviewValue(r, scale) {
+  // The value before the move for its mover, turned to the first player's side and kept in
+  // -1 (the second player wins) .. +1 (the first wins). Exact values are tree margins (scaled by
+  // the largest), estimates 0..1 (0.5 even).
+  const own = r.exact ? r.before / scale : 2 * r.before - 1;
+  return Math.max(-1, Math.min(1, own * (r.player === 0 ? 1 : -1)));
+}
+
 function reviewGraph(box, rows) {
-  // Exact values are tree margins (scaled by the largest), estimates 0..1 (0.5 even): both
-  // drawn from -1 (the second player wins) to +1 (the first wins).
+  // Seen from one fixed side (the first player's), so the curve only moves when the game does.
   const scale = Math.max(1, ...rows.filter((r) => r.exact).map((r) => Math.abs(r.before)));
-  const value = (r) => (r.exact ? r.before / scale : 2 * r.before - 1) * (r.player === 0 ? 1 : -1);
-  const W = 600, H = 160, pad = 10, step = (W - 2 * pad) / Math.max(1, rows.length - 1);
-  const x = (i) => pad + i * step, y = (v) => H / 2 - v * (H / 2 - pad);
+  const { W, H, left, right, top, bottom } = GRAPH;
+  const step = (W - left - right) / Math.max(1, rows.length);
+  const x = (i) => left + i * step;   // i moves made: 0 is the start, rows.length the end
+  const mid = top + (H - top - bottom) / 2;
+  const y = (v) => mid - v * (H - top - bottom) / 2;
   box.innerHTML = `<svg viewBox="0 0 ${W} ${H}" class="review" role="img"></svg>`;
   const svg = box.firstChild;
-  svgEl("title", {}, svg).textContent = "The value before each move, for the first player " +
-    "(up: the first player wins); red: a move that changed the result";
-  svgEl("line", { x1: 0, x2: W, y1: H / 2, y2: H / 2, class: "axis" }, svg);
-  const points = rows.map((r, i) => `${x(i).toFixed(1)},${y(value(r)).toFixed(1)}`);
+  svgEl("title", {}, svg).textContent = STRINGS.reviewTitle;
+  // The axis: even in the middle, the two results at the top and the bottom, move numbers below.
+  svgEl("line", { x1: left, x2: W - right, y1: mid, y2: mid, class: "axis" }, svg);
+  svgEl("line", { x1: left, x2: left, y1: top, y2: H - bottom, class: "axis" }, svg);
+  svgEl("text", { x: left + 4, y: top - 8, class: "tick" }, svg).textContent = STRINGS.reviewUp;
+  svgEl("text", { x: left + 6, y: H - bottom - 6, class: "tick" }, svg).textContent = STRINGS.reviewDown;
+  const every = Math.max(1, Math.ceil(rows.length / 8));
+  for (let n = every; n <= rows.length; n += every) {
+    svgEl("line", { x1: x(n), x2: x(n), y1: mid - 4, y2: mid + 4, class: "axis" }, svg);
+    svgEl("text", { x: x(n), y: H - 6, class: "tick num" }, svg).textContent = String(n);
+  }
+  // The move being viewed.
+  svgEl("line", { x1: x(replay.at), x2: x(replay.at), y1: top, y2: H - bottom, class: "marker",
+                  id: "review-marker" }, svg);
+  const points = rows.map((r, i) => `${x(i).toFixed(1)},${y(reviewValue(r, scale)).toFixed(1)}`);
   svgEl("polyline", { points: points.join(" "), class: "curve" }, svg);
   rows.forEach((r, i) => {
-    const dot = svgEl("circle", { cx: x(i), cy: y(value(r)), r: r.changed_result ? 6 : 3,
-      class: r.changed_result ? "changed" : "dot", "data-move": r.n }, svg);
-    svgEl("title", {}, dot).textContent = `move ${r.n}: ${r.move}` +
-      (r.changed_result ? ` changed the result (best: ${r.best.join(" ")})` : "");
+    const dot = svgEl("circle", { cx: x(i), cy: y(reviewValue(r, scale)),
+      r: r.changed_result ? 7 : 4, class: r.changed_result ? "changed" : "dot",
+      "data-move": r.n }, svg);
+    svgEl("title", {}, dot).textContent = STRINGS.reviewDot(r);
     dot.onclick = () => replayTo(r.n - 1);  // the position before the move
   });
+}
+
+function markReview() {
+  const marker = $("review-marker");
+  if (!marker) return;
+  const rows = $("replay-review").querySelectorAll("circle").length;
+  const { W, left, right } = GRAPH;
+  const at = left + replay.at * (W - left - right) / Math.max(1, rows);
+  marker.setAttribute("x1", String(at));
+  marker.setAttribute("x2", String(at));
 }
 
 async function replayTo(n) {
@@ -436,8 +533,9 @@ async function replayTo(n) {
   const pos = await response.json();
   replay.at = at;
   $("replay-slider").value = String(at);
-  $("replay-at").textContent = at === 0 ? "start" :
-    `move ${at} of ${replay.moves.length}: ${replay.moves[at - 1]}`;
+  $("replay-at").textContent = at === 0 ? STRINGS.replayStart :
+    STRINGS.replayAt(at, replay.moves.length, replay.moves[at - 1]);
+  markReview();
   $("replay-board").innerHTML = pos.svg + (pos.svg3d || "");
 }
 

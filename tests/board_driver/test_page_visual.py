@@ -1,0 +1,168 @@
+"""The page as a family sees it: every game, a few moves in, at a phone's size (390x844) and a
+desktop's (1280x800), in Debian's chromium, measured from the page itself.
+
+For every text the page shows (HTML text and the pictures' SVG <text>): it is drawn at 10 px or
+more, no other text overlaps it, nothing is drawn over it (`elementFromPoint` at its centre finds
+the text itself), and it is not off the screen sideways; nothing on the page is wider than the
+screen; on a phone the board is at least 90 % of the screen's width. Screenshots of each game
+and size land in test-artifacts/ (`tools/screenshots.py` copies them into docs/).
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from tests.board_driver.browser_harness import ARTIFACTS, browser, sims  # noqa: F401
+
+SIZES = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1280, "height": 800}}
+
+# What the page is asked, in its own terms: every visible text's box and rendered font size,
+# what is drawn at its centre, and every visible element's left and right edge.
+MEASURE = r"""
+() => {
+  const W = window.innerWidth;
+  const texts = [];
+  const name = (el) => el.id ? `#${el.id}` :
+    el.closest("[data-site]") ? `${el.tagName.toLowerCase()} in ${el.closest("[data-site]").dataset.site}` :
+    `${el.tagName.toLowerCase()}.${el.getAttribute("class") || ""} in #${el.closest("[id]")?.id}`;
+  const visible = (el) => {
+    if (el.closest("details:not([open]) > :not(summary)")) return false;
+    for (let e = el; e; e = e.parentElement) {
+      const st = getComputedStyle(e);
+      if (st.display === "none" || st.visibility === "hidden" || Number(st.opacity) === 0) return false;
+    }
+    return true;
+  };
+  // HTML text: every non-blank text node outside SVG, <option>, <title>, <script>, <style>.
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const el = node.parentElement;
+    if (!node.textContent.trim() || el.closest("svg, option, script, style, select")) continue;
+    if (!visible(el)) continue;
+    const range = document.createRange();
+    range.selectNodeContents(node);
+    for (const r of range.getClientRects()) {
+      if (r.width < 1 || r.height < 1) continue;
+      texts.push({ el, text: node.textContent.trim().slice(0, 40), rect: r, node,
+                   px: parseFloat(getComputedStyle(el).fontSize) });
+    }
+  }
+  // SVG text: its box on screen and its font size times the picture's scale.
+  for (const el of document.querySelectorAll("svg text")) {
+    if (!el.textContent.trim() || !visible(el)) continue;
+    const r = el.getBoundingClientRect();
+    if (r.width < 1 || r.height < 1) continue;
+    const scale = el.getScreenCTM() ? Math.hypot(el.getScreenCTM().a, el.getScreenCTM().b) : 1;
+    texts.push({ el, text: el.textContent.trim().slice(0, 40), rect: r,
+                 px: parseFloat(getComputedStyle(el).fontSize) * scale });
+  }
+  const problems = [];
+  const where = (t) => `"${t.text}" (${name(t.el)})`;
+  for (const t of texts) {
+    if (t.px < 10 - 1e-6) problems.push(`small: ${where(t)} is ${t.px.toFixed(1)} px`);
+    if (t.rect.left < -0.5 || t.rect.right > W + 0.5)
+      problems.push(`off screen: ${where(t)} spans ${t.rect.left.toFixed(0)}..${t.rect.right.toFixed(0)} of ${W}`);
+  }
+  // Overlaps: two texts' boxes, shrunk by a pixel (anti-aliasing), share area.
+  for (let i = 0; i < texts.length; i++) {
+    for (let j = i + 1; j < texts.length; j++) {
+      const a = texts[i], b = texts[j];
+      if (a.el === b.el || a.el.contains(b.el) || b.el.contains(a.el)) continue;
+      const w = Math.min(a.rect.right, b.rect.right) - Math.max(a.rect.left, b.rect.left);
+      const h = Math.min(a.rect.bottom, b.rect.bottom) - Math.max(a.rect.top, b.rect.top);
+      if (w > 1 && h > 1) problems.push(`overlap: ${where(a)} and ${where(b)}`);
+    }
+  }
+  // Covered: scroll each text into the screen and ask what is drawn at its centre.
+  for (const t of texts) {
+    window.scrollTo(0, Math.max(0, t.rect.top + window.scrollY - window.innerHeight / 2));
+    let r = t.el.getBoundingClientRect();
+    if (t.node) {  // the same line of the HTML text, now
+      const range = document.createRange();
+      range.selectNodeContents(t.node);
+      r = [...range.getClientRects()].find((q) => Math.abs(q.left - t.rect.left) < 0.5 &&
+        Math.abs(q.width - t.rect.width) < 0.5) || r;
+    }
+    const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+    if (hit && !(hit === t.el || t.el.contains(hit) || hit.contains(t.el)))
+      problems.push(`covered: ${where(t)} under ${hit.tagName.toLowerCase()}` +
+        `${hit.id ? "#" + hit.id : ""}${hit.closest("[data-site]") ? " in " + hit.closest("[data-site]").dataset.site : ""}`);
+  }
+  window.scrollTo(0, 0);
+  // Nothing wider than the screen.
+  if (document.documentElement.scrollWidth > W + 0.5)
+    problems.push(`the page scrolls sideways: ${document.documentElement.scrollWidth} px wide on a ${W} px screen`);
+  for (const el of document.body.querySelectorAll("*")) {
+    if (el.closest("svg") && el.tagName.toLowerCase() !== "svg") continue;
+    const r = el.getBoundingClientRect();
+    if (r.width === 0 || !visible(el)) continue;
+    if (r.left < -0.5 || r.right > W + 0.5)
+      problems.push(`off screen: ${name(el)} spans ${r.left.toFixed(0)}..${r.right.toFixed(0)} of ${W}`);
+  }
+  const board = document.querySelector("#board svg").getBoundingClientRect();
+  return { problems, texts: texts.length, board: board.width, width: W };
+}
+"""
+
+
+def write_game(path: Path, game: str, layout: str, moves: int, seed: int = 7) -> None:
+    """A game `moves` random moves in, in the journal the sim resumes (a simulated board puts
+    the resumed game's pieces back, as a real board keeps them through a restart)."""
+    import games
+    from board_driver.referee.journal import Journal
+    from hardware.layout import load_layout
+
+    rng = random.Random(seed)
+    state = games.get_game(game).new_state(**load_layout(layout).game_options)
+    with Journal(path) as journal:
+        journal.start_game(game, state.options())
+        for _ in range(moves):
+            if state.is_over():
+                break
+            move = rng.choice(state.legal_moves())
+            state.play(move)
+            journal.record_move(str(move))
+
+
+# Each game a few moves in, on one of its shipped layouts.
+SCENES = {
+    "tree-planting": ("tree-planting-classic-pins", 10),
+    "treeblox": ("treeblox-adc", 8),
+    "fangqi": ("fangqi-7x7-matrix", 14),
+    "arbos": ("arbos-8x8-matrix", 10),
+    "game-for-the-trees": ("game-for-the-trees-matrix", 8),
+}
+
+
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("game", SCENES)
+def test_every_game_reads_well_on_a_phone_and_a_desktop(browser, sims, tmp_path, game, size):
+    layout, moves = SCENES[game]
+    write_game(tmp_path / "sim.sqlite", game, layout, moves)
+    sim = sims("--layout", layout, new_game=False)
+    state = sim.wait(lambda s: len(s["game"]["moves"]) == moves and not s["fixes"])
+    assert len(state["game"]["moves"]) == moves and not state["fixes"], state["game"]["moves"]
+    page = browser.new_page()
+    page.set_viewport_size(SIZES[size])
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(sim.url)
+    page.wait_for_selector(f"body[data-version='{state['version']}']", state="attached")
+    page.wait_for_selector("#board svg [data-site]", state="attached")
+    page.evaluate("document.fonts.ready")
+    ARTIFACTS.mkdir(exist_ok=True)
+    shot = ARTIFACTS / f"page-{game}-{size}.png"
+    page.screenshot(path=str(shot), full_page=True)
+    found = page.evaluate(MEASURE)
+    page.close()
+    assert errors == []
+    assert found["texts"] > 10, found  # the measure saw the page's texts at all
+    problems = found["problems"]
+    if size == "phone" and found["board"] < 0.9 * found["width"]:
+        problems.append(f"the board is {found['board']:.0f} px wide on a "
+                        f"{found['width']} px phone (at least 90 % wanted)")
+    assert not problems, f"{game} at {size} ({shot}):\n" + "\n".join(problems[:40]) + \
+        (f"\n... and {len(problems) - 40} more" if len(problems) > 40 else "")
