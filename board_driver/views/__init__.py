@@ -33,6 +33,9 @@ The interface a game's view module provides (`state` is the game's State; `view`
     HINTS: tuple[str, ...]
         The hint modes (View.moves) its frame and pictures show: default ("off", "legal",
         "safe", "best"; the best moves are lit for every game by the shared overlay).
+    def site_words(site: str) -> str
+        A site as a player says it, where its name is not that already (a Treeblox cell beside
+        the board: "beyond c4, on the table", not "(2,4,0)"). Default: the name itself.
     PIECE_FILLS: tuple[str, str]
         How the page draws each player's pieces when that is not their LED colour ("#f4f1e8"
         for White's light counters): the page's player chips show it, ringed in the LED
@@ -97,6 +100,12 @@ def view_of(game_name: str) -> ModuleType:
 def players(game_name: str) -> tuple[str, str]:
     """The names of the two sides as the game's players read them."""
     return getattr(view_of(game_name), "PLAYERS", DEFAULT_PLAYERS)
+
+
+def site_words(game_name: str, site: str) -> str:
+    """A site as a player says it (see the module interface above)."""
+    own = getattr(view_of(game_name), "site_words", None)
+    return own(site) if own is not None else site
 
 
 def piece_fills(game_name: str) -> tuple[str, str] | None:

@@ -131,11 +131,11 @@ def svg(state, view: View) -> str:
         x = M + col * U
         body.append(el("line", x1=x, y1=M, x2=x, y2=height - M, stroke=LINE, stroke_width=2))
         body.append(el("text", "abcdefghijklmnopqrstuvwxyz"[col], x=x, y=height - 7,
-                       class_="label coord"))
+                       class_="label coord on-light"))
     for row in range(grid.rows):
         y = M + (grid.rows - 1 - row) * U
         body.append(el("line", x1=M, y1=y, x2=width - M, y2=y, stroke=LINE, stroke_width=2))
-        body.append(el("text", str(row + 1), x=12, y=y + 5, class_="label coord"))
+        body.append(el("text", str(row + 1), x=12, y=y + 5, class_="label coord on-light"))
     for site in state.sites():
         x, y = _xy(state, site)
         kind = occupancy.get(site)

@@ -24,6 +24,22 @@ entered: place b2+1 light-branch (one cube above b2), place (-1,0,0) dark-leaf (
 Kinds: dark-leaf, dark-branch, light-leaf, light-branch. press end_turn ends a turn early."""
 
 
+def site_words(site: str) -> str:
+    """A cell as a player says it: a board hole or a cell above one keeps its name ("b2",
+    "b2+1"); a cell beside the board is told from the hole it is next to, never as lattice
+    coordinates ("(2,4,0)" -> "beyond c4, on the table")."""
+    x, y, z = parse_cell(site)
+    if 0 <= x < SIZE and 0 <= y < SIZE:
+        return site
+    near = f"{COLUMNS[min(max(x, 0), SIZE - 1)]}{min(max(y, 0), SIZE - 1) + 1}"
+    sides = [word for word, beside in (("left of", x < 0), ("right of", x >= SIZE),
+                                       ("in front of", y < 0), ("beyond", y >= SIZE)) if beside]
+    far = max(-x, x - SIZE + 1, -y, y - SIZE + 1)
+    steps = "" if far == 1 else f"{far} cells "
+    height = "on the table" if z == 0 else f"{z} up"
+    return f"{steps}{' and '.join(sides)} {near}, {height}"
+
+
 def _tops(state) -> dict[tuple[int, int], tuple[str, int]]:
     """Each occupied column (x, y) -> (the kind of its top cube, the top cube's z)."""
     tops: dict[tuple[int, int], tuple[str, int]] = {}
@@ -263,7 +279,7 @@ def svg_3d(state, view: View, places: list[str], turn: int = 0) -> str:
         top, south, west = _cube_faces(x, y, z)
         ghost = dict(fill=hexc(c[f"player{state.to_move}"]), fill_opacity=0.18,
                      stroke=hexc(c[f"player{state.to_move}"]), stroke_dasharray="3 3")
-        body = (title(f"{site}: place a cube here") + _poly(top, **ghost) + _poly(south, **ghost)
+        body = (title(f"{site_words(site)}: place a cube here") + _poly(top, **ghost) + _poly(south, **ghost)
                 + _poly(west, **ghost))
         items.append(((-(x + y), z), el("g", body, class_="place", data_place=site,
                                         tabindex=0, role="button")))

@@ -29,7 +29,8 @@ def entries(state, sensed: set[str]) -> list[dict[str, str]]:
         if len(changed) == 1:
             (site,) = changed
             if site not in sensed and site in after:
-                out.append({"site": site, "kind": after[site], "move": str(move)})
+                out.append({"site": site, "kind": after[site], "move": str(move),
+                            "words": views.site_words(state.game.name, site)})
     return out
 
 

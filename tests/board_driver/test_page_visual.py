@@ -11,6 +11,7 @@ and size land in test-artifacts/ (`tools/screenshots.py` copies them into docs/)
 from __future__ import annotations
 
 import random
+import re
 from pathlib import Path
 
 import pytest
@@ -103,7 +104,9 @@ MEASURE = r"""
       problems.push(`off screen: ${name(el)} spans ${r.left.toFixed(0)}..${r.right.toFixed(0)} of ${W}`);
   }
   const board = document.querySelector("#board svg").getBoundingClientRect();
-  return { problems, texts: texts.length, board: board.width, width: W };
+  const view3d = document.querySelector("#board3d svg");
+  return { problems, texts: texts.length, board: board.width, width: W,
+           height: window.innerHeight, bottom3d: view3d ? view3d.getBoundingClientRect().bottom : null };
 }
 """
 
@@ -157,6 +160,7 @@ def test_every_game_reads_well_on_a_phone_and_a_desktop(browser, sims, tmp_path,
     shot = ARTIFACTS / f"page-{game}-{size}.png"
     page.screenshot(path=str(shot), full_page=True)
     found = page.evaluate(MEASURE)
+    words = page.inner_text("body")
     page.close()
     assert errors == []
     assert found["texts"] > 10, found  # the measure saw the page's texts at all
@@ -164,5 +168,11 @@ def test_every_game_reads_well_on_a_phone_and_a_desktop(browser, sims, tmp_path,
     if size == "phone" and found["board"] < 0.9 * found["width"]:
         problems.append(f"the board is {found['board']:.0f} px wide on a "
                         f"{found['width']} px phone (at least 90 % wanted)")
+    lattice = re.findall(r"\(-?\d+,-?\d+,-?\d+\)", words)
+    if lattice:
+        problems.append(f"lattice coordinates shown to players: {lattice[:5]}")
+    if size == "desktop" and found["bottom3d"] is not None and found["bottom3d"] > found["height"]:
+        problems.append(f"the 3D view ends at {found['bottom3d']:.0f} px, below the fold "
+                        f"({found['height']} px)")
     assert not problems, f"{game} at {size} ({shot}):\n" + "\n".join(problems[:40]) + \
         (f"\n... and {len(problems) - 40} more" if len(problems) > 40 else "")

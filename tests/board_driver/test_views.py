@@ -240,3 +240,15 @@ def test_treeblox_3d_view_turns_to_show_the_other_side():
     assert corners(0) == corners(4)
     assert corners(1)[0] != corners(0)[0] and corners(1)[1] == ["a2+1"]
     assert len({corners(t)[0] for t in range(4)}) == 4
+
+
+def test_treeblox_cells_beside_the_board_in_player_words():
+    """The page never shows lattice coordinates: a cell beside the board is told from the hole
+    it is next to; holes and cells above them keep their names."""
+    assert views.site_words("treeblox", "(2,4,0)") == "beyond c4, on the table"
+    assert views.site_words("treeblox", "(-1,0,0)") == "left of a1, on the table"
+    assert views.site_words("treeblox", "(1,-1,2)") == "in front of b1, 2 up"
+    assert views.site_words("treeblox", "(4,4,1)") == "right of and beyond d4, 1 up"
+    assert views.site_words("treeblox", "(2,5,0)") == "2 cells beyond c4, on the table"
+    assert views.site_words("treeblox", "b2+1") == "b2+1"
+    assert views.site_words("fangqi", "d4") == "d4"   # a game without its own words

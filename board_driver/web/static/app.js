@@ -84,6 +84,7 @@ function show(s) {
   $("board").innerHTML = s.svg;
   const has3d = Boolean(s.svg3d);
   $("view3d").hidden = !has3d;
+  $("board").parentElement.classList.toggle("has3d", has3d);
   // A turned view is fetched turned (the push carries the unturned one), so it never flickers.
   if (!has3d || turn3d === 0) $("board3d").innerHTML = has3d ? s.svg3d : "";
   else fetchTurned();
@@ -210,7 +211,8 @@ function showEntries(s) {
   $("entry").hidden = s.entries.length === 0;
   const sites = [...new Set(s.entries.map((e) => e.site))];
   if (!sites.includes(chosenSite)) chosenSite = sites[0] || null;
-  fillSelect($("entry-site"), sites.map((site) => [site, site]), chosenSite);
+  const words = Object.fromEntries(s.entries.map((e) => [e.site, e.words || e.site]));
+  fillSelect($("entry-site"), sites.map((site) => [site, words[site]]), chosenSite);
   markChosen();
   const kinds = $("entry-kinds");
   kinds.textContent = "";
@@ -218,7 +220,7 @@ function showEntries(s) {
     const button = document.createElement("button");
     button.type = "button";
     button.className = "primary";
-    button.textContent = STRINGS.place(kindWords(e.kind), e.site);
+    button.textContent = STRINGS.place(kindWords(e.kind), e.words || e.site);
     button.dataset.kind = e.kind;
     button.onclick = () => post("/api/enter", { site: e.site, kind: e.kind });
     kinds.append(button);
