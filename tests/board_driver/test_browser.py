@@ -172,6 +172,17 @@ def test_finished_games_viewed_move_by_move(browser, sims, tmp_path):
     assert page.locator("#replay-review circle.changed").count() >= 1
     page.locator("#replay-review circle[data-move='2']").dispatch_event("click")
     page.wait_for_selector(f"#replay-at:text('move 1 of {n}')")
+    # the move being viewed is marked on the graph, where the dot of the next move stands
+    assert page.get_attribute("#review-marker", "x1") == \
+        page.get_attribute("#replay-review circle[data-move='2']", "cx")
+    # the axis says which side is up, and every move is seen from the first player's side
+    assert page.locator("#replay-review text", has_text="first player wins").count() == 1
+    page.click("#replay-last")
+    page.wait_for_selector(f"#replay-at:text('move {n} of {n}')")
+    assert float(page.get_attribute("#review-marker", "x1")) > \
+        float(page.get_attribute(f"#replay-review circle[data-move='{n}']", "cx"))
+    # the buttons' icons are drawn, not a font's glyph
+    assert page.locator("#replay-first svg.icon path").count() == 1
     page.screenshot(path=str(ARTIFACTS / "review-desktop.png"), full_page=True)
     page.close()
 
