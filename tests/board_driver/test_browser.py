@@ -11,6 +11,7 @@ by git).
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import time
@@ -171,16 +172,24 @@ def test_finished_games_viewed_move_by_move(browser, sims, tmp_path):
     assert page.locator("#replay-review svg.review circle").count() == n
     assert page.locator("#replay-review circle.changed").count() >= 1
     page.locator("#replay-review circle[data-move='2']").dispatch_event("click")
-    page.wait_for_selector(f"#replay-at:text('move 1 of {n}')")
-    # the move being viewed is marked on the graph, where the dot of the next move stands
-    assert page.get_attribute("#review-marker", "x1") == \
-        page.get_attribute("#replay-review circle[data-move='2']", "cx")
+    page.wait_for_selector(f"#replay-at:text('move 2 of {n}')")
+    # the move being viewed is marked on the graph, at its dot
+    def marker_on(move: int) -> bool:
+        return abs(float(page.get_attribute("#review-marker", "x1")) - float(
+            page.get_attribute(f"#replay-review circle[data-move='{move}']", "cx"))) < 0.01
+
+    assert marker_on(2)
     # the axis says which side is up, and every move is seen from the first player's side
     assert page.locator("#replay-review text", has_text="first player wins").count() == 1
     page.click("#replay-last")
     page.wait_for_selector(f"#replay-at:text('move {n} of {n}')")
-    assert float(page.get_attribute("#review-marker", "x1")) > \
-        float(page.get_attribute(f"#replay-review circle[data-move='{n}']", "cx"))
+    assert marker_on(n)
+    # Estimates that lean each mover's way (0.6 for whoever moves, before and after) are an
+    # even game from the first player's side, not a zigzag.
+    leaning = [{"n": k + 1, "player": k % 2, "before": 0.6, "after": 0.6, "exact": False}
+               for k in range(4)]
+    assert page.evaluate(f"positionValues({json.dumps(leaning)})") == \
+        pytest.approx([0.2, 0, 0, 0, -0.2])
     # the buttons' icons are drawn, not a font's glyph
     assert page.locator("#replay-first svg.icon path").count() == 1
     page.screenshot(path=str(ARTIFACTS / "review-desktop.png"), full_page=True)

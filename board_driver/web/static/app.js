@@ -474,20 +474,37 @@ function svgEl(name, attrs, parent) {
 // The graph's size in its own units: about a phone's width, so its 13-unit labels stay readable.
 const GRAPH = { W: 360, H: 170, left: 12, right: 10, top: 26, bottom: 26 };
 
-function reviewValue(r, scale) {
-  // The value before the move for its mover, turned to the first player's side and kept in
-  // -1 (the second player wins) .. +1 (the first wins). Exact values are tree margins (scaled by
-  // the largest), estimates 0..1 (0.5 even).
-  const own = r.exact ? r.before / scale : 2 * r.before - 1;
-  return Math.max(-1, Math.min(1, own * (r.player === 0 ? 1 : -1)));
+function sideOne(value, exact, player, scale) {
+  // A value for `player` turned to the first player's side, in -1 (the second player wins) ..
+  // +1 (the first wins): exact values are tree margins (scaled by the largest), estimates 0..1.
+  const own = exact ? value / scale : 2 * value - 1;
+  return Math.max(-1, Math.min(1, own * (player === 0 ? 1 : -1)));
+}
+
+function positionValues(rows) {
+  // The value of each position (the start, then after each move) from the first player's side.
+  // A position is seen twice: by the player who just moved (their move's value) and by the
+  // player to move next (their best move's value). Each mover's own search leans its way, so
+  // turning each view and plotting it alone zigzags; the two views of one position averaged
+  // do not.
+  const scale = Math.max(1, ...rows.filter((r) => r.exact).flatMap(
+    (r) => [Math.abs(r.before), Math.abs(r.after ?? 0)]));
+  return rows.map((_, k) => k).concat([rows.length]).map((k) => {
+    const views = [];
+    if (k < rows.length) views.push(sideOne(rows[k].before, rows[k].exact, rows[k].player, scale));
+    const made = rows[k - 1];
+    if (made && made.after !== null && made.after !== undefined)
+      views.push(sideOne(made.after, made.exact, made.player, scale));
+    return views.length ? views.reduce((a, b) => a + b, 0) / views.length : 0;
+  });
 }
 
 function reviewGraph(box, rows) {
-  // Seen from one fixed side (the first player's), so the curve only moves when the game does.
-  const scale = Math.max(1, ...rows.filter((r) => r.exact).map((r) => Math.abs(r.before)));
+  // Seen from one fixed side (the first player's): up is good for the first player.
+  const values = positionValues(rows);
   const { W, H, left, right, top, bottom } = GRAPH;
   const step = (W - left - right) / Math.max(1, rows.length);
-  const x = (i) => left + i * step;   // i moves made: 0 is the start, rows.length the end
+  const x = (k) => left + k * step;   // k moves made: 0 is the start, rows.length the end
   const mid = top + (H - top - bottom) / 2;
   const y = (v) => mid - v * (H - top - bottom) / 2;
   box.innerHTML = `<svg viewBox="0 0 ${W} ${H}" class="review" role="img"></svg>`;
@@ -496,7 +513,7 @@ function reviewGraph(box, rows) {
   // The axis: even in the middle, the two results at the top and the bottom, move numbers below.
   svgEl("line", { x1: left, x2: W - right, y1: mid, y2: mid, class: "axis" }, svg);
   svgEl("line", { x1: left, x2: left, y1: top, y2: H - bottom, class: "axis" }, svg);
-  svgEl("text", { x: left + 4, y: top - 8, class: "tick" }, svg).textContent = STRINGS.reviewUp;
+  svgEl("text", { x: left + 6, y: top - 8, class: "tick" }, svg).textContent = STRINGS.reviewUp;
   svgEl("text", { x: left + 6, y: H - bottom - 6, class: "tick" }, svg).textContent = STRINGS.reviewDown;
   const every = Math.max(1, Math.ceil(rows.length / 8));
   for (let n = every; n <= rows.length; n += every) {
@@ -506,14 +523,14 @@ function reviewGraph(box, rows) {
   // The move being viewed.
   svgEl("line", { x1: x(replay.at), x2: x(replay.at), y1: top, y2: H - bottom, class: "marker",
                   id: "review-marker" }, svg);
-  const points = rows.map((r, i) => `${x(i).toFixed(1)},${y(reviewValue(r, scale)).toFixed(1)}`);
+  const points = values.map((v, k) => `${x(k).toFixed(1)},${y(v).toFixed(1)}`);
   svgEl("polyline", { points: points.join(" "), class: "curve" }, svg);
-  rows.forEach((r, i) => {
-    const dot = svgEl("circle", { cx: x(i), cy: y(reviewValue(r, scale)),
+  rows.forEach((r) => {  // each move's dot where it left the game; red: it changed the result
+    const dot = svgEl("circle", { cx: x(r.n), cy: y(values[r.n]),
       r: r.changed_result ? 7 : 4, class: r.changed_result ? "changed" : "dot",
       "data-move": r.n }, svg);
     svgEl("title", {}, dot).textContent = STRINGS.reviewDot(r);
-    dot.onclick = () => replayTo(r.n - 1);  // the position before the move
+    dot.onclick = () => replayTo(r.n);  // the position after the move
   });
 }
 
@@ -522,7 +539,8 @@ function markReview() {
   if (!marker) return;
   const rows = $("replay-review").querySelectorAll("circle").length;
   const { W, left, right } = GRAPH;
-  const at = left + replay.at * (W - left - right) / Math.max(1, rows);
+  const step = (W - left - right) / Math.max(1, rows);
+  const at = left + replay.at * step;   // as reviewGraph's x()
   marker.setAttribute("x1", String(at));
   marker.setAttribute("x2", String(at));
 }
