@@ -36,6 +36,9 @@ The interface a game's view module provides (`state` is the game's State; `view`
     def site_words(site: str) -> str
         A site as a player says it, where its name is not that already (a Treeblox cell beside
         the board: "beyond c4, on the table", not "(2,4,0)"). Default: the name itself.
+    def move_words(move: str) -> str
+        A move's notation as the page's move list shows it, where the notation is not a
+        player's words (a Treeblox cube beside the board: "L beyond c4"). Default: the notation.
     PIECE_FILLS: tuple[str, str]
         How the page draws each player's pieces when that is not their LED colour ("#f4f1e8"
         for White's light counters): the page's player chips show it, ringed in the LED
@@ -106,6 +109,12 @@ def site_words(game_name: str, site: str) -> str:
     """A site as a player says it (see the module interface above)."""
     own = getattr(view_of(game_name), "site_words", None)
     return own(site) if own is not None else site
+
+
+def move_words(game_name: str, moves: list[str]) -> list[str]:
+    """The moves as the page's move list shows them (see the module interface above)."""
+    own = getattr(view_of(game_name), "move_words", None)
+    return [own(m) for m in moves] if own is not None else list(moves)
 
 
 def piece_fills(game_name: str) -> tuple[str, str] | None:

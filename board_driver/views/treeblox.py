@@ -40,6 +40,15 @@ def site_words(site: str) -> str:
     return f"{steps}{' and '.join(sides)} {near}, {height}"
 
 
+def move_words(move: str) -> str:
+    """A move as the move list shows it: its notation, except a cube beside the board, whose
+    cell is told from the hole it is next to ("L(2,4,0)" -> "L beyond c4")."""
+    if not move.endswith(")"):
+        return move
+    words = site_words(move[1:])
+    return f"{move[0]} {words.removesuffix(', on the table')}"
+
+
 def _tops(state) -> dict[tuple[int, int], tuple[str, int]]:
     """Each occupied column (x, y) -> (the kind of its top cube, the top cube's z)."""
     tops: dict[tuple[int, int], tuple[str, int]] = {}

@@ -109,7 +109,8 @@ def page_state(referee, *, layout_name: str, token_required: bool, version: int,
         "token_required": token_required,
         "svg": views.svg(state, view),
         "svg3d": svg3d,
-        "legend": views.legend(state, view),   # the board's colours in words, beside the picture
+        "legend": views.legend(state, view),
+        "move_words": views.move_words(state.game.name, [str(m) for m in state.moves]),   # the board's colours in words, beside the picture
         # Who plays each seat ("human" here, "computer:LEVEL", "remote"), and the link to the
         # other board in a remote game (None otherwise).
         "seats": list(referee.seats),

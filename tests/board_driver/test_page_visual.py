@@ -60,6 +60,18 @@ MEASURE = r"""
     texts.push({ el, text: el.textContent.trim().slice(0, 40), rect: r,
                  px: parseFloat(getComputedStyle(el).fontSize) * scale });
   }
+  // A text scrolled out of its box (the move list scrolls) is not shown: leave it out.
+  const shown = texts.filter((t) => {
+    const cx = (t.rect.left + t.rect.right) / 2, cy = (t.rect.top + t.rect.bottom) / 2;
+    for (let e = t.el.parentElement; e && e !== document.body; e = e.parentElement) {
+      if (getComputedStyle(e).overflow === "visible") continue;
+      const box = e.getBoundingClientRect();
+      if (cx < box.left || cx > box.right || cy < box.top || cy > box.bottom) return false;
+    }
+    return true;
+  });
+  texts.length = 0;
+  texts.push(...shown);
   const problems = [];
   const where = (t) => `"${t.text}" (${name(t.el)})`;
   for (const t of texts) {
@@ -111,9 +123,11 @@ MEASURE = r"""
 """
 
 
-def write_game(path: Path, game: str, layout: str, moves: int, seed: int = 7) -> None:
-    """A game `moves` random moves in, in the journal the sim resumes (a simulated board puts
-    the resumed game's pieces back, as a real board keeps them through a restart)."""
+def write_game(path: Path, game: str, layout: str, moves: int | None, seed: int = 7) -> int:
+    """A game `moves` random moves in (None: played to its end and finished), in the journal
+    the sim resumes (a simulated board puts the resumed game's pieces back, as a real board
+    keeps them through a restart; a finished game is shown until the board is cleared).
+    Returns the number of moves."""
     import games
     from board_driver.referee.journal import Journal
     from hardware.layout import load_layout
@@ -122,12 +136,13 @@ def write_game(path: Path, game: str, layout: str, moves: int, seed: int = 7) ->
     state = games.get_game(game).new_state(**load_layout(layout).game_options)
     with Journal(path) as journal:
         journal.start_game(game, state.options())
-        for _ in range(moves):
-            if state.is_over():
-                break
+        while not state.is_over() and (moves is None or len(state.moves) < moves):
             move = rng.choice(state.legal_moves())
             state.play(move)
             journal.record_move(str(move))
+        if moves is None:
+            journal.finish(state.summary())
+    return len(state.moves)
 
 
 # Each game a few moves in, on one of its shipped layouts.
@@ -140,14 +155,25 @@ SCENES = {
 }
 
 
-@pytest.mark.parametrize("size", SIZES)
+# The winner's pieces as a still picture catches them: how dim their breathing ever makes them.
+DIMMEST_WINNER = r"""
+() => Math.min(1, ...[...document.querySelectorAll("svg .winner")].flatMap((el) =>
+  el.getAnimations().flatMap((a) => a.effect.getKeyframes().map((k) =>
+    k.opacity === undefined ? 1 : Number(k.opacity)))))
+"""
+
+
+@pytest.mark.parametrize("size", [*SIZES, "phone-finished"])
 @pytest.mark.parametrize("game", SCENES)
 def test_every_game_reads_well_on_a_phone_and_a_desktop(browser, sims, tmp_path, game, size):
     layout, moves = SCENES[game]
-    write_game(tmp_path / "sim.sqlite", game, layout, moves)
+    finished = size.endswith("-finished")
+    moves = write_game(tmp_path / "sim.sqlite", game, layout, None if finished else moves)
     sim = sims("--layout", layout, new_game=False)
     state = sim.wait(lambda s: len(s["game"]["moves"]) == moves and not s["fixes"])
     assert len(state["game"]["moves"]) == moves and not state["fixes"], state["game"]["moves"]
+    assert state["game"]["over"] == finished
+    size, _, _ = size.partition("-")
     page = browser.new_page()
     page.set_viewport_size(SIZES[size])
     errors: list[str] = []
@@ -157,9 +183,11 @@ def test_every_game_reads_well_on_a_phone_and_a_desktop(browser, sims, tmp_path,
     page.wait_for_selector("#board svg [data-site]", state="attached")
     page.evaluate("document.fonts.ready")
     ARTIFACTS.mkdir(exist_ok=True)
-    shot = ARTIFACTS / f"page-{game}-{size}.png"
+    shot = ARTIFACTS / f"page-{game}-{size}{'-finished' if finished else ''}.png"
     page.screenshot(path=str(shot), full_page=True)
     found = page.evaluate(MEASURE)
+    dimmest = page.evaluate(DIMMEST_WINNER)
+    result = page.inner_text("#result") if finished else ""
     words = page.inner_text("body")
     page.close()
     assert errors == []
@@ -168,6 +196,11 @@ def test_every_game_reads_well_on_a_phone_and_a_desktop(browser, sims, tmp_path,
     if size == "phone" and found["board"] < 0.9 * found["width"]:
         problems.append(f"the board is {found['board']:.0f} px wide on a "
                         f"{found['width']} px phone (at least 90 % wanted)")
+    if dimmest < 1:
+        problems.append(f"the winner's pieces breathe down to opacity {dimmest}: a still "
+                        "picture shows them weaker than the loser's")
+    if finished and not result.startswith(state["result"]):
+        problems.append(f"the result is not said: {result!r}")
     lattice = re.findall(r"\(-?\d+,-?\d+,-?\d+\)", words)
     if lattice:
         problems.append(f"lattice coordinates shown to players: {lattice[:5]}")

@@ -252,3 +252,6 @@ def test_treeblox_cells_beside_the_board_in_player_words():
     assert views.site_words("treeblox", "(2,5,0)") == "2 cells beyond c4, on the table"
     assert views.site_words("treeblox", "b2+1") == "b2+1"
     assert views.site_words("fangqi", "d4") == "d4"   # a game without its own words
+    assert views.move_words("treeblox", ["La1", "L(2,4,0)", "B(-1,0,1)", "end"]) == \
+        ["La1", "L beyond c4", "B left of a1, 1 up", "end"]
+    assert views.move_words("fangqi", ["d4"]) == ["d4"]

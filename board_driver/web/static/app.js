@@ -248,7 +248,7 @@ function showMoves(s) {
     n.textContent = `${i + 1}.`;
     const text = document.createElement("span");
     text.className = "move";
-    text.textContent = move;
+    text.textContent = (s.move_words && s.move_words[i]) || move;
     li.append(n, text);
     if (i === s.game.moves.length - 1) li.className = "last";
     list.append(li);
@@ -345,7 +345,7 @@ function wire() {
     post("/api/remote/join", body);
   };
   $("takeback").onclick = () => {
-    const moves = state.game.moves;
+    const moves = state.move_words || state.game.moves;
     ask(STRINGS.takeback(moves[moves.length - 1]),
         () => post("/api/takeback", {}));
   };
