@@ -266,6 +266,7 @@ def test_a_remote_game_joined_on_the_page_then_left(browser, sims, tmp_path):
             assert time.monotonic() < deadline, page.inner_text("#remote-status")
             page.wait_for_timeout(50)
         assert page.is_hidden("#join")
+        assert page.inner_text("#remote-you") == "This board plays player 2."
         there.type("place h0.0")                      # the other family's move...
         page.wait_for_selector('#fixes li')           # ...is pieces to put here,
         assert "h0.0" in page.inner_text("#fixes")

@@ -28,6 +28,8 @@ const STRINGS = {
   wrongTitle: "The board disagrees with the game.",
   wrongSub: "Put it right there:",
   takebackAsked: " — takeback asked, waiting for the other board",
+  youPlay: (name) => `This board plays ${name}.`,
+  youWatch: "This board watches.",
   otherAsks: (move) => `The other board asks to take back ${move}.`,
   place: (kind, site) => `Place ${kind} at ${site}`,
   noAnswer: "The board does not answer; it may be restarting.",
@@ -188,6 +190,11 @@ function showRemote(s) {
   let words = r.status;
   if (r.asked_to !== null) words += STRINGS.takebackAsked;
   $("remote-status").textContent = words;
+  // Which player this board is: a family at a board with no screen reads it off its chip here.
+  const you = $("remote-you");
+  you.textContent = "";
+  if (r.seat === 0 || r.seat === 1) you.append(chip(s, r.seat), STRINGS.youPlay(s.players[r.seat]));
+  else you.textContent = STRINGS.youWatch;
   $("remote").classList.toggle("bad", r.out_of_step || r.status.startsWith("no broker"));
   $("remote-ask").hidden = r.request === null;
   if (r.request !== null) {
