@@ -161,6 +161,7 @@ def frame(state, view: View, now: float) -> tuple[dict[str, Colour], float | Non
 
 U = 26         # one cell, in SVG units
 M = 24         # margin for the labels
+RIM = 8        # the board's edge where no label is
 WOOD = "#6b5138"
 
 
@@ -171,8 +172,9 @@ def svg(state, view: View) -> str:
     excess, seeds_scoring, trees_scoring = sc.excess, sc.seeds_scoring, sc.trees_scoring
     bar, last = set(sc.bar), sc.last
     hints = hint_colours(c, state.to_move)
-    body = [el("rect", x=0, y=0, width=cols * U + 2 * M, height=rows * U + 2 * M, rx=10,
-               fill="#3a2c20")]
+    # The labels sit on the top and left edges only: the right and bottom edges are a thin rim.
+    width, height = M + cols * U + RIM, M + rows * U + RIM
+    body = [el("rect", x=0, y=0, width=width, height=height, rx=10, fill="#3a2c20")]
     for col in range(cols):
         body.append(el("text", str(col + 1), x=M + col * U + U / 2, y=M - 8, class_="label small"))
     for r in range(rows):
@@ -231,7 +233,7 @@ def svg(state, view: View) -> str:
             tip += " — " + extra["data_fix"]
         body.append(el("g", title(tip) + "".join(parts), data_site=site, data_kind=kind,
                        class_=" ".join(classes), **extra))
-    return svgkit.document(cols * U + 2 * M, rows * U + 2 * M, body,
+    return svgkit.document(width, height, body,
                            label=f"Arbos board, {rows}x{cols}", class_="board arbos")
 
 
