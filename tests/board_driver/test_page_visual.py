@@ -3,8 +3,11 @@ desktop's (1280x800), in Debian's chromium, measured from the page itself.
 
 For every text the page shows (HTML text and the pictures' SVG <text>): it is drawn at 10 px or
 more, no other text overlaps it, nothing is drawn over it (`elementFromPoint` at its centre finds
-the text itself), and it is not off the screen sideways; nothing on the page is wider than the
-screen; on a phone the board is at least 90 % of the screen's width. Screenshots of each game
+the text itself), a text drawn in a site fits inside the site's shapes, and it is not off the
+screen sideways; nothing on the page is wider than the
+screen; on a phone the board is at least 90 % of the screen's width; no lattice coordinates
+("(2,4,0)") are shown; the legend lists every colour the board shows; a desktop shows Treeblox's
+3D view above the fold; a finished game says its result and its winner never breathes dimmer. Screenshots of each game
 and size land in test-artifacts/ (`tools/screenshots.py` copies them into docs/).
 """
 
@@ -78,6 +81,21 @@ MEASURE = r"""
     if (t.px < 10 - 1e-6) problems.push(`small: ${where(t)} is ${t.px.toFixed(1)} px`);
     if (t.rect.left < -0.5 || t.rect.right > W + 0.5)
       problems.push(`off screen: ${where(t)} spans ${t.rect.left.toFixed(0)}..${t.rect.right.toFixed(0)} of ${W}`);
+  }
+  // A text drawn in a site (a tree's kind, a column's height) fits inside the site's own shapes.
+  for (const t of texts) {
+    const site = t.el.tagName.toLowerCase() === "text" && t.el.closest("[data-site]");
+    if (!site) continue;
+    const shapes = [...site.querySelectorAll("rect, circle, ellipse, polygon, path")]
+      .map((e) => e.getBoundingClientRect()).filter((r) => r.width > 0 && r.height > 0);
+    if (!shapes.length) continue;
+    const box = { left: Math.min(...shapes.map((r) => r.left)), right: Math.max(...shapes.map((r) => r.right)),
+                  top: Math.min(...shapes.map((r) => r.top)), bottom: Math.max(...shapes.map((r) => r.bottom)) };
+    if (t.rect.left < box.left - 1 || t.rect.right > box.right + 1 || t.rect.top < box.top - 1 ||
+        t.rect.bottom > box.bottom + 1)
+      problems.push(`outside its site: ${where(t)} spans ${t.rect.left.toFixed(0)}..${t.rect.right.toFixed(0)}` +
+        ` x ${t.rect.top.toFixed(0)}..${t.rect.bottom.toFixed(0)}, the site ${box.left.toFixed(0)}..` +
+        `${box.right.toFixed(0)} x ${box.top.toFixed(0)}..${box.bottom.toFixed(0)}`);
   }
   // Overlaps: two texts' boxes, shrunk by a pixel (anti-aliasing), share area.
   for (let i = 0; i < texts.length; i++) {
