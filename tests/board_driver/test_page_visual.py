@@ -1,14 +1,15 @@
 """The page as a family sees it: every game, a few moves in, at a phone's size (390x844) and a
-desktop's (1280x800), in Debian's chromium, measured from the page itself.
+desktop's (1280x800), and played to its end at a phone's size, in Debian's chromium, measured
+from the page itself.
 
 For every text the page shows (HTML text and the pictures' SVG <text>): it is drawn at 10 px or
-more, no other text overlaps it, nothing is drawn over it (`elementFromPoint` at its centre finds
-the text itself), a text drawn in a site fits inside the site's shapes, and it is not off the
-screen sideways; nothing on the page is wider than the
-screen; on a phone the board is at least 90 % of the screen's width; no lattice coordinates
-("(2,4,0)") are shown; the legend lists every colour the board shows; a desktop shows Treeblox's
-3D view above the fold; a finished game says its result and its winner never breathes dimmer. Screenshots of each game
-and size land in test-artifacts/ (`tools/screenshots.py` copies them into docs/).
+more, no other text overlaps it, nothing is drawn over it (`elementFromPoint` at its centre
+finds the text itself), a text drawn in a site fits inside the site's shapes, and it is not off
+the screen sideways. Nothing on the page is wider than the screen; on a phone the board is at
+least 90 % of the screen's width; no lattice coordinates ("(2,4,0)") are shown; the legend lists
+every colour the board shows; a desktop shows Treeblox's 3D view above the fold; a finished
+game says its result and its winner never breathes dimmer. Screenshots of each game and size
+land in test-artifacts/ (`tools/screenshots.py` copies them into docs/screenshots/).
 """
 
 from __future__ import annotations
