@@ -32,7 +32,7 @@ def main() -> int:
         return run.returncode
     out = ROOT / "docs" / "screenshots"
     out.mkdir(parents=True, exist_ok=True)
-    made = sorted(shots.glob("page-*.png"))
+    made = sorted(p for p in shots.glob("page-*.png") if not p.stem.endswith("-finished"))
     if not made:
         print(f"screenshots: {TEST} passed but wrote no page-*.png in {shots}", file=sys.stderr)
         return 1

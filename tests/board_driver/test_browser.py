@@ -192,6 +192,13 @@ def test_finished_games_viewed_move_by_move(browser, sims, tmp_path):
         pytest.approx([0.2, 0, 0, 0, -0.2])
     # the buttons' icons are drawn, not a font's glyph
     assert page.locator("#replay-first svg.icon path").count() == 1
+    # on a phone, the finished game, its buttons and its graph read as the live page does
+    from tests.board_driver.test_page_visual import MEASURE
+
+    page.set_viewport_size(PHONE)
+    page.screenshot(path=str(ARTIFACTS / "review-phone.png"), full_page=True)
+    found = page.evaluate(MEASURE)
+    assert not found["problems"], "\n".join(found["problems"][:20])
     page.screenshot(path=str(ARTIFACTS / "review-desktop.png"), full_page=True)
     page.close()
 
