@@ -22,6 +22,7 @@ from board_driver.referee.session import Session
 from board_driver.referee.tracer import act, describe_error, parse_action
 from board_driver import views
 from board_driver.views.base import piece_name
+from board_driver.views.frame import shown_view
 from hardware.base import PRESENT
 
 HELP = ("actions: place SITE [KIND] | lift SITE | press BUTTON | wait MS | clear (lift every piece) | "
@@ -136,7 +137,7 @@ class Terminal:
     def draw(self, session: Session) -> None:
         ref = session.referee
         state = ref.state
-        body = views.terminal(state, ref.view, self.paint)
+        body = views.terminal(state, shown_view(ref), self.paint)  # as the LEDs: hints for a player here
         paint = self.paint
         names = views.players(state.game.name)
         a, b = state.scores()

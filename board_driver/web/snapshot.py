@@ -12,6 +12,7 @@ import games
 import games.ai
 from board_driver import views
 from board_driver.referee.reconcile import changed_sites
+from board_driver.views.frame import shown_view
 
 
 def entries(state, sensed: set[str]) -> list[dict[str, str]]:
@@ -79,7 +80,7 @@ def page_state(referee, *, layout_name: str, token_required: bool, version: int,
     offered = entries(state, sensed) if views.offers_entries(state.game.name) else []
     svg3d = None
     if hasattr(module, "svg_3d"):
-        svg3d = module.svg_3d(state, view, sorted({e["site"] for e in offered}))
+        svg3d = module.svg_3d(state, shown_view(referee), sorted({e["site"] for e in offered}))
     return {
         "game": state.summary(),
         "corrections": [c.site for c in referee.corrections],
@@ -107,7 +108,7 @@ def page_state(referee, *, layout_name: str, token_required: bool, version: int,
         "options": {k: str(v) for k, v in state.options().items()},
         "option_help": state.game.options(),
         "token_required": token_required,
-        "svg": views.svg(state, view),
+        "svg": views.svg(state, shown_view(referee)),   # hints only for a player at this board
         "svg3d": svg3d,
         "legend": views.legend(state, view),
         "move_words": views.move_words(state.game.name, [str(m) for m in state.moves]),   # the board's colours in words, beside the picture
