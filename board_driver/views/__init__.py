@@ -49,9 +49,9 @@ The interface a game's view module provides (`state` is the game's State; `view`
         tries every legal move, which a 20x20 board should not pay for on every change).
     HELP: str
         The game's own help lines for `treeboard sim` (its site names, its entries).
-    def legend(view: View) -> list[dict]
-        What each colour the board shows means, for the page to list beside the picture (never
-        drawn over the board): [{"what", "how", "colours": ["#rrggbb", ...]}], the colours as
+    def picture_legend(view: View) -> list[dict]
+        What each colour of the game's own picture means (Game for the Trees' terrain), for the
+        page to list beside the picture (never drawn over the board): [{"what", "how", "colours": ["#rrggbb", ...]}], the colours as
         the picture draws them, the words the LEDs' own legend. Default: none.
     def svg_3d(state, view: View, places: list[str], turn: int = 0) -> str
         A second picture (Treeblox: an isometric view of the trees); `places` are the sites
@@ -198,9 +198,9 @@ def svg(state: State, view: View) -> str:
     return view_of(state.game.name).svg(state, view)
 
 
-def legend(state: State, view: View) -> list[dict]:
-    """What each colour the board shows means (see the module interface above)."""
-    own = getattr(view_of(state.game.name), "legend", None)
+def picture_legend(state: State, view: View) -> list[dict]:
+    """What each colour of the game's own picture means (see the module interface above)."""
+    own = getattr(view_of(state.game.name), "picture_legend", None)
     return own(view) if own is not None else []
 
 

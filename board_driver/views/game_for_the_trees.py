@@ -1,6 +1,6 @@
 """Game for the Trees shown: the board holds no pieces, so the LEDs carry the whole position.
 
-The legend (`LEGEND`, also listed beside the page's picture by `legend`) is colour-blind safe: the owner is
+The legend (`LEGEND`, also listed beside the page's picture by `picture_legend`) is colour-blind safe: the owner is
 the hue (the two player colours, Okabe-Ito blue and yellow by default), the terrain is the
 brightness, and everything else is *time* (breathing, a wink, a flash), never a third hue
 that must be told from the others:
@@ -137,7 +137,7 @@ M = 30          # margin for the rank and file labels, on the board's edge outsi
 
 
 def svg(state, view: View) -> str:
-    """The board alone, its files under it and ranks left of it; the legend is `legend`, which
+    """The board alone, its files under it and ranks left of it; the legend is `picture_legend`, which
     the page lists beside the picture (never drawn over the squares)."""
     c = view.colours
     chains = [(p, ch) for p in (0, 1) for ch in state.chains(p)]
@@ -195,7 +195,7 @@ def _light(fill: str) -> bool:
     return 0.299 * r + 0.587 * g + 0.114 * b > 140
 
 
-def legend(view: View) -> list[dict]:
+def picture_legend(view: View) -> list[dict]:
     """What each colour of the board means (`LEGEND`, the LEDs' own words), with the colours as
     the picture draws them: the page lists it beside the board."""
     c = view.colours

@@ -67,7 +67,7 @@ def test_svg_has_every_square_the_chains_and_the_legend():
     assert not [e for e in root.iter() if e.get("class") == "legend"]
     width = float(root.get("viewBox").split()[2])
     assert width == gv.M + 8 * gv.U
-    rows = views.legend(state, View(colours=C))
+    rows = views.picture_legend(state, View(colours=C))
     assert [(r["what"], r["how"]) for r in rows] == gv.LEGEND
     by_what = {r["what"]: r["colours"] for r in rows}
     # the colours as the squares are drawn: a White tree square's fill is the legend's

@@ -208,7 +208,7 @@ def test_every_game_reads_well_on_a_phone_and_a_desktop(browser, sims, tmp_path,
     dimmest = page.evaluate(DIMMEST_WINNER)
     result = page.inner_text("#result") if finished else ""
     words = page.inner_text("body")
-    legend = page.locator("#legend li").count() if page.is_visible("#legend") else 0
+    legend = page.locator("#picture-legend li").count() if page.is_visible("#picture-legend") else 0
     page.close()
     assert errors == []
     assert found["texts"] > 10, found  # the measure saw the page's texts at all
@@ -216,10 +216,10 @@ def test_every_game_reads_well_on_a_phone_and_a_desktop(browser, sims, tmp_path,
     if size == "phone" and found["board"] < 0.9 * found["width"]:
         problems.append(f"the board is {found['board']:.0f} px wide on a "
                         f"{found['width']} px phone (at least 90 % wanted)")
-    if legend != len(state["legend"]):
-        problems.append(f"the legend lists {legend} colours of the {len(state['legend'])} the "
+    if legend != len(state["picture_legend"]):
+        problems.append(f"the legend lists {legend} colours of the {len(state['picture_legend'])} the "
                         "board shows")
-    if game == "game-for-the-trees" and not state["legend"]:
+    if game == "game-for-the-trees" and not state["picture_legend"]:
         problems.append("Game for the Trees' colours have no legend")
     if dimmest < 1:
         problems.append(f"the winner's pieces breathe down to opacity {dimmest}: a still "

@@ -90,7 +90,7 @@ function show(s) {
   // A turned view is fetched turned (the push carries the unturned one), so it never flickers.
   if (!has3d || turn3d === 0) $("board3d").innerHTML = has3d ? s.svg3d : "";
   else fetchTurned();
-  showLegend(s.legend || []);
+  showLegend(s.picture_legend || []);
   showStatus(s);
   showFixes(s);
   showRemote(s);
@@ -115,19 +115,23 @@ function showSeats(s) {
   }
 }
 
-function chip(s, player) {
-  // A player's mark: their pieces as drawn (White light, Black dark), ringed in their LED colour.
+function chip(colour, fill) {
+  // A player's mark: their pieces as drawn (`fill`: White light, Black dark) ringed in their
+  // LED colour, or the LED colour alone where the pieces are drawn in it.
   const c = document.createElement("span");
   c.className = "chip";
-  const led = s.colours[`player${player}`];
-  c.style.background = s.pieces ? s.pieces[player] : led;
-  if (s.pieces) c.style.boxShadow = `0 0 0 3px ${led}`;
+  c.style.background = fill || colour;
+  if (fill) c.style.boxShadow = `0 0 0 3px ${colour}`;
   return c;
+}
+
+function playerChip(s, player) {
+  return chip(s.colours[`player${player}`], s.pieces ? s.pieces[player] : null);
 }
 
 function showLegend(rows) {
   // What the board's colours mean (the view's legend, the LEDs' words), beside the picture.
-  const list = $("legend");
+  const list = $("picture-legend");
   list.hidden = rows.length === 0;
   list.textContent = "";
   for (const row of rows) {
@@ -158,11 +162,11 @@ function showStatus(s) {
     turn.textContent = STRINGS.gameOver;
   } else {
     const who = s.game.to_move;
-    turn.append(chip(s, who), STRINGS.toMove(s.players[who]));
+    turn.append(playerChip(s, who), STRINGS.toMove(s.players[who]));
   }
   const score = $("score");
   score.textContent = "";
-  score.append(chip(s, 0), `${s.players[0]} ${a}  `, chip(s, 1), `${s.players[1]} ${b}`);
+  score.append(playerChip(s, 0), `${s.players[0]} ${a}  `, playerChip(s, 1), `${s.players[1]} ${b}`);
   $("result").hidden = !s.result;
   $("result").textContent = s.result ? STRINGS.result(s.result) : "";
 }
@@ -193,7 +197,7 @@ function showRemote(s) {
   // Which player this board is: a family at a board with no screen reads it off its chip here.
   const you = $("remote-you");
   you.textContent = "";
-  if (r.seat === 0 || r.seat === 1) you.append(chip(s, r.seat), STRINGS.youPlay(s.players[r.seat]));
+  if (r.seat === 0 || r.seat === 1) you.append(playerChip(s, r.seat), STRINGS.youPlay(s.players[r.seat]));
   else you.textContent = STRINGS.youWatch;
   $("remote").classList.toggle("bad", r.out_of_step || r.status.startsWith("no broker"));
   $("remote-ask").hidden = r.request === null;
