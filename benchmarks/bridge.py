@@ -6,7 +6,7 @@
   the firmware's ACK with the matching CRC (`sink.flush`).
 - Sensor change: `fw.place(channel)` until the host's callback has the SensorEvent. The
   simulated firmware scans every 1 ms with no debounce here; a real one adds its debounce
-  (3 scans x 5 ms by default).
+  (4 scans x 2 ms by default: firmware/main.py).
 
 - Full 400-cell scan (`scan`): one `Controller.scan()` of the 20 x 20 firmware on an idle
   board, i.e. `ShiftRegisterMatrix.scan()` through the simulated 74HC595/74HC165 chain (bit by
@@ -21,10 +21,10 @@
   simulation); the 20 x 20 shift-register board with its 400-LED strip, alternating round by
   round with the 5 x 8 pin board and its 40 LEDs as the reference.
 - Sensor to LED on the Arbos board (`arbos`): the whole daemon (`board_driver.daemon.loop.Daemon`,
-  its asyncio loop, the referee's 20 ms debounce, reconcile, the journal, the Arbos view, the
+  its asyncio loop, the layout's host window (1 ms: the firmware's debounce is the one), reconcile, the journal, the Arbos view, the
   current limit) on `arbos-20x20-bridge`, its simulated firmware on a pty with the real
-  firmware's timing (a scan every 5 ms through the simulated 74HC595/165 chain, 3 equal scans
-  to change): from `fw.place(cell)` (a seed put down in the setup) until the firmware's strip
+  firmware's timing (main.py's: a scan every 2 ms through the simulated 74HC595/165 chain,
+  4 equal scans to change): from `fw.place(cell)` (a seed put down in the setup) until the firmware's strip
   shows that cell in the seed's colour; then the seed is lifted (a takeback) and the cell must
   show its hint again. Alternating round by round with the reference: the same firmware and
   link with no daemon, the host's callback lighting the cell at once (so the difference is the
@@ -62,6 +62,7 @@ from firmware_bridge.firmware.controller import Controller  # noqa: E402
 from firmware_bridge.firmware.shiftreg import ShiftRegisterMatrix  # noqa: E402
 from firmware_bridge.shiftchain import SimulatedShiftChain  # noqa: E402
 from firmware_bridge.sim import start_simulated_firmware  # noqa: E402
+from hardware.layout import load_layout  # noqa: E402
 
 BAUDS = (115200, 1_000_000)
 
@@ -414,7 +415,8 @@ def report_arbos_board(rounds):
     ours, bare = measure_arbos_board(rounds)
     print("Sensor to LED on the 20x20 Arbos bridge board: fw.place(J10) -> firmware scan through "
           f"the 74HC595/165 chain every {main_setting('SCAN_MS')} ms, {main_setting('DEBOUNCE_SCANS')} "
-          "equal scans -> CHANGE + witness -> host link -> daemon (debounce 20 ms, reconcile, journal, "
+          "equal scans -> CHANGE + witness -> host link -> daemon (its window "
+          f"{load_layout('arbos-20x20-bridge').debounce_s * 1000:g} ms, reconcile, journal, "
           "Arbos view) -> LED update -> the firmware's strip shows the seed; alternating with the same "
           "firmware and link lighting the cell from the host's callback (no daemon):")
     print(f"{'path':<44}{'rounds':>7}{'p50 ms':>9}{'p99 ms':>9}{'min ms':>9}{'max ms':>9}")

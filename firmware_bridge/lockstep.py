@@ -106,7 +106,7 @@ class LockstepBridge:
                  **controller_options) -> None:
         """`clock`: the simulated clock the caller reads, with a settable `now` in seconds (the
         bridge moves it forward). `controller_options` as firmware/controller.Controller's;
-        the defaults are the firmware's own (a scan every 5 ms, 3 equal scans to change)."""
+        the defaults are the firmware's own (a scan every 2 ms, 4 equal scans to change)."""
         if matrix not in MATRICES:
             raise ValueError(f"matrix {matrix!r}: expected one of {', '.join(MATRICES)}")
         if not hasattr(clock, "now"):

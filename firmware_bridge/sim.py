@@ -47,7 +47,7 @@ def pin_scan(board, rows: int, cols: int) -> list[int]:
     return [sum(1 << c for c in range(cols) if board[r * cols + c]) for r in range(rows)]
 
 
-class _Pty:
+class Pty:
     """One plug-in of the cable: a pty pair whose slave end the host opens by name."""
 
     def __init__(self) -> None:
@@ -70,7 +70,7 @@ class _Pty:
 class _Shim:
     """The controller's hardware shim on the host: the pty as the USB line, a bytearray board."""
 
-    def __init__(self, sim: "SimulatedFirmware", pty: _Pty) -> None:
+    def __init__(self, sim: "SimulatedFirmware", pty: Pty) -> None:
         self.sim = sim
         self.pty = pty
         self.matrix = None
@@ -142,7 +142,7 @@ class SimulatedFirmware:
             link_path = Path(self._tmpdir.name) / "treeboard-bridge"
         #: The stable name the host opens, like udev's /dev/treeboard-bridge.
         self.port = str(link_path)
-        self._pty: _Pty | None = None
+        self._pty: Pty | None = None
         self._fw: Controller | None = None
         self.boots = 0
         self._wake_r, self._wake_w = os.pipe()
@@ -235,7 +235,7 @@ class SimulatedFirmware:
     # --- inside
 
     def _plug_in(self) -> None:
-        self._pty = _Pty()
+        self._pty = Pty()
         # Point the stable name at the new tty in one step, as udev does.
         tmp = f"{self.port}.{os.getpid()}.tmp"
         os.symlink(self._pty.name, tmp)

@@ -38,9 +38,9 @@ MAX_TREES = 3
 #: least 3 apart in the larger of the two directions (Chebyshev distance >= 3).
 SEED_DISTANCE = 3
 NAMED_BOARDS = ("20x20", "19x19", "18x18")
-#: A playout stops after this many moves, finished or not (its default `cap`: random games of
-#: Arbos need not end). A playout's game of 20x20 ends in about 185 moves, so this only
-#: guards against a long one.
+#: A playout stops after this many moves, finished or not (its default `cap`). Every game
+#: ends within 2 x seeds + 6 x spores + 1 moves (reading 12: 501 on 20x20); a playout's game
+#: of 20x20 ends in about 185 moves, so this only guards against a long one.
 PLAYOUT_CAP = 400
 #: Random draws of a cell a playout tries before it lists the legal cells outright.
 _DRAWS = 48
@@ -280,7 +280,6 @@ class ArbosState(State):
         else:  # REMOVE
             self._unsplit(p, i, data)
             self._set(i, _SPORE[p])
-            self._spores_left[p] -= 1
         return move
 
     def copy(self) -> "ArbosState":
@@ -729,9 +728,9 @@ class ArbosState(State):
                 self._to_move = 1 - p
             return
         if kind == REMOVE:
+            # The spore leaves the game (reading 12): not back to the supply.
             data = self._split(p, i)
             self._clear(i)
-            self._spores_left[p] += 1
             self._history.append((move, turn, data))
             if len(self._trees[p]) <= MAX_TREES:
                 self._removing = False

@@ -52,7 +52,10 @@ DEFAULT_QUIET_LIMIT = 50
 _BUILD = (1, 3, 9, 200)
 _BLOCK = (0, 1, 4, 100)
 _BREAK = (0, 1, 4, 30, 120)
-# A capture outweighs any building: a slide's windows are worth at most 4 * 200 either way.
+# A capture outweighs any building. A slide completes at most two squares (the point next to
+# its target along the line is vacant after it, and is a corner of two of the target's four
+# windows), so its target's windows are worth at most 2 * 200 + 2 * 100, and the point it
+# left loses at most 4 * 200 (a counter in the middle of a 3x3 block): 10,000 outweighs both.
 _TAKE = 10_000
 
 _RECT = re.compile(r"^\s*(\d+)\s*[xX]\s*(\d+)\s*(p|points)?\s*$")
@@ -135,6 +138,14 @@ def _grid(text: str) -> Grid:
         raise BadOptions(f"board {text!r} is not a named board ({', '.join(NAMED_BOARDS)}) nor "
                          "RxC points such as 5x6 (rows x columns; 6x6p for six by six points)")
     rows, cols = int(m.group(1)), int(m.group(2))
+    named = f"{rows}x{cols}"
+    if named in NAMED_BOARDS and NAMED_BOARDS[named] != (rows, cols) and \
+            text != f"{named}p":
+        # "6 x 6" or "6x6points": the named board of 6x6 squares, or 6x6 points?
+        nr, nc = NAMED_BOARDS[named]
+        raise BadOptions(f"board {text!r} is ambiguous: {named} is the board of {named} squares "
+                         f"({nr}x{nc} = {nr * nc} points), {named}p is {rows}x{cols} = "
+                         f"{rows * cols} points; write {named} or {named}p")
     if not (2 <= rows <= MAX_SIDE and 2 <= cols <= MAX_SIDE):
         raise BadOptions(f"board {text!r}: rows and columns of points must be 2..{MAX_SIDE}")
     return Grid(rows, cols, f"{rows}x{cols}p" if f"{rows}x{cols}" in NAMED_BOARDS
@@ -161,13 +172,15 @@ class Move(NamedTuple):
 
 
 class FangqiState(State):
-    __slots__ = ("game", "grid", "_extra", "_repeat", "_quiet_limit", "_masks", "_hand",
-                 "_to_move", "_phase", "_due", "_quiet", "_used", "_end", "_loser", "_history")
+    __slots__ = ("game", "grid", "_extra", "_repeat", "_quiet_limit", "_morris", "_masks",
+                 "_hand", "_to_move", "_phase", "_due", "_quiet", "_used", "_end", "_loser",
+                 "_history")
 
     def __init__(self, game: "Fangqi", grid: Grid, extra_removal: bool, repeat_squares: bool,
-                 quiet_limit: int):
+                 quiet_limit: int, morris: bool = False):
         self.game = game
         self.grid = grid
+        self._morris = morris
         self._extra = extra_removal
         self._repeat = repeat_squares
         self._quiet_limit = quiet_limit
@@ -211,6 +224,7 @@ class FangqiState(State):
         new = FangqiState.__new__(FangqiState)
         new.game, new.grid = self.game, self.grid
         new._extra, new._repeat, new._quiet_limit = self._extra, self._repeat, self._quiet_limit
+        new._morris = self._morris
         new._history = self._history[:]
         new._restore(self._saved())
         return new
@@ -282,7 +296,8 @@ class FangqiState(State):
 
     def options(self) -> dict[str, Any]:
         return {"board": self.grid.name, "extra_removal": self._extra,
-                "repeat_squares": self._repeat, "quiet_limit": self._quiet_limit}
+                "repeat_squares": self._repeat, "quiet_limit": self._quiet_limit,
+                "morris": self._morris}
 
     def playout(self, rng: Any = random, cap: int | None = None) -> tuple[int, int]:
         """Finish the game with uniformly random legal moves (or stop after `cap` of them) and
@@ -446,14 +461,25 @@ class FangqiState(State):
         q = self._masks[1 - self._to_move]
         if self._phase == FIRST_REMOVAL:
             return q
+        return self._free(q)
+
+    def _free(self, q: int) -> int:
+        """The counters of `q` that may be taken after the first removal: those in no square
+        (reading 9); with the Morris rule, any of them when all stand in squares."""
         free = q & ~self.grid.in_square(q)
-        return free or q  # every counter in a square: then any of them may be taken
+        return free or q if self._morris else free
 
     def _capture_sets(self, opponent: int, k: int) -> list[tuple[int, ...]]:
         """Every set of `k` opponent counters that may be taken one after another (each
-        takeable when its turn comes), as index tuples in reading order."""
+        takeable when its turn comes), as index tuples in reading order. By the text (no
+        Morris rule) only counters in no square are taken, and a capture with none left is
+        lost: fewer than `k`, down to the empty set."""
         grid = self.grid
         free = opponent & ~grid.in_square(opponent)
+        if not self._morris:
+            k = min(k, free.bit_count())
+            if not k:
+                return [()]
         first = free or opponent
         if k == 1:
             return [(low.bit_length() - 1,) for low in _bits(first)]
@@ -559,9 +585,9 @@ class FangqiState(State):
         i, t = index[move.frm], index[move.to]
         mine = masks[p] ^ (1 << i) ^ (1 << t)
         masks[p] = mine
+        if not self._repeat:  # a square formed has taken, even when its capture was lost
+            self._used[p] |= self._formed(p, mine, t)
         if move.captures:
-            if not self._repeat:
-                self._used[p] |= self._formed(p, mine, t)
             for c in move.captures:
                 masks[q] &= ~(1 << index[c])
             self._quiet = 0
@@ -579,8 +605,9 @@ class FangqiState(State):
     # --- phases ------------------------------------------------------------------------
 
     def _first_remover(self) -> int:
-        # Turns simply keep alternating: whoever did not make the last placement starts. On an
-        # odd board Black places last, so White starts; on an even board, Black.
+        # Turns simply keep alternating (reading 2): whoever did not make the last placement
+        # starts the first removal. On an odd board Black places last, so White starts; on an
+        # even board, Black.
         return self.grid.size % 2
 
     def _start_first_removal(self) -> None:
@@ -590,10 +617,19 @@ class FangqiState(State):
             self._due[1] += 1
         self._to_move = self._first_remover()
 
+    def _lose_empty_removals(self) -> None:
+        """In the square removal, by the text: a player with removals due and no opponent
+        counter outside a square loses them (reading 9); none can become free meanwhile."""
+        if self._phase == SQUARE_REMOVAL and not self._morris:
+            for r in (0, 1):
+                if self._due[r] and not self._free(self._masks[1 - r]):
+                    self._due[r] = 0
+
     def _next_remover(self, p: int) -> None:
         """After `p` removed a counter: the other player if they still have removals due, else
         `p` again, else the next phase."""
         q = 1 - p
+        self._lose_empty_removals()
         if self._due[q]:
             self._to_move = q
         elif self._due[p]:
@@ -610,7 +646,8 @@ class FangqiState(State):
         self._due = [origins[0].bit_count(), origins[1].bit_count()]
         if not self._repeat:
             self._used = origins  # these squares have taken their counters
-        first = self._first_remover()
+        self._lose_empty_removals()
+        first = 1 - self._to_move  # whoever did not make the last removal (reading 2)
         if self._due[first]:
             self._to_move = first
         elif self._due[1 - first]:
@@ -620,7 +657,8 @@ class FangqiState(State):
 
     def _start_movement(self) -> None:
         self._phase = MOVEMENT
-        self._to_move = self._first_remover()
+        # Whoever did not make the last removal starts (reading 2): turns keep alternating.
+        self._to_move = 1 - self._to_move
         if not self._can_move(self._to_move):
             self._finish(BLOCKED, self._to_move)
 
@@ -673,6 +711,10 @@ class FangqiState(State):
             if not masks[q] >> i & 1:
                 raise IllegalMove(move, f"{caps[0]} holds no {COLOURS[q]} counter")
             if not self._takeable_mask() >> i & 1:
+                if not self._morris:
+                    raise IllegalMove(move, f"{caps[0]} stands in a {COLOURS[q]} square: a "
+                                            "counter in a square is never taken after the "
+                                            "first removal")
                 raise IllegalMove(move, f"{caps[0]} stands in a {COLOURS[q]} square; take a "
                                         "counter that is in no square first")
             return move
@@ -690,16 +732,28 @@ class FangqiState(State):
                 raise IllegalMove(move, f"{grid.names[j]} is in the way" if j != t
                                   else f"{move.to} is not vacant")
         mine = masks[p] ^ (1 << i) ^ (1 << t)
-        k = self._formed(p, mine, t).bit_count()
+        formed = self._formed(p, mine, t).bit_count()
+        k = formed
+        if not self._morris:  # only counters in no square are taken; the rest is lost
+            k = min(k, (masks[q] & ~grid.in_square(masks[q])).bit_count())
         if len(caps) != k:
-            if not k:
+            if not formed:
                 raise IllegalMove(move, "this move forms no square, so it takes nothing")
-            raise IllegalMove(move, f"this move forms {k} square{'s' * (k > 1)}: it takes "
-                                    f"exactly {k} {COLOURS[q]} counter{'s' * (k > 1)}")
+            if not k:
+                raise IllegalMove(move, f"this move forms a square, but every {COLOURS[q]} "
+                                        "counter stands in a square: none may be taken, so it "
+                                        "takes nothing")
+            lost = f" (every other {COLOURS[q]} counter stands in a square)" if k < formed else ""
+            raise IllegalMove(move, f"this move forms {formed} square{'s' * (formed > 1)}: it "
+                                    f"takes exactly {k} {COLOURS[q]} counter{'s' * (k > 1)}"
+                                    + lost)
         for c in caps:
             if not masks[q] >> grid.index[c] & 1:
                 raise IllegalMove(move, f"{c} holds no {COLOURS[q]} counter")
         if not self._takeable_in_turn(masks[q], caps):
+            if not self._morris:
+                raise IllegalMove(move, "a counter standing in a square is never taken after "
+                                        "the first removal")
             raise IllegalMove(move, "a counter standing in a square may be taken only when no "
                                     f"{COLOURS[q]} counter outside a square is left")
         return move
@@ -710,8 +764,7 @@ class FangqiState(State):
         for order in permutations(grid.index[c] for c in caps):
             q = opponent
             for i in order:
-                free = q & ~grid.in_square(q)
-                if not (free or q) >> i & 1:
+                if not self._free(q) >> i & 1:
                     break
                 q &= ~(1 << i)
             else:
@@ -789,13 +842,17 @@ class Fangqi(Game):
                               "square (its four points) takes for its player only once",
             "quiet_limit": f"movement moves in a row without a capture that end the game "
                            f"(1..1000, default {DEFAULT_QUIET_LIMIT})",
+            "morris": "false (default, the text): a counter in a square is never taken after "
+                      "the first removal, and a capture with none outside squares is lost; "
+                      "true: when all stand in squares, any may be taken (Nine Men's Morris)",
         }
 
     def boards(self) -> list[str]:
         return list(NAMED_BOARDS)
 
     def new_state(self, board: Any = "6x6", extra_removal: Any = True, repeat_squares: Any = True,
-                  quiet_limit: Any = DEFAULT_QUIET_LIMIT, **options: Any) -> FangqiState:
+                  quiet_limit: Any = DEFAULT_QUIET_LIMIT, morris: Any = False,
+                  **options: Any) -> FangqiState:
         if options:
             raise BadOptions(f"Fangqi has no option {sorted(options)[0]!r}; it takes "
                              + ", ".join(self.options()))
@@ -804,7 +861,8 @@ class Fangqi(Game):
         if type(quiet_limit) is not int or not 1 <= quiet_limit <= 1000:
             raise BadOptions(f"quiet_limit must be a whole number 1..1000, not {quiet_limit!r}")
         return FangqiState(self, Grid.get(board), _flag("extra_removal", extra_removal),
-                           _flag("repeat_squares", repeat_squares), quiet_limit)
+                           _flag("repeat_squares", repeat_squares), quiet_limit,
+                           _flag("morris", morris))
 
 
 GAME = Fangqi()

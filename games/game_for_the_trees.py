@@ -241,9 +241,20 @@ class _Item(NamedTuple):
     def mark(self) -> str:
         return "^" if self.chain == -2 else ">"
 
+    @property
+    def key(self) -> tuple[int, int, str]:
+        # A turn's growths are told apart by from, to and mark: the leap and a Huckleberry
+        # chain may go from one square to the same square (two growths, one key without it).
+        return (self.src, self.dst, self.mark)
+
     def touches(self) -> set[int]:
-        # What the growth reads or writes: its source, the squares it passes, its target.
+        # What the growth reads: its source, the squares it passes, its target.
         return {self.src, self.dst, *_path(self.src, self.dx, self.dy)}
+
+    def writes(self) -> set[int]:
+        # What it may change: its target and the squares it passes (and with a square, the
+        # chains growing from it: those growths read their source). Its source only reads.
+        return {self.dst, *_path(self.src, self.dx, self.dy)}
 
 
 class _Turn:
@@ -266,7 +277,10 @@ class _Turn:
         return new
 
     def key(self) -> tuple:
-        return (tuple(self.board), tuple(self.chains), tuple(self.pending), self.new_ok)
+        # The attacks are resolved together at the end, in board order (reading 12), so the
+        # order they were made in changes nothing: orders that differ only in it are one.
+        return (tuple(self.board), tuple(self.chains),
+                tuple(sorted((t, it.key, r) for t, it, r in self.pending)), self.new_ok)
 
     def _set(self, sq: int, cell: Cell) -> None:
         # A square that changes ends every chain growing from it (reading 9).
@@ -495,8 +509,9 @@ class GameForTheTreesState(State):
         if self._end:
             return []
         out: list[Move] = []
+        cache: dict = {}
         for action, src, dst in self._actions():
-            out.extend(self._turns_of(action, src, dst))
+            out.extend(self._turns_of(action, src, dst, cache))
         return out
 
     def play(self, move: Any) -> None:
@@ -597,8 +612,10 @@ class GameForTheTreesState(State):
                                             f"not {_letter_name(letter)}")
             letter = have
         elif action == LEAP and src < 0:
+            # Left out, the leap's square is the one its order names, else the first.
+            named = [a for a, _, m in order or () if m == "^"]
             hucks = [i for i, c in enumerate(board) if c[0] == HUCK and c[1] == self._to_move]
-            src = hucks[0] if hucks else dst
+            src = named[0] if named else hucks[0] if hucks else dst
         return Move(action, src, dst, letter, order)
 
     @property
@@ -641,8 +658,9 @@ class GameForTheTreesState(State):
         if self._end:
             return []
         out: list[Move] = []
+        cache: dict = {}
         for action, src, dst in self._actions(only=i):
-            out.extend(self._turns_of(action, src, dst))
+            out.extend(self._turns_of(action, src, dst, cache))
         return out
 
     def touch_moves(self, site: str) -> list[tuple[Move, str | None]]:
@@ -760,16 +778,16 @@ class GameForTheTreesState(State):
     def _run(self, move: Move) -> _Turn:
         """Play `move` on a working copy and return it; raises _Fail."""
         turn, items = self._start(move.action, move.src, move.dst)
-        takers: dict[tuple[int, int], bool] = {}
+        takers: dict[tuple[int, int, str], bool] = {}
         if move.order is not None:
-            by_key = {(it.src, it.dst): it for it in items}
-            given = [(a, b) for a, b, _ in move.order]
+            by_key = {it.key: it for it in items}
+            given = [(a, b, "^" if m == "^" else ">") for a, b, m in move.order]
             if sorted(given) != sorted(by_key) or len(set(given)) != len(given):
                 want = " ".join(f"{square_name(it.src)}{it.mark}{square_name(it.dst)}"
                                 for it in items)
                 raise _Fail(f"the order must list each growth of this turn once: {want}")
             items = [by_key[k] for k in given]
-            takers = {(a, b): m == "x" for a, b, m in move.order}
+            takers = {(a, b, "^" if m == "^" else ">"): m == "x" for a, b, m in move.order}
         for item in items:
             turn.grow(item)
         turn, chosen = next(_resolutions(turn, takers if move.order is not None else None))
@@ -782,9 +800,11 @@ class GameForTheTreesState(State):
                         "this turn (reading 11)")
         return turn
 
-    def _turns_of(self, action: str, src: int, dst: int) -> list[Move]:
+    def _turns_of(self, action: str, src: int, dst: int, cache: dict | None = None) -> list[Move]:
         """The distinct turns of one action: the default order first, then every order and
-        choice of takers that gives a different result (reading 18)."""
+        choice of takers that gives a different result (reading 18). `cache` keeps each
+        group's different orders for the other actions of the same position: the chains'
+        own groups are the same for every action whose growth does not touch them."""
         try:
             turn0, items = self._start(action, src, dst)
         except _Fail:
@@ -792,15 +812,32 @@ class GameForTheTreesState(State):
         letter = _letter(self._board[src]) if action == GROW else "H" if action == LEAP else ""
         # Growths that touch a common square can give different results in different orders;
         # the others commute. Group them, and find each group's different orders.
-        groups = _groups(items)
-        per_group = [_distinct_orders(turn0, g) if len(g) > 1 else [g] for g in groups]
-        position = {(it.src, it.dst): k for k, it in enumerate(items)}
+        groups = _groups(items, turn0.board)
+        per_group = []
+        for g in groups:
+            if len(g) == 1:
+                per_group.append([g])
+                continue
+            # A group reads and changes only its own squares and its own chains, so its
+            # different orders depend on nothing else: the other actions' groups of the same
+            # growths on the same squares (a stop or retreat elsewhere) share them.
+            squares = sorted(set().union(*(it.touches() for it in g)))
+            key = (tuple(g), tuple(turn0.board[q] for q in squares),
+                   tuple(turn0.chains[it.chain] for it in g if it.chain >= 0),
+                   tuple(turn0.leap))
+            orders = cache.get(key) if cache is not None else None
+            if orders is None:
+                orders = _distinct_orders(turn0, g)
+                if cache is not None:
+                    cache[key] = orders
+            per_group.append(orders)
+        position = {it.key: k for k, it in enumerate(items)}
         out: list[Move] = []
         seen: set = set()
         for combo in itertools.product(*per_group):
             order = list(items)
             for group, chosen in zip(groups, combo):
-                slots = sorted(position[(it.src, it.dst)] for it in group)
+                slots = sorted(position[it.key] for it in group)
                 for slot, it in zip(slots, chosen):
                     order[slot] = it
             turn = turn0.copy()
@@ -823,7 +860,7 @@ class GameForTheTreesState(State):
                     out.append(Move(action, src, dst, letter, None))
                 else:
                     out.append(Move(action, src, dst, letter, tuple(
-                        (it.src, it.dst, "x" if (it.src, it.dst) in takers else it.mark)
+                        (it.src, it.dst, "x" if it.key in takers else it.mark)
                         for it in order)))
         return out
 
@@ -849,14 +886,15 @@ class GameForTheTreesState(State):
             return True
         if self.huckleberry_count(mover) > 1:
             return True
-        return any(True for a in self._actions() for _ in self._turns_of(*a))
+        cache: dict = {}
+        return any(True for a in self._actions() for _ in self._turns_of(*a, cache))
 
 
 def _resolutions(turn: _Turn, takers: dict | None,
              every: bool = False) -> Iterator[tuple[_Turn, frozenset]]:
     """The attacks of a turn resolved, in board order (reading 12). With `takers` (from
     an order) the marked attackers take; else the first in the order, or with `every`,
-    one result per choice of takers: (the turn, the (src, dst) of its takers)."""
+    one result per choice of takers: (the turn, the keys of its takers)."""
     def go(t: _Turn, targets: list[int], chosen: tuple) -> Iterator[tuple[_Turn, tuple]]:
         if not targets:
             yield t, chosen
@@ -867,7 +905,7 @@ def _resolutions(turn: _Turn, takers: dict | None,
             yield from go(t, rest, chosen)
             return
         if takers is not None:
-            marked = [a for a in attackers if takers.get((a[0].src, a[0].dst))]
+            marked = [a for a in attackers if takers.get(a[0].key)]
             if len(marked) > 1:
                 raise _Fail(f"only one attacker takes {square_name(target)}")
             options = marked or attackers[:1]
@@ -876,7 +914,7 @@ def _resolutions(turn: _Turn, takers: dict | None,
         for item, root in options:
             nxt = t.copy()
             nxt.kill(target, item, root, attackers)
-            yield from go(nxt, rest, chosen + ((item.src, item.dst),))
+            yield from go(nxt, rest, chosen + (item.key,))
     for t, chosen in go(turn, turn.attacked(), ()):
         yield t, frozenset(chosen)
 
@@ -896,54 +934,71 @@ def _suitable(board, cell: Cell, path: list[int], dst: int) -> bool:
     return _underbrush(target)
 
 
-def _groups(items: list[_Item]) -> list[list[_Item]]:
-    """The growths split into groups whose squares overlap (transitively), in item order."""
-    groups: list[tuple[set[int], list[_Item]]] = []
+def _inert(item: _Item, board) -> bool:
+    """Can this grass or underbrush growth never happen in this turn, whatever the order?
+    A turn's growths only raise a square's terrain (bare, grass, underbrush, tree; kills come
+    after them), so grass never finds bare ground where there is none at the start, nor
+    underbrush grass where there is underbrush or a tree."""
+    t = item.cell[0]
+    if item.chain == -2 or t == TREE:
+        return False
+    target = board[item.dst][0]
+    return target != BARE if t == GRASS else target not in (BARE, GRASS)
+
+
+def _groups(items: list[_Item], board=None) -> list[list[_Item]]:
+    """The growths split into groups that may not commute, in item order: two growths depend
+    on each other when one may change a square the other reads (transitively). Two growths
+    that only read a common square (two chains of one source square) commute, and a growth
+    that cannot happen (`_inert` on the turn's starting `board`) commutes with everything:
+    the result of a turn is the same in either order, so only the orders within a group need
+    trying."""
+    groups: list[tuple[set[int], set[int], list[_Item]]] = []
     for item in items:
-        touch = item.touches()
-        merged = [g for g in groups if g[0] & touch]
+        if board is not None and _inert(item, board):
+            groups.append((set(), set(), [item]))
+            continue
+        reads, writes = item.touches(), item.writes()
+        merged = [g for g in groups if g[1] & reads or g[0] & writes]
         for g in merged:
             groups.remove(g)
-            touch |= g[0]
-        members = [it for g in merged for it in g[1]] + [item]
-        groups.append((touch, sorted(members, key=items.index)))
-    return sorted((g[1] for g in groups), key=lambda g: items.index(g[0]))
+            reads |= g[0]
+            writes |= g[1]
+        members = [it for g in merged for it in g[2]] + [item]
+        groups.append((reads, writes, sorted(members, key=items.index)))
+    return sorted((g[2] for g in groups), key=lambda g: items.index(g[0]))
 
 
 def _distinct_orders(start: _Turn, group: list[_Item]) -> list[list[_Item]]:
     """One order of `group` for each different result of running it alone from `start`,
     the given (default) order's result first. Breadth first over the set of growths done,
-    keeping one order per result so far: far fewer than every permutation."""
-    def run(order: list[_Item]) -> _Turn | None:
-        t = start.copy()
-        try:
-            for it in order:
-                t.grow(it)
-        except _Fail:
-            return None
-        return t
-
-    layer: dict[tuple, tuple[list[_Item], _Turn]] = {((), ()): ([], start.copy())}
+    keeping one order per (growths done, position so far): orders that reach the same
+    position with the same growths left are merged as soon as they meet, so the work grows
+    with the number of different positions, not with the number of orders."""
+    layer: dict[tuple, tuple[list[_Item], _Turn]] = {(0, None): ([], start.copy())}
     for _ in group:
         nxt: dict = {}
-        for order, t in layer.values():
-            for it in group:
-                if it in order:
+        for (done, _), (order, t) in layer.items():
+            for k, it in enumerate(group):
+                if done >> k & 1:
                     continue
                 t2 = t.copy()
                 try:
                     t2.grow(it)
                 except _Fail:
                     continue
-                done = tuple(sorted((i.src, i.dst) for i in order + [it]))
-                key = (done, t2.key())
+                key = (done | 1 << k, t2.key())
                 if key not in nxt:
                     nxt[key] = (order + [it], t2)
         layer = nxt
     results: dict[tuple, list[_Item]] = {}
-    first = run(group)
-    if first is not None:
+    first = start.copy()
+    try:
+        for it in group:
+            first.grow(it)
         results[first.key()] = group
+    except _Fail:
+        pass
     for order, t in layer.values():
         results.setdefault(t.key(), order)
     return list(results.values())

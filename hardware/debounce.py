@@ -17,9 +17,11 @@ from typing import Hashable, Mapping
 
 from hardware.base import SensorEvent
 
-#: Reed switches settle within a few ms; 20 ms is long enough for them and short enough that a
-#: player never notices. (The best-known e-board software waits 250 ms.)
-DEFAULT_WINDOW_S = 0.020
+#: A reed switch's contacts bounce for under 0.5 ms; a piece's own flicker (a rod rolling in its
+#: groove, a cube wobbling on its hall sensor, a magnet carried over a cell) lasts under 6 ms.
+#: 8 ms outlasts both with a 2 ms scan (docs/hardware.md, "Debounce"). (The best-known e-board
+#: software waits 250 ms.)
+DEFAULT_WINDOW_S = 0.008
 
 
 @dataclass(slots=True)

@@ -301,7 +301,7 @@ class _Parser:
         for key in sensors:
             if key not in ("pins", "matrix", "adc", "bridge", "debounce_ms"):
                 raise self.fail(f"[sensors] {key}", "pins, matrix, adc, bridge or debounce_ms", key)
-        debounce_s = self.number(sensors, "debounce_ms", "[sensors] debounce_ms", 20, 0, 1000) / 1000
+        debounce_s = self.number(sensors, "debounce_ms", "[sensors] debounce_ms", 8, 0, 1000) / 1000
         pins = self.pin_sensors(sensors)
         matrix = self.matrix_sensors(sensors)
         adc = self.adc_sensors(sensors)
@@ -390,7 +390,7 @@ class _Parser:
             lines[key] = tuple(self.gpio(p, f"[sensors.matrix] {key}[{i}]") for i, p in enumerate(value))
         rows, cols = lines["rows"], lines["cols"]
         settle_s = self.number(table, "settle_us", "[sensors.matrix] settle_us", 10, 0, 10_000) / 1e6
-        period_s = self.number(table, "scan_period_ms", "[sensors.matrix] scan_period_ms", 5, 0.1, 1000) / 1000
+        period_s = self.number(table, "scan_period_ms", "[sensors.matrix] scan_period_ms", 2, 0.1, 1000) / 1000
         grid = table.get("sites")
         if not isinstance(grid, list) or len(grid) != len(rows):
             raise self.fail("[sensors.matrix] sites", f"a list of {len(rows)} strings, one per row", grid)

@@ -1,5 +1,9 @@
 """How each game is shown: its LED frame, its SVG picture for the page, its terminal drawing.
 
+Owns no state: it reads a game's state and the referee's decisions (`View`) and draws them;
+`frame.py` composes the whole LED frame once. May import: games, hardware.base, and the
+referee's plain data (`referee.reconcile.Correction`); never the daemon, web, remote or cli.
+
 One module per game, `board_driver/views/<module>.py`, where <module> is the game's registry
 name with dashes as underscores ("tree-planting" -> tree_planting.py). It is found by that
 name (`view_of`): adding a game adds its module here and changes nothing else. A game without

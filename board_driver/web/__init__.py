@@ -3,6 +3,10 @@ control. Served by aiohttp from the daemon's own loop (`server.WebServer`); `sna
 what the page shows from the referee; `static/` holds the page itself (HTML, JS, CSS: no CDN,
 works offline).
 
+Owns the page's connections and its caches, no game state: it acts only through the board's
+door (`referee.door.Door`) and reads the referee. May import: games, games.ai, the referee and
+views rooms, config; never the daemon, remote or cli.
+
 API (JSON; control actions need `X-Treeboard-Token` when the config sets web.token):
     GET  /api/state                 {"game", "corrections", "leds", ...what the page needs}
     POST /api/enter {"site","kind"} a piece where no sensor sees it (Treeblox above the board)

@@ -29,7 +29,7 @@ REPEAT_CHANNELS = 8
 
 
 class Controller:
-    def __init__(self, hw, rows, cols, leds, boot_id, scan_ms=5, debounce_scans=3,
+    def __init__(self, hw, rows, cols, leds, boot_id, scan_ms=2, debounce_scans=4,
                  heartbeat_ms=250, host_timeout_ms=1500, repeat_ms=25, repeats=8,
                  version=protocol.VERSION):
         self.hw = hw

@@ -44,8 +44,12 @@ LED_COUNT = 40
 # Hold this pin low (a jumper to GND) while powering up to skip the bridge and keep the REPL,
 # e.g. to copy a new version with mpremote: the bridge switches Ctrl-C off, see main().
 MAINTENANCE_PIN = 22
-SCAN_MS = 5
-DEBOUNCE_SCANS = 3
+# The one debounce on a bridge board (the host adds none): a cell changes after 4 equal scans
+# 2 ms apart, so a reading that holds under 6 ms (reed bounce, a rod rolling in its groove, a
+# magnet carried over a cell) never counts and one that holds 8 ms always does
+# (docs/hardware.md, "Debounce").
+SCAN_MS = 2
+DEBOUNCE_SCANS = 4
 
 
 class ShiftBus:

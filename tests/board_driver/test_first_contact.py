@@ -96,9 +96,9 @@ def test_piped_actions_wait_for_a_late_scan(tmp_path):
     from hardware.layout import load_layout
 
     shipped = load_layout("tree-planting-classic-pins").path.read_text()
-    assert "scan_period_ms = 5\n" in shipped
+    assert "scan_period_ms = 2\n" in shipped
     slow = tmp_path / "slow-scan.toml"
-    slow.write_text(shipped.replace("scan_period_ms = 5\n", "scan_period_ms = 300\n"))
+    slow.write_text(shipped.replace("scan_period_ms = 2\n", "scan_period_ms = 300\n"))
     config = sim_config(layout=str(slow), journal=str(tmp_path / "j.sqlite"))
     out = io.StringIO()
     assert run_sim(config, stdin=io.StringIO("place h0.0\ntakeback\nquit\n"), out=out) == 0

@@ -89,13 +89,14 @@ def test_the_firmware_debounces_and_its_strip_shows_the_hosts_frame(tracer):
     assert channel == 0  # wired from the bottom-left corner
     t.board.place("T1")
     start = t.clock.now
-    t.board.run_until(bridge.firmware.next_scan / 1000 + 0.005)  # two scans: still counting
+    t.board.run_until(bridge.firmware.next_scan / 1000 + 0.002)  # two scans: still counting
     assert bridge.firmware.pending[channel] == 2
     assert t.session.hardware.source.snapshot()[channel] is None and t.referee.state.moves == []
     t.settle()
     assert [str(m) for m in t.referee.state.moves] == ["seed T1"]
-    # heard after the firmware's 3 scans (10-15 ms), played after the referee's 20 ms debounce
-    assert 0.030 <= t.clock.now - start <= 0.040
+    # heard after the firmware's 4 scans 2 ms apart (6-8 ms), played after the layout's 1 ms
+    # window (the firmware's debounce is the only one)
+    assert 0.006 <= t.clock.now - start <= 0.0105
     t.referee.show(t.clock.now)
     t.board.flush()
     assert bridge.leds() == list(t.session.hardware.leds.shown)

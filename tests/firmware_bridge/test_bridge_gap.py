@@ -36,18 +36,18 @@ def bridge():
 
 
 def off_for(bridge, scans: int) -> None:
-    """Lift the token so that `scans` scans (5 ms apart) read the cell empty, then put one back."""
+    """Lift the token so that `scans` scans (scan_ms apart) read the cell empty, then put one back."""
     fw = bridge.firmware
     bridge.lift(CELL)
     bridge.run_until(fw.next_scan / 1000)  # the first scan that reads it empty
-    bridge.run_until(bridge.clock.now + 0.005 * (scans - 1))
+    bridge.run_until(bridge.clock.now + fw.scan_ms / 1000 * (scans - 1))
     assert fw.pending[CELL] == (scans if scans < fw.debounce_scans else 0)
     bridge.place(CELL)
     bridge.settle()
     bridge.run_until(bridge.clock.now + 0.3)  # the repeats and heartbeats after it
 
 
-@pytest.mark.parametrize("scans", [1, 2])
+@pytest.mark.parametrize("scans", [1, 2, 3])  # the debounce is 4 scans
 def test_a_gap_shorter_than_the_debounce_is_reported_out_and_back(bridge, scans):
     off_for(bridge, scans)
     assert bridge.events == [(CELL, None), (CELL, PRESENT)]
@@ -57,8 +57,8 @@ def test_a_gap_shorter_than_the_debounce_is_reported_out_and_back(bridge, scans)
 
 
 def test_a_lift_that_lasts_the_debounce_is_one_change(bridge):
-    off_for(bridge, 3)
-    # three scans empty: the lift was debounced and reported; the token back is a change too
+    off_for(bridge, bridge.firmware.debounce_scans)
+    # debounce_scans scans empty: the lift was debounced and reported; the token back is a change too
     assert bridge.events == [(CELL, None), (CELL, PRESENT)]
     bridge.events.clear()
     bridge.lift(CELL)

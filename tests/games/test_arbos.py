@@ -46,6 +46,10 @@ def test_registered_and_default_board():
 @pytest.mark.parametrize("board, seeds, spores", [
     ("20x20", 10, 80), ("19x19", 10, 80), ("18x18", 10, 80),  # reading 3: the box
     ("10x10", 3, 20), ("8x8", 2, 13), ("6x6", 1, 7), ("4x4", 1, 4),
+    # halves round up: 10x10 is 2.5 seeds -> 3 and 9x20 4.5 -> 5 (Python's round: 2 and 4)
+    ("9x20", 5, 36), ("5x4", 1, 4),
+    # a rectangle gets the box only when both sides are 18 or more
+    ("18x20", 10, 80), ("20x18", 10, 80), ("17x20", 9, 68), ("20x17", 9, 68), ("18x17", 8, 61),
 ])
 def test_3_counts_are_the_box_on_real_boards_and_scaled_on_small_ones(board, seeds, spores):
     state = GAME.new_state(board=board)
@@ -258,7 +262,7 @@ def test_5_more_than_three_trees_must_be_removed_in_the_same_turn():
     assert state.legal_cells() == {}
     before = state.spores_left(0)
     state.play("xB3")  # the mover's choice: any of their spores
-    assert state.spores_left(0) == before + 1  # a removed spore goes back to the supply
+    assert state.spores_left(0) == before  # a removed spore leaves the game (reading 12)
     assert state.tree_count(0) == 3 and not state.must_remove and state.to_move == 1
     assert "B3" not in state.occupancy()
 
@@ -303,6 +307,46 @@ def test_7_two_passes_in_a_row_end_the_game_and_a_placement_between_resets():
     assert state.is_over() and state.end_reason == "double-pass" and state.legal_moves() == []
     with pytest.raises(IllegalMove, match="game is over"):
         state.play("F6")
+
+
+def test_12_spores_removed_for_the_limit_leave_the_game_so_stalling_ends():
+    # Issue 23: White, with three trees, puts a lone spore (a fourth tree), takes it off and
+    # passes: the board is as it was, yet the turn was no pass. Each such turn now costs a
+    # spore for good, so the supply runs out and the game ends.
+    state = GAME.new_state(board="6x6")
+    state.play_all(["seed A1", "seed F6", "C1", "pass", "C3", "pass", "C5", "pass"])
+    spores = state.spores_left(0)
+    for k in range(spores):
+        assert state.spores_left(0) == spores - k and not state.is_over()
+        state.play_all(["E3", "xE3", "pass"])  # Black passes each time
+    assert state.spores_left(0) == 0 and state.legal_moves() == [PASS]
+    state.play("pass")  # White's only move: two passes in a row
+    assert state.is_over() and state.end_reason == "double-pass"
+    state = GAME.new_state(board="20x20", seeds=1)
+    state.play_all(["seed A1", "seed F6", "C1", "pass", "C3", "pass", "C5", "pass"])
+    for _ in range(77):  # 77 spores left: 77 such turns at most
+        state.play_all(["E3", "xE3", "pass"])
+    state.play("pass")
+    assert state.is_over()
+
+
+def test_12_every_game_ends_by_the_supply():
+    # Whatever the players do, each turn that is not a pass takes at least one spore out of
+    # the supply for good, and nothing puts one back: random games (removals as often as
+    # they can) end within (spores of both + 1) turns that place, plus passes between them.
+    import random
+
+    for seed in range(20):
+        rng = random.Random(seed)
+        state = GAME.new_state(board="6x6")
+        moves = 0
+        while not state.is_over():
+            state.play(rng.choice(state.legal_moves()))
+            moves += 1
+            assert moves < 10_000
+        # 2 seeds; at most 14 spores put down (each from the supply, for good), as many
+        # removed; a pass follows a placing turn or starts the game (else two end it)
+        assert moves <= 2 + 14 + 14 + 15
 
 
 def test_8_scoring_counts_own_seeds_linked_to_two_trees():

