@@ -186,6 +186,24 @@ DIMMEST_WINNER = r"""
 @pytest.mark.parametrize("game", SCENES)
 def test_every_game_reads_well_on_a_phone_and_a_desktop(browser, sims, tmp_path, game, size):
     layout, moves = SCENES[game]
+    check_page(browser, sims, tmp_path, game, layout, moves, size, game)
+
+
+# The other board sizes a game ships layouts for, on a phone (the narrowest screen).
+OTHER_BOARDS = {
+    "fangqi-7x8": ("fangqi", "fangqi-7x8-matrix", 14),
+    "fangqi-8x8": ("fangqi", "fangqi-8x8-matrix", 14),
+    "tree-planting-4x4": ("tree-planting", "tree-planting-4x4-matrix", 10),
+}
+
+
+@pytest.mark.parametrize("name", OTHER_BOARDS)
+def test_every_board_size_reads_well_on_a_phone(browser, sims, tmp_path, name):
+    game, layout, moves = OTHER_BOARDS[name]
+    check_page(browser, sims, tmp_path, game, layout, moves, "phone", name)
+
+
+def check_page(browser, sims, tmp_path, game, layout, moves, size, name) -> None:
     finished = size.endswith("-finished")
     moves = write_game(tmp_path / "sim.sqlite", game, layout, None if finished else moves)
     sim = sims("--layout", layout, new_game=False)
@@ -202,7 +220,7 @@ def test_every_game_reads_well_on_a_phone_and_a_desktop(browser, sims, tmp_path,
     page.wait_for_selector("#board svg [data-site]", state="attached")
     page.evaluate("document.fonts.ready")
     ARTIFACTS.mkdir(exist_ok=True)
-    shot = ARTIFACTS / f"page-{game}-{size}{'-finished' if finished else ''}.png"
+    shot = ARTIFACTS / f"page-{name}-{size}{'-finished' if finished else ''}.png"
     page.screenshot(path=str(shot), full_page=True)
     found = page.evaluate(MEASURE)
     dimmest = page.evaluate(DIMMEST_WINNER)
@@ -232,5 +250,5 @@ def test_every_game_reads_well_on_a_phone_and_a_desktop(browser, sims, tmp_path,
     if size == "desktop" and found["bottom3d"] is not None and found["bottom3d"] > found["height"]:
         problems.append(f"the 3D view ends at {found['bottom3d']:.0f} px, below the fold "
                         f"({found['height']} px)")
-    assert not problems, f"{game} at {size} ({shot}):\n" + "\n".join(problems[:40]) + \
+    assert not problems, f"{name} at {size} ({shot}):\n" + "\n".join(problems[:40]) + \
         (f"\n... and {len(problems) - 40} more" if len(problems) > 40 else "")
