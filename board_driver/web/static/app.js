@@ -419,7 +419,7 @@ function wire() {
 
 // --- history ----------------------------------------------------------------------------------
 
-const replay = { id: null, at: 0, moves: [] };
+const replay = { id: null, at: 0, moves: [], words: [] };
 
 async function loadGames() {
   const response = await fetch("/api/games");
@@ -563,9 +563,10 @@ async function replayTo(n) {
   if (!response.ok) { toast((await response.json()).error); return; }
   const pos = await response.json();
   replay.at = at;
+  replay.words = pos.move_words || replay.moves;
   $("replay-slider").value = String(at);
   $("replay-at").textContent = at === 0 ? STRINGS.replayStart :
-    STRINGS.replayAt(at, replay.moves.length, replay.moves[at - 1]);
+    STRINGS.replayAt(at, replay.moves.length, replay.words[at - 1]);
   markReview();
   $("replay-board").innerHTML = pos.svg + (pos.svg3d || "");
 }
