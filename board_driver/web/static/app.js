@@ -31,7 +31,7 @@ const STRINGS = {
   youPlay: (name) => `This board plays ${name}.`,
   youWatch: "This board watches.",
   otherAsks: (move) => `The other board asks to take back ${move}.`,
-  place: (kind, site) => `Place ${kind} at ${site}`,
+  place: (kind, where) => `Place ${kind}: ${where}`,
   noAnswer: "The board does not answer; it may be restarting.",
   refused: (status) => `refused (${status})`,
   leaveRemote: "Leave the remote game? Both seats are then played at this board.",
