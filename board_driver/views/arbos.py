@@ -165,6 +165,23 @@ RIM = 8        # the board's edge where no label is
 WOOD = "#6b5138"
 
 
+#: The narrowest a board is drawn (a phone's width less the page's margins), and the smallest
+#: a label may be drawn there.
+NARROWEST_PX, SMALLEST_PX = 366, 10.5
+
+
+def _margin(cols: int) -> tuple[float, float]:
+    """The labels' margin and font size (SVG units) for a board `cols` cells wide: 13 units on
+    the small boards, more on the large ones, so that drawn NARROWEST_PX wide a label is still
+    SMALLEST_PX tall."""
+    font = 13.0
+    while True:
+        margin = max(M, round(font * 1.8))
+        if font * NARROWEST_PX / (margin + cols * U + RIM) >= SMALLEST_PX:
+            return margin, font
+        font += 0.5
+
+
 def svg(state, view: View) -> str:
     c = view.colours
     sc = scene(state, view)
@@ -173,12 +190,17 @@ def svg(state, view: View) -> str:
     bar, last = set(sc.bar), sc.last
     hints = hint_colours(c, state.to_move)
     # The labels sit on the top and left edges only: the right and bottom edges are a thin rim.
+    # They grow with the board, so that a 20x20 board as wide as a phone still reads them.
+    M, font = _margin(cols)  # (the module's M for a small board; wider for a large one)
     width, height = M + cols * U + RIM, M + rows * U + RIM
+    size = f"font-size:{font:g}px"
     body = [el("rect", x=0, y=0, width=width, height=height, rx=10, fill="#3a2c20")]
     for col in range(cols):
-        body.append(el("text", str(col + 1), x=M + col * U + U / 2, y=M - 8, class_="label small"))
+        body.append(el("text", str(col + 1), x=M + col * U + U / 2, y=M - 8, class_="label",
+                       style=size))
     for r in range(rows):
-        body.append(el("text", ROWS[r], x=M - 12, y=M + r * U + U / 2 + 4, class_="label small"))
+        body.append(el("text", ROWS[r], x=M / 2, y=M + r * U + U / 2 + font * 0.35,
+                       class_="label", style=size))
     kinds = {"setup": "a seed may go here", "seed": "a spore next to your seed",
              "free": "a free-standing spore", "replace": "your seed: lift it to replace it"}
     for site in state.sites():

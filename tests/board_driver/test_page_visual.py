@@ -191,22 +191,24 @@ def test_every_game_reads_well_on_a_phone_and_a_desktop(browser, sims, tmp_path,
 
 # The other board sizes a game ships layouts for, on a phone (the narrowest screen).
 OTHER_BOARDS = {
-    "fangqi-7x8": ("fangqi", "fangqi-7x8-matrix", 14),
-    "fangqi-8x8": ("fangqi", "fangqi-8x8-matrix", 14),
-    "tree-planting-4x4": ("tree-planting", "tree-planting-4x4-matrix", 10),
+    "fangqi-7x8": ("fangqi", "fangqi-7x8-matrix", 14, ()),
+    "fangqi-8x8": ("fangqi", "fangqi-8x8-matrix", 14, ()),
+    "tree-planting-4x4": ("tree-planting", "tree-planting-4x4-matrix", 10, ()),
+    # the 20x20 board only ships on the bridge: the sim's simulated RP2040 on a real pty
+    "arbos-20x20": ("arbos", "arbos-20x20-bridge", 30, ("--bridge",)),
 }
 
 
 @pytest.mark.parametrize("name", OTHER_BOARDS)
 def test_every_board_size_reads_well_on_a_phone(browser, sims, tmp_path, name):
-    game, layout, moves = OTHER_BOARDS[name]
-    check_page(browser, sims, tmp_path, game, layout, moves, "phone", name)
+    game, layout, moves, args = OTHER_BOARDS[name]
+    check_page(browser, sims, tmp_path, game, layout, moves, "phone", name, args)
 
 
-def check_page(browser, sims, tmp_path, game, layout, moves, size, name) -> None:
+def check_page(browser, sims, tmp_path, game, layout, moves, size, name, args=()) -> None:
     finished = size.endswith("-finished")
     moves = write_game(tmp_path / "sim.sqlite", game, layout, None if finished else moves)
-    sim = sims("--layout", layout, new_game=False)
+    sim = sims("--layout", layout, *args, new_game=False)
     state = sim.wait(lambda s: len(s["game"]["moves"]) == moves and not s["fixes"])
     assert len(state["game"]["moves"]) == moves and not state["fixes"], state["game"]["moves"]
     assert state["game"]["over"] == finished
