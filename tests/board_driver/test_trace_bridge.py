@@ -16,6 +16,7 @@ from board_driver import cli
 from board_driver.config import sim_config
 from board_driver.referee.tracer import Tracer
 from hardware.base import PRESENT
+from misplays import MISPLAYS
 
 LAYOUT = "grid-20x20-bridge"
 # 20 seeds four apart (white puts black's down first), then spores, a replacement and its two
@@ -132,3 +133,36 @@ def test_a_trace_names_a_button_the_bridge_board_lacks(tmp_path, capsys):
     assert cli.main(["trace", "--layout", LAYOUT, str(trace)]) != 0
     err = capsys.readouterr().err
     assert f"{trace}: line 2 (press reset): no button 'reset'; layout {LAYOUT} has ['end_turn']" in err
+
+
+@pytest.mark.parametrize("name", sorted(MISPLAYS))
+def test_a_misplay_through_the_whole_bridge_board_is_one_move(tmp_path, name):
+    """Issue 28's misplays end to end: the firmware's one debounce, the link and the referee on
+    the classic Tree Planting bridge board. The piece that stays is the one move journaled;
+    a rod's flicker is never a takeback and replay, and a neighbour a magnet passed over is
+    never a move nor a correction."""
+    t = Tracer(sim_config(layout="tree-planting-classic-bridge",
+                          journal=str(tmp_path / "j.sqlite")))
+    try:
+        heard = []
+        t.referee.listeners.append(lambda what, move, origin: heard.append((what, str(move))))
+        sites = {"piece": "h0.0", "neighbour": "h0.1"}
+
+        def until(when):   # simulated time passes: the firmware scans, the referee decides
+            while (due := t.referee.next_deadline()) is not None and due < when:
+                due = max(t.clock.now, due) + 0.0005   # (as Tracer.settle steps)
+                t.board.run_until(due)
+                t.clock.now = due
+                t.referee.tick(t.clock.now)
+            t.board.run_until(when)
+            t.clock.now = max(t.clock.now, when)
+
+        start = t.board.firmware.firmware.next_scan / 1000 + 0.001   # a hand at a random phase
+        for ms, cell, on in MISPLAYS[name]:
+            until(start + ms / 1000)
+            (t.board.place if on else t.board.lift)(sites[cell])
+        t.step("wait", ["300"])
+        assert heard == [("move", "h0.0")], name
+        assert t.referee.corrections == [] and t.session.journal.current().moves == ["h0.0"]
+    finally:
+        t.close()
