@@ -304,16 +304,21 @@ def svg_3d(state, view: View, places: list[str], turn: int = 0) -> str:
     # board is turned (the far edges would be hidden behind the trees).
     labels = [(COLUMNS[i], (i + 0.5, edge)) for i in range(SIZE) for edge in (-0.45, SIZE + 0.45)]
     labels += [(str(i + 1), (edge, i + 0.5)) for i in range(SIZE) for edge in (-0.45, SIZE + 0.45)]
-    # Drawn last, over any cube placed beside the board: a label is never under a piece.
-    marks = []
+    # A label stands beyond any cube or dashed place beside the board in its row or column (the
+    # cells past the near edge), and is drawn last: it is never under a piece.
+    taken = {spin(*parse_cell(site))[:2] for site in list(state.occupancy()) + list(places)}
+    marks, anchors = [], []
     for text, point in labels:
         px, py = spin_point(*point)
         if px < 0 or py < 0:
+            while (math.floor(px), math.floor(py)) in taken:
+                px, py = (px - 1, py) if px < 0 else (px, py - 1)
             lx, ly = _p(px, py, 0)
+            anchors += [(lx - 10, ly - 10), (lx + 10, ly + 10)]
             marks.append(el("text", text, x=lx, y=ly + 6, class_="label coord"))
 
-    points = board + [p for site in list(state.occupancy()) + list(places)
-                      for face in _cube_faces(*spin(*parse_cell(site))) for p in face]
+    points = board + anchors + [p for site in list(state.occupancy()) + list(places)
+                                for face in _cube_faces(*spin(*parse_cell(site))) for p in face]
     xs, ys = [p[0] for p in points], [p[1] for p in points]
     pad = 24
     left, top_y = min(xs) - pad, min(ys) - pad
