@@ -13,42 +13,52 @@ let chosenSite = null;
 let confirmAction = null;
 let turn3d = 0;  // quarter turns of the 3D view, this page's own choice
 
-// Every sentence this script writes, in one place (a catalog can replace the table whole).
-// Sentences from the daemon (the board's words) arrive already composed.
+// Every sentence this script writes, in one place, each an English template through `tr` (a
+// catalog may give `words` for them: {field}s are filled in after). Sentences from the daemon
+// (the board's words) arrive already composed.
+let words = {};
+
+function tr(text, fields) {
+  const said = words[text] || text;
+  return said.replace(/\{(\w+)\}/g, (m, k) => (fields && k in fields ? fields[k] : m));
+}
+
 const STRINGS = {
-  live: "live",
-  reconnecting: "reconnecting…",
-  pageTitle: (title) => `${title} — treeboard`,
-  computerLevel: (level) => `computer, ${level}`,
-  gameOver: "Game over",
-  toMove: (who) => `${who} to move`,
-  result: (result) => `${result}. Clear the board for the next game.`,
-  owedTitle: (who) => `${who}'s move.`,
-  owedSub: "Make it on the board:",
-  wrongTitle: "The board disagrees with the game.",
-  wrongSub: "Put it right there:",
-  takebackAsked: " — takeback asked, waiting for the other board",
-  youPlay: (name) => `This board plays ${name}.`,
-  youWatch: "This board watches.",
-  otherAsks: (move) => `The other board asks to take back ${move}.`,
-  place: (kind, where) => `Place ${kind}: ${where}`,
-  noAnswer: "The board does not answer; it may be restarting.",
-  refused: (status) => `refused (${status})`,
-  leaveRemote: "Leave the remote game? Both seats are then played at this board.",
-  takeback: (move) => `Take back ${move}? Lift its piece from the board afterwards.`,
-  newGame: "Abandon this game and start a new one?",
-  tokenKept: "Token kept in this browser.",
-  noFinished: "No finished game yet.",
-  finished: (g, when) => `#${g.id} ${g.game}: ${g.result || g.status}, ${g.moves} moves ${when}`,
-  reviewing: "The computer reviews the game…",
-  reviewTitle: "The value before each move, seen from the first player's side " +
-    "(up: the first player wins); red: a move that changed the result",
-  reviewUp: "first player wins",
-  reviewDown: "second player wins",
-  reviewDot: (r) => `move ${r.n}: ${r.move}` +
-    (r.changed_result ? ` changed the result (best: ${r.best.join(" ")})` : ""),
-  replayStart: "start",
-  replayAt: (at, n, move) => `move ${at} of ${n}: ${move}`,
+  live: () => tr("live"),
+  reconnecting: () => tr("reconnecting…"),
+  pageTitle: (title) => tr("{title} — treeboard", { title }),
+  computerLevel: (level) => tr("computer, {level}", { level }),
+  gameOver: () => tr("Game over"),
+  toMove: (player) => tr("{player} to move", { player }),
+  result: (result) => tr("{result}. Clear the board for the next game.", { result }),
+  owedTitle: (who) => tr("{who}'s move.", { who }),
+  owedSub: () => tr("Make it on the board:"),
+  wrongTitle: () => tr("The board disagrees with the game."),
+  wrongSub: () => tr("Put it right there:"),
+  takebackAsked: () => tr(" — takeback asked, waiting for the other board"),
+  youPlay: (player) => tr("This board plays {player}.", { player }),
+  youWatch: () => tr("This board watches."),
+  otherAsks: (move) => tr("The other board asks to take back {move}.", { move }),
+  place: (kind, where) => tr("Place {kind}: {where}", { kind, where }),
+  noAnswer: () => tr("The board does not answer; it may be restarting."),
+  refused: (status) => tr("refused ({status})", { status }),
+  leaveRemote: () => tr("Leave the remote game? Both seats are then played at this board."),
+  takeback: (move) => tr("Take back {move}? Lift its piece from the board afterwards.", { move }),
+  newGame: () => tr("Abandon this game and start a new one?"),
+  tokenKept: () => tr("Token kept in this browser."),
+  noFinished: () => tr("No finished game yet."),
+  finished: (g, when) => tr("#{id} {game}: {result}, {moves} moves {when}",
+    { id: g.id, game: g.game, result: g.result || g.status, moves: g.moves, when }),
+  reviewing: () => tr("The computer reviews the game…"),
+  reviewTitle: () => tr("The value of each position, seen from the first player's side " +
+    "(up: the first player wins); red: a move that changed the result"),
+  reviewUp: () => tr("first player wins"),
+  reviewDown: () => tr("second player wins"),
+  reviewDot: (r) => (r.changed_result
+    ? tr("move {n}: {move} changed the result (best: {best})", { n: r.n, move: r.move, best: r.best.join(" ") })
+    : tr("move {n}: {move}", { n: r.n, move: r.move })),
+  replayStart: () => tr("start"),
+  replayAt: (at, n, move) => tr("move {at} of {n}: {move}", { at, n, move }),
 };
 
 // --- the live state ---------------------------------------------------------------------------
@@ -68,7 +78,7 @@ function connect() {
 
 function setConnected(on) {
   const conn = $("conn");
-  conn.textContent = on ? STRINGS.live : STRINGS.reconnecting;
+  conn.textContent = on ? STRINGS.live() : STRINGS.reconnecting();
   conn.classList.toggle("off", !on);
   document.body.dataset.connected = on ? "yes" : "no";
 }
@@ -159,7 +169,7 @@ function showStatus(s) {
   turn.textContent = "";
   const [a, b] = s.game.scores;
   if (s.game.over) {
-    turn.textContent = STRINGS.gameOver;
+    turn.textContent = STRINGS.gameOver();
   } else {
     const who = s.game.to_move;
     turn.append(playerChip(s, who), STRINGS.toMove(s.players[who]));
@@ -177,8 +187,8 @@ function showFixes(s) {
   // invitation, not a mistake.
   const owed = s.fixes.length > 0 && s.fixes.every((f) => f.move);
   $("banner").classList.toggle("owed", owed);
-  $("banner-title").textContent = owed ? STRINGS.owedTitle(s.owed_by) : STRINGS.wrongTitle;
-  $("banner-sub").textContent = owed ? STRINGS.owedSub : STRINGS.wrongSub;
+  $("banner-title").textContent = owed ? STRINGS.owedTitle(s.owed_by) : STRINGS.wrongTitle();
+  $("banner-sub").textContent = owed ? STRINGS.owedSub() : STRINGS.wrongSub();
   siteList($("fixes"), s.fixes);
   $("steps").hidden = s.steps.length === 0;
   siteList($("step-list"), s.steps);
@@ -192,13 +202,13 @@ function showRemote(s) {
   if (!r) return;
   $("remote-game").textContent = r.game;
   let words = r.status;
-  if (r.asked_to !== null) words += STRINGS.takebackAsked;
+  if (r.asked_to !== null) words += STRINGS.takebackAsked();
   $("remote-status").textContent = words;
   // Which player this board is: a family at a board with no screen reads it off its chip here.
   const you = $("remote-you");
   you.textContent = "";
   if (r.seat === 0 || r.seat === 1) you.append(playerChip(s, r.seat), STRINGS.youPlay(s.players[r.seat]));
-  else you.textContent = STRINGS.youWatch;
+  else you.textContent = STRINGS.youWatch();
   $("remote").classList.toggle("bad", r.out_of_step || r.status.startsWith("no broker"));
   $("remote-ask").hidden = r.request === null;
   if (r.request !== null) {
@@ -295,7 +305,7 @@ async function post(path, body) {
   try {
     response = await fetch(path, { method: "POST", headers, body: JSON.stringify(body || {}) });
   } catch (err) {
-    toast(STRINGS.noAnswer);
+    toast(STRINGS.noAnswer());
     return null;
   }
   const data = await response.json().catch(() => ({ error: STRINGS.refused(response.status) }));
@@ -346,7 +356,7 @@ function wire() {
   $("remote-accept").onclick = () => post("/api/takeback-answer", { answer: "accept" });
   $("remote-refuse").onclick = () => post("/api/takeback-answer", { answer: "refuse" });
   $("remote-leave").onclick = () =>
-    ask(STRINGS.leaveRemote,
+    ask(STRINGS.leaveRemote(),
         () => post("/api/remote/leave", {}));
   $("join-form").onsubmit = (event) => {
     event.preventDefault();
@@ -362,7 +372,7 @@ function wire() {
   };
   $("new-game").onclick = () => {
     const form = optionInputs();
-    ask(STRINGS.newGame, () => {
+    ask(STRINGS.newGame(), () => {
       const options = {};
       for (const input of form.querySelectorAll("input")) {
         if (input.value.trim() !== "" && input.value.trim() !== state.options[input.name]) {
@@ -406,7 +416,7 @@ function wire() {
   $("token-box").onsubmit = (e) => {
     e.preventDefault();
     localStorage.setItem(TOKEN_KEY, token.value.trim());
-    toast(STRINGS.tokenKept);
+    toast(STRINGS.tokenKept());
   };
   $("history").addEventListener("toggle", () => { if ($("history").open) loadGames(); });
   $("replay-slider").oninput = (e) => replayTo(Number(e.target.value));
@@ -429,7 +439,7 @@ async function loadGames() {
   list.textContent = "";
   if (games.length === 0) {
     const li = document.createElement("li");
-    li.textContent = STRINGS.noFinished;
+    li.textContent = STRINGS.noFinished();
     list.append(li);
   }
   for (const g of games) {
@@ -465,7 +475,7 @@ async function loadReview(id) {
   // Asked for, not loaded with every game: a review costs the computer's worker seconds.
   if (id === null) return;
   const box = $("replay-review");
-  box.textContent = STRINGS.reviewing;
+  box.textContent = STRINGS.reviewing();
   const response = await fetch(`/api/games/${id}/review`);
   if (replay.id !== id) return;  // another game was opened meanwhile
   const body = await response.json().catch(() => ({ error: STRINGS.refused(response.status) }));
@@ -520,12 +530,12 @@ function reviewGraph(box, rows) {
   const y = (v) => mid - v * (H - top - bottom) / 2;
   box.innerHTML = `<svg viewBox="0 0 ${W} ${H}" class="review" role="img"></svg>`;
   const svg = box.firstChild;
-  svgEl("title", {}, svg).textContent = STRINGS.reviewTitle;
+  svgEl("title", {}, svg).textContent = STRINGS.reviewTitle();
   // The axis: even in the middle, the two results at the top and the bottom, move numbers below.
   svgEl("line", { x1: left, x2: W - right, y1: mid, y2: mid, class: "axis" }, svg);
   svgEl("line", { x1: left, x2: left, y1: top, y2: H - bottom, class: "axis" }, svg);
-  svgEl("text", { x: left + 6, y: top - 8, class: "tick" }, svg).textContent = STRINGS.reviewUp;
-  svgEl("text", { x: left + 6, y: H - bottom - 6, class: "tick" }, svg).textContent = STRINGS.reviewDown;
+  svgEl("text", { x: left + 6, y: top - 8, class: "tick" }, svg).textContent = STRINGS.reviewUp();
+  svgEl("text", { x: left + 6, y: H - bottom - 6, class: "tick" }, svg).textContent = STRINGS.reviewDown();
   const every = Math.max(1, Math.ceil(rows.length / 8));
   for (let n = every; n <= rows.length; n += every) {
     svgEl("line", { x1: x(n), x2: x(n), y1: mid - 4, y2: mid + 4, class: "axis" }, svg);
@@ -565,7 +575,7 @@ async function replayTo(n) {
   replay.at = at;
   replay.words = pos.move_words || replay.moves;
   $("replay-slider").value = String(at);
-  $("replay-at").textContent = at === 0 ? STRINGS.replayStart :
+  $("replay-at").textContent = at === 0 ? STRINGS.replayStart() :
     STRINGS.replayAt(at, replay.moves.length, replay.words[at - 1]);
   markReview();
   $("replay-board").innerHTML = pos.svg + (pos.svg3d || "");
