@@ -79,6 +79,20 @@ class Config:
 
 
 SEAT = re.compile(r"^(human|remote|computer(:[A-Za-z0-9_.-]+)?)$")
+
+
+def check_seats(path: str | Path, key: str, seats) -> None:
+    """Every "computer:LEVEL" seat names a level the computer has; raises a ConfigError naming
+    the seat as it was written and the levels there are."""
+    import games.ai
+
+    for seat in seats:
+        if isinstance(seat, str) and seat.startswith("computer:"):
+            try:
+                games.ai.level(seat.split(":", 1)[1])
+            except ValueError as exc:
+                expected = str(exc).split("expected ", 1)[-1]
+                raise ConfigError(path, key, f"a computer level: {expected}", seat) from None
 _HEX = re.compile(r"^#?([0-9a-fA-F]{6})$")
 
 
@@ -132,6 +146,7 @@ def parse_config(data: dict[str, Any], path: str | Path = "<built-in>") -> Confi
                     lambda v: len(v) == 2 and all(isinstance(p, str) and SEAT.match(p) for p in v),
                     'two seats, each "human", "computer", "computer:LEVEL" or "remote"')
     if players is not None:
+        check_seats(path, "players", players)
         cfg.players = tuple(players)
 
     for name in ("sensors", "display", "colours", "bridge", "remote", "web"):

@@ -666,13 +666,20 @@ class ArbosState(State):
         taken = f"{name} holds a {_KIND_TEXT[here].replace(':0', ' of White').replace(':1', ' of Black')}" \
             if here else ""
         if self._phase == "setup":
+            need = self._seed_needed()
+            if kind == SPORE and not here and self._seed_dist[i] < need:
+                # A token put on a cell in the setup is meant as a seed (a presence sensor
+                # cannot tell): why no seed may go there is the reason to give.
+                kind = SEED
             if kind != SEED:
                 raise IllegalMove(move, "the setup comes first: put down a seed of your opponent")
             if here:
                 raise IllegalMove(move, taken)
-            need = self._seed_needed()
             if self._seed_dist[i] < need:
-                raise IllegalMove(move, f"{name} is too close to another seed: seeds need at "
+                near = min(self._seeds[0] | self._seeds[1], key=lambda j: max(
+                    abs(j // self.geo.cols - r), abs(j % self.geo.cols - c)), default=None)
+                to = f" to {self.geo.names[near]}" if near is not None else ""
+                raise IllegalMove(move, f"{name} is too close{to}: seeds need at "
                                         f"least {need - 1} empty cell{'s' if need > 2 else ''} "
                                         "between them along the row or the column")
             return i

@@ -719,7 +719,10 @@ class FangqiState(State):
                                         "counter that is in no square first")
             return move
         if move.kind != "slide":
-            raise IllegalMove(move, f"it is the movement phase: {who} slides a counter, e.g. d4-d5")
+            # (the example is a slide legal here: a fixed one may name a row the board lacks)
+            example = next((str(m) for m in self.legal_moves()), "a1-a2")
+            raise IllegalMove(move, f"it is the movement phase: {who} slides a counter, e.g. "
+                                    f"{example}")
         i, t = grid.index[move.frm], grid.index[move.to]
         if not masks[p] >> i & 1:
             raise IllegalMove(move, f"{move.frm} holds no {COLOURS[p]} counter")

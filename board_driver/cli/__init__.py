@@ -26,10 +26,25 @@ from typing import Sequence
 from board_driver.cli import ai, board, rules, service
 
 
+def _version() -> str:
+    """The installed package's version (the source tree's pyproject when not installed)."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("treeboard")
+    except metadata.PackageNotFoundError:
+        import tomllib
+        from pathlib import Path
+
+        pyproject = Path(__file__).resolve().parents[2] / "pyproject.toml"
+        return tomllib.loads(pyproject.read_text())["project"]["version"]
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="treeboard",
         description="A smart board for tree games: rules engines, sensors, LEDs, and the daemon.")
+    parser.add_argument("--version", action="version", version=f"treeboard {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for family in (rules, board, ai, service):

@@ -33,8 +33,9 @@ def _position(args: argparse.Namespace) -> games.State:
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
-    """Print {"value", "best", "seconds"}: the final tree margin for the player to move under
-    perfect play, the grooves that reach it, and how long the search took."""
+    """Print {"value", "for", "for_player", "best", "seconds"}: the final tree margin for the
+    player to move (seat "for", named "for_player") under perfect play, the grooves that reach
+    it, and how long the search took."""
     solvable = [name for name in games.names() if games.get_game(name).exact_solver]
     if args.game not in solvable:
         return fail(f"solve: only {', '.join(solvable)} has an exact solver, not {args.game!r}; "
@@ -56,7 +57,12 @@ def cmd_solve(args: argparse.Namespace) -> int:
         return fail(f"solve: no exact value within {args.seconds} s", status=1)
     except BookError as exc:
         return fail(f"solve: {exc}", status=1)
-    print(json.dumps({"value": value, "best": [str(g) for g in best],
+    # "value" is the player to move's: say who that is, by seat and by name
+    from board_driver.views import players
+
+    print(json.dumps({"value": value, "for": state.to_move,
+                      "for_player": players(state.game.name)[state.to_move],
+                      "best": [str(g) for g in best],
                       "seconds": round(time.perf_counter() - start, 3)}))
     return 0
 
@@ -108,7 +114,8 @@ def cmd_review(args: argparse.Namespace) -> int:
         print(json.dumps({"game": state.game.name, **state.options(), "moves": rows}))
         return 0
     exact = all(r["exact"] for r in rows)
-    print(f"{state.game.name} {state.options()}: values are "
+    options = ", ".join(f"{k} {v}" for k, v in state.options().items())
+    print(f"{state.game.short_title}" + (f" ({options})" if options else "") + ": values are "
           + ("final tree margins for the player moving, under perfect play" if exact else
              "exact tree margins (integers) or the search's expected result 0..1 (0.50 even)"))
     from board_driver.views import players

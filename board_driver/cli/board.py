@@ -9,7 +9,8 @@ import sys
 from pathlib import Path
 
 from board_driver.cli.common import add_game_options, fail, game_options
-from board_driver.config import DEFAULT_PATH, SEAT, Config, ConfigError, load_config, sim_config
+from board_driver.config import (DEFAULT_PATH, SEAT, Config, ConfigError, check_seats, load_config,
+                                 sim_config)
 
 
 def _logging(verbose: bool) -> None:
@@ -111,6 +112,8 @@ def _command_line_choices(config: Config, args: argparse.Namespace) -> None:
 
     if getattr(args, "layout", None):
         config.layout = args.layout
+    if getattr(args, "game", None):
+        config.layout = layout_for_game(args.game, getattr(args, "layout", None))
     if getattr(args, "moves", None):
         config.moves = args.moves
     if getattr(args, "journal", None):
@@ -121,6 +124,7 @@ def _command_line_choices(config: Config, args: argparse.Namespace) -> None:
             if not SEAT.match(who) or who == "remote":
                 raise ConfigError("<command line>", "--players",
                                   'two seats, each "human", "computer" or "computer:LEVEL"', who)
+        check_seats("<command line>", "--players", args.players)
         config.players = tuple(args.players)
     try:
         options = game_options(args)
@@ -134,6 +138,35 @@ def _command_line_choices(config: Config, args: argparse.Namespace) -> None:
         _check_sites(config, layout)
 
 
+def layouts_of(game: str) -> list[str]:
+    """The shipped layouts a game is played on, pieces on GPIO or a matrix first."""
+    from hardware.layout import load_layout, shipped_layouts
+
+    return sorted((n for n in shipped_layouts() if load_layout(n).game == game),
+                  key=lambda n: ("bridge" in n, n))
+
+
+def layout_for_game(game: str, layout: str | None) -> str:
+    """--game NAME: the layout to play it on (its first shipped one, or --layout's if that is
+    one of its). Raises ConfigError naming the games, or the game's layouts."""
+    import games
+
+    if game not in games.names():
+        raise ConfigError("<command line>", "--game", "one of " + ", ".join(games.names()), game)
+    fits = layouts_of(game)
+    if layout is None:
+        return fits[0]
+    from hardware.layout import load_layout
+
+    if not layout.endswith(".toml") and layout not in fits:
+        raise ConfigError("<command line>", "--layout", f"a layout of {game}: "
+                          + ", ".join(fits), layout)
+    if layout.endswith(".toml") and load_layout(layout).game != game:
+        raise ConfigError("<command line>", "--layout", f"a layout of {game}: "
+                          + ", ".join(fits), layout)
+    return layout
+
+
 def _check_sites(config: Config, layout) -> None:
     """Options that change the board (--board 4x4) need a layout with sensors for its sites."""
     import games
@@ -143,7 +176,14 @@ def _check_sites(config: Config, layout) -> None:
     try:
         sites = set(games.get_game(name).new_state(**config.game_options).sites())
     except (KeyError, games.GameError) as exc:
-        raise ConfigError("<command line>", "game options", f"options {name} accepts ({exc})") from None
+        # The options may be another game's (--cubes is Treeblox's): name its layouts.
+        given = set(config.game_options) - set(layout.game_options)
+        others = [g for g in games.names() if g != name and given
+                  and given <= set(games.get_game(g).options())]
+        hint = "".join(f"; {g} takes them: --layout {' or '.join(layouts_of(g))}"
+                       for g in others)
+        raise ConfigError("<command line>", "game options",
+                          f"options {name} accepts ({exc}{hint})") from None
     missing = sorted(sites - set(layout.sites))
     if missing:
         fits = [n for n in shipped_layouts() if (lay := load_layout(n)).game == name
@@ -307,6 +347,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     def simulated(p, *, journal: bool = False):
         p.add_argument("--config", help="a config file instead of the built-in simulated one")
         p.add_argument("--layout", help="a shipped layout name or a layout file")
+        p.add_argument("--game", help="the game to play, on its first shipped layout (or on "
+                                      "--layout's): see `treeboard games`")
         p.add_argument("--moves", choices=["off", "legal", "safe", "best"],
                            help="move display mode")
         if journal:

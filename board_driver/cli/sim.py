@@ -2,8 +2,10 @@
 
 The daemon is the real one (asyncio loop, debounce on a real clock, matrix scan thread on
 gpiozero mock pins, the recording NeoPixel strip); you are the hands. Type actions as in a
-trace file (`place h0.0`, `lift h0.0`, `press end_turn`, `place b2+1 dark-leaf`), or `clear`
-(lift every piece), `new` (start a new game), `show`, `help`, `quit`. After each change the
+trace file (`place h0.0`, `lift h0.0`, `press end_turn`, `place b2+1 dark-leaf`, and in a touch
+game `tap c3` and `hold c3`, gestures whatever the pace of typing), or `clear` (lift every
+piece), `new` (start a new game), `takeback`, `show`, `legend` (the board's colours, from the
+views' one legend), `help`, `quit`. After each change the
 sim says what happened in words (a move, a takeback, what is not a move and why) and draws
 the board with the LED colours. Ctrl-C ends it at once.
 """
@@ -18,6 +20,7 @@ from typing import TextIO
 
 from board_driver.config import Config
 from board_driver.daemon.loop import Daemon
+from board_driver.referee.referee import takeback_words
 from board_driver.referee.session import Session
 from board_driver.referee.tracer import act, describe_error, parse_action
 from board_driver import views
@@ -26,18 +29,36 @@ from board_driver.views.frame import shown_view
 from hardware.base import PRESENT
 
 HELP = ("actions: place SITE [KIND] | lift SITE | press BUTTON | wait MS | clear (lift every piece) | "
-        "new (start a new game) | takeback | show | help | quit")
+        "new (start a new game) | takeback | show | legend | help | quit")
+#: The same, for a game played by touch (no pieces: taps and holds).
+TOUCH_HELP = ("actions: tap SQ | hold SQ (a tap or a hold however slowly you type; place SQ and "
+              "lift SQ time the wand for real) | takeback | new (start a new game) | show | legend "
+              "| help | quit")
 #: What a line may start with, beyond the trace's actions (place, lift, press, wait).
-SIM_WORDS = ("takeback", "accept", "refuse", "clear", "new", "show", "help", "?", "quit", "exit")
+SIM_WORDS = ("legend", "takeback", "accept", "refuse", "clear", "new", "show", "help", "?", "quit", "exit")
 REMOTE_HELP = ("remote game: takeback asks the other board; accept | refuse answers its request")
 #: The exit status of a sim ended with Ctrl-C (128 + SIGINT), as a shell reports it.
 EXIT_INTERRUPTED = 130
 
 
+def legend_lines(ref, paint) -> list[str]:
+    """The board's colours and what they mean, from the one legend the page shows too."""
+    lines = ["the LEDs (type legend to see this again):"]
+    for entry in views.legend(ref.state, ref.view):
+        colour = entry["colour"]
+        swatch = paint(tuple(int(colour[i:i + 2], 16) for i in (1, 3, 5)), "██") if colour \
+            else "  "
+        lines.append(f"  {swatch} {entry['label']}: {entry['means']}")
+    return lines
+
+
 def game_help(game_name: str) -> str:
     """The actions, then the game's own help (its sites and entries), from its view module."""
+    import games
+
     own = getattr(views.view_of(game_name), "HELP", "")
-    return f"{HELP}\n{own}" if own else HELP
+    actions = TOUCH_HELP if games.get_game(game_name).input_mode == "touch" else HELP
+    return f"{actions}\n{own}" if own else actions
 
 
 class Terminal:
@@ -50,6 +71,7 @@ class Terminal:
         self._state = None  # the game object last seen (a new one: a new game began)
         self._moves: list[str] = []
         self._wrong: set[str] = set()  # sites already reported as "not a move"
+        self._missing: set[str] = set()  # sites already missing a piece
         self._occupied: set[str] = set()  # the game's pieces at the last narration
         self.link = None  # the RemoteLink of a remote game, once the daemon runs
         self._link_said: dict | None = None
@@ -61,21 +83,36 @@ class Terminal:
             self.narrate_link()
         if key == self._last or self._state is None:
             return  # unchanged, or before `start` (run_sim draws the first board itself)
-        drawn = key[:3] != (self._last or (None,) * 4)[:3]
+        before = self._last or (None,) * 4
+        drawn = key[:3] != before[:3]
         self._last = key
         self.narrate(session)
         if drawn:
             self.draw(session)
-        if key[3]:
-            self.say(key[3])  # a touch game's selection (board_driver/referee/touch.py)
+        if key[3] is not None and key[3] != before[3]:
+            # a touch game's selection, or what a tap that made no move did
+            # (board_driver/referee/touch.py)
+            words, _ = key[3]
+            if words:
+                self.say(words)
 
     @staticmethod
     def _key(ref) -> tuple:
         # What the drawing shows: the game, the corrections, a move's steps still to make;
         # and a touch game's selection, said in words.
-        touch = getattr(ref, "touch", None)
-        return (ref.state.to_json(), tuple(ref.corrections), tuple(ref.view.completions),
-                touch.words() if touch is not None else None)
+        touch = ref.touch
+        if touch is None:
+            said = None
+        else:
+            note = touch.note
+            words = touch.words() or (touch.note_words(views.players(ref.state.game.name))
+                                      if note is not None else None)
+            said = (words, note[0] if note is not None and touch.selected is None else None)
+        # (the hints of --moves best arrive from the worker after the board was drawn: a
+        # redraw then shows them)
+        hints = tuple(sorted(ref.view.hints.items())) if ref.view.moves == "best" else ()
+        return ((ref.state.to_json(), hints), tuple(ref.corrections),
+                tuple(ref.view.completions), said)
 
     def say(self, text: str) -> None:
         print(text, file=self.out, flush=True)
@@ -104,14 +141,20 @@ class Terminal:
         while common < min(len(moves), len(self._moves)) and moves[common] == self._moves[common]:
             common += 1
         took_back = common < len(self._moves)
-        for undone in reversed(self._moves[common:]):
-            self.say(f"takeback of {undone}")
+        undone = self._moves[common:]
+        if len(undone) > 1 and len(moves) == common and not all(map(ref.at_board, (0, 1))):
+            # Against the computer: the player's move and the computer's reply, together.
+            self.say(f"takeback of {_with_reply(ref, state, undone)}")
+        else:
+            for move in reversed(undone):
+                self.say(f"takeback of {move}")
         for i in range(common, len(moves)):
             nxt = "" if i + 1 < len(moves) else (" (game over)" if state.is_over()
                                                   else f" ({names[state.to_move]} to move)")
             if not ref.at_board(_mover(state, i)):
                 nxt += f"; {names[_mover(state, i)]}'s move: put it on the board"
-            self.say(f"move {i + 1}: {moves[i]}{nxt}")
+            why = " (the turn's time ran out)" if i + 1 in ref.timed_out else ""
+            self.say(f"move {i + 1}: {moves[i]}{why}{nxt}")
         self._moves = moves
         occupied = set(state.occupancy())
         # A piece whose move was just taken back is to be lifted, as the takeback said: no
@@ -119,9 +162,21 @@ class Terminal:
         taken_back = self._occupied - occupied if took_back else set()
         self._occupied = occupied
         wrong = {c.site for c in ref.corrections if c.want is None}
+        owed = first_to_make(ref, names)
         for site in sorted(wrong - self._wrong - taken_back):
-            self.say(f"not a move: {why_not(state, site)}")
+            self.say(f"not a move: {site}: {owed}" if owed else
+                     f"not a move: {why_not(state, site)}")
         self._wrong = wrong
+        # A piece of the last move lifted where lifting takes nothing back: say why.
+        missing = {c.site for c in ref.corrections if c.want is not None and c.have is None}
+        last = _last_sites(state)
+        off = None if not last or not (missing - self._missing) & last else \
+            "takebacks by lifting are off (display.takeback = false)" if not ref.config.takeback \
+            else "in a remote game a takeback is asked of the other board" \
+            if "remote" in ref.seats else None
+        if off and not took_back:
+            self.say(f"{off}: put it back, or type takeback")
+        self._missing = missing
 
     def narrate_link(self) -> None:
         """A remote game: say when the link to the other board changes, and its requests."""
@@ -149,6 +204,9 @@ class Terminal:
                      " — clear the board for a new game")) if state.is_over() else \
             (f"score {a}:{b}, " + paint(colours[f"player{state.to_move}"], names[state.to_move],
                                         bold=True) + " to move")
+        if self.link is not None:
+            # a remote game: the link's state in the board's header, not a log line a retry
+            status += f" — other board: {self.link.summary()['status']}"
         print(f"\n{body}\n{status}", file=self.out)
         by = "the other board's" if ref.view.to_make_by == "remote" else "the computer's"
         for fix in views.corrections_in_words(state, ref.view):
@@ -156,6 +214,20 @@ class Terminal:
             verb = f"make {by} move at" if fix["move"] else "correct"
             print(f"  {verb} {fix['site']}: {fix['do']}", file=self.out)
         self.out.flush()
+
+
+def first_to_make(ref, names: tuple[str, str]) -> str | None:
+    """While the other seat's move still waits to be made on the board, what to do first
+    ("first put the computer's rod on v1.2"); None when nothing is owed."""
+    owed = [c for c in ref.corrections if c.want is not None and c.have is None
+            and c.site in ref.view.to_make]
+    if not owed:
+        return None
+    by = "the other board's" if ref.view.to_make_by == "remote" else "the computer's"
+    kind = owed[0].want
+    noun = "piece" if kind == PRESENT else kind.partition(":")[0] if ":" in kind else \
+        piece_name(kind, names, "").strip()
+    return f"first put {by} {noun} on {' and '.join(c.site for c in owed)}"
 
 
 def why_not(state, site: str) -> str:
@@ -178,6 +250,27 @@ def why_not(state, site: str) -> str:
 def pieces_on_board(session: Session) -> list[str]:
     """The sensed sites that hold a piece now (the settled reading)."""
     return [site for site, value in session.referee.physical.items() if value is not None]
+
+
+def _with_reply(ref, state, undone: list[str]) -> str:
+    """Moves taken back together, from the position before them: "h0.0 and the computer's
+    reply v1.2"."""
+    probe, made = state.copy(), []
+    for text in undone:
+        made.append((text, ref.at_board(probe.to_move)))
+        probe.play(probe.parse_move(text))
+    return takeback_words(list(reversed(made)))
+
+
+def _last_sites(state) -> set[str]:
+    """The sites the last move changed (empty before the first)."""
+    if not state.moves:
+        return set()
+    probe = state.copy()
+    after = probe.occupancy()
+    probe.undo()
+    before = probe.occupancy()
+    return {s for s in before.keys() | after.keys() if before.get(s) != after.get(s)}
 
 
 def _mover(state, index: int) -> int:
@@ -252,6 +345,9 @@ def run_sim(config: Config, *, new_game: bool = False, stdin: TextIO = sys.stdin
         print(game_help(session.referee.state.game.name), file=out)
         if daemon.remote is not None:
             print(REMOTE_HELP, file=out)
+            ref = session.referee
+            print(views.seat_words(ref.state.game.name, tuple(ref.seats), ref.view.colours),
+                  file=out)
             terminal.link = daemon.remote
         if daemon.web is not None:
             print(f"the board in a browser: {daemon.web.url}", file=out)
@@ -279,6 +375,10 @@ def run_sim(config: Config, *, new_game: bool = False, stdin: TextIO = sys.stdin
             word = line.strip().lower()
             if word in ("help", "?"):
                 print(game_help(session.referee.state.game.name), file=out)
+                print("\n".join(legend_lines(session.referee, terminal.paint)), file=out)
+                continue
+            if word == "legend":
+                print("\n".join(legend_lines(session.referee, terminal.paint)), file=out)
                 continue
             if word == "show":
                 terminal.draw(session)
@@ -287,7 +387,9 @@ def run_sim(config: Config, *, new_game: bool = False, stdin: TextIO = sys.stdin
             try:
                 if word == "takeback":
                     done = door.takeback()
-                    terminal.say(done if door.link is not None else f"{done}; lift its pieces")
+                    # (a touch game has no pieces: the LEDs change back by themselves)
+                    pieces = door.link is None and session.referee.touch is None
+                    terminal.say(f"{done}; lift its pieces" if pieces else done)
                 elif word in ("accept", "refuse"):
                     if door.link is None:
                         terminal.say(f"  ? {word}: there is no remote game to answer")
@@ -305,7 +407,8 @@ def run_sim(config: Config, *, new_game: bool = False, stdin: TextIO = sys.stdin
                     shown = lambda: not pieces_on_board(session)  # noqa: E731
                     terminal.say(f"lifted {n} piece{'s' if n != 1 else ''}; the board is empty")
                 elif word and not word.startswith("#") \
-                        and word.split()[0] not in ("place", "lift", "press", "wait", *SIM_WORDS):
+                        and word.split()[0] not in ("place", "lift", "tap", "hold", "press", "wait",
+                                                   *SIM_WORDS):
                     # The trace's own message lists only its four actions; the sim has more.
                     terminal.say(f"  ? unknown command {word.split()[0]!r}; type help for the "
                                  "commands")
@@ -330,6 +433,11 @@ def run_sim(config: Config, *, new_game: bool = False, stdin: TextIO = sys.stdin
                     # Piped actions arrive faster than hands: let each settle, as a person's would,
                     # and on a loaded machine (a late scan) until the settled reading shows it.
                     await asyncio.sleep(session.referee.debouncer.window_s + 0.08)
+                    await _until(shown, PIPED_SETTLE_LIMIT_S)
+                elif shown is not None:
+                    # Lines pasted into a terminal arrive as fast as piped ones: the next waits
+                    # until this one is in the settled reading (`lift b3` after `place b3` is
+                    # then a lift, not "nothing to lift at b3"). Typed lines find it there.
                     await _until(shown, PIPED_SETTLE_LIMIT_S)
             except Exception as exc:  # a typo must not end the game
                 terminal.say(f"  ? {describe_error(exc)}")

@@ -166,8 +166,8 @@ class Daemon:
             levels = computer_seats(session.referee.seats)
         except ValueError as exc:
             from board_driver.config import ConfigError
-            raise ConfigError(self.config.path, "players", str(exc).split(": ", 1)[-1],
-                              list(self.config.players)) from None
+            raise ConfigError(self.config.path, "players",
+                              str(exc).split("expected ", 1)[-1]) from None
         if not levels and self.config.moves != "best":
             return  # no computer seat, no hints: no worker (until the page asks for hints)
         self._pool = worker_pool()

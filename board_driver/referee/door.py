@@ -90,6 +90,12 @@ class Door:
         self.referee.lift_entry(site, self.clock())
         self._done()
 
+    def tap(self, site: str, held: bool = False) -> None:
+        """A tap (`held`: a hold) of a touch game's square, as the wand makes it, without its
+        timing (the sim's `tap` and `hold`): a hold only offers its move, a tap confirms."""
+        self.referee.gesture(site, held, self.clock())
+        self._done()
+
     def press(self, button: str) -> None:
         """A named button, from the page or the sim: refused with the reason when it would do
         nothing (the board's own button ignores a press that cannot count, see `button`)."""

@@ -105,8 +105,12 @@ def candidate_moves(state: State, sites: Iterable[str]) -> list:
 
 
 def reconcile(state: State, physical: Mapping[str, str | None], sites: Iterable[str], *,
-              takeback: bool = True, _within: bool = True) -> Verdict:
-    """Decide what the settled board means. Leaves `state` exactly as it found it."""
+              takeback: bool = True, depth: int = 1, _within: bool = True) -> Verdict:
+    """Decide what the settled board means. Leaves `state` exactly as it found it.
+
+    A takeback by lifting takes back the last `depth` moves together (against the computer,
+    the player's move and the computer's reply): the player's own move must be off the board
+    again; the reply may have been made on the board or not."""
     sites = list(sites)
     sensed = set(sites)
     expected = state.occupancy()
@@ -137,21 +141,43 @@ def reconcile(state: State, physical: Mapping[str, str | None], sites: Iterable[
     complete = [move for move, rest in explaining if not rest]
     if len(complete) == 1:
         return Verdict("play", complete[0])
+
+    if explaining and not complete and state.moves:
+        # Read both as a takeback under way (every change so far undoes the last move: a
+        # Fangqi capture taken back by putting the taken counter back first) and as a new move
+        # not finished (the opponent's counter slid there, its source still to lift): the
+        # takeback wins. Its next steps light; with takebacks off, it is to be corrected.
+        probe = state.copy()
+        probe.undo()
+        before = probe.occupancy()
+        undone = changed_sites(expected, before)
+        if diff.keys() <= undone and all(sensed_as(before.get(s), physical.get(s))
+                                         for s in diff):
+            rest = [Correction(s, before.get(s), physical.get(s)) for s in sorted(undone & sensed)
+                    if not sensed_as(before.get(s), physical.get(s))]
+            if takeback and depth == 1 and rest:
+                return Verdict("in-progress", completions=rest)
+            if not takeback:
+                return Verdict("correct", corrections=sorted(diff.values(), key=lambda c: c.site))
+
     if len(explaining) == 1 and not complete and _puts_down(diff):
         # One move, made as far as its own choices go; what it leaves (a tree peg to plant, a
         # counter it took still to lift) stays to be corrected.
         return Verdict("play", explaining[0][0])
 
-    if takeback and state.moves:
+    if takeback and len(state.moves) >= depth:
         probe = state.copy()
         last = probe.undo()
+        for _ in range(depth - 1):
+            mine = probe.occupancy()     # after the player's move (before the replies)
+            last = probe.undo()
         before = probe.occupancy()
+        own = changed_sites(mine, before) if depth > 1 else changed_sites(expected, before)
         # Stricter than a move: everything the last move changed must be off the board again
         # (a rod lifted while its tree peg still stands is not yet a takeback; a peg still to
         # plant is not one at all).
         if _explains(diff, expected, before, physical) and all(
-                sensed_as(before.get(s), physical.get(s))
-                for s in changed_sites(expected, before) & sensed):
+                sensed_as(before.get(s), physical.get(s)) for s in own & sensed):
             return Verdict("undo", last)
 
     if explaining and not complete:

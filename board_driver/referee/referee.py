@@ -23,6 +23,16 @@ from hardware.debounce import Debouncer
 log = logging.getLogger("treeboard.referee")
 
 
+def takeback_words(undone: list[tuple[str, bool]]) -> str:
+    """What a takeback took back, in words: "h1.0", or against the computer "h1.0 and the
+    computer's reply v1.2" (`undone` as `Referee._undo` returns it, last move first)."""
+    mine = [m for m, here in undone if here]
+    reply = [m for m, here in undone if not here]
+    if not reply or not mine:
+        return " and ".join(m for m, _ in reversed(undone))
+    return f"{' and '.join(reversed(mine))} and the computer's reply {' '.join(reversed(reply))}"
+
+
 class Referee:
     def __init__(self, state: games.State, layout: Any, leds: Any, journal: Any, config: Any,
                  *, debounce_s: float | None = None):
@@ -59,6 +69,8 @@ class Referee:
         # the page), its pieces still stand: nothing is played until they match the game again,
         # or the piece just taken back would be played straight back.
         self._hold = False
+        # The moves (their numbers, 1 up) that were passes because the turn's time ran out.
+        self.timed_out: set[int] = set()
         # Touch input (board_driver/referee/touch.py): a game whose position lives on the LEDs takes
         # its moves from taps, not from pieces; None for every piece game.
         self.touch = TouchInput() if is_touch_game(state) else None
@@ -85,10 +97,12 @@ class Referee:
             raise games.BadOptions(f"layout {self.layout.name} has no sensor for {unsensed[0]}: "
                                    "that game does not fit this board")
         self.state = state
+        self.timed_out = set()
         self.sensed = [s for s in state.sites() if s in self.layout.channels_of_site]
         # A new game starts from an empty board: pieces of the old one still standing are to be
-        # lifted, never read as the new game's first moves.
-        self._hold = True
+        # lifted, never read as the new game's first moves. (A touch board holds no pieces:
+        # nothing to wait for, or the computer would never move again.)
+        self._hold = self.touch is None
         self.journal.start_game(self.state.game.name, self.state.options())
         self.view.over_since = None
         log.info("new game of %s %s", self.state.game.name, self.state.options())
@@ -236,14 +250,39 @@ class Referee:
             raise games.IllegalMove("takeback", "the game is over; start a new game instead")
         if not self.state.moves:
             raise games.IllegalMove("takeback", "no move to take back")
-        self.journal.record_undo()
-        move = self.state.undo()
-        self._hold = True
-        self.view.to_make = frozenset()
-        log.info("takeback (%s): %s", origin, move)
-        self._tell("undo", move, origin)
+        undone = self._undo(self.takeback_depth(), origin)
+        self._hold = self.touch is None   # (a touch board has no pieces to lift)
         self._decide(now)
-        return str(move)
+        return takeback_words(undone)
+
+    def takeback_depth(self) -> int:
+        """How many moves a takeback takes back. Against the computer, a player's move and the
+        computer's reply after it go together (taking back the reply alone, the computer would
+        play it again at once); otherwise the last move."""
+        state = self.state
+        here = [self.at_board(p) for p in (0, 1)]
+        if "remote" in self.seats or all(here) or not any(here):
+            return 1
+        probe, depth = state.copy(), 0
+        while probe.moves:
+            probe.undo()
+            depth += 1
+            if self.at_board(probe.to_move):   # the player's move: it goes too, and no more
+                return depth
+        return max(1, depth)
+
+    def _undo(self, depth: int, origin: str) -> list[tuple[str, bool]]:
+        """Take back `depth` moves (journal first); returns each (move, made at this board),
+        last move first."""
+        undone = []
+        for _ in range(depth):
+            self.journal.record_undo()
+            move = self.state.undo()
+            undone.append((str(move), self.at_board(self.state.to_move)))
+            log.info("takeback (%s): %s", origin, move)
+            self._tell("undo", move, origin)
+        self.view.to_make = frozenset()
+        return undone
 
     def lift_entry(self, site: str, now: float) -> None:
         """The piece entered last on a site no sensor sees, lifted again: a takeback, as
@@ -283,8 +322,22 @@ class Referee:
 
     # --- touch input (games with input_mode "touch") -----------------------------------------
 
+    def gesture(self, site: str, held: bool, now: float) -> None:
+        """A tap (or, `held`, a hold) of `site` made without the sensors (the sim's `tap` and
+        `hold`): the same as the wand's, whatever the time between the typed lines. Raises
+        games.IllegalMove in a game that takes no taps, or for a site not on the board."""
+        if self.touch is None:
+            raise games.IllegalMove(f"tap {site}", "this game's moves are made with pieces, "
+                                                   "not taps: place and lift them")
+        if site not in self.state.sites():
+            raise games.IllegalMove(f"tap {site}", f"{site} is no square of this board")
+        self._gestured(self.touch.gesture(site, held, now, self.state), now)
+
     def _touched(self, site: str, now: float) -> None:
-        what = self.touch.sensor(site, self.physical[site] is not None, now, self.state)
+        self._gestured(self.touch.sensor(site, self.physical[site] is not None, now,
+                                         self.state), now)
+
+    def _gestured(self, what: Any, now: float) -> None:
         if what == "new-game":
             self.new_game(now)
         elif what is not None:
@@ -343,20 +396,29 @@ class Referee:
             self._hold = bool(diff)
             return
         for _ in range(8):  # a play or undo can leave a remainder (a tree peg still to plant)
-            # A takeback by lifting is for a game played at this board alone: the computer's
-            # or a remote board's move is not the players' to lift (a remote takeback is asked).
-            takeback = self.config.takeback and all(self.at_board(p) for p in (0, 1))
-            verdict = reconcile(self.state, self.physical, self.sensed, takeback=takeback)
+            # A takeback by lifting is for a game played at this board, alone or against the
+            # computer (lifting one's own last piece takes back the computer's reply with it); a
+            # remote board's move is not the players' to lift (a remote takeback is asked).
+            takeback = self.config.takeback and "remote" not in self.seats
+            depth = self.takeback_depth() if takeback and self.state.moves else 1
+            verdict = reconcile(self.state, self.physical, self.sensed, takeback=takeback,
+                                depth=depth)
             if verdict.action == "play" and self.at_board(self.state.to_move):
                 self._accept(verdict.move, now)
                 if self.state.is_over():
                     self.view.corrections = self.view.completions = []
                     return
             elif verdict.action == "undo":
-                self.journal.record_undo()
-                move = self.state.undo()
-                log.info("takeback: %s", move)
-                self._tell("undo", move, "board")
+                self._undo(depth, "board")
+                if depth > 1:
+                    # The computer's reply may still stand on the board: it is to be lifted,
+                    # never read as the player's next move.
+                    self._hold = True
+                    diff = differences(self.state.occupancy(), self.physical, self.sensed)
+                    self.view.corrections = sorted(diff.values(), key=lambda c: c.site)
+                    self.view.completions = []
+                    self._hold = bool(diff)
+                    return
             elif verdict.action == "play":
                 # The other seat's turn: a piece put for it is a mistake to correct.
                 self.view.corrections = sorted(
@@ -367,6 +429,10 @@ class Referee:
             else:  # in sync, a move in progress, or a correction
                 self.view.corrections = verdict.corrections
                 self.view.completions = verdict.completions
+                expected = self.state.occupancy()
+                self.view.lifted = frozenset(
+                    s for s in self.sensed if verdict.action == "in-progress"
+                    and expected.get(s) is not None and self.physical.get(s) is None)
                 if verdict.action == "in-sync":
                     self.view.to_make = frozenset()   # the other seat's move is made
                 return
@@ -404,6 +470,9 @@ class Referee:
                 log.info("turn time limit: %s passes", self.state.to_move)
                 self._turn_of, self._turn_since = None, now
                 self._accept(move, now)
+                # (said with its reason: "move 5: pass (the turn's time ran out)")
+                self.timed_out = {i for i in self.timed_out if i < len(self.state.moves)}
+                self.timed_out.add(len(self.state.moves))
                 self._decide(now)   # (which starts the next player's clock)
                 return True
         return False

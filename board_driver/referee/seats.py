@@ -83,7 +83,11 @@ def _lower_priority() -> None:
     # In the worker: the scheduler serves the daemon first whenever both want a core, so the
     # search takes only what the sensor path leaves over.
     import os
+    import signal
 
+    # Ctrl-C in a terminal reaches the whole process group: the daemon stops the worker
+    # itself, so the worker must not die of it mid-search with a KeyboardInterrupt traceback.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     os.nice(19)
 
 
@@ -164,6 +168,8 @@ class ComputerSeat:
 
     def _fresh(self, future: Future, history: tuple[str, ...], what: str) -> Any:
         """A worker's answer if it came back and still fits the game; None otherwise."""
+        if future.cancelled():
+            return None  # the daemon is stopping: its worker was shut down, nothing failed
         try:
             answer = future.result()
         except Exception:
@@ -178,6 +184,8 @@ class ComputerSeat:
         """On the loop: a search came back."""
         if history == self._asked:
             self.thinking = False
+        if future.cancelled():
+            return  # the daemon is stopping: ask nothing more of its worker
         move = self._fresh(future, history, "computer's search")
         if move is None:
             self.poke()

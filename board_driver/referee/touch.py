@@ -22,8 +22,16 @@ long the sensor stayed on):
   attacker that takes a square): a *choice*. The board shows the position after the
   offered move (`shown_state`), source and target blinking white; tap the target again to
   play it, the source for the next offer, anywhere else to cancel;
-- hold a site (at least `hold_s`): the move it makes by holding (a choice again when there
-  are several); once the game is over, a hold anywhere starts the next game.
+- hold a site (at least `hold_s`): the move it makes by holding is only *offered*: the
+  square blinks in the colour of a move that stops or gives up something (the "unsafe"
+  colour), and a second tap on it confirms; anything else cancels (a choice again when there
+  are several). A slow hand never destroys: Game for the Trees' retreat gives up a square;
+- a move that loses at once (a tree grown onto one's own last Huckleberry square is legal
+  and loses) is offered the same way before it is played: tap the target again to confirm;
+- once the game is over, a hold anywhere starts the next game;
+- a tap that does nothing (a bare square, the opponent's), and a cancel, are said
+  (`note_words`) and the tapped square flashes in the "wrong" colour for `FLASH_S`, so a
+  tap is never met by silence.
 
 A square may have more than one LED: a touch game's view may light *parts* of a square,
 frame keys "SITE:PART" (Game for the Trees: "e4:kind"), which a layout provides as named LED
@@ -40,6 +48,16 @@ from typing import Any
 log = logging.getLogger("treeboard.touch")
 
 HOLD_S = 1.2          # a touch this long or longer is a hold
+FLASH_S = 0.6         # a tap that did nothing: its square flashes this long
+
+
+def loses_at_once(state: Any, move: Any) -> bool:
+    """Does `move` end the game at once with the mover beaten (Game for the Trees: a tree
+    grown onto one's own last Huckleberry square)? Such a move is offered, not played."""
+    mover = state.to_move
+    probe = state.copy()
+    probe.play(move)
+    return probe.is_over() and probe.winner() != mover
 
 
 def is_touch_game(state: Any) -> bool:
@@ -58,6 +76,15 @@ class TouchInput:
         self.choice: list[Any] = []                      # moves offered one by one
         self.choice_index = 0
         self.choice_target: str | None = None
+        # The offer waits for a confirming tap even with one move: a hold's move (a retreat)
+        # or a move that loses at once. Its square blinks in the "unsafe" colour.
+        self.confirming = False
+        # What the last tap that did no move meant, for words and a flash: (number, what,
+        # site, player to move) with what "nothing" (nothing of the mover's begins there) or
+        # "cancelled"; the number grows with every note so the same words said twice are told.
+        self.note: tuple[int, str, str, int] | None = None
+        self.flash: tuple[str, float] | None = None      # (site, until when) it flashes
+        self._notes = 0
         self._down: dict[str, float] = {}                # site -> when the wand touched it
         self._for: tuple | None = None                   # the position the selection is for
 
@@ -71,6 +98,7 @@ class TouchInput:
         self.choice = []
         self.choice_index = 0
         self.choice_target = None
+        self.confirming = False
         self._for = None
 
     def _check(self, state: Any) -> None:
@@ -89,15 +117,30 @@ class TouchInput:
         if on:
             self._down[site] = now
             return None
-        self._check(state)
         started = self._down.pop(site, None)
         if started is None:
             return None  # a touch that began before we were watching (a resync)
-        held = now - started >= self.hold_s
+        return self.gesture(site, now - started >= self.hold_s, now, state)
+
+    def gesture(self, site: str, held: bool, now: float, state: Any) -> Any:
+        """A tap (`held` False) or a hold of `site`, however it was made (the wand on a
+        sensor, the sim's `tap`/`hold`). Returns None, a move to play, or "new-game"."""
+        self._check(state)
         if state.is_over():
             self.reset()
             return "new-game" if held else None
-        return self.hold(site, state) if held else self.tap(site, state)
+        was = self.selected is not None
+        what = self.hold(site, state) if held else self.tap(site, state)
+        if what is None and self.selected is None:
+            # Nothing selected after it: the tap cancelled, or nothing began there.
+            self._note("cancelled" if was else "nothing", site, now, state)
+        return what
+
+    def _note(self, what: str, site: str, now: float, state: Any) -> None:
+        self._notes += 1
+        self.note = (self._notes, what, site, state.to_move)
+        self.flash = (site, now + FLASH_S)
+        log.info("tap on %s: %s", site, what)
 
     def tap(self, site: str, state: Any) -> Any:
         if self.choice:
@@ -116,7 +159,8 @@ class TouchInput:
                 return None
             moves = self.targets.get(site)
             if moves:
-                return self._offer(moves, site)
+                return self._offer(moves, site, state, confirm=False)
+            self.reset()  # a site that is neither: cancelled, or the next selection
         self._select(site, state)
         return None
 
@@ -126,7 +170,7 @@ class TouchInput:
         if not moves:
             self.reset()
             return None
-        return self._offer(moves, site)
+        return self._offer(moves, site, state, confirm=True)
 
     def _select(self, site: str, state: Any) -> None:
         self.reset()
@@ -139,16 +183,16 @@ class TouchInput:
             self.stops = {t for t, ms in targets.items()
                           if t is not None and all(state.touch_stops(m) for m in ms)}
             self._for = (id(state), len(state.moves))
-        else:
-            log.info("tap on %s: nothing begins there", site)
 
-    def _offer(self, moves: list[Any], target: str) -> Any:
-        if len(moves) == 1:
+    def _offer(self, moves: list[Any], target: str, state: Any, confirm: bool) -> Any:
+        confirm = confirm or any(loses_at_once(state, m) for m in moves)
+        if len(moves) == 1 and not confirm:
             self.reset()
             return moves[0]
         self.choice = list(moves)
         self.choice_index = 0
         self.choice_target = target
+        self.confirming = confirm
         return None
 
     # --- what the board shows --------------------------------------------------------------
@@ -167,11 +211,14 @@ class TouchInput:
         preview.play(self.offered)
         return preview
 
-
     def words(self) -> str | None:
         """The selection in words, for `treeboard sim` (None: nothing selected)."""
         if self.selected is None:
             return None
+        if self.confirming and len(self.choice) == 1:
+            why = "" if self.choice_target == self.selected else " and loses the game"
+            return (f"{self.offered}{why}? tap {self.choice_target} again to confirm; "
+                    "any other square cancels")
         if self.choice:
             return (f"{len(self.choice)} turns lead to {self.choice_target}; offered "
                     f"{self.offered} ({self.choice_index + 1} of {len(self.choice)}): tap "
@@ -188,6 +235,16 @@ class TouchInput:
         return f"selected {self.selected}: " + "; ".join(parts) + \
             f"; tap {self.selected} again to cancel"
 
+    def note_words(self, players: tuple[str, str]) -> str | None:
+        """The last tap that made no move, in words (None: none yet); `players` are the
+        sides' names as the game's view says them."""
+        if self.note is None:
+            return None
+        _, what, site, mover = self.note
+        if what == "cancelled":
+            return f"tap on {site}: cancelled, nothing is selected"
+        return f"tap on {site}: nothing of {players[mover]}'s grows from there"
+
     def describe(self) -> dict[str, Any]:
         """For the page and traces: what is selected and offered, in move texts."""
         return {
@@ -196,4 +253,5 @@ class TouchInput:
             "hold": [str(m) for m in self.targets.get(None, [])],
             "choice": [str(m) for m in self.choice],
             "offered": None if not self.choice else str(self.offered),
+            "confirm": self.confirming,
         }

@@ -5,6 +5,8 @@ Each line of the file is a physical action:
     place SITE [KIND]   put a piece on a site (a classifying sensor needs its KIND; a site with
                         no sensor, such as a Treeblox cube above the board, is an entry)
     lift SITE           take the piece off
+    tap SITE            a touch game (Game for the Trees): the wand tapped on a square
+    hold SITE           the same, held (a hold only offers its move; a tap confirms it)
     press BUTTON        press and release a named button (Treeblox: end_turn)
     wait MS             let time pass (blinks, animations, nothing settles faster)
     # a comment         (blank lines too)
@@ -66,9 +68,11 @@ def parse_action(line: str) -> tuple[str, list[str]] | None:
         return None
     verb, *args = text.split()
     verb = verb.lower()
-    arity = {"place": (1, 2), "lift": (1, 1), "press": (1, 1), "wait": (1, 1)}
+    arity = {"place": (1, 2), "lift": (1, 1), "press": (1, 1), "wait": (1, 1), "tap": (1, 1),
+             "hold": (1, 1)}
     if verb not in arity:
-        raise TraceError(f"unknown action {cut(verb)!r}; expected place, lift, press or wait")
+        raise TraceError(f"unknown action {cut(verb)!r}; expected place, lift, tap, hold, "
+                         "press or wait")
     lo, hi = arity[verb]
     if not lo <= len(args) <= hi:
         raise TraceError(f"{verb} takes {'SITE [KIND]' if verb == 'place' else 'one argument'}")
@@ -106,7 +110,7 @@ def _decode_lines(stream, name: str) -> list[str]:
 
 
 def act(door: Door, verb: str, args: list[str]) -> None:
-    """Do a `place`, `lift` or `press` action with the board's hands (shared by `trace`, on
+    """Do a `place`, `lift`, `tap`, `hold` or `press` action with the board's hands (shared by `trace`, on
     simulated time, and `sim`, on the real clock). A piece on a site with no sensor is an
     entry, through the board's door; everything else goes in through the (mock) sensors."""
     session = door.session
@@ -114,6 +118,11 @@ def act(door: Door, verb: str, args: list[str]) -> None:
     if verb == "press":
         board.press(args[0])
         board.release(args[0])
+        return
+    if verb in ("tap", "hold"):
+        # A tap or a hold as such, whatever time passes between the typed lines: `place` and
+        # `lift` on a touch board time the wand for real (a touch of 1.2 s is a hold).
+        door.tap(args[0], held=verb == "hold")
         return
     site = args[0]
     kind = args[1] if len(args) > 1 else None

@@ -339,6 +339,7 @@ class RemoteLink:
         identifier = f"treeboard-{s.game_id}-" + \
             (f"watch-{os.getpid()}-{id(self):x}" if s.watching else str(s.local_seat))
         delay = 0.5
+        down = False   # a failure was logged since the link was last up
         while True:
             client = aiomqtt.Client(
                 s.host, s.port, username=s.username, password=s.password,
@@ -354,8 +355,15 @@ class RemoteLink:
             except Exception as exc:  # aiomqtt.MqttError, OSError, ssl.SSLError: broker away
                 _close_abandoned_sockets(exc)
                 refused = _refusal(exc)
-                log.warning("broker %s:%d: %s; retrying in %.1f s", s.host, s.port,
-                            refused or exc, delay)
+                if self._client is not None:
+                    down = False   # it was connected: its going down is news
+                # One line when the link goes down, not one a retry: every 5 s for an hour
+                # would scroll the sim's board away ("connected" says when it is back; the
+                # status, shown on the board and the page, says what it is meanwhile).
+                (log.debug if down else log.warning)(
+                    "broker %s:%d: %s; retrying every few seconds", s.host, s.port,
+                    refused or exc)
+                down = True
             else:
                 refused = None
             if self._client is not None:

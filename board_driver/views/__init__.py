@@ -74,11 +74,11 @@ import math
 from types import ModuleType
 
 from board_driver.views.base import (DEFAULT_PLAYERS, FRAME_S, OFF, Colour, View, blink_on,
-                                     correction_words, kind_colour, next_blink, scale)
+                                     colour_name, correction_words, kind_colour, next_blink, scale)
 from board_driver.views.paint import Paint
 from games.base import State
 
-__all__ = ["View", "Colour", "Paint", "render", "view_of", "players", "correction_words",
+__all__ = ["View", "Colour", "Paint", "render", "view_of", "players", "correction_words", "legend",
            "kind_colour", "scale", "OFF", "FRAME_S"]
 
 REQUIRED = ("frame", "svg", "terminal")
@@ -195,6 +195,71 @@ def render(state: State, view: View, now: float) -> tuple[dict[str, Colour], flo
                     frame[corr.site] = need if on else view.colours["wrong"]  # wrong kind
         wake = min(wake or math.inf, next_blink(now, view.blink_hz))
     return frame, wake
+
+
+#: What each colour of the config means on every board, in the order a legend lists them; a
+#: game's view may say one in its own words (`COLOUR_MEANINGS`, a colour name -> words, or
+#: None for a colour it never shows). "player0"/"player1" are the players' own.
+MEANINGS: dict[str, str] = {
+    "safe": "a move that gives nothing away (hints: safe)",
+    "unsafe": "a move that hands something over (hints: safe)",
+    "best": "the computer's best move (hints: best)",
+    "wrong": "steady: take this piece off; blinking with a piece's colour: the wrong piece",
+    "choice": "breathing: you may take this piece off (a capture to choose)",
+    "waiting": "the board waits for a piece it cannot sense",
+}
+#: Which hint modes show a hint colour (the others are always shown when they apply).
+_HINT_COLOURS = {"safe": ("safe", "best"), "unsafe": ("safe", "best"), "best": ("best",)}
+
+
+def legend(state: State, view: View) -> list[dict[str, str]]:
+    """Every colour the LEDs may show now and what it means: the one legend the sim prints
+    and the page shows (its state JSON's "legend"). Each entry: {"name": the config's colour
+    name, "label": the colour in words ("sky blue"), "colour": "#rrggbb", "means": words}."""
+    module = view_of(state.game.name)
+    names = players(state.game.name)
+    own = getattr(module, "COLOUR_MEANINGS", {})
+    def entry(name: str, means: str) -> dict[str, str]:
+        colour = view.colours[name]
+        return {"name": name, "label": colour_name(colour),
+                "colour": "#%02x%02x%02x" % colour, "means": means}
+
+    out = [entry(f"player{p}", own.get(f"player{p}") or f"{names[p]}: pieces, turn and score")
+           for p in (0, 1)]
+    out.append({"name": "blinking", "label": "blinking", "colour": "",
+                "means": "a piece's colour blinking: put that piece here; breathing: the other "
+                         "seat's move, to make on the board"})
+    for name, means in MEANINGS.items():
+        modes = _HINT_COLOURS.get(name)
+        means = own.get(name, means)
+        # (a touch game's selection blinks in the hint colours whatever the hint mode)
+        if modes and view.moves not in modes and state.game.input_mode != "touch":
+            continue
+        if means is None or name not in view.colours:
+            continue
+        out.append(entry(name, means))
+    return out
+
+
+def notice(state: State) -> str | None:
+    """What the player to move must do now that the board cannot show by a piece alone, in one
+    sentence from the game's view (`notice(state)` in its module; Arbos: "4 trees: lift your
+    spores until three remain"), or None."""
+    own = getattr(view_of(state.game.name), "notice", None)
+    return own(state) if own is not None and not state.is_over() else None
+
+
+def seat_words(game_name: str, seats: tuple[str, str], colours: dict[str, Colour]) -> str | None:
+    """In a remote game, which player this board plays ("you play White, drawn blue"); None
+    when no seat is remote."""
+    if "remote" not in seats:
+        return None
+    names = players(game_name)
+    here = [p for p in (0, 1) if seats[p] != "remote"]
+    if not here:
+        return "you are watching: both players are on other boards"
+    return " and ".join(f"you play {names[p]}, drawn {colour_name(colours[f'player{p}'])}"
+                        for p in here)
 
 
 def svg(state: State, view: View) -> str:

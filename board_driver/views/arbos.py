@@ -12,7 +12,7 @@ import math
 from dataclasses import dataclass
 
 from board_driver.views import svgkit
-from board_driver.views.base import Colour, View, correction_words, legible, scale
+from board_driver.views.base import Colour, View, colour_name, correction_words, legible, scale
 from board_driver.views.paint import Paint
 from board_driver.views.svgkit import el, hexc, title
 from games.arbos import ROWS, parse_cell
@@ -26,7 +26,7 @@ HELP = """Arbos: cells are a row letter and a column number, A1 at the top left 
 20x20 board, H8 on 8x8). Every cell senses presence only; the game knows seed or spore and
 whose. place C7 puts a token on C7, lift C7 takes it off. Replace your seed: lift it (its cell
 blinks), place your spore there, then place the two follow-ups. Over three trees: lift your
-own spores until three remain. press end_turn passes (or type pass on the page)."""
+own spores until three remain. press end_turn passes (the page's End turn button)."""
 
 #: A scoring seed at the end, and the seeds in the setup's picture: the seeds' own green.
 SEED_GREEN: Colour = (0, 200, 80)
@@ -35,6 +35,9 @@ COUNTDOWN_S = 30.0
 # which swallow anything much dimmer than 0.4 of a colour: these stay visible and apart.
 TREE_LEVEL, LAST_LEVEL, SEED_LEVEL, REPLACE_LEVEL, HINT_LEVEL, FADED = 0.7, 1.0, 0.5, 0.85, 0.4, 0.3
 
+
+#: The shared legend's words for this game (board_driver/views/__init__.py: `legend`).
+COLOUR_MEANINGS = {"safe": None, "unsafe": None, "choice": None, "waiting": None}
 
 def hint_colours(colours: dict[str, Colour], mover: int) -> dict[str, Colour]:
     """The colour of each kind of legal cell (`state.legal_cells()`) for the mover."""
@@ -300,13 +303,23 @@ def terminal(state, view: View, paint: Paint) -> str:
     for r in range(rows):
         lines.append(f" {ROWS[r]} " + "".join(cell(f"{ROWS[r]}{col + 1}") for col in range(cols)))
     lines.append(_status(state, view))
-    key = "W B spores, (w) (b) seeds (whose), ~W~ a tree over the limit"
+    key = (f"W White's spores (drawn {colour_name(c['player0'])}), B Black's (drawn "
+           f"{colour_name(c['player1'])}), (w) (b) seeds (whose), ~W~ a tree over the limit")
     if legal:
         key += ", s a seed may go here, + next to your seed, - free-standing"
+    if bar:
+        key += ", = the turn's time running out (the edge lights go out one by one)"
     if view.corrections:
         key += ", ? put a token here, X take it off"
     lines.append("   " + key)
     return "\n".join(lines)
+
+
+def notice(state) -> str | None:
+    """What the mover must do that no LED shows by itself (views.notice): over three trees."""
+    if state.must_remove:
+        return f"{state.tree_count(state.to_move)} trees: lift your spores until three remain"
+    return None
 
 
 def _status(state, view: View) -> str:
@@ -325,7 +338,7 @@ def _status(state, view: View) -> str:
     if state.follow_ups_left:
         text += f"; {state.follow_ups_left} follow-up spore(s) owed"
     if state.must_remove:
-        text += f"; {state.tree_count(p)} trees: lift your spores until three remain"
+        text += f"; {notice(state)}"
     if view.turn_left is not None:
         text += f"; {view.turn_left:.0f} s left"
     return text

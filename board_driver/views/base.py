@@ -40,6 +40,9 @@ class View:
     # display.moves = "best": site -> "best" (a best move), and in Tree Planting with an exact
     # value "keeps" (keeps the mover's result) or "loses"; filled in by the hint worker.
     hints: dict = field(default_factory=dict)
+    # A move in progress: the sites whose piece is lifted off (drawn as lifted in the sim, not
+    # where it was).
+    lifted: frozenset = frozenset()
 
 
 def scale(colour: Colour, factor: float) -> Colour:
@@ -73,11 +76,31 @@ def legible(colour: Colour, floor: int = 170) -> Colour:
     return colour if top >= floor else scale(colour, floor / top)
 
 
+#: Colour names a person uses, for the nearest of which a colour is named (`colour_name`):
+#: the Okabe-Ito palette the default colours come from, and the plain ones.
+NAMED_COLOURS: dict[str, Colour] = {
+    "blue": (0, 114, 178), "yellow": (240, 228, 66), "bluish green": (0, 158, 115),
+    "orange": (230, 159, 0), "red": (255, 0, 0), "sky blue": (86, 180, 233),
+    "reddish purple": (204, 121, 167), "vermillion": (213, 94, 0), "white": (220, 220, 220),
+    "grey": (110, 110, 110), "green": (0, 200, 0), "purple": (128, 0, 160),
+    "pale blue": (200, 200, 255),
+}
+
+
+def colour_name(colour: Colour) -> str:
+    """What a person calls an LED colour: the nearest named one ("blue" for (0, 114, 178)), so
+    words ("White's spores, drawn blue") match what the board draws, whatever the config."""
+    return min(NAMED_COLOURS, key=lambda n: sum((a - b) ** 2
+                                                for a, b in zip(NAMED_COLOURS[n], colour)))
+
+
 def piece_name(kind: str | None, players: tuple[str, str] = DEFAULT_PLAYERS,
                article: str = "a") -> str:
     """A piece kind in words: "tree:1" -> "player 2's tree", "dark-leaf" -> "a Dark leaf"."""
     if kind is None or kind == PRESENT:
         return f"{article} piece"
+    if kind in ("black", "white"):   # a counter known by its colour (Fangqi)
+        return f"{article} {kind} counter"
     what, sep, who = kind.partition(":")
     if sep and who in ("0", "1"):
         return f"{players[int(who)]}'s {what}"

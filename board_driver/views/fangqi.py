@@ -15,7 +15,8 @@ from __future__ import annotations
 import math
 
 from board_driver.views import svgkit
-from board_driver.views.base import FRAME_S, OFF, Colour, View, correction_words, scale
+from board_driver.views.base import (FRAME_S, OFF, Colour, View, colour_name, correction_words,
+                                     scale)
 from board_driver.views.paint import Paint
 from board_driver.views.svgkit import el, hexc, title
 from games.fangqi import PHASES
@@ -23,13 +24,21 @@ from games.fangqi import PHASES
 PLAYERS = ("Black", "White")
 
 HELP = """Fangqi: points are a1.. (files a.. from the left, rows 1.. from the bottom).
-Placement: put a counter on a vacant point (place d4). Removal: lift a lit counter (lift d4).
-Movement: lift your counter (its targets light), put it on one (place d7); if it forms a
-square, lift one of the lit counters. Undo the last move on the board to take it back."""
+Placement: put a counter on a vacant point (place c3). Removal: lift a lit counter (lift c3).
+Movement: lift your counter (lift c3: its targets light), put it on one (place c4); if it
+forms a square, lift one of the lit counters. Undo the last move on the board to take it back
+(a capture: put the taken counter back, then your counter where it was)."""
 
 PHASE_WORDS = {"placement": "placement", "first-removal": "first removal",
                "square-removal": "square removal", "movement": "movement", "over": "game over"}
 
+
+#: The shared legend's words for this game (board_driver/views/__init__.py: `legend`).
+COLOUR_MEANINGS = {
+    "safe": "a counter that can form a square now (hints: safe)",
+    "unsafe": None, "waiting": None,
+    "choice": "breathing: a counter you may take (a capture to choose)",
+}
 
 def _breathe(now: float) -> float:
     return 0.55 + 0.45 * math.cos(now * math.pi)
@@ -216,6 +225,8 @@ def terminal(state, view: View, paint: Paint) -> str:
             fix, choice = fixes.get(site), choices.get(site)
             if fix is not None:
                 cells.append(paint(c["wrong"], f"!{glyph}!", bold=True))
+            elif site in view.lifted and kind is not None:
+                cells.append(paint(colour, f"^{glyph.lower()}^"))   # in the hand, not here
             elif site in takeable or (choice is not None and choice.want is None):
                 cells.append(paint(c["choice"], f"[{glyph}]", bold=True))
             elif choice is not None:
@@ -224,12 +235,18 @@ def terminal(state, view: View, paint: Paint) -> str:
                 cells.append(paint(colour, f" {glyph} ", bold=site in last))
         lines.append(f"{row:>3} " + "".join(cells))
     lines.append("  " + _status(state))
-    key = "B Black, W White"
-    if takeable or any(comp.want is None for comp in view.completions):
-        key += ", [W] may be taken (lift it)"
+    key = (f"B Black (drawn {colour_name(c['player0'])}), "
+           f"W White (drawn {colour_name(c['player1'])})")
+    marked = takeable | {comp.site for comp in view.completions if comp.want is None}
+    if marked:
+        # the glyph of the counters marked now (the opponent's), not always the same letter
+        glyph = "B" if occupancy.get(min(marked)) == "black" else "W"
+        key += f", [{glyph}] may be taken (lift it)"
     if any(comp.want is not None for comp in view.completions):
         key += ", (.) the lifted counter may go here"
+    if view.lifted:
+        key += ", ^b^ ^w^ the counter lifted off"
     if view.corrections:
-        key += ", !W! put back / take off (see below)"
+        key += ", !B! !W! put back / take off (see below)"
     lines.append("  " + key)
     return "\n".join(lines)

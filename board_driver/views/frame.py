@@ -43,6 +43,10 @@ def compose(referee: Any, now: float, link: str | None = None
     state, view, touch = referee.state, shown_view(referee), referee.touch
     colours, named = referee.config.colours, referee.layout.named_leds
     left = view.turn_left
+    if view.moves != "off" and not state.is_over() and referee.seats[state.to_move] != "human":
+        # The other seat's turn (the computer's, the other family's on a remote board): the
+        # hints are for the players here, so none light while this board waits.
+        view = dataclasses.replace(view, moves="off")
     if touch is None:
         frame, wake = render(state, view, now)
     else:
@@ -85,28 +89,39 @@ def _turn(state, seats, colours, link, now, wake) -> tuple[Colour, float | None]
 def touch_selection(touch, frame: dict, wake: float | None, colours: dict[str, Colour],
                now: float) -> tuple[dict, float | None]:
     """A touch game's selection on top of the game's frame, and the next blink time."""
+    lit: dict[str, Colour] = {}
+    flash = touch.flash
+    if flash is not None and now < flash[1] and touch.selected is None:
+        # a tap that did nothing (or cancelled): its square flashes "no", then the frame returns
+        lit[flash[0]] = colours["wrong"]
+        wake = flash[1] if wake is None else min(wake, flash[1])
     if touch.selected is None:
-        return frame, wake
+        return (_light(frame, lit) if lit else frame), wake
     on = int(now * TOUCH_BLINK_HZ * 2) % 2 == 0
     half = 1.0 / (TOUCH_BLINK_HZ * 2)
     nxt = (int(now / half) + 1) * half
-    frame = dict(frame)
-    lit: dict[str, Colour] = {}
     if touch.choice:
+        # an offer: a hold's move or one that loses at once blinks "unsafe" until confirmed
+        colour = colours["unsafe"] if touch.confirming else SELECTED
         for site in (touch.selected, touch.choice_target):
             if site is not None and on:
-                lit[site] = SELECTED
+                lit[site] = colour
     else:
         for target in touch.targets:
             if target is not None and on:
                 lit[target] = colours["unsafe" if target in touch.stops else "safe"]
         lit[touch.selected] = SELECTED
+    return _light(frame, lit), nxt if wake is None else min(wake, nxt)
+
+
+def _light(frame: dict, lit: dict[str, Colour]) -> dict:
+    frame = dict(frame)
     for site, colour in lit.items():
         # the whole square, every LED of it, says "tap here"
         for key in [k for k in frame if isinstance(k, str) and k.startswith(site + ":")]:
             frame[key] = colour
         frame[site] = colour
-    return frame, nxt if wake is None else min(wake, nxt)
+    return frame
 
 
 def fit_parts(frame: dict, named_leds: Any) -> dict:

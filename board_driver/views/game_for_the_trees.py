@@ -37,11 +37,13 @@ from games.game_for_the_trees import FILES, square_name
 PLAYERS = ("White", "Black")
 
 HELP = """Game for the Trees: squares a1..h8 (files a-h left to right, ranks 1-8 from White's
-side). The board has no pieces: touch a square with the wand (place SQ, then lift SQ) to
-select what grows there, then touch where it should grow; touch it again to cancel. Hold a
-square (place SQ, wait 1500, lift SQ) to retreat from it. When several turns lead to the same
-square (the order of your chains matters), the board shows the first: touch the target to
-play it, the source for the next. Terminal: upper case White, lower case Black; g grass,
+side). The board has no pieces: tap a square with the wand (tap SQ) to select what grows
+there, then tap where it should grow; tap it again to cancel. Hold a square (hold SQ) to
+offer a retreat from it: it blinks orange, tap it again to retreat, anything else cancels (a
+turn that loses at once is offered the same way). When several turns lead to the same square
+(the order of your chains matters), the board shows the first: tap the target to play it, the
+source for the next. (place SQ then lift SQ is the wand with its real timing: 1.2 s is a
+hold.) Terminal: upper case White, lower case Black; g grass,
 u underbrush, n neutral, h Huckleberry, B Birch, A Ash, E Beech, P Pine; * a root, > a chain
 grows from here."""
 
@@ -70,6 +72,15 @@ LEGEND: list[tuple[str, str]] = [
     ("selected (touch)", "white; where it may grow blinks green, chains it could stop orange"),
 ]
 
+
+#: The shared legend's words for this game (board_driver/views/__init__.py: `legend`).
+COLOUR_MEANINGS = {
+    "safe": "blinking: where the selected square may grow",
+    "unsafe": "blinking: a chain it could stop; or a hold's move (a retreat) or a move that "
+              "loses, offered: tap again to confirm",
+    "wrong": "a short flash: that tap did nothing (or cancelled)",
+    "choice": None, "waiting": None,
+}
 
 def _chain_sources(state) -> dict[str, int]:
     """Square -> its owner, for every square a chain grows from."""

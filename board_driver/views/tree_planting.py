@@ -21,6 +21,14 @@ Put a rod in a groove (place h0.0); when it closes a square, plant your tree peg
 
 # --- the LEDs ----------------------------------------------------------------------------------
 
+#: The shared legend's words for this game (board_driver/views/__init__.py: `legend`).
+COLOUR_MEANINGS = {
+    "safe": "a free groove that gives nothing away (hints: safe), or keeps your result "
+            "(hints: best)",
+    "unsafe": "a free groove that hands a square over (hints: safe), or loses (hints: best)",
+    "choice": None, "waiting": None,
+}
+
 def frame(state, view: View, now: float) -> tuple[dict[str, Colour], float | None]:
     c = view.colours
     out: dict[str, Colour] = {}
@@ -189,8 +197,10 @@ def terminal(state, view: View, paint: Paint) -> str:
         hint = _free_colour(state, board.groove[name], view, lambda col, f: col)
         if hint is None:
             return paint(grey, "···" if horizontal else ":")
-        if view.moves == "safe" and hint == c["unsafe"]:
+        if view.moves in ("safe", "best") and hint == c["unsafe"]:
             return paint(hint, "·!·" if horizontal else "!")
+        if view.moves == "best" and hint == c.get("best"):
+            return paint(hint, "·*·" if horizontal else "*")   # read without colour too
         return paint(hint, "···" if horizontal else ":")
 
     def hole(r: int, col: int) -> str:
@@ -225,9 +235,16 @@ def terminal(state, view: View, paint: Paint) -> str:
     key = "━ rod, 1 2 trees"
     if view.moves == "safe" and not state.is_over():
         key += ", ··· a free groove that gives nothing away, ·!· one that hands a square over"
+    best = view.moves == "best" and view.hints and not state.is_over()
     if view.corrections:
         key += ", ??? put a piece here, XXX take it off"
-    lines.append(paint(grey, key))
+    if best:   # each glyph in the colour the LEDs light it
+        key = (paint(grey, key + ", ") + paint(c["best"], "·*·") + paint(grey, " the computer's "
+               "best move, ") + paint(c["safe"], "···") + paint(grey, " one that keeps your "
+               "result, ") + paint(c["unsafe"], "·!·") + paint(grey, " one that loses"))
+        lines.append(key)
+    else:
+        lines.append(paint(grey, key))
     return "\n".join(lines)
 
 

@@ -48,6 +48,9 @@ def move_words(move: str) -> str:
     words = site_words(move[1:])
     return f"{move[0]} {words.removesuffix(', on the table')}"
 
+#: The shared legend's words for this game (board_driver/views/__init__.py: `legend`).
+COLOUR_MEANINGS = {"safe": None, "unsafe": None, "choice": None}
+
 
 def _tops(state) -> dict[tuple[int, int], tuple[str, int]]:
     """Each occupied column (x, y) -> (the kind of its top cube, the top cube's z)."""

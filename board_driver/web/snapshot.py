@@ -119,7 +119,30 @@ def page_state(referee, *, layout_name: str, token_required: bool, version: int,
         "seats": list(referee.seats),
         "seat_choices": ["human"] + [f"computer:{name}" for name in games.ai.LEVELS],
         "remote": remote,
+        # What the board means, from the views: every colour it may show now (the legend the
+        # sim prints too), what the mover must do that no piece shows, and in a remote game
+        # which player this board plays.
+        "legend": views.legend(state, view),
+        "notice": views.notice(state),
+        "you": views.seat_words(state.game.name, tuple(referee.seats), view.colours),
+        # What the takeback button asks before it acts (against the computer: the player's
+        # move and the computer's reply together).
+        "takeback_question": takeback_question(referee),
     }
+
+
+def takeback_question(referee) -> str | None:
+    state = referee.state
+    if not state.moves or state.is_over():
+        return None
+    from board_driver.referee.referee import takeback_words
+
+    probe, undone = state.copy(), []
+    for _ in range(referee.takeback_depth()):
+        move = probe.undo()
+        undone.append((str(move), referee.at_board(probe.to_move)))
+    lift = "" if referee.touch is not None else " Lift its pieces from the board afterwards."
+    return f"Take back {takeback_words(undone)}?{lift}"
 
 
 def saved_state(saved, upto: int | None = None) -> games.State:

@@ -20,7 +20,8 @@ def test_solve_prints_value_best_and_seconds(capsys):
     assert main(["solve", "--game", "tree-planting", "--board", "2x3", "--moves", "h0.0",
                  "v0.1"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert set(out) == {"value", "best", "seconds"}
+    assert set(out) == {"value", "for", "for_player", "best", "seconds"}
+    assert (out["for"], out["for_player"]) == (0, "player 1")   # whose value it is
     state = GAME.new_state(board="2x3")
     state.play_all(["h0.0", "v0.1"])
     from games.tree_planting import solve as reference
@@ -75,6 +76,7 @@ def test_review_reads_replay_objects_and_move_lists(tmp_path, capsys):
     assert main(["review", "--board", "2x2", str(moves)]) == 0
     table = capsys.readouterr().out
     assert "<- changed the result" in table and "v0.2" in table
+    assert table.startswith("Tree Planting (board 2x2): values are")   # no Python dict
     state = GAME.new_state(board="2x2")
     state.play_all(MOVES)
     replay = tmp_path / "game.json"

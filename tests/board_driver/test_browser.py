@@ -44,6 +44,8 @@ def test_tree_planting_live_takeback_and_screenshots(browser, sims):
     page = browser.new_page()
     page.goto(sim.url)
     page.wait_for_selector("body[data-connected=yes]")
+    page.click("#meaning summary")   # the legend: every colour the LEDs show, in words
+    assert "bluish green: a free groove that gives nothing away" in page.inner_text("#meaning")
     sim.type("place h0.0")
     appears(page, rod("h0.0"), timeout=1000)  # the bound: on the page within 1 s
     sim.type("place v0.0", "place h1.0", "place v0.1", "place t0.0", "place h2.2")
@@ -231,6 +233,10 @@ def test_every_other_games_page_shows_its_board(browser, sims, game):
     page.wait_for_selector("body[data-connected=yes]")
     appears(page, "#board svg [data-site]")
     assert page.get_attribute("body", "data-game") == game and errors == []
+    # the one legend (board_driver/views: legend), as the sim prints it
+    assert page.inner_text("#meaning summary").endswith("What the lights mean")
+    page.click("#meaning summary")
+    assert "red: " in page.inner_text("#meaning") and errors == []
     screenshots(page, game)
     page.close()
 
@@ -273,7 +279,7 @@ def test_a_remote_game_joined_on_the_page_then_left(browser, sims, tmp_path):
             assert time.monotonic() < deadline, page.inner_text("#remote-status")
             page.wait_for_timeout(50)
         assert page.is_hidden("#join")
-        assert page.inner_text("#remote-you") == "This board plays player 2."
+        assert page.inner_text("#meaning summary").startswith("you play player 2")
         there.type("place h0.0")                      # the other family's move...
         page.wait_for_selector('#fixes li')           # ...is pieces to put here,
         assert "h0.0" in page.inner_text("#fixes")

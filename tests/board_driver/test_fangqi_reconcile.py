@@ -111,3 +111,28 @@ def test_a_takeback_wins_over_a_move_in_progress():
     state.play("b2-c2")  # White to move now
     verdict = reconcile(state, board(state, lifted=["c2"], put=["b2"]), state.sites())
     assert verdict.action == "undo"
+
+
+def test_putting_the_taken_counter_back_first_is_a_takeback_under_way_not_a_move():
+    # Black's c1-b1 took d2. To take it back, people put the taken counter back first: that
+    # reads also as White's d3-d2 or d1-d2 with the source still to lift; the takeback wins.
+    state = position(SLIDE)
+    state.play("c1-b1xd2")
+    verdict = reconcile(state, board(state, put=["d2"]), state.sites())
+    assert verdict.action == "in-progress" and verdict.move is None
+    assert {(c.site, c.want) for c in verdict.completions} == {("b1", None), ("c1", "black")}
+    verdict = reconcile(state, board(state, lifted=["b1"], put=["d2", "c1"]), state.sites())
+    assert verdict.action == "undo" and str(verdict.move) == "c1-b1xd2"
+    # with takebacks off it is a mistake to correct, still not White's move
+    verdict = reconcile(state, board(state, put=["d2"]), state.sites(), takeback=False)
+    assert verdict.action != "play"
+
+
+def test_the_taken_counter_put_back_is_never_the_opponents_only_slide_there():
+    # The case: one White counter could slide onto the point (d2-d1), so the change
+    # read as that move and it was played for White; it is the takeback under way.
+    state = position(SLIDE)
+    state.play("c1-b1xd1")
+    verdict = reconcile(state, board(state, put=["d1"]), state.sites())
+    assert verdict.action == "in-progress"
+    assert {(c.site, c.want) for c in verdict.completions} == {("b1", None), ("c1", "black")}

@@ -48,7 +48,8 @@ def play_by_touch(t, move):
     """Make `move` with the wand as a player would; returns the last record."""
     src = square_name(move.src)
     if move.action == "retreat":
-        return hold(t, src)
+        hold(t, src)           # a hold only offers the retreat...
+        return tap(t, src)     # ...a second tap confirms it
     tap(t, src)
     dst = square_name(move.dst)
     record = tap(t, dst)
@@ -154,9 +155,24 @@ def test_a_chain_is_stopped_by_touch(board):
     assert record["game"]["moves"][-1] == "stop:d2>f3"
 
 
-def test_hold_retreats_and_a_finished_game_restarts_on_hold(board):
+def test_hold_offers_the_retreat_a_second_tap_confirms_and_a_finished_game_restarts_on_hold(
+        board):
     t = board(limit=2)
+    colours = t.session.config.colours
     record = hold(t, "a3")
+    assert record["game"]["moves"] == []          # a slow hand never destroys: only offered
+    touch = t.referee.touch
+    assert touch.confirming and str(touch.offered) == "retreat:a3"
+    assert touch.words() == ("retreat:a3? tap a3 again to confirm; any other square cancels")
+    # the square blinks in the "unsafe" colour (on at whole seconds)
+    t.step("wait", [str(round((1.1 - t.clock.now % 1) * 1000))])
+    assert t.session.hardware.leds.shown is not None
+    assert t.referee.site_colours()["a3"] == as_strip(t, colours["unsafe"])
+    record = tap(t, "b4")                         # anything else cancels
+    assert record["game"]["moves"] == [] and touch.selected is None
+    assert touch.note_words(("White", "Black")) == "tap on b4: cancelled, nothing is selected"
+    hold(t, "a3")
+    record = tap(t, "a3")                         # the second tap confirms
     assert record["game"]["moves"] == ["retreat:a3"]
     record = tap(t, "h6")
     record = tap(t, "h5")

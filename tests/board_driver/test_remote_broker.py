@@ -183,8 +183,9 @@ def test_the_board_refuses_a_local_move_for_the_remote_seat(tmp_path, broker):
 
 
 def test_broker_restart_and_a_cut_longer_than_the_keepalive_lose_and_double_nothing(
-        tmp_path, broker):
+        tmp_path, broker, caplog):
     a, b = pair(tmp_path, broker)
+    caplog.set_level(logging.DEBUG, logger="treeboard")
 
     async def scenario():
         reference = a.session.referee.state.copy()
@@ -210,6 +211,11 @@ def test_broker_restart_and_a_cut_longer_than_the_keepalive_lose_and_double_noth
                                 for d, said in retries.items()),
                     what="two failed connection attempts on each board")
         assert len(moves(other)) == len(reference.moves) - 1
+        # One warning a board when the link went down, not one a retry (the sim's board
+        # would scroll away); the retries are at debug level.
+        retrying = [r for r in caplog.records if "retrying" in r.getMessage()]
+        assert len(retrying) >= 6
+        assert len([r for r in retrying if r.levelno >= logging.WARNING]) == 2
         broker.start()
         # ... and delivered once the broker is back (by the retained state; the move message
         # was queued with it), exactly once.

@@ -69,6 +69,8 @@ def test_two_sims_play_and_take_back_through_the_broker(tmp_path, broker):
     # matched from the start of a line.
     first, second = Sim(tmp_path, broker, 0), Sim(tmp_path, broker, 1, verbose=True)
     try:
+        first.expect("^you play player 1, drawn blue")      # which player this board is
+        second.expect("^you play player 2, drawn yellow")
         first.expect("other board: connected")
         second.expect("^other board: connected")
         first.type("place h0.0")

@@ -80,3 +80,96 @@ def test_a_cube_entered_above_the_board_can_be_taken_back(tmp_path):
         assert tracer.session.journal.current().moves == ["La1", "Ld4", "Bb1", "Lc4"]
     finally:
         tracer.close()
+
+
+def test_game_for_the_trees_by_tap_and_hold_whatever_the_pace(tmp_path):
+    # Typed at any pace: `tap` and `hold` are gestures, not timings. A hold only offers the
+    # retreat; a tap that does nothing, and a cancel, are said.
+    out = play(tmp_path / "j.sqlite", "tap a3", "wait 1500", "tap a4", "hold h6", "tap b4",
+               "tap a5", "hold h6", "tap h6", "takeback", "quit",
+               layout="game-for-the-trees-matrix")
+    said = out.splitlines()
+    assert "actions: tap SQ | hold SQ" in out
+    assert "move 1: a3-a4 (Black to move)" in said
+    assert "retreat:h6? tap h6 again to confirm; any other square cancels" in said
+    assert "tap on b4: cancelled, nothing is selected" in said
+    assert "tap on a5: nothing of Black's grows from there" in said
+    assert "move 2: retreat:h6 (White to move)" in said
+    assert "took back retreat:h6" in said          # a touch game has no pieces to lift
+    assert "lift its pieces" not in out
+    assert said.index("tap on b4: cancelled, nothing is selected") < said.index(
+        "move 2: retreat:h6 (White to move)")
+
+
+def _workers_ready(pid: int) -> bool:
+    """Has a child of `pid` (the computer's worker) run its initializer (niced to 19)?"""
+    import os
+
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid and int(fields[16]) == 19:   # ppid, nice
+            return True
+    return False
+
+
+def test_ctrl_c_with_a_computer_seat_prints_no_traceback_from_its_worker(tmp_path):
+    import os
+
+    # Ctrl-C at a terminal signals the whole process group, the worker process included.
+    proc = subprocess.Popen([sys.executable, "-m", "board_driver.cli", "sim", "--journal",
+                             str(tmp_path / "j.sqlite"), "--players", "human", "computer:easy"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True)
+    try:
+        while "actions:" not in proc.stdout.readline():
+            assert proc.poll() is None, proc.stderr.read()
+        proc.stdin.write("place h0.0\n")
+        proc.stdin.flush()
+        while "move 2:" not in proc.stdout.readline():  # the computer moved; its worker idles
+            assert proc.poll() is None, proc.stderr.read()
+        assert _workers_ready(proc.pid)
+        os.killpg(proc.pid, signal.SIGINT)
+        assert proc.wait(timeout=20) == EXIT_INTERRUPTED
+        out, err = proc.communicate()
+        assert "stopped (Ctrl-C)" in out
+        assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+
+
+def test_the_pages_takeback_question_in_a_touch_game_asks_to_lift_nothing(tmp_path):
+    from board_driver.web.snapshot import takeback_question
+
+    tracer = Tracer(sim_config(layout="game-for-the-trees-matrix",
+                               journal=str(tmp_path / "j.sqlite")), new_game=True)
+    try:
+        tracer.step("tap", ["a3"])
+        tracer.step("tap", ["a4"])
+        assert takeback_question(tracer.referee) == "Take back a3-a4?"
+    finally:
+        tracer.close()
+
+
+class _Pasted(io.StringIO):
+    """Lines pasted into a terminal: a tty, every line there at once."""
+
+    def isatty(self):
+        return True
+
+
+def test_lines_pasted_into_a_terminal_each_settle_before_the_next(tmp_path):
+    out = io.StringIO()
+    config = sim_config(journal=str(tmp_path / "j.sqlite"))
+    assert run_sim(config, stdin=_Pasted("place h0.0\nplace v0.0\nlift v0.0\nwait 300\nquit\n"),
+                   out=out) == 0
+    said = out.getvalue().splitlines()
+    assert "not a move: nothing to lift at v0.0" not in said
+    assert "takeback of v0.0" in said

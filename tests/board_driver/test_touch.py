@@ -6,10 +6,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import games
-from board_driver.referee.touch import TouchInput, is_touch_game
+from board_driver.referee.touch import FLASH_S, TouchInput, is_touch_game
 from board_driver.views.frame import SELECTED, fit_parts, touch_selection
 
 COLOURS = {"safe": (0, 158, 115), "unsafe": (230, 159, 0)}
+WITH_WRONG = {**COLOURS, "wrong": (255, 0, 0)}
 
 
 class _Game:
@@ -25,6 +26,7 @@ class Lamps:
     played: list = field(default_factory=list)
     over: bool = False
     game = _Game()
+    to_move = 0
 
     def touch_moves(self, site):
         if site not in self.lit:
@@ -41,6 +43,9 @@ class Lamps:
     def is_over(self):
         return self.over
 
+    def winner(self):
+        return 1  # passing the light to "z" loses at once (the only way the game ends)
+
     @property
     def moves(self):
         return self.played
@@ -50,6 +55,7 @@ class Lamps:
 
     def play(self, move):
         self.played.append(move)
+        self.over = self.over or move.endswith("-z")
 
 
 def touch(t, state, site, start, length=0.1):
@@ -79,7 +85,9 @@ def test_tap_the_source_again_cancels_and_a_dead_site_selects_nothing():
 def test_hold_is_told_from_tap_by_its_length():
     t, s = TouchInput(hold_s=1.0), Lamps()
     assert touch(t, s, "a", 1.0, length=0.99) is None  # a tap: selects
-    assert touch(t, s, "a", 3.0, length=1.0) == "out a"
+    assert touch(t, s, "a", 3.0, length=1.0) is None  # a hold only offers its move...
+    assert t.confirming and t.offered == "out a" and s.played == []
+    assert touch(t, s, "a", 4.0) == "out a"               # ...a second tap confirms it
     s.over = True
     assert touch(t, s, "a", 5.0, length=0.2) is None
     assert touch(t, s, "a", 6.0, length=1.5) == "new-game"
@@ -143,3 +151,41 @@ def test_the_selection_in_words_for_sim():
     touch(t, s, "c", 2.0)
     assert t.words() == ("2 turns lead to c; offered b-c (1 of 2): tap c to play it, "
                          "b for the next")
+
+
+def test_a_hold_is_cancelled_by_any_other_tap_and_says_so():
+    t, s = TouchInput(hold_s=1.0), Lamps(lit={"a", "b"})
+    assert touch(t, s, "a", 1.0, length=1.5) is None and t.offered == "out a"
+    assert t.words() == "out a? tap a again to confirm; any other square cancels"
+    assert touch(t, s, "b", 3.0) is None and t.selected is None and s.played == []
+    assert t.note_words(("W", "B")) == "tap on b: cancelled, nothing is selected"
+    assert t.flash == ("b", 3.1 + FLASH_S)
+
+
+def test_a_move_that_loses_at_once_waits_for_a_second_tap():
+    t, s = TouchInput(), Lamps(lit={"y"})
+    touch(t, s, "y", 1.0)
+    assert touch(t, s, "z", 2.0) is None and t.confirming and s.played == []
+    assert t.words() == "y-z and loses the game? tap z again to confirm; any other square cancels"
+    assert touch(t, s, "z", 3.0) == "y-z"
+
+
+def test_a_tap_that_does_nothing_is_said_and_flashes():
+    t, s = TouchInput(), Lamps()
+    assert t.note_words(("W", "B")) is None
+    assert touch(t, s, "q", 1.0) is None
+    number, what, site, _ = t.note
+    assert (what, site) == ("nothing", "q")
+    assert t.note_words(("W", "B")) == "tap on q: nothing of W's grows from there"
+    frame, wake = touch_selection(t, {"q": (1, 1, 1)}, None, WITH_WRONG, 1.2)
+    assert frame["q"] == WITH_WRONG["wrong"] and wake == 1.1 + FLASH_S
+    assert touch_selection(t, {"q": (1, 1, 1)}, None, WITH_WRONG, 1.8)[0]["q"] == (1, 1, 1)
+    touch(t, s, "q", 2.0)
+    assert t.note[0] == number + 1  # the same words again are a new note
+
+
+def test_a_hold_blinks_in_the_unsafe_colour_until_confirmed():
+    t, s = TouchInput(hold_s=1.0), Lamps()
+    touch(t, s, "a", 1.0, length=1.5)
+    lit, _ = touch_selection(t, {"a": (1, 1, 1)}, None, WITH_WRONG, 10.0)
+    assert lit["a"] == WITH_WRONG["unsafe"]

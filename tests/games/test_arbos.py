@@ -115,7 +115,7 @@ def test_2_seeds_need_two_empty_cells_between_them(second, legal):
     if legal:
         state.play("seed " + second)
     else:
-        with pytest.raises(IllegalMove, match="too close to another seed"):
+        with pytest.raises(IllegalMove, match="too close to A1: seeds need"):
             state.play("seed " + second)
     assert ("seed " + second in map(str, state.legal_moves())) is False  # taken or too close
 

@@ -36,8 +36,7 @@ const STRINGS = {
   wrongTitle: () => tr("The board disagrees with the game."),
   wrongSub: () => tr("Put it right there:"),
   takebackAsked: () => tr(" — takeback asked, waiting for the other board"),
-  youPlay: (player) => tr("This board plays {player}.", { player }),
-  youWatch: () => tr("This board watches."),
+  lightsMean: () => tr("What the lights mean"),
   otherAsks: (move) => tr("The other board asks to take back {move}.", { move }),
   place: (kind, where) => tr("Place {kind}: {where}", { kind, where }),
   noAnswer: () => tr("The board does not answer; it may be restarting."),
@@ -111,6 +110,7 @@ function show(s) {
   $("takeback").disabled = !s.takeback;
   fillSelect($("hint"), s.hints.map((m) => [m, m]), s.hint);
   showSeats(s);
+  showMeaning(s);
   $("token-box").hidden = !s.token_required;
   if (gameChanged && $("history").open) loadGames();
 }
@@ -123,6 +123,17 @@ function showSeats(s) {
     fillSelect($(`seat${seat}`), s.seat_choices.map((p) => [p, p.startsWith("computer:") ? STRINGS.computerLevel(p.slice(9)) : p]),
       s.seats[seat]);
   }
+}
+
+function showMeaning(s) {
+  // The board's legend (one source with the sim's), what the mover must do, who you are.
+  let box = $("meaning");
+  if (!box) { box = document.createElement("details"); box.id = "meaning"; $("turn").after(box); }
+  box.textContent = "";
+  const said = [s.you, s.notice].filter(Boolean);   // always in sight: the summary line
+  const legend = document.createElement("summary");
+  legend.textContent = (said.length ? `${said.join("; ")}. ` : "") + STRINGS.lightsMean();
+  box.append(legend, ...s.legend.map((e) => { const p = document.createElement("p"); p.append(chip(e.colour || "transparent"), `${e.label}: ${e.means}`); return p; }));
 }
 
 function chip(colour, fill) {
@@ -204,11 +215,6 @@ function showRemote(s) {
   let words = r.status;
   if (r.asked_to !== null) words += STRINGS.takebackAsked();
   $("remote-status").textContent = words;
-  // Which player this board is: a family at a board with no screen reads it off its chip here.
-  const you = $("remote-you");
-  you.textContent = "";
-  if (r.seat === 0 || r.seat === 1) you.append(playerChip(s, r.seat), STRINGS.youPlay(s.players[r.seat]));
-  else you.textContent = STRINGS.youWatch();
   $("remote").classList.toggle("bad", r.out_of_step || r.status.startsWith("no broker"));
   $("remote-ask").hidden = r.request === null;
   if (r.request !== null) {
@@ -367,7 +373,8 @@ function wire() {
   };
   $("takeback").onclick = () => {
     const moves = state.move_words || state.game.moves;
-    ask(STRINGS.takeback(moves[moves.length - 1]),
+    // The referee's question (against the computer it names the move and the reply).
+    ask(state.takeback_question || STRINGS.takeback(moves[moves.length - 1]),
         () => post("/api/takeback", {}));
   };
   $("new-game").onclick = () => {

@@ -1,0 +1,139 @@
+"""Takebacks against the computer: the player's move and the computer's reply go together, by
+lifting one's own last piece or by the takeback command, and the board says so; a takeback by
+hand that reads also as a new move is a takeback (Fangqi); the player told to make the
+computer's move first. On a traced board whose second seat is the computer (its replies are
+played as the computer's worker would, through `Referee.play_for_seat`)."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from board_driver.cli.sim import Terminal
+from board_driver.config import sim_config
+from board_driver.referee.tracer import Tracer
+
+
+@pytest.fixture
+def board(tmp_path):
+    made = []
+
+    def make(**overrides):
+        t = Tracer(sim_config(journal=str(tmp_path / f"j{len(made)}.sqlite"), **overrides),
+                   new_game=True)
+        t.referee.seats = ("human", "computer:easy")
+        made.append(t)
+        return t
+
+    yield make
+    for t in made:
+        t.close()
+
+
+def reply(t, move):
+    """The computer answers in the game (its worker's move); the board then owes it."""
+    t.referee.play_for_seat(move, t.clock(), "computer")
+    return t.step("wait", ["0"])
+
+
+def test_lifting_ones_own_last_rod_takes_back_the_computers_reply_too(board):
+    t = board()
+    t.step("place", ["h0.0"])
+    reply(t, "v1.2")
+    t.step("place", ["v1.2"])                # the computer's move made on the board
+    record = t.step("lift", ["h0.0"])        # the player lifts their own last rod
+    assert record["game"]["moves"] == []
+    assert record["corrections"] == ["v1.2"]  # the reply's rod is to come off, not a move
+    record = t.step("lift", ["v1.2"])
+    assert record["game"]["moves"] == [] and record["corrections"] == []
+    assert not t.referee.holding
+
+
+def test_lifting_ones_rod_before_the_reply_was_made_takes_back_both(board):
+    t = board()
+    t.step("place", ["h0.0"])
+    reply(t, "v1.2")                          # not made on the board yet
+    record = t.step("lift", ["h0.0"])
+    assert record["game"]["moves"] == [] and record["corrections"] == []
+
+
+def test_the_takeback_command_takes_back_the_move_and_the_reply_and_says_so(board):
+    t = board()
+    t.step("place", ["h0.0"])
+    reply(t, "v1.2")
+    t.step("place", ["v1.2"])
+    from board_driver.web.snapshot import takeback_question
+
+    assert takeback_question(t.referee) == ("Take back h0.0 and the computer's reply v1.2? "
+                                            "Lift its pieces from the board afterwards.")
+    assert t.door.takeback() == "took back h0.0 and the computer's reply v1.2"
+    assert t.referee.state.moves == [] and t.referee.state.to_move == 0
+    # while the computer still thinks, only the player's move is there to take back
+    t.step("lift", ["h0.0"])
+    t.step("lift", ["v1.2"])
+    t.step("place", ["h1.0"])
+    assert t.door.takeback() == "took back h1.0"
+
+
+def test_the_sim_says_both_were_taken_back(board):
+    t = board()
+    terminal = Terminal(io.StringIO())
+    terminal.start(t.session)
+    t.step("place", ["h0.0"])
+    terminal(t.session)
+    reply(t, "v1.2")
+    terminal(t.session)
+    t.step("place", ["v1.2"])
+    terminal(t.session)
+    t.step("lift", ["h0.0"])
+    terminal(t.session)
+    said = terminal.out.getvalue().splitlines()
+    assert "takeback of h0.0 and the computer's reply v1.2" in said
+    assert not any(line.startswith("not a move") for line in said)
+
+
+def test_a_rod_put_before_the_computers_is_told_to_wait_for_it(board):
+    t = board()
+    terminal = Terminal(io.StringIO())
+    terminal.start(t.session)
+    t.step("place", ["h0.0"])
+    reply(t, "v1.2")
+    terminal(t.session)
+    t.step("place", ["h1.0"])                 # the player's next rod, the computer's not down
+    terminal(t.session)
+    assert "not a move: h1.0: first put the computer's rod on v1.2" in \
+        terminal.out.getvalue().splitlines()
+
+
+def test_takebacks_by_lifting_off_still_hold_and_the_sim_says_why(board):
+    t = board()
+    t.referee.config.takeback = False
+    terminal = Terminal(io.StringIO())
+    terminal.start(t.session)
+    t.step("place", ["h0.0"])
+    reply(t, "v1.2")
+    t.step("place", ["v1.2"])
+    terminal(t.session)
+    record = t.step("lift", ["v1.2"])
+    terminal(t.session)
+    assert len(record["game"]["moves"]) == 2 and record["corrections"] == ["v1.2"]
+    assert ("takebacks by lifting are off (display.takeback = false): put it back, or type "
+            "takeback") in terminal.out.getvalue().splitlines()
+
+
+def test_a_touch_board_never_waits_for_pieces_after_a_takeback_or_a_new_game(tmp_path):
+    # (holding would keep the computer from ever moving again: it waits for the board to agree)
+    t = Tracer(sim_config(layout="game-for-the-trees-matrix", journal=str(tmp_path / "j.sqlite")),
+               new_game=True)
+    try:
+        t.referee.seats = ("human", "computer:easy")
+        t.step("tap", ["a3"])
+        t.step("tap", ["a4"])
+        reply(t, "h6-h5")
+        assert t.door.takeback() == "took back a3-a4 and the computer's reply h6-h5"
+        assert not t.referee.holding and t.referee.state.moves == []
+        t.door.new_game()
+        assert not t.referee.holding
+    finally:
+        t.close()
