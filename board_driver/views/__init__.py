@@ -55,8 +55,9 @@ The interface a game's view module provides (`state` is the game's State; `view`
         The game's own help lines for `treeboard sim` (its site names, its entries).
     def picture_legend(view: View) -> list[dict]
         What each colour of the game's own picture means (Game for the Trees' terrain), for the
-        page to list beside the picture (never drawn over the board): [{"what", "how", "colours": ["#rrggbb", ...]}], the colours as
-        the picture draws them, the words the LEDs' own legend. Default: none.
+        page to list beside the picture (never drawn over the board): [{"what", "how",
+        "colours": ["#rrggbb", ...]}], the colours as the picture draws them, the words the
+        LEDs' own legend. Default: none.
     def svg_3d(state, view: View, places: list[str], turn: int = 0) -> str
         A second picture (Treeblox: an isometric view of the trees); `places` are the sites
         where an entry may be made now, drawn so that a click on one (an element with
@@ -215,7 +216,9 @@ _HINT_COLOURS = {"safe": ("safe", "best"), "unsafe": ("safe", "best"), "best": (
 def legend(state: State, view: View) -> list[dict[str, str]]:
     """Every colour the LEDs may show now and what it means: the one legend the sim prints
     and the page shows (its state JSON's "legend"). Each entry: {"name": the config's colour
-    name, "label": the colour in words ("sky blue"), "colour": "#rrggbb", "means": words}."""
+    name, "label": the colour in words ("sky blue"), "colour": "#rrggbb", "means": words}; a
+    game's own colours (`picture_legend`) also carry "colours", every colour the picture draws
+    for the entry (the page lists those beside the picture)."""
     module = view_of(state.game.name)
     names = players(state.game.name)
     own = getattr(module, "COLOUR_MEANINGS", {})
@@ -226,6 +229,11 @@ def legend(state: State, view: View) -> list[dict[str, str]]:
 
     out = [entry(f"player{p}", own.get(f"player{p}") or f"{names[p]}: pieces, turn and score")
            for p in (0, 1)]
+    # The game's own colours (Game for the Trees' terrain), with every colour the picture draws
+    # them in ("colours"): the page lists these beside the picture, the sim with the rest.
+    out += [{"name": row["what"], "label": row["how"], "colour": row["colours"][0],
+             "colours": row["colours"], "means": row["what"]}
+            for row in picture_legend(state, view)]
     out.append({"name": "blinking", "label": "blinking", "colour": "",
                 "means": "a piece's colour blinking: put that piece here; breathing: the other "
                          "seat's move, to make on the board"})

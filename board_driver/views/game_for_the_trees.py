@@ -1,9 +1,10 @@
 """Game for the Trees shown: the board holds no pieces, so the LEDs carry the whole position.
 
-The legend (`LEGEND`, also listed beside the page's picture by `picture_legend`) is colour-blind safe: the owner is
-the hue (the two player colours, Okabe-Ito blue and yellow by default), the terrain is the
-brightness, and everything else is *time* (breathing, a wink, a flash), never a third hue
-that must be told from the others:
+The legend (`LEGEND`; `picture_legend` puts it in the one legend, which the page lists beside
+its picture and the sim prints) is colour-blind safe: the owner is the hue (the two player
+colours, Okabe-Ito blue and yellow by default), the terrain is the brightness, and everything
+else is *time* (breathing, a wink, a flash), never a third hue that must be told from the
+others:
 
     bare ground           off
     grass                 owner's colour, a quarter
@@ -148,8 +149,8 @@ M = 30          # margin for the rank and file labels, on the board's edge outsi
 
 
 def svg(state, view: View) -> str:
-    """The board alone, its files under it and ranks left of it; the legend is `picture_legend`, which
-    the page lists beside the picture (never drawn over the squares)."""
+    """The board alone, its files under it and ranks left of it; the legend is `picture_legend`,
+    which the page lists beside the picture (never drawn over the squares)."""
     c = view.colours
     chains = [(p, ch) for p in (0, 1) for ch in state.chains(p)]
     body = []

@@ -110,8 +110,6 @@ def page_state(referee, *, layout_name: str, token_required: bool, version: int,
         "token_required": token_required,
         "svg": views.svg(state, shown_view(referee)),   # hints only for a player at this board
         "svg3d": svg3d,
-        # the game's own colours in words (Game for the Trees' terrain), listed beside the picture
-        "picture_legend": views.picture_legend(state, view),
         # the moves as the move list shows them (Treeblox cubes beside the board in words)
         "move_words": views.move_words(state.game.name, [str(m) for m in state.moves]),
         # Who plays each seat ("human" here, "computer:LEVEL", "remote"), and the link to the

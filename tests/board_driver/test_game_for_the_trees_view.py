@@ -85,3 +85,21 @@ def test_terminal_reads_without_colour():
     rank1 = next(line for line in lines if line.startswith(" 1 "))
     assert rank1.split()[1:4] == ["B*", "A*", "E*"]
     assert "chains: d2>f3" in text and "chains: none" in text
+
+
+def test_the_terrain_is_in_the_one_legend_the_sim_prints_and_the_page_lists():
+    """One source: the game's own colours are entries of views.legend (with every colour the
+    picture draws for them), which the sim prints and the page lists beside the picture."""
+    from types import SimpleNamespace
+
+    from board_driver.cli.sim import legend_lines
+
+    state = state_after("Ab1-d2")
+    view = View(colours=C)
+    own = [e for e in views.legend(state, view) if "colours" in e]
+    assert [(e["means"], e["label"]) for e in own] == gv.LEGEND
+    assert own == [{"name": r["what"], "label": r["how"], "colour": r["colours"][0],
+                    "colours": r["colours"], "means": r["what"]}
+                   for r in views.picture_legend(state, view)]
+    printed = "\n".join(legend_lines(SimpleNamespace(state=state, view=view), Paint(False)))
+    assert "the owner's colour, a quarter: grass" in printed

@@ -236,10 +236,11 @@ def check_page(browser, sims, tmp_path, game, layout, moves, size, name, args=()
     if size == "phone" and found["board"] < 0.9 * found["width"]:
         problems.append(f"the board is {found['board']:.0f} px wide on a "
                         f"{found['width']} px phone (at least 90 % wanted)")
-    if legend != len(state["picture_legend"]):
-        problems.append(f"the legend lists {legend} colours of the {len(state['picture_legend'])} the "
-                        "board shows")
-    if game == "game-for-the-trees" and not state["picture_legend"]:
+    own = [e for e in state["legend"] if "colours" in e]   # the game's own colours
+    if legend != len(own):
+        problems.append(f"the legend beside the picture lists {legend} of the game's "
+                        f"{len(own)} colours")
+    if game == "game-for-the-trees" and not own:
         problems.append("Game for the Trees' colours have no legend")
     if dimmest < 1:
         problems.append(f"the winner's pieces breathe down to opacity {dimmest}: a still "

@@ -99,7 +99,7 @@ function show(s) {
   // A turned view is fetched turned (the push carries the unturned one), so it never flickers.
   if (!has3d || turn3d === 0) $("board3d").innerHTML = has3d ? s.svg3d : "";
   else fetchTurned();
-  showLegend(s.picture_legend || []);
+  showLegend(s.legend.filter((e) => e.colours));  // the game's own, beside the picture
   showStatus(s);
   showFixes(s);
   showRemote(s);
@@ -133,7 +133,7 @@ function showMeaning(s) {
   const said = [s.you, s.notice].filter(Boolean);   // always in sight: the summary line
   const legend = document.createElement("summary");
   legend.textContent = (said.length ? `${said.join("; ")}. ` : "") + STRINGS.lightsMean();
-  box.append(legend, ...s.legend.map((e) => { const p = document.createElement("p"); p.append(chip(e.colour || "transparent"), `${e.label}: ${e.means}`); return p; }));
+  box.append(legend, ...s.legend.filter((e) => !e.colours).map((e) => { const p = document.createElement("p"); p.append(chip(e.colour || "transparent"), `${e.label}: ${e.means}`); return p; }));
 }
 
 function chip(colour, fill) {
@@ -151,7 +151,7 @@ function playerChip(s, player) {
 }
 
 function showLegend(rows) {
-  // What the board's colours mean (the view's legend, the LEDs' words), beside the picture.
+  // The game's own colours (the one legend's entries with "colours"), beside the picture.
   const list = $("picture-legend");
   list.hidden = rows.length === 0;
   list.textContent = "";
@@ -168,8 +168,8 @@ function showLegend(rows) {
     const words = document.createElement("span");
     const how = document.createElement("span");
     how.className = "how";
-    how.textContent = row.how;
-    words.append(`${row.what}: `, how);
+    how.textContent = row.label;
+    words.append(`${row.means}: `, how);
     li.append(swatches, words);
     list.append(li);
   }
