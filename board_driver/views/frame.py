@@ -43,10 +43,6 @@ def compose(referee: Any, now: float, link: str | None = None
     state, view, touch = referee.state, shown_view(referee), referee.touch
     colours, named = referee.config.colours, referee.layout.named_leds
     left = view.turn_left
-    if view.moves != "off" and not state.is_over() and referee.seats[state.to_move] != "human":
-        # The other seat's turn (the computer's, the other family's on a remote board): the
-        # hints are for the players here, so none light while this board waits.
-        view = dataclasses.replace(view, moves="off")
     if touch is None:
         frame, wake = render(state, view, now)
     else:
