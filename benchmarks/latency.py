@@ -1,6 +1,7 @@
 """Sensor latency on the simulated board: an edge at a mock pin -> the event out of the source.
 
     .venv/bin/python benchmarks/latency.py [--edges 10000] [--layout NAME]
+    .venv/bin/python benchmarks/latency.py --voice-only [--seen 300] [--voice-rounds 3]
 
 Direct pins: the time from `MockPin.drive_low/high` to the source's callback (gpiozero's
 callback chain plus ours). Matrix and ADC sources only see an edge when they scan, so their
@@ -16,6 +17,11 @@ Two figures for a rod put in a groove, which are different things:
 - player-seen latency: the magnet settled (the reed switch closed at the mock pins) -> the
   frame at the strip, on the real daemon: its asyncio loop and real clock, its matrix scan
   thread (5 ms period), the 20 ms debounce. This is what a player waits, on this machine.
+
+The player-seen latency again with the voice off and on (espeak-ng writing a WAV of every
+sentence on the speech worker, the daemon's own queue), alternating in one run, several rounds:
+speech must never slow the sensor path, and the spread over rounds says how far the shared
+machine's load moves the figure.
 
 Then the real daemon (`treeboard sim`, its own process) left idle on the simulated classic
 board: its CPU share and its own resident memory, read from /proc.
@@ -170,8 +176,10 @@ class GcPauses:
                 "total_ms": round(sum(self.pauses) * 1000, 3)}
 
 
-def player_seen(moves: int) -> dict:
-    """Magnet settled -> frame at the strip, on the real daemon (real clock, scan thread)."""
+def player_seen(moves: int, voice: bool = False) -> dict:
+    """Magnet settled -> frame at the strip, on the real daemon (real clock, scan thread);
+    `voice`: with the board speaking every move (espeak-ng writing WAVs on the speech worker,
+    as on a board with no audio device: the same queue and engine, a file instead of ALSA)."""
     import asyncio
     import random
     import tempfile
@@ -183,8 +191,12 @@ def player_seen(moves: int) -> dict:
     samples: list[float] = []
     lost: list[str] = []
     with tempfile.TemporaryDirectory(dir="/dev/shm") as tmp:
-        daemon = Daemon(sim_config(layout="tree-planting-classic-matrix", journal=f"{tmp}/j.sqlite"),
-                        notifier=Notifier(None), new_game=True)
+        config = sim_config(layout="tree-planting-classic-matrix", journal=f"{tmp}/j.sqlite")
+        if voice:
+            from board_driver.config import Voice
+
+            config.voice = Voice(enabled=True, wav_dir=f"{tmp}/voice")
+        daemon = Daemon(config, notifier=Notifier(None), new_game=True)
 
         async def run(gc_pauses: list) -> None:
             loop = asyncio.get_running_loop()
@@ -245,11 +257,32 @@ def player_seen(moves: int) -> dict:
             return summary
 
         gc_summary = asyncio.run(run([]))
+        spoken = len(list(Path(tmp, "voice").glob("*.wav"))) if voice else None
     layout = load_layout("tree-planting-classic-matrix")
     return {**{k.replace("_us", "_ms"): round(v / 1000, 2) if k.endswith("_us") else v
                for k, v in percentiles(samples).items()},
             "debounce_ms": layout.debounce_s * 1000, "scan_period_ms": layout.matrix.scan_period_s * 1000,
-            "gc_during_timing": gc_summary, "moves_never_shown": lost}
+            "gc_during_timing": gc_summary, "moves_never_shown": lost,
+            **({"utterances_spoken": spoken} if voice else {})}
+
+
+def voice_on_and_off(moves: int, rounds: int) -> dict:
+    """The player-seen latency with the voice off and on, alternating in one run (a shared
+    machine's load drifts: each pair is measured back to back), and the spread over rounds."""
+    runs: dict[str, list[dict]] = {"voice off": [], "voice on": []}
+    for _ in range(rounds):
+        for label in runs:
+            runs[label].append(player_seen(moves, voice=label == "voice on"))
+    out = {}
+    for label, results in runs.items():
+        p99 = [r["p99_ms"] for r in results]
+        p50 = [r["p50_ms"] for r in results]
+        out[label] = {"p50_ms each round": p50, "p99_ms each round": p99,
+                      "p99_ms median": statistics.median(p99),
+                      "p99_ms spread": [min(p99), max(p99)],
+                      **({"utterances_spoken": [r["utterances_spoken"] for r in results]}
+                         if label == "voice on" else {})}
+    return out
 
 
 def idle_daemon(seconds: float) -> dict:
@@ -295,7 +328,16 @@ def main(argv=None) -> None:
     parser.add_argument("--moves", type=int, default=10_000)
     parser.add_argument("--seen", type=int, default=300, help="moves timed on the real daemon")
     parser.add_argument("--idle-seconds", type=float, default=5.0)
+    parser.add_argument("--voice-rounds", type=int, default=3,
+                        help="rounds of the player-seen latency with the voice off, then on")
+    parser.add_argument("--voice-only", action="store_true",
+                        help="only the voice off/on comparison (--seen moves a round)")
     args = parser.parse_args(argv)
+    if args.voice_only:
+        print(json.dumps({"python": platform.python_version(), "machine": platform.machine(),
+                          "player_seen with the voice off and on (ms)":
+                          voice_on_and_off(args.seen, args.voice_rounds)}, indent=2))
+        return
     result = {
         "python": platform.python_version(),
         "machine": platform.machine(),
@@ -307,6 +349,8 @@ def main(argv=None) -> None:
         "processing_cost the same, journal on disk (with fsync)": processing_cost(
             max(200, args.moves // 10), str(Path(__file__).resolve().parent.parent)),
         "player_seen magnet settled -> frame at the strip, real daemon (ms)": player_seen(args.seen),
+        "player_seen with the voice off and on (ms)": voice_on_and_off(
+            max(50, args.seen // 2), args.voice_rounds),
         "idle_daemon": idle_daemon(args.idle_seconds),
     }
     print(json.dumps(result, indent=2))

@@ -12,8 +12,13 @@
     python benchmarks/strength.py versus --game treeblox --opponent self:1.2 --seconds 0.3
         ours against ours with another time budget (time buys strength?)
     python benchmarks/strength.py versus --game arbos --opponent random --max-moves 600
-        a game still on after 600 moves (random Arbos players can go on for ever, making and
-        removing a fourth tree) is scored by the scores as they stand, equal ones a draw
+        a game still on after 600 moves is scored by the scores as they stand, equal ones a
+        draw (a guard: every Arbos game now ends, within 501 moves on 20x20, reading 12 of
+        docs/games/arbos.md; before that, random players making and removing a fourth tree
+        could go on for ever)
+
+Options a game draws for each game (Arbos's setup_seed, the draw of its random setup) are
+drawn from the match's --seed, so a run is repeated by its seed.
 
 Prints one JSON object per match. A benchmark, not a test: it takes minutes.
 """
@@ -105,7 +110,12 @@ def versus(args) -> dict:
     results, ours_seconds, capped = [], [], 0
     for i in range(args.games):
         ours = i % 2  # colours alternate
-        state = game.new_state(**dict(o.split("=", 1) for o in args.option or []))
+        options = dict(o.split("=", 1) for o in args.option or [])
+        state = game.new_state(**options)
+        drawn = {k: rng.randrange(1 << 32) for k in sorted(game.drawn_options)
+                 if k in state.options() and k not in options}
+        if drawn:
+            state = game.new_state(**options, **drawn)
         while not state.is_over() and len(state.moves) < args.max_moves:
             if state.to_move == ours:
                 start = time.perf_counter()

@@ -40,6 +40,46 @@ DEFAULT_COLOURS: dict[str, Colour] = {
 }
 
 
+#: The languages a board speaks and shows (a shipped catalog each, board_driver/views/locale/).
+LANGUAGES = ("en", "zh")
+_QUIET = re.compile(r"^([01]\d|2[0-3]):([0-5]\d)-([01]\d|2[0-3]):([0-5]\d)$")
+
+
+@dataclass
+class Voice:
+    """The [voice] table: the board saying what happens (board_driver/daemon/speech.py)."""
+
+    enabled: bool = False
+    language: str | None = None     # None: the board's language
+    voice: str | None = None        # an espeak-ng voice; None: the language's own ("cmn" for zh)
+    rate: int = 160                 # words a minute
+    volume: int = 100               # espeak-ng's amplitude, 0..200
+    device: str | None = None       # an ALSA device ("plughw:CARD=Headphones"); None: the default
+    quiet_hours: tuple[int, int] | None = None  # (start, end) minutes after midnight, or None
+    repeat_moves: int = 3           # how many moves "say it again" reads back
+    wav_dir: str | None = None      # write each utterance as a WAV here, not to a device
+
+    def quiet_at(self, minute_of_day: int) -> bool:
+        """Whether the board keeps quiet at this minute after midnight."""
+        if self.quiet_hours is None:
+            return False
+        start, end = self.quiet_hours
+        if start <= end:
+            return start <= minute_of_day < end
+        return minute_of_day >= start or minute_of_day < end  # over midnight: 22:00-07:00
+
+
+def parse_quiet_hours(text: str) -> tuple[int, int] | None:
+    """ "22:00-07:00" -> (1320, 420); "" -> None; anything else -> None with ValueError."""
+    if text == "":
+        return None
+    m = _QUIET.match(text)
+    if m is None:
+        raise ValueError(text)
+    h1, m1, h2, m2 = (int(g) for g in m.groups())
+    return h1 * 60 + m1, h2 * 60 + m2
+
+
 class ConfigError(ValueError):
     """A config the daemon cannot run with; the message names the file, key and expectation."""
 
@@ -76,6 +116,8 @@ class Config:
     web_listen: str = "127.0.0.1"            # the companion page's address
     web_port: int = 8080
     web_token: str | None = None             # needed for control when listening beyond localhost
+    language: str = "en"                     # what the board says and shows: en | zh
+    voice: Voice = field(default_factory=Voice)
 
 
 SEAT = re.compile(r"^(human|remote|computer(:[A-Za-z0-9_.-]+)?)$")
@@ -149,7 +191,10 @@ def parse_config(data: dict[str, Any], path: str | Path = "<built-in>") -> Confi
         check_seats(path, "players", players)
         cfg.players = tuple(players)
 
-    for name in ("sensors", "display", "colours", "bridge", "remote", "web"):
+    cfg.language = _take(path, data, "", "language", str, cfg.language,
+                         lambda v: v in LANGUAGES, "one of " + ", ".join(LANGUAGES))
+
+    for name in ("sensors", "display", "colours", "bridge", "remote", "web", "voice"):
         value = data.pop(name, {})
         if not isinstance(value, dict):
             raise ConfigError(path, name, "a table", value)
@@ -228,6 +273,30 @@ def parse_config(data: dict[str, Any], path: str | Path = "<built-in>") -> Confi
     if not is_loopback(cfg.web_listen) and cfg.web_token is None:
         raise ConfigError(path, "web.token", f"a token whenever web.listen is beyond localhost "
                           f"({cfg.web_listen!r}), so that no one else on the network can act")
+
+    v = sections["voice"]
+    voice = cfg.voice
+    voice.enabled = _take(path, v, "voice.", "enabled", bool, voice.enabled, None, "true or false")
+    voice.language = _take(path, v, "voice.", "language", str, None, lambda x: x in LANGUAGES,
+                           "one of " + ", ".join(LANGUAGES))
+    voice.voice = _take(path, v, "voice.", "voice", str, None,
+                        lambda x: re.fullmatch(r"[A-Za-z0-9_+.-]{1,40}", x) is not None,
+                        'an espeak-ng voice name such as "en-gb" or "cmn" (espeak-ng --voices)')
+    voice.rate = _take(path, v, "voice.", "rate", int, voice.rate, lambda x: 80 <= x <= 450,
+                       "words a minute from 80 to 450")
+    voice.volume = _take(path, v, "voice.", "volume", int, voice.volume, lambda x: 0 <= x <= 200,
+                         "a volume from 0 to 200 (100 is normal)")
+    voice.device = _take(path, v, "voice.", "device", str, None,
+                         lambda x: re.fullmatch(r"[A-Za-z0-9_:=,.-]{1,80}", x) is not None,
+                         'an ALSA device name such as "plughw:CARD=Headphones" (aplay -L)')
+    quiet = _take(path, v, "voice.", "quiet_hours", str, "", None, '"HH:MM-HH:MM"')
+    try:
+        voice.quiet_hours = parse_quiet_hours(quiet)
+    except ValueError:
+        raise ConfigError(path, "voice.quiet_hours", '"HH:MM-HH:MM", such as "21:30-07:00", '
+                          'or "" for none', quiet) from None
+    voice.repeat_moves = _take(path, v, "voice.", "repeat_moves", int, voice.repeat_moves,
+                               lambda x: 1 <= x <= 20, "a number of moves from 1 to 20")
 
     for name, table in [("", data)] + [(n + ".", t) for n, t in sections.items()]:
         if table:

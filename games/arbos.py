@@ -21,12 +21,14 @@ recorded in the history so `undo` restores the sets exactly, without any flood f
 
 from __future__ import annotations
 
+import hashlib
 import random
 import re
+import secrets
 from functools import lru_cache
 from typing import Any, NamedTuple
 
-from games.base import BadOptions, Game, IllegalMove, InvalidNotation, State
+from games.base import BadOptions, Game, IllegalMove, InvalidNotation, Reason, State
 
 ROWS = "ABCDEFGHIJKLMNOPQRST"
 MAX_SIDE = len(ROWS)  # the rules label 20 rows A..T and 20 columns 1..20
@@ -45,7 +47,14 @@ PLAYOUT_CAP = 400
 #: Random draws of a cell a playout tries before it lists the legal cells outright.
 _DRAWS = 48
 
+#: The setup's two ways (reading 13): the board draws each seed's cell, or the placer chooses.
+SETUPS = ("random", "chosen")
+#: A drawn setup's seed is a whole number below this (what `secrets` draws when none is given).
+SETUP_SEED_LIMIT = 2**32
+
 SEED, SPORE, REPLACE, REMOVE, PASS_KIND = "seed", "spore", "replace", "remove", "pass"
+#: The referee's move when a begun turn's time runs out (reading 10): never a player's choice.
+TIMEOUT_KIND = "timeout"
 
 # What a cell holds: EMPTY, or a code per (kind, owner).
 EMPTY = 0
@@ -83,14 +92,18 @@ class Move(NamedTuple):
     def __str__(self) -> str:
         if self.kind == PASS_KIND:
             return "pass"
+        if self.kind == TIMEOUT_KIND:
+            return "time"
         name = cell_name(self.cell)
         return {SEED: "seed " + name, SPORE: name, REPLACE: name + "=", REMOVE: "x" + name}[self.kind]
 
 
 PASS = Move(PASS_KIND)
+TIMEOUT = Move(TIMEOUT_KIND)
 
 _MOVE_HELP = ("a move is 'seed C7' (setup), 'C7' (a spore), 'C7=' (replace your seed at C7 by a "
-              "spore), 'xC7' (remove your spore from C7) or 'pass'")
+              "spore), 'xC7' (remove your spore from C7), 'pass', or 'time' (the referee's, when "
+              "a begun turn's time runs out)")
 
 
 def parse_move(text: Any) -> Move:
@@ -102,6 +115,8 @@ def parse_move(text: Any) -> Move:
     low = text.strip().lower()
     if low in ("pass", "end"):
         return PASS
+    if low == "time":
+        return TIMEOUT
     try:
         if low.startswith("seed"):
             return Move(SEED, parse_cell(low[4:]))
@@ -162,11 +177,17 @@ class ArbosState(State):
     __slots__ = ("game", "geo", "_board_name", "_seeds_each", "_spores_each", "_board", "_occ",
                  "_seeds", "_tree_of", "_trees", "_next_id", "_spores_left", "_seed_dist",
                  "_dist_count", "_placed_seeds", "_history", "_to_move", "_phase", "_follow",
-                 "_removing", "_passes", "_end")
+                 "_removing", "_passes", "_end", "_setup", "_setup_seed", "_draws")
 
     def __init__(self, game: "Arbos", board_name: str, rows: int, cols: int, seeds: int,
-                 spores: int):
+                 spores: int, setup: str = "chosen", setup_seed: int | None = None):
         self.game = game
+        self._setup = setup
+        self._setup_seed = setup_seed
+        # A drawn setup: seed number k (0, 1, ...) -> the cell drawn for it. The position after
+        # k seeds is fixed by the draws before it, so the cache holds for every state of the
+        # game and copies share it (a write only ever stores the one cell that k draws).
+        self._draws: dict[int, int] = {}
         self.geo = _geometry(rows, cols)
         self._board_name = board_name
         self._seeds_each, self._spores_each = seeds, spores
@@ -204,6 +225,8 @@ class ArbosState(State):
             return []
         geo, p = self.geo, self._to_move
         if self._phase == "setup":
+            if self._setup == "random":
+                return [Move(SEED, geo.cell(self._drawn()))]
             need = self._seed_needed()
             return [Move(SEED, geo.cell(i)) for i in range(geo.size)
                     if not self._board[i] and self._seed_dist[i] >= need]
@@ -228,7 +251,10 @@ class ArbosState(State):
         p, here = self._to_move, self._board[i]
         cell = self.geo.cell(i)
         if self._phase == "setup":
-            ok = not here and self._seed_dist[i] >= self._seed_needed()
+            if self._setup == "random":
+                ok = i == self._drawn()
+            else:
+                ok = not here and self._seed_dist[i] >= self._seed_needed()
             return [Move(SEED, cell)] if ok else []
         if self._removing:
             return [Move(REMOVE, cell)] if here == _SPORE[p] else []
@@ -256,6 +282,11 @@ class ArbosState(State):
         if kind == PASS_KIND:
             return move
         p = self._to_move
+        if kind == TIMEOUT_KIND:
+            for i, split in reversed(data):
+                self._unsplit(p, i, split)
+                self._set(i, _SPORE[p])
+            return move
         i = move.cell[0] * self.geo.cols + move.cell[1]
         if kind == SEED:
             self._clear(i)
@@ -286,6 +317,7 @@ class ArbosState(State):
         new = ArbosState.__new__(ArbosState)
         new.game, new.geo, new._board_name = self.game, self.geo, self._board_name
         new._seeds_each, new._spores_each = self._seeds_each, self._spores_each
+        new._setup, new._setup_seed, new._draws = self._setup, self._setup_seed, self._draws
         new._board = self._board[:]
         new._occ = dict(self._occ)
         new._seeds = (set(self._seeds[0]), set(self._seeds[1]))
@@ -345,6 +377,10 @@ class ArbosState(State):
             played += 1
             p = self._to_move
             if self._phase == "setup":
+                if self._setup == "random":
+                    i = self._drawn()
+                    apply(Move(SEED, cell(i)), i)
+                    continue
                 need, dist = self._seed_needed(), self._seed_dist
                 for _ in range(_DRAWS):
                     i = randrange(size)
@@ -471,6 +507,15 @@ class ArbosState(State):
     def pass_move(self) -> Move:
         return PASS
 
+    def timeout_move(self) -> Move | None:
+        """When the turn's time runs out (reading 10): at the start of a turn, `pass`; inside a
+        begun turn (a replacement's follow-ups owed, or spores to remove), `time`, which
+        forfeits the follow-ups and takes off the mover's smallest trees beyond three; in the
+        setup, None (the setup is no turn: the text gives the limit to a turn's actions)."""
+        if self._end or self._phase == "setup":
+            return None
+        return TIMEOUT if self._follow or self._removing else PASS
+
     def parse_move(self, text: Any) -> Move:
         move = parse_move(text)
         if move.cell is not None and not (move.cell[0] < self.geo.rows
@@ -484,7 +529,11 @@ class ArbosState(State):
         return [h[0] for h in self._history]
 
     def options(self) -> dict[str, Any]:
-        return {"board": self._board_name, "seeds": self._seeds_each, "spores": self._spores_each}
+        out = {"board": self._board_name, "seeds": self._seeds_each, "spores": self._spores_each,
+               "setup": self._setup}
+        if self._setup == "random":
+            out["setup_seed"] = self._setup_seed
+        return out
 
     # --- Arbos's own questions (the board's lights come from these) -------------------------
 
@@ -507,6 +556,17 @@ class ArbosState(State):
     def must_remove(self) -> bool:
         """The mover has more than three trees and must remove spores before the turn ends."""
         return self._removing and not self._end
+
+    @property
+    def setup(self) -> str:
+        """"random" (the board draws each seed's cell) or "chosen" (the placer chooses)."""
+        return self._setup
+
+    def drawn_cell(self) -> str | None:
+        """In a drawn setup, the cell where the next seed goes; None otherwise."""
+        if self._setup != "random" or self._phase != "setup" or self._end:
+            return None
+        return self.geo.names[self._drawn()]
 
     def spores_left(self, player: int) -> int:
         return self._spores_left[player]
@@ -568,6 +628,8 @@ class ArbosState(State):
             return {}
         names, p = self.geo.names, self._to_move
         if self._phase == "setup":
+            if self._setup == "random":
+                return {names[self._drawn()]: "setup"}
             need = self._seed_needed()
             return {names[i]: "setup" for i in range(self.geo.size)
                     if not self._board[i] and self._seed_dist[i] >= need}
@@ -623,6 +685,20 @@ class ArbosState(State):
                 return d
         return 0
 
+    def _drawn(self) -> int:
+        """A drawn setup (reading 13): the cell of the next seed, drawn uniformly among the
+        cells the distance rule allows now, from the game's setup seed and the seed's number.
+        SHA-256, not `random`, so that any Python on any board draws the same."""
+        k = self._placed_seeds
+        i = self._draws.get(k)
+        if i is None:
+            need, dist, board = self._seed_needed(), self._seed_dist, self._board
+            allowed = [j for j in range(self.geo.size) if not board[j] and dist[j] >= need]
+            digest = hashlib.sha256(f"arbos setup {self._setup_seed} {k}".encode()).digest()
+            i = allowed[int.from_bytes(digest[:8], "big") % len(allowed)]
+            self._draws[k] = i
+        return i
+
     def _placeable(self, p: int, i: int) -> bool:
         """A free cell next to one of p's seeds, or not side by side with a spore of the other."""
         board = self._board
@@ -641,17 +717,28 @@ class ArbosState(State):
     def _check(self, move: Move) -> int:
         """Raise IllegalMove with a reason a player can read; else return the move's cell index."""
         if self._end:
-            raise IllegalMove(move, "the game is over")
+            raise IllegalMove(move, Reason("the game is over"))
         p, kind = self._to_move, move.kind
         who = COLOURS[p].title()
         if kind == PASS_KIND:
             if self._phase == "setup":
-                raise IllegalMove(move, "the seeds must all be put down before anyone can pass")
+                raise IllegalMove(move, Reason("the seeds must all be put down before anyone "
+                                               "can pass"))
             if self._follow:
-                raise IllegalMove(move, f"you replaced a seed: {self._follow} more spore"
-                                        f"{'s' if self._follow > 1 else ''} to place first")
+                raise IllegalMove(move, Reason("you replaced a seed: {n} more spore to place "
+                                               "first", n=1) if self._follow == 1 else
+                                  Reason("you replaced a seed: {n} more spores to place "
+                                         "first", n=self._follow))
             if self._removing:
-                raise IllegalMove(move, "you have more than three trees: remove spores first")
+                raise IllegalMove(move, Reason("you have more than three trees: remove spores "
+                                               "first"))
+            return -1
+        if kind == TIMEOUT_KIND:
+            if not (self._follow or self._removing):
+                raise IllegalMove(move, Reason("'time' ends a begun turn whose time ran out (a "
+                                               "replacement's follow-ups owed, or spores to "
+                                               "remove); at the start of a turn, time out is a "
+                                               "pass"))
             return -1
         cell = move.cell
         if (kind not in (SEED, SPORE, REPLACE, REMOVE) or type(cell) is not tuple
@@ -659,56 +746,78 @@ class ArbosState(State):
             raise InvalidNotation(tuple(move), _MOVE_HELP)
         r, c = cell
         if not (0 <= r < self.geo.rows and 0 <= c < self.geo.cols):
-            raise IllegalMove(move, f"that cell is not on this {self.geo.rows}x{self.geo.cols} board")
+            raise IllegalMove(move, Reason("that cell is not on this {rows}x{cols} board",
+                                           rows=self.geo.rows, cols=self.geo.cols))
         i = r * self.geo.cols + c
         name = self.geo.names[i]
         here = self._board[i]
-        taken = f"{name} holds a {_KIND_TEXT[here].replace(':0', ' of White').replace(':1', ' of Black')}" \
-            if here else ""
+        taken = Reason("{site} holds a {piece} of {player}", site=name,
+                       piece=_KIND_TEXT[here].split(":")[0],
+                       player=COLOURS[int(_KIND_TEXT[here][-1])].title()) if here else ""
         if self._phase == "setup":
             need = self._seed_needed()
-            if kind == SPORE and not here and self._seed_dist[i] < need:
+            refused = i != self._drawn() if self._setup == "random" else self._seed_dist[i] < need
+            if kind == SPORE and not here and refused:
                 # A token put on a cell in the setup is meant as a seed (a presence sensor
                 # cannot tell): why no seed may go there is the reason to give.
                 kind = SEED
             if kind != SEED:
-                raise IllegalMove(move, "the setup comes first: put down a seed of your opponent")
+                raise IllegalMove(move, Reason("the setup comes first: put down a seed of your "
+                                               "opponent"))
+            if self._setup == "random" and i != self._drawn():
+                drawn = self.geo.names[self._drawn()]
+                raise IllegalMove(move, Reason("the board drew {site} for this seed: put "
+                                               "{player}'s seed on {site}", site=drawn,
+                                               player=COLOURS[1 - p].title()))
             if here:
                 raise IllegalMove(move, taken)
             if self._seed_dist[i] < need:
                 near = min(self._seeds[0] | self._seeds[1], key=lambda j: max(
                     abs(j // self.geo.cols - r), abs(j % self.geo.cols - c)), default=None)
-                to = f" to {self.geo.names[near]}" if near is not None else ""
-                raise IllegalMove(move, f"{name} is too close{to}: seeds need at "
-                                        f"least {need - 1} empty cell{'s' if need > 2 else ''} "
-                                        "between them along the row or the column")
+                fields = dict(site=name, n=need - 1)
+                if near is None:
+                    raise IllegalMove(move, Reason(
+                        "{site} is too close: seeds need at least {n} empty cell between them "
+                        "along the row or the column", **fields) if need == 2 else Reason(
+                        "{site} is too close: seeds need at least {n} empty cells between them "
+                        "along the row or the column", **fields))
+                raise IllegalMove(move, Reason(
+                    "{site} is too close to {other}: seeds need at least {n} empty cell between "
+                    "them along the row or the column", other=self.geo.names[near], **fields)
+                    if need == 2 else Reason(
+                    "{site} is too close to {other}: seeds need at least {n} empty cells between "
+                    "them along the row or the column", other=self.geo.names[near], **fields))
             return i
         if kind == SEED:
-            raise IllegalMove(move, "the seeds are all down: the setup is over")
+            raise IllegalMove(move, Reason("the seeds are all down: the setup is over"))
         if self._removing:
             if kind != REMOVE:
-                raise IllegalMove(move, f"{who} has {len(self._trees[p])} trees: remove your "
-                                        "own spores until you have three")
+                raise IllegalMove(move, Reason("{player} has {n} trees: remove your own spores "
+                                               "until you have three", player=who,
+                                               n=len(self._trees[p])))
             if here != _SPORE[p]:
-                raise IllegalMove(move, f"{name} holds no spore of {who}")
+                raise IllegalMove(move, Reason("{site} holds no spore of {player}", site=name,
+                                               player=who))
             return i
         if kind == REMOVE:
-            raise IllegalMove(move, "spores come off only while you have more than three trees")
+            raise IllegalMove(move, Reason("spores come off only while you have more than three "
+                                           "trees"))
         if not self._spores_left[p]:
-            raise IllegalMove(move, f"{who} has no spores left")
+            raise IllegalMove(move, Reason("{player} has no spores left", player=who))
         if kind == REPLACE:
             if self._follow:
-                raise IllegalMove(move, "a replacement's two follow-ups are spores, not another "
-                                        "replacement")
+                raise IllegalMove(move, Reason("a replacement's two follow-ups are spores, not "
+                                               "another replacement"))
             if here != _SEED[p]:
-                raise IllegalMove(move, f"{name} holds no seed of {who}: you may replace only "
-                                        "your own seeds")
+                raise IllegalMove(move, Reason("{site} holds no seed of {player}: you may replace "
+                                               "only your own seeds", site=name, player=who))
             return i
         if here:
             raise IllegalMove(move, taken)
         if not self._placeable(p, i):
-            raise IllegalMove(move, f"{name} is beside a spore of {COLOURS[1 - p].title()} and "
-                                    f"next to no seed of {who}")
+            raise IllegalMove(move, Reason("{site} is beside a spore of {other} and next to no "
+                                           "seed of {player}", site=name,
+                                           other=COLOURS[1 - p].title(), player=who))
         return i
 
     def _apply(self, move: Move, i: int) -> None:
@@ -722,6 +831,19 @@ class ArbosState(State):
                 self._end = "double-pass"
             else:
                 self._next_turn()
+            return
+        if kind == TIMEOUT_KIND:
+            # Follow-ups forfeited; the smallest trees beyond three come off, whole (those the
+            # LEDs pulse), and their spores leave the game like any removed spore (reading 10).
+            data = []
+            for tree in self.trees(p)[MAX_TREES:]:
+                for name in tree:
+                    j = self.geo.index[name]
+                    data.append((j, self._split(p, j)))
+                    self._clear(j)
+            self._history.append((move, turn, data))
+            self._passes = 0  # the turn put a spore down (the replacement's, or a fourth tree)
+            self._next_turn()
             return
         if kind == SEED:
             data = self._place_seed(1 - p, i)
@@ -894,16 +1016,33 @@ class Arbos(Game):
                      f"{MIN_SIDE}x{MIN_SIDE} to {MAX_SIDE}x{MAX_SIDE}",
             "seeds": "seeds per player (default: 10, scaled by the cells on boards under 18x18)",
             "spores": "spores per player (default: 80, scaled by the cells on boards under 18x18)",
+            "setup": "random (default: the board draws the cell of each seed) or chosen (the "
+                     "placer chooses it)",
+            "setup_seed": f"the draw of a random setup, a whole number 0..{SETUP_SEED_LIMIT - 1} "
+                          "(default: drawn for each new game, and kept with it)",
         }
 
     def boards(self) -> list[str]:
         return list(NAMED_BOARDS)
 
+    #: A new game draws its setup afresh (games/base.py).
+    drawn_options = frozenset({"setup_seed"})
+
     def new_state(self, board: Any = "20x20", seeds: Any = None, spores: Any = None,
-                  **options: Any) -> ArbosState:
+                  setup: Any = "random", setup_seed: Any = None, **options: Any) -> ArbosState:
         if options:
             raise BadOptions(f"Arbos has no option {sorted(options)[0]!r}; it takes board, "
-                             "seeds and spores")
+                             "seeds, spores, setup and setup_seed")
+        if setup not in SETUPS:
+            raise BadOptions(f"setup must be random (the board draws each seed's cell) or "
+                             f"chosen (the placer chooses), not {setup!r}")
+        if setup == "chosen" and setup_seed is not None:
+            raise BadOptions(f"setup_seed {setup_seed!r} draws the cells of a random setup; "
+                             "with setup chosen the players choose them")
+        if setup == "random":
+            setup_seed = _count("setup_seed", setup_seed, None, 0, SETUP_SEED_LIMIT - 1)
+            if setup_seed is None:
+                setup_seed = secrets.randbelow(SETUP_SEED_LIMIT)
         m = _BOARD.match(board) if isinstance(board, str) else None
         if not m:
             raise BadOptions(f"board must be RxC such as 20x20 or 19x19, not {board!r}")
@@ -914,16 +1053,17 @@ class Arbos(Game):
         default_seeds, default_spores = box_counts(rows, cols)
         seeds = _count("seeds", seeds, default_seeds, 1, rows * cols // 4)
         spores = _count("spores", spores, default_spores, 1, rows * cols)
-        return ArbosState(self, f"{rows}x{cols}", rows, cols, seeds, spores)
+        return ArbosState(self, f"{rows}x{cols}", rows, cols, seeds, spores, setup, setup_seed)
 
 
-def _count(name: str, value: Any, default: int, lo: int, hi: int) -> int:
+def _count(name: str, value: Any, default: int | None, lo: int, hi: int) -> int | None:
     if value is None:
         return default
     if isinstance(value, str) and value.strip().isdigit():
         value = int(value)
     if type(value) is not int or not lo <= value <= hi:
-        raise BadOptions(f"{name} must be a whole number {lo}..{hi} on this board, not {value!r}")
+        where = "" if name == "setup_seed" else " on this board"
+        raise BadOptions(f"{name} must be a whole number {lo}..{hi}{where}, not {value!r}")
     return value
 
 

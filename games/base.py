@@ -11,7 +11,8 @@ come in (`Game.input_mode`, `State.touch_moves`), a turn time its rules give
 (`Game.turn_seconds`), the options of the search (`Game.search_options`, `Game.exact_solver`),
 its title in two parts (`Game.short_title`, `Game.description`), which player owns a piece
 kind (`Game.owner_of`), its end-turn and pass moves (`State.end_turn_move`,
-`State.pass_move`), and the shortcuts the daemon and the search use (`State.moves_at`,
+`State.pass_move`), what a turn whose time ran out becomes (`State.timeout_move`), the options
+drawn afresh for each game (`Game.drawn_options`), and the shortcuts the daemon and the search use (`State.moves_at`,
 `State.position_key`, `State.move_prior`).
 
 Rules modules are pure: no I/O, no threads, no clock, no hardware imports.
@@ -27,6 +28,26 @@ from typing import Any, ClassVar, Iterable, Mapping, Sequence
 
 class GameError(ValueError):
     """Base of every error the rules engines raise."""
+
+
+class Reason(str):
+    """A sentence a player can read, kept with its template and fields, so that the board can
+    say it in the family's language (board_driver/views/words.py translates the template, and
+    tools/catalogs.py finds every `Reason("...")` in games/). It is the formatted text:
+
+        Reason("{site} is not vacant", site="d4") == "d4 is not vacant"
+    """
+
+    template: str
+    fields: dict
+
+    def __new__(cls, template: str, **fields: object) -> "Reason":
+        self = super().__new__(cls, template.format(**fields))
+        self.template, self.fields = template, fields
+        return self
+
+    def __getnewargs_ex__(self):  # pickled (the computer's worker) with its template
+        return (self.template,), self.fields
 
 
 class IllegalMove(GameError):
@@ -74,6 +95,13 @@ class Game(ABC):
     #: Whether games.ai solves this game exactly where a position is small enough (Tree
     #: Planting: games/ai/tree_planting.py); otherwise the search alone plays and hints.
     exact_solver: ClassVar[bool] = False
+    #: Options `new_state` draws at random for each game when they are not given (Arbos:
+    #: `setup_seed`, the draw of its random setup). They belong to one game, not to the board:
+    #: `State.options()` keeps them, so a saved, resumed or remote game draws the same, but the
+    #: board's next game draws them again, a board finding its game in the journal compares
+    #: only the other options, and a remote game draws them from its game id (each is a whole
+    #: number below 2**32).
+    drawn_options: ClassVar[frozenset[str]] = frozenset()
 
     @property
     def title(self) -> str:
@@ -239,6 +267,13 @@ class State(ABC):
         """The move that passes the turn, whether or not it is legal now: what the referee
         plays for a player whose turn time ran out. None when the game has none (the default)."""
         return None
+
+    def timeout_move(self) -> Any:
+        """The move the referee plays for a player whose turn time ran out, whether or not it
+        is legal now (the referee plays it only when it is); None when time out has no move
+        now. The default is `pass_move()`. Arbos: inside a begun turn, `time`, which ends the
+        turn by a stated rule (docs/games/arbos.md, reading 10)."""
+        return self.pass_move()
 
     def touch_moves(self, site: str) -> list[tuple[Any, str | None]]:
         """For games whose `Game.input_mode` is "touch" (board_driver/referee/touch.py): the

@@ -24,7 +24,7 @@ from functools import lru_cache
 from itertools import permutations
 from typing import Any, NamedTuple
 
-from games.base import BadOptions, Game, IllegalMove, InvalidNotation, State
+from games.base import BadOptions, Game, IllegalMove, InvalidNotation, Reason, State
 
 COLOURS = ("black", "white")
 FILES = "abcdefghijklmnopqrstuvwxyz"
@@ -172,15 +172,16 @@ class Move(NamedTuple):
 
 
 class FangqiState(State):
-    __slots__ = ("game", "grid", "_extra", "_repeat", "_quiet_limit", "_morris", "_masks",
+    __slots__ = ("game", "grid", "_extra", "_repeat", "_quiet_limit", "_morris", "_counters", "_masks",
                  "_hand", "_to_move", "_phase", "_due", "_quiet", "_used", "_end", "_loser",
                  "_history")
 
     def __init__(self, game: "Fangqi", grid: Grid, extra_removal: bool, repeat_squares: bool,
-                 quiet_limit: int, morris: bool = False):
+                 quiet_limit: int, morris: bool = False, quiet_result: str = "draw"):
         self.game = game
         self.grid = grid
         self._morris = morris
+        self._counters = quiet_result == "counters"  # the quiet limit won on counters (reading 15)
         self._extra = extra_removal
         self._repeat = repeat_squares
         self._quiet_limit = quiet_limit
@@ -224,6 +225,7 @@ class FangqiState(State):
         new = FangqiState.__new__(FangqiState)
         new.game, new.grid = self.game, self.grid
         new._extra, new._repeat, new._quiet_limit = self._extra, self._repeat, self._quiet_limit
+        new._counters = self._counters
         new._morris = self._morris
         new._history = self._history[:]
         new._restore(self._saved())
@@ -239,9 +241,12 @@ class FangqiState(State):
 
     def winner(self) -> int | None:
         # A reduced or blocked player loses whatever the count (on a tiny board both may have
-        # three or fewer); after the quiet limit, more counters wins.
+        # three or fewer); the quiet limit is a draw (reading 15), or, with quiet_result
+        # "counters", won by more counters.
         if self._loser is not None:
             return 1 - self._loser
+        if self._end == QUIET and not self._counters:
+            return None
         return super().winner()
 
     def occupancy(self) -> dict[str, str]:
@@ -297,7 +302,8 @@ class FangqiState(State):
     def options(self) -> dict[str, Any]:
         return {"board": self.grid.name, "extra_removal": self._extra,
                 "repeat_squares": self._repeat, "quiet_limit": self._quiet_limit,
-                "morris": self._morris}
+                "morris": self._morris,
+                "quiet_result": "counters" if self._counters else "draw"}
 
     def playout(self, rng: Any = random, cap: int | None = None) -> tuple[int, int]:
         """Finish the game with uniformly random legal moves (or stop after `cap` of them) and
@@ -682,14 +688,14 @@ class FangqiState(State):
     def _check(self, move: Move) -> Move:
         """The move in canonical form, or IllegalMove with a reason a player can read."""
         if self._end:
-            raise IllegalMove(move, "the game is over")
+            raise IllegalMove(move, Reason("the game is over"))
         grid = self.grid
         for name in (move.frm, move.to, *move.captures):
             if name is not None and name not in grid.index:
                 raise InvalidNotation(move, f"this board has no point {name}")
         caps = tuple(sorted(set(move.captures), key=grid.index.__getitem__))
         if len(caps) != len(move.captures):
-            raise IllegalMove(move, "the same counter is taken twice")
+            raise IllegalMove(move, Reason("the same counter is taken twice"))
         move = Move(move.frm, move.to, caps)
         p, q = self._to_move, 1 - self._to_move
         masks = self._masks
@@ -697,43 +703,49 @@ class FangqiState(State):
         who = COLOURS[p].title()
         if self._phase == PLACEMENT:
             if move.kind != "place":
-                raise IllegalMove(move, f"it is the placement phase: {who} places a counter on "
-                                        "a vacant point, e.g. d4")
+                raise IllegalMove(move, Reason("it is the placement phase: {player} places a "
+                                               "counter on a vacant point, e.g. d4", player=who))
             if occ >> grid.index[move.to] & 1:
-                raise IllegalMove(move, f"{move.to} is not vacant")
+                raise IllegalMove(move, Reason("{site} is not vacant", site=move.to))
             return move
         if self._phase in (FIRST_REMOVAL, SQUARE_REMOVAL):
             if move.kind != "remove":
-                raise IllegalMove(move, f"it is the {self._phase.replace('-', ' ')}: {who} takes "
-                                        f"one of {COLOURS[q].title()}'s counters, e.g. "
-                                        f"x{self.takeable()[0]}")
+                fields = dict(player=who, other=COLOURS[q].title(), site=self.takeable()[0])
+                raise IllegalMove(move, Reason("it is the first removal: {player} takes one of "
+                                               "{other}'s counters, e.g. x{site}", **fields)
+                                  if self._phase == FIRST_REMOVAL else
+                                  Reason("it is the square removal: {player} takes one of "
+                                         "{other}'s counters, e.g. x{site}", **fields))
             i = grid.index[caps[0]]
             if not masks[q] >> i & 1:
-                raise IllegalMove(move, f"{caps[0]} holds no {COLOURS[q]} counter")
+                raise IllegalMove(move, Reason("{site} holds no {colour} counter", site=caps[0],
+                                               colour=COLOURS[q]))
             if not self._takeable_mask() >> i & 1:
                 if not self._morris:
-                    raise IllegalMove(move, f"{caps[0]} stands in a {COLOURS[q]} square: a "
-                                            "counter in a square is never taken after the "
-                                            "first removal")
-                raise IllegalMove(move, f"{caps[0]} stands in a {COLOURS[q]} square; take a "
-                                        "counter that is in no square first")
+                    raise IllegalMove(move, Reason("{site} stands in a {colour} square: a counter "
+                                                   "in a square is never taken after the first "
+                                                   "removal", site=caps[0], colour=COLOURS[q]))
+                raise IllegalMove(move, Reason("{site} stands in a {colour} square; take a "
+                                               "counter that is in no square first",
+                                               site=caps[0], colour=COLOURS[q]))
             return move
         if move.kind != "slide":
             # (the example is a slide legal here: a fixed one may name a row the board lacks)
             example = next((str(m) for m in self.legal_moves()), "a1-a2")
-            raise IllegalMove(move, f"it is the movement phase: {who} slides a counter, e.g. "
-                                    f"{example}")
+            raise IllegalMove(move, Reason("it is the movement phase: {player} slides a counter, "
+                                           "e.g. {example}", player=who, example=example))
         i, t = grid.index[move.frm], grid.index[move.to]
         if not masks[p] >> i & 1:
-            raise IllegalMove(move, f"{move.frm} holds no {COLOURS[p]} counter")
+            raise IllegalMove(move, Reason("{site} holds no {colour} counter", site=move.frm,
+                                           colour=COLOURS[p]))
         line = next((ray for ray in grid.rays[i] if t in ray), None)
         if line is None:
-            raise IllegalMove(move, "a counter slides along a line of the board, not diagonally "
-                                    "or to itself")
+            raise IllegalMove(move, Reason("a counter slides along a line of the board, not "
+                                           "diagonally or to itself"))
         for j in line[:line.index(t) + 1]:
             if occ >> j & 1:
-                raise IllegalMove(move, f"{grid.names[j]} is in the way" if j != t
-                                  else f"{move.to} is not vacant")
+                raise IllegalMove(move, Reason("{site} is in the way", site=grid.names[j]) if j != t
+                                  else Reason("{site} is not vacant", site=move.to))
         mine = masks[p] ^ (1 << i) ^ (1 << t)
         formed = self._formed(p, mine, t).bit_count()
         k = formed
@@ -741,24 +753,33 @@ class FangqiState(State):
             k = min(k, (masks[q] & ~grid.in_square(masks[q])).bit_count())
         if len(caps) != k:
             if not formed:
-                raise IllegalMove(move, "this move forms no square, so it takes nothing")
+                raise IllegalMove(move, Reason("this move forms no square, so it takes nothing"))
             if not k:
-                raise IllegalMove(move, f"this move forms a square, but every {COLOURS[q]} "
-                                        "counter stands in a square: none may be taken, so it "
-                                        "takes nothing")
-            lost = f" (every other {COLOURS[q]} counter stands in a square)" if k < formed else ""
-            raise IllegalMove(move, f"this move forms {formed} square{'s' * (formed > 1)}: it "
-                                    f"takes exactly {k} {COLOURS[q]} counter{'s' * (k > 1)}"
-                                    + lost)
+                raise IllegalMove(move, Reason("this move forms a square, but every {colour} "
+                                               "counter stands in a square: none may be taken, "
+                                               "so it takes nothing", colour=COLOURS[q]))
+            fields = dict(n=formed, k=k, colour=COLOURS[q])
+            said = (Reason("this move forms {n} square: it takes exactly {k} {colour} counter",
+                           **fields) if formed == 1 else
+                    Reason("this move forms {n} squares: it takes exactly {k} {colour} counter",
+                           **fields) if k == 1 else
+                    Reason("this move forms {n} squares: it takes exactly {k} {colour} counters",
+                           **fields))
+            if k < formed:
+                said = Reason("{reason} (every other {colour} counter stands in a square)",
+                              reason=said, colour=COLOURS[q])
+            raise IllegalMove(move, said)
         for c in caps:
             if not masks[q] >> grid.index[c] & 1:
-                raise IllegalMove(move, f"{c} holds no {COLOURS[q]} counter")
+                raise IllegalMove(move, Reason("{site} holds no {colour} counter", site=c,
+                                               colour=COLOURS[q]))
         if not self._takeable_in_turn(masks[q], caps):
             if not self._morris:
-                raise IllegalMove(move, "a counter standing in a square is never taken after "
-                                        "the first removal")
-            raise IllegalMove(move, "a counter standing in a square may be taken only when no "
-                                    f"{COLOURS[q]} counter outside a square is left")
+                raise IllegalMove(move, Reason("a counter standing in a square is never taken "
+                                               "after the first removal"))
+            raise IllegalMove(move, Reason("a counter standing in a square may be taken only "
+                                           "when no {colour} counter outside a square is left",
+                                           colour=COLOURS[q]))
         return move
 
     def _takeable_in_turn(self, opponent: int, caps: tuple[str, ...]) -> bool:
@@ -848,6 +869,8 @@ class Fangqi(Game):
             "morris": "false (default, the text): a counter in a square is never taken after "
                       "the first removal, and a capture with none outside squares is lost; "
                       "true: when all stand in squares, any may be taken (Nine Men's Morris)",
+            "quiet_result": "draw (default, the text: only a player reduced to three loses) or "
+                            "counters (more counters wins) when the quiet limit ends the game",
         }
 
     def boards(self) -> list[str]:
@@ -855,7 +878,7 @@ class Fangqi(Game):
 
     def new_state(self, board: Any = "6x6", extra_removal: Any = True, repeat_squares: Any = True,
                   quiet_limit: Any = DEFAULT_QUIET_LIMIT, morris: Any = False,
-                  **options: Any) -> FangqiState:
+                  quiet_result: Any = "draw", **options: Any) -> FangqiState:
         if options:
             raise BadOptions(f"Fangqi has no option {sorted(options)[0]!r}; it takes "
                              + ", ".join(self.options()))
@@ -863,9 +886,12 @@ class Fangqi(Game):
             quiet_limit = int(quiet_limit)
         if type(quiet_limit) is not int or not 1 <= quiet_limit <= 1000:
             raise BadOptions(f"quiet_limit must be a whole number 1..1000, not {quiet_limit!r}")
+        if quiet_result not in ("draw", "counters"):
+            raise BadOptions(f"quiet_result must be draw (the quiet limit ends the game drawn) or "
+                             f"counters (more counters wins), not {quiet_result!r}")
         return FangqiState(self, Grid.get(board), _flag("extra_removal", extra_removal),
                            _flag("repeat_squares", repeat_squares), quiet_limit,
-                           _flag("morris", morris))
+                           _flag("morris", morris), quiet_result)
 
 
 GAME = Fangqi()

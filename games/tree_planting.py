@@ -17,7 +17,7 @@ from collections import deque
 from functools import lru_cache
 from typing import Any
 
-from games.base import BadOptions, Game, IllegalMove, InvalidNotation, State
+from games.base import BadOptions, Game, IllegalMove, InvalidNotation, Reason, State
 
 # Ready-made boards, named by what players call them or by their square count. Each is a
 # polyomino a maker can cut from one sheet; see docs/games/tree-planting.md for drawings.
@@ -189,8 +189,8 @@ class TreePlantingState(State):
         edges = self._edges
         if edges & g.bit:
             if not self._free:
-                raise IllegalMove(g, "the game is over: every groove has a rod")
-            raise IllegalMove(g, f"groove {g} already has a rod")
+                raise IllegalMove(g, Reason("the game is over: every groove has a rod"))
+            raise IllegalMove(g, Reason("groove {groove} already has a rod", groove=str(g)))
         edges |= g.bit
         self._edges = edges
         planted = 0

@@ -27,7 +27,7 @@ import random
 import re
 from typing import Any, NamedTuple, Sequence
 
-from games.base import BadOptions, Game, GameError, IllegalMove, InvalidNotation, State
+from games.base import BadOptions, Game, GameError, IllegalMove, InvalidNotation, Reason, State
 
 Cell = tuple[int, int, int]
 
@@ -423,46 +423,54 @@ class TreebloxState(State):
     def _check(self, move: Move) -> None:
         """Raise IllegalMove with a reason a player can read if `move` is not allowed now."""
         if self._end:
-            raise IllegalMove(move, "the game is over")
+            raise IllegalMove(move, Reason("the game is over"))
         p = self._to_move
         if move.kind == END_KIND:
             if self._phase == "first":
-                raise IllegalMove(move, "your first move must be a leaf in a board hole; "
-                                        "it cannot be passed")
+                raise IllegalMove(move, Reason("your first move must be a leaf in a board hole; "
+                                               "it cannot be passed"))
             if self._phase == "final":
-                raise IllegalMove(move, "in the final growth you must place all your cubes "
-                                        "while a hole is available")
+                raise IllegalMove(move, Reason("in the final growth you must place all your "
+                                               "cubes while a hole is available"))
             return
         kind, cell = move
         if kind not in (LEAF, BRANCH) or type(cell) is not tuple or len(cell) != 3:
             raise InvalidNotation(tuple(move), "a placement is a leaf or a branch at an (x,y,z) "
                                                "cell")
         if self._phase == "first" and kind != LEAF:
-            raise IllegalMove(move, "your first move must be a leaf")
+            raise IllegalMove(move, Reason("your first move must be a leaf"))
         if not self._left[p][kind]:
-            plural = "leaves" if kind == LEAF else "branches"
-            raise IllegalMove(move, f"{COLOURS[p].title()} has no {plural} left")
+            who = COLOURS[p].title()
+            raise IllegalMove(move, Reason("{player} has no leaves left", player=who)
+                              if kind == LEAF else
+                              Reason("{player} has no branches left", player=who))
         if cell[2] < 0:
-            raise IllegalMove(move, "that cell is below the table")
+            raise IllegalMove(move, Reason("that cell is below the table"))
         piece = self._cells.get(cell)
         if piece is not None:
-            raise IllegalMove(move, f"{cell_name(cell)} is taken by a "
-                                    f"{COLOURS[piece[0]]} {piece[1]}")
+            raise IllegalMove(move, Reason("{site} is taken by a {colour} {piece}",
+                                           site=cell_name(cell), colour=COLOURS[piece[0]],
+                                           piece=piece[1]))
         if self._phase == "first":
             if cell not in _BOARD:
-                raise IllegalMove(move, "your first leaf goes into one of the 16 board holes")
+                raise IllegalMove(move, Reason("your first leaf goes into one of the 16 board "
+                                               "holes"))
             return
         if self._is_hole(p, cell):
             return
         touching = [self._cells[n] for n in _neighbours(cell) if n in self._cells]
         if any(owner != p and k == BRANCH for owner, k in touching):
-            raise IllegalMove(move, f"{cell_name(cell)} is a face of a {COLOURS[1 - p]} "
-                                    "branch: you may only attach cubes to your own branches")
+            raise IllegalMove(move, Reason("{site} is a face of a {colour} branch: you may only "
+                                           "attach cubes to your own branches",
+                                           site=cell_name(cell), colour=COLOURS[1 - p]))
         if touching:
-            raise IllegalMove(move, "no cube can be attached to a leaf")
-        where = "beside the board" if cell[2] == 0 else "in the air"
-        raise IllegalMove(move, f"{cell_name(cell)} is {where}, not a board hole nor a face "
-                                "of one of your branches")
+            raise IllegalMove(move, Reason("no cube can be attached to a leaf"))
+        site = cell_name(cell)
+        raise IllegalMove(move, Reason("{site} is beside the board, not a board hole nor a "
+                                       "face of one of your branches", site=site)
+                          if cell[2] == 0 else
+                          Reason("{site} is in the air, not a board hole nor a face of one of "
+                                 "your branches", site=site))
 
     def __repr__(self) -> str:
         a, b = self.scores()

@@ -9,8 +9,9 @@ import sys
 from pathlib import Path
 
 from board_driver.cli.common import add_game_options, fail, game_options
-from board_driver.config import (DEFAULT_PATH, SEAT, Config, ConfigError, check_seats, load_config,
-                                 sim_config)
+from board_driver.config import (DEFAULT_PATH, LANGUAGES, SEAT, Config, ConfigError, check_seats,
+                                  load_config, sim_config)
+from board_driver.views.words import NATIVE
 
 
 def _logging(verbose: bool) -> None:
@@ -216,9 +217,29 @@ def cmd_sim(args: argparse.Namespace) -> int:
         config = simulated_config(args)
         _web_options(config, args)
         _remote_options(config, args)
+        _voice_options(config, args)
         return run_sim(config, new_game=args.new_game, web=not args.no_web)
     except _start_errors() as exc:
         return fail(str(exc))
+
+
+def _voice_flags(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--language", choices=LANGUAGES,
+                   help="what the board says and shows: " + ", ".join(
+                       f"{code} ({NATIVE[code]})" for code in LANGUAGES) +
+                   " (default: the config's language, en)")
+    p.add_argument("--voice-dir", metavar="DIR",
+                   help="say each sentence into a WAV file in DIR (espeak-ng; no audio device "
+                        "needed)")
+
+
+def _voice_options(config, args: argparse.Namespace) -> None:
+    """--language and --voice-dir override the config's language and [voice]."""
+    if args.language:
+        config.language = args.language
+    if args.voice_dir:
+        config.voice.enabled = True
+        config.voice.wav_dir = args.voice_dir
 
 
 def _web_options(config, args: argparse.Namespace) -> None:
@@ -289,6 +310,7 @@ def _web_flags(p: argparse.ArgumentParser) -> None:
 
 def cmd_trace(args: argparse.Namespace) -> int:
     import games
+    from board_driver.daemon.speech import SpeechError, open_speech
     from board_driver.referee.tracer import TraceError, print_trace, read_lines
 
     logging.basicConfig(level=logging.WARNING)
@@ -296,8 +318,12 @@ def cmd_trace(args: argparse.Namespace) -> int:
         config = simulated_config(args)
         config.backend = "sim"
         config.journal = ":temporary:"
+        _voice_options(config, args)
+        speech = open_speech(config.voice, config.language) if config.voice.wav_dir else None
         lines = read_lines(args.file)
-        print_trace(lines, config, "<stdin>" if args.file == "-" else args.file)
+        print_trace(lines, config, "<stdin>" if args.file == "-" else args.file, speech)
+    except SpeechError as exc:
+        return fail(f"--voice-dir: {exc}")
     except OSError as exc:
         return fail(f"cannot read {args.file}: {exc.strerror}")
     except (TraceError, games.GameError) as exc:
@@ -380,11 +406,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("-v", "--verbose", action="store_true")
     _web_flags(p)
     _remote_flags(p)
+    _voice_flags(p)
     p.set_defaults(func=cmd_sim)
 
     p = sub.add_parser("trace", help="play physical actions from a file on the simulated board")
     simulated(p)
     p.add_argument("file", help="actions, one a line; - for stdin")
+    _voice_flags(p)
     p.set_defaults(func=cmd_trace)
 
     p = sub.add_parser("selftest", help="light each LED in turn, print each sensor as it changes")

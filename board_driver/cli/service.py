@@ -2,7 +2,7 @@
 
 What it does on a Pi (``--dry-run`` prints the same list and changes nothing):
 
-1. groups gpio, spi, dialout exist (``groupadd --system`` the missing ones);
+1. groups gpio, spi, dialout, audio exist (``groupadd --system`` the missing ones);
 2. a ``treeboard`` system user in them (``useradd --system`` or ``usermod -aG``);
 3. ``/etc/systemd/system/treeboard.service``, rendered from the package's
    ``systemd/treeboard.service`` (installed as package data, ``board_driver/systemd/``) with ExecStart= pointing at the ``treeboard``
@@ -39,7 +39,7 @@ from pathlib import Path
 import board_driver
 
 USER = "treeboard"
-GROUPS = ("gpio", "spi", "dialout")
+GROUPS = ("gpio", "spi", "dialout", "audio")
 UNIT_NAME = "treeboard.service"
 CONFIG_PATH = Path("/etc/treeboard/config.toml")  # the unit's ExecStart names it too
 STATE_DIR = Path("/var/lib/treeboard")

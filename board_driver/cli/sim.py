@@ -4,8 +4,9 @@ The daemon is the real one (asyncio loop, debounce on a real clock, matrix scan 
 gpiozero mock pins, the recording NeoPixel strip); you are the hands. Type actions as in a
 trace file (`place h0.0`, `lift h0.0`, `press end_turn`, `place b2+1 dark-leaf`, and in a touch
 game `tap c3` and `hold c3`, gestures whatever the pace of typing), or `clear` (lift every
-piece), `new` (start a new game), `takeback`, `show`, `legend` (the board's colours, from the
-views' one legend), `help`, `quit`. After each change the
+piece), `new` (start a new game), `takeback`, `repeat` (say it again: the last moves, whose
+turn, the score), `show`, `legend` (the board's colours, from the views' one legend), `help`,
+`quit`. After each change the
 sim says what happened in words (a move, a takeback, what is not a move and why) and draws
 the board with the LED colours. Ctrl-C ends it at once.
 """
@@ -20,23 +21,26 @@ from typing import TextIO
 
 from board_driver.config import Config
 from board_driver.daemon.loop import Daemon
-from board_driver.referee.referee import takeback_words
 from board_driver.referee.session import Session
 from board_driver.referee.tracer import act, describe_error, parse_action
 from board_driver import views
 from board_driver.views.base import piece_name
 from board_driver.views.frame import shown_view
+from board_driver.views.narrate import Narrator, last_moves
+from board_driver.views.words import N_, ngettext, tr
 from hardware.base import PRESENT
 
-HELP = ("actions: place SITE [KIND] | lift SITE | press BUTTON | wait MS | clear (lift every piece) | "
-        "new (start a new game) | takeback | show | legend | help | quit")
+HELP = N_("actions: place SITE [KIND] | lift SITE | press BUTTON | wait MS | clear (lift every "
+          "piece) | new (start a new game) | takeback | repeat (the last moves, whose turn, the "
+          "score) | show | legend | help | quit")
 #: The same, for a game played by touch (no pieces: taps and holds).
-TOUCH_HELP = ("actions: tap SQ | hold SQ (a tap or a hold however slowly you type; place SQ and "
-              "lift SQ time the wand for real) | takeback | new (start a new game) | show | legend "
-              "| help | quit")
+TOUCH_HELP = N_("actions: tap SQ | hold SQ (a tap or a hold however slowly you type; place SQ "
+                "and lift SQ time the wand for real) | takeback | new (start a new game) | "
+                "repeat (the last moves, whose turn, the score) | show | legend | help | quit")
 #: What a line may start with, beyond the trace's actions (place, lift, press, wait).
-SIM_WORDS = ("legend", "takeback", "accept", "refuse", "clear", "new", "show", "help", "?", "quit", "exit")
-REMOTE_HELP = ("remote game: takeback asks the other board; accept | refuse answers its request")
+SIM_WORDS = ("legend", "takeback", "accept", "refuse", "clear", "new", "repeat", "show", "help",
+             "?", "quit", "exit")
+REMOTE_HELP = N_("remote game: takeback asks the other board; accept | refuse answers its request")
 #: The exit status of a sim ended with Ctrl-C (128 + SIGINT), as a shell reports it.
 EXIT_INTERRUPTED = 130
 
@@ -56,25 +60,23 @@ def game_help(game_name: str) -> str:
     """The actions, then the game's own help (its sites and entries), from its view module."""
     import games
 
-    own = getattr(views.view_of(game_name), "HELP", "")
-    actions = TOUCH_HELP if games.get_game(game_name).input_mode == "touch" else HELP
+    own = views.game_help(game_name)
+    touch = games.get_game(game_name).input_mode == "touch"
+    actions = tr(TOUCH_HELP) if touch else tr(HELP)
     return f"{actions}\n{own}" if own else actions
 
 
 class Terminal:
     """Draws the board when the game or the corrections change (not on every blink)."""
 
-    def __init__(self, out: TextIO):
+    def __init__(self, out: TextIO, speak=None):
         self.out = out
+        self.speak = speak  # the daemon's voice (`Daemon.say`), once it runs; None: silent
         self.paint = views.Paint.for_stream(out)  # no colour codes into a pipe or a file
         self._last = None
         self._state = None  # the game object last seen (a new one: a new game began)
-        self._moves: list[str] = []
-        self._wrong: set[str] = set()  # sites already reported as "not a move"
-        self._missing: set[str] = set()  # sites already missing a piece
-        self._occupied: set[str] = set()  # the game's pieces at the last narration
+        self._narrator = Narrator()  # what changed, in words (views/narrate.py)
         self.link = None  # the RemoteLink of a remote game, once the daemon runs
-        self._link_said: dict | None = None
 
     def __call__(self, session: Session) -> None:
         ref = session.referee
@@ -119,75 +121,31 @@ class Terminal:
 
     def start(self, session: Session) -> None:
         """Remember the game as it starts; say so if it was resumed from the journal."""
-        state = session.referee.state
-        self._state, self._moves = state, [str(m) for m in state.moves]
-        self._occupied = set(state.occupancy())
+        self._state = session.referee.state
         self._last = self._key(session.referee)
-        if self._moves:
-            self.say(f"resumed the game at move {len(self._moves)} "
-                     f"(journal {session.config.journal}); `new` starts another")
+        for said in self._narrator.start(session.referee):
+            self.say(tr("{resumed} (journal {journal}); `new` starts another").format(
+                resumed=said.text, journal=session.config.journal))
 
     def narrate(self, session: Session) -> None:
         """Say in words what changed since the last frame: moves, takebacks, a new game, and
         any piece that is no move, with the reason the rules give."""
-        ref = session.referee
-        state = ref.state
-        names = views.players(state.game.name)
-        moves = [str(m) for m in state.moves]
-        if state is not self._state:
-            self.say(f"new game of {state.game.short_title}")
-            self._state, self._moves, self._occupied = state, [], set()
-        common = 0
-        while common < min(len(moves), len(self._moves)) and moves[common] == self._moves[common]:
-            common += 1
-        took_back = common < len(self._moves)
-        undone = self._moves[common:]
-        if len(undone) > 1 and len(moves) == common and not all(map(ref.at_board, (0, 1))):
-            # Against the computer: the player's move and the computer's reply, together.
-            self.say(f"takeback of {_with_reply(ref, state, undone)}")
-        else:
-            for move in reversed(undone):
-                self.say(f"takeback of {move}")
-        for i in range(common, len(moves)):
-            nxt = "" if i + 1 < len(moves) else (" (game over)" if state.is_over()
-                                                  else f" ({names[state.to_move]} to move)")
-            if not ref.at_board(_mover(state, i)):
-                nxt += f"; {names[_mover(state, i)]}'s move: put it on the board"
-            why = " (the turn's time ran out)" if i + 1 in ref.timed_out else ""
-            self.say(f"move {i + 1}: {moves[i]}{why}{nxt}")
-        self._moves = moves
-        occupied = set(state.occupancy())
-        # A piece whose move was just taken back is to be lifted, as the takeback said: no
-        # "not a move" for it.
-        taken_back = self._occupied - occupied if took_back else set()
-        self._occupied = occupied
-        wrong = {c.site for c in ref.corrections if c.want is None}
-        owed = first_to_make(ref, names)
-        for site in sorted(wrong - self._wrong - taken_back):
-            self.say(f"not a move: {site}: {owed}" if owed else
-                     f"not a move: {why_not(state, site)}")
-        self._wrong = wrong
-        # A piece of the last move lifted where lifting takes nothing back: say why.
-        missing = {c.site for c in ref.corrections if c.want is not None and c.have is None}
-        last = _last_sites(state)
-        off = None if not last or not (missing - self._missing) & last else \
-            "takebacks by lifting are off (display.takeback = false)" if not ref.config.takeback \
-            else "in a remote game a takeback is asked of the other board" \
-            if "remote" in ref.seats else None
-        if off and not took_back:
-            self.say(f"{off}: put it back, or type takeback")
-        self._missing = missing
+        for said in self._narrator(session.referee):
+            if said.kind not in ("score", "end"):  # the drawing's status line says those
+                self.say(said.text)
+
+    def repeat(self, session: Session, count: int = 3) -> None:
+        """Say it again: the last moves, whose turn, the score (and to the voice, if any)."""
+        said = last_moves(session.referee, count)
+        for item in said:
+            self.say(item.text)
+        if self.speak is not None:
+            self.speak([item.spoken for item in said])
 
     def narrate_link(self) -> None:
         """A remote game: say when the link to the other board changes, and its requests."""
-        now = self.link.summary()
-        was = self._link_said or {}
-        self._link_said = now
-        if now["status"] != was.get("status"):
-            self.say(f"other board: {now['status']}")
-        if now["request"] is not None and now["request"] != was.get("request"):
-            self.say(f"the other board asks to take back move {now['request'] + 1}: "
-                     "accept or refuse")
+        for said in self._narrator.link(self.link.summary()):
+            self.say(said.text)
 
     def draw(self, session: Session) -> None:
         ref = session.referee
@@ -198,87 +156,31 @@ class Terminal:
         a, b = state.scores()
         colours = session.config.colours
         winner = state.winner()
-        status = (f"game over: {a}:{b}, " + ("a draw" if winner is None else
-                  paint(colours[f"player{winner}"], f"{names[winner]} wins", bold=True))
-                  + (" — hold any square for a new game" if ref.touch is not None else
-                     " — clear the board for a new game")) if state.is_over() else \
-            (f"score {a}:{b}, " + paint(colours[f"player{state.to_move}"], names[state.to_move],
-                                        bold=True) + " to move")
+        status = (tr("game over: {a}:{b}, ").format(a=a, b=b) + (tr("a draw") if winner is None
+                  else paint(colours[f"player{winner}"], tr("{player} wins").format(
+                      player=names[winner]), bold=True))
+                  + (tr(" — hold any square for a new game") if ref.touch is not None else
+                     tr(" — clear the board for a new game"))) if state.is_over() else \
+            (tr("score {a}:{b}, ").format(a=a, b=b) + tr("{player} to move").format(
+                player=paint(colours[f"player{state.to_move}"], names[state.to_move], bold=True)))
         if self.link is not None:
             # a remote game: the link's state in the board's header, not a log line a retry
-            status += f" — other board: {self.link.summary()['status']}"
+            link = self.link.summary()["status"]   # a LINK_WORDS state (views/narrate.py)
+            status += tr(" — other board: {status}").format(status=tr(link))
         print(f"\n{body}\n{status}", file=self.out)
-        by = "the other board's" if ref.view.to_make_by == "remote" else "the computer's"
+        remote = ref.view.to_make_by == "remote"
         for fix in views.corrections_in_words(state, ref.view):
             # The other seat's move is an invitation, not a mistake: say so in other words.
-            verb = f"make {by} move at" if fix["move"] else "correct"
-            print(f"  {verb} {fix['site']}: {fix['do']}", file=self.out)
+            line = ((tr("make the other board's move at {site}: {do}") if remote else
+                     tr("make the computer's move at {site}: {do}")) if fix["move"] else
+                    tr("correct {site}: {do}")).format(site=fix["site"], do=fix["do"])
+            print(f"  {line}", file=self.out)
         self.out.flush()
-
-
-def first_to_make(ref, names: tuple[str, str]) -> str | None:
-    """While the other seat's move still waits to be made on the board, what to do first
-    ("first put the computer's rod on v1.2"); None when nothing is owed."""
-    owed = [c for c in ref.corrections if c.want is not None and c.have is None
-            and c.site in ref.view.to_make]
-    if not owed:
-        return None
-    by = "the other board's" if ref.view.to_make_by == "remote" else "the computer's"
-    kind = owed[0].want
-    noun = "piece" if kind == PRESENT else kind.partition(":")[0] if ":" in kind else \
-        piece_name(kind, names, "").strip()
-    return f"first put {by} {noun} on {' and '.join(c.site for c in owed)}"
-
-
-def why_not(state, site: str) -> str:
-    """Why a piece on `site` is no move: the rules' reason where the site names a move (a rod
-    in a groove), else that no move puts a piece there now."""
-    import games
-
-    try:
-        state.copy().play(state.parse_move(site))
-    except games.IllegalMove as exc:
-        if not isinstance(exc, games.InvalidNotation):
-            return f"{site}: {exc.reason}"
-    except games.GameError:
-        pass
-    else:
-        return f"{site}: it is a move, but the board changed in more than one place at once"
-    return f"{site}: no move puts a piece there now"
 
 
 def pieces_on_board(session: Session) -> list[str]:
     """The sensed sites that hold a piece now (the settled reading)."""
     return [site for site, value in session.referee.physical.items() if value is not None]
-
-
-def _with_reply(ref, state, undone: list[str]) -> str:
-    """Moves taken back together, from the position before them: "h0.0 and the computer's
-    reply v1.2"."""
-    probe, made = state.copy(), []
-    for text in undone:
-        made.append((text, ref.at_board(probe.to_move)))
-        probe.play(probe.parse_move(text))
-    return takeback_words(list(reversed(made)))
-
-
-def _last_sites(state) -> set[str]:
-    """The sites the last move changed (empty before the first)."""
-    if not state.moves:
-        return set()
-    probe = state.copy()
-    after = probe.occupancy()
-    probe.undo()
-    before = probe.occupancy()
-    return {s for s in before.keys() | after.keys() if before.get(s) != after.get(s)}
-
-
-def _mover(state, index: int) -> int:
-    """Who made move `index` (0-based) of `state`."""
-    probe = state.copy()
-    while len(probe.moves) > index:
-        probe.undo()
-    return probe.to_move
 
 
 def refusal(session: Session, verb: str, args: list[str]) -> str | None:
@@ -292,9 +194,10 @@ def refusal(session: Session, verb: str, args: list[str]) -> str | None:
         state = session.referee.state
         # A presence sensor says only "a piece"; the game knows what belongs there.
         kind = state.occupancy().get(site, have) if have == PRESENT else have
-        return f"not a move: {piece_name(kind, views.players(state.game.name))} at {site} already"
+        return tr("not a move: {piece} at {site} already").format(
+            piece=piece_name(kind, views.players(state.game.name)), site=site)
     if verb == "lift" and have is None:
-        return f"not a move: nothing to lift at {site}"
+        return tr("not a move: nothing to lift at {site}").format(site=site)
     return None
 
 
@@ -325,6 +228,7 @@ def run_sim(config: Config, *, new_game: bool = False, stdin: TextIO = sys.stdin
             out: TextIO = sys.stdout, web: bool = False) -> int:
     terminal = Terminal(out)
     daemon = Daemon(config, new_game=new_game, on_frame=terminal, web=web)
+    terminal.speak = daemon.say
     interrupted = False
 
     async def main() -> None:
@@ -344,13 +248,13 @@ def run_sim(config: Config, *, new_game: bool = False, stdin: TextIO = sys.stdin
             pass
         print(game_help(session.referee.state.game.name), file=out)
         if daemon.remote is not None:
-            print(REMOTE_HELP, file=out)
+            print(tr(REMOTE_HELP), file=out)
             ref = session.referee
             print(views.seat_words(ref.state.game.name, tuple(ref.seats), ref.view.colours),
                   file=out)
             terminal.link = daemon.remote
         if daemon.web is not None:
-            print(f"the board in a browser: {daemon.web.url}", file=out)
+            print(tr("the board in a browser: {url}").format(url=daemon.web.url), file=out)
         terminal.start(session)
         terminal.draw(session)
         lines: asyncio.Queue = asyncio.Queue()
@@ -383,21 +287,26 @@ def run_sim(config: Config, *, new_game: bool = False, stdin: TextIO = sys.stdin
             if word == "show":
                 terminal.draw(session)
                 continue
+            if word == "repeat":
+                terminal.repeat(session, config.voice.repeat_moves)
+                continue
             shown = None  # what the settled reading must show once a piped action took effect
             try:
                 if word == "takeback":
                     done = door.takeback()
                     # (a touch game has no pieces: the LEDs change back by themselves)
                     pieces = door.link is None and session.referee.touch is None
-                    terminal.say(f"{done}; lift its pieces" if pieces else done)
+                    terminal.say(tr("{done}; lift its pieces").format(done=done) if pieces
+                                 else done)
                 elif word in ("accept", "refuse"):
                     if door.link is None:
-                        terminal.say(f"  ? {word}: there is no remote game to answer")
+                        terminal.say(tr("  ? {word}: there is no remote game to answer").format(
+                            word=word))
                     else:
                         door.answer_takeback(word == "accept")
                 elif word == "new" and door.link is not None:
-                    terminal.say("  ? new: a remote game is one game on both boards; to play "
-                                 "another, start both with a new --join id")
+                    terminal.say(tr("  ? new: a remote game is one game on both boards; to "
+                                    "play another, start both with a new --join id"))
                 elif word in ("clear", "new"):
                     if word == "new":
                         # The journal's game is closed first: the lifts that follow are then a
@@ -405,13 +314,14 @@ def run_sim(config: Config, *, new_game: bool = False, stdin: TextIO = sys.stdin
                         door.new_game()
                     n = clear_board(session)
                     shown = lambda: not pieces_on_board(session)  # noqa: E731
-                    terminal.say(f"lifted {n} piece{'s' if n != 1 else ''}; the board is empty")
+                    terminal.say(ngettext("lifted {n} piece; the board is empty",
+                                          "lifted {n} pieces; the board is empty", n).format(n=n))
                 elif word and not word.startswith("#") \
                         and word.split()[0] not in ("place", "lift", "tap", "hold", "press", "wait",
                                                    *SIM_WORDS):
                     # The trace's own message lists only its four actions; the sim has more.
-                    terminal.say(f"  ? unknown command {word.split()[0]!r}; type help for the "
-                                 "commands")
+                    terminal.say(tr("  ? unknown command {word!r}; type help for the "
+                                    "commands").format(word=word.split()[0]))
                 else:
                     action = parse_action(line)
                     if action is None:
@@ -453,6 +363,6 @@ def run_sim(config: Config, *, new_game: bool = False, stdin: TextIO = sys.stdin
     except KeyboardInterrupt:  # Ctrl-C before the daemon's handler was in place
         interrupted = True
     if interrupted:
-        print("stopped (Ctrl-C); the game is in the journal", file=out)
+        print(tr("stopped (Ctrl-C); the game is in the journal"), file=out)
         return EXIT_INTERRUPTED
     return 0

@@ -17,8 +17,11 @@ from typing import Callable
 import games
 from board_driver.config import Config
 from board_driver.daemon.notify import Notifier, keep_watchdog
+from board_driver.daemon.speech import SpeechError, open_speech
 from board_driver.referee.door import Door
 from board_driver.referee.session import Session, open_session
+from board_driver.views import words
+from board_driver.views.narrate import Narrator, last_moves
 from hardware.base import SensorEvent
 
 log = logging.getLogger("treeboard.daemon")
@@ -45,12 +48,17 @@ class Daemon:
         self._link_task: asyncio.Future | None = None
         self.computer = None  # the ComputerSeat, when the computer plays a seat
         self._pool = None     # its worker process
+        self.speech = None    # the voice (daemon/speech.py), when [voice] is enabled
+        self._narrator = Narrator()  # what changed, in the sentences the voice says
 
     # --- running ------------------------------------------------------------------------------
 
     async def run(self) -> None:
         self.loop = loop = asyncio.get_running_loop()
+        words.use(self.config.language)
         self.session = session = open_session(self.config, clock=loop.time, new_game=self.new_game)
+        self._narrator.start(session.referee)
+        self._start_speech()
         self.door = Door(session, loop.time, after_change=self._show)
         self.door.host = self
         try:
@@ -92,7 +100,28 @@ class Daemon:
             for handle in (self._tick_handle, self._show_handle):
                 if handle is not None:
                     handle.cancel()
+            if self.speech is not None:
+                await self.loop.run_in_executor(None, self.speech.stop)
             session.close()
+
+    def _start_speech(self) -> None:
+        """The voice, when [voice] is enabled (or --voice-dir): a board without espeak-ng
+        referees on, and says why in the log."""
+        if not self.config.voice.enabled:
+            return
+        try:
+            self.speech = open_speech(self.config.voice, self.config.language)
+        except SpeechError as exc:
+            log.error("the board will not speak: %s", exc)
+            return
+        self.speech.start()
+
+    def say(self, sentences) -> None:
+        """Say sentences aloud (plain strings, already in the board's language, or narrator
+        items): the hook for whatever has news for the players (a clock's warning, `repeat`).
+        Never blocks; nothing happens when the voice is off."""
+        if self.speech is not None:
+            self.speech.say([sentences] if isinstance(sentences, str) else sentences)
 
     def _start_remote(self, session: Session) -> None:
         from board_driver.remote.link import load_join, settings_from_config
@@ -249,7 +278,17 @@ class Daemon:
         self._schedule_tick()
 
     def _press(self, name: str) -> None:
+        if name == "repeat":   # a layout's "say it again" button: no move, the voice's alone
+            self.repeat()
+            return
         self.door.button(name)
+
+    def repeat(self) -> list[str]:
+        """Say it again: the last moves ([voice] repeat_moves), whose turn, the score; returns
+        the sentences as the page shows them."""
+        said = last_moves(self.session.referee, self.config.voice.repeat_moves)
+        self.say(said)
+        return [s.text for s in said]
 
     def _schedule_tick(self) -> None:
         referee = self.session.referee
@@ -275,6 +314,12 @@ class Daemon:
         now = self.loop.time()
         link = self.remote.shown_status if self.remote is not None else None
         wake = self.session.referee.show(now, link)
+        if self.speech is not None:
+            said = self._narrator(self.session.referee)
+            if self.remote is not None:
+                said += self._narrator.link(self.remote.summary())
+            if said:
+                self.speech.say(said)
         if self.on_frame is not None:
             self.on_frame(self.session)
         if self.web is not None:

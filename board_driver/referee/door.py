@@ -19,6 +19,7 @@ from typing import Any, Callable, Protocol
 
 import games
 import games.ai
+from games.base import Reason
 from board_driver import views
 
 #: What a seat may be set to from the page or the sim: "human" or "computer:LEVEL".
@@ -35,6 +36,7 @@ class Host(Protocol):
     def join_remote(self, table: dict, seat: int | None) -> None: ...
     async def leave_remote(self) -> None: ...
     def in_worker(self, fn: Callable, *args: Any) -> Any: ...
+    def repeat(self) -> list[str]: ...
 
 
 class Door:
@@ -81,7 +83,8 @@ class Door:
         referee = self.referee
         if site in referee.sensed:
             raise games.IllegalMove(f"{kind} at {site}",
-                                    f"{site} has a sensor: put the piece on the board there")
+                                    Reason("{site} has a sensor: put the piece on the board "
+                                           "there", site=site))
         referee.enter(site, kind, self.clock())
         self._done()
 
@@ -103,15 +106,16 @@ class Door:
             raise ValueError("the only button is end_turn")
         state = self.state
         if state.is_over():
-            raise games.IllegalMove("end turn", "the game is over")
+            raise games.IllegalMove("end turn", Reason("the game is over"))
         move = state.end_turn_move()
         if move is None:
-            raise games.IllegalMove("end turn", "the turn cannot end now: this game has no "
-                                                "end-turn move")
+            raise games.IllegalMove("end turn", Reason("the turn cannot end now: this game has "
+                                                       "no end-turn move"))
         try:
             state.copy().play(move)
         except games.IllegalMove as exc:
-            raise games.IllegalMove("end turn", f"the turn cannot end now: {exc.reason}") from None
+            raise games.IllegalMove("end turn", Reason("the turn cannot end now: {reason}",
+                                                       reason=exc.reason)) from None
         self.button(button)
 
     def button(self, name: str) -> None:
@@ -132,15 +136,16 @@ class Door:
         """Accept or refuse the other board's takeback request."""
         link = self.link
         if link is None:
-            raise games.IllegalMove("answer", "this board plays no remote game")
+            raise games.IllegalMove("answer", Reason("this board plays no remote game"))
         link.answer_takeback(accept)
         self._done()
 
     def new_game(self, options: dict[str, Any] | None = None, origin: str = "board") -> None:
         """Start over (with other options of the same game, if given)."""
         if self.link is not None:
-            raise games.IllegalMove("new game", "a remote game is one game on both boards: to play "
-                                                "another, join a new game id on both")
+            raise games.IllegalMove("new game", Reason("a remote game is one game on both "
+                                                       "boards: to play another, join a new "
+                                                       "game id on both"))
         self.referee.new_game(self.clock(), options, origin)
         self._done()
 
@@ -154,10 +159,11 @@ class Door:
                                     and player.split(":", 1)[1] in games.ai.LEVELS):
             raise ValueError(f"player must be human or one of {levels}, not {player!r}")
         if self.link is not None:
-            raise games.IllegalMove("seats", "this board is in a remote game, whose seats are "
-                                             "set by joining it: leave it first")
+            raise games.IllegalMove("seats", Reason("this board is in a remote game, whose "
+                                                    "seats are set by joining it: leave it "
+                                                    "first"))
         if self.host is None and player != HUMAN:
-            raise games.IllegalMove("seats", "the computer plays only on a running board")
+            raise games.IllegalMove("seats", Reason("the computer plays only on a running board"))
         players = list(self.seats)
         players[seat] = player
         self.referee.seats = tuple(players)
@@ -179,18 +185,26 @@ class Door:
         """Join a remote game (the page): `table` as the config's [remote] would hold it,
         `seat` the seat played here (None: watch)."""
         if self.host is None:
-            raise games.IllegalMove("join", "remote play needs a running board")
+            raise games.IllegalMove("join", Reason("remote play needs a running board"))
         self.host.join_remote(table, seat)
         self._done()
 
     async def leave_remote(self) -> None:
         if self.host is None or self.link is None:
-            raise games.IllegalMove("leave", "this board is in no remote game")
+            raise games.IllegalMove("leave", Reason("this board is in no remote game"))
         await self.host.leave_remote()
         self._done()
+
+    def repeat(self) -> list[str]:
+        """Say it again (aloud, when the board has a voice): the last moves, whose turn, the
+        score; returns the sentences."""
+        if self.host is None:
+            raise games.IllegalMove("repeat", Reason("the voice runs only on a running board"))
+        return self.host.repeat()
 
     def in_worker(self, fn: Callable, *args: Any) -> Any:
         """`fn(*args)` in the computer's worker process, awaitable (a game review)."""
         if self.host is None:
-            raise games.IllegalMove("review", "the computer's worker runs only on a running board")
+            raise games.IllegalMove("review", Reason("the computer's worker runs only on a "
+                                                     "running board"))
         return self.host.in_worker(fn, *args)

@@ -12,6 +12,7 @@ import logging
 from typing import Any, Callable, Hashable, Mapping
 
 import games
+from games.base import Reason
 from board_driver.referee.reconcile import (Correction, candidate_moves, changed_sites, differences,
                                     reconcile)
 from board_driver.referee.touch import TouchInput, is_touch_game
@@ -91,7 +92,9 @@ class Referee:
                  origin: str = "board") -> None:
         """Start over (with other options of the same game, if given). Raises games.GameError
         for options the game refuses or whose sites this board has no sensor for."""
-        state = self.state.game.new_state(**(self.state.options() if options is None else options))
+        game = self.state.game
+        state = game.new_state(**({k: v for k, v in self.state.options().items()
+                                   if k not in game.drawn_options} if options is None else options))
         unsensed = [s for s in state.sites() if s not in self.layout.channels_of_site]
         if options is not None and unsensed:
             raise games.BadOptions(f"layout {self.layout.name} has no sensor for {unsensed[0]}: "
@@ -131,9 +134,9 @@ class Referee:
         board's turn or the move is not legal."""
         state = self.state
         if state.is_over():
-            raise games.IllegalMove(move, "the game is over")
+            raise games.IllegalMove(move, Reason("the game is over"))
         if self.at_board(state.to_move):
-            raise games.IllegalMove(move, "it is this board's turn, not the other seat's")
+            raise games.IllegalMove(move, Reason("it is this board's turn, not the other seat's"))
         if isinstance(move, str):
             move = state.parse_move(move)
         state.copy().play(move)   # raises IllegalMove before anything is recorded
@@ -146,6 +149,18 @@ class Referee:
                               if before.get(s) != after.get(s)}
         self.view.to_make_by = origin
         self._decide(now)
+
+    def _owed(self, move: Any) -> bool:
+        """Whether `move` changes a site where the other seat's move still owes its piece
+        (`view.to_make`): the site reads as it does because the piece is not put yet."""
+        if not self.view.to_make:
+            return False
+        state = self.state
+        before = state.occupancy()
+        state.play(move)
+        after = state.occupancy()
+        state.undo()
+        return any(before.get(s) != after.get(s) for s in self.view.to_make)
 
     def _tell(self, what: str, move: Any, origin: str) -> None:
         for listener in list(self.listeners):
@@ -235,9 +250,10 @@ class Referee:
                 found = move
                 break
         if found is None:
-            raise games.IllegalMove(f"{kind} at {site}", "no legal move puts that piece there now")
+            raise games.IllegalMove(f"{kind} at {site}",
+                                    Reason("no legal move puts that piece there now"))
         if not self.at_board(state.to_move):
-            raise games.IllegalMove(f"{kind} at {site}", "it is the other seat's turn")
+            raise games.IllegalMove(f"{kind} at {site}", Reason("it is the other seat's turn"))
         self._accept(found, now)
         self._decide(now)
 
@@ -247,10 +263,15 @@ class Referee:
         pieces it put down then light as corrections, and nothing is played until they are
         lifted. Returns the move taken back; raises games.IllegalMove when there is none."""
         if self.state.is_over():
-            raise games.IllegalMove("takeback", "the game is over; start a new game instead")
+            raise games.IllegalMove("takeback", Reason("the game is over; start a new game "
+                                                       "instead"))
         if not self.state.moves:
-            raise games.IllegalMove("takeback", "no move to take back")
-        undone = self._undo(self.takeback_depth(), origin)
+            raise games.IllegalMove("takeback", Reason("no move to take back"))
+        depth = self.takeback_depth()
+        if depth == 0:
+            raise games.IllegalMove("takeback", Reason("no move of this board's to take back: "
+                                                       "the computer's move stands"))
+        undone = self._undo(depth, origin)
         self._hold = self.touch is None   # (a touch board has no pieces to lift)
         self._decide(now)
         return takeback_words(undone)
@@ -269,7 +290,9 @@ class Referee:
             depth += 1
             if self.at_board(probe.to_move):   # the player's move: it goes too, and no more
                 return depth
-        return max(1, depth)
+        # Only the computer's moves so far (it moved first): none is the players' to take back,
+        # and its move not yet made on the board is an invitation, never a piece lifted.
+        return 0
 
     def _undo(self, depth: int, origin: str) -> list[tuple[str, bool]]:
         """Take back `depth` moves (journal first); returns each (move, made at this board),
@@ -289,17 +312,19 @@ class Referee:
         lifting the last piece off a sensed site is. Raises games.IllegalMove otherwise."""
         state = self.state
         if not self.config.takeback:
-            raise games.IllegalMove(f"lift {site}", "takebacks are off (display.takeback)")
+            raise games.IllegalMove(f"lift {site}", Reason("takebacks are off (display.takeback)"))
         before = state.occupancy()
         if site not in self.sensed and site not in before:
-            raise games.IllegalMove(f"lift {site}", f"nothing to lift at {site}")
+            raise games.IllegalMove(f"lift {site}", Reason("nothing to lift at {site}", site=site))
         if not state.moves or site in self.sensed:
-            raise games.IllegalMove(f"lift {site}", "only the last piece entered can be taken back")
+            raise games.IllegalMove(f"lift {site}", Reason("only the last piece entered can be "
+                                                       "taken back"))
         last = state.undo()
         after = state.occupancy()
         if site not in before or changed_sites(before, after) != {site}:
             state.play(last)
-            raise games.IllegalMove(f"lift {site}", "only the last piece entered can be taken back")
+            raise games.IllegalMove(f"lift {site}", Reason("only the last piece entered can be "
+                                                       "taken back"))
         state.play(last)  # put back, to take it back the journalled way
         self.takeback(now)
 
@@ -327,10 +352,12 @@ class Referee:
         `hold`): the same as the wand's, whatever the time between the typed lines. Raises
         games.IllegalMove in a game that takes no taps, or for a site not on the board."""
         if self.touch is None:
-            raise games.IllegalMove(f"tap {site}", "this game's moves are made with pieces, "
-                                                   "not taps: place and lift them")
+            raise games.IllegalMove(f"tap {site}", Reason("this game's moves are made with "
+                                                          "pieces, not taps: place and lift "
+                                                          "them"))
         if site not in self.state.sites():
-            raise games.IllegalMove(f"tap {site}", f"{site} is no square of this board")
+            raise games.IllegalMove(f"tap {site}", Reason("{site} is no square of this board",
+                                                          site=site))
         self._gestured(self.touch.gesture(site, held, now, self.state), now)
 
     def _touched(self, site: str, now: float) -> None:
@@ -401,9 +428,12 @@ class Referee:
             # remote board's move is not the players' to lift (a remote takeback is asked).
             takeback = self.config.takeback and "remote" not in self.seats
             depth = self.takeback_depth() if takeback and self.state.moves else 1
+            if depth == 0:
+                takeback, depth = False, 1
             verdict = reconcile(self.state, self.physical, self.sensed, takeback=takeback,
                                 depth=depth)
-            if verdict.action == "play" and self.at_board(self.state.to_move):
+            if verdict.action == "play" and self.at_board(self.state.to_move) \
+                    and not self._owed(verdict.move):
                 self._accept(verdict.move, now)
                 if self.state.is_over():
                     self.view.corrections = self.view.completions = []
@@ -420,7 +450,10 @@ class Referee:
                     self._hold = bool(diff)
                     return
             elif verdict.action == "play":
-                # The other seat's turn: a piece put for it is a mistake to correct.
+                # The other seat's turn: a piece put for it is a mistake to correct. Or a move
+                # read where the other seat's move still owes its piece (the computer's or the
+                # remote board's Arbos seed not yet put would read as the player lifting it):
+                # the piece is to be put first.
                 self.view.corrections = sorted(
                     differences(self.state.occupancy(), self.physical, self.sensed).values(),
                     key=lambda c: c.site)
@@ -467,9 +500,10 @@ class Referee:
         if now >= self._turn_since + self.turn_limit:
             move = self._pass_move()
             if move is not None:
-                log.info("turn time limit: %s passes", self.state.to_move)
+                log.info("turn time limit: %s plays %s", self.state.to_move, move)
                 self._turn_of, self._turn_since = None, now
                 self._accept(move, now)
+                self._hold = self.touch is None  # what it took off (Arbos: `time`) is lifted first
                 # (said with its reason: "move 5: pass (the turn's time ran out)")
                 self.timed_out = {i for i in self.timed_out if i < len(self.state.moves)}
                 self.timed_out.add(len(self.state.moves))
@@ -478,9 +512,9 @@ class Referee:
         return False
 
     def _pass_move(self) -> Any:
-        """The game's pass, if it is legal now; None otherwise."""
+        """The game's move for a turn whose time ran out, if it is legal now; None otherwise."""
         state = self.state
-        move = state.pass_move()
+        move = state.timeout_move()
         if move is None:
             return None
         try:

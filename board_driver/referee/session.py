@@ -118,9 +118,11 @@ def _restore(journal: Journal, fresh: games.State, new_game: bool) -> games.Stat
             last = journal.history(limit=1)
             saved = last[0] if last else None
     if saved is not None:
+        # (Options drawn for each game, such as Arbos's setup_seed, are the saved game's own.)
+        drawn = fresh.game.drawn_options
         same = saved.game == fresh.game.name and \
-            {k: str(v) for k, v in saved.options.items()} == \
-            {k: str(v) for k, v in fresh.options().items()}
+            {k: str(v) for k, v in saved.options.items() if k not in drawn} == \
+            {k: str(v) for k, v in fresh.options().items() if k not in drawn}
         if not same:
             log.warning("journal holds a game of %s %s, not this board's; starting a new game",
                         saved.game, saved.options)

@@ -12,7 +12,8 @@ Each line of the file is a physical action:
     # a comment         (blank lines too)
 
 After each action, once the sensors have settled, one JSON line:
-    {"action", "game": {the replay object}, "corrections": [sites], "leds": {site: [r, g, b]}}
+    {"action", "game": {the replay object}, "corrections": [sites], "leds": {site: [r, g, b]},
+     "said": [what the action made the board say, as its voice says it]}
 
 Actions go through the real gpiozero mock pins (and a matrix scan, an ADC read) and the
 LED colours are read back from the recording PixelBuf strip: a trace is how bugs get
@@ -39,6 +40,8 @@ from board_driver.config import Config
 from board_driver.referee.door import Door
 from board_driver.referee.reconcile import candidate_moves
 from board_driver.referee.session import load_board_layout, open_session
+from board_driver.views import words
+from board_driver.views.narrate import Narrator
 
 
 def cut(text: str, limit: int = 40) -> str:
@@ -176,6 +179,7 @@ class Tracer:
         # new_game=False resumes the journal's game (a restart after a power cut, in tests).
         self.clock = SimClock()
         self._tmp = None
+        words.use(config.language)   # what the board says: the config's or --language
         if load_board_layout(config).bridge is not None:
             # The firmware and the host link in lockstep on self.clock, not on a pty in real time.
             from firmware_bridge.board import LOCKSTEP
@@ -192,6 +196,8 @@ class Tracer:
         for name, button in self.session.hardware.buttons.items():
             button.when_pressed = lambda _b=None, n=name: self.door.button(n)
         self.referee.show(self.clock())
+        self.narrator = Narrator()   # what each action makes the board say
+        self.narrator.start(self.referee)
 
     def close(self) -> None:
         self.session.close()
@@ -238,6 +244,7 @@ class Tracer:
             "game": ref.state.summary(),
             "corrections": [c.site for c in ref.corrections],
             "leds": ref.site_colours(),
+            "said": [said.spoken for said in self.narrator(ref)],
         }
 
 
@@ -271,10 +278,15 @@ def describe_error(exc: Exception) -> str:
     """What a refused action's exception says to a player: an illegal move's reason, or the
     message of a bad site, kind or button (a KeyError's message, without repr's quotes)."""
     if isinstance(exc, games.IllegalMove):
-        return exc.reason
+        return words.reason(exc.reason)   # in the board's language
     return str(exc.args[0]) if exc.args else type(exc).__name__
 
 
-def print_trace(lines: Iterable[str], config: Config, source: str = "<trace>") -> None:
+def print_trace(lines: Iterable[str], config: Config, source: str = "<trace>",
+                speech=None) -> None:
+    """Print each record; `speech` (the daemon's Speech, writing WAVs) says what it said."""
     for record in run_trace(lines, config, source):
-        print(json.dumps(record), flush=True)
+        if speech is not None:
+            speech.say(record["said"])
+            speech.flush()
+        print(json.dumps(record, ensure_ascii=False), flush=True)

@@ -119,7 +119,18 @@ class RemoteLink:
         self.takebacks = self._load_takebacks()
         self.refused = 0
         self.after_change: Callable[[], None] | None = None  # the daemon re-lights the board
+        self._draw_from_game_id()
         referee.listeners.append(self._on_local_change)
+
+    def _draw_from_game_id(self) -> None:
+        """Options a game draws for itself (Arbos's setup_seed, games/base.py) are drawn here
+        from the game id, so that both boards (and a spectator) draw the same: a game not begun
+        whose drawn options are not the game id's starts again with them."""
+        state = self.referee.state
+        drawn = rp.drawn_options(state, self.settings.game_id)
+        if not state.moves and drawn and any(str(state.options().get(k)) != str(v)
+                                             for k, v in drawn.items()):
+            self.referee.new_game(self.clock(), {**state.options(), **drawn}, "remote-join")
 
     def detach(self) -> None:
         """Stop hearing about the referee's changes (the board left the game)."""

@@ -72,6 +72,16 @@ def position_hash(state: games.State) -> str:
     return hashlib.sha256(body.encode()).hexdigest()[:32]
 
 
+def drawn_options(state: games.State, game_id: str) -> dict[str, int]:
+    """The options `state`'s game draws for each game (games/base.py, `Game.drawn_options`),
+    drawn from the game id: the same on both boards. Each below 2**32."""
+    out = {}
+    for name in sorted(state.game.drawn_options & state.options().keys()):
+        digest = hashlib.sha256(f"{game_id} {name}".encode()).digest()
+        out[name] = int.from_bytes(digest[:4], "big")
+    return out
+
+
 class Signer:
     """Signs and checks messages for one game. The key binds the secret to the game id, so a
     message signed for one game is refused by another that shares the secret."""

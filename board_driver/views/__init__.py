@@ -52,7 +52,16 @@ The interface a game's view module provides (`state` is the game's State; `view`
         the page then offers each legal move that puts one there. Default False (finding them
         tries every legal move, which a 20x20 board should not pay for on every change).
     HELP: str
-        The game's own help lines for `treeboard sim` (its site names, its entries).
+        The game's own help lines for `treeboard sim` (its site names, its entries), marked
+        with `words.N_` (translated where shown).
+    TITLE: str
+        The game's name as its players call it, marked with `words.N_` (default: the game's
+        short_title, untranslated).
+    def say_site(state, site: str) -> str
+        A site as a person says it aloud ("C seven", "the top groove of row 1, square 2"), in
+        the board's language; default: letters then the number in words.
+    def say_move(state, move: str) -> str
+        A move's notation as a person says it; default: each site in it through say_site.
     def picture_legend(view: View) -> list[dict]
         What each colour of the game's own picture means (Game for the Trees' terrain), for the
         page to list beside the picture (never drawn over the board): [{"what", "how",
@@ -72,11 +81,14 @@ from __future__ import annotations
 
 import importlib
 import math
+import re
 from types import ModuleType
 
-from board_driver.views.base import (DEFAULT_PLAYERS, FRAME_S, OFF, Colour, View, blink_on,
-                                     colour_name, correction_words, kind_colour, next_blink, scale)
+from board_driver.views.base import (DEFAULT_PLAYERS, FRAME_S, OFF, PIECES, Colour, View,
+                                     blink_on, colour_name, correction_words, kind_colour,
+                                     next_blink, scale)
 from board_driver.views.paint import Paint
+from board_driver.views.words import N_, tr
 from games.base import State
 
 __all__ = ["View", "Colour", "Paint", "render", "view_of", "players", "correction_words", "legend",
@@ -107,7 +119,58 @@ def view_of(game_name: str) -> ModuleType:
 
 def players(game_name: str) -> tuple[str, str]:
     """The names of the two sides as the game's players read them."""
-    return getattr(view_of(game_name), "PLAYERS", DEFAULT_PLAYERS)
+    return tuple(tr(name) for name in getattr(view_of(game_name), "PLAYERS", DEFAULT_PLAYERS))
+
+
+def title(game_name: str) -> str:
+    """The game's name as its players call it, in the board's language."""
+    own = getattr(view_of(game_name), "TITLE", None)
+    if own is None:
+        import games
+
+        return games.get_game(game_name).short_title
+    return tr(own)
+
+
+def game_help(game_name: str) -> str:
+    """The game's own help lines (its sites, its entries), in the board's language."""
+    own = getattr(view_of(game_name), "HELP", "")
+    return tr(own) if own else ""
+
+
+#: Numbers as words, so that a third language says them through its catalog alone.
+NUMBER_WORDS = (N_("zero"), N_("one"), N_("two"), N_("three"), N_("four"), N_("five"),
+                N_("six"), N_("seven"), N_("eight"), N_("nine"), N_("ten"), N_("eleven"),
+                N_("twelve"), N_("thirteen"), N_("fourteen"), N_("fifteen"), N_("sixteen"),
+                N_("seventeen"), N_("eighteen"), N_("nineteen"), N_("twenty"))
+
+
+def say_number(n: int) -> str:
+    """A whole number as a word in the board's language (digits past twenty: the voice reads
+    them in its own language)."""
+    return tr(NUMBER_WORDS[n]) if 0 <= n < len(NUMBER_WORDS) else str(n)
+
+
+_SITE = re.compile(r"\b([A-Za-z])(\d{1,2})\b")
+_WORD = re.compile(r"[a-z]+")
+
+
+def say_site(state: State, site: str) -> str:
+    """A site as a person says it (the game's view's `say_site`, or "C seven")."""
+    own = getattr(view_of(state.game.name), "say_site", None)
+    if own is not None:
+        return own(state, site)
+    return _SITE.sub(lambda m: f"{m.group(1).upper()} {say_number(int(m.group(2)))}", site)
+
+
+def say_move_text(state: State, move: str) -> str:
+    """A move's notation as a person says it (the game's view's `say_move`, or each site in
+    it said as `say_site` says it)."""
+    own = getattr(view_of(state.game.name), "say_move", None)
+    if own is not None:
+        return own(state, move)
+    said = _SITE.sub(lambda m: say_site(state, m.group(0)), move)
+    return _WORD.sub(lambda m: tr(PIECES[m.group(0)]) if m.group(0) in PIECES else m.group(0), said)
 
 
 def site_words(game_name: str, site: str) -> str:

@@ -15,18 +15,22 @@ from board_driver.views import svgkit
 from board_driver.views.base import Colour, View, colour_name, correction_words, legible, scale
 from board_driver.views.paint import Paint
 from board_driver.views.svgkit import el, hexc, title
+from board_driver.views.words import N_
 from games.arbos import ROWS, parse_cell
 
-PLAYERS = ("White", "Black")
+TITLE = N_("Arbos")
+PLAYERS = (N_("White"), N_("Black"))
 #: How the page draws each player's spores: White light, Black dark, as the names say; the
 #: player's LED colour (colour-blind safe) is the ring around it.
 PIECE_FILLS = ("#f4f1e8", "#1d1d1d")
 
-HELP = """Arbos: cells are a row letter and a column number, A1 at the top left (to T20 on the
+HELP = N_("""Arbos: cells are a row letter and a column number, A1 at the top left (to T20 on the
 20x20 board, H8 on 8x8). Every cell senses presence only; the game knows seed or spore and
-whose. place C7 puts a token on C7, lift C7 takes it off. Replace your seed: lift it (its cell
+whose. place C7 puts a token on C7, lift C7 takes it off. In the setup the board draws the cell
+of each seed (S, and the status line says where); --setup chosen lets the placer choose it.
+Replace your seed: lift it (its cell
 blinks), place your spore there, then place the two follow-ups. Over three trees: lift your
-own spores until three remain. press end_turn passes (the page's End turn button)."""
+own spores until three remain. press end_turn passes (the page's End turn button).""")
 
 #: A scoring seed at the end, and the seeds in the setup's picture: the seeds' own green.
 SEED_GREEN: Colour = (0, 200, 80)
@@ -95,6 +99,7 @@ class Scene:
     bar: list[str]               # the time bar's lit cells
     last: str | None             # the last spore placed
     fixes: dict                  # site -> correction
+    drawn: str | None            # a drawn setup: the cell of the next seed (lit in every mode)
 
 
 def scene(state, view: View) -> Scene:
@@ -104,7 +109,16 @@ def scene(state, view: View) -> Scene:
         legal=state.legal_cells() if not state.is_over() and view.moves != "off" else {},
         excess={s for tree in state.excess_trees() for s in tree},
         seeds_scoring=seeds, trees_scoring=trees, bar=time_bar(state, view),
-        last=_last_site(state), fixes={corr.site: corr for corr in view.corrections})
+        last=_last_site(state), fixes={corr.site: corr for corr in view.corrections},
+        drawn=state.drawn_cell())
+
+
+def prompt(state) -> str | None:
+    """A drawn setup's sentence: where the next seed goes ("put White's seed on C3")."""
+    drawn = state.drawn_cell()
+    if drawn is None:
+        return None
+    return f"put {PLAYERS[1 - state.to_move]}'s seed on {drawn}"
 
 
 def pulse(now: float) -> float:
@@ -153,6 +167,8 @@ def frame(state, view: View, now: float) -> tuple[dict[str, Colour], float | Non
         hints = hint_colours(c, mover)
         for site, kind in sc.legal.items():
             out[site] = hints[kind]
+    if sc.drawn is not None:  # where the seed goes, in its owner's colour, whatever the hints
+        out[sc.drawn] = c[f"player{1 - mover}"]
     for site in sc.bar:
         if site not in occupancy:
             out[site] = c[f"player{mover}"]
@@ -195,7 +211,8 @@ def svg(state, view: View) -> str:
     # The labels sit on the top and left edges only: the right and bottom edges are a thin rim.
     # They grow with the board, so that a 20x20 board as wide as a phone still reads them.
     M, font = _margin(cols)  # (the module's M for a small board; wider for a large one)
-    width, height = M + cols * U + RIM, M + rows * U + RIM
+    words = prompt(state)    # a drawn setup's sentence, under the cells (room made for it)
+    width, height = M + cols * U + RIM, M + rows * U + (M if words is not None else RIM)
     size = f"font-size:{font:g}px"
     body = [el("rect", x=0, y=0, width=width, height=height, rx=10, fill="#3a2c20")]
     for col in range(cols):
@@ -238,7 +255,13 @@ def svg(state, view: View) -> str:
                 tip = f"{site}: {PLAYERS[int(owner)]}'s seed"
                 if site in seeds_scoring:
                     tip += ", scoring"
-        if site in legal:
+        if site == sc.drawn:
+            owner = hexc(c[f"player{1 - state.to_move}"])
+            classes.append("drawn")
+            parts.append(el("circle", cx=cx, cy=cy, r=U * 0.34, fill="none", stroke=owner,
+                            stroke_width=4))
+            tip += f" ({prompt(state)}: the board drew it)"
+        elif site in legal:
             classes += ["hint", legal[site]]
             if kind is None:
                 parts.append(el("circle", cx=cx, cy=cy, r=U * 0.12,
@@ -258,8 +281,13 @@ def svg(state, view: View) -> str:
             tip += " — " + extra["data_fix"]
         body.append(el("g", title(tip) + "".join(parts), data_site=site, data_kind=kind,
                        class_=" ".join(classes), **extra))
-    return svgkit.document(width, height, body,
-                           label=f"Arbos board, {rows}x{cols}", class_="board arbos")
+    label = f"Arbos board, {rows}x{cols}"
+    if words is not None:
+        label += f": {words}"
+        body.append(el("text", words[0].upper() + words[1:], x=M + cols * U / 2,
+                       y=M + rows * U + (height - M - rows * U) / 2 + font * 0.35,
+                       class_="label prompt", style=size))
+    return svgkit.document(width, height, body, label=label, class_="board arbos")
 
 
 # --- the terminal ------------------------------------------------------------------------------
@@ -290,6 +318,8 @@ def terminal(state, view: View, paint: Paint) -> str:
                          bold=site in seeds_scoring)
         if site in bar:
             return paint(c[f"player{state.to_move}"], " = ")
+        if site == sc.drawn:
+            return paint(c[f"player{1 - state.to_move}"], " S ", bold=True)
         hint = legal.get(site)
         if hint == "seed":
             return paint(c[f"player{state.to_move}"], " + ")
@@ -305,7 +335,9 @@ def terminal(state, view: View, paint: Paint) -> str:
     lines.append(_status(state, view))
     key = (f"W White's spores (drawn {colour_name(c['player0'])}), B Black's (drawn "
            f"{colour_name(c['player1'])}), (w) (b) seeds (whose), ~W~ a tree over the limit")
-    if legal:
+    if sc.drawn is not None:
+        key += ", S the drawn cell of the next seed"
+    if legal and sc.drawn is None:
         key += ", s a seed may go here, + next to your seed, - free-standing"
     if bar:
         key += ", = the turn's time running out (the edge lights go out one by one)"
@@ -316,7 +348,11 @@ def terminal(state, view: View, paint: Paint) -> str:
 
 
 def notice(state) -> str | None:
-    """What the mover must do that no LED shows by itself (views.notice): over three trees."""
+    """What the mover must do that no LED shows by itself (views.notice): in a drawn setup,
+    where the seed goes and whose it is; over three trees, lift spores."""
+    words = prompt(state)
+    if words is not None:
+        return f"{words} (the board drew it)"
     if state.must_remove:
         return f"{state.tree_count(state.to_move)} trees: lift your spores until three remain"
     return None
@@ -330,6 +366,10 @@ def _status(state, view: View) -> str:
         return (f"   over ({state.end_reason}): White {a}, Black {b}; {PLAYERS[winner]} wins"
                 + (" (a tie goes to Black)" if a == b else ""))
     if state.phase == "setup":
+        words = prompt(state)
+        if words is not None:
+            return (f"   setup: {PLAYERS[p]}, {words} (the board drew it; "
+                    f"{state.seeds_to_place(1 - p)} to go)")
         return (f"   setup: {PLAYERS[p]} puts down a seed of {PLAYERS[1 - p]} "
                 f"({state.seeds_to_place(1 - p)} to go)")
     text = (f"   {PLAYERS[p]} to move; spores left White {state.spores_left(0)}, "

@@ -11,12 +11,13 @@ from dataclasses import dataclass, field
 
 from board_driver.referee.reconcile import Correction
 from games.base import Game
+from board_driver.views.words import N_, tr
 from hardware.base import PRESENT
 
 Colour = tuple[int, int, int]
 OFF: Colour = (0, 0, 0)
 FRAME_S = 0.05  # animation step: 20 frames a second is smooth on WS2812s and cheap on a Pi Zero
-DEFAULT_PLAYERS = ("player 1", "player 2")  # how players read the sides 0 and 1
+DEFAULT_PLAYERS = (N_("player 1"), N_("player 2"))  # how players read the sides 0 and 1
 
 
 @dataclass
@@ -76,6 +77,17 @@ def legible(colour: Colour, floor: int = 170) -> Colour:
     return colour if top >= floor else scale(colour, floor / top)
 
 
+#: The pieces' names, for the catalog (a kind's part after its colour or before its owner).
+PIECES = {"piece": N_("piece"), "tree": N_("tree"), "rod": N_("rod"), "leaf": N_("leaf"),
+          "branch": N_("branch"), "seed": N_("seed"), "spore": N_("spore"),
+          "black": N_("black counter"), "white": N_("white counter"),
+          "Dark": N_("Dark"), "Light": N_("Light")}
+
+
+def _piece(what: str) -> str:
+    return tr(PIECES[what]) if what in PIECES else what
+
+
 #: Colour names a person uses, for the nearest of which a colour is named (`colour_name`):
 #: the Okabe-Ito palette the default colours come from, and the plain ones.
 NAMED_COLOURS: dict[str, Colour] = {
@@ -97,23 +109,26 @@ def colour_name(colour: Colour) -> str:
 def piece_name(kind: str | None, players: tuple[str, str] = DEFAULT_PLAYERS,
                article: str = "a") -> str:
     """A piece kind in words: "tree:1" -> "player 2's tree", "dark-leaf" -> "a Dark leaf"."""
+    the = article == "the"
     if kind is None or kind == PRESENT:
-        return f"{article} piece"
-    if kind in ("black", "white"):   # a counter known by its colour (Fangqi)
-        return f"{article} {kind} counter"
+        return tr("the piece") if the else tr("a piece") if article else tr("piece")
     what, sep, who = kind.partition(":")
     if sep and who in ("0", "1"):
-        return f"{players[int(who)]}'s {what}"
+        return tr("{player}'s {piece}").format(player=players[int(who)], piece=_piece(what))
     colour, sep, what = kind.partition("-")
     if sep and colour in ("dark", "light"):
-        return f"{article} {colour.capitalize()} {what}"
-    return f"{article} {kind}"
+        return (tr("the {colour} {piece}") if the else tr("a {colour} {piece}") if article
+                else tr("{colour} {piece}")).format(colour=_piece(colour.capitalize()),
+                                                    piece=_piece(what))
+    return (tr("the {piece}") if the else tr("a {piece}") if article else
+            tr("{piece}")).format(piece=_piece(kind))
 
 
 def correction_words(corr: Correction, players: tuple[str, str] = DEFAULT_PLAYERS) -> str:
     """What to do at a site that disagrees with the game, in words a player reads."""
     if corr.want is None:
-        return f"take {piece_name(corr.have, players, 'the')} off"
+        return tr("take {piece} off").format(piece=piece_name(corr.have, players, "the"))
     if corr.have is None:
-        return f"put {piece_name(corr.want, players)} here"
-    return f"replace {piece_name(corr.have, players, 'the')} with {piece_name(corr.want, players)}"
+        return tr("put {piece} here").format(piece=piece_name(corr.want, players))
+    return tr("replace {old} with {new}").format(old=piece_name(corr.have, players, "the"),
+                                                 new=piece_name(corr.want, players))

@@ -19,18 +19,26 @@ from board_driver.views.base import (FRAME_S, OFF, Colour, View, colour_name, co
                                      scale)
 from board_driver.views.paint import Paint
 from board_driver.views.svgkit import el, hexc, title
+from board_driver.views.words import N_, tr
 from games.fangqi import PHASES
 
-PLAYERS = ("Black", "White")
+TITLE = N_("Fangqi")
+PLAYERS = (N_("Black"), N_("White"))
+#: The counters' colours as the rules' reasons name them ("d4 holds no black counter").
+COLOUR_WORDS = (N_("black"), N_("white"))
 
-HELP = """Fangqi: points are a1.. (files a.. from the left, rows 1.. from the bottom).
+HELP = N_("""Fangqi: points are a1.. (files a.. from the left, rows 1.. from the bottom).
 Placement: put a counter on a vacant point (place c3). Removal: lift a lit counter (lift c3).
 Movement: lift your counter (lift c3: its targets light), put it on one (place c4); if it
 forms a square, lift one of the lit counters. Undo the last move on the board to take it back
-(a capture: put the taken counter back, then your counter where it was)."""
+(a capture: put the taken counter back, then your counter where it was).""")
 
-PHASE_WORDS = {"placement": "placement", "first-removal": "first removal",
-               "square-removal": "square removal", "movement": "movement", "over": "game over"}
+PHASE_WORDS = {"placement": N_("placement"), "first-removal": N_("first removal"),
+               "square-removal": N_("square removal"), "movement": N_("movement"),
+               "over": N_("game over")}
+#: How a game ended (FangqiState.end_reason), in words.
+END_WORDS = {"reduced": N_("reduced"), "blocked": N_("blocked"),
+             "quiet-limit": N_("quiet-limit")}
 
 
 #: The shared legend's words for this game (board_driver/views/__init__.py: `legend`).
@@ -192,16 +200,22 @@ def svg(state, view: View) -> str:
 
 def _status(state) -> str:
     a, b = state.scores()
-    counts = f"Black {a}, White {b} counters"
+    names = [tr(p) for p in PLAYERS]
+    counts = tr("{black} {a}, {white} {b} counters").format(black=names[0], a=a,
+                                                            white=names[1], b=b)
     if state.is_over():
         winner = state.winner()
-        result = "a draw" if winner is None else f"{PLAYERS[winner]} wins"
-        return f"game over ({state.end_reason}): {result}; {counts}"
-    who = PLAYERS[state.to_move]
-    phase = PHASE_WORDS[state.phase]
+        result = tr("a draw") if winner is None else tr("{player} wins").format(
+            player=names[winner])
+        reason = END_WORDS.get(state.end_reason)
+        return tr("game over ({why}): {result}; {counts}").format(
+            why=tr(reason) if reason else state.end_reason, result=result, counts=counts)
+    who = names[state.to_move]
+    phase = tr(PHASE_WORDS[state.phase])
     due = state.removals_due(state.to_move)
-    todo = f", {due} to take" if due else ""
-    return f"{phase}: {who} to move{todo}; {counts}"
+    todo = tr(", {n} to take").format(n=due) if due else ""
+    return tr("{phase}: {player} to move{todo}; {counts}").format(
+        phase=phase, player=who, todo=todo, counts=counts)
 
 
 def terminal(state, view: View, paint: Paint) -> str:

@@ -33,11 +33,13 @@ from board_driver.views import svgkit
 from board_driver.views.base import FRAME_S, OFF, Colour, View, legible, scale
 from board_driver.views.paint import Paint
 from board_driver.views.svgkit import el, hexc, title
+from board_driver.views.words import N_
 from games.game_for_the_trees import FILES, square_name
 
-PLAYERS = ("White", "Black")
+TITLE = N_("Game for the Trees")
+PLAYERS = (N_("White"), N_("Black"))
 
-HELP = """Game for the Trees: squares a1..h8 (files a-h left to right, ranks 1-8 from White's
+HELP = N_("""Game for the Trees: squares a1..h8 (files a-h left to right, ranks 1-8 from White's
 side). The board has no pieces: tap a square with the wand (tap SQ) to select what grows
 there, then tap where it should grow; tap it again to cancel. Hold a square (hold SQ) to
 offer a retreat from it: it blinks orange, tap it again to retreat, anything else cancels (a
@@ -46,7 +48,7 @@ turn that loses at once is offered the same way). When several turns lead to the
 source for the next. (place SQ then lift SQ is the wand with its real timing: 1.2 s is a
 hold.) Terminal: upper case White, lower case Black; g grass,
 u underbrush, n neutral, h Huckleberry, B Birch, A Ash, E Beech, P Pine; * a root, > a chain
-grows from here."""
+grows from here.""")
 
 KIND_COLOURS: dict[str, Colour] = {   # Okabe-Ito, for the quad layout's kind LED
     "Birch": (86, 180, 233),     # sky blue

@@ -10,13 +10,15 @@ from board_driver.views import svgkit
 from board_driver.views.base import OFF, Colour, View, correction_words, legible, scale
 from board_driver.views.paint import Paint
 from board_driver.views.svgkit import el, hexc, title
+from board_driver.views.words import N_, tr
 
-PLAYERS = ("player 1", "player 2")
+TITLE = N_("Tree Planting")
+PLAYERS = (N_("player 1"), N_("player 2"))
 
-HELP = """Tree Planting: a groove is h ROW.COL (the top side of square ROW.COL) or v ROW.COL (its
+HELP = N_("""Tree Planting: a groove is h ROW.COL (the top side of square ROW.COL) or v ROW.COL (its
 left side); a hole is t ROW.COL. Read ROW at the left of the board, COL above it (for v, below).
 Put a rod in a groove (place h0.0); when it closes a square, plant your tree peg there
-(place t0.0); lift the last rod again to take it back."""
+(place t0.0); lift the last rod again to take it back.""")
 
 
 # --- the LEDs ----------------------------------------------------------------------------------
@@ -256,3 +258,35 @@ def _labels(at: list[tuple[int, str]], width: int) -> str:
             if pos + i < width:
                 out[pos + i] = ch
     return "".join(out).rstrip()
+
+
+# --- words -------------------------------------------------------------------------------------
+
+def say_site(state, site: str) -> str:
+    """A groove or hole as a person says it: h0.1 -> "the top groove of row one, square two";
+    a groove with no square below (right of) it is the bottom (right) side of the one above."""
+    from board_driver.views import say_number
+
+    kind, _sep, rest = site.partition(" ") if " " in site else (site[:1], "", site[1:])
+    try:
+        row, col = (int(x) for x in rest.split("."))
+    except ValueError:
+        return site
+    cells = set(state.board.cells)
+    if kind == "h":
+        words, row = ((N_("the bottom groove of row {row}, square {col}"), row - 1)
+                      if (row, col) not in cells else
+                      (N_("the top groove of row {row}, square {col}"), row))
+    elif kind == "v":
+        words, col = ((N_("the right groove of row {row}, square {col}"), col - 1)
+                      if (row, col) not in cells else
+                      (N_("the left groove of row {row}, square {col}"), col))
+    elif kind == "t":
+        words = N_("the tree hole of row {row}, square {col}")
+    else:
+        return site
+    return tr(words).format(row=say_number(row + 1), col=say_number(col + 1))
+
+
+def say_move(state, move: str) -> str:
+    return say_site(state, move)

@@ -13,15 +13,19 @@ from board_driver.views import svgkit
 from board_driver.views.base import FRAME_S, OFF, Colour, View, correction_words, kind_colour, scale
 from board_driver.views.paint import Paint
 from board_driver.views.svgkit import el, hexc, title
+from board_driver.views.words import N_, tr
 from games.treeblox import COLUMNS, SIZE, cell_name, parse_cell
 
-PLAYERS = ("Dark", "Light")
+TITLE = N_("Treeblox")
+PLAYERS = (N_("Dark"), N_("Light"))
+#: The cubes' colours as the rules' reasons name them ("b2 is taken by a dark leaf").
+COLOUR_WORDS = (N_("dark"), N_("light"))
 ENTRIES = True  # cubes above or beside the board have no sensor: the page enters them
 
-HELP = """Treeblox: the board's holes are a1..d4 (columns a-d, rows 1-4); a cube in a hole is
+HELP = N_("""Treeblox: the board's holes are a1..d4 (columns a-d, rows 1-4); a cube in a hole is
 seen by its sensor: place b2 dark-leaf. Cubes above or beside the board have no sensor and are
 entered: place b2+1 light-branch (one cube above b2), place (-1,0,0) dark-leaf (beside a1).
-Kinds: dark-leaf, dark-branch, light-leaf, light-branch. press end_turn ends a turn early."""
+Kinds: dark-leaf, dark-branch, light-leaf, light-branch. press end_turn ends a turn early.""")
 
 
 def site_words(site: str) -> str:
@@ -389,3 +393,15 @@ def terminal(state, view: View, paint: Paint) -> str:
 
 def _count(n: int, one: str, many: str) -> str:
     return f"{n} {one if n == 1 else many}"
+
+
+# --- words -------------------------------------------------------------------------------------
+
+def say_move(state, move: str) -> str:
+    """A move as a person says it: "Ld1" -> "a leaf at D one" (the mover's colour is the turn's)."""
+    from board_driver.views import say_site
+
+    piece = {"L": N_("a leaf at {site}"), "B": N_("a branch at {site}")}.get(move[:1])
+    if piece is None:
+        return say_site(state, move)
+    return tr(piece).format(site=say_site(state, move[1:]))

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import contextvars
 import hmac
 import secrets
 import json
@@ -35,6 +36,8 @@ import games
 from board_driver import views
 from board_driver.config import ConfigError, is_loopback
 from board_driver.referee.journal import JournalError
+from board_driver.views import words
+from board_driver.views.narrate import last_moves
 from board_driver.web import snapshot
 
 log = logging.getLogger("treeboard.web")
@@ -57,6 +60,13 @@ SECURITY_HEADERS = {
 LOCAL_NAMES = {"localhost", "127.0.0.1", "::1", "[::1]"}
 
 
+# The language of the page a request came from (its ?lang=), for what the answer says: the
+# state it returns and a refusal's reason. Per request (a task): the board's own words (the
+# voice, the sim) stay in the board's language.
+_PAGE_LANGUAGE: contextvars.ContextVar[str | None] = contextvars.ContextVar(
+    "treeboard_page_language", default=None)
+
+
 class Refused(Exception):
     """A request refused with a status and a reason a player can read."""
 
@@ -69,8 +79,9 @@ class Client:
     """One open page. Holds only the newest state not yet sent: a slow phone gets the latest
     picture, not a growing queue of old ones."""
 
-    def __init__(self, ws: web.WebSocketResponse):
+    def __init__(self, ws: web.WebSocketResponse, language: str = words.DEFAULT):
         self.ws = ws
+        self.language = language   # the page's language (its ?lang=)
         self.pending: str | None = None
         self.wake = asyncio.Event()
 
@@ -100,7 +111,8 @@ class WebServer:
         self._assets: dict[str, bytes] = {}
         self._key: Any = None
         self._version = 0
-        self._text: str | None = None   # the current state as JSON, made once per change
+        self._text: dict[str, str] = {}   # the current state as JSON by language, once per change
+        self._page_words: list[str] = []  # the page's own texts (index.html, app.js's tr)
         self.instance = secrets.token_hex(4)
         # game id -> its review (a Future while the worker computes it: a second page asking
         # meanwhile waits for the same one); the oldest leave first.
@@ -114,6 +126,7 @@ class WebServer:
         for path in ASSETS:
             r.add_get(path, self._asset)
         r.add_get("/api/state", self._state)
+        r.add_get("/api/words", self._words)
         r.add_get("/api/picture3d", self._picture3d)
         r.add_get("/api/games", self._games)
         r.add_get("/api/games/{id:\\d+}", self._game)
@@ -121,6 +134,7 @@ class WebServer:
         r.add_post("/api/enter", self._enter)
         r.add_post("/api/press", self._press)
         r.add_post("/api/takeback", self._takeback)
+        r.add_post("/api/repeat", self._repeat)
         r.add_post("/api/takeback-answer", self._takeback_answer)
         r.add_post("/api/remote/join", self._remote_join)
         r.add_post("/api/remote/leave", self._remote_leave)
@@ -134,6 +148,9 @@ class WebServer:
     async def start(self) -> None:
         static = resources.files("board_driver.web") / "static"
         self._assets = {path: (static / name).read_bytes() for path, (name, _) in ASSETS.items()}
+        self._page_words = sorted(
+            {t for _, t in words.html_texts(self._assets["/"].decode("utf-8"))}
+            | {t for _, t in words.script_texts(self._assets["/app.js"].decode("utf-8"))})
         self._runner = web.AppRunner(self.app(), access_log=None, handle_signals=False)
         await self._runner.setup()
         site = web.TCPSite(self._runner, self.listen, self.port, reuse_address=True)
@@ -160,35 +177,41 @@ class WebServer:
 
     # --- the state, pushed ----------------------------------------------------------------------
 
-    def current(self) -> str:
-        """The state as JSON; remade only when the game, the corrections or the hint changed."""
+    def current(self, language: str | None = None) -> str:
+        """The state as JSON, in a page's language (None: the board's); remade only when the
+        game, the corrections or the hint changed."""
         ref = self.door.referee
         link = self.door.link_summary()
         key = (ref.state.to_json(), tuple(ref.corrections), tuple(ref.view.completions),
                ref.view.moves, tuple(ref.seats), json.dumps(link))
-        if key != self._key or self._text is None:
+        if key != self._key:
             self._key = key
             self._version += 1
-            self._text = json.dumps(snapshot.page_state(
-                ref, layout_name=self.door.session.layout.name,
-                token_required=self.token is not None, version=self._version,
-                instance=self.instance, remote=link))
-        return self._text
+            self._text = {}
+        lang = language or _PAGE_LANGUAGE.get() or words.language()
+        if lang not in self._text:
+            with words.speaking(lang):
+                self._text[lang] = json.dumps(snapshot.page_state(
+                    ref, layout_name=self.door.session.layout.name,
+                    token_required=self.token is not None, version=self._version,
+                    instance=self.instance, remote=link), ensure_ascii=False)
+        return self._text[lang]
 
     def frame_shown(self) -> None:
         """Called by the daemon on the loop after every LED frame: push what changed."""
         if not self.clients:
             return  # made when someone asks
         version = self._version
-        text = self.current()
+        self.current()
         if self._version != version:
             for client in self.clients:
-                client.offer(text)
+                client.offer(self.current(client.language))
 
     # --- guards ---------------------------------------------------------------------------------
 
     @web.middleware
     async def _guard(self, request: web.Request, handler: Callable) -> web.StreamResponse:
+        asked = _PAGE_LANGUAGE.set(self._language(request) if "lang" in request.query else None)
         try:
             self._check_host(request)
             if request.method == "POST" or request.path == "/ws":
@@ -202,6 +225,8 @@ class WebServer:
             if exc.status < 400:
                 raise
             response = web.json_response({"error": exc.reason}, status=exc.status)
+        finally:
+            _PAGE_LANGUAGE.reset(asked)
         if not isinstance(response, web.WebSocketResponse):
             response.headers.update(SECURITY_HEADERS)
         return response
@@ -260,7 +285,8 @@ class WebServer:
         try:
             do()
         except games.IllegalMove as exc:
-            raise Refused(409, exc.reason) from None
+            with words.speaking(_PAGE_LANGUAGE.get() or words.language()):
+                raise Refused(409, words.reason(exc.reason)) from None
         except ConfigError as exc:
             # (joining a remote game) the key as the page names it (remote.broker -> broker)
             raise Refused(400, f"{exc.key.removeprefix('remote.') or 'remote'}: "
@@ -276,6 +302,21 @@ class WebServer:
     async def _press(self, request: web.Request) -> web.Response:
         data = await self._body(request, {"button": True})
         return self._act(lambda: self.door.press(data["button"]))
+
+    async def _repeat(self, request: web.Request) -> web.Response:
+        """Say it again: the board says the last moves, whose turn and the score (aloud, with a
+        voice); the answer is the state with those sentences as "said"."""
+        await self._body(request, {})
+        try:
+            self.door.repeat()   # aloud, in the board's language
+        except games.IllegalMove as exc:
+            raise Refused(409, words.reason(exc.reason)) from None
+        lang = self._language(request)
+        with words.speaking(lang):   # and on the page, in the page's
+            said = [s.text for s in last_moves(self.door.referee,
+                                               self.door.session.config.voice.repeat_moves)]
+        state = json.loads(self.current(lang))
+        return web.json_response({**state, "said": said})
 
     async def _takeback(self, request: web.Request) -> web.Response:
         await self._body(request, {})
@@ -295,7 +336,7 @@ class WebServer:
         try:
             await self.door.leave_remote()
         except games.IllegalMove as exc:
-            raise Refused(409, exc.reason) from None
+            raise Refused(409, words.reason(exc.reason)) from None
         return web.Response(text=self.current(), content_type="application/json")
 
     async def _takeback_answer(self, request: web.Request) -> web.Response:
@@ -327,8 +368,24 @@ class WebServer:
         return web.Response(body=self._assets[request.path], content_type=content_type,
                             charset="utf-8")
 
+    @staticmethod
+    def _language(request: web.Request) -> str:
+        """The page's ?lang= (a browser's code, "zh-CN"), as a shipped language; the board's
+        own when none is asked or none is shipped."""
+        asked = request.query.get("lang", "")[:MAX_TEXT]
+        return words.normalize(asked) or words.language()
+
     async def _state(self, request: web.Request) -> web.Response:
-        return web.Response(text=self.current(), content_type="application/json")
+        return web.Response(text=self.current(self._language(request)),
+                            content_type="application/json")
+
+    async def _words(self, request: web.Request) -> web.Response:
+        """The page's own texts in its language, and the languages it may switch to."""
+        lang = self._language(request)
+        return web.json_response({
+            "language": lang, "board": words.language(),
+            "languages": {code: words.NATIVE.get(code, code) for code in words.available()},
+            "words": words.page_words(lang, self._page_words)})
 
     async def _picture3d(self, request: web.Request) -> web.Response:
         """The game's 3D picture seen from another side (?turn=0..3 quarter turns)."""
@@ -416,9 +473,9 @@ class WebServer:
             raise Refused(503, f"too many open pages (at most {MAX_CLIENTS})")
         ws = web.WebSocketResponse(heartbeat=20, max_msg_size=MAX_BODY)
         await ws.prepare(request)
-        client = Client(ws)
+        client = Client(ws, self._language(request))
         self.clients.add(client)
-        client.offer(self.current())
+        client.offer(self.current(client.language))
         pump = asyncio.ensure_future(client.pump())
         try:
             async for msg in ws:  # the page only listens; anything it sends is ignored

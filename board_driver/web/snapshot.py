@@ -13,6 +13,7 @@ import games.ai
 from board_driver import views
 from board_driver.referee.reconcile import changed_sites
 from board_driver.views.frame import shown_view
+from board_driver.views.words import tr
 
 
 def entries(state, sensed: set[str]) -> list[dict[str, str]]:
@@ -40,8 +41,9 @@ def steps_in_words(view, names: tuple[str, str]) -> list[dict[str, str]]:
     from board_driver.views.base import piece_name
 
     return [{"site": c.site,
-             "do": f"you may take {piece_name(c.have, names, 'the')} off" if c.want is None
-             else f"you may put {piece_name(c.want, names)} here"}
+             "do": tr("you may take {piece} off").format(piece=piece_name(c.have, names, "the"))
+             if c.want is None else
+             tr("you may put {piece} here").format(piece=piece_name(c.want, names))}
             for c in getattr(view, "completions", ())]
 
 
@@ -66,7 +68,8 @@ def result_words(state, names: tuple[str, str]) -> str | None:
         return None
     a, b = state.scores()
     winner = state.winner()
-    return f"{names[winner]} wins, {a}:{b}" if winner is not None else f"a draw, {a}:{b}"
+    return (tr("{player} wins, {a}:{b}").format(player=names[winner], a=a, b=b)
+            if winner is not None else tr("a draw, {a}:{b}").format(a=a, b=b))
 
 
 def page_state(referee, *, layout_name: str, token_required: bool, version: int,
@@ -87,16 +90,17 @@ def page_state(referee, *, layout_name: str, token_required: bool, version: int,
         "leds": referee.site_colours(),
         "version": version,      # grows with every change this server pushes
         "instance": instance,    # a new server (a restarted daemon) starts its versions again
-        "title": state.game.short_title,
-        "about": state.game.description,
+        "title": views.title(state.game.name),
+        "about": tr(state.game.description),
         "layout": layout_name,
         "players": list(names),
         "colours": {f"player{p}": "#%02x%02x%02x" % view.colours[f"player{p}"] for p in (0, 1)},
         # each player's pieces as the picture draws them (None: in the colours above)
         "pieces": views.piece_fills(state.game.name),
         "fixes": views.corrections_in_words(state, view),
-        "owed_by": {"computer": "The computer", "remote": "The other board"}.get(
-            view.to_make_by, "The other seat"),
+        "owed_by": {"computer": tr("The computer's move."),
+                    "remote": tr("The other board's move.")}.get(
+            view.to_make_by, tr("The other seat's move.")),
         "steps": steps_in_words(view, names),
         "result": result_words(state, names),
         "entries": offered,

@@ -15,12 +15,15 @@ from board_driver import cli
 from board_driver.config import sim_config
 from board_driver.referee.tracer import Tracer
 from board_driver.views.arbos import SEED_GREEN, SEED_LEVEL, border, hint_colours
+from board_driver import views
 from board_driver.views.base import scale
+from board_driver.views.paint import Paint
 from hardware.base import PRESENT, SensorEvent
 from hardware.layout import load_layout
 from hardware.leds import Leds, RecordingStrip, estimate_milliamps
 
 LAYOUT = "arbos-8x8-matrix"
+CHOSEN = {"board": "8x8", "setup": "chosen"}
 SETUP = ["seed A1", "seed D4", "seed A7", "seed H8"]  # black's A1 A7, white's D4 H8
 # A whole game: trees, a replacement with its follow-ups, a fourth tree and a removal, then two
 # passes. White's D4 links C3 and E5; black's A7 links A6(-B5) and A8: 1 to 1, black wins.
@@ -46,6 +49,7 @@ def tracer(tmp_path):
 
     def make(**overrides):
         overrides.setdefault("turn_seconds", 0)  # off in tests unless asked
+        overrides.setdefault("game_options", CHOSEN)  # these tests choose the seeds' cells
         t = Tracer(sim_config(layout=LAYOUT, journal=str(tmp_path / f"j{len(made)}.sqlite"),
                               **overrides))
         made.append(t)
@@ -81,9 +85,9 @@ def test_a_whole_game_through_treeboard_trace(tmp_path, capsys):
     trace = tmp_path / "game.trace"
     trace.write_text("# a whole Arbos game on the 8x8 matrix board\n"
                      + "\n".join(a for m in GAME for a in actions(m)) + "\n")
-    assert cli.main(["trace", "--layout", LAYOUT, str(trace)]) == 0
+    assert cli.main(["trace", "--layout", LAYOUT, "--setup", "chosen", str(trace)]) == 0
     records = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
-    reference = games.get_game("arbos").new_state(board="8x8")
+    reference = games.get_game("arbos").new_state(**CHOSEN)
     reference.play_all(GAME)
     # every action is accepted at once, but the replacement's lift, which asks for the spore
     assert [r["action"] for r in records if r["corrections"]] == ["lift H8"]
@@ -226,11 +230,28 @@ def test_10_an_expired_turn_is_a_pass_and_the_last_30_seconds_run_out(tracer):
     assert 0.3 * len(ring) < len(lit) < 0.7 * len(ring)
     record = t.step("wait", ["16000"])
     assert record["game"]["moves"][-1] == "pass" and record["game"]["to_move"] == 1
-    # a turn begun (a replacement) is not cut short
+    # a begun turn (a replacement) is cut short too: its follow-ups are forfeited (`time`)
     play(t, "A1=")
-    record = t.step("wait", ["120000"])
+    assert 0 < t.referee.turn_left(t.clock.now) <= 60
+    record = t.step("wait", ["59000"])
     assert record["game"]["moves"][-1] == "A1=" and record["game"]["to_move"] == 1
-    assert t.referee.turn_left(t.clock.now) is None
+    record = t.step("wait", ["2000"])
+    assert record["game"]["moves"][-2:] == ["A1=", "time"] and record["game"]["to_move"] == 0
+    assert record["corrections"] == [] and t.referee.state.occupancy()["A1"] == "spore:1"
+
+
+def test_10_a_timed_out_fourth_tree_comes_off_and_the_board_asks_to_lift_it(tracer):
+    t = tracer(turn_seconds=60)
+    play(t, *SETUP, "C3", "pass", "E5", "pass", "G2", "pass", "B8")
+    state = t.referee.state
+    assert state.must_remove and state.tree_count(0) == 4
+    record = t.step("wait", ["61000"])
+    # the smallest trees beyond three come off; among equals the last in reading order (G2)
+    assert record["game"]["moves"][-1] == "time" and record["game"]["to_move"] == 1
+    assert record["corrections"] == ["G2"] and "G2" not in state.occupancy()
+    assert shown(t, "G2") == as_strip(t, colour(t, "wrong"))
+    record = t.step("lift", ["G2"])
+    assert record["corrections"] == [] and record["game"]["moves"][-1] == "time"
 
 
 def test_the_20x20_layout_keeps_an_all_white_frame_under_its_supply():
@@ -271,5 +292,75 @@ def test_a_knocked_piece_in_another_game_is_still_nothing(tmp_path):
         ref.tick(t.clock.now)
         assert [str(m) for m in ref.state.moves] == ["h0.0"] and ref.corrections == []
         assert t.session.journal.current().moves == ["h0.0"]
+    finally:
+        t.close()
+
+
+# --- reading 13: the drawn setup on the board ------------------------------------------------
+
+DRAWN = {"board": "8x8", "setup_seed": 7}  # draws B6, D2, H7, E7 (tests/games/test_arbos.py)
+# A whole game from the drawn setup: white's D2 links C1 and E3, black's H7 links G6 and H8;
+# white's E7 only F6. 1:1, a tie: black wins.
+DRAWN_GAME = ["seed B6", "seed D2", "seed H7", "seed E7", "C1", "G6", "E3", "H8", "F6", "pass",
+              "pass"]
+
+
+def test_13_a_whole_game_from_the_drawn_setup_through_treeboard_trace(tmp_path, capsys):
+    trace = tmp_path / "game.trace"
+    trace.write_text("# a seed misplaced first: the board drew B6\nplace A1\nlift A1\n"
+                     + "\n".join(a for m in DRAWN_GAME for a in actions(m)) + "\n")
+    assert cli.main(["trace", "--layout", LAYOUT, "--setup-seed", "7", str(trace)]) == 0
+    records = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    reference = games.get_game("arbos").new_state(**DRAWN)
+    reference.play_all(DRAWN_GAME)
+    assert records[0]["corrections"] == ["A1"] and records[0]["game"]["moves"] == []
+    assert [r["action"] for r in records if r["corrections"]] == ["place A1"]
+    final = records[-1]["game"]
+    assert final == reference.summary() and final["setup_seed"] == 7
+    assert final["over"] and final["scores"] == [1, 1] and final["winner"] == 1
+
+
+@pytest.mark.parametrize("moves", ["off", "legal"])
+def test_13_the_drawn_cell_is_lit_in_the_seeds_owners_colour_whatever_the_hints(tracer, moves):
+    t = tracer(game_options=DRAWN, moves=moves)
+    # white puts black's seed: B6 in black's colour, at full strength; no other cell is lit
+    assert shown(t, "B6") == as_strip(t, colour(t, "player1"))
+    assert [s for s, c in t.referee.site_colours().items() if any(c)] == ["B6"]
+    t.step("place", ["B6"])
+    assert shown(t, "D2") == as_strip(t, colour(t, "player0"))  # black puts white's seed
+    assert shown(t, "B6") == as_strip(t, scale(colour(t, "player1"), SEED_LEVEL))
+    record = t.step("place", ["C3"])  # not the drawn cell: a correction, nothing played
+    assert record["corrections"] == ["C3"] and record["game"]["moves"] == ["seed B6"]
+    svg = views.svg(t.referee.state, t.referee.view)
+    assert ">Put White's seed on D2</text>" in svg and "seed on D2: the board drew it" in svg
+    assert "put White's seed on D2" in views.terminal(t.referee.state, t.referee.view, Paint(False))
+    assert views.notice(t.referee.state) == "put White's seed on D2 (the board drew it)"  # the page
+
+
+def test_13_a_resumed_game_draws_the_same_and_a_new_game_draws_again(tmp_path):
+    journal = str(tmp_path / "j.sqlite")
+    t = Tracer(sim_config(layout=LAYOUT, journal=journal, turn_seconds=0))
+    seed = t.referee.state.options()["setup_seed"]
+    first = t.referee.state.drawn_cell()
+    t.step("place", [first])
+    second = t.referee.state.drawn_cell()
+    t.close()
+    # a restart (a power cut): the journal's game, with its seed, goes on where it was
+    t = Tracer(sim_config(layout=LAYOUT, journal=journal, turn_seconds=0), new_game=False)
+    try:
+        state = t.referee.state
+        assert state.options()["setup_seed"] == seed and [str(m) for m in state.moves] == [
+            f"seed {first}"]
+        assert state.drawn_cell() == second
+        # a new game on the same board draws again (its own seed, kept in the journal)
+        t.door.new_game()
+        t.step("lift", [first])
+        assert t.referee.state.moves == []
+        seeds = {t.referee.state.options()["setup_seed"]}
+        for _ in range(3):
+            t.door.new_game()
+            seeds.add(t.referee.state.options()["setup_seed"])
+        assert len(seeds) == 4 and seed not in seeds
+        assert t.session.journal.current().options["setup_seed"] in seeds
     finally:
         t.close()

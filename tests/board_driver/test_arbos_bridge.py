@@ -35,7 +35,8 @@ class BridgeBoard:
 
     def __init__(self, journal: str, *, new_game: bool):
         cfg = sim_config(layout=LAYOUT, backend="bridge", bridge_port="sim", journal=journal,
-                         turn_seconds=0, debounce_ms=5)
+                         turn_seconds=0, debounce_ms=5,
+                         game_options={"board": "20x20", "setup": "chosen"})
         self.session = open_session(cfg, clock=time.monotonic, new_game=new_game)
         self.ref = self.session.referee
         self.layout = self.session.layout
@@ -118,7 +119,7 @@ class BridgeBoard:
 
 def test_a_whole_game_on_the_20x20_bridge_with_misplays_and_a_power_cut(tmp_path):
     journal = str(tmp_path / "journal.sqlite")
-    reference = games.get_game("arbos").new_state(board="20x20")
+    reference = games.get_game("arbos").new_state(board="20x20", setup="chosen")
     board = BridgeBoard(journal, new_game=True)
     colours = board.session.config.colours
     leds = board.session.hardware.leds

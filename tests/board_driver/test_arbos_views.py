@@ -17,7 +17,7 @@ FOUR_TREES = SETUP + ["B3", "pass", "B5", "pass", "F3", "pass", "F5"]
 
 
 def state(*moves, board="8x8"):
-    s = games.get_game("arbos").new_state(board=board)
+    s = games.get_game("arbos").new_state(board=board, setup="chosen")
     s.play_all(moves)
     return s
 

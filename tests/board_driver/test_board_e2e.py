@@ -280,7 +280,7 @@ def test_trace_command_prints_one_json_line_per_action(tmp_path):
     lines = [json.loads(line) for line in out.stdout.splitlines()]
     assert [r["action"] for r in lines] == ["place h0.0", "place h1.0", "wait 100", "lift h1.0"]
     assert lines[-1]["game"]["moves"] == ["h0.0"]
-    assert set(lines[0]) == {"action", "game", "corrections", "leds"}
+    assert set(lines[0]) == {"action", "game", "corrections", "leds", "said"}
     assert set(lines[0]["game"]) == {"game", "board", "moves", "scores", "to_move", "over", "winner"}
 
 

@@ -125,7 +125,8 @@ def test_fangqis_refusal_suggests_a_slide_on_this_board():
 
 def test_a_pass_on_time_says_why_and_the_arbos_page_says_lift_your_spores(tmp_path):
     t = Tracer(sim_config(layout="arbos-8x8-matrix", journal=str(tmp_path / "j.sqlite"),
-                          turn_seconds=60), new_game=True)
+                          turn_seconds=60, game_options={"board": "8x8", "setup": "chosen"}),
+               new_game=True)
     try:
         play(t, *SETUP)
         terminal = Terminal(io.StringIO())
@@ -137,7 +138,7 @@ def test_a_pass_on_time_says_why_and_the_arbos_page_says_lift_your_spores(tmp_pa
         assert state_json(t)["notice"] is None
     finally:
         t.close()
-    state = games.get_game("arbos").new_state(board="8x8")
+    state = games.get_game("arbos").new_state(board="8x8", setup="chosen")
     state.play_all(["seed A1", "seed D4", "seed A7", "seed H8", "C3", "A6", "E5", "A8", "H8=",
                     "G7", "F8", "B5", "F2"])
     assert state.must_remove                  # a fourth tree (GAME of test_arbos_board)
@@ -180,9 +181,11 @@ def test_fangqis_drawing_shows_a_lifted_counter_as_lifted(tmp_path):
 
 
 def test_a_seed_too_close_says_to_which_not_that_the_setup_comes_first():
-    from board_driver.cli.sim import why_not
+    from board_driver.views.narrate import why_not   # the one narrator (sim, trace, voice)
 
-    state = games.get_game("arbos").new_state(board="8x8")
+    state = games.get_game("arbos").new_state(board="8x8", setup="chosen")
     state.play("seed C3")
     assert why_not(state, "D4").startswith("D4: D4 is too close to C3: seeds need")
     assert "setup comes first" in why_not(state, "C3")   # a taken cell: not a seed's reason
+    drawn = games.get_game("arbos").new_state(board="8x8", setup_seed=7)  # draws B6 first
+    assert why_not(drawn, "A1") == "A1: the board drew B6 for this seed: put Black's seed on B6"

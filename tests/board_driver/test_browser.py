@@ -295,3 +295,44 @@ def test_a_remote_game_joined_on_the_page_then_left(browser, sims, tmp_path):
         page.close()
     finally:
         broker.stop()
+
+
+def test_the_page_in_chinese_follows_the_browser_and_switches(browser, sims):
+    sim = sims()
+    page = browser.new_page()
+    # A browser set to Chinese (the profile's own locale is the machine's).
+    page.add_init_script("Object.defineProperty(navigator, 'languages', "
+                         "{get: () => ['zh-CN', 'zh']});")
+    page.goto(sim.url)
+    page.wait_for_selector("body[data-connected=yes]")
+    page.wait_for_selector("html[lang=zh-Hans]", state="attached")
+    assert page.inner_text("#title") == "植树棋"
+    assert page.inner_text("#takeback") == "悔棋" and page.inner_text("#new-game") == "新的一局"
+    assert page.inner_text("#conn") == "已连接"
+    assert "轮到一号玩家" in page.inner_text("#turn")
+    sim.type("place h0.0", "place t0.0")   # a move, then a peg where no move puts one
+    page.wait_for_selector("#banner:not([hidden])")
+    page.wait_for_selector("#turn:has-text('轮到二号玩家')")
+    assert page.inner_text("#banner-title") == "棋盘和对局对不上。"
+    assert "t0.0" in page.inner_text("#fixes") and "拿走这枚棋子" in page.inner_text("#fixes")
+    assert "轮到二号玩家" in page.inner_text("#turn")
+    screenshots(page, "tree-planting-zh")
+    # Say it again: the last moves, whose turn, the score (aloud on a board with a voice).
+    assert page.inner_text("#repeat") == "再说一遍"
+    page.click("#repeat")
+    page.wait_for_selector("#toast:not([hidden])")
+    assert "第 1 步：h0.0" in page.inner_text("#toast")
+    assert "比分0比0，轮到二号玩家" in page.inner_text("#toast")
+    # The switch: English, kept in this browser.
+    page.select_option("#language", "en")
+    page.wait_for_selector("html[lang=en]", state="attached")
+    page.wait_for_selector("#title:text-is('Tree Planting')")
+    page.wait_for_selector("#fixes:has-text('take the piece off')")
+    assert page.inner_text("#takeback") == "Take back"
+    assert "take the piece off" in page.inner_text("#fixes")
+    assert "player 2 to move" in page.inner_text("#turn")
+    page.reload()
+    page.wait_for_selector("body[data-connected=yes]")
+    page.wait_for_selector("#title:text-is('Tree Planting')")
+    page.evaluate("localStorage.removeItem('treeboard-language')")
+    page.close()

@@ -42,6 +42,12 @@ BAD_VALUES = [
     ("bridge", "port", '""'), ("bridge", "port", "1"),
     ("bridge", "baud", "true"), ("bridge", "baud", "0"), ("bridge", "baud", "1.5"),
     ("bridge", "baud", "10000000000"), ("bridge", "baud", '"fast"'),
+    ("", "language", '"fr"'), ("", "language", "1"),
+    ("voice", "enabled", '"yes"'), ("voice", "language", '"klingon"'),
+    ("voice", "voice", '"a voice; rm"'), ("voice", "rate", "20"), ("voice", "rate", "1.5"),
+    ("voice", "volume", "201"), ("voice", "device", '"hw 1"'),
+    ("voice", "quiet_hours", '"22-7"'), ("voice", "quiet_hours", '"25:00-07:00"'),
+    ("voice", "repeat_moves", "0"), ("voice", "repeat_moves", "21"),
 ]
 
 

@@ -69,7 +69,8 @@ def test_the_referee_owns_the_seats(board):
 def test_drawing_never_plays_a_move(tmp_path):
     """Time that runs out is the referee's `tick`, never its `show`: redrawing a board whose
     turn has expired changes no game."""
-    cfg = sim_config(layout="arbos-8x8-matrix", journal=str(tmp_path / "j.sqlite"), turn_seconds=5)
+    cfg = sim_config(layout="arbos-8x8-matrix", journal=str(tmp_path / "j.sqlite"), turn_seconds=5,
+                     game_options={"board": "8x8", "setup": "chosen"})
     t = Tracer(cfg)
     try:
         for site in ("A1", "D4", "A7", "H8"):   # the setup's seeds: then a turn can pass

@@ -747,3 +747,25 @@ def test_joining_and_leaving_a_remote_game_from_the_page_survives_a_restart(tmp_
         assert a.remote is None and a.session.referee.seats == ("human", "human")
 
     asyncio.run(session(a, left))
+
+
+def test_two_arbos_boards_draw_the_same_setup_from_the_game_id(tmp_path, broker):
+    """Arbos draws where each seed goes (docs/games/arbos.md, reading 13) from a seed kept with
+    the game; two boards of one remote game take it from the game id, so both light the same
+    cell and play the same setup."""
+    a, b = pair(tmp_path, broker, "arbos-8x8-matrix")
+
+    async def scenario():
+        sa, sb = a.session.referee.state, b.session.referee.state
+        assert sa.options() == sb.options()
+        assert sa.options()["setup_seed"] == rp.drawn_options(sa, GAME)["setup_seed"]
+        assert sa.drawn_cell() == sb.drawn_cell()
+        reference = sa.copy()
+        # The last seed is White's, put by Black's board: on White's board it is owed by the
+        # remote move until it is put, never read as White lifting her seed (a replacement).
+        await play_through(a, b, reference, random.Random(7), count=4)
+        assert a.session.referee.state.summary() == b.session.referee.state.summary()
+        assert a.session.referee.state.phase == "play"
+        assert a.remote.conflict is None and b.remote.conflict is None
+
+    run_pair(a, b, scenario)

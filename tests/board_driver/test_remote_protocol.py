@@ -183,3 +183,38 @@ def test_a_finished_game_is_not_taken_back_by_either_board(tmp_path):
         assert not list(tmp_path.glob("*.remote-g1-*.json"))  # nothing agreed, nothing written
 
     asyncio.run(scenario())
+
+
+def test_an_arbos_setup_is_drawn_from_the_game_id_so_both_boards_draw_the_same(tmp_path):
+    """Arbos draws its setup from a seed kept with the game (reading 13): two boards joining one
+    game id each start their game again with the seed drawn from the id, and agree."""
+    from board_driver.config import sim_config
+    from board_driver.referee.tracer import Tracer
+    from board_driver.remote.link import RemoteLink, RemoteSettings
+
+    boards = [Tracer(sim_config(layout="arbos-8x8-matrix", turn_seconds=0,
+                                journal=str(tmp_path / f"j{seat}.sqlite"),
+                                players=("human", "remote") if seat == 0 else ("remote", "human")))
+              for seat in (0, 1)]
+    try:
+        states = [b.referee.state for b in boards]
+        assert states[0].options()["setup_seed"] != states[1].options()["setup_seed"]
+        for seat, board in enumerate(boards):
+            RemoteLink(RemoteSettings(host="h", port=1, tls=False, game_id="table-7",
+                                      secret=SECRET.encode(), seat=1 - seat,
+                                      state_dir=str(tmp_path)), board.referee, clock=lambda: 0.0)
+        a, b = (board.referee.state for board in boards)
+        seed = rp.drawn_options(a, "table-7")["setup_seed"]
+        assert a.options() == b.options() and a.options()["setup_seed"] == seed
+        assert rp.drawn_options(a, "table-8") != rp.drawn_options(a, "table-7")
+        assert rp.position_hash(a) == rp.position_hash(b) and a.drawn_cell() == b.drawn_cell()
+        # a game already begun (a restart in the middle of it) is never started again
+        boards[0].step("place", [a.drawn_cell()])
+        begun = boards[0].referee.state
+        RemoteLink(RemoteSettings(host="h", port=1, tls=False, game_id="table-8",
+                                  secret=SECRET.encode(), seat=1, state_dir=str(tmp_path)),
+                   boards[0].referee, clock=lambda: 0.0)
+        assert boards[0].referee.state is begun and len(begun.moves) == 1
+    finally:
+        for board in boards:
+            board.close()

@@ -69,7 +69,8 @@ def test_installs_files_and_runs_the_commands(target, fake_exe, default_config):
     r = str(target)
     assert commands == [
         ["groupadd", "--root", r, "--system", "spi"],  # gpio and dialout exist already
-        ["useradd", "--root", r, "--system", "--user-group", "--groups", "gpio,spi,dialout",
+        ["groupadd", "--root", r, "--system", "audio"],
+        ["useradd", "--root", r, "--system", "--user-group", "--groups", "gpio,spi,dialout,audio",
          "--home-dir", "/var/lib/treeboard", "--no-create-home", "--shell", "/usr/sbin/nologin", "treeboard"],
         ["systemctl", "daemon-reload"],
         ["udevadm", "control", "--reload"],
@@ -86,14 +87,14 @@ def test_installs_files_and_runs_the_commands(target, fake_exe, default_config):
         assert (target / "etc/udev/rules.d/99-treeboard-bridge.rules").read_bytes() == bridge.read_bytes()
     assert not (target / "etc/systemd/system/treeboard.service.d").exists()
     assert (target / "etc/systemd/system/treeboard.service").stat().st_mode & 0o777 == 0o644
-    assert len(printed) == 7 + 3 + bridge.exists() and not any(p.startswith("would") for p in printed)
+    assert len(printed) == 8 + 3 + bridge.exists() and not any(p.startswith("would") for p in printed)
 
 
 def test_existing_user_is_added_to_the_groups_and_image_is_only_enabled(target, fake_exe, default_config):
     (target / "etc/passwd").write_text("treeboard:x:990:990::/var/lib/treeboard:/usr/sbin/nologin\n")
     _, commands, _ = install(target, fake_exe, default_config)  # a temp root is an image: not live
     r = str(target)
-    assert ["usermod", "--root", r, "--append", "--groups", "gpio,spi,dialout", "treeboard"] in commands
+    assert ["usermod", "--root", r, "--append", "--groups", "gpio,spi,dialout,audio", "treeboard"] in commands
     assert not any(c[0] == "useradd" for c in commands)
     assert commands[-1] == ["systemctl", f"--root={r}", "enable", "treeboard.service"]
     assert not any("daemon-reload" in c or "restart" in c for c in commands)
@@ -169,7 +170,7 @@ def test_the_unit_has_the_required_keys():
     s = unit["Service"]
     expected = {
         "Type": "notify", "NotifyAccess": "main", "WatchdogSec": "10", "Restart": "on-failure",
-        "User": "treeboard", "Group": "treeboard", "SupplementaryGroups": "gpio spi dialout",
+        "User": "treeboard", "Group": "treeboard", "SupplementaryGroups": "gpio spi dialout audio",
         "StateDirectory": "treeboard", "ConfigurationDirectory": "treeboard",
         "ProtectSystem": "strict", "ProtectHome": "yes", "PrivateTmp": "yes", "NoNewPrivileges": "yes",
         "ProtectKernelTunables": "yes", "ProtectControlGroups": "yes", "LockPersonality": "yes",
@@ -179,7 +180,8 @@ def test_the_unit_has_the_required_keys():
     assert {k: s.get(k) for k in expected} == expected
     assert "RestartSec" in s
     devices = [v for k, v in s.items() if k.split("#")[0] == "DeviceAllow"]
-    assert devices == ["char-gpiochip rw", "char-spi rw", "char-ttyACM rw", "/dev/gpiomem rw", "/dev/pio0 rw"]
+    assert devices == ["char-gpiochip rw", "char-spi rw", "char-ttyACM rw", "/dev/gpiomem rw", "/dev/pio0 rw",
+                       "char-alsa rw"]
     assert unit["Install"]["WantedBy"] == "multi-user.target"
     # The journal path of the default config is inside the StateDirectory.
     assert 'journal = "/var/lib/treeboard/journal.sqlite"' in (REPO / "board_driver/default_config.toml").read_text() \

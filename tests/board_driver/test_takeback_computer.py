@@ -137,3 +137,21 @@ def test_a_touch_board_never_waits_for_pieces_after_a_takeback_or_a_new_game(tmp
         assert not t.referee.holding
     finally:
         t.close()
+
+
+def test_the_computer_moving_first_is_never_taken_back_by_its_own_absent_piece(board):
+    """The computer's first move, not yet made on the board, is an invitation to make it: the
+    empty groove is not a lifted piece (a takeback would undo it, and it would play again, for
+    ever). Nor is it the takeback command's to undo."""
+    import games
+
+    t = board()
+    t.referee.seats = ("computer:easy", "human")
+    record = reply(t, "v1.2")
+    assert record["game"]["moves"] == ["v1.2"] and record["corrections"] == ["v1.2"]
+    with pytest.raises(games.IllegalMove, match="the computer's move stands"):
+        t.door.takeback()
+    record = t.step("place", ["v1.2"])           # made on the board: now the player's turn
+    assert record["game"]["moves"] == ["v1.2"] and record["corrections"] == []
+    record = t.step("place", ["h0.0"])
+    assert record["game"]["moves"] == ["v1.2", "h0.0"]

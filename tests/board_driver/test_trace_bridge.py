@@ -54,7 +54,7 @@ def tracer(tmp_path):
 
     def make():
         t = Tracer(sim_config(layout=LAYOUT, journal=str(tmp_path / f"j{len(made)}.sqlite"),
-                              turn_seconds=0))
+                              turn_seconds=0, game_options={"board": "20x20", "setup": "chosen"}))
         made.append(t)
         return t
 
@@ -67,10 +67,10 @@ def test_a_whole_arbos_game_through_treeboard_trace_on_the_20x20_bridge(tmp_path
     trace = tmp_path / "game.trace"
     trace.write_text("\n".join(trace_lines()) + "\n")
     # (no --turn-seconds on the command line: the game is played well inside 5 minutes)
-    assert cli.main(["trace", "--layout", LAYOUT, str(trace)]) == 0
+    assert cli.main(["trace", "--layout", LAYOUT, "--setup", "chosen", str(trace)]) == 0
     out = capsys.readouterr().out
     records = [json.loads(line) for line in out.splitlines()]
-    reference = games.get_game("arbos").new_state(board="20x20")
+    reference = games.get_game("arbos").new_state(board="20x20", setup="chosen")
     reference.play_all(GAME)
     corrected = [r["action"] for r in records if r["corrections"]]
     # the misplays, lit until put right, and the replacement's lift, which asks for the spore
@@ -79,7 +79,7 @@ def test_a_whole_arbos_game_through_treeboard_trace_on_the_20x20_bridge(tmp_path
     assert final == reference.summary()
     assert final["over"] and final["scores"] == [1, 1] and final["winner"] == 1
     # the same trace gives the same output: nothing in it depends on the machine's clock
-    assert cli.main(["trace", "--layout", LAYOUT, str(trace)]) == 0
+    assert cli.main(["trace", "--layout", LAYOUT, "--setup", "chosen", str(trace)]) == 0
     assert capsys.readouterr().out == out
 
 

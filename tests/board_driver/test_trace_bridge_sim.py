@@ -19,7 +19,7 @@ MOVES = ["seed T1", "seed T5", "P1", "S2", "R9", "pass", "pass"]
 def test_a_short_arbos_game_through_treeboard_sim_on_the_20x20_bridge(tmp_path):
     journal = str(tmp_path / "j.sqlite")
     cfg = sim_config(layout="grid-20x20-bridge", backend="bridge", bridge_port="sim",
-                     journal=journal, game_options={"board": "20x20", "seeds": 1, "spores": 4},
+                     journal=journal, game_options={"board": "20x20", "seeds": 1, "spores": 4, "setup": "chosen"},
                      turn_seconds=0)
     actions = ["place T1", "place T5", "place P1", "place S2",
                "place T2",  # white beside black's S2 by a side, and near no seed of theirs
@@ -29,7 +29,7 @@ def test_a_short_arbos_game_through_treeboard_sim_on_the_20x20_bridge(tmp_path):
     text = out.getvalue()
     assert "not a move: T2:" in text
     assert "move 5: R9 (Black to move)" in text and "move 7: pass (game over)" in text
-    reference = games.get_game("arbos").new_state(board="20x20", seeds=1, spores=4)
+    reference = games.get_game("arbos").new_state(board="20x20", seeds=1, spores=4, setup="chosen")
     reference.play_all(MOVES)
     with Journal(journal) as saved:
         last = saved.history(limit=1)[0]

@@ -335,3 +335,35 @@ def test_best_hints_asked_on_the_page_start_the_computer_and_light_its_moves(tmp
             best = [s for s, what in daemon.session.referee.view.hints.items() if what == "best"]
             assert best and all(s in daemon.session.layout.channels_of_site for s in best)
     run(scenario())
+
+
+def test_each_page_in_its_own_language_and_the_board_in_its_own(tmp_path):
+    async def scenario():
+        async with running(tmp_path) as daemon, aiohttp.ClientSession() as http:
+            url = base_url(daemon)
+            async with http.get(url + "/api/words?lang=zh-CN") as r:
+                page = await r.json()
+            assert page["language"] == "zh" and page["board"] == "en"
+            assert page["languages"] == {"en": "English", "zh": "中文"}
+            assert page["words"]["Take back"] == "悔棋" and page["words"]["live"] == "已连接"
+            async with http.get(url + "/api/words?lang=fr") as r:
+                assert (await r.json())["language"] == "en"   # no catalog: the board's
+            async with http.ws_connect(url + "/ws?lang=zh") as zh, \
+                    http.ws_connect(url + "/ws") as en:
+                await hands(daemon, "place", "h0.0")
+                pushed_zh = await next_push(zh, lambda s: s["game"]["moves"] == ["h0.0"])
+                pushed_en = await next_push(en, lambda s: s["game"]["moves"] == ["h0.0"])
+            assert (pushed_zh["title"], pushed_zh["players"]) == ("植树棋", ["一号玩家", "二号玩家"])
+            assert (pushed_en["title"], pushed_en["players"]) == ("Tree Planting",
+                                                                   ["player 1", "player 2"])
+            status, after = await post(http, daemon, "/api/takeback?lang=zh")
+            assert status == 200 and after["fixes"][0]["do"] == "拿走这枚棋子"
+            await hands(daemon, "lift", "h0.0")
+            status, body = await post(http, daemon, "/api/takeback?lang=zh")
+            assert status == 409 and body == {"error": "没有可以悔的棋"}   # the refusal, too
+            status, body = await post(http, daemon, "/api/repeat?lang=zh")
+            assert status == 200 and body["said"] == ["还没有走棋", "比分0比0，轮到一号玩家"]
+            # the board's own words stayed English: the page asked only for its answers
+            async with http.get(url + "/api/state") as r:
+                assert (await r.json())["title"] == "Tree Planting"
+    run(scenario())

@@ -90,7 +90,7 @@ def _never(*_):
 
 def test_a_forced_move_is_answered_without_searching():
     # Arbos with one spore each: once White's is down and Black passes, White can only pass.
-    state = games.get_game("arbos").new_state(board="6x6", seeds=1, spores=1)
+    state = games.get_game("arbos").new_state(board="6x6", seeds=1, spores=1, setup="chosen")
     while state.phase == "setup":
         state.play(state.legal_moves()[0])
     state.play(next(m for m in state.legal_moves() if m.kind == "spore"))
@@ -107,7 +107,7 @@ def _arbos_in_play(seed: int):
     import random
 
     rng = random.Random(seed)
-    state = games.get_game("arbos").new_state()
+    state = games.get_game("arbos").new_state(setup="chosen")
     while state.phase == "setup":
         state.play(rng.choice(state.legal_moves()))
     state.play_all(rng.choice(state.legal_moves()) for _ in range(6))
@@ -170,7 +170,7 @@ def test_greedy_prior_orders_by_the_margin_after_the_move():
 def test_review_does_not_call_a_move_the_search_never_tried_a_blunder():
     from games.ai.review import review
 
-    state = games.get_game("arbos").new_state()
+    state = games.get_game("arbos").new_state(setup="chosen")
     state.play_all(["seed A1", "seed T20", "seed J10"])
     ticks = iter(range(10**6))
     rows = review(state, seconds=5, seed=1, clock=lambda: next(ticks))  # 5 iterations each

@@ -17,6 +17,7 @@ SETUP = ["seed A1", "seed D4", "seed A7", "seed H8"]
 def small(*moves, **options):
     options.setdefault("board", "8x8")
     options.setdefault("seeds", 2)
+    options.setdefault("setup", "chosen")  # these positions choose their seeds' cells
     state = GAME.new_state(**options)
     state.play_all(moves)
     return state
@@ -37,7 +38,8 @@ def white_alone(*spores):
 
 def test_registered_and_default_board():
     state = games.get_game("arbos").new_state()
-    assert state.options() == {"board": "20x20", "seeds": 10, "spores": 80}
+    assert state.options() == {"board": "20x20", "seeds": 10, "spores": 80, "setup": "random",
+                               "setup_seed": state.options()["setup_seed"]}
     assert len(state.sites()) == 400 and state.sites()[:2] == ["A1", "A2"]
     assert state.sites()[-1] == "T20" and state.sites()[20] == "B1"
     assert state.phase == "setup" and state.to_move == 0 and state.occupancy() == {}
@@ -59,12 +61,16 @@ def test_3_counts_are_the_box_on_real_boards_and_scaled_on_small_ones(board, see
 
 
 def test_counts_can_be_given_and_bad_options_are_refused():
-    assert GAME.new_state(board="6x6", seeds="2", spores=5).options() == {
-        "board": "6x6", "seeds": 2, "spores": 5}
+    assert GAME.new_state(board="6x6", seeds="2", spores=5, setup="chosen").options() == {
+        "board": "6x6", "seeds": 2, "spores": 5, "setup": "chosen"}
     for bad, match in [({"board": "21x21"}, "4..20"), ({"board": "3x8"}, "4..20"),
                        ({"board": "big"}, "RxC"), ({"board": 20}, "RxC"),
                        ({"seeds": 0}, "seeds"), ({"seeds": 101}, "seeds"),
-                       ({"spores": "many"}, "spores"), ({"colour": "red"}, "no option")]:
+                       ({"spores": "many"}, "spores"), ({"colour": "red"}, "no option"),
+                       ({"setup": "drawn"}, "random .* or chosen"),
+                       ({"setup_seed": -1}, "setup_seed must be a whole number 0..4294967295"),
+                       ({"setup_seed": 2**32}, "setup_seed"), ({"setup_seed": "x"}, "setup_seed"),
+                       ({"setup": "chosen", "setup_seed": 3}, "with setup chosen")]:
         with pytest.raises(BadOptions, match=match):
             GAME.new_state(**bad)
 
@@ -313,7 +319,7 @@ def test_12_spores_removed_for_the_limit_leave_the_game_so_stalling_ends():
     # Issue 23: White, with three trees, puts a lone spore (a fourth tree), takes it off and
     # passes: the board is as it was, yet the turn was no pass. Each such turn now costs a
     # spore for good, so the supply runs out and the game ends.
-    state = GAME.new_state(board="6x6")
+    state = GAME.new_state(board="6x6", setup="chosen")
     state.play_all(["seed A1", "seed F6", "C1", "pass", "C3", "pass", "C5", "pass"])
     spores = state.spores_left(0)
     for k in range(spores):
@@ -322,7 +328,7 @@ def test_12_spores_removed_for_the_limit_leave_the_game_so_stalling_ends():
     assert state.spores_left(0) == 0 and state.legal_moves() == [PASS]
     state.play("pass")  # White's only move: two passes in a row
     assert state.is_over() and state.end_reason == "double-pass"
-    state = GAME.new_state(board="20x20", seeds=1)
+    state = GAME.new_state(board="20x20", seeds=1, setup="chosen")
     state.play_all(["seed A1", "seed F6", "C1", "pass", "C3", "pass", "C5", "pass"])
     for _ in range(77):  # 77 spores left: 77 such turns at most
         state.play_all(["E3", "xE3", "pass"])
@@ -338,7 +344,7 @@ def test_12_every_game_ends_by_the_supply():
 
     for seed in range(20):
         rng = random.Random(seed)
-        state = GAME.new_state(board="6x6")
+        state = GAME.new_state(board="6x6", setup="chosen")
         moves = 0
         while not state.is_over():
             state.play(rng.choice(state.legal_moves()))
@@ -405,3 +411,136 @@ def test_9_an_illegal_move_is_refused_changing_nothing_and_json_round_trips():
 def test_undo_with_nothing_to_undo():
     with pytest.raises(IndexError):
         small().undo()
+
+
+# --- reading 13: the drawn setup -----------------------------------------------------------------
+
+def drawn_setup(state) -> list[str]:
+    """Put every seed where the board draws it; the cells, in order."""
+    cells = []
+    while state.phase == "setup":
+        cells.append(state.drawn_cell())
+        assert [str(m) for m in state.legal_moves()] == [f"seed {cells[-1]}"]
+        state.play(f"seed {cells[-1]}")
+    return cells
+
+
+def test_13_the_setup_is_drawn_by_default_from_the_games_seed():
+    state = GAME.new_state(board="8x8", setup_seed=7)
+    assert state.setup == "random" and state.options()["setup_seed"] == 7
+    # Pinned: the draw is SHA-256 of the seed and the seed's number, the same on every board
+    # and Python (a remote game's two boards, a journal replayed after an upgrade).
+    assert drawn_setup(state) == ["B6", "D2", "H7", "E7"]
+    assert state.phase == "play" and state.drawn_cell() is None
+    assert drawn_setup(GAME.new_state(board="8x8", setup_seed=8)) == ["G8", "H2", "B4", "B8"]
+    # A game without a seed draws one, and keeps it: the same seed draws the same cells.
+    fresh = GAME.new_state(board="8x8")
+    again = GAME.new_state(**fresh.options())
+    assert drawn_setup(fresh) == drawn_setup(again)
+
+
+def test_13_each_draw_is_a_cell_the_distance_rule_allows_and_every_such_cell_is_drawn():
+    firsts, seconds = set(), set()
+    for seed in range(400):
+        state = GAME.new_state(board="8x8", setup_seed=seed)
+        allowed = [m.cell for m in GAME.new_state(board="8x8", setup="chosen").legal_moves()]
+        assert parse_cell(state.drawn_cell()) in allowed
+        firsts.add(state.drawn_cell())
+        state.play(f"seed {state.drawn_cell()}")
+        chosen = GAME.new_state(board="8x8", setup="chosen")
+        chosen.play(state.moves[0])
+        assert parse_cell(state.drawn_cell()) in [m.cell for m in chosen.legal_moves()]
+        seconds.add(state.drawn_cell())
+    assert len(firsts) == 64  # uniform among all 64 free cells: 400 draws reach every one
+    assert len(seconds) > 50
+
+
+def test_13_a_seed_elsewhere_than_drawn_is_refused_naming_the_cell():
+    state = GAME.new_state(board="8x8", setup_seed=7)
+    with pytest.raises(IllegalMove, match=r"^seed A1: the board drew B6 for this seed: "
+                                          r"put Black's seed on B6$"):
+        state.play("seed A1")
+    assert state.moves == [] and state.drawn_cell() == "B6"
+    state.play("seed B6")
+    with pytest.raises(IllegalMove, match="put White's seed on D2"):
+        state.play("seed H8")
+    assert state.moves_at("D2") == [Move("seed", parse_cell("D2"))] and state.moves_at("H8") == []
+    assert state.legal_cells() == {"D2": "setup"}
+
+
+def test_13_json_and_a_replay_keep_the_draw():
+    state = GAME.new_state(board="8x8")
+    cells = drawn_setup(state)
+    state.play_all(["C3", "pass"])
+    again = games.load_state(state.to_json())
+    assert again == state and again.options() == state.options()
+    assert [str(m) for m in again.moves[:4]] == [f"seed {c}" for c in cells]
+    half = GAME.new_state(**state.options())
+    half.play_all(state.moves[:2])
+    assert half.drawn_cell() == cells[2]
+    for _ in range(4):
+        state.undo()
+    assert state.drawn_cell() == cells[2]  # undo comes back to the same draw
+
+
+def test_13_setup_chosen_keeps_the_free_placement():
+    state = GAME.new_state(board="8x8", setup="chosen")
+    assert state.options() == {"board": "8x8", "seeds": 2, "spores": 13, "setup": "chosen"}
+    assert len(state.legal_moves()) == 64 and state.drawn_cell() is None
+    state.play_all(SETUP)
+    assert state.phase == "play"
+
+
+def test_13_the_playout_puts_the_seeds_where_they_are_drawn():
+    import random
+
+    state = GAME.new_state(board="8x8", setup_seed=8)
+    state.playout(random.Random(1))
+    assert [str(m) for m in state.moves[:4]] == ["seed G8", "seed H2", "seed B4", "seed B8"]
+
+
+# --- reading 10: a begun turn's time runs out ------------------------------------------------------
+
+def test_10_timeout_is_pass_at_the_start_of_a_turn_and_none_in_the_setup():
+    state = small("seed A1")
+    assert state.timeout_move() is None  # the setup is no turn
+    state.play_all(SETUP[1:])
+    assert state.timeout_move() == PASS
+    with pytest.raises(IllegalMove, match="time out is a pass"):
+        state.play("time")
+    assert "time" not in map(str, state.legal_moves())
+
+
+def test_10_timeout_forfeits_the_follow_ups():
+    state = small(*SETUP)
+    state.play("D4=")
+    assert str(state.timeout_move()) == "time" and parse_move("TIME") == state.timeout_move()
+    assert "time" not in map(str, state.legal_moves())  # no player's choice: the referee's
+    state.play("time")
+    assert state.to_move == 1 and state.follow_ups_left == 0 and state.spores_left(0) == 12
+    state.play("pass")  # the timed-out turn put a spore down: one pass does not end the game
+    assert not state.is_over()
+    state.undo()
+    assert str(state.undo()) == "time"
+    assert state.to_move == 0 and state.follow_ups_left == 2
+
+
+def test_10_timeout_takes_off_the_smallest_trees_beyond_three():
+    # A replacement made a fourth tree (H8, joined by G7) and its last follow-up was not made.
+    state = small(*white_alone("B3", "B5", "F3"), "pass", "H8=", "G7")
+    assert state.follow_ups_left == 1 and state.tree_count(0) == 4
+    before = state.occupancy()
+    state.play("time")
+    # trees G7-H8 (2), B3, B5, F3 (1 each): the last one-spore tree in reading order goes
+    assert state.trees(0) == [["G7", "H8"], ["B3"], ["B5"]] and state.to_move == 1
+    assert "F3" not in state.occupancy() and state.spores_left(0) == 13 - 5  # it left the game
+    state.undo()
+    assert state.occupancy() == before and state.follow_ups_left == 1 and state.tree_count(0) == 4
+    # spores to remove: the same rule
+    state = small(*white_alone("B3", "B5", "F3"), "pass", "F5")
+    assert state.must_remove and state.timeout_move() == parse_move("time")
+    state.play("time")
+    assert state.trees(0) == [["B3"], ["B5"], ["F3"]] and not state.must_remove
+    assert state.to_move == 1
+    again = games.load_state(state.to_json())  # the journal replays it
+    assert again == state and again.occupancy() == state.occupancy()

@@ -20,7 +20,9 @@ def position(seed: int, board: str, moves: int):
     """A state after `moves` uniformly random legal moves (or fewer, if the game ends): a
     uniform game reaches the setup, follow-ups and removals alike."""
     rng = random.Random(seed)
-    state = GAME.new_state(board=board)
+    # half the games with the drawn setup (reading 13), half with the chosen one
+    setup = {"setup": "chosen"} if seed % 2 else {"setup_seed": seed % 2**32}
+    state = GAME.new_state(board=board, **setup)
     for _ in range(moves):
         if state.is_over():
             break
@@ -48,7 +50,7 @@ def test_playout_plays_legal_moves_to_the_end_and_undo_restores_exactly(seed, bo
     assert state.is_over() or len(played) == PLAYOUT_CAP
     assert scores == state.scores()
     # Every move was legal when it was made: a fresh game replays them through `play`.
-    replay = GAME.new_state(board=board)
+    replay = GAME.new_state(**state.options())
     replay.play_all(state.moves)
     assert replay.summary() == state.summary()
     assert replay.occupancy() == state.occupancy()
@@ -93,12 +95,12 @@ def test_playout_from_the_middle_of_a_turn(midturn):
     # A uniform game soon owes a removal (a fourth tree) or follow-ups (a replacement): the
     # playout finishes that turn legally, and undo comes back to it.
     rng = random.Random(11)
-    state = GAME.new_state(board="8x8")
+    state = GAME.new_state(board="8x8", setup="chosen")
     while not getattr(state, midturn):
         state.play(rng.choice(state.legal_moves()))
     snapshot, start = internals(state), len(state.moves)
     state.playout(random.Random(2))
-    replay = GAME.new_state(board="8x8")
+    replay = GAME.new_state(**state.options())
     replay.play_all(state.moves)
     assert replay.is_over() and replay.summary() == state.summary()
     for _ in range(len(state.moves) - start):

@@ -31,8 +31,11 @@ OPTIONS = {
         "extra_removal": st.booleans(),
         "repeat_squares": st.booleans(),
         "quiet_limit": st.integers(1, 30),
+        "quiet_result": st.sampled_from(["draw", "counters"]),
     }),
-    "arbos": st.fixed_dictionaries({"board": st.sampled_from(["6x6", "8x8", "7x10", "20x20"])}),
+    "arbos": st.fixed_dictionaries({"board": st.sampled_from(["6x6", "8x8", "7x10", "20x20"])}).flatmap(
+        lambda o: st.one_of(st.just({**o, "setup": "chosen"}),
+                            st.integers(0, 2**32 - 1).map(lambda n: {**o, "setup_seed": n}))),
     "game-for-the-trees": st.fixed_dictionaries({"limit": st.integers(1, 60)}),
 }
 
@@ -92,8 +95,10 @@ def test_the_contract_is_declared(name):
     assert game.short_title and game.description
     assert game.title == f"{game.short_title}: {game.description}"
     state = game.new_state()
-    for move in (state.end_turn_move(), state.pass_move()):
+    for move in (state.end_turn_move(), state.pass_move(), state.timeout_move()):
         assert move is None or state.parse_move(str(move)) == move
+    assert isinstance(game.drawn_options, frozenset)
+    assert game.drawn_options <= set(game.options())
     with pytest.raises(IndexError):
         state.undo()
 

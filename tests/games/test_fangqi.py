@@ -85,6 +85,7 @@ def test_each_player_has_half_the_points_black_one_more_on_odd(board, black, whi
     ({"repeat_squares": 1}, "repeat_squares must be true or false"),
     ({"quiet_limit": 0}, "quiet_limit must be a whole number 1..1000"),
     ({"quiet_limit": "many"}, "quiet_limit"),
+    ({"quiet_result": "counter"}, "quiet_result must be draw .* or counters"),
     ({"colour": "red"}, "no option 'colour'"),
 ])
 def test_bad_options_are_refused_by_name(options, words):
@@ -94,9 +95,10 @@ def test_bad_options_are_refused_by_name(options, words):
 
 def test_options_as_text_from_a_layout_or_the_command_line():
     state = GAME.new_state(board="4x4", extra_removal="false", repeat_squares="False",
-                           quiet_limit="7", morris="true")
+                           quiet_limit="7", morris="true", quiet_result="counters")
     assert state.options() == {"board": "4x4", "extra_removal": False, "repeat_squares": False,
-                               "quiet_limit": 7, "morris": True}
+                               "quiet_limit": 7, "morris": True, "quiet_result": "counters"}
+    assert GAME.new_state().options()["quiet_result"] == "draw"
     assert "fangqi" in games.names()
 
 
@@ -404,19 +406,28 @@ def test_reading_14_a_player_who_cannot_move_loses():
         state.play("a1-a2")
 
 
-def test_reading_15_quiet_moves_end_the_game_counters_decide():
-    state = position([
-        "W..W",
-        "....",
-        "B..W",
-        "B..W",
-    ], quiet_limit=3)
+QUIET = ["W..W", "....", "B..W", "B..W"]  # White has 4 counters, Black 2
+
+
+def test_reading_15_quiet_moves_end_the_game_drawn_however_many_counters():
+    # The text's one way to win is to reduce the opponent to three: the quiet limit, ours,
+    # ends a game nobody won, whatever the counters (4:2 here).
+    state = position(QUIET, quiet_limit=3)
     state.play_all(["a2-b2", "d1-c1", "b2-b3"])
     assert state.is_over() and state.end_reason == "quiet-limit"
-    assert state.scores() == (2, 4) and state.winner() == 1
+    assert state.scores() == (2, 4) and state.winner() is None
     state.undo()
-    assert not state.is_over()
-    state = position(["B..W", "....", "W..B"], quiet_limit=1)
+    assert not state.is_over() and state.winner() is None
+    saved = games.load_state(position(QUIET, quiet_limit=3).to_json())
+    assert saved.options()["quiet_result"] == "draw"
+
+
+def test_reading_15_option_counters_gives_the_quiet_limit_to_more_counters():
+    state = position(QUIET, quiet_limit=3, quiet_result="counters")
+    state.play_all(["a2-b2", "d1-c1", "b2-b3"])
+    assert state.end_reason == "quiet-limit" and state.winner() == 1
+    assert state.copy().winner() == 1
+    state = position(["B..W", "....", "W..B"], quiet_limit=1, quiet_result="counters")
     state.play("a3-b3")
     assert state.end_reason == "quiet-limit" and state.winner() is None  # 2:2, a draw
 

@@ -13,16 +13,45 @@ let chosenSite = null;
 let confirmAction = null;
 let turn3d = 0;  // quarter turns of the 3D view, this page's own choice
 
-// Every sentence this script writes, in one place, each an English template through `tr` (a
-// catalog may give `words` for them: {field}s are filled in after). Sentences from the daemon
-// (the board's words) arrive already composed.
+// --- the page's language ----------------------------------------------------------------------
+// The browser's language (or the one chosen in the switch, kept in this browser); the daemon
+// sends the state in it (?lang=) and the page's own words (GET /api/words).
+const LANG_KEY = "treeboard-language";
+let lang = localStorage.getItem(LANG_KEY) || (navigator.languages || [navigator.language])
+  .map((l) => String(l).toLowerCase().split("-")[0]).find((l) => l === "zh" || l === "en") || "en";
 let words = {};
+const originals = new Map();  // each text node of the page -> its English
 
 function tr(text, fields) {
   const said = words[text] || text;
   return said.replace(/\{(\w+)\}/g, (m, k) => (fields && k in fields ? fields[k] : m));
 }
 
+async function loadWords() {
+  const response = await fetch(`/api/words?lang=${encodeURIComponent(lang)}`);
+  const body = await response.json();
+  lang = body.language;
+  words = body.words;
+  document.documentElement.lang = lang === "zh" ? "zh-Hans" : lang;
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    if (!originals.has(node)) originals.set(node, node.nodeValue);
+    const english = originals.get(node);
+    const text = english.replace(/\s+/g, " ").trim();
+    if (text in words) {
+      node.nodeValue = english.match(/^\s*/)[0] + words[text] + english.match(/\s*$/)[0];
+    }
+  }
+  const select = $("language");
+  select.textContent = "";
+  for (const [code, name] of Object.entries(body.languages)) {
+    select.append(new Option(name, code, false, code === lang));
+  }
+}
+
+// Every sentence this script writes, in one place, each an English template through `tr`
+// (GET /api/words gives `words` for them in the page's language; {field}s are filled in
+// after). Sentences from the daemon (the board's words) arrive already composed.
 const STRINGS = {
   live: () => tr("live"),
   reconnecting: () => tr("reconnecting…"),
@@ -31,7 +60,6 @@ const STRINGS = {
   gameOver: () => tr("Game over"),
   toMove: (player) => tr("{player} to move", { player }),
   result: (result) => tr("{result}. Clear the board for the next game.", { result }),
-  owedTitle: (who) => tr("{who}'s move.", { who }),
   owedSub: () => tr("Make it on the board:"),
   wrongTitle: () => tr("The board disagrees with the game."),
   wrongSub: () => tr("Put it right there:"),
@@ -64,7 +92,7 @@ const STRINGS = {
 
 function connect() {
   const proto = location.protocol === "https:" ? "wss:" : "ws:";
-  socket = new WebSocket(`${proto}//${location.host}/ws`);
+  socket = new WebSocket(`${proto}//${location.host}/ws?lang=${encodeURIComponent(lang)}`);
   socket.onopen = () => { retryMs = 300; setConnected(true); };
   socket.onmessage = (event) => show(JSON.parse(event.data));
   socket.onclose = () => {
@@ -198,7 +226,7 @@ function showFixes(s) {
   // invitation, not a mistake.
   const owed = s.fixes.length > 0 && s.fixes.every((f) => f.move);
   $("banner").classList.toggle("owed", owed);
-  $("banner-title").textContent = owed ? STRINGS.owedTitle(s.owed_by) : STRINGS.wrongTitle();
+  $("banner-title").textContent = owed ? s.owed_by : STRINGS.wrongTitle();
   $("banner-sub").textContent = owed ? STRINGS.owedSub() : STRINGS.wrongSub();
   siteList($("fixes"), s.fixes);
   $("steps").hidden = s.steps.length === 0;
@@ -309,7 +337,8 @@ async function post(path, body) {
   if (token) headers["X-Treeboard-Token"] = token;  // a header, never a cookie
   let response;
   try {
-    response = await fetch(path, { method: "POST", headers, body: JSON.stringify(body || {}) });
+    response = await fetch(`${path}?lang=${encodeURIComponent(lang)}`,
+                           { method: "POST", headers, body: JSON.stringify(body || {}) });
   } catch (err) {
     toast(STRINGS.noAnswer());
     return null;
@@ -370,6 +399,10 @@ function wire() {
     const body = {};
     for (const [key, value] of form.entries()) body[key] = String(value).trim();
     post("/api/remote/join", body);
+  };
+  $("repeat").onclick = async () => {
+    const data = await post("/api/repeat", {});
+    if (data) toast(data.said.join(" · "));
   };
   $("takeback").onclick = () => {
     const moves = state.move_words || state.game.moves;
@@ -590,6 +623,17 @@ async function replayTo(n) {
 
 // --- start ------------------------------------------------------------------------------------
 
+function fetchState() {
+  fetch(`/api/state?lang=${encodeURIComponent(lang)}`).then((r) => r.json()).then(show).catch(() => {});
+}
+
 wire();
-fetch("/api/state").then((r) => r.json()).then(show).catch(() => {});
-connect();
+$("language").addEventListener("change", async (event) => {
+  lang = event.target.value;
+  localStorage.setItem(LANG_KEY, lang);
+  await loadWords();
+  state = null;
+  fetchState();
+  if (socket) socket.close();  // it reconnects asking for the new language
+});
+loadWords().catch(() => {}).finally(() => { fetchState(); connect(); });

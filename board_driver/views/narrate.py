@@ -1,0 +1,285 @@
+"""What the board says when something changes: one source for the sim's lines, the voice and
+trace's "said" field.
+
+`Narrator` remembers what it last saw of a referee (the moves, the pieces to take off, the
+score) and turns the difference into `Said` items: the sentence as the terminal writes it
+(`text`, site names as the board is labelled: "h0.1") and as a person says it (`spoken`, site
+names from the game's view: "the top groove of row 1, square 2"). Both in the board's language
+(views/words.py). `kind` and `ply` let the speech queue drop what went stale before it was said
+(a move taken back before it was spoken is not spoken).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import games
+from board_driver import views
+from board_driver.views.base import PIECES, piece_name
+from hardware.base import PRESENT
+from board_driver.views import words
+from board_driver.views.words import N_, tr
+
+
+@dataclass(frozen=True)
+class Said:
+    text: str            # as the terminal writes it
+    spoken: str          # as the voice says it
+    kind: str = "other"  # new | move | takeback | fix | score | end | link | other
+    ply: int | None = None  # the move's number (1-based) for a move or a takeback
+
+
+def mover(state, index: int) -> int:
+    """Who made move `index` (0-based) of `state`."""
+    probe = state.copy()
+    while len(probe.moves) > index:
+        probe.undo()
+    return probe.to_move
+
+
+def why_not(state, site: str, spoken: bool = False) -> str:
+    """Why a piece on `site` is no move: the rules' reason where the site names a move (a rod
+    in a groove), else that no move puts a piece there now."""
+    name = views.say_site(state, site) if spoken else site
+    try:
+        state.copy().play(state.parse_move(site))
+    except games.IllegalMove as exc:
+        if not isinstance(exc, games.InvalidNotation):
+            return f"{name}: {words.reason(exc.reason)}"
+    except games.GameError:
+        pass
+    else:
+        return tr("{site}: it is a move, but the board changed in more than one place at "
+                 "once").format(site=name)
+    return tr("{site}: no move puts a piece there now").format(site=name)
+
+
+#: The remote link's states (board_driver/remote/link.py), for the catalog: said as they change.
+LINK_WORDS = (N_("connecting to the broker"), N_("no broker"), N_("waiting for the other board"),
+              N_("connected"), N_("watching"))
+
+
+class Narrator:
+    """The sentences for what changed since the last look (see the module docstring)."""
+
+    def __init__(self):
+        self._state = None   # the game object last seen (a new one: a new game began)
+        self._moves: list[str] = []
+        self._wrong: set[str] = set()     # sites already reported as "not a move"
+        self._missing: set[str] = set()   # sites already missing a piece
+        self._occupied: set[str] = set()  # the game's pieces at the last look
+        self._score: tuple | None = None
+        self._over = False
+        self._link: dict = {}
+        self._key: tuple | None = None  # what was looked at last (a blink changes none of it)
+
+    def start(self, referee) -> list[Said]:
+        """Remember the game as it starts; a resumed game says so."""
+        state = referee.state
+        self._state, self._moves = state, [str(m) for m in state.moves]
+        self._occupied = set(state.occupancy())
+        self._wrong = {c.site for c in referee.corrections if c.want is None}
+        self._score, self._over = state.scores(), state.is_over()
+        if not self._moves:
+            return []
+        n = len(self._moves)
+        return [Said(tr("resumed the game at move {n}").format(n=n),
+                     tr("resumed the game at move {n}").format(n=views.say_number(n)), "new")]
+
+    def __call__(self, referee) -> list[Said]:
+        state = referee.state
+        key = (id(state), len(state.moves), str(state.moves[-1]) if state.moves else None,
+               tuple(referee.corrections))
+        if key == self._key:
+            return []   # the daemon asks on every frame: a blink has nothing to say
+        self._key = key
+        names = views.players(state.game.name)
+        out: list[Said] = []
+        moves = [str(m) for m in state.moves]
+        if state is not self._state:
+            title = views.title(state.game.name)
+            line = tr("new game of {game}").format(game=title)
+            out.append(Said(line, line, "new"))
+            self._state, self._moves, self._occupied = state, [], set()
+            self._score, self._over = state.scores(), False
+        common = 0
+        while common < min(len(moves), len(self._moves)) and moves[common] == self._moves[common]:
+            common += 1
+        took_back = common < len(self._moves)
+        undone = self._moves[common:]
+        if len(undone) > 1 and len(moves) == common and not all(map(referee.at_board, (0, 1))):
+            # Against the computer: the player's move and the computer's reply, together.
+            out.append(Said(tr("takeback of {move}").format(
+                                move=with_reply(referee, state, undone, False)),
+                            tr("takeback of {move}").format(
+                                move=with_reply(referee, state, undone, True)),
+                            "takeback", common + 1))
+        else:
+            for i in reversed(range(common, len(self._moves))):
+                move = self._moves[i]
+                out.append(Said(tr("takeback of {move}").format(move=move),
+                                tr("takeback of {move}").format(
+                                    move=views.say_move_text(state, move)), "takeback", i + 1))
+        timed_out = referee.timed_out
+        for i in range(common, len(moves)):
+            last = i + 1 == len(moves)
+            who = names[mover(state, i)]
+            why = tr(" (the turn's time ran out)") if i + 1 in timed_out else ""
+            text = tr("move {n}: {move}").format(n=i + 1, move=moves[i]) + why
+            spoken = tr("move {n}, {player}: {move}").format(
+                n=views.say_number(i + 1), player=who,
+                move=views.say_move_text(state, moves[i])) + why
+            if last:
+                if state.is_over():
+                    text += tr(" (game over)")
+                else:
+                    text += tr(" ({player} to move)").format(player=names[state.to_move])
+            if not referee.at_board(mover(state, i)):
+                put = tr("; {player}'s move: put it on the board").format(player=who)
+                text += put
+                spoken += put
+            out.append(Said(text, spoken, "move", i + 1))
+        self._moves = moves
+        occupied = set(state.occupancy())
+        # A piece whose move was just taken back is to be lifted, as the takeback said: no
+        # "not a move" for it.
+        taken_back = self._occupied - occupied if took_back else set()
+        self._occupied = occupied
+        wrong = {c.site for c in referee.corrections if c.want is None}
+        owed = first_to_make(referee, names)
+        for site in sorted(wrong - self._wrong - taken_back):
+            if owed:
+                out.append(Said(tr("not a move: {site}: {owed}").format(site=site, owed=owed[0]),
+                                tr("not a move: {site}: {owed}").format(
+                                    site=views.say_site(state, site), owed=owed[1]), "fix"))
+            else:
+                out.append(Said(tr("not a move: {why}").format(why=why_not(state, site)),
+                                tr("not a move: {why}").format(why=why_not(state, site, True)),
+                                "fix"))
+        self._wrong = wrong
+        # A piece of the last move lifted where lifting takes nothing back: say why.
+        missing = {c.site for c in referee.corrections if c.want is not None and c.have is None}
+        last_sites = _last_sites(state)
+        off = None
+        if last_sites and (missing - self._missing) & last_sites and not took_back:
+            if not referee.config.takeback:
+                off = tr("takebacks by lifting are off (display.takeback = false): put it "
+                         "back, or type takeback")
+            elif "remote" in referee.seats:
+                off = tr("in a remote game a takeback is asked of the other board: put it "
+                         "back, or type takeback")
+        if off:
+            out.append(Said(off, off, "fix"))
+        self._missing = missing
+        score, over = state.scores(), state.is_over()
+        if over and not self._over:
+            out.append(_end(state, names))
+        elif score != self._score and moves:
+            a, b = score
+            line = tr("score {a} to {b}").format(a=a, b=b)
+            out.append(Said(line, line, "score", len(moves)))
+        self._score, self._over = score, over
+        return out
+
+    def link(self, summary: dict) -> list[Said]:
+        """A remote game: the link to the other board going down or coming back, and its
+        takeback requests (`summary`: RemoteLink.summary())."""
+        was, self._link = self._link, summary
+        out = []
+        if summary["status"] != was.get("status"):
+            status = summary["status"]   # a LINK_WORDS state, or a conflict in English
+            line = tr("other board: {status}").format(status=tr(status))
+            out.append(Said(line, line, "link"))
+        if summary["request"] is not None and summary["request"] != was.get("request"):
+            line = tr("the other board asks to take back move {n}: accept or refuse").format(
+                n=summary["request"] + 1)
+            out.append(Said(line, line, "link"))
+        return out
+
+    def turn(self, referee) -> Said:
+        """Whose turn it is and the score (the `repeat` command's last line)."""
+        state = referee.state
+        names = views.players(state.game.name)
+        if state.is_over():
+            return _end(state, names)
+        a, b = state.scores()
+        line = tr("score {a} to {b}, {player} to move").format(a=a, b=b,
+                                                            player=names[state.to_move])
+        return Said(line, line, "score")
+
+
+def first_to_make(referee, names: tuple[str, str]) -> tuple[str, str] | None:
+    """While the other seat's move still waits to be made on the board, what to do first
+    ("first put the computer's rod on v1.2"), as written and as said; None when nothing is
+    owed."""
+    owed = [c for c in referee.corrections if c.want is not None and c.have is None
+            and c.site in referee.view.to_make]
+    if not owed:
+        return None
+    kind = owed[0].want
+    noun = piece_name(None, names, "") if kind == PRESENT else \
+        tr(PIECES.get(kind.partition(":")[0], kind.partition(":")[0])) if ":" in kind else \
+        piece_name(kind, names, "")
+    words = (tr("first put the other board's {piece} on {sites}")
+             if referee.view.to_make_by == "remote" else
+             tr("first put the computer's {piece} on {sites}"))
+    state = referee.state
+    return (words.format(piece=noun, sites=tr(" and ").join(c.site for c in owed)),
+            words.format(piece=noun, sites=tr(" and ").join(views.say_site(state, c.site)
+                                                            for c in owed)))
+
+
+def with_reply(referee, state, undone: list[str], spoken: bool) -> str:
+    """Moves taken back together, from the position before them: "h0.0 and the computer's
+    reply v1.2"."""
+    probe, mine, reply = state.copy(), [], []
+    for text in undone:
+        (mine if referee.at_board(probe.to_move) else reply).append(
+            views.say_move_text(probe, text) if spoken else text)
+        probe.play(probe.parse_move(text))
+    if not mine or not reply:
+        return tr(" and ").join(mine or reply)
+    return tr("{moves} and the computer's reply {reply}").format(
+        moves=tr(" and ").join(mine), reply=" ".join(reply))
+
+
+def _last_sites(state) -> set[str]:
+    """The sites the last move changed (empty before the first)."""
+    if not state.moves:
+        return set()
+    probe = state.copy()
+    after = probe.occupancy()
+    probe.undo()
+    before = probe.occupancy()
+    return {s for s in before.keys() | after.keys() if before.get(s) != after.get(s)}
+
+
+def _end(state, names) -> Said:
+    a, b = state.scores()
+    winner = state.winner()
+    line = (tr("game over, {a} to {b}: a draw").format(a=a, b=b) if winner is None else
+            tr("game over, {a} to {b}: {player} wins").format(a=a, b=b, player=names[winner]))
+    return Said(line, line, "end")
+
+
+def last_moves(referee, count: int) -> list[Said]:
+    """The last `count` moves, oldest first, then whose turn and the score: what "say it
+    again" says."""
+    state = referee.state
+    names = views.players(state.game.name)
+    moves = [str(m) for m in state.moves]
+    out = []
+    for i in range(max(0, len(moves) - count), len(moves)):
+        who = names[mover(state, i)]
+        out.append(Said(tr("move {n}: {move}").format(n=i + 1, move=moves[i]),
+                        tr("move {n}, {player}: {move}").format(
+                            n=views.say_number(i + 1), player=who,
+                            move=views.say_move_text(state, moves[i])), "move", i + 1))
+    if not moves:
+        line = tr("no move yet")
+        out.append(Said(line, line))
+    out.append(Narrator().turn(referee))
+    return out
+
+
+__all__ = ["Said", "Narrator", "why_not", "mover", "last_moves", "first_to_make", "with_reply"]

@@ -1,0 +1,158 @@
+"""The board's voice: espeak-ng's WAVs of a traced game are speech in English and Chinese (not
+silent, as long as the sentence needs), the queue drops what went stale before it was said, keeps
+quiet in quiet hours, and the sim speaks through the daemon's own worker."""
+
+from __future__ import annotations
+
+import array
+import datetime
+import io
+import json
+import math
+import os
+import re
+import shutil
+import subprocess
+import sys
+import wave
+from pathlib import Path
+
+import pytest
+
+from board_driver.cli.sim import run_sim
+from board_driver.config import Voice, sim_config
+from board_driver.daemon.speech import QUEUE_LIMIT, Espeak, Speech, SpeechError
+from board_driver.views import words
+from board_driver.views.narrate import Said
+
+if shutil.which("espeak-ng") is None:
+    if os.environ.get("CI") == "true":
+        raise RuntimeError("espeak-ng is missing: ./dev installs it (apt-get install espeak-ng)")
+    pytest.skip("espeak-ng is not installed (./dev test installs it)", allow_module_level=True)
+
+GAME = "place h0.0\nplace v0.0\nlift v0.0\nplace h1.0\nplace v0.0\nplace v0.1\n"
+
+
+def loudness(path: Path) -> tuple[float, float, float]:
+    """(seconds, RMS of the whole, share of 20 ms windows that carry sound) of a 16-bit WAV."""
+    with wave.open(str(path)) as w:
+        assert w.getsampwidth() == 2 and w.getnchannels() == 1
+        rate, frames = w.getframerate(), w.readframes(w.getnframes())
+    samples = array.array("h", frames)
+    rms = math.sqrt(sum(x * x for x in samples) / max(1, len(samples)))
+    step = rate // 50
+    windows = [samples[i:i + step] for i in range(0, len(samples), step)]
+    voiced = sum(1 for win in windows if max(map(abs, win), default=0) > 1000)
+    return len(samples) / rate, rms, voiced / max(1, len(windows))
+
+
+def expected_seconds(sentence: str, rate: int) -> float:
+    """How long a sentence takes at `rate` words a minute: its words, or, in Chinese, its
+    characters (a syllable each, which espeak-ng's Mandarin voice paces like words)."""
+    han = len(re.findall(r"[\u4e00-\u9fff]", sentence))
+    units = han if han else len(sentence.split())
+    return units * 60 / rate
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_the_wavs_of_a_traced_game_are_speech(tmp_path, language):
+    trace = tmp_path / "game.trace"
+    trace.write_text(GAME)
+    voices = tmp_path / "voice"
+    out = subprocess.run([sys.executable, "-m", "board_driver.cli", "trace", "--language",
+                          language, "--voice-dir", str(voices), str(trace)],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    said = [s for line in out.stdout.splitlines() for s in json.loads(line)["said"]]
+    wavs = sorted(voices.glob("*.wav"))
+    # One WAV for each sentence said, in order, named by its language.
+    assert [w.with_suffix(".txt").read_text(encoding="utf-8").strip() for w in wavs] == said
+    assert len(said) == 7 and all(w.name.endswith(f"-{language}.wav") for w in wavs)
+    for wav, sentence in zip(wavs, said):
+        seconds, rms, voiced = loudness(wav)
+        want = expected_seconds(sentence, Voice().rate)
+        assert rms > 500 and voiced > 0.4, (wav.name, sentence, rms, voiced)
+        assert 0.5 * want < seconds < 2.5 * want, (wav.name, sentence, seconds, want)
+
+
+def voice_dir(tmp_path, **settings) -> Speech:
+    voice = Voice(enabled=True, wav_dir=str(tmp_path / "voice"), **settings)
+    return Speech(Espeak(voice), voice, "en")
+
+
+def test_a_move_taken_back_before_it_was_said_is_not_said(tmp_path):
+    speech = voice_dir(tmp_path)
+    speech.say([Said("move 1: h0.0", "move one", "move", 1)])
+    speech.flush()
+    speech.say([Said("move 2: v0.0", "move two", "move", 2),
+                Said("not a move", "not a move at C one", "fix")])
+    speech.say([Said("takeback of v0.0", "takeback of v0.0", "takeback", 2),
+                Said("not a move", "not a move at C two", "fix")])
+    assert speech.pending() == ["not a move at C two"]   # the newer correction replaced the older
+    speech.flush()
+    assert [text for text, _ in speech.said] == ["move one", "not a move at C two"]
+    assert len(list((tmp_path / "voice").glob("*.wav"))) == 2
+    # A takeback of a move already said is said.
+    speech.say([Said("takeback of h0.0", "takeback of move one", "takeback", 1)])
+    assert speech.pending() == ["takeback of move one"]
+
+
+def test_the_queue_is_bounded_and_keeps_the_newest(tmp_path):
+    speech = voice_dir(tmp_path)
+    speech.say([f"sentence {i}" for i in range(QUEUE_LIMIT + 5)])
+    waiting = speech.pending()
+    assert len(waiting) == QUEUE_LIMIT and waiting[-1] == f"sentence {QUEUE_LIMIT + 4}"
+    assert speech.dropped == 5
+
+
+def test_quiet_hours_keep_the_board_quiet(tmp_path):
+    voice = Voice(enabled=True, wav_dir=str(tmp_path / "v"), quiet_hours=(22 * 60, 7 * 60))
+    night = Speech(Espeak(voice), voice, "en", now=lambda: datetime.datetime(2026, 1, 1, 23, 5))
+    night.say(["move one"])
+    night.flush()
+    assert not list((tmp_path / "v").glob("*.wav"))
+    day = Speech(Espeak(voice), voice, "en", now=lambda: datetime.datetime(2026, 1, 1, 7, 0))
+    day.say(["move one"])
+    day.flush()
+    assert len(list((tmp_path / "v").glob("*.wav"))) == 1
+
+
+def test_an_engine_that_cannot_speak_says_why_and_the_queue_lives_on(tmp_path):
+    with pytest.raises(SpeechError, match="apt-get install espeak-ng"):
+        Espeak(Voice(), program="no-such-espeak-ng")
+    speech = voice_dir(tmp_path, voice="nosuchvoice")
+    speech.start()
+    speech.say(["move one"])
+    speech.stop()
+    assert speech.health == "stopped" and not speech.said
+    # The voice dir gone (a full disk, a tmpfs cleared): said why, and the queue goes on.
+    gone = voice_dir(tmp_path / "gone")
+    shutil.rmtree(tmp_path / "gone")
+    gone.say(["move one"])
+    gone.flush()
+    assert gone.health.startswith("down: ") and not gone.said
+    speech = voice_dir(tmp_path, voice="nosuchvoice")
+    speech.say(["move one"])
+    speech.flush()
+    assert speech.health == "down: espeak-ng: Error: The specified espeak-ng voice does not exist."
+
+
+def test_the_sim_speaks_through_the_daemons_worker_and_repeats(tmp_path):
+    config = sim_config(journal=str(tmp_path / "j.sqlite"), language="zh")
+    config.voice = Voice(enabled=True, wav_dir=str(tmp_path / "voice"), repeat_moves=2)
+    out = io.StringIO()
+    try:
+        lines = "place h0.0\nplace v0.0\nplace h1.0\nrepeat\nquit\n"
+        assert run_sim(config, stdin=io.StringIO(lines), out=out) == 0
+    finally:
+        words.use("en")
+    said = [p.read_text(encoding="utf-8").strip()
+            for p in sorted((tmp_path / "voice").glob("*.txt"))]
+    assert said[:3] == ["第一步，一号玩家：第一行第一格的上槽",
+                        "第二步，二号玩家：第一行第一格的左槽",
+                        "第三步，一号玩家：第二行第一格的上槽"]
+    # repeat: the last two moves, then whose turn and the score
+    assert said[3:] == ["第二步，二号玩家：第一行第一格的左槽",
+                        "第三步，一号玩家：第二行第一格的上槽",
+                        "比分0比0，轮到二号玩家"]
+    assert "第 3 步：h1.0" in out.getvalue()

@@ -1,0 +1,178 @@
+"""The family's language: every shipped catalog complete, the sim and a trace in Chinese, the
+narrator's sentences (what the voice says) and the site names as a person says them."""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from board_driver.cli.sim import run_sim
+from board_driver.config import Voice, load_config, parse_config, sim_config
+from board_driver.referee.tracer import Tracer
+from board_driver.views import words
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tools"))
+import catalogs  # noqa: E402  (tools/catalogs.py: the Babel script)
+
+
+def test_every_message_has_a_translation_in_every_shipped_catalog():
+    # Extracted afresh from the source: a new tr("...") without its translation fails here.
+    assert catalogs.problems() == []
+    assert set(catalogs.languages()) >= {"en", "zh"}
+    assert set(words.available()) >= {"en", "zh"}
+
+
+def test_the_check_finds_a_missing_translation_a_broken_placeholder_and_a_stale_mo(
+        tmp_path, monkeypatch):
+    for f in catalogs.LOCALE.iterdir():
+        shutil.copy(f, tmp_path / f.name)
+    monkeypatch.setattr(catalogs, "LOCALE", tmp_path)
+    po = tmp_path / "zh.po"
+    text = po.read_text(encoding="utf-8")
+    text = text.replace('msgstr "植树棋"', 'msgstr ""')
+    text = text.replace('msgstr "比分{a}比{b}"', 'msgstr "比分{a}比{c}"')
+    po.write_text(text, encoding="utf-8")
+    found = "\n".join(catalogs.problems())
+    assert "'Tree Planting' has no translation" in found
+    assert "'score {a} to {b}': the translation's placeholders ['a', 'c']" in found
+    assert "zh.mo: not compiled from zh.po" in found
+
+
+def test_language_codes_as_browsers_and_configs_write_them():
+    assert words.normalize("zh-CN") == "zh" and words.normalize("zh_Hans.UTF-8") == "zh"
+    assert words.normalize("EN-gb") == "en" and words.normalize("fr") is None
+    with pytest.raises(ValueError, match="no catalog for language 'fr'; expected one of en, zh"):
+        words.translation("fr")
+
+
+def test_the_config_language_and_voice_table(tmp_path):
+    cfg = parse_config({"language": "zh", "voice": {
+        "enabled": True, "rate": 140, "volume": 90, "device": "plughw:CARD=Headphones",
+        "quiet_hours": "21:30-07:00", "repeat_moves": 5, "voice": "cmn"}})
+    assert cfg.language == "zh"
+    v = cfg.voice
+    assert (v.enabled, v.rate, v.volume, v.device, v.repeat_moves, v.voice) == (
+        True, 140, 90, "plughw:CARD=Headphones", 5, "cmn")
+    assert v.quiet_at(22 * 60) and v.quiet_at(6 * 60 + 59) and not v.quiet_at(7 * 60)
+    assert not Voice().quiet_at(3 * 60)
+    bad = tmp_path / "c.toml"
+    bad.write_text('[voice]\nquiet_hours = "late"\n')
+    with pytest.raises(ValueError, match=r'c.toml: voice.quiet_hours: expected "HH:MM-HH:MM"'):
+        load_config(bad)
+
+
+def sim(tmp_path, *lines, language="zh", layout=None):
+    config = sim_config(journal=str(tmp_path / "j.sqlite"), language=language,
+                        **({"layout": layout} if layout else {}))
+    out = io.StringIO()
+    try:
+        assert run_sim(config, stdin=io.StringIO("".join(f"{x}\n" for x in lines)), out=out) == 0
+    finally:
+        words.use("en")
+    return out.getvalue()
+
+
+def test_the_sim_in_chinese(tmp_path):
+    out = sim(tmp_path, "place h0.0", "place h0.0", "lift h1.0", "place v0.0", "lift v0.0",
+              "repeat", "clear", "quit")
+    assert "植树棋：槽记作 h 行.列" in out              # the game's help
+    assert "操作：place 位置 [种类]" in out             # the sim's actions
+    assert "第 1 步：h0.0（轮到二号玩家）" in out
+    assert "不是一步棋：{site} 上已经有一个小棍".format(site="h0.0") in out
+    assert "不是一步棋：h1.0 上没有可拿的棋子" in out
+    assert "悔棋：v0.0" in out
+    assert "比分0比0，轮到二号玩家" in out               # repeat: whose turn, the score
+    assert "拿走了 1 枚棋子；棋盘已清空" in out
+    assert "move 1" not in out and "to move" not in out
+
+
+def test_the_sim_says_fangqi_by_its_chinese_name(tmp_path):
+    out = sim(tmp_path, "quit", layout="fangqi-7x7-matrix")
+    assert "方棋：交叉点记作 a1.." in out
+    assert "比分 25:24，轮到黑方" in out   # the counters in hand, Black first
+    assert "布子阶段：轮到黑方；黑方 25 枚，白方 24 枚" in out   # the view's own status line
+
+
+def run_trace_cli(tmp_path, text: str, *args: str) -> list[dict]:
+    f = tmp_path / "game.trace"
+    f.write_text(text)
+    out = subprocess.run([sys.executable, "-m", "board_driver.cli", "trace", *args, str(f)],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    return [json.loads(line) for line in out.stdout.splitlines()]
+
+
+# The first square closed by player 1's fourth side (h0.0, v0.0, h1.0, v0.1), after a takeback.
+GAME = "place h0.0\nplace v0.0\nlift v0.0\nplace h1.0\nplace v0.0\nplace v0.1\n"
+
+
+def test_a_trace_says_each_action_in_english_and_in_chinese(tmp_path):
+    en = run_trace_cli(tmp_path, GAME)
+    assert [r["said"] for r in en[:3]] == [
+        ["move one, player 1: the top groove of row one, square one"],
+        ["move two, player 2: the left groove of row one, square one"],
+        ["takeback of the left groove of row one, square one"]]
+    # the fourth side closes the square: the score changes, and is said
+    assert en[-1]["said"] == ["move four, player 2: the left groove of row one, square two",
+                              "score 0 to 1"]
+    zh = run_trace_cli(tmp_path, GAME, "--language", "zh")
+    assert zh[0]["said"] == ["第一步，一号玩家：第一行第一格的上槽"]
+    assert zh[2]["said"] == ["悔棋：第一行第一格的左槽"]
+    assert [r["game"] for r in zh] == [r["game"] for r in en]   # the same game, other words
+
+
+def test_site_names_as_a_person_says_them(tmp_path):
+    from board_driver import views
+
+    t = Tracer(sim_config(journal=str(tmp_path / "a.sqlite")))
+    try:
+        state = t.referee.state
+        assert views.say_site(state, "h0.1") == "the top groove of row one, square two"
+        assert views.say_site(state, "v2.3") == "the right groove of row three, square three"
+        assert views.say_site(state, "h3.0") == "the bottom groove of row three, square one"
+        assert views.say_site(state, "t1.2") == "the tree hole of row two, square three"
+    finally:
+        t.close()
+    t = Tracer(sim_config(journal=str(tmp_path / "b.sqlite"), layout="arbos-8x8-matrix"))
+    try:
+        state = t.referee.state
+        assert views.say_site(state, "C7") == "C seven"
+        assert views.say_move_text(state, "seed L12") == "seed L twelve"
+    finally:
+        t.close()
+
+
+def test_the_rules_reasons_in_chinese_with_their_words_translated():
+    import pickle
+
+    import games
+
+    state = games.get_game("fangqi").new_state()
+    state.play(state.parse_move("d4"))
+    with pytest.raises(games.IllegalMove) as caught:
+        state.play(state.parse_move("d4"))
+    reason = caught.value.reason
+    assert reason == "d4 is not vacant"          # the rules still say it in English
+    assert pickle.loads(pickle.dumps(reason)).template == "{site} is not vacant"
+    tp = games.get_game("tree-planting").new_state()
+    tp.play(tp.parse_move("h0.0"))
+    with pytest.raises(games.IllegalMove) as taken:
+        tp.play(tp.parse_move("h0.0"))
+    try:
+        words.use("zh")
+        assert words.reason(reason) == "d4 不是空点"
+        assert words.reason(taken.value.reason) == "槽 h0.0 里已经有小棍了"
+        # a field that is a word of the catalog is translated too
+        assert words.reason(games.base.Reason("{site} holds no {colour} counter", site="c3",
+                                              colour="black")) == "c3 上没有黑子"
+        assert words.reason("text from elsewhere") == "text from elsewhere"
+    finally:
+        words.use("en")
+    assert words.reason(reason) == "d4 is not vacant"
