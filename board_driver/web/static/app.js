@@ -77,8 +77,7 @@ const STRINGS = {
   finished: (g, when) => tr("#{id} {game}: {result}, {moves} moves {when}",
     { id: g.id, game: g.game, result: g.result || g.status, moves: g.moves, when }),
   reviewing: () => tr("The computer reviews the game…"),
-  reviewTitle: () => tr("The value of each position, seen from the first player's side " +
-    "(up: the first player wins); red: a move that changed the result"),
+  reviewTitle: () => tr("Each position's value from the first player's side (up: the first player wins); red: a move that changed the result"),
   reviewUp: () => tr("first player wins"),
   reviewDown: () => tr("second player wins"),
   reviewDot: (r) => (r.changed_result
