@@ -25,6 +25,7 @@ from board_driver.referee.session import Session
 from board_driver.referee.tracer import act, describe_error, parse_action
 from board_driver import views
 from board_driver.views.base import piece_name
+from board_driver.views.frame import shown_view
 from board_driver.views.narrate import Narrator, last_moves
 from board_driver.views.words import N_, ngettext, tr
 from hardware.base import PRESENT
@@ -187,7 +188,7 @@ class Terminal:
     def draw(self, session: Session) -> None:
         ref = session.referee
         state = ref.state
-        body = views.terminal(state, ref.view, self.paint)
+        body = views.terminal(state, shown_view(ref), self.paint)  # as the LEDs: hints for a player here
         paint = self.paint
         names = views.players(state.game.name)
         a, b = state.scores()

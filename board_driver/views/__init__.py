@@ -41,6 +41,16 @@ The interface a game's view module provides (`state` is the game's State; `view`
     HINTS: tuple[str, ...]
         The hint modes (View.moves) its frame and pictures show: default ("off", "legal",
         "safe", "best"; the best moves are lit for every game by the shared overlay).
+    def site_words(site: str) -> str
+        A site as a player says it, where its name is not that already (a Treeblox cell beside
+        the board: "beyond c4, on the table", not "(2,4,0)"). Default: the name itself.
+    def move_words(move: str) -> str
+        A move's notation as the page's move list shows it, where the notation is not a
+        player's words (a Treeblox cube beside the board: "L beyond c4"). Default: the notation.
+    PIECE_FILLS: tuple[str, str]
+        How the page draws each player's pieces when that is not their LED colour ("#f4f1e8"
+        for White's light counters): the page's player chips show it, ringed in the LED
+        colour. Default None (pieces drawn in the LED colours).
     ENTRIES: bool
         True when pieces may stand where no sensor sees them (Treeblox cubes above the board):
         the page then offers each legal move that puts one there. Default False (finding them
@@ -56,6 +66,11 @@ The interface a game's view module provides (`state` is the game's State; `view`
         the board's language; default: letters then the number in words.
     def say_move(state, move: str) -> str
         A move's notation as a person says it; default: each site in it through say_site.
+    def picture_legend(view: View) -> list[dict]
+        What each colour of the game's own picture means (Game for the Trees' terrain), for the
+        page to list beside the picture (never drawn over the board): [{"what", "how",
+        "colours": ["#rrggbb", ...]}], the colours as the picture draws them, the words the
+        LEDs' own legend. Default: none.
     def svg_3d(state, view: View, places: list[str], turn: int = 0) -> str
         A second picture (Treeblox: an isometric view of the trees); `places` are the sites
         where an entry may be made now, drawn so that a click on one (an element with
@@ -160,6 +175,23 @@ def say_move_text(state: State, move: str) -> str:
         return own(state, move)
     said = _SITE.sub(lambda m: say_site(state, m.group(0)), move)
     return _WORD.sub(lambda m: tr(PIECES[m.group(0)]) if m.group(0) in PIECES else m.group(0), said)
+
+
+def site_words(game_name: str, site: str) -> str:
+    """A site as a player says it (see the module interface above)."""
+    own = getattr(view_of(game_name), "site_words", None)
+    return own(site) if own is not None else site
+
+
+def move_words(game_name: str, moves: list[str]) -> list[str]:
+    """The moves as the page's move list shows them (see the module interface above)."""
+    own = getattr(view_of(game_name), "move_words", None)
+    return [own(m) for m in moves] if own is not None else list(moves)
+
+
+def piece_fills(game_name: str) -> tuple[str, str] | None:
+    """How the page draws each player's pieces, when not in their LED colours (see above)."""
+    return getattr(view_of(game_name), "PIECE_FILLS", None)
 
 
 def offers_entries(game_name: str) -> bool:
@@ -312,7 +344,9 @@ _HINT_COLOURS = {"safe": ("safe", "best"), "unsafe": ("safe", "best"), "best": (
 def legend(state: State, view: View) -> list[dict[str, str]]:
     """Every colour the LEDs may show now and what it means: the one legend the sim prints
     and the page shows (its state JSON's "legend"). Each entry: {"name": the config's colour
-    name, "label": the colour in words ("sky blue"), "colour": "#rrggbb", "means": words}."""
+    name, "label": the colour in words ("sky blue"), "colour": "#rrggbb", "means": words}; a
+    game's own colours (`picture_legend`) also carry "colours", every colour the picture draws
+    for the entry (the page lists those beside the picture)."""
     module = view_of(state.game.name)
     names = players(state.game.name)
     own = getattr(module, "COLOUR_MEANINGS", {})
@@ -323,6 +357,11 @@ def legend(state: State, view: View) -> list[dict[str, str]]:
 
     out = [entry(f"player{p}", own.get(f"player{p}") or f"{names[p]}: pieces, turn and score")
            for p in (0, 1)]
+    # The game's own colours (Game for the Trees' terrain), with every colour the picture draws
+    # them in ("colours"): the page lists these beside the picture, the sim with the rest.
+    out += [{"name": row["what"], "label": row["how"], "colour": row["colours"][0],
+             "colours": row["colours"], "means": row["what"]}
+            for row in picture_legend(state, view)]
     out.append({"name": "blinking", "label": "blinking", "colour": "",
                 "means": "a piece's colour blinking: put that piece here; breathing: the other "
                          "seat's move, to make on the board"})
@@ -369,6 +408,12 @@ def seat_words(game_name: str, seats: tuple[str, str], colours: dict[str, Colour
 def svg(state: State, view: View) -> str:
     """The board's picture for the page (see the module interface above)."""
     return view_of(state.game.name).svg(state, view)
+
+
+def picture_legend(state: State, view: View) -> list[dict]:
+    """What each colour of the game's own picture means (see the module interface above)."""
+    own = getattr(view_of(state.game.name), "picture_legend", None)
+    return own(view) if own is not None else []
 
 
 def terminal(state: State, view: View, paint: Paint) -> str:

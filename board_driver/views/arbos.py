@@ -20,6 +20,9 @@ from games.arbos import ROWS, parse_cell
 
 TITLE = N_("Arbos")
 PLAYERS = (N_("White"), N_("Black"))
+#: How the page draws each player's spores: White light, Black dark, as the names say; the
+#: player's LED colour (colour-blind safe) is the ring around it.
+PIECE_FILLS = ("#f4f1e8", "#1d1d1d")
 
 HELP = N_("""Arbos: cells are a row letter and a column number, A1 at the top left (to T20 on the
 20x20 board, H8 on 8x8). Every cell senses presence only; the game knows seed or spore and
@@ -177,7 +180,25 @@ def frame(state, view: View, now: float) -> tuple[dict[str, Colour], float | Non
 
 U = 26         # one cell, in SVG units
 M = 24         # margin for the labels
+RIM = 8        # the board's edge where no label is
 WOOD = "#6b5138"
+
+
+#: The narrowest a board is drawn (a phone's width less the page's margins), and the smallest
+#: a label may be drawn there.
+NARROWEST_PX, SMALLEST_PX = 366, 10.5
+
+
+def _margin(cols: int) -> tuple[float, float]:
+    """The labels' margin and font size (SVG units) for a board `cols` cells wide: 13 units on
+    the small boards, more on the large ones, so that drawn NARROWEST_PX wide a label is still
+    SMALLEST_PX tall."""
+    font = 13.0
+    while True:
+        margin = max(M, round(font * 1.8))
+        if font * NARROWEST_PX / (margin + cols * U + RIM) >= SMALLEST_PX:
+            return margin, font
+        font += 0.5
 
 
 def svg(state, view: View) -> str:
@@ -187,12 +208,19 @@ def svg(state, view: View) -> str:
     excess, seeds_scoring, trees_scoring = sc.excess, sc.seeds_scoring, sc.trees_scoring
     bar, last = set(sc.bar), sc.last
     hints = hint_colours(c, state.to_move)
-    body = [el("rect", x=0, y=0, width=cols * U + 2 * M, height=rows * U + 2 * M, rx=10,
-               fill="#3a2c20")]
+    # The labels sit on the top and left edges only: the right and bottom edges are a thin rim.
+    # They grow with the board, so that a 20x20 board as wide as a phone still reads them.
+    M, font = _margin(cols)  # (the module's M for a small board; wider for a large one)
+    words = prompt(state)    # a drawn setup's sentence, under the cells (room made for it)
+    width, height = M + cols * U + RIM, M + rows * U + (M if words is not None else RIM)
+    size = f"font-size:{font:g}px"
+    body = [el("rect", x=0, y=0, width=width, height=height, rx=10, fill="#3a2c20")]
     for col in range(cols):
-        body.append(el("text", str(col + 1), x=M + col * U + U / 2, y=M - 8, class_="label small"))
+        body.append(el("text", str(col + 1), x=M + col * U + U / 2, y=M - 8, class_="label",
+                       style=size))
     for r in range(rows):
-        body.append(el("text", ROWS[r], x=M - 12, y=M + r * U + U / 2 + 4, class_="label small"))
+        body.append(el("text", ROWS[r], x=M / 2, y=M + r * U + U / 2 + font * 0.35,
+                       class_="label", style=size))
     kinds = {"setup": "a seed may go here", "seed": "a spore next to your seed",
              "free": "a free-standing spore", "replace": "your seed: lift it to replace it"}
     for site in state.sites():
@@ -215,8 +243,8 @@ def svg(state, view: View) -> str:
                     classes.append("last")
                 if state.tree_id(site) in trees_scoring:
                     classes.append("scoring")
-                parts.append(el("circle", cx=cx, cy=cy, r=U * 0.38, fill=colour,
-                                stroke="#1b1410", stroke_width=1))
+                parts.append(el("circle", cx=cx, cy=cy, r=U * 0.36,
+                                fill=PIECE_FILLS[int(owner)], stroke=colour, stroke_width=3))
                 tip = f"{site}: {PLAYERS[int(owner)]}'s spore"
             else:
                 classes.append("seed")
@@ -254,13 +282,12 @@ def svg(state, view: View) -> str:
         body.append(el("g", title(tip) + "".join(parts), data_site=site, data_kind=kind,
                        class_=" ".join(classes), **extra))
     label = f"Arbos board, {rows}x{cols}"
-    words = prompt(state)
     if words is not None:
         label += f": {words}"
         body.append(el("text", words[0].upper() + words[1:], x=M + cols * U / 2,
-                       y=M + rows * U + M / 2 + 4, class_="label prompt"))
-    return svgkit.document(cols * U + 2 * M, rows * U + 2 * M, body, label=label,
-                           class_="board arbos")
+                       y=M + rows * U + (height - M - rows * U) / 2 + font * 0.35,
+                       class_="label prompt", style=size))
+    return svgkit.document(width, height, body, label=label, class_="board arbos")
 
 
 # --- the terminal ------------------------------------------------------------------------------

@@ -117,11 +117,14 @@ def frame(state, view: View, now: float) -> tuple[dict[str, Colour], float | Non
 # --- the page's picture ------------------------------------------------------------------------
 
 U = 48          # the distance between two points, in SVG units
-M = 34          # margin for the labels
+M = 46          # margin for the labels, which sit outside the counters (R + 4 from a point)
 R = 17          # a counter's radius
 BOARD = "#c8a66a"
 LINE = "#4a3520"
 PIECE = {"black": "#1d1d1d", "white": "#f4f1e8"}
+#: How the page draws each player's counters (Black dark, White light), ringed in the player's
+#: LED colour.
+PIECE_FILLS = (PIECE["black"], PIECE["white"])
 
 
 def _xy(state, site: str) -> tuple[float, float]:
@@ -144,12 +147,12 @@ def svg(state, view: View) -> str:
     for col in range(grid.cols):
         x = M + col * U
         body.append(el("line", x1=x, y1=M, x2=x, y2=height - M, stroke=LINE, stroke_width=2))
-        body.append(el("text", "abcdefghijklmnopqrstuvwxyz"[col], x=x, y=height - 10,
-                       class_="label"))
+        body.append(el("text", "abcdefghijklmnopqrstuvwxyz"[col], x=x, y=height - 7,
+                       class_="label coord on-light"))
     for row in range(grid.rows):
         y = M + (grid.rows - 1 - row) * U
         body.append(el("line", x1=M, y1=y, x2=width - M, y2=y, stroke=LINE, stroke_width=2))
-        body.append(el("text", str(row + 1), x=14, y=y + 5, class_="label"))
+        body.append(el("text", str(row + 1), x=12, y=y + 5, class_="label coord on-light"))
     for site in state.sites():
         x, y = _xy(state, site)
         kind = occupancy.get(site)

@@ -15,7 +15,7 @@ from typing import Any, Hashable
 
 from board_driver.views import CLOCK_WARNINGS as WARNINGS
 from board_driver.views import render
-from board_driver.views.base import FRAME_S, Colour, scale
+from board_driver.views.base import FRAME_S, Colour, View, scale
 
 #: The last this many seconds of a timed turn are shown running out.
 COUNTDOWN_S = 30.0
@@ -42,21 +42,27 @@ TROUBLE_PERIOD_S = 2.0
 TROUBLE_ON = ((0.0, 0.2), (0.4, 0.6))
 
 
+def shown_view(referee: Any) -> View:
+    """The referee's view as this board shows it: no hints while the player to move is not at
+    this board (the computer thinking, the other family's turn on a remote board). The board
+    lights moves only for the players standing at it; the LEDs and the page both draw this."""
+    view, state = referee.view, referee.state
+    if view.moves == "off" or state.is_over() or referee.at_board(state.to_move):
+        return view
+    return dataclasses.replace(view, moves="off", hints={})
+
+
 def compose(referee: Any, now: float, link: str | None = None, trouble: str | None = None
             ) -> tuple[dict[Hashable, Colour], float | None]:
     """The whole frame at `now` and when it next changes by itself (None: not until something
     happens). `link` is the remote link's state in words (None: no remote seat); `trouble` is
     "critical" or "part" while a part of the daemon is not up (the supervisor's `troubled()`).
     The referee's view holds the turn's time left at `now` (`Referee.frame` sets it)."""
-    state, view, touch = referee.state, referee.view, referee.touch
+    state, view, touch = referee.state, shown_view(referee), referee.touch
     colours, named = referee.config.colours, referee.layout.named_leds
     if referee.menu.open:
         return menu_frame(referee.menu, colours, now)
     left = view.turn_left
-    if view.moves != "off" and not state.is_over() and referee.seats[state.to_move] != "human":
-        # The other seat's turn (the computer's, the other family's on a remote board): the
-        # hints are for the players here, so none light while this board waits.
-        view = dataclasses.replace(view, moves="off")
     if touch is None:
         frame, wake = render(state, view, now)
     else:

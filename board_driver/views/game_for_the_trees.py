@@ -1,9 +1,10 @@
 """Game for the Trees shown: the board holds no pieces, so the LEDs carry the whole position.
 
-The legend (`LEGEND`, also drawn beside the SVG picture) is colour-blind safe: the owner is
-the hue (the two player colours, Okabe-Ito blue and yellow by default), the terrain is the
-brightness, and everything else is *time* (breathing, a wink, a flash), never a third hue
-that must be told from the others:
+The legend (`LEGEND`; `picture_legend` puts it in the one legend, which the page lists beside
+its picture and the sim prints) is colour-blind safe: the owner is the hue (the two player
+colours, Okabe-Ito blue and yellow by default), the terrain is the brightness, and everything
+else is *time* (breathing, a wink, a flash), never a third hue that must be told from the
+others:
 
     bare ground           off
     grass                 owner's colour, a quarter
@@ -146,11 +147,12 @@ def frame(state, view: View, now: float) -> tuple[dict[str, Colour], float | Non
 # --- the page's picture ------------------------------------------------------------------------
 
 U = 56          # one square, in SVG units
-M = 26          # margin for the rank and file labels
-LEGEND_W = 330
+M = 30          # margin for the rank and file labels, on the board's edge outside the squares
 
 
 def svg(state, view: View) -> str:
+    """The board alone, its files under it and ranks left of it; the legend is `picture_legend`,
+    which the page lists beside the picture (never drawn over the squares)."""
     c = view.colours
     chains = [(p, ch) for p in (0, 1) for ch in state.chains(p)]
     body = []
@@ -158,45 +160,76 @@ def svg(state, view: View) -> str:
     for i in range(64):
         name = square_name(i)
         sq = state.square(i)
-        x, y = M + (i % 8) * U, M + (7 - i // 8) * U
+        x, y = M + (i % 8) * U, (7 - i // 8) * U
         fill = _svg_fill(sq, c)
         words = _words(sq)
         parts = [title(f"{name}: {words}"),
                  el("rect", x=x, y=y, width=U, height=U, fill=fill, stroke="#3a2c20",
                     stroke_width=1)]
-        if sq["kind"] or sq["terrain"] == "huckleberry":
-            letter = KIND_LETTERS.get(sq["kind"], "H")
-            ink = "#111111" if sq["owner"] == 1 else "#ffffff"
-            parts.append(el("text", svgkit.esc(letter), x=x + U / 2, y=y + U / 2 + 7, class_="label",
-                            fill=ink, text_anchor="middle", font_size=20))
         if sq["is_root"]:
             parts.append(el("circle", cx=x + U / 2, cy=y + U / 2, r=U / 2 - 6, fill="none",
                             stroke="#ffffff", stroke_width=2.5))
+        if sq["kind"] or sq["terrain"] == "huckleberry":
+            letter = KIND_LETTERS.get(sq["kind"], "H")
+            ink = "on-light" if _light(fill) else "on-dark"
+            parts.append(el("text", svgkit.esc(letter), x=x + U / 2, y=y + U / 2 + 8,
+                            class_=f"label letter {ink}"))
         kind = f"{sq['terrain']}:{sq['owner']}" if sq["owner"] is not None else sq["terrain"]
         body.append(el("g", "".join(parts), data_site=name, data_kind=kind))
     for player, chain in chains:
         src, dst = chain.split(">")
-        x1, y1 = _centre(src)
-        x2, y2 = _centre(dst)
+        (x1, y1), (x2, y2) = _between(src, dst)
         body.append(el("line", x1=x1, y1=y1, x2=x2, y2=y2, stroke=hexc(legible(c[f"player{player}"])),
                        stroke_width=3, stroke_dasharray="6 4", marker_end="url(#gftt-arrow)",
                        class_="chain", data_chain=chain))
     for k in range(8):
-        body.append(el("text", svgkit.esc(FILES[k]), x=M + k * U + U / 2, y=M + side + 18,
-                       class_="label small", text_anchor="middle"))
-        body.append(el("text", svgkit.esc(k + 1), x=M / 2, y=M + (7 - k) * U + U / 2 + 5,
-                       class_="label small", text_anchor="middle"))
-    body.append(_legend(M + side + 20, M, c))
+        body.append(el("text", svgkit.esc(FILES[k]), x=M + k * U + U / 2, y=side + M - 8,
+                       class_="label coord"))
+        body.append(el("text", svgkit.esc(k + 1), x=M / 2, y=(7 - k) * U + U / 2 + 6,
+                       class_="label coord"))
     defs = el("defs", el("marker", el("path", d="M0,0 L8,4 L0,8 z", fill="#ffffff"),
                          id="gftt-arrow", markerWidth=8, markerHeight=8, refX=7, refY=4,
                          orient="auto"))
-    return svgkit.document(M + side + 20 + LEGEND_W, side + 2 * M + 10, [defs, *body],
+    return svgkit.document(M + side, side + M, [defs, *body],
                            label="Game for the Trees board", class_="board game-for-the-trees")
+
+
+def _between(src: str, dst: str) -> tuple[tuple[float, float], tuple[float, float]]:
+    """A chain's arrow from the edge of its source's letter to the edge of its target's: it
+    never crosses the letters (a tree's kind) in the squares' middles."""
+    (x1, y1), (x2, y2) = _centre(src), _centre(dst)
+    length = math.hypot(x2 - x1, y2 - y1) or 1.0
+    dx, dy = (x2 - x1) / length, (y2 - y1) / length
+    gap = U * 0.3
+    return (x1 + dx * gap, y1 + dy * gap), (x2 - dx * gap, y2 - dy * gap)
+
+
+def _light(fill: str) -> bool:
+    r, g, b = (int(fill[k:k + 2], 16) for k in (1, 3, 5))
+    return 0.299 * r + 0.587 * g + 0.114 * b > 140
+
+
+def picture_legend(view: View) -> list[dict]:
+    """What each colour of the board means (`LEGEND`, the LEDs' own words), with the colours as
+    the picture draws them: the page lists it beside the board."""
+    c = view.colours
+    owners = [_svg_fill({"terrain": "tree", "owner": p}, c) for p in (0, 1)]
+    samples = {
+        "bare ground": [_svg_fill({"terrain": "bare", "owner": None}, c)],
+        "grass": [_svg_fill({"terrain": "grass", "owner": p}, c) for p in (0, 1)],
+        "underbrush": [_svg_fill({"terrain": "underbrush", "owner": p}, c) for p in (0, 1)],
+        "neutral underbrush": [_svg_fill({"terrain": "underbrush", "owner": None}, c)],
+        "Huckleberry": owners, "tree square": owners, "root of a tree": owners,
+        "momentum": [hexc(WHITE)],
+        "tree kind (4 LEDs a square)": [hexc(k) for k in KIND_COLOURS.values()],
+        "selected (touch)": [hexc(WHITE)],
+    }
+    return [{"what": what, "how": how, "colours": samples[what]} for what, how in LEGEND]
 
 
 def _centre(name: str) -> tuple[float, float]:
     f, r = FILES.index(name[0]), int(name[1]) - 1
-    return M + f * U + U / 2, M + (7 - r) * U + U / 2
+    return M + f * U + U / 2, (7 - r) * U + U / 2
 
 
 def _svg_fill(sq: dict, c: dict[str, Colour]) -> str:
@@ -210,23 +243,6 @@ def _svg_fill(sq: dict, c: dict[str, Colour]) -> str:
     mix = {"grass": 0.25, "underbrush": 0.55, "huckleberry": 1.0, "tree": 1.0}[terrain]
     dark = (43, 32, 25)
     return hexc(tuple(round(d + (b - d) * mix) for b, d in zip(legible(base), dark)))
-
-
-def _legend(x: float, y: float, c: dict[str, Colour]) -> str:
-    rows = [el("text", svgkit.esc("Legend (the LEDs)"), x=x, y=y + 12, class_="label")]
-    samples = {
-        "grass": scale(legible(c["player0"]), 0.35), "underbrush": scale(legible(c["player0"]), 0.6),
-        "neutral underbrush": (106, 106, 106), "Huckleberry": legible(c["player0"]),
-        "tree square": legible(c["player0"]), "root of a tree": legible(c["player0"]),
-        "momentum": WHITE, "selected (touch)": WHITE, "bare ground": (43, 32, 25),
-    }
-    for k, (what, how) in enumerate(LEGEND):
-        yy = y + 34 + k * 36
-        colour = samples.get(what, KIND_COLOURS["Birch"])
-        rows.append(el("rect", x=x, y=yy - 12, width=16, height=16, fill=hexc(colour)))
-        rows.append(el("text", svgkit.esc(what), x=x + 24, y=yy, class_="label small"))
-        rows.append(el("text", svgkit.esc(how), x=x + 24, y=yy + 14, class_="label small", font_size=10))
-    return el("g", "".join(rows), class_="legend")
 
 
 def _words(sq: dict) -> str:

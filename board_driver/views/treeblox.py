@@ -28,8 +28,33 @@ entered: place b2+1 light-branch (one cube above b2), place (-1,0,0) dark-leaf (
 Kinds: dark-leaf, dark-branch, light-leaf, light-branch. press end_turn ends a turn early.""")
 
 
+def site_words(site: str) -> str:
+    """A cell as a player says it: a board hole or a cell above one keeps its name ("b2",
+    "b2+1"); a cell beside the board is told from the hole it is next to, never as lattice
+    coordinates ("(2,4,0)" -> "beyond c4, on the table")."""
+    x, y, z = parse_cell(site)
+    if 0 <= x < SIZE and 0 <= y < SIZE:
+        return site
+    near = f"{COLUMNS[min(max(x, 0), SIZE - 1)]}{min(max(y, 0), SIZE - 1) + 1}"
+    sides = [word for word, beside in (("left of", x < 0), ("right of", x >= SIZE),
+                                       ("in front of", y < 0), ("beyond", y >= SIZE)) if beside]
+    far = max(-x, x - SIZE + 1, -y, y - SIZE + 1)
+    steps = "" if far == 1 else f"{far} cells "
+    height = "on the table" if z == 0 else f"{z} up"
+    return f"{steps}{' and '.join(sides)} {near}, {height}"
+
+
+def move_words(move: str) -> str:
+    """A move as the move list shows it: its notation, except a cube beside the board, whose
+    cell is told from the hole it is next to ("L(2,4,0)" -> "L beyond c4")."""
+    if not move.endswith(")"):
+        return move
+    words = site_words(move[1:])
+    return f"{move[0]} {words.removesuffix(', on the table')}"
+
 #: The shared legend's words for this game (board_driver/views/__init__.py: `legend`).
 COLOUR_MEANINGS = {"safe": None, "unsafe": None, "choice": None}
+
 
 def _tops(state) -> dict[tuple[int, int], tuple[str, int]]:
     """Each occupied column (x, y) -> (the kind of its top cube, the top cube's z)."""
@@ -270,7 +295,7 @@ def svg_3d(state, view: View, places: list[str], turn: int = 0) -> str:
         top, south, west = _cube_faces(x, y, z)
         ghost = dict(fill=hexc(c[f"player{state.to_move}"]), fill_opacity=0.18,
                      stroke=hexc(c[f"player{state.to_move}"]), stroke_dasharray="3 3")
-        body = (title(f"{site}: place a cube here") + _poly(top, **ghost) + _poly(south, **ghost)
+        body = (title(f"{site_words(site)}: place a cube here") + _poly(top, **ghost) + _poly(south, **ghost)
                 + _poly(west, **ghost))
         items.append(((-(x + y), z), el("g", body, class_="place", data_place=site,
                                         tabindex=0, role="button")))
@@ -286,19 +311,26 @@ def svg_3d(state, view: View, places: list[str], turn: int = 0) -> str:
     # board is turned (the far edges would be hidden behind the trees).
     labels = [(COLUMNS[i], (i + 0.5, edge)) for i in range(SIZE) for edge in (-0.45, SIZE + 0.45)]
     labels += [(str(i + 1), (edge, i + 0.5)) for i in range(SIZE) for edge in (-0.45, SIZE + 0.45)]
+    # A label stands beyond any cube or dashed place beside the board in its row or column (the
+    # cells past the near edge), and is drawn last: it is never under a piece.
+    taken = {spin(*parse_cell(site))[:2] for site in list(state.occupancy()) + list(places)}
+    marks, anchors = [], []
     for text, point in labels:
         px, py = spin_point(*point)
         if px < 0 or py < 0:
+            while (math.floor(px), math.floor(py)) in taken:
+                px, py = (px - 1, py) if px < 0 else (px, py - 1)
             lx, ly = _p(px, py, 0)
-            floor.append(el("text", text, x=lx, y=ly + 6, class_="label"))
+            anchors += [(lx - 10, ly - 10), (lx + 10, ly + 10)]
+            marks.append(el("text", text, x=lx, y=ly + 6, class_="label coord"))
 
-    points = board + [p for site in list(state.occupancy()) + list(places)
-                      for face in _cube_faces(*spin(*parse_cell(site))) for p in face]
+    points = board + anchors + [p for site in list(state.occupancy()) + list(places)
+                                for face in _cube_faces(*spin(*parse_cell(site))) for p in face]
     xs, ys = [p[0] for p in points], [p[1] for p in points]
     pad = 24
     left, top_y = min(xs) - pad, min(ys) - pad
     w, h = max(xs) - min(xs) + 2 * pad, max(ys) - min(ys) + 2 * pad
-    inner = el("g", "".join(floor) + "".join(svg for _, svg in items),
+    inner = el("g", "".join(floor) + "".join(svg for _, svg in items) + "".join(marks),
                transform=f"translate({-left:.1f},{-top_y:.1f})")
     return svgkit.document(w, h, [inner], label="Treeblox trees in 3D", class_="board treeblox iso",
                            data_turn=turn % 4)

@@ -498,6 +498,7 @@ class WebServer:
         module = views.view_of(saved.game)
         return web.json_response({
             "id": saved.game_id, "move": upto, "moves": saved.moves,
+            "move_words": views.move_words(saved.game, list(saved.moves)),
             "scores": list(state.scores()), "svg": module.svg(state, view),
             "svg3d": module.svg_3d(state, view, []) if hasattr(module, "svg_3d") else None})
 

@@ -12,6 +12,7 @@ import games
 import games.ai
 from board_driver import views
 from board_driver.referee.reconcile import changed_sites
+from board_driver.views.frame import shown_view
 from board_driver.views.words import tr
 
 
@@ -30,7 +31,8 @@ def entries(state, sensed: set[str]) -> list[dict[str, str]]:
         if len(changed) == 1:
             (site,) = changed
             if site not in sensed and site in after:
-                out.append({"site": site, "kind": after[site], "move": str(move)})
+                out.append({"site": site, "kind": after[site], "move": str(move),
+                            "words": views.site_words(state.game.name, site)})
     return out
 
 
@@ -85,7 +87,7 @@ def page_state(referee, *, layout_name: str, token_required: bool, version: int,
     offered = entries(state, sensed) if views.offers_entries(state.game.name) else []
     svg3d = None
     if hasattr(module, "svg_3d"):
-        svg3d = module.svg_3d(state, view, sorted({e["site"] for e in offered}))
+        svg3d = module.svg_3d(state, shown_view(referee), sorted({e["site"] for e in offered}))
     return {
         "game": state.summary(),
         "corrections": [c.site for c in referee.corrections],
@@ -99,6 +101,8 @@ def page_state(referee, *, layout_name: str, token_required: bool, version: int,
         "layout": layout_name,
         "players": list(names),
         "colours": {f"player{p}": "#%02x%02x%02x" % view.colours[f"player{p}"] for p in (0, 1)},
+        # each player's pieces as the picture draws them (None: in the colours above)
+        "pieces": views.piece_fills(state.game.name),
         "fixes": views.corrections_in_words(state, view),
         "owed_by": {"computer": tr("The computer's move."),
                     "remote": tr("The other board's move.")}.get(
@@ -118,8 +122,10 @@ def page_state(referee, *, layout_name: str, token_required: bool, version: int,
         "options": {k: str(v) for k, v in state.options().items()},
         "option_help": state.game.options(),
         "token_required": token_required,
-        "svg": views.svg(state, view),
+        "svg": views.svg(state, shown_view(referee)),   # hints only for a player at this board
         "svg3d": svg3d,
+        # the moves as the move list shows them (Treeblox cubes beside the board in words)
+        "move_words": views.move_words(state.game.name, [str(m) for m in state.moves]),
         # Who plays each seat ("human" here, "computer:LEVEL", "remote"), and the link to the
         # other board in a remote game (None otherwise).
         "seats": list(referee.seats),

@@ -14,117 +14,12 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
-import subprocess
-import sys
 import time
-import urllib.request
-from pathlib import Path
 
 import pytest
 
-CHROMIUM = os.environ.get("TREEBOARD_CHROMIUM", "/usr/bin/chromium")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
-PHONE = {"width": 390, "height": 844}
-DESKTOP = {"width": 1280, "height": 900}
-TREEBOARD = str(Path(sys.executable).with_name("treeboard"))
-
-
-def _unavailable(reason: str):
-    if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
-        pytest.fail(f"browser tests cannot run under CI: {reason}")
-    pytest.skip(reason)
-
-
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory):
-    """One chromium for the module, with a fresh profile (user-data-dir)."""
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        _unavailable("the playwright package is not installed (pip install -e '.[dev]')")
-    if not (os.path.isfile(CHROMIUM) and os.access(CHROMIUM, os.X_OK)):
-        _unavailable(f"no chromium at {CHROMIUM} (./dev test installs Debian's chromium)")
-    with sync_playwright() as pw:
-        context = pw.chromium.launch_persistent_context(
-            str(tmp_path_factory.mktemp("chromium-profile")), executable_path=CHROMIUM,
-            headless=True, args=ARGS, viewport=DESKTOP)
-        try:
-            yield context
-        finally:
-            context.close()
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class Sim:
-    """`treeboard sim` in a subprocess: the hands type on its standard input."""
-
-    def __init__(self, tmp_path: Path, port: int, *args: str, new_game: bool = True):
-        self.port = port
-        self.url = f"http://localhost:{port}/"
-        cmd = [TREEBOARD, "sim", "--journal", str(tmp_path / "sim.sqlite"), "--web-port", str(port),
-               *args] + (["--new-game"] if new_game else [])
-        self.log = open(tmp_path / f"sim-{port}-{time.monotonic_ns()}.log", "w")
-        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=self.log,
-                                     stderr=subprocess.STDOUT, text=True)
-        deadline = time.monotonic() + 15
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise AssertionError(f"sim exited: {Path(self.log.name).read_text()}")
-            try:
-                self.state()
-                return
-            except OSError:
-                time.sleep(0.05)
-        raise AssertionError("the page did not come up")
-
-    def type(self, *lines: str) -> None:
-        for line in lines:
-            self.proc.stdin.write(line + "\n")
-        self.proc.stdin.flush()
-
-    def state(self) -> dict:
-        with urllib.request.urlopen(self.url + "api/state", timeout=2) as r:
-            return json.loads(r.read())
-
-    def wait(self, condition, timeout: float = 5.0) -> dict:
-        deadline = time.monotonic() + timeout
-        while True:
-            state = self.state()
-            if condition(state) or time.monotonic() > deadline:
-                return state
-            time.sleep(0.02)
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.stdin.close()  # end of input: sim quits as after `quit`
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(5)
-        self.log.close()
-
-
-@pytest.fixture
-def sims(tmp_path):
-    started: list[Sim] = []
-
-    def start(*args: str, port: int | None = None, new_game: bool = True) -> Sim:
-        sim = Sim(tmp_path, port or free_port(), *args, new_game=new_game)
-        started.append(sim)
-        return sim
-
-    yield start
-    for sim in started:
-        sim.stop()
+from tests.board_driver.browser_harness import (ARTIFACTS, CHROMIUM, DESKTOP, PHONE,  # noqa: F401
+                                                browser, sims, unavailable)
 
 
 def screenshots(page, name: str) -> None:
@@ -279,7 +174,33 @@ def test_finished_games_viewed_move_by_move(browser, sims, tmp_path):
     assert page.locator("#replay-review svg.review circle").count() == n
     assert page.locator("#replay-review circle.changed").count() >= 1
     page.locator("#replay-review circle[data-move='2']").dispatch_event("click")
-    page.wait_for_selector(f"#replay-at:text('move 1 of {n}')")
+    page.wait_for_selector(f"#replay-at:text('move 2 of {n}')")
+    # the move being viewed is marked on the graph, at its dot
+    def marker_on(move: int) -> bool:
+        return abs(float(page.get_attribute("#review-marker", "x1")) - float(
+            page.get_attribute(f"#replay-review circle[data-move='{move}']", "cx"))) < 0.01
+
+    assert marker_on(2)
+    # the axis says which side is up, and every move is seen from the first player's side
+    assert page.locator("#replay-review text", has_text="first player wins").count() == 1
+    page.click("#replay-last")
+    page.wait_for_selector(f"#replay-at:text('move {n} of {n}')")
+    assert marker_on(n)
+    # Estimates that lean each mover's way (0.6 for whoever moves, before and after) are an
+    # even game from the first player's side, not a zigzag.
+    leaning = [{"n": k + 1, "player": k % 2, "before": 0.6, "after": 0.6, "exact": False}
+               for k in range(4)]
+    assert page.evaluate(f"positionValues({json.dumps(leaning)})") == \
+        pytest.approx([0.2, 0, 0, 0, -0.2])
+    # the buttons' icons are drawn, not a font's glyph
+    assert page.locator("#replay-first svg.icon path").count() == 1
+    # on a phone, the finished game, its buttons and its graph read as the live page does
+    from tests.board_driver.test_page_visual import MEASURE
+
+    page.set_viewport_size(PHONE)
+    page.screenshot(path=str(ARTIFACTS / "review-phone.png"), full_page=True)
+    found = page.evaluate(MEASURE)
+    assert not found["problems"], "\n".join(found["problems"][:20])
     page.screenshot(path=str(ARTIFACTS / "review-desktop.png"), full_page=True)
     page.close()
 
@@ -322,7 +243,7 @@ def test_every_other_games_page_shows_its_board(browser, sims, game):
 
 def test_chromium_is_debians_not_a_download():
     if not os.path.exists(CHROMIUM):
-        _unavailable(f"no chromium at {CHROMIUM}")
+        unavailable(f"no chromium at {CHROMIUM}")
     real = os.path.realpath(CHROMIUM)
     assert real.startswith("/usr/"), real
     assert shutil.which("chromium") or os.path.exists(CHROMIUM)
@@ -358,6 +279,7 @@ def test_a_remote_game_joined_on_the_page_then_left(browser, sims, tmp_path):
             assert time.monotonic() < deadline, page.inner_text("#remote-status")
             page.wait_for_timeout(50)
         assert page.is_hidden("#join")
+        assert page.inner_text("#meaning summary").startswith("you play player 2")
         there.type("place h0.0")                      # the other family's move...
         page.wait_for_selector('#fixes li')           # ...is pieces to put here,
         assert "h0.0" in page.inner_text("#fixes")

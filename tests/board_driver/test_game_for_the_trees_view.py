@@ -1,5 +1,5 @@
 """Game for the Trees shown: the LED legend (terrain by brightness, owner by hue, the rest by
-time), the parts of a four-LED square, the SVG picture with its legend, the terminal."""
+time), the parts of a four-LED square, the SVG picture and its legend for the page, the terminal."""
 
 from __future__ import annotations
 
@@ -63,10 +63,16 @@ def test_svg_has_every_square_the_chains_and_the_legend():
     assert sites["d2"].find(f"{ns}title").text == "d2: White Ash, part of the tree rooted at b1"
     chains = sorted(e.get("data-chain") for e in root.iter() if e.get("data-chain"))
     assert chains == ["d2>f3", "h6>h5"]
-    legend = [e for e in root.iter() if e.get("class") == "legend"]
-    words = " ".join(t.text or "" for t in legend[0].iter(f"{ns}text"))
-    for what, _ in gv.LEGEND:
-        assert what in words
+    # The legend is the page's, beside the picture: never drawn over the squares.
+    assert not [e for e in root.iter() if e.get("class") == "legend"]
+    width = float(root.get("viewBox").split()[2])
+    assert width == gv.M + 8 * gv.U
+    rows = views.picture_legend(state, View(colours=C))
+    assert [(r["what"], r["how"]) for r in rows] == gv.LEGEND
+    by_what = {r["what"]: r["colours"] for r in rows}
+    # the colours as the squares are drawn: a White tree square's fill is the legend's
+    assert sites["d2"].find(f"{ns}rect").get("fill") in by_what["tree square"]
+    assert by_what["tree kind (4 LEDs a square)"] == ["#56b4e9", "#d55e00", "#cc79a7", "#009e73"]
 
 
 def test_terminal_reads_without_colour():
@@ -79,3 +85,21 @@ def test_terminal_reads_without_colour():
     rank1 = next(line for line in lines if line.startswith(" 1 "))
     assert rank1.split()[1:4] == ["B*", "A*", "E*"]
     assert "chains: d2>f3" in text and "chains: none" in text
+
+
+def test_the_terrain_is_in_the_one_legend_the_sim_prints_and_the_page_lists():
+    """One source: the game's own colours are entries of views.legend (with every colour the
+    picture draws for them), which the sim prints and the page lists beside the picture."""
+    from types import SimpleNamespace
+
+    from board_driver.cli.sim import legend_lines
+
+    state = state_after("Ab1-d2")
+    view = View(colours=C)
+    own = [e for e in views.legend(state, view) if "colours" in e]
+    assert [(e["means"], e["label"]) for e in own] == gv.LEGEND
+    assert own == [{"name": r["what"], "label": r["how"], "colour": r["colours"][0],
+                    "colours": r["colours"], "means": r["what"]}
+                   for r in views.picture_legend(state, view)]
+    printed = "\n".join(legend_lines(SimpleNamespace(state=state, view=view), Paint(False)))
+    assert "the owner's colour, a quarter: grass" in printed

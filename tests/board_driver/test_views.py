@@ -240,3 +240,38 @@ def test_treeblox_3d_view_turns_to_show_the_other_side():
     assert corners(0) == corners(4)
     assert corners(1)[0] != corners(0)[0] and corners(1)[1] == ["a2+1"]
     assert len({corners(t)[0] for t in range(4)}) == 4
+
+
+def test_treeblox_cells_beside_the_board_in_player_words():
+    """The page never shows lattice coordinates: a cell beside the board is told from the hole
+    it is next to; holes and cells above them keep their names."""
+    assert views.site_words("treeblox", "(2,4,0)") == "beyond c4, on the table"
+    assert views.site_words("treeblox", "(-1,0,0)") == "left of a1, on the table"
+    assert views.site_words("treeblox", "(1,-1,2)") == "in front of b1, 2 up"
+    assert views.site_words("treeblox", "(4,4,1)") == "right of and beyond d4, 1 up"
+    assert views.site_words("treeblox", "(2,5,0)") == "2 cells beyond c4, on the table"
+    assert views.site_words("treeblox", "b2+1") == "b2+1"
+    assert views.site_words("fangqi", "d4") == "d4"   # a game without its own words
+    assert views.move_words("treeblox", ["La1", "L(2,4,0)", "B(-1,0,1)", "end"]) == \
+        ["La1", "L beyond c4", "B left of a1, 1 up", "end"]
+    assert views.move_words("fangqi", ["d4"]) == ["d4"]
+
+
+def test_no_hints_while_the_player_to_move_is_not_at_this_board():
+    """The computer thinking or the other family's turn on a remote board: the board lights no
+    moves (LEDs, page and sim draw `shown_view`); a player here to move sees their hints."""
+    from types import SimpleNamespace
+
+    from board_driver.views.frame import shown_view
+
+    state = games.get_game("tree-planting").new_state(board="2x2")
+    view = View(colours=dict(DEFAULT_COLOURS), moves="best", hints={"h0.0": "best"})
+    for seats, lit in ((["human", "human"], True), (["human", "remote"], True),
+                       (["remote", "human"], False), (["computer:easy", "human"], False)):
+        referee = SimpleNamespace(state=state, view=view, seats=seats,
+                                  at_board=lambda p, seats=seats: seats[p] == "human")
+        shown = shown_view(referee)
+        assert (shown.moves, bool(shown.hints)) == (("best", True) if lit else ("off", False))
+        assert view.moves == "best" and view.hints  # the referee's own view is unchanged
+        frame, _ = views.render(state, shown, 0.0)
+        assert (frame.get("h0.0") == view.colours["best"]) == lit

@@ -199,6 +199,7 @@ def test_history_lists_finished_games_and_replays_them(tmp_path):
                 assert await r.json() == done.summary()
             async with http.get(url + "/api/games/1/position?move=2") as r:
                 pos = await r.json()
+            assert pos["move_words"] == pos["moves"]  # Tree Planting's notation is its words
             root = ET.fromstring(pos["svg"])
             rods = [e.get("data-site") for e in root.iter() if e.get("data-kind") == "rod"]
             assert sorted(rods) == sorted(str(m) for m in done.moves[:2])

@@ -49,6 +49,44 @@ async function loadWords() {
   }
 }
 
+// Every sentence this script writes, in one place, each an English template through `tr`
+// (GET /api/words gives `words` for them in the page's language; {field}s are filled in
+// after). Sentences from the daemon (the board's words) arrive already composed.
+const STRINGS = {
+  live: () => tr("live"),
+  reconnecting: () => tr("reconnecting…"),
+  pageTitle: (title) => tr("{title} — treeboard", { title }),
+  computerLevel: (level) => tr("computer, {level}", { level }),
+  gameOver: () => tr("Game over"),
+  toMove: (player) => tr("{player} to move", { player }),
+  result: (result) => tr("{result}. Clear the board for the next game.", { result }),
+  owedSub: () => tr("Make it on the board:"),
+  wrongTitle: () => tr("The board disagrees with the game."),
+  wrongSub: () => tr("Put it right there:"),
+  takebackAsked: () => tr(" — takeback asked, waiting for the other board"),
+  lightsMean: () => tr("What the lights mean"),
+  otherAsks: (move) => tr("The other board asks to take back {move}.", { move }),
+  place: (kind, where) => tr("Place {kind}: {where}", { kind, where }),
+  noAnswer: () => tr("The board does not answer; it may be restarting."),
+  refused: (status) => tr("refused ({status})", { status }),
+  leaveRemote: () => tr("Leave the remote game? Both seats are then played at this board."),
+  takeback: (move) => tr("Take back {move}? Lift its piece from the board afterwards.", { move }),
+  newGame: () => tr("Abandon this game and start a new one?"),
+  tokenKept: () => tr("Token kept in this browser."),
+  noFinished: () => tr("No finished game yet."),
+  finished: (g, when) => tr("#{id} {game}: {result}, {moves} moves {when}",
+    { id: g.id, game: g.game, result: g.result || g.status, moves: g.moves, when }),
+  reviewing: () => tr("The computer reviews the game…"),
+  reviewTitle: () => tr("Each position's value from the first player's side (up: the first player wins); red: a move that changed the result"),
+  reviewUp: () => tr("first player wins"),
+  reviewDown: () => tr("second player wins"),
+  reviewDot: (r) => (r.changed_result
+    ? tr("move {n}: {move} changed the result (best: {best})", { n: r.n, move: r.move, best: r.best.join(" ") })
+    : tr("move {n}: {move}", { n: r.n, move: r.move })),
+  replayStart: () => tr("start"),
+  replayAt: (at, n, move) => tr("move {at} of {n}: {move}", { at, n, move }),
+};
+
 // --- the live state ---------------------------------------------------------------------------
 
 function connect() {
@@ -66,7 +104,7 @@ function connect() {
 
 function setConnected(on) {
   const conn = $("conn");
-  conn.textContent = on ? tr("live") : tr("reconnecting…");
+  conn.textContent = on ? STRINGS.live() : STRINGS.reconnecting();
   conn.classList.toggle("off", !on);
   document.body.dataset.connected = on ? "yes" : "no";
 }
@@ -78,15 +116,17 @@ function show(s) {
   state = s;
   document.body.dataset.version = String(s.version);
   document.body.dataset.game = s.game.game;
-  document.title = `${s.title} — treeboard`;
+  document.title = STRINGS.pageTitle(s.title);
   $("title").textContent = s.title;
   $("about").textContent = s.about;
   $("board").innerHTML = s.svg;
   const has3d = Boolean(s.svg3d);
   $("view3d").hidden = !has3d;
+  $("board").parentElement.classList.toggle("has3d", has3d);
   // A turned view is fetched turned (the push carries the unturned one), so it never flickers.
   if (!has3d || turn3d === 0) $("board3d").innerHTML = has3d ? s.svg3d : "";
   else fetchTurned();
+  showLegend(s.legend.filter((e) => e.colours));  // the game's own, beside the picture
   showStatus(s);
   showFixes(s);
   showRemote(s);
@@ -122,15 +162,47 @@ function showMeaning(s) {
   box.textContent = "";
   const said = [s.you, s.notice].filter(Boolean);   // always in sight: the summary line
   const legend = document.createElement("summary");
-  legend.textContent = (said.length ? `${said.join("; ")}. ` : "") + "What the lights mean";
-  box.append(legend, ...s.legend.map((e) => { const p = document.createElement("p"); p.append(chip(e.colour || "transparent"), `${e.label}: ${e.means}`); return p; }));
+  legend.textContent = (said.length ? `${said.join("; ")}. ` : "") + STRINGS.lightsMean();
+  box.append(legend, ...s.legend.filter((e) => !e.colours).map((e) => { const p = document.createElement("p"); p.append(chip(e.colour || "transparent"), `${e.label}: ${e.means}`); return p; }));
 }
 
-function chip(colour) {
+function chip(colour, fill) {
+  // A player's mark: their pieces as drawn (`fill`: White light, Black dark) ringed in their
+  // LED colour, or the LED colour alone where the pieces are drawn in it.
   const c = document.createElement("span");
   c.className = "chip";
-  c.style.background = colour;
+  c.style.background = fill || colour;
+  if (fill) c.style.boxShadow = `0 0 0 3px ${colour}`;
   return c;
+}
+
+function playerChip(s, player) {
+  return chip(s.colours[`player${player}`], s.pieces ? s.pieces[player] : null);
+}
+
+function showLegend(rows) {
+  // The game's own colours (the one legend's entries with "colours"), beside the picture.
+  const list = $("picture-legend");
+  list.hidden = rows.length === 0;
+  list.textContent = "";
+  for (const row of rows) {
+    const li = document.createElement("li");
+    const swatches = document.createElement("span");
+    swatches.className = "swatches";
+    for (const colour of row.colours) {
+      const sw = document.createElement("span");
+      sw.className = "swatch";
+      sw.style.background = colour;
+      swatches.append(sw);
+    }
+    const words = document.createElement("span");
+    const how = document.createElement("span");
+    how.className = "how";
+    how.textContent = row.label;
+    words.append(`${row.means}: `, how);
+    li.append(swatches, words);
+    list.append(li);
+  }
 }
 
 function showStatus(s) {
@@ -138,18 +210,17 @@ function showStatus(s) {
   turn.textContent = "";
   const [a, b] = s.game.scores;
   if (s.game.over || (s.clocks && s.clocks.flag !== null)) {
-    turn.textContent = tr("Game over");
+    turn.textContent = STRINGS.gameOver();
   } else {
     const who = s.game.to_move;
-    turn.append(chip(s.colours[`player${who}`]), tr("{player} to move", { player: s.players[who] }));
+    turn.append(playerChip(s, who), STRINGS.toMove(s.players[who]));
   }
   const score = $("score");
   score.textContent = "";
-  score.append(chip(s.colours.player0), `${s.players[0]} ${a}  `,
-               chip(s.colours.player1), `${s.players[1]} ${b}`);
+  score.append(playerChip(s, 0), `${s.players[0]} ${a}  `, playerChip(s, 1), `${s.players[1]} ${b}`);
   showClocks(s);
   $("result").hidden = !s.result;
-  $("result").textContent = s.result ? tr("{result}. Clear the board for the next game.", { result: s.result }) : "";
+  $("result").textContent = s.result ? STRINGS.result(s.result) : "";
 }
 
 // The players' clocks: both shown, the running one marked and counted down here between the
@@ -178,7 +249,7 @@ function drawClocks() {
     const span = document.createElement("span");
     span.className = "clock" + (c.running === seat ? " running" : "") + (c.flag === seat ? " flag" : "");
     span.dataset.seat = seat;
-    span.append(chip(s.colours[`player${seat}`]), `${s.players[seat]} ${clockText(ms)}`);
+    span.append(playerChip(s, seat), `${s.players[seat]} ${clockText(ms)}`);
     box.append(span);
   }
 }
@@ -202,8 +273,8 @@ function showFixes(s) {
   // invitation, not a mistake.
   const owed = s.fixes.length > 0 && s.fixes.every((f) => f.move);
   $("banner").classList.toggle("owed", owed);
-  $("banner-title").textContent = owed ? s.owed_by : tr("The board disagrees with the game.");
-  $("banner-sub").textContent = owed ? tr("Make it on the board:") : tr("Put it right there:");
+  $("banner-title").textContent = owed ? s.owed_by : STRINGS.wrongTitle();
+  $("banner-sub").textContent = owed ? STRINGS.owedSub() : STRINGS.wrongSub();
   siteList($("fixes"), s.fixes);
   $("steps").hidden = s.steps.length === 0;
   siteList($("step-list"), s.steps);
@@ -217,13 +288,13 @@ function showRemote(s) {
   if (!r) return;
   $("remote-game").textContent = r.game;
   let words = r.status;
-  if (r.asked_to !== null) words += ` — takeback asked, waiting for the other board`;
+  if (r.asked_to !== null) words += STRINGS.takebackAsked();
   $("remote-status").textContent = words;
   $("remote").classList.toggle("bad", r.out_of_step || r.status.startsWith("no broker"));
   $("remote-ask").hidden = r.request === null;
   if (r.request !== null) {
     const move = s.game.moves[r.request];
-    $("remote-ask-text").textContent = tr("The other board asks to take back {move}.", { move });
+    $("remote-ask-text").textContent = STRINGS.otherAsks(move);
   }
 }
 
@@ -242,7 +313,8 @@ function showEntries(s) {
   $("entry").hidden = s.entries.length === 0;
   const sites = [...new Set(s.entries.map((e) => e.site))];
   if (!sites.includes(chosenSite)) chosenSite = sites[0] || null;
-  fillSelect($("entry-site"), sites.map((site) => [site, site]), chosenSite);
+  const words = Object.fromEntries(s.entries.map((e) => [e.site, e.words || e.site]));
+  fillSelect($("entry-site"), sites.map((site) => [site, words[site]]), chosenSite);
   markChosen();
   const kinds = $("entry-kinds");
   kinds.textContent = "";
@@ -250,7 +322,7 @@ function showEntries(s) {
     const button = document.createElement("button");
     button.type = "button";
     button.className = "primary";
-    button.textContent = `Place ${kindWords(e.kind)} at ${e.site}`;
+    button.textContent = STRINGS.place(kindWords(e.kind), e.words || e.site);
     button.dataset.kind = e.kind;
     button.onclick = () => post("/api/enter", { site: e.site, kind: e.kind });
     kinds.append(button);
@@ -278,7 +350,7 @@ function showMoves(s) {
     n.textContent = `${i + 1}.`;
     const text = document.createElement("span");
     text.className = "move";
-    text.textContent = move;
+    text.textContent = (s.move_words && s.move_words[i]) || move;
     li.append(n, text);
     if (i === s.game.moves.length - 1) li.className = "last";
     list.append(li);
@@ -315,12 +387,12 @@ async function post(path, body) {
     response = await fetch(`${path}?lang=${encodeURIComponent(lang)}`,
                            { method: "POST", headers, body: JSON.stringify(body || {}) });
   } catch (err) {
-    toast(tr("The board does not answer; it may be restarting."));
+    toast(STRINGS.noAnswer());
     return null;
   }
-  const data = await response.json().catch(() => ({ error: `refused (${response.status})` }));
+  const data = await response.json().catch(() => ({ error: STRINGS.refused(response.status) }));
   if (!response.ok) {
-    toast(data.error || `refused (${response.status})`);
+    toast(data.error || STRINGS.refused(response.status));
     if (response.status === 401 || response.status === 403) $("token-box").hidden = false;
     return null;
   }
@@ -366,7 +438,7 @@ function wire() {
   $("remote-accept").onclick = () => post("/api/takeback-answer", { answer: "accept" });
   $("remote-refuse").onclick = () => post("/api/takeback-answer", { answer: "refuse" });
   $("remote-leave").onclick = () =>
-    ask("Leave the remote game? Both seats are then played at this board.",
+    ask(STRINGS.leaveRemote(),
         () => post("/api/remote/leave", {}));
   $("join-form").onsubmit = (event) => {
     event.preventDefault();
@@ -380,13 +452,14 @@ function wire() {
     if (data) toast(data.said.join(" · "));
   };
   $("takeback").onclick = () => {
-    const moves = state.game.moves;
-    ask(state.takeback_question || `Take back ${moves[moves.length - 1]}? Lift its piece from the board afterwards.`,
+    const moves = state.move_words || state.game.moves;
+    // The referee's question (against the computer it names the move and the reply).
+    ask(state.takeback_question || STRINGS.takeback(moves[moves.length - 1]),
         () => post("/api/takeback", {}));
   };
   $("new-game").onclick = () => {
     const form = optionInputs();
-    ask("Abandon this game and start a new one?", () => {
+    ask(STRINGS.newGame(), () => {
       const options = {};
       for (const input of form.querySelectorAll("input")) {
         if (input.value.trim() !== "" && input.value.trim() !== state.options[input.name]) {
@@ -430,7 +503,7 @@ function wire() {
   $("token-box").onsubmit = (e) => {
     e.preventDefault();
     localStorage.setItem(TOKEN_KEY, token.value.trim());
-    toast("Token kept in this browser.");
+    toast(STRINGS.tokenKept());
   };
   $("history").addEventListener("toggle", () => { if ($("history").open) loadGames(); });
   $("replay-slider").oninput = (e) => replayTo(Number(e.target.value));
@@ -443,7 +516,7 @@ function wire() {
 
 // --- history ----------------------------------------------------------------------------------
 
-const replay = { id: null, at: 0, moves: [] };
+const replay = { id: null, at: 0, moves: [], words: [] };
 
 async function loadGames() {
   const response = await fetch("/api/games");
@@ -453,7 +526,7 @@ async function loadGames() {
   list.textContent = "";
   if (games.length === 0) {
     const li = document.createElement("li");
-    li.textContent = tr("No finished game yet.");
+    li.textContent = STRINGS.noFinished();
     list.append(li);
   }
   for (const g of games) {
@@ -461,7 +534,7 @@ async function loadGames() {
     const button = document.createElement("button");
     button.type = "button";
     const when = g.finished_at ? new Date(g.finished_at * 1000).toLocaleString() : "";
-    button.textContent = `#${g.id} ${g.game}: ${g.result || g.status}, ${g.moves} moves ${when}`;
+    button.textContent = STRINGS.finished(g, when);
     button.dataset.game = String(g.id);
     button.onclick = () => openReplay(g.id);
     li.append(button);
@@ -489,10 +562,10 @@ async function loadReview(id) {
   // Asked for, not loaded with every game: a review costs the computer's worker seconds.
   if (id === null) return;
   const box = $("replay-review");
-  box.textContent = "The computer reviews the game…";
+  box.textContent = STRINGS.reviewing();
   const response = await fetch(`/api/games/${id}/review`);
   if (replay.id !== id) return;  // another game was opened meanwhile
-  const body = await response.json().catch(() => ({ error: `refused (${response.status})` }));
+  const body = await response.json().catch(() => ({ error: STRINGS.refused(response.status) }));
   if (!response.ok) { box.textContent = body.error; return; }
   box.textContent = "";
   if (body.moves.length) reviewGraph(box, body.moves);
@@ -506,27 +579,78 @@ function svgEl(name, attrs, parent) {
   return el;
 }
 
+// The graph's size in its own units: about a phone's width, so its 13-unit labels stay readable.
+const GRAPH = { W: 360, H: 170, left: 12, right: 10, top: 26, bottom: 26 };
+
+function sideOne(value, exact, player, scale) {
+  // A value for `player` turned to the first player's side, in -1 (the second player wins) ..
+  // +1 (the first wins): exact values are tree margins (scaled by the largest), estimates 0..1.
+  const own = exact ? value / scale : 2 * value - 1;
+  return Math.max(-1, Math.min(1, own * (player === 0 ? 1 : -1)));
+}
+
+function positionValues(rows) {
+  // The value of each position (the start, then after each move) from the first player's side.
+  // A position is seen twice: by the player who just moved (their move's value) and by the
+  // player to move next (their best move's value). Each mover's own search leans its way, so
+  // turning each view and plotting it alone zigzags; the two views of one position averaged
+  // do not.
+  const scale = Math.max(1, ...rows.filter((r) => r.exact).flatMap(
+    (r) => [Math.abs(r.before), Math.abs(r.after ?? 0)]));
+  return rows.map((_, k) => k).concat([rows.length]).map((k) => {
+    const views = [];
+    if (k < rows.length) views.push(sideOne(rows[k].before, rows[k].exact, rows[k].player, scale));
+    const made = rows[k - 1];
+    if (made && made.after !== null && made.after !== undefined)
+      views.push(sideOne(made.after, made.exact, made.player, scale));
+    return views.length ? views.reduce((a, b) => a + b, 0) / views.length : 0;
+  });
+}
+
 function reviewGraph(box, rows) {
-  // Exact values are tree margins (scaled by the largest), estimates 0..1 (0.5 even): both
-  // drawn from -1 (the second player wins) to +1 (the first wins).
-  const scale = Math.max(1, ...rows.filter((r) => r.exact).map((r) => Math.abs(r.before)));
-  const value = (r) => (r.exact ? r.before / scale : 2 * r.before - 1) * (r.player === 0 ? 1 : -1);
-  const W = 600, H = 160, pad = 10, step = (W - 2 * pad) / Math.max(1, rows.length - 1);
-  const x = (i) => pad + i * step, y = (v) => H / 2 - v * (H / 2 - pad);
+  // Seen from one fixed side (the first player's): up is good for the first player.
+  const values = positionValues(rows);
+  const { W, H, left, right, top, bottom } = GRAPH;
+  const step = (W - left - right) / Math.max(1, rows.length);
+  const x = (k) => left + k * step;   // k moves made: 0 is the start, rows.length the end
+  const mid = top + (H - top - bottom) / 2;
+  const y = (v) => mid - v * (H - top - bottom) / 2;
   box.innerHTML = `<svg viewBox="0 0 ${W} ${H}" class="review" role="img"></svg>`;
   const svg = box.firstChild;
-  svgEl("title", {}, svg).textContent = "The value before each move, for the first player " +
-    "(up: the first player wins); red: a move that changed the result";
-  svgEl("line", { x1: 0, x2: W, y1: H / 2, y2: H / 2, class: "axis" }, svg);
-  const points = rows.map((r, i) => `${x(i).toFixed(1)},${y(value(r)).toFixed(1)}`);
+  svgEl("title", {}, svg).textContent = STRINGS.reviewTitle();
+  // The axis: even in the middle, the two results at the top and the bottom, move numbers below.
+  svgEl("line", { x1: left, x2: W - right, y1: mid, y2: mid, class: "axis" }, svg);
+  svgEl("line", { x1: left, x2: left, y1: top, y2: H - bottom, class: "axis" }, svg);
+  svgEl("text", { x: left + 6, y: top - 8, class: "tick" }, svg).textContent = STRINGS.reviewUp();
+  svgEl("text", { x: left + 6, y: H - bottom - 6, class: "tick" }, svg).textContent = STRINGS.reviewDown();
+  const every = Math.max(1, Math.ceil(rows.length / 8));
+  for (let n = every; n <= rows.length; n += every) {
+    svgEl("line", { x1: x(n), x2: x(n), y1: mid - 4, y2: mid + 4, class: "axis" }, svg);
+    svgEl("text", { x: x(n), y: H - 6, class: "tick num" }, svg).textContent = String(n);
+  }
+  // The move being viewed.
+  svgEl("line", { x1: x(replay.at), x2: x(replay.at), y1: top, y2: H - bottom, class: "marker",
+                  id: "review-marker" }, svg);
+  const points = values.map((v, k) => `${x(k).toFixed(1)},${y(v).toFixed(1)}`);
   svgEl("polyline", { points: points.join(" "), class: "curve" }, svg);
-  rows.forEach((r, i) => {
-    const dot = svgEl("circle", { cx: x(i), cy: y(value(r)), r: r.changed_result ? 6 : 3,
-      class: r.changed_result ? "changed" : "dot", "data-move": r.n }, svg);
-    svgEl("title", {}, dot).textContent = `move ${r.n}: ${r.move}` +
-      (r.changed_result ? ` changed the result (best: ${r.best.join(" ")})` : "");
-    dot.onclick = () => replayTo(r.n - 1);  // the position before the move
+  rows.forEach((r) => {  // each move's dot where it left the game; red: it changed the result
+    const dot = svgEl("circle", { cx: x(r.n), cy: y(values[r.n]),
+      r: r.changed_result ? 7 : 4, class: r.changed_result ? "changed" : "dot",
+      "data-move": r.n }, svg);
+    svgEl("title", {}, dot).textContent = STRINGS.reviewDot(r);
+    dot.onclick = () => replayTo(r.n);  // the position after the move
   });
+}
+
+function markReview() {
+  const marker = $("review-marker");
+  if (!marker) return;
+  const rows = $("replay-review").querySelectorAll("circle").length;
+  const { W, left, right } = GRAPH;
+  const step = (W - left - right) / Math.max(1, rows);
+  const at = left + replay.at * step;   // as reviewGraph's x()
+  marker.setAttribute("x1", String(at));
+  marker.setAttribute("x2", String(at));
 }
 
 async function replayTo(n) {
@@ -536,9 +660,11 @@ async function replayTo(n) {
   if (!response.ok) { toast((await response.json()).error); return; }
   const pos = await response.json();
   replay.at = at;
+  replay.words = pos.move_words || replay.moves;
   $("replay-slider").value = String(at);
-  $("replay-at").textContent = at === 0 ? "start" :
-    `move ${at} of ${replay.moves.length}: ${replay.moves[at - 1]}`;
+  $("replay-at").textContent = at === 0 ? STRINGS.replayStart() :
+    STRINGS.replayAt(at, replay.moves.length, replay.words[at - 1]);
+  markReview();
   $("replay-board").innerHTML = pos.svg + (pos.svg3d || "");
 }
 
