@@ -16,6 +16,8 @@ tests use this; the firmware runs in one thread of the calling process.
 
 from __future__ import annotations
 
+import contextlib
+
 import logging
 import os
 import random
@@ -159,6 +161,14 @@ class SimulatedFirmware:
         self._thread.start()
 
     # --- the physical board
+
+    @contextlib.contextmanager
+    def at_once(self):
+        """Changes made inside land between two scans, as pieces put down together do: the
+        scan waits for the block (a busy machine can otherwise scan between two lines)."""
+        with self._lock:
+            yield
+        self._wake()
 
     def place(self, channel: int) -> None:
         """A magnet (a rod, a peg, a counter) now sits over `channel`."""

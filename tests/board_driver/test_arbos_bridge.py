@@ -59,10 +59,11 @@ class BridgeBoard:
     def act(self, *actions: str) -> None:
         """Do the actions (`place C7`, `lift C7`) at once, then let the board settle."""
         expect = set()
-        for action in actions:
-            verb, site = action.split()
-            getattr(self.hands, verb)(site)
-            expect.add((self.channel(site), PRESENT if verb == "place" else None))
+        with self.firmware.at_once():   # (no scan between two pieces put down together)
+            for action in actions:
+                verb, site = action.split()
+                getattr(self.hands, verb)(site)
+                expect.add((self.channel(site), PRESENT if verb == "place" else None))
         self.settle(expect)
 
     def settle(self, expect: set, timeout: float = 5.0) -> None:
