@@ -30,7 +30,7 @@ from firmware_bridge.firmware.shiftreg import ShiftRegisterMatrix
 from firmware_bridge.host import (CONNECTED, BridgeLink, BridgePixelSink, BridgeSensorSource,
                                   BridgeTimings)
 from firmware_bridge.shiftchain import SimulatedShiftChain
-from firmware_bridge.sim import MATRICES, pin_scan
+from firmware_bridge.sim import MATRICES, SimulatedCells, pin_scan
 from hardware.base import HardwareError
 
 #: What a timer "due at t" is stepped to: both ends compare strictly (`now - then > interval`).
@@ -100,7 +100,7 @@ class _SteppedLink(BridgeLink):
         return self.bridge.flush(timeout)
 
 
-class LockstepBridge:
+class LockstepBridge(SimulatedCells):
     def __init__(self, rows: int, cols: int, leds: int, clock, *, matrix: str = "pins",
                  timings: BridgeTimings = BridgeTimings(), connect_timeout: float = 3.0,
                  **controller_options) -> None:
@@ -137,22 +137,9 @@ class LockstepBridge:
 
     # --- the physical board (channel = row * cols + col), as firmware_bridge.sim's
 
-    def place(self, channel: int) -> None:
-        self._set(channel, 1)
-
-    def lift(self, channel: int) -> None:
-        self._set(channel, 0)
-
-    def _set(self, channel: int, value: int) -> None:
-        if not 0 <= channel < len(self._board):
-            raise IndexError(f"channel {channel} is not on a {self.rows}x{self.cols} board")
+    def _put(self, channel: int, value: int) -> None:
         self._board[channel] = value
         self._masks = None
-
-    def leds(self) -> list[tuple[int, int, int]]:
-        """What the firmware's strip shows now."""
-        rgb = self._shown
-        return [(rgb[i], rgb[i + 1], rgb[i + 2]) for i in range(0, len(rgb), 3)]
 
     def stop(self) -> None:
         """(Nothing runs between steps: nothing to stop.)"""

@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 
 from firmware_bridge.faults import LineFaults
-from firmware_bridge.sim import BOOT_NOISE, Pty
+from firmware_bridge.sim import BOOT_NOISE, Pty, SimulatedCells
 
 FIRMWARE_DIR = Path(__file__).resolve().parent / "firmware"
 BOARD_SCRIPT = Path(__file__).resolve().parent / "mpy_board.py"
@@ -62,7 +62,7 @@ def run_micropython(code: str, *, cwd: str | Path | None = None, timeout: float 
                               capture_output=True, text=True, timeout=timeout, cwd=cwd)
 
 
-class MicroPythonFirmware:
+class MicroPythonFirmware(SimulatedCells):
     def __init__(self, *, rows: int = 20, cols: int = 20, leds: int = 400,
                  faults_to_host: LineFaults | None = None,
                  faults_to_firmware: LineFaults | None = None,
@@ -105,24 +105,9 @@ class MicroPythonFirmware:
 
     # --- the physical board
 
-    def place(self, channel: int) -> None:
-        self._set(channel, 1)
-
-    def lift(self, channel: int) -> None:
-        self._set(channel, 0)
-
-    def _set(self, channel: int, value: int) -> None:
-        if not 0 <= channel < len(self._board):
-            raise IndexError(f"channel {channel} is not on a {self.rows}x{self.cols} board")
+    def _put(self, channel: int, value: int) -> None:
         self._board[channel] = value
         self.command(f"{'place' if value else 'lift'} {channel}")
-
-    def sensors(self) -> list[bool]:
-        return [bool(v) for v in self._board]
-
-    def leds(self) -> list[tuple[int, int, int]]:
-        rgb = self._shown
-        return [(rgb[i], rgb[i + 1], rgb[i + 2]) for i in range(0, len(rgb), 3)]
 
     def heap(self, timeout: float = 10.0) -> tuple[int, int]:
         """The firmware's heap after a collection: (gc.mem_alloc(), gc.mem_free())."""

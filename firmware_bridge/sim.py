@@ -118,7 +118,37 @@ class _Shim:
             on_show(shown)
 
 
-class SimulatedFirmware:
+class SimulatedCells:
+    """The physical side of a simulated microcontroller board: magnets over channels
+    (row * cols + col) and the strip it lights. The three simulations (this module's firmware on
+    a pty, the lockstep bridge, the firmware under real MicroPython) share it; each says what a
+    change does in `_put` (its `_board`, `rows`, `cols` and `_shown` are its own)."""
+
+    def place(self, channel: int) -> None:
+        """A magnet (a rod, a peg, a counter) now sits over `channel`."""
+        self._set(channel, 1)
+
+    def lift(self, channel: int) -> None:
+        self._set(channel, 0)
+
+    def _set(self, channel: int, value: int) -> None:
+        if not 0 <= channel < len(self._board):
+            raise IndexError(f"channel {channel} is not on a {self.rows}x{self.cols} board")
+        self._put(channel, value)
+
+    def _put(self, channel: int, value: int) -> None:
+        raise NotImplementedError
+
+    def sensors(self) -> list[bool]:
+        return [bool(v) for v in self._board]
+
+    def leds(self) -> list[tuple[int, int, int]]:
+        """What the strip shows now."""
+        rgb = self._shown
+        return [(rgb[i], rgb[i + 1], rgb[i + 2]) for i in range(0, len(rgb), 3)]
+
+
+class SimulatedFirmware(SimulatedCells):
     def __init__(self, rows: int, cols: int, leds: int, *, link_path: str | Path | None = None,
                  faults_to_host: LineFaults | None = None,
                  faults_to_firmware: LineFaults | None = None,
@@ -170,27 +200,10 @@ class SimulatedFirmware:
             yield
         self._wake()
 
-    def place(self, channel: int) -> None:
-        """A magnet (a rod, a peg, a counter) now sits over `channel`."""
-        self._set(channel, 1)
-
-    def lift(self, channel: int) -> None:
-        self._set(channel, 0)
-
-    def _set(self, channel: int, value: int) -> None:
-        if not 0 <= channel < len(self._board):
-            raise IndexError(f"channel {channel} is not on a {self.rows}x{self.cols} board")
+    def _put(self, channel: int, value: int) -> None:
         with self._lock:
             self._board[channel] = value
         self._wake()
-
-    def sensors(self) -> list[bool]:
-        return [bool(v) for v in self._board]
-
-    def leds(self) -> list[tuple[int, int, int]]:
-        """What the strip shows now (dark while unplugged)."""
-        rgb = self._shown
-        return [(rgb[i], rgb[i + 1], rgb[i + 2]) for i in range(0, len(rgb), 3)]
 
     @property
     def tty(self) -> str | None:
