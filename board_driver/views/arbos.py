@@ -15,7 +15,7 @@ from board_driver.views import svgkit
 from board_driver.views.base import Colour, View, colour_name, correction_words, legible, scale
 from board_driver.views.paint import Paint
 from board_driver.views.svgkit import el, hexc, title
-from board_driver.views.words import N_
+from board_driver.views.words import N_, tr
 from games.arbos import ROWS, parse_cell
 
 TITLE = N_("Arbos")
@@ -399,9 +399,9 @@ def hint_reason(state, move) -> str | None:
         site = text.split()[-1]
         around = len(state.geo.nb8[state.geo.index[site]])
         if around <= 3:
-            return f"{text} puts {PLAYERS[them]}'s seed in a corner, where it can never score."
+            return tr("{move} puts {player}'s seed in a corner, where it can never score.").format(move=text, player=tr(PLAYERS[them]))
         if around <= 5:
-            return f"{text} puts {PLAYERS[them]}'s seed on the edge, where it is hard to score."
+            return tr("{move} puts {player}'s seed on the edge, where it is hard to score.").format(move=text, player=tr(PLAYERS[them]))
         return None
     if m.kind != "spore":
         return None
@@ -415,14 +415,14 @@ def hint_reason(state, move) -> str | None:
     finally:
         state.undo()
     if trees_after > 3:
-        return f"{text} starts a fourth tree: you must then take one of your spores off."
+        return tr("{move} starts a fourth tree: you must then take one of your spores off.").format(move=text)
     scoring = sorted(s for s in seeds if before[s] < 2 <= after[s])
     if scoring:
-        return f"{text} links your seed {scoring[0]} to a second tree: it scores."
+        return tr("{move} links your seed {site} to a second tree: it scores.").format(move=text, site=scoring[0])
     linked = sorted(s for s in seeds if after[s] > before[s])
     if linked:
-        return (f"{text} links your seed {linked[0]} to a tree: one more tree makes it "
-                "score.")
+        return tr("{move} links your seed {site} to a tree: one more tree makes it "
+                  "score.").format(move=text, site=linked[0])
     if trees_after > trees:
-        return f"{text} starts a new tree ({trees_after} of your three)."
+        return tr("{move} starts a new tree ({n} of your three).").format(move=text, n=trees_after)
     return None

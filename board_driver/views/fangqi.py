@@ -43,9 +43,9 @@ END_WORDS = {"reduced": N_("reduced"), "blocked": N_("blocked"),
 
 #: The shared legend's words for this game (board_driver/views/__init__.py: `legend`).
 COLOUR_MEANINGS = {
-    "safe": "a counter that can form a square now (hints: safe)",
+    "safe": N_("a counter that can form a square now (hints: safe)"),
     "unsafe": None, "waiting": None,
-    "choice": "breathing: a counter you may take (a capture to choose)",
+    "choice": N_("breathing: a counter you may take (a capture to choose)"),
 }
 
 def _breathe(now: float) -> float:
@@ -283,7 +283,7 @@ def hint_reason(state, move) -> str | None:
         return None
     m = state.parse_move(str(move))
     me = state.to_move
-    them = PLAYERS[1 - me]
+    them = tr(PLAYERS[1 - me])
     grid = state.grid
     mine, theirs = _points(state, me), _points(state, 1 - me)
     if m.to is None:  # a removal: what it breaks
@@ -291,9 +291,9 @@ def hint_reason(state, move) -> str | None:
         most = max((len(set(_window(w)) & theirs) for _, w in grid.squares_at[c]
                     if not set(_window(w)) & mine), default=0)
         if most == 4:
-            return f"{m} breaks {them}'s square."
+            return tr("{move} breaks {player}'s square.").format(move=m, player=them)
         if most == 3:
-            return f"{m} breaks {them}'s three."
+            return tr("{move} breaks {player}'s three.").format(move=m, player=them)
         return None
     t = grid.index[m.to]
     rest = mine - ({grid.index[m.frm]} if m.frm is not None else set())
@@ -301,13 +301,15 @@ def hint_reason(state, move) -> str | None:
     completes = any(w <= rest for w in windows)
     blocks = any(w <= theirs for w in windows)
     builds = any(len(w & rest) == 2 and not w & theirs for w in windows)
-    taken = " and takes " + ", ".join(m.captures) if m.captures else ""
+    if completes and m.captures:
+        return tr("{move} completes your square and takes {sites}.").format(
+            move=m, sites=", ".join(m.captures))
     if completes:
-        return f"{m} completes your square{taken}."
+        return tr("{move} completes your square.").format(move=m)
     if blocks:
-        return f"{m} blocks {them}'s three."
+        return tr("{move} blocks {player}'s three.").format(move=m, player=them)
     if builds:
-        return f"{m} makes three of a square: one more point completes it."
+        return tr("{move} makes three of a square: one more point completes it.").format(move=m)
     return None
 
 

@@ -13,7 +13,7 @@ from board_driver.views import svgkit
 from board_driver.views.base import FRAME_S, OFF, Colour, View, correction_words, kind_colour, scale
 from board_driver.views.paint import Paint
 from board_driver.views.svgkit import el, hexc, title
-from board_driver.views.words import N_, tr
+from board_driver.views.words import N_, ngettext, tr
 from games.treeblox import COLUMNS, SIZE, cell_name, parse_cell
 
 TITLE = N_("Treeblox")
@@ -431,15 +431,17 @@ def hint_reason(state, move) -> str | None:
     text = str(m)
     if theirs_after < theirs:
         if theirs_after == 0:
-            return f"{text} shades {PLAYERS[them]}'s last active leaf."
-        shaded = "an active leaf" if theirs - theirs_after == 1 else \
-            f"{theirs - theirs_after} active leaves"
-        return f"{text} shades {shaded} of {PLAYERS[them]}'s."
+            return tr("{move} shades {player}'s last active leaf.").format(move=text, player=tr(PLAYERS[them]))
+        return ngettext("{move} shades an active leaf of {player}'s.",
+                        "{move} shades {n} active leaves of {player}'s.",
+                        theirs - theirs_after).format(move=text, n=theirs - theirs_after,
+                                                      player=tr(PLAYERS[them]))
     if mine_after > mine:
-        return f"{text} adds an active leaf: you will have {mine_after}."
+        return tr("{move} adds an active leaf: you will have {n}.").format(move=text, n=mine_after)
     if mine_after < mine:
         return None
     if m.kind == "branch" and holes_after > holes:
         more = holes_after - holes
-        return f"{text} opens {'a hole' if more == 1 else f'{more} holes'} more for your tree."
+        return ngettext("{move} opens a hole more for your tree.",
+                        "{move} opens {n} holes more for your tree.", more).format(move=text, n=more)
     return None
