@@ -15,7 +15,7 @@ from board_driver.views import svgkit
 from board_driver.views.base import Colour, View, colour_name, correction_words, legible, scale
 from board_driver.views.paint import Paint
 from board_driver.views.svgkit import el, hexc, title
-from board_driver.views.words import N_, tr
+from board_driver.views.words import N_, reason, tr
 from games.arbos import ROWS, parse_cell
 
 TITLE = N_("Arbos")
@@ -333,16 +333,17 @@ def terminal(state, view: View, paint: Paint) -> str:
     for r in range(rows):
         lines.append(f" {ROWS[r]} " + "".join(cell(f"{ROWS[r]}{col + 1}") for col in range(cols)))
     lines.append(_status(state, view))
-    key = (f"W White's spores (drawn {colour_name(c['player0'])}), B Black's (drawn "
-           f"{colour_name(c['player1'])}), (w) (b) seeds (whose), ~W~ a tree over the limit")
+    key = tr("W White's spores (drawn {white}), B Black's (drawn "
+             "{black}), (w) (b) seeds (whose), ~W~ a tree over the limit").format(
+        white=tr(colour_name(c['player0'])), black=tr(colour_name(c['player1'])))
     if sc.drawn is not None:
-        key += ", S the drawn cell of the next seed"
+        key += tr(", S the drawn cell of the next seed")
     if legal and sc.drawn is None:
-        key += ", s a seed may go here, + next to your seed, - free-standing"
+        key += tr(", s a seed may go here, + next to your seed, - free-standing")
     if bar:
-        key += ", = the turn's time running out (the edge lights go out one by one)"
+        key += tr(", = the turn's time running out (the edge lights go out one by one)")
     if view.corrections:
-        key += ", ? put a token here, X take it off"
+        key += tr(", ? put a token here, X take it off")
     lines.append("   " + key)
     return "\n".join(lines)
 
@@ -352,9 +353,9 @@ def notice(state) -> str | None:
     where the seed goes and whose it is; over three trees, lift spores."""
     words = prompt(state)
     if words is not None:
-        return f"{words} (the board drew it)"
+        return tr("{words} (the board drew it)").format(words=words)
     if state.must_remove:
-        return f"{state.tree_count(state.to_move)} trees: lift your spores until three remain"
+        return tr("{n} trees: lift your spores until three remain").format(n=state.tree_count(state.to_move))
     return None
 
 
@@ -363,24 +364,29 @@ def _status(state, view: View) -> str:
     p = state.to_move
     if state.is_over():
         winner = state.winner()
-        return (f"   over ({state.end_reason}): White {a}, Black {b}; {PLAYERS[winner]} wins"
-                + (" (a tie goes to Black)" if a == b else ""))
+        return ("   " + tr("over ({why}): White {a}, Black {b}; {player} wins").format(
+            why=reason(state.end_reason), a=a, b=b, player=tr(PLAYERS[winner]))
+                + (tr(" (a tie goes to Black)") if a == b else ""))
     if state.phase == "setup":
         words = prompt(state)
         if words is not None:
-            return (f"   setup: {PLAYERS[p]}, {words} (the board drew it; "
-                    f"{state.seeds_to_place(1 - p)} to go)")
-        return (f"   setup: {PLAYERS[p]} puts down a seed of {PLAYERS[1 - p]} "
-                f"({state.seeds_to_place(1 - p)} to go)")
-    text = (f"   {PLAYERS[p]} to move; spores left White {state.spores_left(0)}, "
-            f"Black {state.spores_left(1)}; trees {state.tree_count(0)}:{state.tree_count(1)}; "
-            f"scoring seeds {a}:{b}")
+            return "   " + tr("setup: {player}, {words} (the board drew it; "
+                              "{n} to go)").format(player=tr(PLAYERS[p]), words=words,
+                                                   n=state.seeds_to_place(1 - p))
+        return "   " + tr("setup: {player} puts down a seed of {other} "
+                          "({n} to go)").format(player=tr(PLAYERS[p]), other=tr(PLAYERS[1 - p]),
+                                                n=state.seeds_to_place(1 - p))
+    text = "   " + tr("{player} to move; spores left White {w}, "
+                      "Black {b}; trees {tw}:{tb}; "
+                      "scoring seeds {sw}:{sb}").format(
+        player=tr(PLAYERS[p]), w=state.spores_left(0), b=state.spores_left(1),
+        tw=state.tree_count(0), tb=state.tree_count(1), sw=a, sb=b)
     if state.follow_ups_left:
-        text += f"; {state.follow_ups_left} follow-up spore(s) owed"
+        text += tr("; {n} follow-up spore(s) owed").format(n=state.follow_ups_left)
     if state.must_remove:
         text += f"; {notice(state)}"
     if view.turn_left is not None:
-        text += f"; {view.turn_left:.0f} s left"
+        text += tr("; {s} s left").format(s=f"{view.turn_left:.0f}")
     return text
 
 

@@ -278,10 +278,12 @@ def terminal(state, view: View, paint: Paint) -> str:
     lines.append(lines[0])
     for player in (0, 1):
         mine = state.chains(player)
-        leap = "leap used" if state.leap_used(player) else "leap unused"
-        lines.append(f"  {PLAYERS[player]}: {state.scores()[player]} squares, "
-                     f"{state.huckleberry_count(player)} Huckleberry, {leap}; chains: "
-                     f"{' '.join(mine) if mine else 'none'}")
+        leap = tr("leap used") if state.leap_used(player) else tr("leap unused")
+        lines.append("  " + tr("{player}: {n} squares, "
+                               "{h} Huckleberry, {leap}; chains: "
+                               "{chains}").format(player=tr(PLAYERS[player]), n=state.scores()[player],
+                                                  h=state.huckleberry_count(player), leap=leap,
+                                                  chains=" ".join(mine) if mine else tr("none")))
     return "\n".join(lines)
 
 

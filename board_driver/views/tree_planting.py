@@ -234,16 +234,16 @@ def terminal(state, view: View, paint: Paint) -> str:
                 row += f" {hole(r, col)} " if (r, col) in cells else "   "
         lines.append(f"{r:>2} " + row)
     lines.append("   " + _labels([(4 * col, str(col)) for col in range(board.cols + 1)], width + 2))
-    key = "━ rod, 1 2 trees"
+    key = tr("━ rod, 1 2 trees")
     if view.moves == "safe" and not state.is_over():
-        key += ", ··· a free groove that gives nothing away, ·!· one that hands a square over"
+        key += tr(", ··· a free groove that gives nothing away, ·!· one that hands a square over")
     best = view.moves == "best" and view.hints and not state.is_over()
     if view.corrections:
-        key += ", ??? put a piece here, XXX take it off"
+        key += tr(", ??? put a piece here, XXX take it off")
     if best:   # each glyph in the colour the LEDs light it
-        key = (paint(grey, key + ", ") + paint(c["best"], "·*·") + paint(grey, " the computer's "
-               "best move, ") + paint(c["safe"], "···") + paint(grey, " one that keeps your "
-               "result, ") + paint(c["unsafe"], "·!·") + paint(grey, " one that loses"))
+        key = (paint(grey, key + ", ") + paint(c["best"], "·*·") + paint(grey, tr(" the computer's "
+               "best move, ")) + paint(c["safe"], "···") + paint(grey, tr(" one that keeps your "
+               "result, ")) + paint(c["unsafe"], "·!·") + paint(grey, tr(" one that loses")))
         lines.append(key)
     else:
         lines.append(paint(grey, key))

@@ -373,21 +373,25 @@ def terminal(state, view: View, paint: Paint) -> str:
     beside = sorted((s, k) for s, k in state.occupancy().items()
                     if not all(0 <= v < SIZE for v in parse_cell(s)[:2]))
     if beside:
-        lines.append("  beside the board: " + ", ".join(
+        lines.append("  " + tr("beside the board: ") + ", ".join(
             paint(c[f"player{0 if k.startswith('dark') else 1}"], f"{s} {k}") for s, k in beside))
     for p in (0, 1):
         left = state.cubes_left(p)
-        lines.append(f"  {paint(c[f'player{p}'], PLAYERS[p], bold=True)}: "
-                     f"{_count(len(state.active_leaves(p)), 'leaf sees', 'leaves see')} the sky; "
-                     f"{_count(left['leaf'], 'leaf', 'leaves')} and "
-                     f"{_count(left['branch'], 'branch', 'branches')} left")
+        lines.append("  " + tr("{player}: {sees} the sky; {leaves} and {branches} left").format(
+            player=paint(c[f'player{p}'], tr(PLAYERS[p]), bold=True),
+            sees=ngettext("{n} leaf sees", "{n} leaves see", len(state.active_leaves(p))).format(
+                n=len(state.active_leaves(p))),
+            leaves=ngettext("{n} leaf", "{n} leaves", left['leaf']).format(n=left['leaf']),
+            branches=ngettext("{n} branch", "{n} branches", left['branch']).format(n=left['branch'])))
     if not state.is_over():
         n = state.placements_left
-        lines.append(f"  {PLAYERS[state.to_move]} may place {n} more cube{'s' if n != 1 else ''} "
-                     "this turn" + (" (final growth)" if state.in_final_growth else ""))
-    lines.append(paint(grey, "  D Dark, L Light: * a leaf that sees the sky, l a shaded leaf, "
-                             "b a branch; the digit is the column's height"
-                       + ("; ? put a cube here, X take it off" if view.corrections else "")))
+        lines.append("  " + ngettext("{player} may place {n} more cube this turn",
+                                     "{player} may place {n} more cubes this turn", n).format(
+            player=tr(PLAYERS[state.to_move]), n=n)
+                     + (tr(" (final growth)") if state.in_final_growth else ""))
+    lines.append(paint(grey, "  " + tr("D Dark, L Light: * a leaf that sees the sky, l a shaded leaf, "
+                                       "b a branch; the digit is the column's height")
+                       + (tr("; ? put a cube here, X take it off") if view.corrections else "")))
     return "\n".join(lines)
 
 
