@@ -347,9 +347,9 @@ def seat_words(game_name: str, seats: tuple[str, str], colours: dict[str, Colour
     names = players(game_name)
     here = [p for p in (0, 1) if seats[p] != "remote"]
     if not here:
-        return "you are watching: both players are on other boards"
-    return " and ".join(f"you play {names[p]}, drawn {colour_name(colours[f'player{p}'])}"
-                        for p in here)
+        return tr("you are watching: both players are on other boards")
+    return tr(" and ").join(tr("you play {player}, drawn {colour}").format(
+        player=names[p], colour=tr(colour_name(colours[f'player{p}']))) for p in here)
 
 
 def svg(state: State, view: View) -> str:

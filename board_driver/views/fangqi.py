@@ -249,19 +249,20 @@ def terminal(state, view: View, paint: Paint) -> str:
                 cells.append(paint(colour, f" {glyph} ", bold=site in last))
         lines.append(f"{row:>3} " + "".join(cells))
     lines.append("  " + _status(state))
-    key = (f"B Black (drawn {colour_name(c['player0'])}), "
-           f"W White (drawn {colour_name(c['player1'])})")
+    key = tr("B Black (drawn {black}), "
+             "W White (drawn {white})").format(black=tr(colour_name(c['player0'])),
+                                               white=tr(colour_name(c['player1'])))
     marked = takeable | {comp.site for comp in view.completions if comp.want is None}
     if marked:
         # the glyph of the counters marked now (the opponent's), not always the same letter
         glyph = "B" if occupancy.get(min(marked)) == "black" else "W"
-        key += f", [{glyph}] may be taken (lift it)"
+        key += tr(", [{glyph}] may be taken (lift it)").format(glyph=glyph)
     if any(comp.want is not None for comp in view.completions):
-        key += ", (.) the lifted counter may go here"
+        key += tr(", (.) the lifted counter may go here")
     if view.lifted:
-        key += ", ^b^ ^w^ the counter lifted off"
+        key += tr(", ^b^ ^w^ the counter lifted off")
     if view.corrections:
-        key += ", !B! !W! put back / take off (see below)"
+        key += tr(", !B! !W! put back / take off (see below)")
     lines.append("  " + key)
     return "\n".join(lines)
 
