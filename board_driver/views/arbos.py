@@ -118,7 +118,7 @@ def prompt(state) -> str | None:
     drawn = state.drawn_cell()
     if drawn is None:
         return None
-    return f"put {PLAYERS[1 - state.to_move]}'s seed on {drawn}"
+    return tr("put {player}'s seed on {site}").format(player=tr(PLAYERS[1 - state.to_move]), site=drawn)
 
 
 def pulse(now: float) -> float:
