@@ -245,22 +245,22 @@ def svg(state, view: View) -> str:
                     classes.append("scoring")
                 parts.append(el("circle", cx=cx, cy=cy, r=U * 0.36,
                                 fill=PIECE_FILLS[int(owner)], stroke=colour, stroke_width=3))
-                tip = f"{site}: {PLAYERS[int(owner)]}'s spore"
+                tip = tr("{site}: {player}'s spore").format(site=site, player=tr(PLAYERS[int(owner)]))
             else:
                 classes.append("seed")
                 if site in seeds_scoring:
                     classes.append("scoring")
                 parts.append(el("circle", cx=cx, cy=cy, r=U * 0.34, fill=hexc(SEED_GREEN),
                                 stroke=colour, stroke_width=4))
-                tip = f"{site}: {PLAYERS[int(owner)]}'s seed"
+                tip = tr("{site}: {player}'s seed").format(site=site, player=tr(PLAYERS[int(owner)]))
                 if site in seeds_scoring:
-                    tip += ", scoring"
+                    tip += tr(", scoring")
         if site == sc.drawn:
             owner = hexc(c[f"player{1 - state.to_move}"])
             classes.append("drawn")
             parts.append(el("circle", cx=cx, cy=cy, r=U * 0.34, fill="none", stroke=owner,
                             stroke_width=4))
-            tip += f" ({prompt(state)}: the board drew it)"
+            tip += tr(" ({words}: the board drew it)").format(words=prompt(state))
         elif site in legal:
             classes += ["hint", legal[site]]
             if kind is None:

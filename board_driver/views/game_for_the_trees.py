@@ -250,13 +250,14 @@ def _svg_fill(sq: dict, c: dict[str, Colour]) -> str:
 
 def _words(sq: dict) -> str:
     terrain, owner = sq["terrain"], sq["owner"]
-    who = "neutral" if owner is None else PLAYERS[owner]
+    who = tr("neutral") if owner is None else tr(PLAYERS[owner])
     if terrain == "bare":
-        return "bare ground"
+        return tr("bare ground")
+    kind = sq["kind"]
     if terrain == "tree":
-        root = "root of the tree" if sq["is_root"] else f"part of the tree rooted at {sq['root']}"
-        return f"{who} {sq['kind']}, {root}"
-    return f"{who} {terrain}"
+        root = tr("root of the tree") if sq["is_root"] else tr("part of the tree rooted at {site}").format(site=sq['root'])
+        return tr("{who} {kind}, {root}").format(who=who, kind=tr(kind), root=root)
+    return tr("{who} {terrain}").format(who=who, terrain=tr(terrain))
 
 
 # --- the terminal ------------------------------------------------------------------------------

@@ -147,11 +147,11 @@ def svg(state, view: View) -> str:
             if hole in planted:
                 classes.append("last")
             shape = _tree(cx, cy, hexc(c[f"player{owner}"]))
-            tip = f"{hole}: {PLAYERS[owner]}'s tree"
+            tip = tr("{site}: {player}'s tree").format(site=hole, player=tr(PLAYERS[owner]))
         else:
             shape = el("circle", cx=cx, cy=cy, r=U * 0.12, fill=HOLE,
                        stroke=hexc(c[f"player{state.to_move}"]), stroke_opacity=0.5, stroke_width=2)
-            tip = f"{hole}: empty hole"
+            tip = tr("{site}: empty hole").format(site=hole)
         if fix is not None:
             classes += ["fix"] + (["blink"] if fix.want is not None and fix.have is None else [])
             extra["data_fix"] = correction_words(fix, PLAYERS)
