@@ -184,7 +184,7 @@ def svg(state, view: View) -> str:
                 ring = hexc(c[f"player{state.to_move}"]) if (x, y, 0) in free else "#1b1410"
                 parts.append(el("circle", cx=cx, cy=cy, r=U * 0.16, fill="#2b2019", stroke=ring,
                                 stroke_width=3 if (x, y, 0) in free else 1))
-                tip = f"{site}: empty hole" + (", free to play" if (x, y, 0) in free else "")
+                tip = tr("{site}: empty hole").format(site=site) + (tr(", free to play") if (x, y, 0) in free else "")
                 if (x, y, 0) in free:
                     classes.append("hint")
             else:
@@ -210,9 +210,9 @@ def svg(state, view: View) -> str:
                     parts.append(el("rect", x=px + 1, y=py + 1, width=U - 2, height=U - 2, rx=9,
                                     fill="none", stroke=LAST, stroke_width=2,
                                     stroke_dasharray="5 3"))
-                what = f"{PLAYERS[owner]} {'leaf' if leaf else 'branch'}"
-                tip = (f"{site}: column of {z + 1}, top cube a {what}"
-                       + (" (sees the sky)" if sees_sky else ""))
+                what = (tr("{player} leaf") if leaf else tr("{player} branch")).format(player=tr(PLAYERS[owner]))
+                tip = (tr("{site}: column of {n}, top cube a {what}").format(site=site, n=z + 1, what=what)
+                       + (tr(" (sees the sky)") if sees_sky else ""))
             fix = fixes.get(site)
             if fix is not None:
                 classes += ["fix"] + (["blink"] if fix.want is not None and fix.have is None else [])
@@ -279,8 +279,9 @@ def svg_3d(state, view: View, places: list[str], turn: int = 0) -> str:
         sees = leaf and cell in active
         edge = dict(stroke=LAST, stroke_width=2) if cell == last else \
             dict(stroke="#111", stroke_width=1)
-        parts = [title(f"{site}: {PLAYERS[owner]} {'leaf' if leaf else 'branch'}"
-                       + (" (sees the sky)" if sees else "")),
+        parts = [title((tr("{site}: {player} leaf") if leaf else tr("{site}: {player} branch")).format(
+                           site=site, player=tr(PLAYERS[owner]))
+                       + (tr(" (sees the sky)") if sees else "")),
                  _poly(top, fill=hexc(base), **edge),
                  _poly(south, fill=hexc(scale(base, 0.75)), **edge),
                  _poly(west, fill=hexc(scale(base, 0.55)), **edge)]
@@ -295,7 +296,7 @@ def svg_3d(state, view: View, places: list[str], turn: int = 0) -> str:
         top, south, west = _cube_faces(x, y, z)
         ghost = dict(fill=hexc(c[f"player{state.to_move}"]), fill_opacity=0.18,
                      stroke=hexc(c[f"player{state.to_move}"]), stroke_dasharray="3 3")
-        body = (title(f"{site_words(site)}: place a cube here") + _poly(top, **ghost) + _poly(south, **ghost)
+        body = (title(tr("{site}: place a cube here").format(site=site_words(site))) + _poly(top, **ghost) + _poly(south, **ghost)
                 + _poly(west, **ghost))
         items.append(((-(x + y), z), el("g", body, class_="place", data_place=site,
                                         tabindex=0, role="button")))
