@@ -281,7 +281,7 @@ def svg(state, view: View) -> str:
             tip += " — " + extra["data_fix"]
         body.append(el("g", title(tip) + "".join(parts), data_site=site, data_kind=kind,
                        class_=" ".join(classes), **extra))
-    label = f"Arbos board, {rows}x{cols}"
+    label = tr("Arbos board, {rows}x{cols}").format(rows=rows, cols=cols)
     if words is not None:
         label += f": {words}"
         body.append(el("text", words[0].upper() + words[1:], x=M + cols * U / 2,

@@ -157,7 +157,8 @@ def svg(state, view: View) -> str:
         x, y = _xy(state, site)
         kind = occupancy.get(site)
         fix, choice = fixes.get(site), choices.get(site)
-        words = f"{site}: {'a ' + kind + ' counter' if kind else 'vacant'}"
+        words = tr("{site}: a {kind} counter").format(site=site, kind=tr(kind)) if kind else \
+            tr("{site}: vacant").format(site=site)
         parts = [el("circle", cx=x, cy=y, r=R + 4, fill="transparent")]  # the click target
         classes = []
         extra: dict[str, str] = {}
@@ -192,7 +193,7 @@ def svg(state, view: View) -> str:
         parts.insert(0, title(words))
         body.append(el("g", "".join(parts), data_site=site, data_kind=kind,
                        class_=" ".join(classes) or None, **extra))
-    return svgkit.document(width, height, body, label=f"Fangqi board, {_status(state)}",
+    return svgkit.document(width, height, body, label=tr("Fangqi board, {status}").format(status=_status(state)),
                            class_="board fangqi")
 
 

@@ -163,7 +163,7 @@ def svg(state, view: View) -> str:
                        data_kind=f"tree:{owner}" if owner is not None else None, **extra))
 
     return svgkit.document(board.cols * U + 2 * M, board.rows * U + 2 * M, body,
-                           label=f"Tree Planting, {board.name} board", class_="board tree-planting")
+                           label=tr("Tree Planting, {name} board").format(name=board.name), class_="board tree-planting")
 
 
 def _tree(cx: float, cy: float, fill: str) -> str:
