@@ -57,7 +57,7 @@ def parse_square(text: str) -> int:
     low = text.strip().lower()
     if len(low) == 2 and low[0] in FILES and low[1] in "12345678":
         return FILES.index(low[0]) + SIZE * (int(low[1]) - 1)
-    raise InvalidNotation(text, "a square is a file a..h and a rank 1..8, such as e4")
+    raise InvalidNotation(text, Reason("a square is a file a..h and a rank 1..8, such as e4"))
 
 
 def _at(i: int, dx: int, dy: int) -> int | None:
@@ -183,8 +183,8 @@ _LEAP_RE = re.compile(rf"^h\s*{_SQ}?\s*\^\s*{_SQ}$")
 _STOP_RE = re.compile(rf"^stop\s*[:\s]\s*{_SQ}\s*>\s*{_SQ}$")
 _RETREAT_RE = re.compile(rf"^retreat\s*[:\s]\s*{_SQ}$")
 _ITEM_RE = re.compile(rf"^{_SQ}([>x^]){_SQ}$")
-_HELP = ("a turn is a growth such as a2-a3 or Ab1-d2, a leap He1^c3, stop:d2>f3, or "
-         "retreat:d5, optionally followed by an order such as /g2>f3,d2>f3")
+_HELP = Reason("a turn is a growth such as a2-a3 or Ab1-d2, a leap He1^c3, stop:d2>f3, or "
+               "retreat:d5, optionally followed by an order such as /g2>f3,d2>f3")
 
 
 def _parse_text(text: str) -> tuple[str, int, int, str, tuple | None]:
@@ -201,11 +201,11 @@ def _parse_text(text: str) -> tuple[str, int, int, str, tuple | None]:
         for word in tail.replace(",", " ").split():
             m = _ITEM_RE.match(word)
             if not m:
-                raise InvalidNotation(text, f"{word!r} is no growth of an order; write "
-                                            "from>to, fromxto for the taker, or from^to")
+                raise InvalidNotation(text, Reason("{word} is no growth of an order; write "
+                                                   "from>to, fromxto for the taker, or from^to", word=repr(word)))
             items.append((parse_square(m.group(1)), parse_square(m.group(3)), m.group(2)))
         if not items:
-            raise InvalidNotation(text, "an order after '/' lists the turn's growths")
+            raise InvalidNotation(text, Reason("an order after '/' lists the turn's growths"))
         order = tuple(items)
     if m := _GROW_RE.match(head):
         return GROW, parse_square(m.group(2)), parse_square(m.group(3)), m.group(1).upper(), order
