@@ -221,8 +221,8 @@ def svg(state, view: View) -> str:
     for r in range(rows):
         body.append(el("text", ROWS[r], x=M / 2, y=M + r * U + U / 2 + font * 0.35,
                        class_="label", style=size))
-    kinds = {"setup": "a seed may go here", "seed": "a spore next to your seed",
-             "free": "a free-standing spore", "replace": "your seed: lift it to replace it"}
+    kinds = {"setup": N_("a seed may go here"), "seed": N_("a spore next to your seed"),
+             "free": N_("a free-standing spore"), "replace": N_("your seed: lift it to replace it")}
     for site in state.sites():
         r, col = parse_cell(site)
         x, y = M + col * U, M + r * U
@@ -231,7 +231,7 @@ def svg(state, view: View) -> str:
         classes = ["cell"]
         parts = [el("rect", x=x + 1, y=y + 1, width=U - 2, height=U - 2, rx=3,
                     fill=hexc(c[f"player{state.to_move}"]) if site in bar else WOOD)]
-        tip = f"{site}: empty"
+        tip = tr("{site}: empty").format(site=site)
         if kind is not None:
             what, owner = kind.split(":")
             colour = hexc(c[f"player{owner}"])
@@ -266,7 +266,7 @@ def svg(state, view: View) -> str:
             if kind is None:
                 parts.append(el("circle", cx=cx, cy=cy, r=U * 0.12,
                                 fill=hexc(legible(hints[legal[site]]))))
-            tip += f" ({kinds[legal[site]]})"
+            tip += tr(" ({what})").format(what=tr(kinds[legal[site]]))
         extra: dict[str, object] = {}
         fix = fixes.get(site)
         if fix is not None:

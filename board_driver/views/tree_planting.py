@@ -115,7 +115,7 @@ def svg(state, view: View) -> str:
             if hint:
                 classes.append("unsafe" if hint == c["unsafe"] and view.moves == "safe" else "hint")
             width, dash = 4, "2 6"
-        tip = f"{g.name}: " + ("rod" if drawn else "free")
+        tip = tr("{groove}: rod").format(groove=g.name) if drawn else tr("{groove}: free").format(groove=g.name)
         fix = fixes.get(g.name)
         extra = {}
         if fix is not None:
