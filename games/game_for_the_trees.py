@@ -24,7 +24,7 @@ import random
 import re
 from typing import Any, Iterator, NamedTuple
 
-from games.base import BadOptions, Game, IllegalMove, InvalidNotation, State
+from games.base import BadOptions, Game, IllegalMove, InvalidNotation, Reason, State
 
 BARE, GRASS, UNDER, HUCK, TREE = range(5)
 TERRAIN_NAMES = ("bare", "grass", "underbrush", "huckleberry", "tree")
@@ -57,7 +57,7 @@ def parse_square(text: str) -> int:
     low = text.strip().lower()
     if len(low) == 2 and low[0] in FILES and low[1] in "12345678":
         return FILES.index(low[0]) + SIZE * (int(low[1]) - 1)
-    raise InvalidNotation(text, "a square is a file a..h and a rank 1..8, such as e4")
+    raise InvalidNotation(text, Reason("a square is a file a..h and a rank 1..8, such as e4"))
 
 
 def _at(i: int, dx: int, dy: int) -> int | None:
@@ -183,8 +183,8 @@ _LEAP_RE = re.compile(rf"^h\s*{_SQ}?\s*\^\s*{_SQ}$")
 _STOP_RE = re.compile(rf"^stop\s*[:\s]\s*{_SQ}\s*>\s*{_SQ}$")
 _RETREAT_RE = re.compile(rf"^retreat\s*[:\s]\s*{_SQ}$")
 _ITEM_RE = re.compile(rf"^{_SQ}([>x^]){_SQ}$")
-_HELP = ("a turn is a growth such as a2-a3 or Ab1-d2, a leap He1^c3, stop:d2>f3, or "
-         "retreat:d5, optionally followed by an order such as /g2>f3,d2>f3")
+_HELP = Reason("a turn is a growth such as a2-a3 or Ab1-d2, a leap He1^c3, stop:d2>f3, or "
+               "retreat:d5, optionally followed by an order such as /g2>f3,d2>f3")
 
 
 def _parse_text(text: str) -> tuple[str, int, int, str, tuple | None]:
@@ -201,11 +201,11 @@ def _parse_text(text: str) -> tuple[str, int, int, str, tuple | None]:
         for word in tail.replace(",", " ").split():
             m = _ITEM_RE.match(word)
             if not m:
-                raise InvalidNotation(text, f"{word!r} is no growth of an order; write "
-                                            "from>to, fromxto for the taker, or from^to")
+                raise InvalidNotation(text, Reason("{word} is no growth of an order; write "
+                                                   "from>to, fromxto for the taker, or from^to", word=repr(word)))
             items.append((parse_square(m.group(1)), parse_square(m.group(3)), m.group(2)))
         if not items:
-            raise InvalidNotation(text, "an order after '/' lists the turn's growths")
+            raise InvalidNotation(text, Reason("an order after '/' lists the turn's growths"))
         order = tuple(items)
     if m := _GROW_RE.match(head):
         return GROW, parse_square(m.group(2)), parse_square(m.group(3)), m.group(1).upper(), order
@@ -306,25 +306,25 @@ class _Turn:
                     and self.board[src][1] == self.mover:
                 self.chains[i] = None
                 return
-        raise _Fail(f"you have no chain growing from {square_name(src)} to {square_name(dst)}")
+        raise _Fail(Reason("you have no chain growing from {site} to {target}", site=square_name(src), target=square_name(dst)))
 
     def retreat(self, sq: int) -> None:
         cell = self.board[sq]
         t, owner = cell[0], cell[1]
         if owner != self.mover:
-            raise _Fail(f"{square_name(sq)} is not yours")
+            raise _Fail(Reason("{site} is not yours", site=square_name(sq)))
         if t == GRASS:
             self._set(sq, EMPTY)
         elif t == UNDER:
             self._set(sq, (GRASS, owner, -1, ""))
         elif t == HUCK:
             if sum(1 for c in self.board if c[0] == HUCK and c[1] == owner) == 1:
-                raise _Fail("your last Huckleberry square cannot retreat (reading 13)")
+                raise _Fail(Reason("your last Huckleberry square cannot retreat (reading 13)"))
             self._set(sq, (GRASS, owner, -1, ""))
         else:
             if cell[2] == sq:
-                raise _Fail(f"{square_name(sq)} is the root of the {KIND_NAMES[cell[3]]}: "
-                            "a root cannot retreat (reading 13)")
+                raise _Fail(Reason("{site} is the root of the {kind}: "
+                                   "a root cannot retreat (reading 13)", site=square_name(sq), kind=KIND_NAMES[cell[3]]))
             self._leave(sq, cell, killed=False)
             self._prune(cell, killed=False)
 
@@ -372,54 +372,54 @@ class _Turn:
         cell, target = board[src], board[dst]
         if cell != item.cell:
             if new:
-                raise _Fail(f"{square_name(src)} was grown over earlier in this turn's order")
+                raise _Fail(Reason("{site} was grown over earlier in this turn's order", site=square_name(src)))
             return
         if item.chain == -2:
             if cell[0] != HUCK or cell[1] != mover:
-                raise _Fail(f"{square_name(src)} is not one of your Huckleberry squares")
+                raise _Fail(Reason("{site} is not one of your Huckleberry squares", site=square_name(src)))
             if target[0] != GRASS or target[1] != mover:
-                raise _Fail(f"the Huckleberry leaps only onto your own grass; "
-                            f"{square_name(dst)} is {_describe(target)}")
+                raise _Fail(Reason("the Huckleberry leaps only onto your own grass; "
+                                   "{site} is {what}", site=square_name(dst), what=_describe(target)))
             self._set(dst, (HUCK, mover, -1, ""))
             self.leap[mover] = True
             self.new_ok = True
             return
         if cell[1] != mover or cell[0] == BARE:
             if new:
-                raise _Fail(f"{square_name(src)} holds {_describe(cell)}, nothing of yours "
-                            "to grow")
+                raise _Fail(Reason("{site} holds {what}, nothing of yours "
+                                   "to grow", site=square_name(src), what=_describe(cell)))
             return
         t = cell[0]
         if t == GRASS:
             ok = target[0] == BARE
-            need = "grass grows only onto bare ground"
+            need = Reason("grass grows only onto bare ground")
         elif t in (UNDER, HUCK):
             ok = target[0] == GRASS
-            need = "underbrush grows only onto grass"
+            need = Reason("underbrush grows only onto grass")
         else:
             path = _path(src, item.dx, item.dy)
             blocked = [q for q in path if not _underbrush(board[q])]
             if blocked:
                 if new:
-                    raise _Fail(f"{square_name(blocked[0])} is {_describe(board[blocked[0]])}: "
-                                "a tree grows only through underbrush")
+                    raise _Fail(Reason("{site} is {what}: "
+                                       "a tree grows only through underbrush", site=square_name(blocked[0]), what=_describe(board[blocked[0]])))
                 return
             if target[0] == TREE:
                 if target[2] == cell[2]:
                     if new:
-                        raise _Fail(f"{square_name(dst)} is already this tree's")
+                        raise _Fail(Reason("{site} is already this tree's", site=square_name(dst)))
                     return
                 # An attack: decided with the turn's other attacks at the end (reading 12).
                 self.pending.append((dst, item, cell[2]))
                 return
             ok = _underbrush(target)
-            need = "trees grow only onto underbrush"
+            need = Reason("trees grow only onto underbrush")
             if ok:
                 for q in path:
                     self._set(q, cell)
         if not ok:
             if new:
-                raise _Fail(f"{need}; {square_name(dst)} is {_describe(target)}")
+                raise _Fail(Reason("{need}; {site} is {what}", need=need, site=square_name(dst), what=_describe(target)))
             return
         grown = (t, mover, cell[2], cell[3]) if t == TREE else (t, mover, -1, "")
         self._set(dst, grown)
@@ -470,11 +470,12 @@ class _Turn:
 def _describe(cell: Cell) -> str:
     t, owner = cell[0], cell[1]
     if t == BARE:
-        return "bare ground"
+        return Reason("bare ground")
     if t == TREE:
-        return f"a {PLAYERS[owner]} {KIND_NAMES[cell[3]]}"
-    who = "neutral" if owner < 0 else PLAYERS[owner]
-    return f"{who} {TERRAIN_NAMES[t]}"
+        return Reason("a {player} {kind}", player=PLAYERS[owner], kind=KIND_NAMES[cell[3]])
+    if owner < 0:
+        return Reason("neutral {terrain}", terrain=TERRAIN_NAMES[t])
+    return Reason("{player} {terrain}", player=PLAYERS[owner], terrain=TERRAIN_NAMES[t])
 
 
 # --- the state --------------------------------------------------------------------------------
@@ -518,11 +519,11 @@ class GameForTheTreesState(State):
         if type(move) is not Move:
             move = self.parse_move(move)
         if self._end:
-            raise IllegalMove(move, "the game is over")
+            raise IllegalMove(move, Reason("the game is over"))
         try:
             turn = self._run(move)
         except _Fail as exc:
-            raise IllegalMove(move, str(exc)) from None
+            raise IllegalMove(move, exc.args[0]) from None
         self._history.append((move, self._snapshot()))
         self._board, self._chains, self._leap = turn.result()
         self._turns += 1
@@ -604,12 +605,12 @@ class GameForTheTreesState(State):
             have = _letter(board[src])
             if letter in ("G", "U"):
                 if board[src][0] not in (GRASS, UNDER):
-                    raise InvalidNotation(text, f"{square_name(src)} holds "
-                                                f"{_describe(board[src])}, not grass or underbrush")
+                    raise InvalidNotation(text, Reason("{site} holds "
+                                                       "{what}, not grass or underbrush", site=square_name(src), what=_describe(board[src])))
                 letter = ""
             elif letter and letter != have:
-                raise InvalidNotation(text, f"{square_name(src)} holds {_describe(board[src])}, "
-                                            f"not {_letter_name(letter)}")
+                raise InvalidNotation(text, Reason("{site} holds {what}, "
+                                                   "not {piece}", site=square_name(src), what=_describe(board[src]), piece=_letter_name(letter)))
             letter = have
         elif action == LEAP and src < 0:
             # Left out, the leap's square is the one its order names, else the first.
@@ -755,19 +756,19 @@ class GameForTheTreesState(State):
             cell = self._board[src]
             dx, dy = dst % SIZE - src % SIZE, dst // SIZE - src // SIZE
             if cell[1] != self._to_move or cell[0] == BARE:
-                raise _Fail(f"{square_name(src)} holds {_describe(cell)}, nothing of yours "
-                            "to grow")
+                raise _Fail(Reason("{site} holds {what}, nothing of yours "
+                                   "to grow", site=square_name(src), what=_describe(cell)))
             if not _is_step(cell, dx, dy):
-                raise _Fail(f"{_describe(cell)} cannot grow from {square_name(src)} to "
-                            f"{square_name(dst)}: {_how(cell)}")
+                raise _Fail(Reason("{what} cannot grow from {site} to "
+                                   "{target}: {how}", what=_describe(cell), site=square_name(src), target=square_name(dst), how=_how(cell)))
             for s, cdx, cdy in self._chains:
                 if s == src and _direction(cdx, cdy) == _direction(dx, dy):
-                    raise _Fail(f"{square_name(src)} is already growing that way "
-                                f"(towards {square_name(_at(s, cdx, cdy))})")
+                    raise _Fail(Reason("{site} is already growing that way "
+                                       "(towards {target})", site=square_name(src), target=square_name(_at(s, cdx, cdy))))
             items.append(_Item(src, dst, dx, dy, -1, cell))
         elif action == LEAP:
             if self._leap[self._to_move]:
-                raise _Fail("the Huckleberry has leapt already: once per game")
+                raise _Fail(Reason("the Huckleberry has leapt already: once per game"))
             items.append(_Item(src, dst, 0, 0, -2, self._board[src]))
         for i, ch in enumerate(turn.chains):
             if ch is not None and self._board[ch[0]][1] == self._to_move:
@@ -785,7 +786,7 @@ class GameForTheTreesState(State):
             if sorted(given) != sorted(by_key) or len(set(given)) != len(given):
                 want = " ".join(f"{square_name(it.src)}{it.mark}{square_name(it.dst)}"
                                 for it in items)
-                raise _Fail(f"the order must list each growth of this turn once: {want}")
+                raise _Fail(Reason("the order must list each growth of this turn once: {want}", want=want))
             items = [by_key[k] for k in given]
             takers = {(a, b, "^" if m == "^" else ">"): m == "x" for a, b, m in move.order}
         for item in items:
@@ -793,11 +794,11 @@ class GameForTheTreesState(State):
         turn, chosen = next(_resolutions(turn, takers if move.order is not None else None))
         for key, mark in takers.items():
             if mark and key not in chosen:
-                raise _Fail(f"{square_name(key[0])}x{square_name(key[1])} takes no square: "
-                            "x marks the attacker that takes a square two trees killed")
+                raise _Fail(Reason("{site}x{target} takes no square: "
+                                   "x marks the attacker that takes a square two trees killed", site=square_name(key[0]), target=square_name(key[1])))
         if move.action in (GROW, LEAP) and not turn.new_ok:
-            raise _Fail("a new growth onto a tree square needs a second tree attacking it "
-                        "this turn (reading 11)")
+            raise _Fail(Reason("a new growth onto a tree square needs a second tree attacking it "
+                               "this turn (reading 11)"))
         return turn
 
     def _turns_of(self, action: str, src: int, dst: int, cache: dict | None = None) -> list[Move]:
@@ -907,7 +908,7 @@ def _resolutions(turn: _Turn, takers: dict | None,
         if takers is not None:
             marked = [a for a in attackers if takers.get(a[0].key)]
             if len(marked) > 1:
-                raise _Fail(f"only one attacker takes {square_name(target)}")
+                raise _Fail(Reason("only one attacker takes {site}", site=square_name(target)))
             options = marked or attackers[:1]
         else:
             options = attackers if every else attackers[:1]
@@ -1006,13 +1007,13 @@ def _distinct_orders(start: _Turn, group: list[_Item]) -> list[list[_Item]]:
 
 def _how(cell: Cell) -> str:
     if cell[0] != TREE:
-        return "it grows one square in any direction, like a king"
-    return {"B": "a Birch grows like a rook", "A": "an Ash grows like a knight",
-            "E": "a Beech grows like a bishop", "P": "a Pine grows like a queen"}[cell[3]]
+        return Reason("it grows one square in any direction, like a king")
+    return {"B": Reason("a Birch grows like a rook"), "A": Reason("an Ash grows like a knight"),
+            "E": Reason("a Beech grows like a bishop"), "P": Reason("a Pine grows like a queen")}[cell[3]]
 
 
 def _letter_name(letter: str) -> str:
-    return {"H": "a Huckleberry", **{k: f"a {v}" for k, v in KIND_NAMES.items()}}.get(
+    return {"H": Reason("a Huckleberry"), **{k: Reason("a {kind}", kind=v) for k, v in KIND_NAMES.items()}}.get(
         letter, repr(letter))
 
 

@@ -21,6 +21,7 @@ import games
 import games.ai
 from games.base import Reason
 from board_driver import views
+from board_driver.views.words import tr
 
 #: What a seat may be set to from the page or the sim: "human" or "computer:LEVEL".
 HUMAN = "human"
@@ -137,8 +138,8 @@ class Door:
         link = self.link
         if link is not None:
             asked = link.request_takeback()
-            return self._done(f"asked the other board to take back move {asked + 1}")
-        return self._done(f"took back {self.referee.takeback(self.clock(), origin)}")
+            return self._done(tr("asked the other board to take back move {n}").format(n=asked + 1))
+        return self._done(tr("took back {moves}").format(moves=self.referee.takeback(self.clock(), origin)))
 
     def answer_takeback(self, accept: bool) -> None:
         """Accept or refuse the other board's takeback request."""

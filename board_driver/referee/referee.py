@@ -22,6 +22,7 @@ from board_driver.referee.reconcile import (Correction, candidate_moves, changed
 from board_driver.referee.touch import TouchInput, is_touch_game
 from board_driver.views import View
 from board_driver.views.frame import compose
+from board_driver.views.words import tr
 from hardware.base import PRESENT, SensorEvent
 from hardware.debounce import Debouncer
 
@@ -50,8 +51,9 @@ def takeback_words(undone: list[tuple[str, bool]]) -> str:
     mine = [m for m, here in undone if here]
     reply = [m for m, here in undone if not here]
     if not reply or not mine:
-        return " and ".join(m for m, _ in reversed(undone))
-    return f"{' and '.join(reversed(mine))} and the computer's reply {' '.join(reversed(reply))}"
+        return tr(" and ").join(m for m, _ in reversed(undone))
+    return tr("{moves} and the computer's reply {reply}").format(
+        moves=tr(" and ").join(reversed(mine)), reply=" ".join(reversed(reply)))
 
 
 class Referee:

@@ -45,6 +45,8 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from board_driver.views.words import tr
+
 log = logging.getLogger("treeboard.touch")
 
 HOLD_S = 1.2          # a touch this long or longer is a hold
@@ -220,24 +222,27 @@ class TouchInput:
         if self.selected is None:
             return None
         if self.confirming and len(self.choice) == 1:
-            why = "" if self.choice_target == self.selected else " and loses the game"
-            return (f"{self.offered}{why}? tap {self.choice_target} again to confirm; "
-                    "any other square cancels")
+            why = tr("{move}? tap {site} again to confirm; any other square cancels") \
+                if self.choice_target == self.selected else \
+                tr("{move} and loses the game? tap {site} again to confirm; any other square cancels")
+            return why.format(move=self.offered, site=self.choice_target)
         if self.choice:
-            return (f"{len(self.choice)} turns lead to {self.choice_target}; offered "
-                    f"{self.offered} ({self.choice_index + 1} of {len(self.choice)}): tap "
-                    f"{self.choice_target} to play it, {self.selected} for the next")
+            return tr("{n} turns lead to {site}; offered "
+                      "{move} ({at} of {n}): tap "
+                      "{site} to play it, {selected} for the next").format(
+                n=len(self.choice), site=self.choice_target, move=self.offered,
+                at=self.choice_index + 1, selected=self.selected)
         grow = sorted(t for t in self.targets if t is not None and t not in self.stops)
         stop = sorted(self.stops)
         parts = []
         if grow:
-            parts.append(f"tap {' '.join(grow)} to grow there")
+            parts.append(tr("tap {sites} to grow there").format(sites=" ".join(grow)))
         if stop:
-            parts.append(f"tap {' '.join(stop)} to stop the chain growing there")
+            parts.append(tr("tap {sites} to stop the chain growing there").format(sites=" ".join(stop)))
         if None in self.targets:
-            parts.append(f"hold {self.selected} for {self.targets[None][0]}")
-        return f"selected {self.selected}: " + "; ".join(parts) + \
-            f"; tap {self.selected} again to cancel"
+            parts.append(tr("hold {site} for {move}").format(site=self.selected, move=self.targets[None][0]))
+        return tr("selected {site}: {parts}; tap {site} again to cancel").format(
+            site=self.selected, parts=tr("; ").join(parts))
 
     def note_words(self, players: tuple[str, str]) -> str | None:
         """The last tap that made no move, in words (None: none yet); `players` are the
@@ -246,8 +251,8 @@ class TouchInput:
             return None
         _, what, site, mover = self.note
         if what == "cancelled":
-            return f"tap on {site}: cancelled, nothing is selected"
-        return f"tap on {site}: nothing of {players[mover]}'s grows from there"
+            return tr("tap on {site}: cancelled, nothing is selected").format(site=site)
+        return tr("tap on {site}: nothing of {player}'s grows from there").format(site=site, player=players[mover])
 
     def describe(self) -> dict[str, Any]:
         """For the page and traces: what is selected and offered, in move texts."""

@@ -330,15 +330,21 @@ def render(state: State, view: View, now: float) -> tuple[dict[str, Colour], flo
 #: game's view may say one in its own words (`COLOUR_MEANINGS`, a colour name -> words, or
 #: None for a colour it never shows). "player0"/"player1" are the players' own.
 MEANINGS: dict[str, str] = {
-    "safe": "a move that gives nothing away (hints: safe)",
-    "unsafe": "a move that hands something over (hints: safe)",
-    "best": "the computer's best move (hints: best)",
-    "wrong": "steady: take this piece off; blinking with a piece's colour: the wrong piece",
-    "choice": "breathing: you may take this piece off (a capture to choose)",
-    "waiting": "the board waits for a piece it cannot sense",
+    "safe": N_("a move that gives nothing away (hints: safe)"),
+    "unsafe": N_("a move that hands something over (hints: safe)"),
+    "best": N_("the computer's best move (hints: best)"),
+    "wrong": N_("steady: take this piece off; blinking with a piece's colour: the wrong piece"),
+    "choice": N_("breathing: you may take this piece off (a capture to choose)"),
+    "waiting": N_("the board waits for a piece it cannot sense"),
 }
 #: Which hint modes show a hint colour (the others are always shown when they apply).
 _HINT_COLOURS = {"safe": ("safe", "best"), "unsafe": ("safe", "best"), "best": ("best",)}
+
+
+def _said(row: dict, key: str) -> str:
+    """A picture legend's words in the board's language."""
+    words = row[key]
+    return tr(words)
 
 
 def legend(state: State, view: View) -> list[dict[str, str]]:
@@ -352,19 +358,20 @@ def legend(state: State, view: View) -> list[dict[str, str]]:
     own = getattr(module, "COLOUR_MEANINGS", {})
     def entry(name: str, means: str) -> dict[str, str]:
         colour = view.colours[name]
-        return {"name": name, "label": colour_name(colour),
+        return {"name": name, "label": tr(colour_name(colour)),
                 "colour": "#%02x%02x%02x" % colour, "means": means}
 
-    out = [entry(f"player{p}", own.get(f"player{p}") or f"{names[p]}: pieces, turn and score")
+    out = [entry(f"player{p}", tr(own[f"player{p}"]) if own.get(f"player{p}") else
+                 tr("{player}: pieces, turn and score").format(player=names[p]))
            for p in (0, 1)]
     # The game's own colours (Game for the Trees' terrain), with every colour the picture draws
     # them in ("colours"): the page lists these beside the picture, the sim with the rest.
-    out += [{"name": row["what"], "label": row["how"], "colour": row["colours"][0],
-             "colours": row["colours"], "means": row["what"]}
+    out += [{"name": row["what"], "label": _said(row, "how"), "colour": row["colours"][0],
+             "colours": row["colours"], "means": _said(row, "what")}
             for row in picture_legend(state, view)]
-    out.append({"name": "blinking", "label": "blinking", "colour": "",
-                "means": "a piece's colour blinking: put that piece here; breathing: the other "
-                         "seat's move, to make on the board"})
+    out.append({"name": "blinking", "label": tr("blinking"), "colour": "",
+                "means": tr("a piece's colour blinking: put that piece here; breathing: the other "
+                            "seat's move, to make on the board")})
     for name, means in MEANINGS.items():
         modes = _HINT_COLOURS.get(name)
         means = own.get(name, means)
@@ -373,14 +380,14 @@ def legend(state: State, view: View) -> list[dict[str, str]]:
             continue
         if means is None or name not in view.colours:
             continue
-        out.append(entry(name, means))
+        out.append(entry(name, tr(means)))
     if view.clocks is not None:
         # A timed game: what the turn LEDs say of the clocks.
-        out.append({"name": "clock", "label": "breathing faster", "colour": "",
-                    "means": "the turn LEDs, in a clock's last 10 seconds"})
+        out.append({"name": "clock", "label": tr("breathing faster"), "colour": "",
+                    "means": tr("the turn LEDs, in a clock's last 10 seconds")})
         if "flag" in view.colours:
-            out.append(entry("flag", "time ran out: the turn LEDs alternate it with the "
-                                     "winner's colour"))
+            out.append(entry("flag", tr("time ran out: the turn LEDs alternate it with the "
+                                        "winner's colour")))
     return out
 
 
@@ -400,9 +407,9 @@ def seat_words(game_name: str, seats: tuple[str, str], colours: dict[str, Colour
     names = players(game_name)
     here = [p for p in (0, 1) if seats[p] != "remote"]
     if not here:
-        return "you are watching: both players are on other boards"
-    return " and ".join(f"you play {names[p]}, drawn {colour_name(colours[f'player{p}'])}"
-                        for p in here)
+        return tr("you are watching: both players are on other boards")
+    return tr(" and ").join(tr("you play {player}, drawn {colour}").format(
+        player=names[p], colour=tr(colour_name(colours[f'player{p}']))) for p in here)
 
 
 def svg(state: State, view: View) -> str:

@@ -15,7 +15,7 @@ from board_driver.views import svgkit
 from board_driver.views.base import Colour, View, colour_name, correction_words, legible, scale
 from board_driver.views.paint import Paint
 from board_driver.views.svgkit import el, hexc, title
-from board_driver.views.words import N_
+from board_driver.views.words import N_, reason, tr
 from games.arbos import ROWS, parse_cell
 
 TITLE = N_("Arbos")
@@ -118,7 +118,7 @@ def prompt(state) -> str | None:
     drawn = state.drawn_cell()
     if drawn is None:
         return None
-    return f"put {PLAYERS[1 - state.to_move]}'s seed on {drawn}"
+    return tr("put {player}'s seed on {site}").format(player=tr(PLAYERS[1 - state.to_move]), site=drawn)
 
 
 def pulse(now: float) -> float:
@@ -221,8 +221,8 @@ def svg(state, view: View) -> str:
     for r in range(rows):
         body.append(el("text", ROWS[r], x=M / 2, y=M + r * U + U / 2 + font * 0.35,
                        class_="label", style=size))
-    kinds = {"setup": "a seed may go here", "seed": "a spore next to your seed",
-             "free": "a free-standing spore", "replace": "your seed: lift it to replace it"}
+    kinds = {"setup": N_("a seed may go here"), "seed": N_("a spore next to your seed"),
+             "free": N_("a free-standing spore"), "replace": N_("your seed: lift it to replace it")}
     for site in state.sites():
         r, col = parse_cell(site)
         x, y = M + col * U, M + r * U
@@ -231,7 +231,7 @@ def svg(state, view: View) -> str:
         classes = ["cell"]
         parts = [el("rect", x=x + 1, y=y + 1, width=U - 2, height=U - 2, rx=3,
                     fill=hexc(c[f"player{state.to_move}"]) if site in bar else WOOD)]
-        tip = f"{site}: empty"
+        tip = tr("{site}: empty").format(site=site)
         if kind is not None:
             what, owner = kind.split(":")
             colour = hexc(c[f"player{owner}"])
@@ -245,28 +245,28 @@ def svg(state, view: View) -> str:
                     classes.append("scoring")
                 parts.append(el("circle", cx=cx, cy=cy, r=U * 0.36,
                                 fill=PIECE_FILLS[int(owner)], stroke=colour, stroke_width=3))
-                tip = f"{site}: {PLAYERS[int(owner)]}'s spore"
+                tip = tr("{site}: {player}'s spore").format(site=site, player=tr(PLAYERS[int(owner)]))
             else:
                 classes.append("seed")
                 if site in seeds_scoring:
                     classes.append("scoring")
                 parts.append(el("circle", cx=cx, cy=cy, r=U * 0.34, fill=hexc(SEED_GREEN),
                                 stroke=colour, stroke_width=4))
-                tip = f"{site}: {PLAYERS[int(owner)]}'s seed"
+                tip = tr("{site}: {player}'s seed").format(site=site, player=tr(PLAYERS[int(owner)]))
                 if site in seeds_scoring:
-                    tip += ", scoring"
+                    tip += tr(", scoring")
         if site == sc.drawn:
             owner = hexc(c[f"player{1 - state.to_move}"])
             classes.append("drawn")
             parts.append(el("circle", cx=cx, cy=cy, r=U * 0.34, fill="none", stroke=owner,
                             stroke_width=4))
-            tip += f" ({prompt(state)}: the board drew it)"
+            tip += tr(" ({words}: the board drew it)").format(words=prompt(state))
         elif site in legal:
             classes += ["hint", legal[site]]
             if kind is None:
                 parts.append(el("circle", cx=cx, cy=cy, r=U * 0.12,
                                 fill=hexc(legible(hints[legal[site]]))))
-            tip += f" ({kinds[legal[site]]})"
+            tip += tr(" ({what})").format(what=tr(kinds[legal[site]]))
         extra: dict[str, object] = {}
         fix = fixes.get(site)
         if fix is not None:
@@ -281,7 +281,7 @@ def svg(state, view: View) -> str:
             tip += " — " + extra["data_fix"]
         body.append(el("g", title(tip) + "".join(parts), data_site=site, data_kind=kind,
                        class_=" ".join(classes), **extra))
-    label = f"Arbos board, {rows}x{cols}"
+    label = tr("Arbos board, {rows}x{cols}").format(rows=rows, cols=cols)
     if words is not None:
         label += f": {words}"
         body.append(el("text", words[0].upper() + words[1:], x=M + cols * U / 2,
@@ -333,16 +333,17 @@ def terminal(state, view: View, paint: Paint) -> str:
     for r in range(rows):
         lines.append(f" {ROWS[r]} " + "".join(cell(f"{ROWS[r]}{col + 1}") for col in range(cols)))
     lines.append(_status(state, view))
-    key = (f"W White's spores (drawn {colour_name(c['player0'])}), B Black's (drawn "
-           f"{colour_name(c['player1'])}), (w) (b) seeds (whose), ~W~ a tree over the limit")
+    key = tr("W White's spores (drawn {white}), B Black's (drawn "
+             "{black}), (w) (b) seeds (whose), ~W~ a tree over the limit").format(
+        white=tr(colour_name(c['player0'])), black=tr(colour_name(c['player1'])))
     if sc.drawn is not None:
-        key += ", S the drawn cell of the next seed"
+        key += tr(", S the drawn cell of the next seed")
     if legal and sc.drawn is None:
-        key += ", s a seed may go here, + next to your seed, - free-standing"
+        key += tr(", s a seed may go here, + next to your seed, - free-standing")
     if bar:
-        key += ", = the turn's time running out (the edge lights go out one by one)"
+        key += tr(", = the turn's time running out (the edge lights go out one by one)")
     if view.corrections:
-        key += ", ? put a token here, X take it off"
+        key += tr(", ? put a token here, X take it off")
     lines.append("   " + key)
     return "\n".join(lines)
 
@@ -352,9 +353,9 @@ def notice(state) -> str | None:
     where the seed goes and whose it is; over three trees, lift spores."""
     words = prompt(state)
     if words is not None:
-        return f"{words} (the board drew it)"
+        return tr("{words} (the board drew it)").format(words=words)
     if state.must_remove:
-        return f"{state.tree_count(state.to_move)} trees: lift your spores until three remain"
+        return tr("{n} trees: lift your spores until three remain").format(n=state.tree_count(state.to_move))
     return None
 
 
@@ -363,24 +364,29 @@ def _status(state, view: View) -> str:
     p = state.to_move
     if state.is_over():
         winner = state.winner()
-        return (f"   over ({state.end_reason}): White {a}, Black {b}; {PLAYERS[winner]} wins"
-                + (" (a tie goes to Black)" if a == b else ""))
+        return ("   " + tr("over ({why}): White {a}, Black {b}; {player} wins").format(
+            why=reason(state.end_reason), a=a, b=b, player=tr(PLAYERS[winner]))
+                + (tr(" (a tie goes to Black)") if a == b else ""))
     if state.phase == "setup":
         words = prompt(state)
         if words is not None:
-            return (f"   setup: {PLAYERS[p]}, {words} (the board drew it; "
-                    f"{state.seeds_to_place(1 - p)} to go)")
-        return (f"   setup: {PLAYERS[p]} puts down a seed of {PLAYERS[1 - p]} "
-                f"({state.seeds_to_place(1 - p)} to go)")
-    text = (f"   {PLAYERS[p]} to move; spores left White {state.spores_left(0)}, "
-            f"Black {state.spores_left(1)}; trees {state.tree_count(0)}:{state.tree_count(1)}; "
-            f"scoring seeds {a}:{b}")
+            return "   " + tr("setup: {player}, {words} (the board drew it; "
+                              "{n} to go)").format(player=tr(PLAYERS[p]), words=words,
+                                                   n=state.seeds_to_place(1 - p))
+        return "   " + tr("setup: {player} puts down a seed of {other} "
+                          "({n} to go)").format(player=tr(PLAYERS[p]), other=tr(PLAYERS[1 - p]),
+                                                n=state.seeds_to_place(1 - p))
+    text = "   " + tr("{player} to move; spores left White {w}, "
+                      "Black {b}; trees {tw}:{tb}; "
+                      "scoring seeds {sw}:{sb}").format(
+        player=tr(PLAYERS[p]), w=state.spores_left(0), b=state.spores_left(1),
+        tw=state.tree_count(0), tb=state.tree_count(1), sw=a, sb=b)
     if state.follow_ups_left:
-        text += f"; {state.follow_ups_left} follow-up spore(s) owed"
+        text += tr("; {n} follow-up spore(s) owed").format(n=state.follow_ups_left)
     if state.must_remove:
         text += f"; {notice(state)}"
     if view.turn_left is not None:
-        text += f"; {view.turn_left:.0f} s left"
+        text += tr("; {s} s left").format(s=f"{view.turn_left:.0f}")
     return text
 
 
@@ -399,9 +405,9 @@ def hint_reason(state, move) -> str | None:
         site = text.split()[-1]
         around = len(state.geo.nb8[state.geo.index[site]])
         if around <= 3:
-            return f"{text} puts {PLAYERS[them]}'s seed in a corner, where it can never score."
+            return tr("{move} puts {player}'s seed in a corner, where it can never score.").format(move=text, player=tr(PLAYERS[them]))
         if around <= 5:
-            return f"{text} puts {PLAYERS[them]}'s seed on the edge, where it is hard to score."
+            return tr("{move} puts {player}'s seed on the edge, where it is hard to score.").format(move=text, player=tr(PLAYERS[them]))
         return None
     if m.kind != "spore":
         return None
@@ -415,14 +421,14 @@ def hint_reason(state, move) -> str | None:
     finally:
         state.undo()
     if trees_after > 3:
-        return f"{text} starts a fourth tree: you must then take one of your spores off."
+        return tr("{move} starts a fourth tree: you must then take one of your spores off.").format(move=text)
     scoring = sorted(s for s in seeds if before[s] < 2 <= after[s])
     if scoring:
-        return f"{text} links your seed {scoring[0]} to a second tree: it scores."
+        return tr("{move} links your seed {site} to a second tree: it scores.").format(move=text, site=scoring[0])
     linked = sorted(s for s in seeds if after[s] > before[s])
     if linked:
-        return (f"{text} links your seed {linked[0]} to a tree: one more tree makes it "
-                "score.")
+        return tr("{move} links your seed {site} to a tree: one more tree makes it "
+                  "score.").format(move=text, site=linked[0])
     if trees_after > trees:
-        return f"{text} starts a new tree ({trees_after} of your three)."
+        return tr("{move} starts a new tree ({n} of your three).").format(move=text, n=trees_after)
     return None

@@ -96,11 +96,11 @@ def _piece(what: str) -> str:
 #: Colour names a person uses, for the nearest of which a colour is named (`colour_name`):
 #: the Okabe-Ito palette the default colours come from, and the plain ones.
 NAMED_COLOURS: dict[str, Colour] = {
-    "blue": (0, 114, 178), "yellow": (240, 228, 66), "bluish green": (0, 158, 115),
-    "orange": (230, 159, 0), "red": (255, 0, 0), "sky blue": (86, 180, 233),
-    "reddish purple": (204, 121, 167), "vermillion": (213, 94, 0), "white": (220, 220, 220),
-    "grey": (110, 110, 110), "green": (0, 200, 0), "purple": (128, 0, 160),
-    "pale blue": (200, 200, 255),
+    N_("blue"): (0, 114, 178), N_("yellow"): (240, 228, 66), N_("bluish green"): (0, 158, 115),
+    N_("orange"): (230, 159, 0), N_("red"): (255, 0, 0), N_("sky blue"): (86, 180, 233),
+    N_("reddish purple"): (204, 121, 167), N_("vermillion"): (213, 94, 0), N_("white"): (220, 220, 220),
+    N_("grey"): (110, 110, 110), N_("green"): (0, 200, 0), N_("purple"): (128, 0, 160),
+    N_("pale blue"): (200, 200, 255),
 }
 
 

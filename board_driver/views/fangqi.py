@@ -43,9 +43,9 @@ END_WORDS = {"reduced": N_("reduced"), "blocked": N_("blocked"),
 
 #: The shared legend's words for this game (board_driver/views/__init__.py: `legend`).
 COLOUR_MEANINGS = {
-    "safe": "a counter that can form a square now (hints: safe)",
+    "safe": N_("a counter that can form a square now (hints: safe)"),
     "unsafe": None, "waiting": None,
-    "choice": "breathing: a counter you may take (a capture to choose)",
+    "choice": N_("breathing: a counter you may take (a capture to choose)"),
 }
 
 def _breathe(now: float) -> float:
@@ -157,7 +157,8 @@ def svg(state, view: View) -> str:
         x, y = _xy(state, site)
         kind = occupancy.get(site)
         fix, choice = fixes.get(site), choices.get(site)
-        words = f"{site}: {'a ' + kind + ' counter' if kind else 'vacant'}"
+        words = tr("{site}: a {kind} counter").format(site=site, kind=tr(kind)) if kind else \
+            tr("{site}: vacant").format(site=site)
         parts = [el("circle", cx=x, cy=y, r=R + 4, fill="transparent")]  # the click target
         classes = []
         extra: dict[str, str] = {}
@@ -192,7 +193,7 @@ def svg(state, view: View) -> str:
         parts.insert(0, title(words))
         body.append(el("g", "".join(parts), data_site=site, data_kind=kind,
                        class_=" ".join(classes) or None, **extra))
-    return svgkit.document(width, height, body, label=f"Fangqi board, {_status(state)}",
+    return svgkit.document(width, height, body, label=tr("Fangqi board, {status}").format(status=_status(state)),
                            class_="board fangqi")
 
 
@@ -249,19 +250,20 @@ def terminal(state, view: View, paint: Paint) -> str:
                 cells.append(paint(colour, f" {glyph} ", bold=site in last))
         lines.append(f"{row:>3} " + "".join(cells))
     lines.append("  " + _status(state))
-    key = (f"B Black (drawn {colour_name(c['player0'])}), "
-           f"W White (drawn {colour_name(c['player1'])})")
+    key = tr("B Black (drawn {black}), "
+             "W White (drawn {white})").format(black=tr(colour_name(c['player0'])),
+                                               white=tr(colour_name(c['player1'])))
     marked = takeable | {comp.site for comp in view.completions if comp.want is None}
     if marked:
         # the glyph of the counters marked now (the opponent's), not always the same letter
         glyph = "B" if occupancy.get(min(marked)) == "black" else "W"
-        key += f", [{glyph}] may be taken (lift it)"
+        key += tr(", [{glyph}] may be taken (lift it)").format(glyph=glyph)
     if any(comp.want is not None for comp in view.completions):
-        key += ", (.) the lifted counter may go here"
+        key += tr(", (.) the lifted counter may go here")
     if view.lifted:
-        key += ", ^b^ ^w^ the counter lifted off"
+        key += tr(", ^b^ ^w^ the counter lifted off")
     if view.corrections:
-        key += ", !B! !W! put back / take off (see below)"
+        key += tr(", !B! !W! put back / take off (see below)")
     lines.append("  " + key)
     return "\n".join(lines)
 
@@ -283,7 +285,7 @@ def hint_reason(state, move) -> str | None:
         return None
     m = state.parse_move(str(move))
     me = state.to_move
-    them = PLAYERS[1 - me]
+    them = tr(PLAYERS[1 - me])
     grid = state.grid
     mine, theirs = _points(state, me), _points(state, 1 - me)
     if m.to is None:  # a removal: what it breaks
@@ -291,9 +293,9 @@ def hint_reason(state, move) -> str | None:
         most = max((len(set(_window(w)) & theirs) for _, w in grid.squares_at[c]
                     if not set(_window(w)) & mine), default=0)
         if most == 4:
-            return f"{m} breaks {them}'s square."
+            return tr("{move} breaks {player}'s square.").format(move=m, player=them)
         if most == 3:
-            return f"{m} breaks {them}'s three."
+            return tr("{move} breaks {player}'s three.").format(move=m, player=them)
         return None
     t = grid.index[m.to]
     rest = mine - ({grid.index[m.frm]} if m.frm is not None else set())
@@ -301,13 +303,15 @@ def hint_reason(state, move) -> str | None:
     completes = any(w <= rest for w in windows)
     blocks = any(w <= theirs for w in windows)
     builds = any(len(w & rest) == 2 and not w & theirs for w in windows)
-    taken = " and takes " + ", ".join(m.captures) if m.captures else ""
+    if completes and m.captures:
+        return tr("{move} completes your square and takes {sites}.").format(
+            move=m, sites=", ".join(m.captures))
     if completes:
-        return f"{m} completes your square{taken}."
+        return tr("{move} completes your square.").format(move=m)
     if blocks:
-        return f"{m} blocks {them}'s three."
+        return tr("{move} blocks {player}'s three.").format(move=m, player=them)
     if builds:
-        return f"{m} makes three of a square: one more point completes it."
+        return tr("{move} makes three of a square: one more point completes it.").format(move=m)
     return None
 
 

@@ -33,7 +33,7 @@ from board_driver.views import svgkit
 from board_driver.views.base import FRAME_S, OFF, Colour, View, legible, scale
 from board_driver.views.paint import Paint
 from board_driver.views.svgkit import el, hexc, title
-from board_driver.views.words import N_
+from board_driver.views.words import N_, ngettext, tr
 from games.game_for_the_trees import FILES, square_name
 
 TITLE = N_("Game for the Trees")
@@ -61,27 +61,30 @@ NEUTRAL: Colour = (90, 90, 90)
 # Perceptual levels (the strip applies gamma 2.2): a quarter, a half, full; lower vanishes.
 LEVELS = {"grass": 0.25, "underbrush": 0.55, "huckleberry": 1.0, "tree": 1.0}
 KIND_LETTERS = {"Birch": "B", "Ash": "A", "Beech": "E", "Pine": "P"}
+#: The kinds and terrains as the hint reasons say them (translated at use).
+_PIECE_WORDS = (N_("Birch"), N_("Ash"), N_("Beech"), N_("Pine"), N_("bare"), N_("grass"),
+                N_("underbrush"), N_("huckleberry"), N_("tree"))
 
 LEGEND: list[tuple[str, str]] = [
-    ("bare ground", "off"),
-    ("grass", "the owner's colour, a quarter"),
-    ("underbrush", "the owner's colour, a half"),
-    ("neutral underbrush", "dim white"),
-    ("Huckleberry", "the owner's colour, breathing"),
-    ("tree square", "the owner's colour, full"),
-    ("root of a tree", "full, a dark wink every 2 s"),
-    ("momentum", "a white flash every second where a chain grows from"),
-    ("tree kind (4 LEDs a square)", "sky blue Birch, vermillion Ash, purple Beech, green Pine"),
-    ("selected (touch)", "white; where it may grow blinks green, chains it could stop orange"),
+    (N_("bare ground"), N_("off")),
+    (N_("grass"), N_("the owner's colour, a quarter")),
+    (N_("underbrush"), N_("the owner's colour, a half")),
+    (N_("neutral underbrush"), N_("dim white")),
+    (N_("Huckleberry"), N_("the owner's colour, breathing")),
+    (N_("tree square"), N_("the owner's colour, full")),
+    (N_("root of a tree"), N_("full, a dark wink every 2 s")),
+    (N_("momentum"), N_("a white flash every second where a chain grows from")),
+    (N_("tree kind (4 LEDs a square)"), N_("sky blue Birch, vermillion Ash, purple Beech, green Pine")),
+    (N_("selected (touch)"), N_("white; where it may grow blinks green, chains it could stop orange")),
 ]
 
 
 #: The shared legend's words for this game (board_driver/views/__init__.py: `legend`).
 COLOUR_MEANINGS = {
-    "safe": "blinking: where the selected square may grow",
-    "unsafe": "blinking: a chain it could stop; or a hold's move (a retreat) or a move that "
-              "loses, offered: tap again to confirm",
-    "wrong": "a short flash: that tap did nothing (or cancelled)",
+    "safe": N_("blinking: where the selected square may grow"),
+    "unsafe": N_("blinking: a chain it could stop; or a hold's move (a retreat) or a move that "
+                 "loses, offered: tap again to confirm"),
+    "wrong": N_("a short flash: that tap did nothing (or cancelled)"),
     "choice": None, "waiting": None,
 }
 
@@ -247,13 +250,14 @@ def _svg_fill(sq: dict, c: dict[str, Colour]) -> str:
 
 def _words(sq: dict) -> str:
     terrain, owner = sq["terrain"], sq["owner"]
-    who = "neutral" if owner is None else PLAYERS[owner]
+    who = tr("neutral") if owner is None else tr(PLAYERS[owner])
     if terrain == "bare":
-        return "bare ground"
+        return tr("bare ground")
+    kind = sq["kind"]
     if terrain == "tree":
-        root = "root of the tree" if sq["is_root"] else f"part of the tree rooted at {sq['root']}"
-        return f"{who} {sq['kind']}, {root}"
-    return f"{who} {terrain}"
+        root = tr("root of the tree") if sq["is_root"] else tr("part of the tree rooted at {site}").format(site=sq['root'])
+        return tr("{who} {kind}, {root}").format(who=who, kind=tr(kind), root=root)
+    return tr("{who} {terrain}").format(who=who, terrain=tr(terrain))
 
 
 # --- the terminal ------------------------------------------------------------------------------
@@ -275,10 +279,12 @@ def terminal(state, view: View, paint: Paint) -> str:
     lines.append(lines[0])
     for player in (0, 1):
         mine = state.chains(player)
-        leap = "leap used" if state.leap_used(player) else "leap unused"
-        lines.append(f"  {PLAYERS[player]}: {state.scores()[player]} squares, "
-                     f"{state.huckleberry_count(player)} Huckleberry, {leap}; chains: "
-                     f"{' '.join(mine) if mine else 'none'}")
+        leap = tr("leap used") if state.leap_used(player) else tr("leap unused")
+        lines.append("  " + tr("{player}: {n} squares, "
+                               "{h} Huckleberry, {leap}; chains: "
+                               "{chains}").format(player=tr(PLAYERS[player]), n=state.scores()[player],
+                                                  h=state.huckleberry_count(player), leap=leap,
+                                                  chains=" ".join(mine) if mine else tr("none")))
     return "\n".join(lines)
 
 
@@ -304,7 +310,9 @@ def hint_reason(state, move) -> str | None:
     m = state.parse_move(str(move))
     me, them = state.to_move, 1 - state.to_move
     source = state.square(m.src)
-    piece = f"the {source['kind']}" if source["kind"] else f"your {source['terrain']}"
+    kind, terrain = source["kind"], source["terrain"]
+    piece = tr("the {kind}").format(kind=tr(kind)) if kind else \
+        tr("your {terrain}").format(terrain=tr(terrain))
     hucks = state.huckleberry_count(them)
     chains = set(state.chains(me))
     squares = state.scores()[me]
@@ -318,17 +326,18 @@ def hint_reason(state, move) -> str | None:
         state.undo()
     text = str(m)
     if won:
-        return f"{text} wins: {PLAYERS[them]} has no Huckleberry left."
+        return tr("{move} wins: {player} has no Huckleberry left.").format(move=text, player=tr(PLAYERS[them]))
     if hucks_after < hucks:
-        return f"{text} takes one of {PLAYERS[them]}'s Huckleberries."
+        return tr("{move} takes one of {player}'s Huckleberries.").format(move=text, player=tr(PLAYERS[them]))
     if squares_after > squares:
         gained = squares_after - squares
-        return (f"{text} gains {'a square' if gained == 1 else f'{gained} squares'}: "
-                f"you will hold {squares_after}.")
+        return ngettext("{move} gains a square: you will hold {total}.",
+                        "{move} gains {n} squares: you will hold {total}.",
+                        gained).format(move=text, n=gained, total=squares_after)
     if m.action == "stop":
-        return f"{text} stops your chain there, before it grows any further."
+        return tr("{move} stops your chain there, before it grows any further.").format(move=text)
     if chains and chains <= chains_after:
-        return f"{text} lets your chain go on."
+        return tr("{move} lets your chain go on.").format(move=text)
     if chains_after - chains:
-        return f"{text} sets {piece} growing: its chain goes on next turn."
+        return tr("{move} sets {piece} growing: its chain goes on next turn.").format(move=text, piece=piece)
     return None

@@ -10,7 +10,7 @@ from board_driver.views import svgkit
 from board_driver.views.base import OFF, Colour, View, correction_words, legible, scale
 from board_driver.views.paint import Paint
 from board_driver.views.svgkit import el, hexc, title
-from board_driver.views.words import N_, tr
+from board_driver.views.words import N_, ngettext, tr
 
 TITLE = N_("Tree Planting")
 PLAYERS = (N_("player 1"), N_("player 2"))
@@ -25,9 +25,9 @@ Put a rod in a groove (place h0.0); when it closes a square, plant your tree peg
 
 #: The shared legend's words for this game (board_driver/views/__init__.py: `legend`).
 COLOUR_MEANINGS = {
-    "safe": "a free groove that gives nothing away (hints: safe), or keeps your result "
-            "(hints: best)",
-    "unsafe": "a free groove that hands a square over (hints: safe), or loses (hints: best)",
+    "safe": N_("a free groove that gives nothing away (hints: safe), or keeps your result "
+               "(hints: best)"),
+    "unsafe": N_("a free groove that hands a square over (hints: safe), or loses (hints: best)"),
     "choice": None, "waiting": None,
 }
 
@@ -115,7 +115,7 @@ def svg(state, view: View) -> str:
             if hint:
                 classes.append("unsafe" if hint == c["unsafe"] and view.moves == "safe" else "hint")
             width, dash = 4, "2 6"
-        tip = f"{g.name}: " + ("rod" if drawn else "free")
+        tip = tr("{groove}: rod").format(groove=g.name) if drawn else tr("{groove}: free").format(groove=g.name)
         fix = fixes.get(g.name)
         extra = {}
         if fix is not None:
@@ -147,11 +147,11 @@ def svg(state, view: View) -> str:
             if hole in planted:
                 classes.append("last")
             shape = _tree(cx, cy, hexc(c[f"player{owner}"]))
-            tip = f"{hole}: {PLAYERS[owner]}'s tree"
+            tip = tr("{site}: {player}'s tree").format(site=hole, player=tr(PLAYERS[owner]))
         else:
             shape = el("circle", cx=cx, cy=cy, r=U * 0.12, fill=HOLE,
                        stroke=hexc(c[f"player{state.to_move}"]), stroke_opacity=0.5, stroke_width=2)
-            tip = f"{hole}: empty hole"
+            tip = tr("{site}: empty hole").format(site=hole)
         if fix is not None:
             classes += ["fix"] + (["blink"] if fix.want is not None and fix.have is None else [])
             extra["data_fix"] = correction_words(fix, PLAYERS)
@@ -163,7 +163,7 @@ def svg(state, view: View) -> str:
                        data_kind=f"tree:{owner}" if owner is not None else None, **extra))
 
     return svgkit.document(board.cols * U + 2 * M, board.rows * U + 2 * M, body,
-                           label=f"Tree Planting, {board.name} board", class_="board tree-planting")
+                           label=tr("Tree Planting, {name} board").format(name=board.name), class_="board tree-planting")
 
 
 def _tree(cx: float, cy: float, fill: str) -> str:
@@ -234,16 +234,16 @@ def terminal(state, view: View, paint: Paint) -> str:
                 row += f" {hole(r, col)} " if (r, col) in cells else "   "
         lines.append(f"{r:>2} " + row)
     lines.append("   " + _labels([(4 * col, str(col)) for col in range(board.cols + 1)], width + 2))
-    key = "━ rod, 1 2 trees"
+    key = tr("━ rod, 1 2 trees")
     if view.moves == "safe" and not state.is_over():
-        key += ", ··· a free groove that gives nothing away, ·!· one that hands a square over"
+        key += tr(", ··· a free groove that gives nothing away, ·!· one that hands a square over")
     best = view.moves == "best" and view.hints and not state.is_over()
     if view.corrections:
-        key += ", ??? put a piece here, XXX take it off"
+        key += tr(", ??? put a piece here, XXX take it off")
     if best:   # each glyph in the colour the LEDs light it
-        key = (paint(grey, key + ", ") + paint(c["best"], "·*·") + paint(grey, " the computer's "
-               "best move, ") + paint(c["safe"], "···") + paint(grey, " one that keeps your "
-               "result, ") + paint(c["unsafe"], "·!·") + paint(grey, " one that loses"))
+        key = (paint(grey, key + ", ") + paint(c["best"], "·*·") + paint(grey, tr(" the computer's "
+               "best move, ")) + paint(c["safe"], "···") + paint(grey, tr(" one that keeps your "
+               "result, ")) + paint(c["unsafe"], "·!·") + paint(grey, tr(" one that loses")))
         lines.append(key)
     else:
         lines.append(paint(grey, key))
@@ -339,27 +339,31 @@ def hint_reason(state, move) -> str | None:
     if state.is_over():
         return None
     g = state.parse_move(str(move))
-    them = PLAYERS[1 - state.to_move]
+    them = tr(PLAYERS[1 - state.to_move])
     closes = _closes(state, g)
     if closes:
-        squares = "a square" if closes == 1 else f"{closes} squares"
-        return f"{g.name} closes {squares}: plant your tree and move again."
+        return ngettext("{groove} closes a square: plant your tree and move again.",
+                        "{groove} closes {n} squares: plant your tree and move again.",
+                        closes).format(groove=g.name, n=closes)
     handed = _handed(state, g)
     if handed:
         if _double_deal(state, g):
-            return (f"{g.name} leaves the last squares of the chain to {them}: then {them} "
-                    "must open the next chain (the long-chain rule).")
-        squares = "a square" if handed == 1 else f"{handed} squares"
+            return tr("{groove} leaves the last squares of the chain to {player}: then {player} "
+                      "must open the next chain (the long-chain rule).").format(groove=g.name, player=them)
         if not _safe_grooves(state):
-            return (f"{g.name} hands over {squares}, the least any groove gives now: "
-                    "every groove hands something over.")
-        return f"{g.name} hands over {squares}."
+            return ngettext("{groove} hands over a square, the least any groove gives now: "
+                            "every groove hands something over.",
+                            "{groove} hands over {n} squares, the least any groove gives now: "
+                            "every groove hands something over.", handed).format(groove=g.name, n=handed)
+        return ngettext("{groove} hands over a square.", "{groove} hands over {n} squares.",
+                        handed).format(groove=g.name, n=handed)
     state.play(g)
     try:
         left = len(_safe_grooves(state))
     finally:
         state.undo()
     if left == 0:
-        return f"{g.name} is the last safe groove: after it {them} must open a chain."
-    grooves = "groove is" if left == 1 else "grooves are"
-    return f"{g.name} hands nothing over: {left} safe {grooves} left after it."
+        return tr("{groove} is the last safe groove: after it {player} must open a chain.").format(groove=g.name, player=them)
+    return ngettext("{groove} hands nothing over: {n} safe groove is left after it.",
+                    "{groove} hands nothing over: {n} safe grooves are left after it.",
+                    left).format(groove=g.name, n=left)

@@ -13,7 +13,7 @@ from board_driver.views import svgkit
 from board_driver.views.base import FRAME_S, OFF, Colour, View, correction_words, kind_colour, scale
 from board_driver.views.paint import Paint
 from board_driver.views.svgkit import el, hexc, title
-from board_driver.views.words import N_, tr
+from board_driver.views.words import N_, ngettext, tr
 from games.treeblox import COLUMNS, SIZE, cell_name, parse_cell
 
 TITLE = N_("Treeblox")
@@ -184,7 +184,7 @@ def svg(state, view: View) -> str:
                 ring = hexc(c[f"player{state.to_move}"]) if (x, y, 0) in free else "#1b1410"
                 parts.append(el("circle", cx=cx, cy=cy, r=U * 0.16, fill="#2b2019", stroke=ring,
                                 stroke_width=3 if (x, y, 0) in free else 1))
-                tip = f"{site}: empty hole" + (", free to play" if (x, y, 0) in free else "")
+                tip = tr("{site}: empty hole").format(site=site) + (tr(", free to play") if (x, y, 0) in free else "")
                 if (x, y, 0) in free:
                     classes.append("hint")
             else:
@@ -210,9 +210,9 @@ def svg(state, view: View) -> str:
                     parts.append(el("rect", x=px + 1, y=py + 1, width=U - 2, height=U - 2, rx=9,
                                     fill="none", stroke=LAST, stroke_width=2,
                                     stroke_dasharray="5 3"))
-                what = f"{PLAYERS[owner]} {'leaf' if leaf else 'branch'}"
-                tip = (f"{site}: column of {z + 1}, top cube a {what}"
-                       + (" (sees the sky)" if sees_sky else ""))
+                what = (tr("{player} leaf") if leaf else tr("{player} branch")).format(player=tr(PLAYERS[owner]))
+                tip = (tr("{site}: column of {n}, top cube a {what}").format(site=site, n=z + 1, what=what)
+                       + (tr(" (sees the sky)") if sees_sky else ""))
             fix = fixes.get(site)
             if fix is not None:
                 classes += ["fix"] + (["blink"] if fix.want is not None and fix.have is None else [])
@@ -279,8 +279,9 @@ def svg_3d(state, view: View, places: list[str], turn: int = 0) -> str:
         sees = leaf and cell in active
         edge = dict(stroke=LAST, stroke_width=2) if cell == last else \
             dict(stroke="#111", stroke_width=1)
-        parts = [title(f"{site}: {PLAYERS[owner]} {'leaf' if leaf else 'branch'}"
-                       + (" (sees the sky)" if sees else "")),
+        parts = [title((tr("{site}: {player} leaf") if leaf else tr("{site}: {player} branch")).format(
+                           site=site, player=tr(PLAYERS[owner]))
+                       + (tr(" (sees the sky)") if sees else "")),
                  _poly(top, fill=hexc(base), **edge),
                  _poly(south, fill=hexc(scale(base, 0.75)), **edge),
                  _poly(west, fill=hexc(scale(base, 0.55)), **edge)]
@@ -295,7 +296,7 @@ def svg_3d(state, view: View, places: list[str], turn: int = 0) -> str:
         top, south, west = _cube_faces(x, y, z)
         ghost = dict(fill=hexc(c[f"player{state.to_move}"]), fill_opacity=0.18,
                      stroke=hexc(c[f"player{state.to_move}"]), stroke_dasharray="3 3")
-        body = (title(f"{site_words(site)}: place a cube here") + _poly(top, **ghost) + _poly(south, **ghost)
+        body = (title(tr("{site}: place a cube here").format(site=site_words(site))) + _poly(top, **ghost) + _poly(south, **ghost)
                 + _poly(west, **ghost))
         items.append(((-(x + y), z), el("g", body, class_="place", data_place=site,
                                         tabindex=0, role="button")))
@@ -373,21 +374,25 @@ def terminal(state, view: View, paint: Paint) -> str:
     beside = sorted((s, k) for s, k in state.occupancy().items()
                     if not all(0 <= v < SIZE for v in parse_cell(s)[:2]))
     if beside:
-        lines.append("  beside the board: " + ", ".join(
+        lines.append("  " + tr("beside the board: ") + ", ".join(
             paint(c[f"player{0 if k.startswith('dark') else 1}"], f"{s} {k}") for s, k in beside))
     for p in (0, 1):
         left = state.cubes_left(p)
-        lines.append(f"  {paint(c[f'player{p}'], PLAYERS[p], bold=True)}: "
-                     f"{_count(len(state.active_leaves(p)), 'leaf sees', 'leaves see')} the sky; "
-                     f"{_count(left['leaf'], 'leaf', 'leaves')} and "
-                     f"{_count(left['branch'], 'branch', 'branches')} left")
+        lines.append("  " + tr("{player}: {sees} the sky; {leaves} and {branches} left").format(
+            player=paint(c[f'player{p}'], tr(PLAYERS[p]), bold=True),
+            sees=ngettext("{n} leaf sees", "{n} leaves see", len(state.active_leaves(p))).format(
+                n=len(state.active_leaves(p))),
+            leaves=ngettext("{n} leaf", "{n} leaves", left['leaf']).format(n=left['leaf']),
+            branches=ngettext("{n} branch", "{n} branches", left['branch']).format(n=left['branch'])))
     if not state.is_over():
         n = state.placements_left
-        lines.append(f"  {PLAYERS[state.to_move]} may place {n} more cube{'s' if n != 1 else ''} "
-                     "this turn" + (" (final growth)" if state.in_final_growth else ""))
-    lines.append(paint(grey, "  D Dark, L Light: * a leaf that sees the sky, l a shaded leaf, "
-                             "b a branch; the digit is the column's height"
-                       + ("; ? put a cube here, X take it off" if view.corrections else "")))
+        lines.append("  " + ngettext("{player} may place {n} more cube this turn",
+                                     "{player} may place {n} more cubes this turn", n).format(
+            player=tr(PLAYERS[state.to_move]), n=n)
+                     + (tr(" (final growth)") if state.in_final_growth else ""))
+    lines.append(paint(grey, "  " + tr("D Dark, L Light: * a leaf that sees the sky, l a shaded leaf, "
+                                       "b a branch; the digit is the column's height")
+                       + (tr("; ? put a cube here, X take it off") if view.corrections else "")))
     return "\n".join(lines)
 
 
@@ -431,15 +436,17 @@ def hint_reason(state, move) -> str | None:
     text = str(m)
     if theirs_after < theirs:
         if theirs_after == 0:
-            return f"{text} shades {PLAYERS[them]}'s last active leaf."
-        shaded = "an active leaf" if theirs - theirs_after == 1 else \
-            f"{theirs - theirs_after} active leaves"
-        return f"{text} shades {shaded} of {PLAYERS[them]}'s."
+            return tr("{move} shades {player}'s last active leaf.").format(move=text, player=tr(PLAYERS[them]))
+        return ngettext("{move} shades an active leaf of {player}'s.",
+                        "{move} shades {n} active leaves of {player}'s.",
+                        theirs - theirs_after).format(move=text, n=theirs - theirs_after,
+                                                      player=tr(PLAYERS[them]))
     if mine_after > mine:
-        return f"{text} adds an active leaf: you will have {mine_after}."
+        return tr("{move} adds an active leaf: you will have {n}.").format(move=text, n=mine_after)
     if mine_after < mine:
         return None
     if m.kind == "branch" and holes_after > holes:
         more = holes_after - holes
-        return f"{text} opens {'a hole' if more == 1 else f'{more} holes'} more for your tree."
+        return ngettext("{move} opens a hole more for your tree.",
+                        "{move} opens {n} holes more for your tree.", more).format(move=text, n=more)
     return None

@@ -187,8 +187,8 @@ def takeback_question(referee) -> str | None:
     for _ in range(referee.takeback_depth()):
         move = probe.undo()
         undone.append((str(move), referee.at_board(probe.to_move)))
-    lift = "" if referee.touch is not None else " Lift its pieces from the board afterwards."
-    return f"Take back {takeback_words(undone)}?{lift}"
+    lift = "" if referee.touch is not None else tr(" Lift its pieces from the board afterwards.")
+    return tr("Take back {moves}?{lift}").format(moves=takeback_words(undone), lift=lift)
 
 
 def saved_state(saved, upto: int | None = None) -> games.State:
