@@ -26,6 +26,7 @@ from typing import Any, Callable
 import games
 import games.ai
 from board_driver import views
+from board_driver.views import words
 
 log = logging.getLogger("treeboard.seats")
 
@@ -43,14 +44,16 @@ def hints(saved: str, seconds: float) -> dict[str, str]:
     return advice(saved, seconds)[0]
 
 
-def advice(saved: str, seconds: float) -> tuple[dict[str, str], str | None]:
+def advice(saved: str, seconds: float, language: str = "en") -> tuple[dict[str, str], str | None]:
     """In the worker: `hints`, and why the best move, in the words of the game's view
-    (`views.hint_reason`: from the position's shape, not a second search)."""
+    (`views.hint_reason`: from the position's shape, not a second search), in the board's
+    `language` (the worker is another process: it does not share the board's)."""
     state = games.load_state(saved)
     rows = games.ai.analyse(state, seconds=seconds)
     if not rows:
         return {}, None
-    return _sites(state, rows), views.hint_reason(state, rows[0].move)
+    with words.speaking(language):
+        return _sites(state, rows), views.hint_reason(state, rows[0].move)
 
 
 def _sites(state, rows) -> dict[str, str]:
@@ -270,7 +273,7 @@ class ComputerSeat:
                 or self._hint_asked == history):
             return
         self._hint_asked = history
-        future = self.submit(advice, state.to_json(), self.hint_seconds)
+        future = self.submit(advice, state.to_json(), self.hint_seconds, words.language())
         future.add_done_callback(lambda f, h=history: self.call_soon(self._hint_answer, f, h))
 
     def _hint_answer(self, future: Future, history: tuple[str, ...]) -> None:
