@@ -156,12 +156,6 @@ class MicroPythonFirmware(SimulatedCells):
         os.close(self._wake_w)
         self._tmp.cleanup()
 
-    def __enter__(self) -> "MicroPythonFirmware":
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.stop()
-
     # --- inside
 
     def _boot(self) -> None:

@@ -147,6 +147,15 @@ class SimulatedCells:
         rgb = self._shown
         return [(rgb[i], rgb[i + 1], rgb[i + 2]) for i in range(0, len(rgb), 3)]
 
+    def stop(self) -> None:
+        raise NotImplementedError
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
 
 class SimulatedFirmware(SimulatedCells):
     def __init__(self, rows: int, cols: int, leds: int, *, link_path: str | Path | None = None,
@@ -255,12 +264,6 @@ class SimulatedFirmware(SimulatedCells):
         os.close(self._wake_w)
         if self._tmpdir is not None:
             self._tmpdir.cleanup()
-
-    def __enter__(self) -> "SimulatedFirmware":
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.stop()
 
     # --- inside
 
