@@ -304,19 +304,30 @@ def ladder(args) -> dict:
         results[a, b] = points
         shares[f"{a} v {b}"] = {**interval(points), "seconds": round(time.perf_counter() - start)}
         print(f"{a} v {b}: {shares[f'{a} v {b}']}", file=sys.stderr)
-    if args.merge:
+        if args.out:
+            # Each pair as it finishes, in the form --merge reads: an interrupted run keeps
+            # what it played.
+            Path(args.out).write_text(json.dumps(
+                {"game": args.game, "options": options, "games_per_pair": args.games,
+                 "seed": args.seed, "max_moves": args.max_moves, "pairs": shares}) + "\n")
+    for merge in args.merge or []:
         # Pairs played in an earlier run (its JSON output), unless played again here: a
         # share of n games is as good as the points for the fit.
-        earlier = json.loads(Path(args.merge).read_text())
+        try:
+            earlier = json.loads(Path(merge).read_text())
+            pairs = earlier["pairs"]
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise SystemExit(f"{merge}: expected a ladder's JSON output with its 'pairs': "
+                             f"{exc}") from None
         if earlier.get("game") != args.game:
-            raise SystemExit(f"{args.merge}: a ladder of {earlier.get('game')!r}, "
+            raise SystemExit(f"{merge}: a ladder of {earlier.get('game')!r}, "
                              f"not {args.game!r}")
-        for key, entry in earlier["pairs"].items():
+        for key, entry in pairs.items():
             a, b = key.split(" v ")
             if (a, b) not in results:
                 n, won = entry["games"], entry["share"] * entry["games"]
                 results[a, b] = [won / n] * n  # the same sum and count
-                shares[key] = {**entry, "from": args.merge}
+                shares[key] = {**entry, "from": merge}
     ratings = fit_ratings(results, anchor="greedy")
     out = {"game": args.game, "options": options, "games_per_pair": args.games,
            "seed": args.seed, "max_moves": args.max_moves, "pairs": shares,
@@ -481,8 +492,13 @@ def main() -> None:
     p.add_argument("--games", type=int, default=12, help="games per pair (colours alternate)")
     p.add_argument("--pairs", help="only these pairs, e.g. beginner-greedy,easy-beginner")
     p.add_argument("--max-moves", type=int, default=600)
-    p.add_argument("--merge", metavar="JSON",
-                   help="an earlier ladder's output: its pairs not played again join the fit")
+    p.add_argument("--merge", metavar="JSON", action="append",
+                   help="an earlier ladder's output (or --out file): its pairs not played "
+                        "again join the fit; may be given more than once (the first file "
+                        "that has a pair gives it)")
+    p.add_argument("--out", metavar="JSON",
+                   help="write the pairs played so far to this file after each pair "
+                        "(for --merge: an interrupted run keeps what it played)")
     p.add_argument("--write", action="store_true",
                    help="keep the ratings in games/ai/data/ratings.json")
     p.add_argument("--seed", type=int, default=1)

@@ -250,6 +250,15 @@ class State(ABC):
             left -= 1
         return self.scores()
 
+    def playout_value(self) -> float | None:
+        """For the search (games/ai/mcts.py): player 0's expected share of the points (0..1,
+        a draw 0.5) in this unfinished position, where a capped playout (`search_options`'
+        `playout_cap`) stopped; None (the default): the scores as they stand decide, more
+        a win and equal a draw, as `winner` would at the end. A game whose end is not
+        decided by the score (Fangqi, where the quiet limit is a draw however many counters
+        each has) says what a lead is worth by its own rules."""
+        return None
+
     def moves_at(self, site: str) -> list:
         """The legal moves that may change `site`: reconcile (board_driver/referee) tests only
         these when the board differs there. A game narrows them for speed, as long as every

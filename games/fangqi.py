@@ -249,6 +249,20 @@ class FangqiState(State):
             return None
         return super().winner()
 
+    def playout_value(self) -> float | None:
+        """What the search makes of a playout it stopped (its `playout_cap`), by reading 15:
+        more counters wins only by going on to reduce the other to three, and the quiet limit
+        draws. So a lead is worth a win while the quiet count is fresh and shrinks to a draw
+        as it runs out (a capture restarts it): 0.5 + 0.5 * (1 - quiet / quiet_limit) for the
+        leader, 0.5 level. With `quiet_result = "counters"`, None: more counters wins."""
+        if self._counters:
+            return None
+        a, b = self.scores()
+        if a == b:
+            return 0.5
+        lead = 0.5 * (1 - self._quiet / self._quiet_limit)
+        return 0.5 + lead if a > b else 0.5 - lead
+
     def occupancy(self) -> dict[str, str]:
         """Every counter on the board: point name -> "black" (player 0) or "white"."""
         names = self.grid.names

@@ -103,13 +103,18 @@ def greedy_prior(state: Any, moves: list) -> list[float]:
 
 
 def outcome(state: Any, player: int) -> float:
-    """The reward in [0, 1] of a finished (or abandoned) game for `player`."""
+    """The reward in [0, 1] of a finished (or abandoned) game for `player`: mostly the result
+    (an abandoned one's by the game's `playout_value`, or by the scores as they stand)."""
     a, b = state.scores()
-    if state.is_over():
-        winner = state.winner()
+    value = None if state.is_over() else state.playout_value()
+    if value is not None:  # a capped playout, valued by the game's rules
+        win = value if player == 0 else 1.0 - value
     else:
-        winner = 0 if a > b else 1 if b > a else None
-    win = 0.5 if winner is None else 1.0 if winner == player else 0.0
+        if state.is_over():
+            winner = state.winner()
+        else:
+            winner = 0 if a > b else 1 if b > a else None
+        win = 0.5 if winner is None else 1.0 if winner == player else 0.0
     margin = (a - b) if player == 0 else (b - a)
     total = abs(a) + abs(b) + 1
     return (1 - MARGIN_WEIGHT) * win + MARGIN_WEIGHT * (0.5 + 0.5 * margin / total)

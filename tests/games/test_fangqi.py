@@ -571,3 +571,23 @@ def test_prior_puts_a_slide_that_takes_first_and_a_block_next():
         "B.W.",
     ], to_move=1)
     assert top(state) == "c1-b1"
+
+
+def test_a_stopped_playout_values_a_lead_by_reading_15_not_by_the_count():
+    # The search's capped playouts stop mid-game: White's lead of 4:2 is worth nearly a win
+    # with the quiet count fresh, less as it runs out, and a draw at the limit (reading 15);
+    # with quiet_result "counters" the count decides, as the rules then do.
+    from games.ai.mcts import MARGIN_WEIGHT, outcome
+
+    state = position(QUIET, quiet_limit=4)
+    assert state.scores() == (2, 4) and state.playout_value() == 0.0  # White 1.0
+    state.play_all(["a2-b2", "d1-c1"])  # two quiet moves of four
+    assert state.playout_value() == 0.25
+    state.play("b2-b3")
+    assert state.playout_value() == 0.375
+    white = outcome(state, 1)
+    assert white == pytest.approx((1 - MARGIN_WEIGHT) * 0.625 + MARGIN_WEIGHT * (0.5 + 0.5 * 2 / 7))
+    assert position(["B..W", "....", "W..B"], quiet_limit=4).playout_value() == 0.5  # level
+    counting = position(QUIET, quiet_limit=4, quiet_result="counters")
+    counting.play_all(["a2-b2", "d1-c1", "b2-b3"])
+    assert counting.playout_value() is None and outcome(counting, 1) > 0.9

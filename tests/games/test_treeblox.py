@@ -443,3 +443,22 @@ def test_a_move_object_that_names_no_placement_is_invalid_notation():
     state = new("La1 Ld4")
     rejects(state, Move("tree", (0, 1, 0)), "a placement is a leaf or a branch", InvalidNotation)
     rejects(state, Move("leaf", (0, 1)), "a placement is a leaf or a branch", InvalidNotation)
+
+
+def test_a_playout_shades_the_last_active_leaf_whenever_it_can():
+    # The search's playouts are uniform but for the decisive move: Dark, to move, can shade
+    # Light's only leaf d4 from its branch c4+1 (d4+1), and every playout does, at once;
+    # a uniform one would rarely.
+    state = new("La1 Ld4 Bc4 Bb2 Bc4+1 Bb3")
+    assert state.to_move == DARK and len(state.legal_moves()) > 10
+    for seed in range(20):
+        state.playout(random.Random(seed), cap=1)
+        assert str(state.moves[-1]) == "Ld4+1" and state.end_reason == "no-active-leaves"
+        state.undo()
+    # With two active leaves no single cube wins: the playout stays uniform.
+    state = new("La1 Ld4 Bc4 Lb2 Bc4+1 Bb3")
+    played = set()
+    for seed in range(20):
+        state.playout(random.Random(seed), cap=1)
+        played.add(str(state.undo()))
+    assert len(played) > 5
