@@ -9,6 +9,8 @@
         ours against `greedy` (the most points for the mover right after the move: Treeblox's
         active leaves; then the fewest for the opponent) or `random`, any registered game,
         through the common interface only
+    python benchmarks/strength.py versus --game fangqi --opponent greedy --level strongest
+        ours at a level (its effort a move) instead of a time (also for `planting`)
     python benchmarks/strength.py versus --game treeblox --opponent self:1.2 --seconds 0.3
         ours against ours with another time budget (time buys strength?)
     python benchmarks/strength.py versus --game arbos --opponent random --max-moves 600
@@ -99,9 +101,12 @@ def random_move(state, rng: random.Random):
     return rng.choice(list(state.legal_moves()))
 
 
-def our_move(state, seconds: float, seed: int, tuning: dict | None):
+def our_move(state, seconds: float, seed: int, tuning: dict | None, level: str | None = None):
     """games.ai.best_move, or with `tuning` the MCTS with those options over the game's own
-    (its `Game.search_options`): to try options before making them the game's."""
+    (its `Game.search_options`): to try options before making them the game's; with `level`,
+    that level's move (games.ai.play_level: its effort, whatever the time)."""
+    if level is not None:
+        return games.ai.play_level(state, games.ai.level(level), seed=seed)
     if tuning is None:
         return games.ai.best_move(state, seconds=seconds, seed=seed)
     legal = state.legal_moves()
@@ -128,7 +133,7 @@ def versus(args) -> dict:
         while not state.is_over() and len(state.moves) < args.max_moves:
             if state.to_move == ours:
                 start = time.perf_counter()
-                move = our_move(state, args.seconds, rng.randrange(1 << 30), tuning)
+                move = our_move(state, args.seconds, rng.randrange(1 << 30), tuning, args.level)
                 ours_seconds.append(time.perf_counter() - start)
             elif args.opponent == "greedy":
                 move = greedy_move(state, rng)
@@ -147,7 +152,7 @@ def versus(args) -> dict:
               f"points {results[-1]}", file=sys.stderr)
     return {"game": args.game, "options": args.option or [], "opponent": args.opponent,
             "tuning": {**mcts_tuning(state), **(tuning or {})},
-            "ours_seconds": args.seconds,
+            "ours_seconds": None if args.level else args.seconds, "ours_level": args.level,
             "ours_mean_move_s": round(sum(ours_seconds) / max(1, len(ours_seconds)), 3),
             "max_moves": args.max_moves, "capped": capped, **interval(results)}
 
@@ -416,7 +421,7 @@ def planting(args) -> dict:
                 # Equal time: what the bot has taken per move so far (a first guess before).
                 budget = sum(bot_times) / len(bot_times) if bot_times else args.first_budget
                 start = time.perf_counter()
-                move = games.ai.best_move(state, seconds=budget, seed=rng.randrange(1 << 30))
+                move = our_move(state, budget, rng.randrange(1 << 30), None, args.level)
                 our_times.append(time.perf_counter() - start)
                 action = action_of(str(move), rows, cols)
             else:
@@ -444,7 +449,7 @@ def planting(args) -> dict:
                 f" (move {r['n']} {r['move']}: {r['after']} for {r['before']})" for r in bad)
         print(f"game {i + 1}: ours as player {ours}, scores {state.scores()}, "
               f"points {results[-1]}{note}", file=sys.stderr)
-    return {"game": "tree-planting", "board": args.board,
+    return {"game": "tree-planting", "board": args.board, "ours_level": args.level,
             "opponent": f"OpenSpiel MCTSBot, {args.simulations} simulations, random rollouts",
             "bot_mean_move_s": round(sum(bot_times) / len(bot_times), 3),
             "ours_mean_move_s": round(sum(our_times) / len(our_times), 3),
@@ -466,6 +471,8 @@ def main() -> None:
                    help="after each game, check every move of ours against the exact solver "
                         "(SECONDS per position at most; a position it cannot finish in that "
                         "time is counted as not exact)")
+    p.add_argument("--level", help="ours at this level (games.ai.LEVELS: its effort a move) "
+                                   "instead of the bot's time")
     p.add_argument("--seed", type=int, default=1)
     p = sub.add_parser("versus", help="any game against greedy, random or ourselves")
     p.add_argument("--game", default="treeblox")
@@ -473,6 +480,8 @@ def main() -> None:
     p.add_argument("--opponent", default="greedy", help="greedy, random or self:SECONDS")
     p.add_argument("--games", type=int, default=10)
     p.add_argument("--seconds", type=float, default=0.3, help="our time per move")
+    p.add_argument("--level", help="ours at this level (games.ai.LEVELS: its effort a move) "
+                                   "instead of --seconds")
     p.add_argument("--tuning", metavar="JSON",
                    help='our search options over the game\'s own, e.g. \'{"playout_cap": 12}\' '
                         "(a self:SECONDS opponent keeps the game's own)")
