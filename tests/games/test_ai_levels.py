@@ -159,3 +159,33 @@ def test_the_ladders_fit_gives_elo_differences_and_intervals():
     # A clean sweep stays finite with the virtual draws.
     fit = strength.fit_ratings({("a", "b"): [1] * 8}, anchor="b")
     assert 1300 < fit["a"]["rating"] < 1800
+
+
+def test_the_ladder_saves_each_pair_as_it_goes_and_merges_earlier_runs(tmp_path):
+    import argparse
+    import sys
+
+    sys.path.insert(0, str(DOC.parents[1] / "benchmarks"))
+    import strength
+
+    def args(**kw):
+        base = dict(game="treeblox", option=None, games=2, pairs=None, max_moves=600,
+                    merge=None, out=None, write=False, seed=3)
+        return argparse.Namespace(**{**base, **kw})
+
+    first = tmp_path / "first.json"
+    strength.ladder(args(pairs="greedy-random", out=str(first)))
+    saved = json.loads(first.read_text())  # written after the pair, before any fit
+    assert saved["game"] == "treeblox" and list(saved["pairs"]) == ["greedy v random"]
+    assert saved["pairs"]["greedy v random"]["games"] == 2
+    second = tmp_path / "second.json"
+    out = strength.ladder(args(pairs="beginner-random", out=str(second), merge=[str(first)]))
+    assert set(out["pairs"]) == {"beginner v random", "greedy v random"}
+    assert out["pairs"]["greedy v random"]["from"] == str(first)
+    assert set(out["ratings"]) == {"greedy", "random", "beginner"}
+    assert list(json.loads(second.read_text())["pairs"]) == ["beginner v random"]
+    with pytest.raises(SystemExit, match="a ladder of 'treeblox', not 'fangqi'"):
+        strength.ladder(args(game="fangqi", pairs="x-y", merge=[str(first)]))
+    (tmp_path / "bad.json").write_text("{}")
+    with pytest.raises(SystemExit, match=r"bad.json: expected a ladder's JSON output"):
+        strength.ladder(args(pairs="x-y", merge=[str(tmp_path / "bad.json")]))
