@@ -45,6 +45,11 @@ PHASES = (PLACEMENT, FIRST_REMOVAL, SQUARE_REMOVAL, MOVEMENT)
 #: Why a game ended.
 REDUCED, BLOCKED, QUIET = "reduced", "blocked", "quiet-limit"
 DEFAULT_QUIET_LIMIT = 50
+#: The search's playouts (`FangqiState.playout_value`): a counter lead counts as a win until
+#: this many quiet moves before the quiet limit, then less, down to the limit's draw. A lead
+#: shrinking over the whole count (from the first quiet move) lost to the count alone: 0 wins,
+#: 3 losses and 8 draws in 11 games at 160 iterations a move (docs/ai.md).
+QUIET_STRETCH = 10
 # The search's guess (FangqiState.move_prior), by how many of a 2x2 window's other three points
 # hold one's own counters (_BUILD: completing one is a capture) or the opponent's (_BLOCK: the
 # point they need), and what taking a counter does to the opponent's window, by how many of
@@ -252,15 +257,17 @@ class FangqiState(State):
     def playout_value(self) -> float | None:
         """What the search makes of a playout it stopped (its `playout_cap`), by reading 15:
         more counters wins only by going on to reduce the other to three, and the quiet limit
-        draws. So a lead is worth a win while the quiet count is fresh and shrinks to a draw
-        as it runs out (a capture restarts it): 0.5 + 0.5 * (1 - quiet / quiet_limit) for the
-        leader, 0.5 level. With `quiet_result = "counters"`, None: more counters wins."""
+        draws. So a lead is worth a win (as the count alone said before) until the last
+        QUIET_STRETCH quiet moves before the limit, and then shrinks to a draw at it (a
+        capture restarts the count): the leader's 0.5 + 0.5 * min(1, moves left / stretch),
+        0.5 level. With `quiet_result = "counters"`, None: more counters wins."""
         if self._counters:
             return None
         a, b = self.scores()
         if a == b:
             return 0.5
-        lead = 0.5 * (1 - self._quiet / self._quiet_limit)
+        left = self._quiet_limit - self._quiet
+        lead = 0.5 * min(1.0, left / min(QUIET_STRETCH, self._quiet_limit))
         return 0.5 + lead if a > b else 0.5 - lead
 
     def occupancy(self) -> dict[str, str]:

@@ -574,8 +574,8 @@ def test_prior_puts_a_slide_that_takes_first_and_a_block_next():
 
 
 def test_a_stopped_playout_values_a_lead_by_reading_15_not_by_the_count():
-    # The search's capped playouts stop mid-game: White's lead of 4:2 is worth nearly a win
-    # with the quiet count fresh, less as it runs out, and a draw at the limit (reading 15);
+    # The search's capped playouts stop mid-game: White's lead of 4:2 is worth a win with
+    # the quiet count fresh, less as it runs out, and a draw at the limit (reading 15);
     # with quiet_result "counters" the count decides, as the rules then do.
     from games.ai.mcts import MARGIN_WEIGHT, outcome
 
@@ -588,6 +588,13 @@ def test_a_stopped_playout_values_a_lead_by_reading_15_not_by_the_count():
     white = outcome(state, 1)
     assert white == pytest.approx((1 - MARGIN_WEIGHT) * 0.625 + MARGIN_WEIGHT * (0.5 + 0.5 * 2 / 7))
     assert position(["B..W", "....", "W..B"], quiet_limit=4).playout_value() == 0.5  # level
+    # With the usual limit the lead is a win until the last QUIET_STRETCH (10) moves of it.
+    state = position(QUIET, quiet_limit=50)
+    state.play_all(["a2-b2", "d1-c1", "b2-b3"])
+    assert state.playout_value() == 0.0
+    state = position(QUIET, quiet_limit=12)
+    state.play_all(["a2-b2", "d1-c1", "b2-b3"])  # 9 quiet moves left of 12
+    assert state.playout_value() == pytest.approx(0.5 - 0.5 * 9 / 10)
     counting = position(QUIET, quiet_limit=4, quiet_result="counters")
     counting.play_all(["a2-b2", "d1-c1", "b2-b3"])
     assert counting.playout_value() is None and outcome(counting, 1) > 0.9
