@@ -109,6 +109,12 @@ class Game(ABC):
     #: docs/ai.md): a game whose iterations are very cheap (Tree Planting's, tens of
     #: microseconds) needs many more of them for the same strength. Chosen by measurement.
     search_effort: ClassVar[int] = 1
+    #: This game's own effort for some levels, where the ladder measured the common levels'
+    #: steps (games.ai.LEVELS) too large or too small for it: level name -> {"iterations": N,
+    #: "exact_free": M} (either key), which replace that level's common values in this game
+    #: (the iterations are still times `search_effort`). {}: the common levels. Chosen by
+    #: measurement (docs/ai.md, "The ladder"); `games.ai.game_level` applies it.
+    level_effort: ClassVar[Mapping[str, Mapping[str, Any]]] = {}
 
     @property
     def title(self) -> str:

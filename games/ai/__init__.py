@@ -24,7 +24,7 @@ from typing import Any, Callable
 
 from games.ai.mcts import Search, tuning
 
-__all__ = ["best_move", "analyse", "play_level", "glance_move", "Level", "level", "LEVELS",
+__all__ = ["best_move", "analyse", "play_level", "game_level", "glance_move", "Level", "level", "LEVELS",
            "ALIASES", "MoveValue", "ratings", "level_label"]
 
 
@@ -154,10 +154,29 @@ def glance_move(state: Any, rng: Any, *, miss: float = GLANCE_MISS) -> Any:
     return moves[max(range(len(moves)), key=seen.__getitem__)]
 
 
+def game_level(game: Any, lvl: Level) -> Level:
+    """Level `lvl` as `game` plays it: the common level, or with the game's own effort for it
+    (`Game.level_effort`) where the game declares one. A level given as seconds is the same
+    everywhere. Raises ValueError naming the game and the key it does not know."""
+    from dataclasses import replace
+
+    own = game.level_effort.get(lvl.name) if LEVELS.get(lvl.name) is lvl else None
+    if not own:
+        return lvl
+    unknown = set(own) - {"iterations", "exact_free"}
+    if unknown:
+        raise ValueError(f"{game.name}: level_effort[{lvl.name!r}] names {sorted(unknown)[0]!r}: "
+                         "expected only 'iterations' and 'exact_free'")
+    return replace(lvl, **own)
+
+
 def play_level(state: Any, lvl: Level, *, seed: int | None = None,
                clock: Callable[[], float] = time.perf_counter) -> Any:
-    """The move the computer plays at level `lvl`: its search effort, its slips."""
+    """The move the computer plays at level `lvl` (as its game plays it, `game_level`): its
+    search effort, its slips."""
     import random
+
+    lvl = game_level(state.game, lvl)
 
     if lvl.slips > 0 and not state.is_over() and len(state.legal_moves()) > 1:
         rng = random.Random(seed)

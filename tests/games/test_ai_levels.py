@@ -189,3 +189,24 @@ def test_the_ladder_saves_each_pair_as_it_goes_and_merges_earlier_runs(tmp_path)
     (tmp_path / "bad.json").write_text("{}")
     with pytest.raises(SystemExit, match=r"bad.json: expected a ladder's JSON output"):
         strength.ladder(args(pairs="x-y", merge=[str(tmp_path / "bad.json")]))
+
+
+def test_a_game_may_declare_its_own_effort_for_a_level(counting, monkeypatch):
+    # Through the game contract (Game.level_effort), never a test of the game's name: Fangqi
+    # declaring 100 iterations for `medium` searches 100 there; the other levels, and the
+    # other games, keep the common ones.
+    fangqi = games.get_game("fangqi")
+    monkeypatch.setattr(type(fangqi), "level_effort", {"medium": {"iterations": 100}})
+    state = fangqi.new_state()
+    state.play_all(["d4", "c3"])
+    stopped = lambda: 0.0  # noqa: E731
+    for name, want in (("medium", 100), ("hard", games.ai.LEVELS["hard"].iterations)):
+        counting.clear()
+        games.ai.play_level(state, games.ai.LEVELS[name], seed=1, clock=stopped)
+        assert counting == [want], name
+    assert games.ai.game_level(fangqi, games.ai.level("2")).iterations is None  # seconds
+    treeblox = games.get_game("treeblox")
+    assert games.ai.game_level(treeblox, games.ai.LEVELS["medium"]) is games.ai.LEVELS["medium"]
+    monkeypatch.setattr(type(fangqi), "level_effort", {"medium": {"iterations": 1, "noise": 2}})
+    with pytest.raises(ValueError, match="fangqi: level_effort\\['medium'\\] names 'noise'"):
+        games.ai.play_level(state, games.ai.LEVELS["medium"], seed=1)
