@@ -15,6 +15,7 @@ Workloads (each the code a player waits on, or the computer's inner loop):
 - `playouts-<game>`: 2 random games by the move-by-move loop (legal_moves, play), the MCTS's
   path before a game's own playout existed, and the referee's path for legality;
 - `fast-playouts-<game>`: 5 of the game's own `playout(rng)`;
+- `search-arbos`: one move's search at 160 iterations on the 20x20 board, 60 moves in;
 - `trace-tree-planting`: a 12-move Tree Planting game through the whole pipeline on the
   simulated board (mock pins, matrix scan, debounce, reconcile, journal, LED frame).
 """
@@ -59,6 +60,12 @@ def _new(name: str):
     return games.get_game(name).new_state(**GAMES[name])
 
 
+def _new_full(name: str, **options):
+    import games
+
+    return games.get_game(name).new_state(**options)
+
+
 def run(workload: str) -> None:
     """One workload, in this process (the child valgrind watches)."""
     _imports()
@@ -78,6 +85,16 @@ def run(workload: str) -> None:
         name = workload.removeprefix("fast-playouts-")
         for _ in range(5):
             _new(name).playout(rng)
+    elif workload == "search-arbos":
+        # The computer's move at `medium` (160 iterations) on the full 20x20 board, from a
+        # position 60 random moves in: what rating the levels costs (playouts and the tree).
+        from games.ai.mcts import Search, tuning
+
+        state = _new_full("arbos", setup_seed=7)
+        for _ in range(60):
+            moves = state.legal_moves()
+            state.play(moves[rng.randrange(len(moves))])
+        Search(state, seed=1, **tuning(state)).run(seconds=1e9, iterations=160)
     elif workload == "trace-tree-planting":
         from board_driver.config import sim_config
 
@@ -95,7 +112,7 @@ def run(workload: str) -> None:
 
 
 WORKLOADS = (["startup"] + [f"playouts-{g}" for g in GAMES]
-             + [f"fast-playouts-{g}" for g in GAMES] + ["trace-tree-planting"])
+             + [f"fast-playouts-{g}" for g in GAMES] + ["search-arbos", "trace-tree-planting"])
 
 
 def count(tree: Path, workload: str) -> int:

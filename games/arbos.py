@@ -44,7 +44,9 @@ NAMED_BOARDS = ("20x20", "19x19", "18x18")
 #: ends within 2 x seeds + 6 x spores + 1 moves (reading 12: 501 on 20x20); a playout's game
 #: of 20x20 ends in about 185 moves, so this only guards against a long one.
 PLAYOUT_CAP = 400
-#: Random draws of a cell a playout tries before it lists the legal cells outright.
+#: Random draws of a cell a playout tries before it lists the legal cells outright (with
+#: three trees, only the cells beside the mover's spores: a pass used to check every cell,
+#: 44 % of a 20x20 playout's cell checks for under 2 passes in 138 moves).
 _DRAWS = 48
 
 #: The setup's two ways (reading 13): the board draws each seed's cell, or the placer chooses.
@@ -400,6 +402,7 @@ class ArbosState(State):
             seed = -1 if follow or not self._spores_left[p] else _SEED[p]
             kind = None
             if self._spores_left[p]:
+                three = len(trees_of[p]) >= MAX_TREES
                 for _ in range(_DRAWS):
                     i = randrange(size)
                     here = board[i]
@@ -408,8 +411,12 @@ class ArbosState(State):
                             kind = REPLACE if here else SPORE
                             break
                 else:
-                    ok = [i for i in range(size)
-                          if (board[i] == seed or placeable(p, i)) and keeps_three(p, i)]
+                    if three:  # only a cell beside one of p's spores keeps three trees
+                        near = {n for t in trees_of[p].values() for j in t for n in nb8[j]}
+                        ok = sorted(i for i in near if board[i] == seed
+                                    or (not board[i] and placeable(p, i)))
+                    else:
+                        ok = [i for i in range(size) if board[i] == seed or placeable(p, i)]
                     if not ok and follow:  # a follow-up is owed: any legal cell
                         ok = [i for i in range(size) if placeable(p, i)]
                     if ok:

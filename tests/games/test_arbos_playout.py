@@ -106,3 +106,42 @@ def test_playout_from_the_middle_of_a_turn(midturn):
     for _ in range(len(state.moves) - start):
         state.undo()
     assert internals(state) == snapshot
+
+
+@pytest.mark.parametrize("draws", [0, 48])
+def test_with_three_trees_a_playout_draws_among_exactly_the_moves_that_keep_three(
+        draws, monkeypatch):
+    # The playout's draw with three trees (draws over the board, then the short list of the
+    # cells beside the mover's spores; with 0 draws, the list alone): every legal
+    # spore or replacement that leaves the mover at most three trees is played by some
+    # seed, and nothing else is.
+    import games.arbos
+
+    monkeypatch.setattr(games.arbos, "_DRAWS", draws)
+    found = 0
+    for seed in range(60):
+        rng = random.Random(seed)
+        state = GAME.new_state(board="8x8", setup_seed=seed)
+        while not state.is_over() and not (
+                state.tree_count(state.to_move) == 3 and state.spores_left(state.to_move)
+                and not state.must_remove and not state.follow_ups_left):
+            state.playout(rng, cap=1)
+        if state.is_over():
+            continue
+        found += 1
+        p = state.to_move
+        keeping = set()
+        for move in state.legal_moves():
+            if move.kind in ("spore", "replace"):
+                state.play(move)
+                if state.tree_count(p) <= 3:
+                    keeping.add(str(move))
+                state.undo()
+        played = set()
+        for k in range(40 * len(keeping) + 40):
+            state.playout(random.Random(k), cap=1)
+            played.add(str(state.undo()))
+        assert played == (keeping or {"pass"}), seed
+        if found == 6:
+            break
+    assert found == 6
