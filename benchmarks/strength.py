@@ -270,6 +270,21 @@ def fit_ratings(results: dict[tuple[str, str], list[float]], anchor: str,
     return out
 
 
+def connected(results: dict[tuple[str, str], list[float]], anchor: str) -> bool:
+    """Whether every player of `results` meets the anchor through a chain of pairs (else
+    the fit has nothing to hold their ratings to)."""
+    names = {n for pair in results for n in pair}
+    seen, todo = {anchor}, [anchor]
+    while todo:
+        x = todo.pop()
+        for a, b in results:
+            for y, z in ((a, b), (b, a)):
+                if y == x and z not in seen:
+                    seen.add(z)
+                    todo.append(z)
+    return bool(names) and names <= seen
+
+
 def solve(m: list[list[float]], v: list[float]) -> list[float]:
     """m x = v by Gaussian elimination with partial pivoting (a handful of players)."""
     n = len(v)
@@ -298,6 +313,9 @@ LADDER_PAIRS = [("greedy", "random"), ("beginner", "random"), ("beginner", "gree
 
 def ladder(args) -> dict:
     game = games.get_game(args.game)
+    if getattr(args, "level_effort", None):
+        # Levels to try before the game declares them (its `Game.level_effort`).
+        type(game).level_effort = json.loads(args.level_effort)
     options = dict(o.split("=", 1) for o in args.option or [])
     rng = random.Random(args.seed)
     only = set(args.pairs.split(",")) if args.pairs else None
@@ -315,7 +333,8 @@ def ladder(args) -> dict:
             # what it played.
             Path(args.out).write_text(json.dumps(
                 {"game": args.game, "options": options, "games_per_pair": args.games,
-                 "seed": args.seed, "max_moves": args.max_moves, "pairs": shares}) + "\n")
+                 "seed": args.seed, "max_moves": args.max_moves,
+                 "level_effort": game.level_effort, "pairs": shares}) + "\n")
     for merge in args.merge or []:
         # Pairs played in an earlier run (its JSON output), unless played again here: a
         # share of n games is as good as the points for the fit.
@@ -334,10 +353,18 @@ def ladder(args) -> dict:
                 n, won = entry["games"], entry["share"] * entry["games"]
                 results[a, b] = [won / n] * n  # the same sum and count
                 shares[key] = {**entry, "from": merge}
+    if not connected(results, "greedy"):
+        # Nothing to fit the ratings to (the pairs played do not reach the anchor): the
+        # pairs alone, for --merge with a run that played the anchors.
+        print("ladder: the pairs do not all reach greedy (the anchor): no ratings; "
+              "--merge a run with the anchors' pairs to fit them", file=sys.stderr)
+        return {"game": args.game, "options": options, "games_per_pair": args.games,
+                "seed": args.seed, "max_moves": args.max_moves,
+                "level_effort": game.level_effort, "pairs": shares}
     ratings = fit_ratings(results, anchor="greedy")
     out = {"game": args.game, "options": options, "games_per_pair": args.games,
-           "seed": args.seed, "max_moves": args.max_moves, "pairs": shares,
-           "ratings": ratings}
+           "seed": args.seed, "max_moves": args.max_moves,
+           "level_effort": game.level_effort, "pairs": shares, "ratings": ratings}
     if args.write:
         path = games.ai.RATINGS_FILE
         table = json.loads(path.read_text()) if path.exists() else {}
@@ -509,6 +536,9 @@ def main() -> None:
     p.add_argument("--out", metavar="JSON",
                    help="write the pairs played so far to this file after each pair "
                         "(for --merge: an interrupted run keeps what it played)")
+    p.add_argument("--level-effort", metavar="JSON",
+                   help="try levels of the game's own, as its Game.level_effort would declare "
+                        "them, e.g. '{\"hard\": {\"exact_free\": 20}}'")
     p.add_argument("--write", action="store_true",
                    help="keep the ratings in games/ai/data/ratings.json")
     p.add_argument("--seed", type=int, default=1)

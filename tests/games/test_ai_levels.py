@@ -184,6 +184,9 @@ def test_the_ladder_saves_each_pair_as_it_goes_and_merges_earlier_runs(tmp_path)
     assert out["pairs"]["greedy v random"]["from"] == str(first)
     assert set(out["ratings"]) == {"greedy", "random", "beginner"}
     assert list(json.loads(second.read_text())["pairs"]) == ["beginner v random"]
+    # Pairs that do not reach the anchor (greedy) are kept, not fitted (nothing to hold to).
+    alone = strength.ladder(args(pairs="beginner-random"))
+    assert "ratings" not in alone and list(alone["pairs"]) == ["beginner v random"]
     with pytest.raises(SystemExit, match="a ladder of 'treeblox', not 'fangqi'"):
         strength.ladder(args(game="fangqi", pairs="x-y", merge=[str(first)]))
     (tmp_path / "bad.json").write_text("{}")
