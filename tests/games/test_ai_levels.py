@@ -45,6 +45,28 @@ def test_each_levels_effort_is_what_the_doc_says():
                          else f"{lvl.exact_free} free")
 
 
+def test_each_games_own_levels_are_what_the_doc_says():
+    # docs/ai.md's table of the levels a game sets itself (Game.level_effort), row by row.
+    text = DOC.read_text()
+    table = text[text.index("| game | level | search effort a move | exact solver | why |"):]
+    rows = {}
+    for line in table.splitlines()[2:]:
+        if not line.startswith("|"):
+            break
+        cells = [c.strip().strip("`") for c in line.strip("|").split("|")]
+        rows[cells[0], cells[1]] = (cells[2], cells[3])
+    declared = {}
+    for name in games.names():
+        game = games.get_game(name)
+        for level_name in game.level_effort:
+            lvl = games.ai.game_level(game, games.ai.LEVELS[level_name])
+            declared[game.short_title, level_name] = (
+                f"{lvl.iterations:,} iterations",
+                "no" if not lvl.exact else "all" if lvl.exact_free is None
+                else f"{lvl.exact_free} free")
+    assert declared == rows
+
+
 class Counting(mcts.Search):
     """The search, counting the iterations each move's search ran."""
 
