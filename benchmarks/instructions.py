@@ -16,6 +16,7 @@ Workloads (each the code a player waits on, or the computer's inner loop):
   path before a game's own playout existed, and the referee's path for legality;
 - `fast-playouts-<game>`: 5 of the game's own `playout(rng)`;
 - `search-arbos`: one move's search at 160 iterations on the 20x20 board, 60 moves in;
+- `search-game-for-the-trees`: one move's search at 160 iterations, 30 turns in;
 - `trace-tree-planting`: a 12-move Tree Planting game through the whole pipeline on the
   simulated board (mock pins, matrix scan, debounce, reconcile, journal, LED frame).
 """
@@ -95,6 +96,15 @@ def run(workload: str) -> None:
             moves = state.legal_moves()
             state.play(moves[rng.randrange(len(moves))])
         Search(state, seed=1, **tuning(state)).run(seconds=1e9, iterations=160)
+    elif workload == "search-game-for-the-trees":
+        # The computer's move at `medium` (160 iterations), 30 random turns in.
+        from games.ai.mcts import Search, tuning
+
+        state = _new("game-for-the-trees")
+        for _ in range(30):
+            moves = state.legal_moves()
+            state.play(moves[rng.randrange(len(moves))])
+        Search(state, seed=1, **tuning(state)).run(seconds=1e9, iterations=160)
     elif workload == "trace-tree-planting":
         from board_driver.config import sim_config
 
@@ -112,7 +122,8 @@ def run(workload: str) -> None:
 
 
 WORKLOADS = (["startup"] + [f"playouts-{g}" for g in GAMES]
-             + [f"fast-playouts-{g}" for g in GAMES] + ["search-arbos", "trace-tree-planting"])
+             + [f"fast-playouts-{g}" for g in GAMES] + ["search-arbos", "search-game-for-the-trees",
+                                                     "trace-tree-planting"])
 
 
 def count(tree: Path, workload: str) -> int:

@@ -482,7 +482,7 @@ def _describe(cell: Cell) -> str:
 
 class GameForTheTreesState(State):
     __slots__ = ("game", "_opts", "_board", "_chains", "_leap", "_to_move", "_turns",
-                 "_end", "_winner", "_history")
+                 "_end", "_winner", "_history", "_results")
 
     def __init__(self, game: "GameForTheTrees", opts: dict, board: tuple, chains: tuple,
                  to_move: int):
@@ -496,6 +496,7 @@ class GameForTheTreesState(State):
         self._end: str | None = None
         self._winner: int | None = None
         self._history: list[tuple[Move, tuple]] = []
+        self._results: tuple | None = None  # the last legal_moves' results (see there)
         self._check_end(None)
 
     # --- the game interface -------------------------------------------------------------
@@ -511,8 +512,13 @@ class GameForTheTreesState(State):
             return []
         out: list[Move] = []
         cache: dict = {}
+        results: dict = {}
         for action, src, dst in self._actions():
-            out.extend(self._turns_of(action, src, dst, cache))
+            out.extend(self._turns_of(action, src, dst, cache, results))
+        # Each turn's result, for `play` to reuse while the position is this one (the
+        # position's tuples themselves, which only a play or an undo replaces): the search
+        # plays every legal move once right after listing them (its greedy prior).
+        self._results = (self._board, self._chains, self._leap, self._to_move, results)
         return out
 
     def play(self, move: Any) -> None:
@@ -520,12 +526,18 @@ class GameForTheTreesState(State):
             move = self.parse_move(move)
         if self._end:
             raise IllegalMove(move, Reason("the game is over"))
-        try:
-            turn = self._run(move)
-        except _Fail as exc:
-            raise IllegalMove(move, exc.args[0]) from None
+        known = self._results
+        result = None
+        if (known is not None and known[0] is self._board and known[1] is self._chains
+                and known[2] is self._leap and known[3] == self._to_move):
+            result = known[4].get(move)  # a turn legal_moves found: its result, not rerun
+        if result is None:
+            try:
+                result = self._run(move).result()
+            except _Fail as exc:
+                raise IllegalMove(move, exc.args[0]) from None
         self._history.append((move, self._snapshot()))
-        self._board, self._chains, self._leap = turn.result()
+        self._board, self._chains, self._leap = result
         self._turns += 1
         mover = self._to_move
         self._to_move = 1 - mover
@@ -576,6 +588,7 @@ class GameForTheTreesState(State):
         (new._board, new._chains, new._leap, new._to_move, new._turns, new._end,
          new._winner) = self._snapshot()
         new._history = self._history[:]
+        new._results = None
         return new
 
     def is_over(self) -> bool:
@@ -801,11 +814,13 @@ class GameForTheTreesState(State):
                                "this turn (reading 11)"))
         return turn
 
-    def _turns_of(self, action: str, src: int, dst: int, cache: dict | None = None) -> list[Move]:
+    def _turns_of(self, action: str, src: int, dst: int, cache: dict | None = None,
+                  results: dict | None = None) -> list[Move]:
         """The distinct turns of one action: the default order first, then every order and
         choice of takers that gives a different result (reading 18). `cache` keeps each
         group's different orders for the other actions of the same position: the chains'
-        own groups are the same for every action whose growth does not touch them."""
+        own groups are the same for every action whose growth does not touch them.
+        `results` gets each turn's result (board, chains, leap), for `play`."""
         try:
             turn0, items = self._start(action, src, dst)
         except _Fail:
@@ -863,6 +878,8 @@ class GameForTheTreesState(State):
                     out.append(Move(action, src, dst, letter, tuple(
                         (it.src, it.dst, "x" if it.key in takers else it.mark)
                         for it in order)))
+                if results is not None:
+                    results[out[-1]] = key  # (board, chains, leap) after this turn
         return out
 
     def _check_end(self, mover: int | None) -> None:

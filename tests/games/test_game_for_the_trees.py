@@ -521,3 +521,28 @@ def test_playout_finishes_with_legal_turns_that_undo_takes_back():
     after_one = new(limit=60)
     after_one.play("Ab1-d2")
     assert state == after_one and state.chains(0) == ["d2>f3"]
+
+
+def test_a_turn_played_after_listing_the_legal_moves_has_the_result_it_has_unlisted():
+    # play() reuses the result legal_moves() found for a turn (the search plays every legal
+    # move right after listing them); it must be what running the turn gives: every legal
+    # move of random positions, played listed and unlisted, the same position after it.
+    import random
+
+    rng = random.Random(5)
+    checked = 0
+    for game in range(3):
+        state = GAME.new_state()
+        while not state.is_over() and len(state.moves) < 60:
+            legal = state.legal_moves()
+            fresh = state.copy()  # never listed: every play runs the turn
+            for move in legal:
+                state.play(move)
+                fresh.play(move)
+                # board, chains, leap, mover, turns, end and winner alike
+                assert state._snapshot() == fresh._snapshot(), move
+                state.undo()
+                fresh.undo()
+                checked += 1
+            state.play(rng.choice(legal))
+    assert checked > 1000
