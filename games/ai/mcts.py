@@ -262,6 +262,16 @@ class Search:
         if not stats:
             raise ValueError("no legal move: the game is over")
         if noise <= 0:
+            if self.prior is not None:
+                # Moves the search visited equally often it could not tell apart (their means
+                # differ by noise): the prior's order decides, the root's moves' order. Where
+                # the playouts' results saturate (Arbos: the mover wins 95 % of them after any
+                # of its moves) the widening lets in more moves the more it searches, all
+                # visited alike, and the noise chose among ever more of them: `hard` lost 4 of
+                # 4 to `medium` (docs/ai.md, the ladder).
+                root = self.root
+                most = stats[0][1]
+                return next(m for i, m in enumerate(root.moves) if root.n[i] == most)
             return stats[0][0]
         weights = [(n + 1) ** (1.0 / noise) for _, n, _ in stats]
         return self.rng.choices([m for m, _, _ in stats], weights=weights)[0]

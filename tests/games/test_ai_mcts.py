@@ -275,3 +275,21 @@ def test_a_capped_playout_leaves_a_state_that_plays_on_correctly():
     while state.moves:
         state.undo()
     assert len(state.legal_moves()) == len(state.board.grooves)
+
+
+def test_moves_visited_alike_are_told_apart_by_the_prior_not_by_noise():
+    # Where every playout is won (Arbos: saturated), the most visited moves tie: the move
+    # played is the prior's first of them, whatever their means say; without a prior, the
+    # means decide as before.
+    state = _arbos_in_play(2)
+    search = Search(state, seed=3, widening=(1.0, 0.5), prior="game")
+    root = search.root
+    root.n[:4] = [5, 5, 5, 4]
+    root.w[:4] = [4.0, 4.9, 4.5, 4.0]
+    assert search.best() == root.moves[0]
+    root.n[1] = 6  # visited more: the search told it apart
+    assert search.best() == root.moves[1]
+    plain = Search(state, seed=3)
+    plain.root.n[:3] = [5, 5, 5]
+    plain.root.w[:3] = [4.0, 4.9, 4.5]
+    assert plain.best() == plain.root.moves[1]
