@@ -353,6 +353,24 @@ def ladder(args) -> dict:
                 n, won = entry["games"], entry["share"] * entry["games"]
                 results[a, b] = [won / n] * n  # the same sum and count
                 shares[key] = {**entry, "from": merge}
+    for more in getattr(args, "add", None) or []:
+        # More games of the same levels (another seed): each pair's games join the pair's.
+        try:
+            extra = json.loads(Path(more).read_text())
+            pairs = extra["pairs"]
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise SystemExit(f"{more}: expected a ladder's JSON output with its 'pairs': "
+                             f"{exc}") from None
+        if extra.get("game") != args.game:
+            raise SystemExit(f"{more}: a ladder of {extra.get('game')!r}, not {args.game!r}")
+        for key, entry in pairs.items():
+            a, b = key.split(" v ")
+            n, won = entry["games"], entry["share"] * entry["games"]
+            results[a, b] = results.get((a, b), []) + [won / n] * n
+            points = results[a, b]
+            shares[key] = {**interval(points), "seconds": shares.get(key, {}).get("seconds", 0)
+                           + entry.get("seconds", 0), "from": "+".join(
+                               filter(None, [shares.get(key, {}).get("from", "this run"), more]))}
     if not connected(results, "greedy"):
         # Nothing to fit the ratings to (the pairs played do not reach the anchor): the
         # pairs alone, for --merge with a run that played the anchors.
@@ -387,8 +405,10 @@ def table(args) -> dict:
         if entry is None:
             continue
         options = " ".join(f"{k}={v}" for k, v in entry.get("options", {}).items())
+        counts = sorted({pair["games"] for pair in entry["pairs"].values()})
+        count = (f"{counts[0]}" if len(counts) == 1 else f"{counts[0]}-{counts[-1]}")
         print(f"{games.get_game(name).short_title}{' (' + options + ')' if options else ''}, "
-              f"{entry['games_per_pair']} games a pair:\n")
+              f"{count} games a pair:\n")
         print("| player | rating | 95 % interval | against the one below | games | share | "
               "95 % interval |")
         print("|---|---|---|---|---|---|---|")
@@ -533,6 +553,9 @@ def main() -> None:
                    help="an earlier ladder's output (or --out file): its pairs not played "
                         "again join the fit; may be given more than once (the first file "
                         "that has a pair gives it)")
+    p.add_argument("--add", metavar="JSON", action="append",
+                   help="a run of the same levels (another seed): its pairs' games are added "
+                        "to the same pairs' games (after --merge); more than once")
     p.add_argument("--out", metavar="JSON",
                    help="write the pairs played so far to this file after each pair "
                         "(for --merge: an interrupted run keeps what it played)")

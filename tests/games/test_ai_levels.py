@@ -192,7 +192,7 @@ def test_the_ladder_saves_each_pair_as_it_goes_and_merges_earlier_runs(tmp_path)
 
     def args(**kw):
         base = dict(game="treeblox", option=None, games=2, pairs=None, max_moves=600,
-                    merge=None, out=None, write=False, seed=3)
+                    merge=None, add=None, out=None, write=False, seed=3)
         return argparse.Namespace(**{**base, **kw})
 
     first = tmp_path / "first.json"
@@ -206,6 +206,9 @@ def test_the_ladder_saves_each_pair_as_it_goes_and_merges_earlier_runs(tmp_path)
     assert out["pairs"]["greedy v random"]["from"] == str(first)
     assert set(out["ratings"]) == {"greedy", "random", "beginner"}
     assert list(json.loads(second.read_text())["pairs"]) == ["beginner v random"]
+    # --add: more games of a pair join the pair's (here the first run's 2 to these 2).
+    more = strength.ladder(args(pairs="greedy-random", add=[str(first)]))
+    assert more["pairs"]["greedy v random"]["games"] == 4
     # Pairs that do not reach the anchor (greedy) are kept, not fitted (nothing to hold to).
     alone = strength.ladder(args(pairs="beginner-random"))
     assert "ratings" not in alone and list(alone["pairs"]) == ["beginner v random"]
