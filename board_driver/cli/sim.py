@@ -27,7 +27,7 @@ from board_driver import views
 from board_driver.views.base import piece_name
 from board_driver.views.frame import shown_view
 from board_driver.views.narrate import Narrator, last_moves
-from board_driver.views.words import N_, ngettext, tr
+from board_driver.views.words import N_, ngettext, reason, tr
 from hardware.base import PRESENT
 
 HELP = N_("actions: place SITE [KIND] | lift SITE | press BUTTON | wait MS | clear (lift every "
@@ -37,8 +37,9 @@ HELP = N_("actions: place SITE [KIND] | lift SITE | press BUTTON | wait MS | cle
 TOUCH_HELP = N_("actions: tap SQ | hold SQ (a tap or a hold however slowly you type; place SQ "
                 "and lift SQ time the wand for real) | takeback | new (start a new game) | "
                 "repeat (the last moves, whose turn, the score) | show | legend | help | quit")
-#: The players' clocks, set from the sim (not yet in the catalogs: said in English).
-CLOCK_HELP = "clock TC: the clocks (none, 10, 5+3, 30s/move, 10,3+2), now or from the next game"
+#: The players' clocks, set from the sim.
+CLOCK_HELP = N_("clock TC: the clocks (none, 10, 5+3, 30s/move, 10,3+2), now or from the next "
+                "game")
 #: What a line may start with, beyond the trace's actions (place, lift, press, wait).
 SIM_WORDS = ("legend", "takeback", "accept", "refuse", "clear", "new", "repeat", "show", "help",
              "?", "quit", "exit", "clock")
@@ -49,7 +50,7 @@ EXIT_INTERRUPTED = 130
 
 def legend_lines(ref, paint) -> list[str]:
     """The board's colours and what they mean, from the one legend the page shows too."""
-    lines = ["the LEDs (type legend to see this again):"]
+    lines = [tr("the LEDs (type legend to see this again):")]
     for entry in views.legend(ref.state, ref.view):
         colour = entry["colour"]
         swatch = paint(tuple(int(colour[i:i + 2], 16) for i in (1, 3, 5)), "██") if colour \
@@ -64,7 +65,7 @@ def game_help(game_name: str) -> str:
 
     own = views.game_help(game_name)
     touch = games.get_game(game_name).input_mode == "touch"
-    actions = (tr(TOUCH_HELP) if touch else tr(HELP)) + "\n" + CLOCK_HELP
+    actions = (tr(TOUCH_HELP) if touch else tr(HELP)) + "\n" + tr(CLOCK_HELP)
     return f"{actions}\n{own}" if own else actions
 
 
@@ -102,8 +103,8 @@ class Terminal:
         if key[5] is None and before[5] is not None:
             # The menu closed: its pieces are to come off, which is no mistake to explain.
             self._wrong = {c.site for c in ref.corrections if c.want is None}
-            self.say("menu: closed; lift its pieces off the board" if self._wrong
-                     else "menu: closed")
+            self.say(tr("menu: closed; lift its pieces off the board") if self._wrong
+                     else tr("menu: closed"))
         self.narrate(session)
         if drawn:
             self.draw(session)
@@ -207,7 +208,7 @@ class Terminal:
         if self.link is not None:
             # a remote game: the link's state in the board's header, not a log line a retry
             link = self.link.summary()["status"]   # a LINK_WORDS state (views/narrate.py)
-            status += tr(" — other board: {status}").format(status=tr(link))
+            status += tr(" — other board: {status}").format(status=reason(link))
         print(f"\n{body}\n{status}", file=self.out)
         remote = ref.view.to_make_by == "remote"
         for fix in views.corrections_in_words(state, ref.view):

@@ -191,14 +191,15 @@ class Door:
 
         controls = parse_time_control(text)
         if self.link is not None:
-            raise games.IllegalMove("clock", "a remote game's clocks are set when both boards "
-                                             "start it")
+            raise games.IllegalMove("clock", Reason("a remote game's clocks are set when both "
+                                                    "boards start it"))
         referee = self.referee
         now_too = not referee.state.moves and not referee.over
         referee.set_controls(controls, self.clock())
         self._done()
-        when = "from now" if now_too else "from the next game"
-        return f"time control {control_text(controls)} {when}"
+        return (tr("time control {control} from now") if now_too else
+                tr("time control {control} from the next game")).format(
+            control=control_text(controls))
 
     def set_hints(self, mode: str) -> None:
         """What the board lights of the moves: one of the game's hint modes."""

@@ -272,7 +272,8 @@ class Tracer:
             "game": ref.state.summary(),
             "corrections": [c.site for c in ref.corrections],
             "leds": ref.site_colours(),
-            "said": [said.spoken for said in self.narrator(ref)],
+            # (and the clocks' warnings and flag, which the daemon says too)
+            "said": [said.spoken for said in self.narrator(ref) + self.narrator.clock(ref)],
         }
         if ref.menu.open:
             record["menu"] = dict(ref.menu.chosen)   # the menu is open: what is chosen

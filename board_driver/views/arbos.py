@@ -432,3 +432,24 @@ def hint_reason(state, move) -> str | None:
     if trees_after > trees:
         return tr("{move} starts a new tree ({n} of your three).").format(move=text, n=trees_after)
     return None
+
+
+
+# --- words -------------------------------------------------------------------------------------
+
+def say_move(state, move: str) -> str:
+    """A move as a person says it: "seed C7" -> "a seed at C seven", "C7" -> "C seven" (a
+    spore), "C7=" -> "a spore for the seed at C seven", "xC7" -> "removes C seven", "pass"."""
+    from board_driver.views import say_site
+
+    if move == "pass":
+        return tr("pass")
+    if move == "time":
+        return tr("the turn's time ran out")
+    if move.startswith("seed "):
+        return tr("a seed at {site}").format(site=say_site(state, move[5:]))
+    if move.endswith("="):
+        return tr("a spore for the seed at {site}").format(site=say_site(state, move[:-1]))
+    if move.startswith("x"):
+        return tr("removes {site}").format(site=say_site(state, move[1:]))
+    return say_site(state, move)

@@ -18,7 +18,7 @@ from board_driver import views
 from board_driver.views.base import PIECES, piece_name
 from hardware.base import PRESENT
 from board_driver.views import words
-from board_driver.views.words import N_, tr
+from board_driver.views.words import N_, reason, tr
 
 
 @dataclass(frozen=True)
@@ -185,7 +185,7 @@ class Narrator:
 
     def clock(self, referee) -> list[Said]:
         """The clocks, said once each: the running clock passing one minute and ten seconds
-        left, and a flag. (Their words are not in the catalogs yet: said in English.)"""
+        left, and a flag."""
         view, out = referee.view, []
         flagged = referee.flagged
         if flagged is not None and self._flag_said != (id(referee.state), flagged):
@@ -211,8 +211,8 @@ class Narrator:
         was, self._link = self._link, summary
         out = []
         if summary["status"] != was.get("status"):
-            status = summary["status"]   # a LINK_WORDS state, or a conflict in English
-            line = tr("other board: {status}").format(status=tr(status))
+            status = summary["status"]   # a LINK_WORDS state, or a conflict (a Reason)
+            line = tr("other board: {status}").format(status=reason(status))
             out.append(Said(line, line, "link"))
         if summary["request"] is not None and summary["request"] != was.get("request"):
             line = tr("the other board asks to take back move {n}: accept or refuse").format(
@@ -283,6 +283,9 @@ def _end(state, names) -> Said:
     winner = state.winner()
     line = (tr("game over, {a} to {b}: a draw").format(a=a, b=b) if winner is None else
             tr("game over, {a} to {b}: {player} wins").format(a=a, b=b, player=names[winner]))
+    why = views.end_words(state)
+    if why:
+        line = tr("{result} ({why})").format(result=line, why=why)
     return Said(line, line, "end")
 
 

@@ -13,7 +13,7 @@ import games.ai
 from board_driver import views
 from board_driver.referee.reconcile import changed_sites
 from board_driver.views.frame import shown_view
-from board_driver.views.words import tr
+from board_driver.views.words import reason, tr
 
 
 def entries(state, sensed: set[str]) -> list[dict[str, str]]:
@@ -63,6 +63,14 @@ def has_end_turn(state) -> bool:
     return state.end_turn_move() is not None
 
 
+def _level_words(game_name: str, level: str) -> str:
+    """A computer's level as the seat's select reads it: "computer, easy (1180)"."""
+    rated = games.ai.ratings(game_name).get(level)
+    name = tr(views.LEVEL_WORDS.get(level, level))
+    return (tr("computer, {level} ({rating})").format(level=name, rating=round(rated["rating"]))
+            if rated is not None else tr("computer, {level}").format(level=name))
+
+
 def result_words(state, names: tuple[str, str], flagged: int | None = None) -> str | None:
     if flagged is not None:
         return views.flag_words(state.game.name, flagged)
@@ -70,8 +78,10 @@ def result_words(state, names: tuple[str, str], flagged: int | None = None) -> s
         return None
     a, b = state.scores()
     winner = state.winner()
-    return (tr("{player} wins, {a}:{b}").format(player=names[winner], a=a, b=b)
-            if winner is not None else tr("a draw, {a}:{b}").format(a=a, b=b))
+    words = (tr("{player} wins, {a}:{b}").format(player=names[winner], a=a, b=b)
+             if winner is not None else tr("a draw, {a}:{b}").format(a=a, b=b))
+    why = views.end_words(state)
+    return tr("{result} ({why})").format(result=words, why=why) if why else words
 
 
 def page_state(referee, *, layout_name: str, token_required: bool, version: int,
@@ -132,10 +142,10 @@ def page_state(referee, *, layout_name: str, token_required: bool, version: int,
         "seat_choices": ["human"] + [f"computer:{name}" for name in games.ai.LEVELS],
         # How the select reads each choice: a level with its rating in this game (Elo, a
         # greedy player 1000; docs/ai.md), "computer, easy (1180)".
-        "seat_labels": {"human": "human", **{
-            f"computer:{name}": f"computer, {games.ai.level_label(state.game.name, name)}"
-            for name in games.ai.LEVELS}},
-        "remote": remote,
+        "seat_labels": {"human": tr("human"), **{
+            f"computer:{name}": _level_words(state.game.name, name) for name in games.ai.LEVELS}},
+        # (with the link's state in the page's words: `status` stays the state as sent)
+        "remote": None if remote is None else {**remote, "status_words": reason(remote["status"])},
         # What the board means, from the views: every colour it may show now (the legend the
         # sim prints too), what the mover must do that no piece shows, and in a remote game
         # which player this board plays.

@@ -144,7 +144,7 @@ def test_site_names_as_a_person_says_them(tmp_path):
     try:
         state = t.referee.state
         assert views.say_site(state, "C7") == "C seven"
-        assert views.say_move_text(state, "seed L12") == "seed L twelve"
+        assert views.say_move_text(state, "seed L12") == "a seed at L twelve"
     finally:
         t.close()
 
@@ -176,3 +176,56 @@ def test_the_rules_reasons_in_chinese_with_their_words_translated():
     finally:
         words.use("en")
     assert words.reason(reason) == "d4 is not vacant"
+
+
+# --- a whole game of each game in Chinese: nothing it says is English ---------------------------
+
+import re  # noqa: E402
+
+import whole_games  # noqa: E402  (tests/board_driver/whole_games.py)
+from board_driver import cli  # noqa: E402
+
+#: A word of English: two letters or more in a row. Site names ("C 七", "B 三+1") keep one
+#: letter; a notation or a message the catalogs missed has words.
+ENGLISH = re.compile(r"[A-Za-z]{2,}")
+CJK = re.compile(r"[\u4e00-\u9fff]")
+#: The clocks: two minutes each and ten seconds a turn, so that the long waits after the first
+#: move pass one minute and ten seconds left, and the game then plays on.
+CLOCK = "2+10"
+
+
+def said(tmp_path, game: str, lines: list[str], language: str, capsys) -> list[list[str]]:
+    layout, options = whole_games.BOARDS[game]
+    trace = tmp_path / f"{game}-{language}.trace"
+    trace.write_text("\n".join(lines) + "\n")
+    args = ["trace", "--layout", layout, "--time-control", CLOCK, "--language", language]
+    for key, value in (options or {}).items():
+        args += [f"--{key}", str(value)]
+    capsys.readouterr()
+    try:
+        assert cli.main([*args, str(trace)]) == 0
+    finally:
+        words.use("en")
+    return [json.loads(line)["said"] for line in capsys.readouterr().out.splitlines()]
+
+
+@pytest.mark.parametrize("game", list(whole_games.BOARDS))
+def test_a_whole_chinese_game_says_nothing_in_english(tmp_path, capsys, game):
+    moves = whole_games.whole_game(game, str(tmp_path / "found.sqlite"))
+    waits = ["wait 62000", "wait 50000"]   # the clock running: one minute left, ten seconds
+    whole = moves[0] + waits + [a for m in moves[1:] for a in m]
+    # and a second game whose clock runs out after the first move
+    flagged = moves[0] + ["wait 200000"]
+    runs = {lang: said(tmp_path, game, whole, lang, capsys) + said(tmp_path, game, flagged,
+                                                                    lang, capsys)
+            for lang in ("en", "zh")}
+    en, zh = ([s for record in runs[lang] for s in record] for lang in ("en", "zh"))
+    # Not vacuous: the English game says each kind of sentence this checks in Chinese.
+    joined = "\n".join(en)
+    for kind in ("move one,", "move two,", "one minute left", "10 seconds left", "game over",
+                 "wins on time"):
+        assert kind in joined, (game, kind)
+    # The same sentences, one for one, in the other language
+    assert [len(r) for r in runs["zh"]] == [len(r) for r in runs["en"]]
+    english = [s for s in zh if ENGLISH.search(s) or not CJK.search(s)]
+    assert english == [], game

@@ -287,7 +287,7 @@ function showRemote(s) {
   $("join").hidden = Boolean(r);
   if (!r) return;
   $("remote-game").textContent = r.game;
-  let words = r.status;
+  let words = r.status_words || r.status;
   if (r.asked_to !== null) words += STRINGS.takebackAsked();
   $("remote-status").textContent = words;
   $("remote").classList.toggle("bad", r.out_of_step || r.status.startsWith("no broker"));
