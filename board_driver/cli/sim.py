@@ -82,7 +82,6 @@ class Terminal:
         self.link = None  # the RemoteLink of a remote game, once the daemon runs
         self._link_said: dict | None = None
         self._warned: dict[tuple, set[float]] = {}   # the clock warnings said this turn
-        self._reason_said: str | None = None  # the hint's reason last said
 
     def __call__(self, session: Session) -> None:
         ref = session.referee
@@ -90,11 +89,9 @@ class Terminal:
         if self.link is not None:
             self.narrate_link()
         self.clock_warnings(ref)
-        reason = ref.view.hint_reason if ref.view.moves == "best" and ref.view.hints else None
-        if reason != self._reason_said and self._state is not None:
-            self._reason_said = reason
-            if reason:
-                self.say(tr("hint: {reason}").format(reason=reason))
+        if self._state is not None:
+            for said in self._narrator.hint(ref):   # the hint's reason, once
+                self.say(said.text)
         if key == self._last or self._state is None:
             return  # unchanged, or before `start` (run_sim draws the first board itself)
         before = self._last or (None,) * 6

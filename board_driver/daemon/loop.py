@@ -452,6 +452,7 @@ class Daemon:
             if self.remote is not None:
                 said += self._narrator.link(self.remote.summary())
             said += self._narrator.clock(self.session.referee)   # one minute, ten seconds, flag
+            said += self._narrator.hint(self.session.referee)    # why the hinted move
             if said:
                 self.speech.say(said)
         if self.on_frame is not None:

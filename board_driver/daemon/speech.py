@@ -162,7 +162,7 @@ class Speech:
                     if old.kind == "move":
                         self.dropped += 1  # the takeback itself
                         return
-        elif u.kind in ("fix", "score"):
+        elif u.kind in ("fix", "score", "hint"):
             for old in [o for o in q if o.kind == u.kind]:
                 q.remove(old)
                 self.dropped += 1

@@ -273,7 +273,8 @@ class Tracer:
             "corrections": [c.site for c in ref.corrections],
             "leds": ref.site_colours(),
             # (and the clocks' warnings and flag, which the daemon says too)
-            "said": [said.spoken for said in self.narrator(ref) + self.narrator.clock(ref)],
+            "said": [said.spoken for said in self.narrator(ref) + self.narrator.clock(ref)
+                     + self.narrator.hint(ref)],
         }
         if ref.menu.open:
             record["menu"] = dict(ref.menu.chosen)   # the menu is open: what is chosen

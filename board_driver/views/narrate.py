@@ -25,7 +25,7 @@ from board_driver.views.words import N_, reason, tr
 class Said:
     text: str            # as the terminal writes it
     spoken: str          # as the voice says it
-    kind: str = "other"  # new | move | takeback | fix | score | end | link | other
+    kind: str = "other"  # new | move | takeback | fix | score | end | link | hint | other
     ply: int | None = None  # the move's number (1-based) for a move or a takeback
 
 
@@ -74,6 +74,7 @@ class Narrator:
         self._over = False
         self._link: dict = {}
         self._key: tuple | None = None  # what was looked at last (a blink changes none of it)
+        self._hint_said: str | None = None   # the hint's reason last said
 
     def start(self, referee) -> list[Said]:
         """Remember the game as it starts; a resumed game says so."""
@@ -204,6 +205,19 @@ class Narrator:
                 line = views.clock_warning_words(referee.state.game.name, seat, mark)
                 out.append(Said(line, line, "other"))
         return out
+
+    def hint(self, referee) -> list[Said]:
+        """The hint's reason, said once when it arrives (hints "best": the computer's worker
+        answers after the turn began), so a player who cannot see the LEDs hears why."""
+        view = referee.view
+        reason = view.hint_reason if view.moves == "best" and view.hints else None
+        if reason == self._hint_said:
+            return []
+        self._hint_said = reason
+        if not reason:
+            return []
+        line = tr("hint: {reason}").format(reason=reason)
+        return [Said(line, line, "hint")]
 
     def link(self, summary: dict) -> list[Said]:
         """A remote game: the link to the other board going down or coming back, and its

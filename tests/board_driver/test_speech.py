@@ -156,3 +156,31 @@ def test_the_sim_speaks_through_the_daemons_worker_and_repeats(tmp_path):
                         "第三步，一号玩家：第二行第一格的上槽",
                         "比分0比0，轮到二号玩家"]
     assert "第 3 步：h1.0" in out.getvalue()
+
+
+def test_the_voice_says_why_the_hinted_move(tmp_path):
+    # Hints "best" on a 2x2 Tree Planting board: after h0.0 v0.0 h1.0 the computer's worker
+    # finds v0.1 (exact), and the board says why, in Chinese, once.
+    config = sim_config(journal=str(tmp_path / "j.sqlite"), language="zh", moves="best",
+                        layout="tree-planting-4x4-matrix", game_options={"board": "2x2"})
+    config.voice = Voice(enabled=True, wav_dir=str(tmp_path / "voice"))
+    out = io.StringIO()
+    try:
+        lines = "place h0.0\nplace v0.0\nplace h1.0\nwait 3000\nquit\n"
+        assert run_sim(config, stdin=io.StringIO(lines), out=out) == 0
+    finally:
+        words.use("en")
+    said = [p.read_text(encoding="utf-8").strip()
+            for p in sorted((tmp_path / "voice").glob("*.txt"))]
+    import games
+    from board_driver import views
+
+    state = games.get_game("tree-planting").new_state(board="2x2")
+    state.play_all(["h0.0", "v0.0", "h1.0"])
+    with words.speaking("zh"):
+        reason = views.hint_reason(state, state.parse_move("v0.1"))
+        sentence = words.tr("hint: {reason}").format(reason=reason)
+    assert "v0.1" in reason and not reason.isascii()
+    hinted = [s for s in said if reason in s]
+    assert hinted == [sentence]
+    assert said.index(hinted[0]) > said.index("第三步，一号玩家：第二行第一格的上槽")
