@@ -84,17 +84,28 @@ class Espeak:
         if player is None:
             raise SpeechError(f"{self.player} is not installed (Debian: apt-get install "
                               "alsa-utils), and voice.device needs it")
-        # espeak-ng's WAV on stdout into aplay on the chosen ALSA device.
+        # espeak-ng's WAV on stdout into aplay on the chosen ALSA device. The sentence goes to
+        # espeak-ng's stdin first (and its stdin is closed): espeak-ng speaks only at the end of
+        # its input, and aplay waits for espeak-ng's.
         with subprocess.Popen(self._args(language) + ["--stdout"], stdin=subprocess.PIPE,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE) as speak:
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL) as speak:
             try:
+                speak.stdin.write(text.encode("utf-8"))
+                speak.stdin.close()
                 done = subprocess.run([player, "-q", "-D", self.settings.device],
                                       stdin=speak.stdout, capture_output=True,
                                       timeout=ENGINE_TIMEOUT_S, check=False)
-                speak.stdin.close()
+            except subprocess.TimeoutExpired:
+                speak.kill()
+                raise SpeechError(f"aplay -D {self.settings.device} took over "
+                                  f"{ENGINE_TIMEOUT_S:.0f} s") from None
             finally:
                 speak.stdout.close()
-            speak.wait(timeout=ENGINE_TIMEOUT_S)
+            try:
+                speak.wait(timeout=ENGINE_TIMEOUT_S)
+            except subprocess.TimeoutExpired:
+                speak.kill()
+                raise SpeechError(f"espeak-ng took over {ENGINE_TIMEOUT_S:.0f} s") from None
         if done.returncode != 0:
             raise SpeechError(f"aplay -D {self.settings.device}: "
                               f"{done.stderr.decode(errors='replace').strip()}")

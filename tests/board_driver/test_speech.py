@@ -184,3 +184,68 @@ def test_the_voice_says_why_the_hinted_move(tmp_path):
     hinted = [s for s in said if reason in s]
     assert hinted == [sentence]
     assert said.index(hinted[0]) > said.index("第三步，一号玩家：第二行第一格的上槽")
+
+
+# --- the ALSA path: espeak-ng's --stdout into aplay on [voice] device -------------------------
+
+if shutil.which("aplay") is None and os.environ.get("CI") == "true":
+    raise RuntimeError("aplay is missing: ./dev installs it (apt-get install alsa-utils)")
+needs_aplay = pytest.mark.skipif(shutil.which("aplay") is None,
+                                 reason="aplay is not installed (./dev test installs alsa-utils)")
+
+
+@needs_aplay
+def test_the_speech_thread_plays_through_aplay_on_an_alsa_device(tmp_path):
+    # ALSA's null PCM needs no sound card: the whole pipe runs, and nothing is said wrong.
+    sentence = "move one, player 1: the top groove of row one, square one"
+    speech = Speech(Espeak(Voice(enabled=True, device="null")), Voice(device="null"), "en")
+    speech.start()
+    speech.say([sentence])
+    speech.stop()
+    assert speech.health == "stopped" and [text for text, _ in speech.said] == [sentence]
+    # ALSA's file PCM writes what aplay played: espeak-ng's speech came through the pipe.
+    raw = tmp_path / "played.raw"
+    device = f"file:'{raw}',raw"
+    speech = Speech(Espeak(Voice(enabled=True, device=device)), Voice(device=device), "en")
+    speech.start()
+    speech.say([sentence])
+    speech.stop()
+    assert [text for text, _ in speech.said] == [sentence]
+    samples = array.array("h", raw.read_bytes())   # espeak-ng: 22050 Hz, 16 bit, mono
+    seconds = len(samples) / 22050
+    assert 0.5 * expected_seconds(sentence, 160) < seconds < 2.5 * expected_seconds(sentence, 160)
+    assert max(map(abs, samples)) > 1000   # sound, not silence
+
+
+@needs_aplay
+def test_a_bad_alsa_device_is_the_voice_down_on_the_board(tmp_path):
+    """aplay cannot open the device: the daemon's supervisor shows the voice down, with
+    aplay's reason, on the LEDs' turn blinks and the page; the board referees on."""
+    import asyncio
+
+    from board_driver.daemon.loop import Daemon
+    from board_driver.daemon.notify import Notifier
+    from board_driver.daemon.supervisor import DOWN
+
+    config = sim_config(journal=str(tmp_path / "j.sqlite"))
+    config.voice = Voice(enabled=True, device="nosuchdevice")
+    daemon = Daemon(config, notifier=Notifier(None), new_game=True)
+
+    async def scenario():
+        runner = asyncio.ensure_future(daemon.run())
+        await asyncio.wait_for(daemon.started.wait(), 30)
+        daemon.say("move one")
+        part = daemon.supervisor.parts["voice"]
+        for _ in range(300):
+            if part.state == DOWN:
+                break
+            await asyncio.sleep(0.1)
+        assert part.state == DOWN
+        words_down = daemon.door.parts()[1]
+        assert words_down.startswith("voice down: aplay -D nosuchdevice:") and \
+            "Unknown PCM nosuchdevice" in words_down, words_down
+        assert daemon.supervisor.watchdog_ok()   # the board still referees
+        daemon.stop()
+        await asyncio.wait_for(runner, 30)
+
+    asyncio.run(scenario())
