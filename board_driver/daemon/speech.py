@@ -53,6 +53,9 @@ class Engine(Protocol):
     def play(self, text: str, language: str) -> None:
         """Say `text` aloud on the audio device; returns when it has been said."""
 
+    def configure(self, voice: Voice) -> None:
+        """The [voice] settings (voice, rate, volume, device) for the next utterance."""
+
 
 class Espeak:
     """espeak-ng (Debian's package): offline, small, Mandarin among its voices."""
@@ -65,6 +68,9 @@ class Espeak:
         self._nice = [nice, "-n", "19"] if nice else []
         if self.program is None:
             raise SpeechError(f"{program} is not installed (Debian: apt-get install espeak-ng)")
+
+    def configure(self, voice: Voice) -> None:
+        self.settings = voice   # (one reference: read whole by the next utterance)
 
     def _args(self, language: str) -> list[str]:
         v = self.settings
@@ -150,6 +156,14 @@ class Speech:
                                if p.stem.split("-")[0].isdigit()), default=0)
 
     # --- the loop's side ---------------------------------------------------------------------
+
+    def configure(self, voice: Voice, language: str) -> None:
+        """New settings (the page): they apply from the next utterance; the one being said
+        finishes as it began."""
+        with self._lock:
+            self.voice, self.language = voice, language
+            self.engine.configure(voice)
+
 
     def say(self, items: Iterable) -> None:
         """Queue sentences: `Said` items (views/narrate.py) or plain strings. Never blocks."""
@@ -239,20 +253,22 @@ class Speech:
 
     def _speak(self, u: Utterance) -> None:
         now = self.now()
-        if self.voice.quiet_at(now.hour * 60 + now.minute):
+        with self._lock:
+            voice, language = self.voice, self.language
+        if voice.quiet_at(now.hour * 60 + now.minute):
             with self._lock:
                 self.dropped += 1
             return
         try:
             if self.wav_dir is not None:
                 self._count += 1
-                path = self.wav_dir / f"{self._count:05d}-{self.language}.wav"
-                self.engine.render(u.text, self.language, path)
+                path = self.wav_dir / f"{self._count:05d}-{language}.wav"
+                self.engine.render(u.text, language, path)
                 path.with_suffix(".txt").write_text(u.text + "\n", encoding="utf-8")
                 self._trim()
             else:
                 path = None
-                self.engine.play(u.text, self.language)
+                self.engine.play(u.text, language)
         except (SpeechError, OSError) as exc:
             # (OSError: the voice dir went away or filled up.) Said once per change of state,
             # not once per sentence.

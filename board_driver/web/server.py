@@ -156,6 +156,8 @@ class WebServer:
         r.add_post("/api/new-game", self._new_game)
         r.add_post("/api/hint", self._hint)
         r.add_post("/api/seats", self._seats)
+        r.add_get("/api/voice", self._voice)
+        r.add_post("/api/voice", self._set_voice)
         r.add_get("/api/games/{id:\\d+}/review", self._review)
         r.add_get("/ws", self._ws)
         return app
@@ -415,7 +417,33 @@ class WebServer:
         data = await self._body(request, {"mode": True})
         return self._act(lambda: self.door.set_hints(data["mode"]))
 
+    async def _set_voice(self, request: web.Request) -> web.Response:
+        """The voice's settings from the page: a JSON object of any of enabled (true/false),
+        language ("en", "zh", or "" for the board's), voice ("" for the language's own), rate,
+        volume, quiet_hours ("21:30-07:00", or "" for none), repeat_moves."""
+        raw = await request.read()
+        try:
+            data = json.loads(raw or b"{}")
+        except (ValueError, RecursionError):
+            raise Refused(400, "the body must be a JSON object") from None
+        try:
+            settings = self.door.set_voice(data)
+        except ConfigError as exc:
+            got = str(exc).partition("; got ")[2]
+            raise Refused(400, (f"{exc.key}: expected {exc.expected}" if exc.key else
+                                f"expected {exc.expected}") + (f"; got {got}" if got else "")
+                          ) from None
+        except games.IllegalMove as exc:
+            raise Refused(409, words.reason(exc.reason)) from None
+        return web.json_response(settings)
+
     # --- reading ----------------------------------------------------------------------------------
+
+    async def _voice(self, request: web.Request) -> web.Response:
+        try:
+            return web.json_response(self.door.voice())
+        except games.IllegalMove as exc:
+            raise Refused(409, words.reason(exc.reason)) from None
 
     async def _asset(self, request: web.Request) -> web.Response:
         _, content_type = ASSETS[request.path]
