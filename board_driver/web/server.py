@@ -370,7 +370,7 @@ class WebServer:
         lang = self._language(request)
         with words.speaking(lang):   # and on the page, in the page's
             said = [s.text for s in last_moves(self.door.referee,
-                                               self.door.session.config.voice.repeat_moves)]
+                                               self.door.voice()["repeat_moves"])]
         state = json.loads(self.current(lang))
         return web.json_response({**state, "said": said})
 

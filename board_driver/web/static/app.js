@@ -57,6 +57,10 @@ const STRINGS = {
   reconnecting: () => tr("reconnecting…"),
   pageTitle: (title) => tr("{title} — treeboard", { title }),
   computerLevel: (level) => tr("computer, {level}", { level }),
+  voiceOff: () => tr("The board is silent."),
+  voiceUp: () => tr("The board speaks."),
+  voiceDown: (why) => tr("The voice is down: {why}", { why }),
+  voiceSaved: () => tr("The voice's settings are saved: they apply from the next sentence."),
   gameOver: () => tr("Game over"),
   toMove: (player) => tr("{player} to move", { player }),
   result: (result) => tr("{result}. Clear the board for the next game.", { result }),
@@ -379,6 +383,13 @@ async function fetchTurned() {
 // --- acting -----------------------------------------------------------------------------------
 
 async function post(path, body) {
+  const data = await send(path, body);
+  if (data) show(data);
+  return data;
+}
+
+// A control action's answer (JSON), or null after a toast saying why it was refused.
+async function send(path, body) {
   const headers = { "Content-Type": "application/json" };
   const token = localStorage.getItem(TOKEN_KEY);
   if (token) headers["X-Treeboard-Token"] = token;  // a header, never a cookie
@@ -396,8 +407,42 @@ async function post(path, body) {
     if (response.status === 401 || response.status === 403) $("token-box").hidden = false;
     return null;
   }
-  show(data);
   return data;
+}
+
+// --- the board's voice: [voice] as the page changes it (GET/POST /api/voice) -------------------
+
+function showVoice(v) {
+  const form = $("voice-form");
+  form.elements.enabled.checked = v.enabled;
+  form.elements.language.value = v.language || "";
+  form.elements.voice.value = v.voice || "";
+  for (const key of ["rate", "volume", "repeat_moves"]) form.elements[key].value = String(v[key]);
+  form.elements.quiet_hours.value = v.quiet_hours;
+  $("voice-health").textContent = v.health === "off" ? STRINGS.voiceOff() :
+    v.health === "up" || v.health === "stopped" ? STRINGS.voiceUp() : STRINGS.voiceDown(v.health.replace(/^down: /, ""));
+}
+
+async function loadVoice() {
+  const response = await fetch(`/api/voice?lang=${encodeURIComponent(lang)}`).catch(() => null);
+  if (response && response.ok) showVoice(await response.json());
+}
+
+async function saveVoice(event) {
+  event.preventDefault();
+  const f = event.target.elements;
+  // (numbers as typed: the board checks them and says which is wrong)
+  const number = (text) => (/^-?\d+$/.test(text.trim()) ? Number(text) : text);
+  const body = {
+    enabled: f.enabled.checked, language: f.language.value, voice: f.voice.value.trim(),
+    rate: number(f.rate.value), volume: number(f.volume.value),
+    quiet_hours: f.quiet_hours.value.trim(), repeat_moves: number(f.repeat_moves.value),
+  };
+  const data = await send("/api/voice", body);
+  if (data) {
+    showVoice(data);
+    toast(STRINGS.voiceSaved());
+  }
 }
 
 let toastTimer = null;
@@ -447,6 +492,8 @@ function wire() {
     for (const [key, value] of form.entries()) body[key] = String(value).trim();
     post("/api/remote/join", body);
   };
+  $("voice-form").onsubmit = saveVoice;
+  $("voice").addEventListener("toggle", () => { if ($("voice").open) loadVoice(); });
   $("repeat").onclick = async () => {
     const data = await post("/api/repeat", {});
     if (data) toast(data.said.join(" · "));
