@@ -30,9 +30,16 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from board_driver.views.words import N_, tr
+
 log = logging.getLogger("treeboard.supervisor")
 
 UP, RESTARTING, DOWN = "up", "restarting", "down"
+#: The parts and their states as the page names them (`down_words`).
+PART_WORDS = {"sensors": N_("sensors"), "bridge": N_("bridge"), "page": N_("page"),
+              "voice": N_("voice"), "remote link": N_("remote link"),
+              "computer": N_("computer")}
+STATE_WORDS = {UP: N_("up"), RESTARTING: N_("restarting"), DOWN: N_("down")}
 
 
 @dataclass
@@ -180,4 +187,7 @@ class Supervisor:
         bad = [p for p in self.parts.values() if p.state != UP]
         if not bad:
             return None
-        return "; ".join(f"{p.name} {p.state}: {p.why}" for p in bad)
+        # (the part and its state in the reader's language; the reason is the program's own)
+        return tr("; ").join(tr("{part} {state}: {why}").format(
+            part=tr(PART_WORDS.get(p.name, p.name)), state=tr(STATE_WORDS.get(p.state, p.state)),
+            why=p.why) for p in bad)
