@@ -281,10 +281,12 @@ def _extend(state: games.State, start: int, texts: Sequence[str], remote_seat: i
             move = trial.parse_move(text)
             trial.play(move)
         except games.IllegalMove as exc:
-            return [], f"move {n} ({text!r}) is not legal here: {exc.reason}"
+            return [], Reason("move {n} ({move}) is not legal here: {why}", n=n, move=repr(text),
+                              why=exc.reason)
         moves.append(move)
     if last_hash is not None and position_hash(trial) != last_hash:
-        return [], "the position after it does not match its hash (the boards play different games)"
+        return [], Reason("the position after it does not match its hash (the boards play "
+                          "different games)")
     return moves, None
 
 

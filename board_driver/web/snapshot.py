@@ -129,8 +129,9 @@ def page_state(referee, *, layout_name: str, token_required: bool, version: int,
         # Why the lit best move, in one sentence ("d4 completes your square."), or None.
         "hint_reason": view.hint_reason if view.moves == "best" and view.hints else None,
         "hints": list(views.hint_modes(state.game.name)),
+        "hint_words": {m: tr(views.HINT_WORDS.get(m, m)) for m in views.hint_modes(state.game.name)},
         "options": {k: str(v) for k, v in state.options().items()},
-        "option_help": state.game.options(),
+        "option_help": {k: reason(v) for k, v in state.game.options().items()},
         "token_required": token_required,
         "svg": views.svg(state, shown_view(referee)),   # hints only for a player at this board
         "svg3d": svg3d,

@@ -229,3 +229,51 @@ def test_a_whole_chinese_game_says_nothing_in_english(tmp_path, capsys, game):
     assert [len(r) for r in runs["zh"]] == [len(r) for r in runs["en"]]
     english = [s for s in zh if ENGLISH.search(s) or not CJK.search(s)]
     assert english == [], game
+
+
+#: What the page's option help may keep as typed: the values a person writes in the form.
+TYPED = {"true", "false", "draw", "counters", "random", "chosen", "classic"}
+
+
+@pytest.mark.parametrize("game", list(whole_games.BOARDS))
+def test_the_page_state_in_chinese_has_no_english_words(tmp_path, game):
+    """The page's own sentences of each game in Chinese: the hint modes, the new game's option
+    help, the seats' choices, the status and the result (the move list keeps its notation)."""
+    from board_driver.web import snapshot
+
+    moves = whole_games.whole_game(game, str(tmp_path / "found.sqlite"))
+    t = Tracer(whole_games.config(game, str(tmp_path / "zh.sqlite"), language="zh"))
+    try:
+        for move in moves:
+            for action in move:
+                verb, *args = action.split()
+                t.step(verb, args)
+        with words.speaking("zh"):
+            page = snapshot.page_state(t.referee, layout_name="x", token_required=False,
+                                       version=1, instance="i")
+    finally:
+        t.close()
+        words.use("en")
+    shown = {**{f"hint {k}": v for k, v in page["hint_words"].items()},
+             **{f"option {k}": v for k, v in page["option_help"].items()},
+             **{f"seat {k}": v for k, v in page["seat_labels"].items()},
+             "result": page["result"], "title": page["title"]}
+    assert page["result"] and len(shown) > 6
+    english = {k: v for k, v in shown.items()
+               if not CJK.search(v) or set(w.lower() for w in re.findall(r"[A-Za-z]{3,}", v)) - TYPED}
+    assert english == {}, game
+
+
+def test_a_remote_conflict_in_chinese():
+    import games
+    from board_driver.remote import protocol
+
+    state = games.get_game("tree-planting").new_state()
+    state.play("h0.0")
+    other = games.get_game("tree-planting").new_state()
+    other.play("v0.0")
+    msg = protocol.state_message(other, 0, 1)
+    verdict = protocol.on_state(state, 0, msg, 1)
+    assert verdict.conflict == "the boards disagree from move 1: here h0.0, there v0.0"
+    with words.speaking("zh"):
+        assert words.reason(verdict.conflict) == "两块棋盘从第 1 步起不一致：这里是 h0.0，那里是 v0.0"

@@ -140,7 +140,7 @@ function show(s) {
   $("end-turn").hidden = !s.end_turn_button;
   $("end-turn").disabled = !s.end_turn;
   $("takeback").disabled = !s.takeback;
-  fillSelect($("hint"), s.hints.map((m) => [m, m]), s.hint);
+  fillSelect($("hint"), s.hints.map((m) => [m, (s.hint_words || {})[m] || m]), s.hint);
   $("hint-reason").hidden = !s.hint_reason;  // why the lit best move, in one sentence
   $("hint-reason").textContent = s.hint_reason ? `Hint: ${s.hint_reason}` : "";
   showSeats(s);
