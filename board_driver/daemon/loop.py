@@ -192,6 +192,9 @@ class Daemon:
         if self.speech is not None:
             self.speech.configure(voice, voice.language or self.config.language)
         elif voice.enabled:
+            # (a voice turned on now starts from now: not every move since the board started)
+            self._narrator.start(self.session.referee)
+            self._narrator(self.session.referee)
             self._start_speech()
 
     def _start_remote(self, session: Session) -> None:
@@ -491,16 +494,16 @@ class Daemon:
         now = self.loop.time()
         link = self.remote.shown_status if self.remote is not None else None
         wake = self.session.referee.show(now, link, self.supervisor.troubled())
-        # (narrated with or without a voice: a voice turned on later starts from now; in the
-        # voice's language, by default the board's)
-        with words.speaking(self.voice.language or self.config.language):
-            said = self._narrator(self.session.referee)
-            if self.remote is not None:
-                said += self._narrator.link(self.remote.summary())
-            said += self._narrator.clock(self.session.referee)   # one minute, ten seconds, flag
-            said += self._narrator.hint(self.session.referee)    # why the hinted move
-        if said and self.speech is not None and self.voice.enabled:
-            self.speech.say(said)
+        if self.speech is not None:
+            # (in the voice's language, by default the board's)
+            with words.speaking(self.voice.language or self.config.language):
+                said = self._narrator(self.session.referee)
+                if self.remote is not None:
+                    said += self._narrator.link(self.remote.summary())
+                said += self._narrator.clock(self.session.referee)   # 1 minute, 10 seconds, flag
+                said += self._narrator.hint(self.session.referee)    # why the hinted move
+            if said and self.voice.enabled:
+                self.speech.say(said)
         if self.on_frame is not None:
             self.on_frame(self.session)
         if self.web is not None:
