@@ -26,6 +26,7 @@ import contextvars
 import hmac
 import math
 import secrets
+import sqlite3
 import json
 import logging
 import time
@@ -435,6 +436,8 @@ class WebServer:
                           ) from None
         except games.IllegalMove as exc:
             raise Refused(409, words.reason(exc.reason)) from None
+        except (JournalError, OSError, sqlite3.Error) as exc:   # (kept first: nothing changed)
+            raise Refused(503, f"the voice's settings could not be kept: {exc}") from None
         return web.json_response(settings)
 
     # --- reading ----------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ import random
 
 import games
 from board_driver.config import sim_config
-from board_driver.referee.tracer import Tracer, _tells_kinds
+from board_driver.referee.tracer import Tracer
 
 #: Each game's board for these traces: (layout, game options).
 BOARDS = {
@@ -41,8 +41,11 @@ def piece_actions(tracer: Tracer, move) -> list[str]:
     out = [f"lift {s}" for s in lifts]
     for s in places:
         sensed = s in layout.channels_of_site
-        out.append(f"place {s} {after[s]}" if not sensed or _tells_kinds(layout, s)
-                   else f"place {s}")
+        # (a kind where the sensor tells kinds, an ADC's bands, or where no sensor sees it)
+        adc = layout.adc
+        tells = sensed and adc is not None and all(ch in adc.channels
+                                                   for ch in layout.channels_of_site[s])
+        out.append(f"place {s} {after[s]}" if not sensed or tells else f"place {s}")
     return out
 
 
