@@ -153,12 +153,14 @@ class Referee:
         """What the board lights of the moves (display.moves: off, legal, safe, best)."""
         self.view.moves = mode
 
-    def set_hints(self, hints: dict[str, str], reason: str | None = None) -> None:
+    def set_hints(self, hints: dict[str, str], reason: str | None = None,
+                  move: str | None = None) -> None:
         """The computer's hints for the position (site -> "best", "keeps" or "loses"), shown
-        while display.moves is "best", and why the best move (a sentence, or None); `{}`
-        clears them."""
+        while display.moves is "best", why the best move (a sentence, or None) and its
+        notation; `{}` clears them."""
         self.view.hints = hints
         self.view.hint_reason = reason if hints else None
+        self.view.hint_move = move if hints else None
 
     # --- seats ------------------------------------------------------------------------------
 

@@ -217,7 +217,11 @@ class Narrator:
         if not reason:
             return []
         line = tr("hint: {reason}").format(reason=reason)
-        return [Said(line, line, "hint")]
+        move = view.hint_move
+        # Spoken, the move as a person says it ("v0.1" -> "the left groove of row one, square
+        # two"), wherever the reason names it.
+        spoken = line.replace(move, views.say_move_text(referee.state, move)) if move else line
+        return [Said(line, spoken, "hint")]
 
     def link(self, summary: dict) -> list[Said]:
         """A remote game: the link to the other board going down or coming back, and its
