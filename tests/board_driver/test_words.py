@@ -277,3 +277,15 @@ def test_a_remote_conflict_in_chinese():
     assert verdict.conflict == "the boards disagree from move 1: here h0.0, there v0.0"
     with words.speaking("zh"):
         assert words.reason(verdict.conflict) == "两块棋盘从第 1 步起不一致：这里是 h0.0，那里是 v0.0"
+
+
+def test_the_sim_in_chinese_says_its_clocks_and_its_menu(tmp_path):
+    out = sim(tmp_path, "clock 5", "place a1", "place g7", "wait 2600", "lift a1", "lift g7",
+              "legend", "quit", layout="fangqi-7x7-matrix")
+    assert "clock 时限：设定棋钟" in out                       # the help's clock line
+    assert "时限 5，立即生效" in out                            # what `clock 5` did
+    assert "棋钟：黑方 5:00（计时中），白方 5:00" in out         # the clocks under the board
+    assert "菜单：两人对弈，棋钟 不变，提示 安全；在亮着的位置放一枚棋子来选择" in out
+    assert "菜单：已关闭" in out and "灯的含义（输入 legend 再看一遍）：" in out
+    for english in ("time control", "clocks:", "(running)", "menu:", "the LEDs"):
+        assert english not in out
