@@ -40,6 +40,10 @@ COUNTDOWN_S = 30.0
 TREE_LEVEL, LAST_LEVEL, SEED_LEVEL, REPLACE_LEVEL, HINT_LEVEL, FADED = 0.7, 1.0, 0.5, 0.85, 0.4, 0.3
 
 
+#: How a game ended (ArbosState.end_reason), as the end's sentence and the status say it.
+END_REASONS = {"double-pass": N_("both players passed in a row"),
+               "no-placement": N_("neither player can put a spore down")}
+
 #: The shared legend's words for this game (board_driver/views/__init__.py: `legend`).
 COLOUR_MEANINGS = {"safe": None, "unsafe": None, "choice": None, "waiting": None}
 
@@ -365,7 +369,8 @@ def _status(state, view: View) -> str:
     if state.is_over():
         winner = state.winner()
         return ("   " + tr("over ({why}): White {a}, Black {b}; {player} wins").format(
-            why=reason(state.end_reason), a=a, b=b, player=tr(PLAYERS[winner]))
+            why=tr(END_REASONS[state.end_reason]) if state.end_reason in END_REASONS
+            else reason(state.end_reason), a=a, b=b, player=tr(PLAYERS[winner]))
                 + (tr(" (a tie goes to Black)") if a == b else ""))
     if state.phase == "setup":
         words = prompt(state)

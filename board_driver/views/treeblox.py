@@ -10,7 +10,8 @@ from __future__ import annotations
 import math
 
 from board_driver.views import svgkit
-from board_driver.views.base import FRAME_S, OFF, Colour, View, correction_words, kind_colour, scale
+from board_driver.views.base import (FRAME_S, OFF, Colour, View, correction_words, kind_colour,
+                                     piece_name, scale)
 from board_driver.views.paint import Paint
 from board_driver.views.svgkit import el, hexc, title
 from board_driver.views.words import N_, ngettext, tr
@@ -409,7 +410,10 @@ def terminal(state, view: View, paint: Paint) -> str:
                     if not all(0 <= v < SIZE for v in parse_cell(s)[:2]))
     if beside:
         lines.append("  " + tr("beside the board: ") + ", ".join(
-            paint(c[f"player{0 if k.startswith('dark') else 1}"], f"{s} {k}") for s, k in beside))
+            paint(c[f"player{0 if k.startswith('dark') else 1}"],
+                  tr("{site}: {kind}").format(site=site_words(s, table=False),
+                                              kind=piece_name(k, article="")))
+            for s, k in beside))
     for p in (0, 1):
         left = state.cubes_left(p)
         lines.append("  " + tr("{player}: {sees} the sky; {leaves} and {branches} left").format(
