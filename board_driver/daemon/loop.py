@@ -502,6 +502,7 @@ class Daemon:
                     said += self._narrator.link(self.remote.summary())
                 said += self._narrator.clock(self.session.referee)   # 1 minute, 10 seconds, flag
                 said += self._narrator.hint(self.session.referee)    # why the hinted move
+                said += self._narrator.menu(self.session.referee)    # the menu's choices
             if said and self.voice.enabled:
                 self.speech.say(said)
         if self.on_frame is not None:

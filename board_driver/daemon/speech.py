@@ -187,7 +187,7 @@ class Speech:
                     if old.kind == "move":
                         self.dropped += 1  # the takeback itself
                         return
-        elif u.kind in ("fix", "score", "hint"):
+        elif u.kind in ("fix", "score", "hint", "menu"):
             for old in [o for o in q if o.kind == u.kind]:
                 q.remove(old)
                 self.dropped += 1

@@ -274,7 +274,7 @@ class Tracer:
             "leds": ref.site_colours(),
             # (and the clocks' warnings and flag, which the daemon says too)
             "said": [said.spoken for said in self.narrator(ref) + self.narrator.clock(ref)
-                     + self.narrator.hint(ref)],
+                     + self.narrator.hint(ref) + self.narrator.menu(ref)],
         }
         if ref.menu.open:
             record["menu"] = dict(ref.menu.chosen)   # the menu is open: what is chosen

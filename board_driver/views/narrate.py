@@ -25,7 +25,7 @@ from board_driver.views.words import N_, reason, tr
 class Said:
     text: str            # as the terminal writes it
     spoken: str          # as the voice says it
-    kind: str = "other"  # new | move | takeback | fix | score | end | link | hint | other
+    kind: str = "other"  # new | move | takeback | fix | score | end | link | hint | menu | other
     ply: int | None = None  # the move's number (1-based) for a move or a takeback
 
 
@@ -75,6 +75,7 @@ class Narrator:
         self._link: dict = {}
         self._key: tuple | None = None  # what was looked at last (a blink changes none of it)
         self._hint_said: str | None = None   # the hint's reason last said
+        self._menu_said: tuple | None = None   # the menu's choices last said (None: closed)
 
     def start(self, referee) -> list[Said]:
         """Remember the game as it starts; a resumed game says so."""
@@ -205,6 +206,21 @@ class Narrator:
                 line = views.clock_warning_words(referee.state.game.name, seat, mark)
                 out.append(Said(line, line, "other"))
         return out
+
+    def menu(self, referee) -> list[Said]:
+        """The menu (a board set up with no screen): what is chosen, said when it opens and
+        after each choice, and that it closed."""
+        menu = referee.menu
+        now = tuple(sorted(menu.chosen.items())) if menu.open else None
+        if now == self._menu_said:
+            return []
+        was, self._menu_said = self._menu_said, now
+        if now is None:
+            line = tr("menu: closed") if was is not None else ""
+        else:
+            line = views.menu_words(referee.state.game.name, menu.chosen,
+                                    referee.touch is not None)
+        return [Said(line, line, "menu")] if line else []
 
     def hint(self, referee) -> list[Said]:
         """The hint's reason, said once when it arrives (hints "best": the computer's worker
