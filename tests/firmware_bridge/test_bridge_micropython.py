@@ -7,7 +7,10 @@
   controller.py and shiftreg.py, with only `machine`, `neopixel` and the loop's sleep shimmed)
   talking to the host's real link over a pty: boot, a game with a 400-LED frame after every
   move, a host restart (the firmware shows "no host", then the new host resyncs), a firmware
-  restart, and line noise both ways.
+  restart, and line noise both ways;
+- main.py's own 5 x 8 board (rows and columns on GPIO pins, a 40-LED strip), the same way, with
+  the misplays of docs/hardware.md played on the firmware's own clock: each reaches the host as
+  the piece that stays.
 
 Anything the firmware uses that MicroPython lacks raises on MicroPython; its traceback comes
 back on stderr and fails the test (the last test shows it does, with a copy of protocol.py
@@ -29,6 +32,8 @@ from firmware_bridge.firmware import protocol
 from firmware_bridge.host import open_bridge
 from firmware_bridge.mpy import FIRMWARE_DIR, MicroPythonMissing, find_micropython, run_micropython
 from gameplay import board_values, frame_for, play, tree_planting_moves
+from hardware.base import PRESENT
+from misplays import MISPLAYS, SLOW_PIECE, patterns
 from test_bridge_link import Recorder
 
 pytestmark = pytest.mark.timeout(90)
@@ -217,3 +222,65 @@ def test_what_micropython_lacks_fails_the_test(make_mpy, micropython, tmp_path):
         assert any("casefold" in line for line in fw.errors), fw.errors
     finally:
         fw.stop()
+
+
+#: The misplays on the 5 x 8 board (channels 0-28 grooves, 29-39 holes): where each is played.
+PIN_CELLS = {"a rod rolling in its groove": {"piece": 3},
+             "a cube wobbling on its sensor": {"piece": 30},
+             "a magnet carried over a neighbour": {"piece": 12, "neighbour": 11}}
+
+
+def test_the_5x8_pin_board_on_micropython(make_mpy, link):
+    """main.py as shipped (MATRIX = "pins": ROW_PINS x COL_PINS, 40 LEDs), only its pins,
+    strip and sleep shimmed: boot, a 40-LED frame, the misplays with their bounces, a 10 ms
+    piece, moves, a host restart, then line noise both ways."""
+    fw = make_mpy(matrix="pins")
+    source, sink = link(fw.port)
+    assert (sink.link.rows, sink.link.cols, sink.link.leds, sink.count) == (5, 8, 40, 40)
+    assert source.snapshot() == board_values(fw)
+    frame = frame_for(fw.sensors(), 0)
+    sink.show(frame)
+    wait_for(lambda: fw.leds() == frame, 5.0, "the first 40-LED frame")
+    events = []
+    source.start(lambda e: events.append((e.channel, e.value, e.timestamp)))
+    for name in sorted(PIN_CELLS):
+        cells = PIN_CELLS[name]
+        events.clear()
+        fw.hands({cells[c]: pattern for c, pattern in patterns(MISPLAYS[name]).items()})
+        board = board_values(fw)
+        wait_for(lambda: source.snapshot() == board, 5.0, f"the host to see {name}")
+        time.sleep(0.1)  # the firmware's repeats and heartbeat: nothing more may come
+        piece = cells["piece"]
+        assert [(ch, v) for ch, v, _ in events[:1]] == [(piece, PRESENT)], (name, events)
+        rest = events[1:]
+        assert len(rest) % 2 == 0, (name, events)
+        for out, back in zip(rest[::2], rest[1::2]):  # only gaps, out and back at one instant
+            assert out[:2] == (piece, None) and back[:2] == (piece, PRESENT), (name, events)
+            assert back[2] - out[2] < 0.001, (name, events)
+    events.clear()
+    fw.hands({20: patterns(SLOW_PIECE)["neighbour"]})  # 10 ms, then gone: both count
+    wait_for(lambda: len(events) == 2, 5.0, "the 10 ms piece both ways")
+    assert [(ch, v) for ch, v, _ in events] == [(20, PRESENT), (20, None)]
+    moves = [m for m in tree_planting_moves(7) if m[1] not in (3, 11, 12, 30)][:6]
+    play(fw, source, sink, moves, timeout=5.0)
+    # the host goes: after 1.5 s the strip says so; a piece goes down meanwhile; the host is back
+    source.close()
+    sink.close()
+    waiting = [WAITING if i % 4 == 0 else (0, 0, 0) for i in range(40)]
+    wait_for(lambda: fw.leds() == waiting, HOST_TIMEOUT_S + 5, "the no-host pattern")
+    fw.place(39)
+    time.sleep(0.05)
+    source, sink = link(fw.port)
+    assert source.snapshot() == board_values(fw)
+    # a noisy line both ways from here
+    to_host = fw.faults_to_host = LineFaults(41, corrupt=0.05, drop=0.05, garbage=0.1)
+    to_firmware = fw.faults_to_firmware = LineFaults(42, corrupt=0.1, garbage=0.1)
+    rec = Recorder()
+    start = source.snapshot()
+    source.start(rec)
+    later = [m for m in tree_planting_moves(8) if not fw.sensors()[m[1]] and m[0] == "place"][:10]
+    play(fw, source, sink, later, timeout=10.0)
+    rec.check_consistent(start, board_values(fw))
+    assert sum(to_host.counts.values()) > 0 and sum(to_firmware.counts.values()) > 0
+    assert sink.link.stats["bad_frames"] > 0
+    fw.faults_to_host = fw.faults_to_firmware = None  # so closing darkens the strip at once
