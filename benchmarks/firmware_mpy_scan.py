@@ -159,14 +159,19 @@ def main_py_source():
 
 def wired():
     """The figures through main.py's own shim, on a Pico; None elsewhere."""
-    if sys.platform != "rp2":
-        return None  # (the unix port has a `machine` of its own, but no pins, SPI or strip)
+    if sys.platform != "rp2" and not globals().get("SHIMMED_PICO"):
+        # (the unix port has a `machine` of its own, but no pins, SPI or strip; a test runs
+        # this part with `machine` and `neopixel` shimmed and SHIMMED_PICO set)
+        return None
     source = main_py_source()
     if source is None:
         raise OSError("no main.py with a main() beside the firmware's files: flash all four")
     ns = {"__name__": "main_py"}
     exec(source, ns)
     rp = ns["Rp2040"]()
+    # Its frames stay here: the USB line is mpremote's now, and a frame's 0x04 byte would end
+    # mpremote's raw-REPL output.
+    rp.write = lambda data: None
     rows, cols = rp.shape
     leds = ns["LED_COUNT"]
     wired_fw = controller.Controller(rp, rows, cols, leds, 0x4321)

@@ -284,3 +284,50 @@ def test_the_5x8_pin_board_on_micropython(make_mpy, link):
     assert sum(to_host.counts.values()) > 0 and sum(to_firmware.counts.values()) > 0
     assert sink.link.stats["bad_frames"] > 0
     fw.faults_to_host = fw.faults_to_firmware = None  # so closing darkens the strip at once
+
+
+def test_the_pico_benchmark_runs_through_main_pys_own_shim(micropython):
+    """benchmarks/firmware_mpy_scan.py's Pico part (main.py's Rp2040 built from the main.py
+    beside the firmware's files, a Controller on it, a scan, a whole frame) on MicroPython with
+    only `machine` and `neopixel` shimmed as nothing (a bare Pico: no switch closed), so that
+    `mpremote run` on a Pico meets no error this suite could have found."""
+    script = FIRMWARE_DIR.parent.parent / "benchmarks" / "firmware_mpy_scan.py"
+    result = run_micropython(f"""
+class Pin:
+    IN, OUT, PULL_UP = 0, 1, 1
+    def __init__(self, number, mode=None, pull=None, value=None):
+        self.number = number
+    def init(self, mode=None, pull=None, value=None):
+        pass
+    def value(self, level=None):
+        return 1  # the maintenance jumper off; no switch closed
+class SPI:
+    def __init__(self, *args, **kwargs):
+        pass
+    def write_readinto(self, out, into):
+        for i in range(len(into)):
+            into[i] = 0xFF
+class NeoPixel:
+    ORDER = (1, 0, 2, 3)
+    def __init__(self, pin, n, bpp=3, timing=1):
+        self.buf = bytearray(n * bpp)
+        self.bpp = bpp
+    def write(self):
+        pass
+class Module:
+    pass
+machine = Module()
+machine.Pin, machine.SPI = Pin, SPI
+neopixel = Module()
+neopixel.NeoPixel = NeoPixel
+sys.modules["machine"] = machine
+sys.modules["neopixel"] = neopixel
+f = open({str(script)!r})
+source = f.read()
+f.close()
+exec(source, {{"__name__": "__main__", "SHIMMED_PICO": True}})
+""")
+    assert result.returncode == 0 and result.stderr == "", result.stderr
+    figures = dict(line.split(" ", 1) for line in result.stdout.splitlines())
+    assert figures["wired_matrix"] == "pins 5x8, 40 LEDs"  # main.py as shipped
+    assert float(figures["wired_scan_idle_us"]) > 0 and float(figures["wired_show_us"]) > 0
