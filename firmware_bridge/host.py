@@ -512,12 +512,13 @@ class BridgeLink:
         it agreed with the heard board) are a gap shorter than the debounce (PROTOCOL.md): the
         same channel said off the reported value and back to it in two frames in a row, each
         vouching for the board it said. Nothing else sends that pair (a scan closes with a
-        HEARTBEAT; a repeat pass names a channel once)."""
+        HEARTBEAT; a repeat pass names a channel once). Other cells that changed in the same
+        scan are reported as ever, on the scan's closing HEARTBEAT."""
         seq, channel, code, agreed = before
         if not agreed or seq != (msg.seq - 1) & 0xFF or channel != msg.channel or code == msg.code:
             return False
         with self._lock:
-            return self._codes == self._heard and self._codes[channel] != code
+            return self._codes[channel] == msg.code
 
     def _vouch(self, msg: protocol.Message, sensor_crc: int) -> None:
         """`msg` says the firmware's board has CRC `sensor_crc`. The second different frame

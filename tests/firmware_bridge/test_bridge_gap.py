@@ -114,3 +114,20 @@ def test_a_gap_whose_frame_is_lost_is_nothing_not_a_piece_taken_off(bridge, lost
     assert bridge.events == []
     assert bridge.source.snapshot()[CELL] == PRESENT
     assert bridge.firmware.stable[CELL] == protocol.CODE_PRESENT
+
+
+def test_a_gap_in_the_scan_that_reports_another_cell(bridge):
+    # The other cell's CHANGE comes first in the scan (an earlier row), not yet vouched for
+    # when the gap's two frames follow: both are reported.
+    other = CELL - 20
+    fw = bridge.firmware
+    bridge.place(other)
+    bridge.run_until(fw.next_scan / 1000)          # scan 1: the other cell counts 1
+    bridge.lift(CELL)
+    bridge.run_until(fw.next_scan / 1000)          # scan 2: 2, and the token's gap 1
+    bridge.run_until(fw.next_scan / 1000)          # scan 3: 3, and 2
+    assert (fw.pending[other], fw.pending[CELL]) == (3, 2)
+    bridge.place(CELL)
+    bridge.run_until(fw.next_scan / 1000)          # scan 4: the other cell changes; the gap ends
+    bridge.settle()
+    assert bridge.events == [(CELL, None), (CELL, PRESENT), (other, PRESENT)]
