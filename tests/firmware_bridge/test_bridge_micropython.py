@@ -256,7 +256,9 @@ def test_the_5x8_pin_board_on_micropython(make_mpy, link):
         assert len(rest) % 2 == 0, (name, events)
         for out, back in zip(rest[::2], rest[1::2]):  # only gaps, out and back at one instant
             assert out[:2] == (piece, None) and back[:2] == (piece, PRESENT), (name, events)
-            assert back[2] - out[2] < 0.001, (name, events)
+            # at one instant: one call of the link thread (which another thread can hold up by
+            # a GIL switch or two, 5 ms each), not the firmware's next repeat 25 ms later
+            assert back[2] - out[2] < 0.015, (name, events)
     events.clear()
     # A piece that stays 40 ms, then goes: both count. (The 10 ms one of tests/misplays.py is
     # played on the lockstep bridge, test_bridge_misplays.py: here a busy machine may stop
