@@ -324,6 +324,7 @@ class BridgeLink:
         self._enc = enc
         self._dec = protocol.FrameDecoder()
         self._rx_seq: int | None = None
+        self._in_sequence = False  # whether the frame being handled came right after the last
         self._rx_key: tuple[int, int] | None = None  # (seq, frame CRC) of the last frame
         self._synced = False
         self._snapshot_asked: float | None = None
@@ -410,7 +411,8 @@ class BridgeLink:
             # duplicate: one of the two was forged or garbled, and the board checksums decide.
             self.stats["duplicates"] += 1
             return
-        if self._rx_seq is not None and msg.seq != (self._rx_seq + 1) & 0xFF:
+        self._in_sequence = self._rx_seq is not None and msg.seq == (self._rx_seq + 1) & 0xFF
+        if self._rx_seq is not None and not self._in_sequence:
             # Something from the firmware was lost. No need to ask: if it was a change, the
             # board CRC in the next CHANGE or HEARTBEAT disagrees with ours.
             self.stats["gaps"] += 1
@@ -500,7 +502,10 @@ class BridgeLink:
             heard[msg.channel] = msg.code
             self._witness = None  # a new board: it needs its own two witnesses
         agrees = protocol.crc32(heard) == msg.sensor_crc
-        self._last_change = (msg.seq, msg.channel, msg.code, agrees)
+        # (a gap's first frame must also come in sequence: a frame slipped in with a seq the
+        # line has had already, just before a genuine repeat of the same channel, would
+        # otherwise make a gap of one forged frame)
+        self._last_change = (msg.seq, msg.channel, msg.code, agrees and self._in_sequence)
         if agrees and before is not None and self._is_gap(before, msg):
             self.stats["gaps_said"] += 1
             self._apply(msg.channel, before[2])   # out and back at one instant
@@ -509,9 +514,9 @@ class BridgeLink:
 
     def _is_gap(self, before: tuple[int, int, int, bool], msg: protocol.Message) -> bool:
         """Whether `msg` and the CHANGE right before it (`before`: seq, channel, code, whether
-        it agreed with the heard board) are a gap shorter than the debounce (PROTOCOL.md): the
-        same channel said off the reported value and back to it in two frames in a row, each
-        vouching for the board it said. Nothing else sends that pair (a scan closes with a
+        it came in sequence and agreed with the heard board) are a gap shorter than the
+        debounce (PROTOCOL.md): the same channel said off the reported value and back to it in
+        two frames in a row, each vouching for the board it said. Nothing else sends that pair (a scan closes with a
         HEARTBEAT; a repeat pass names a channel once). Other cells that changed in the same
         scan are reported as ever, on the scan's closing HEARTBEAT."""
         seq, channel, code, agreed = before
