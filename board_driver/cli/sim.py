@@ -125,7 +125,7 @@ class Terminal:
             said = None
         else:
             note = touch.note
-            words = touch.words() or (touch.note_words(views.players(ref.state.game.name))
+            words = touch.words(ref.state.game.name) or (touch.note_words(views.players(ref.state.game.name))
                                       if note is not None else None)
             said = (words, note[0] if note is not None and touch.selected is None else None)
         # (the hints of --moves best arrive from the worker after the board was drawn: a

@@ -45,13 +45,14 @@ def default_controls(config: Any, game: Any) -> tuple[TimeControl, TimeControl]:
     return (control, control)
 
 
-def takeback_words(undone: list[tuple[str, bool]]) -> str:
+def takeback_words(game_name: str, undone: list[tuple[str, bool]]) -> str:
     """What a takeback took back, in words: "h1.0", or against the computer "h1.0 and the
-    computer's reply v1.2" (`undone` as `Referee._undo` returns it, last move first)."""
-    mine = [m for m, here in undone if here]
-    reply = [m for m, here in undone if not here]
+    computer's reply v1.2" (`undone` as `Referee._undo` returns it, last move first; each move
+    as a screen shows it, `views.show_move`)."""
+    mine = [views.show_move(game_name, m) for m, here in undone if here]
+    reply = [views.show_move(game_name, m) for m, here in undone if not here]
     if not reply or not mine:
-        return tr(" and ").join(m for m, _ in reversed(undone))
+        return tr(" and ").join(reversed(mine or reply))
     return tr("{moves} and the computer's reply {reply}").format(
         moves=tr(" and ").join(reversed(mine)), reply=" ".join(reversed(reply)))
 
@@ -322,7 +323,7 @@ class Referee:
         undone = self._undo(depth, origin)
         self._hold = self.touch is None   # (a touch board has no pieces to lift)
         self._decide(now)
-        return takeback_words(undone)
+        return takeback_words(self.state.game.name, undone)
 
     def takeback_depth(self) -> int:
         """How many moves a takeback takes back. Against the computer, a player's move and the

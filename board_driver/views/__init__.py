@@ -45,8 +45,13 @@ The interface a game's view module provides (`state` is the game's State; `view`
         A site as a player says it, where its name is not that already (a Treeblox cell beside
         the board: "beyond c4, on the table", not "(2,4,0)"). Default: the name itself.
     def move_words(move: str) -> str
-        A move's notation as the page's move list shows it, where the notation is not a
-        player's words (a Treeblox cube beside the board: "L beyond c4"). Default: the notation.
+        A move as a screen shows it to a player, short like a score sheet, in the board's
+        language: the sites stay as they are written ("C7", "h0.1" are names), the notation's
+        words become the language's (Arbos "seed C2" -> zh "播种 C2", "pass"; Game for the
+        Trees "retreat:d5"; Treeblox "end", and a cube beside the board "L beyond c4"). Used
+        wherever a move is shown (the sim's lines, the page's move list, the touch prompts,
+        a takeback, a hint); the notation itself stays where a program reads it (the journal,
+        trace JSON's moves, replay, the remote protocol). Default: the notation.
     PIECE_FILLS: tuple[str, str]
         How the page draws each player's pieces when that is not their LED colour ("#f4f1e8"
         for White's light counters): the page's player chips show it, ringed in the LED
@@ -192,10 +197,16 @@ def site_words(game_name: str, site: str) -> str:
     return own(site) if own is not None else site
 
 
-def move_words(game_name: str, moves: list[str]) -> list[str]:
-    """The moves as the page's move list shows them (see the module interface above)."""
+def show_move(game_name: str, move: str) -> str:
+    """A move as a screen shows it, in the board's language (the view's `move_words`, see the
+    module interface above; default: the notation)."""
     own = getattr(view_of(game_name), "move_words", None)
-    return [own(m) for m in moves] if own is not None else list(moves)
+    return own(move) if own is not None else move
+
+
+def move_words(game_name: str, moves: list[str]) -> list[str]:
+    """The moves as the page's move list shows them (each as `show_move` shows it)."""
+    return [show_move(game_name, m) for m in moves]
 
 
 def piece_fills(game_name: str) -> tuple[str, str] | None:

@@ -405,7 +405,7 @@ def hint_reason(state, move) -> str | None:
         return None
     m = state.parse_move(str(move))
     me, them = state.to_move, 1 - state.to_move
-    text = str(m)
+    text = move_words(str(m))
     if m.kind == "seed":
         site = text.split()[-1]
         around = len(state.geo.nb8[state.geo.index[site]])
@@ -441,6 +441,20 @@ def hint_reason(state, move) -> str | None:
 
 
 # --- words -------------------------------------------------------------------------------------
+
+def move_words(move: str) -> str:
+    """A move as a screen shows it (views/__init__.py): "seed C7" in the language's words (zh
+    "播种 C7"), "pass" and "time" too; a spore ("C7", "C7=", "xC7") as it is written."""
+    if move == "pass":
+        return tr("pass")
+    if move == "time":
+        # TRANSLATORS: a move on Arbos's score sheet: the begun turn's time ran out.
+        return tr("time")
+    if move.startswith("seed "):
+        # TRANSLATORS: a setup move on Arbos's score sheet: a seed put on {site} ("seed C7").
+        return tr("seed {site}").format(site=move[5:])
+    return move
+
 
 def say_move(state, move: str) -> str:
     """A move as a person says it: "seed C7" -> "a seed at C seven", "C7" -> "C seven" (a

@@ -329,7 +329,7 @@ def hint_reason(state, move) -> str | None:
         squares_after = state.scores()[me]
     finally:
         state.undo()
-    text = str(m)
+    text = move_words(str(m))
     if won:
         return tr("{move} wins: {player} has no Huckleberry left.").format(move=text, player=tr(PLAYERS[them]))
     if hucks_after < hucks:
@@ -354,6 +354,21 @@ def hint_reason(state, move) -> str | None:
 #: A growth that names its tree's kind (Ab1-d2), by the kind's letter.
 _GROWS = {"B": N_("a Birch from {src} to {dst}"), "A": N_("an Ash from {src} to {dst}"),
           "E": N_("a Beech from {src} to {dst}"), "P": N_("a Pine from {src} to {dst}")}
+
+
+def move_words(move: str) -> str:
+    """A move as a screen shows it (views/__init__.py): a retreat and a stop in the language's
+    words ("retreat:d5", zh "撤退 d5"; "stop:d2>f3", zh "停 d2>f3"), growths and orders as they
+    are written."""
+    head, slash, order = move.partition("/")
+    if head.startswith("retreat:"):
+        # TRANSLATORS: a Game for the Trees move on a score sheet: give up {site}.
+        head = tr("retreat:{site}").format(site=head[8:])
+    elif head.startswith("stop:"):
+        # TRANSLATORS: a Game for the Trees move on a score sheet: stop the chain {chain}
+        # ("d2>f3": from d2, growing to f3 next).
+        head = tr("stop:{chain}").format(chain=head[5:])
+    return head + slash + order
 
 
 def say_move(state, move: str) -> str:

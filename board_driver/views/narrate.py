@@ -121,7 +121,8 @@ class Narrator:
         else:
             for i in reversed(range(common, len(self._moves))):
                 move = self._moves[i]
-                out.append(Said(tr("takeback of {move}").format(move=move),
+                out.append(Said(tr("takeback of {move}").format(
+                                    move=views.show_move(state.game.name, move)),
                                 tr("takeback of {move}").format(
                                     move=views.say_move_text(state, move)), "takeback", i + 1))
         timed_out = referee.timed_out
@@ -129,7 +130,8 @@ class Narrator:
             last = i + 1 == len(moves)
             who = names[mover(state, i)]
             why = tr(" (the turn's time ran out)") if i + 1 in timed_out else ""
-            text = tr("move {n}: {move}").format(n=i + 1, move=moves[i]) + why
+            text = tr("move {n}: {move}").format(
+                n=i + 1, move=views.show_move(state.game.name, moves[i])) + why
             spoken = tr("move {n}, {player}: {move}").format(
                 n=views.say_number(i + 1), player=who,
                 move=views.say_move_text(state, moves[i])) + why
@@ -236,7 +238,11 @@ class Narrator:
         move = view.hint_move
         # Spoken, the move as a person says it ("v0.1" -> "the left groove of row one, square
         # two"), wherever the reason names it.
-        spoken = line.replace(move, views.say_move_text(referee.state, move)) if move else line
+        spoken = line
+        if move:
+            said = views.say_move_text(referee.state, move)
+            shown = views.show_move(referee.state.game.name, move)
+            spoken = spoken.replace(shown, said) if shown in spoken else spoken.replace(move, said)
         return [Said(line, spoken, "hint")]
 
     def link(self, summary: dict) -> list[Said]:
@@ -293,7 +299,7 @@ def with_reply(referee, state, undone: list[str], spoken: bool) -> str:
     probe, mine, reply = state.copy(), [], []
     for text in undone:
         (mine if referee.at_board(probe.to_move) else reply).append(
-            views.say_move_text(probe, text) if spoken else text)
+            views.say_move_text(probe, text) if spoken else views.show_move(state.game.name, text))
         probe.play(probe.parse_move(text))
     if not mine or not reply:
         return tr(" and ").join(mine or reply)
@@ -332,7 +338,8 @@ def last_moves(referee, count: int) -> list[Said]:
     out = []
     for i in range(max(0, len(moves) - count), len(moves)):
         who = names[mover(state, i)]
-        out.append(Said(tr("move {n}: {move}").format(n=i + 1, move=moves[i]),
+        out.append(Said(tr("move {n}: {move}").format(
+                            n=i + 1, move=views.show_move(state.game.name, moves[i])),
                         tr("move {n}, {player}: {move}").format(
                             n=views.say_number(i + 1), player=who,
                             move=views.say_move_text(state, moves[i])), "move", i + 1))

@@ -81,8 +81,12 @@ def say_site(state, site: str) -> str:
 
 
 def move_words(move: str) -> str:
-    """A move as the move list shows it: its notation, except a cube beside the board, whose
-    cell is told from the hole it is next to ("L(2,4,0)" -> "L beyond c4")."""
+    """A move as a screen shows it (views/__init__.py): its notation, except `end` in the
+    language's words, and a cube beside the board, whose cell is told from the hole it is next
+    to ("L(2,4,0)" -> "L beyond c4")."""
+    if move in ("end", "pass"):
+        # TRANSLATORS: Treeblox's move that ends the turn, on a score sheet ("end").
+        return tr("end")
     if not move.endswith(")"):
         return move
     return f"{move[0]} {site_words(move[1:], table=False)}"
@@ -473,7 +477,7 @@ def hint_reason(state, move) -> str | None:
         holes_after = len(state.available_holes(me))
     finally:
         state.undo()
-    text = str(m)
+    text = move_words(str(m))
     if theirs_after < theirs:
         if theirs_after == 0:
             return tr("{move} shades {player}'s last active leaf.").format(move=text, player=tr(PLAYERS[them]))

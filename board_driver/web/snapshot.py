@@ -199,7 +199,8 @@ def takeback_question(referee) -> str | None:
         move = probe.undo()
         undone.append((str(move), referee.at_board(probe.to_move)))
     lift = "" if referee.touch is not None else tr(" Lift its pieces from the board afterwards.")
-    return tr("Take back {moves}?{lift}").format(moves=takeback_words(undone), lift=lift)
+    return tr("Take back {moves}?{lift}").format(moves=takeback_words(state.game.name, undone),
+                                                 lift=lift)
 
 
 def saved_state(saved, upto: int | None = None) -> games.State:

@@ -259,6 +259,10 @@ def test_the_page_state_in_chinese_has_no_english_words(tmp_path, game):
              **{f"seat {k}": v for k, v in page["seat_labels"].items()},
              "result": page["result"], "title": page["title"]}
     assert page["result"] and len(shown) > 6
+    # The move list and the takeback's question show the moves in the language too (each
+    # move's notation stays where a program reads it: page["game"]["moves"]).
+    moves_shown = [*page["move_words"], page["takeback_question"] or ""]
+    assert [m for m in moves_shown if NOTATION_WORDS.search(m)] == [], game
     english = {k: v for k, v in shown.items()
                if not CJK.search(v) or set(w.lower() for w in re.findall(r"[A-Za-z]{3,}", v)) - TYPED}
     assert english == {}, game
@@ -289,3 +293,104 @@ def test_the_sim_in_chinese_says_its_clocks_and_its_menu(tmp_path):
     assert "菜单：已关闭" in out and "灯的含义（输入 legend 再看一遍）：" in out
     for english in ("time control", "clocks:", "(running)", "menu:", "the LEDs"):
         assert english not in out
+
+
+# --- the moves as a Chinese screen shows them: the notation's words in the language ------------
+
+#: The notation's own English words (Arbos `seed C7`, `pass`, `time`; Treeblox `end`; Game for
+#: the Trees `stop:d2>f3`, `retreat:d5`): a Chinese screen shows them in Chinese.
+NOTATION_WORDS = re.compile(r"\b(pass|end|seed|retreat|stop|time)\b", re.IGNORECASE)
+
+
+def sim_lines(tmp_path, game: str, moves: list[list[str]], language: str) -> str:
+    """What the sim's terminal writes for a whole game (its narrator's lines, the touch
+    prompts, the drawings, `repeat` of every move), on the tracer's simulated clock."""
+    from board_driver.cli.sim import Terminal
+
+    out = io.StringIO()
+    t = Tracer(whole_games.config(game, str(tmp_path / f"sim-{language}.sqlite"),
+                                  language=language))
+    try:
+        term = Terminal(out)
+        term.start(t.session)
+        term.draw(t.session)
+        for move in moves:
+            for action in move:
+                verb, *args = action.split()
+                t.step(verb, args)
+                term(t.session)
+        term.repeat(t.session, len(moves))
+    finally:
+        t.close()
+        words.use("en")
+    return out.getvalue()
+
+
+#: The notation words each game's English sim shows in a whole random game (so the Chinese
+#: check is not vacuous).
+SHOWN_IN_ENGLISH = {"arbos": {"seed"}, "treeblox": {"end"}}
+
+
+@pytest.mark.parametrize("game", list(whole_games.BOARDS))
+def test_a_whole_chinese_game_in_the_sim_shows_its_moves_in_chinese(tmp_path, game):
+    moves = whole_games.whole_game(game, str(tmp_path / "found.sqlite"))
+    en = sim_lines(tmp_path, game, moves, "en")
+    found = {w.lower() for w in NOTATION_WORDS.findall(en)}
+    assert SHOWN_IN_ENGLISH.get(game, set()) <= found, (game, found)
+    zh = sim_lines(tmp_path, game, moves, "zh")
+    assert "第 1 步：" in zh
+    assert [line for line in zh.splitlines() if NOTATION_WORDS.search(line)] == [], game
+
+
+def test_the_touch_prompts_show_moves_in_chinese(tmp_path):
+    """Game for the Trees' selection offers a retreat (a hold) and stops: in the language."""
+    t = Tracer(whole_games.config("game-for-the-trees", str(tmp_path / "t.sqlite"),
+                                  language="zh"))
+    try:
+        state = t.referee.state
+        prompts = []
+        for move in sorted(state.legal_moves(), key=str):
+            text = str(move)
+            if text.startswith(("retreat:", "stop:")):
+                src = text.split(":")[1][:2]
+                t.step("tap", [src])
+                prompts.append(t.referee.touch.words("game-for-the-trees"))
+                t.step("tap", [src])   # cancel
+        assert prompts, "no retreat or stop to select at the start"
+        for said in prompts:
+            assert "撤退" in said or "停" in said, said
+            assert not NOTATION_WORDS.search(said), said
+    finally:
+        t.close()
+        words.use("en")
+
+
+def test_a_takeback_says_the_move_in_chinese(tmp_path):
+    move = whole_games.whole_game("arbos", str(tmp_path / "found.sqlite"))[0]
+    t = Tracer(whole_games.config("arbos", str(tmp_path / "a.sqlite"), language="zh"))
+    try:
+        for action in move:
+            verb, *args = action.split()
+            t.step(verb, args)
+        assert str(t.referee.state.moves[0]).startswith("seed ")
+        done = t.door.takeback()
+        assert done.startswith("已悔回 播种 "), done
+    finally:
+        t.close()
+        words.use("en")
+
+
+@pytest.mark.parametrize("game, notation, zh", [
+    ("arbos", "seed C2", "播种 C2"), ("arbos", "pass", "停一手"), ("arbos", "time", "超时"),
+    ("arbos", "C7=", "C7="), ("arbos", "xC7", "xC7"),
+    ("treeblox", "end", "结束回合"), ("treeblox", "Lb2+1", "Lb2+1"),
+    ("game-for-the-trees", "retreat:d5", "撤退 d5"),
+    ("game-for-the-trees", "stop:d2>f3/d2>f3,g2>f3", "停 d2>f3/d2>f3,g2>f3"),
+    ("game-for-the-trees", "Ab1-d2", "Ab1-d2"),
+    ("fangqi", "d4-d7xf2", "d4-d7xf2"), ("tree-planting", "h0.1", "h0.1")])
+def test_a_move_as_the_screen_shows_it(game, notation, zh):
+    from board_driver import views
+
+    assert views.show_move(game, notation) == notation       # English: the notation itself
+    with words.speaking("zh"):
+        assert views.show_move(game, notation) == zh

@@ -142,7 +142,7 @@ function show(s) {
   $("takeback").disabled = !s.takeback;
   fillSelect($("hint"), s.hints.map((m) => [m, (s.hint_words || {})[m] || m]), s.hint);
   $("hint-reason").hidden = !s.hint_reason;  // why the lit best move, in one sentence
-  $("hint-reason").textContent = s.hint_reason ? `Hint: ${s.hint_reason}` : "";
+  $("hint-reason").textContent = s.hint_reason ? tr("Hint: {reason}", { reason: s.hint_reason }) : "";
   showSeats(s);
   showMeaning(s);
   $("token-box").hidden = !s.token_required;
