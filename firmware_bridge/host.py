@@ -34,7 +34,8 @@ import serial
 import serial.tools.list_ports
 
 from firmware_bridge.firmware import protocol
-from hardware.base import PRESENT, EventCallback, HardwareError, PixelSink, SensorEvent, SensorSource
+from hardware.base import (DIED, INCOMPATIBLE as WRONG_PROTOCOL, MISSING, PRESENT, SILENT, EventCallback,
+                           HardwareError, PixelSink, Problem, SensorEvent, SensorSource)
 
 log = logging.getLogger(__name__)
 
@@ -110,6 +111,7 @@ class BridgeLink:
         self.state = DISCONNECTED
         #: Why the last connection attempt failed or the line was dropped, for messages.
         self.last_problem = "not tried yet"
+        self._open_failed = False   # the last try could not even open the port
         #: From the firmware's HELLO.
         self.rows = self.cols = self.leds = None
         self.kinds: list[str] = []
@@ -164,11 +166,17 @@ class BridgeLink:
             return None
         name = f"bridge on {self.port or 'its USB port'}"
         if self._thread is not None and not self._thread.is_alive():
-            return f"{name}: its link thread has stopped ({self.died or 'no reason logged'})"
+            return Problem(f"{name}: its link thread has stopped "
+                           f"({self.died or 'no reason logged'})", DIED)
         silent = self.clock() - self.last_valid_frame
         if silent > self.timings.heartbeat_timeout:
             why = "" if self.state == CONNECTED else f"; {self.state}: {self.last_problem}"
-            return f"{name}: no heartbeat or change from the firmware for {silent:.1f} s{why}"
+            # (the kind: the port would not open, the firmware speaks another protocol, or it
+            # is there and says nothing)
+            kind = (WRONG_PROTOCOL if self.state == INCOMPATIBLE else
+                    MISSING if self.state == DISCONNECTED and self._open_failed else SILENT)
+            return Problem(f"{name}: no heartbeat or change from the firmware for "
+                           f"{silent:.1f} s{why}", kind)
         return None
 
     def snapshot(self) -> dict[int, str | None]:
@@ -254,11 +262,13 @@ class BridgeLink:
                 # (termios.error: the port vanished between open() and pyserial's tcsetattr,
                 # on a quick replug; it is no OSError)
                 self.last_problem = f"cannot open {self.port or 'the bridge'}: {exc}"
+                self._open_failed = True
                 self._set_state(DISCONNECTED)
                 log.debug("%s; retrying in %.2f s", self.last_problem, backoff)
                 self._sleep(backoff)
                 backoff = min(backoff * 2, self.timings.backoff_max)
                 continue
+            self._open_failed = False
             try:
                 self._serve()
             except _LineDead as exc:

@@ -24,7 +24,7 @@ from board_driver.referee.door import Door
 from board_driver.referee.session import Session, open_session
 from board_driver.views import words
 from board_driver.views.narrate import Narrator, last_moves
-from hardware.base import SensorEvent
+from hardware.base import DIED, Problem, SensorEvent, kind_of
 
 log = logging.getLogger("treeboard.daemon")
 
@@ -146,7 +146,8 @@ class Daemon:
 
     def _voice_problem(self) -> str | None:
         health = self.speech.health if self.speech is not None else "up"
-        return health.removeprefix("down: ") if health.startswith("down") else None
+        return Problem(health.removeprefix("down: "), kind_of(health)) \
+            if health.startswith("down") else None
 
     def say(self, sentences) -> None:
         """Say sentences aloud (plain strings, already in the board's language, or narrator
@@ -223,7 +224,7 @@ class Daemon:
         if task is None or not task.done() or task.cancelled():
             return None
         exc = task.exception()
-        return "its task ended" if exc is None else f"{type(exc).__name__}: {exc}"
+        return Problem("its task ended" if exc is None else f"{type(exc).__name__}: {exc}", DIED)
 
     def _restart_remote(self) -> None:
         if self.remote is not None:
@@ -331,7 +332,7 @@ class Daemon:
 
     def _worker_died(self, exc: BaseException) -> None:
         # Any thread: one attribute store, and the supervisor looks at once.
-        self._worker_problem = f"its process died ({exc})"
+        self._worker_problem = Problem(f"its process died ({exc})", DIED)
         try:
             self.loop.call_soon_threadsafe(self._supervise)
         except RuntimeError:  # the loop is closed
@@ -410,7 +411,8 @@ class Daemon:
 
     def _page_problem(self) -> str | None:
         if self.web is not None:
-            return self.web.problem()
+            problem = self.web.problem()
+            return Problem(problem, DIED) if problem else None
         return self._web_problem or ("starting" if self._web_starting is not None else None)
 
     def _restart_web(self) -> None:
@@ -440,7 +442,7 @@ class Daemon:
     def _parts_changed(self) -> None:
         """A part changed state (logged by the supervisor): the board shows it, the page hears,
         systemd's status line says it."""
-        words = self.supervisor.down_words()
+        words = self.supervisor.down_details()
         self.notifier.status(words or "every part is up")
         self._show()
 
@@ -531,7 +533,7 @@ class Daemon:
                       self.loop.time() - handle.when())
             return False
         if not self.supervisor.watchdog_ok():
-            why = self.supervisor.down_words()
+            why = self.supervisor.down_details()
             if why != self._withheld:  # once per change, not once per ping
                 log.error("%s; withholding the watchdog ping", why)
                 self._withheld = why

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Protocol
 
 from board_driver.config import Voice
+from hardware.base import DIED, MISSING, SILENT, Problem
 
 log = logging.getLogger("treeboard.speech")
 
@@ -43,7 +44,13 @@ ENGINE_TIMEOUT_S = 30.0
 
 
 class SpeechError(RuntimeError):
-    """The engine could not say something (missing program, device busy, timeout)."""
+    """The engine could not say something (missing program, device busy, timeout); `kind`, as
+    `hardware.base.Problem`'s, where it is known (a missing program: MISSING; a timeout:
+    SILENT)."""
+
+    def __init__(self, message: str, kind: str | None = None):
+        super().__init__(message)
+        self.kind = kind
 
 
 class Engine(Protocol):
@@ -67,7 +74,8 @@ class Espeak:
         nice = shutil.which("nice")
         self._nice = [nice, "-n", "19"] if nice else []
         if self.program is None:
-            raise SpeechError(f"{program} is not installed (Debian: apt-get install espeak-ng)")
+            raise SpeechError(f"{program} is not installed (Debian: apt-get install espeak-ng)",
+                              MISSING)
 
     def configure(self, voice: Voice) -> None:
         self.settings = voice   # (one reference: read whole by the next utterance)
@@ -89,7 +97,7 @@ class Espeak:
         player = shutil.which(self.player)
         if player is None:
             raise SpeechError(f"{self.player} is not installed (Debian: apt-get install "
-                              "alsa-utils), and voice.device needs it")
+                              "alsa-utils), and voice.device needs it", MISSING)
         # espeak-ng's WAV on stdout into aplay on the chosen ALSA device. The sentence goes to
         # espeak-ng's stdin first (and its stdin is closed): espeak-ng speaks only at the end of
         # its input, and aplay waits for espeak-ng's.
@@ -104,24 +112,27 @@ class Espeak:
             except subprocess.TimeoutExpired:
                 speak.kill()
                 raise SpeechError(f"aplay -D {self.settings.device} took over "
-                                  f"{ENGINE_TIMEOUT_S:.0f} s") from None
+                                  f"{ENGINE_TIMEOUT_S:.0f} s", SILENT) from None
             finally:
                 speak.stdout.close()
             try:
                 speak.wait(timeout=ENGINE_TIMEOUT_S)
             except subprocess.TimeoutExpired:
                 speak.kill()
-                raise SpeechError(f"espeak-ng took over {ENGINE_TIMEOUT_S:.0f} s") from None
+                raise SpeechError(f"espeak-ng took over {ENGINE_TIMEOUT_S:.0f} s", SILENT) from None
         if done.returncode != 0:
-            raise SpeechError(f"aplay -D {self.settings.device}: "
-                              f"{done.stderr.decode(errors='replace').strip()}")
+            said = done.stderr.decode(errors='replace').strip()
+            # (ALSA names a device it does not have "Unknown PCM"; a card gone: "No such")
+            missing = "Unknown PCM" in said or "No such" in said
+            raise SpeechError(f"aplay -D {self.settings.device}: {said}",
+                              MISSING if missing else None)
 
     def _run(self, args: list[str], text: str) -> None:
         try:
             done = subprocess.run(args, input=text.encode("utf-8"), capture_output=True,
                                   timeout=ENGINE_TIMEOUT_S, check=False)
         except subprocess.TimeoutExpired:
-            raise SpeechError(f"espeak-ng took over {ENGINE_TIMEOUT_S:.0f} s") from None
+            raise SpeechError(f"espeak-ng took over {ENGINE_TIMEOUT_S:.0f} s", SILENT) from None
         if done.returncode != 0:
             raise SpeechError(f"espeak-ng: {done.stderr.decode(errors='replace').strip()}")
 
@@ -239,7 +250,7 @@ class Speech:
                     u = self._queue.popleft()
                 self._speak(u)
         except Exception as exc:  # the supervisor restarts us; the board referees on
-            self.health = f"down: {exc}"
+            self.health = Problem(f"down: {exc}", DIED)
             log.error("speech worker died: %s", exc)
 
     def flush(self) -> None:
@@ -274,7 +285,8 @@ class Speech:
             # not once per sentence.
             if self.health != f"down: {exc}":
                 log.error("cannot speak: %s", exc)
-            self.health = f"down: {exc}"
+            self.health = Problem(f"down: {exc}", exc.kind if isinstance(exc, SpeechError)
+                                  else MISSING if isinstance(exc, FileNotFoundError) else None)
             return
         if self.health.startswith("down"):
             log.info("speaking again")

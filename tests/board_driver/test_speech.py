@@ -265,9 +265,10 @@ def test_a_bad_alsa_device_is_the_voice_down_on_the_board(tmp_path):
                 break
             await asyncio.sleep(0.1)
         assert part.state == DOWN
-        words_down = daemon.door.parts()[1]
-        assert words_down.startswith("voice down: aplay -D nosuchdevice:") and \
-            "Unknown PCM nosuchdevice" in words_down, words_down
+        parts, words_down = daemon.door.parts()
+        assert words_down == "voice down: device missing", words_down
+        why = [p["why"] for p in parts if p["name"] == "voice"][0]   # the page's details
+        assert why.startswith("aplay -D nosuchdevice:") and "Unknown PCM nosuchdevice" in why
         assert daemon.supervisor.watchdog_ok()   # the board still referees
         daemon.stop()
         await asyncio.wait_for(runner, 30)

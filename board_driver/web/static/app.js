@@ -135,6 +135,8 @@ function show(s) {
   showFixes(s);
   showRemote(s);
   $("conn").textContent = tr("live") + (s.parts_down ? ` — ${s.parts_down}` : "");
+  // (the parts' own reasons, the program's words, as the details a hover shows)
+  $("conn").title = (s.parts || []).filter((p) => p.why).map((p) => `${p.name}: ${p.why}`).join("\n");
   showEntries(s);
   showMoves(s);
   $("end-turn").hidden = !s.end_turn_button;
