@@ -116,6 +116,10 @@ class Terminal:
         if key[4] is not None and key[4] != before[4]:
             self.say(views.flag_words(ref.state.game.name, key[4]))
 
+    def is_current(self, ref) -> bool:
+        """Whether what this terminal last said and drew is the referee's game as it is now."""
+        return self._last == self._key(ref)
+
     @staticmethod
     def _key(ref) -> tuple:
         # What the drawing shows: the game, the corrections, a move's steps still to make;
@@ -253,14 +257,24 @@ def clear_board(session: Session) -> int:
 PIPED_SETTLE_LIMIT_S = 3.0
 
 
-async def _until(condition, limit: float) -> None:
-    """Wait until condition() holds (None: nothing to wait for), at most `limit` seconds."""
+async def _until(condition, limit: float, then: float = 0.02) -> None:
+    """Wait until condition() holds (None: nothing to wait for), at most `limit` seconds, and
+    `then` seconds more (the frame and its words follow the settled reading)."""
     if condition is None:
         return
     deadline = asyncio.get_running_loop().time() + limit
     while not condition() and asyncio.get_running_loop().time() < deadline:
         await asyncio.sleep(0.01)
-    await asyncio.sleep(0.02)  # the frame and its words follow the settled reading
+    await asyncio.sleep(then)
+
+
+def all_said(session: Session, terminal: Terminal, shown) -> bool:
+    """Whether the last action has settled and been said: its change in the settled reading
+    (`shown`, None when it has none to wait for), no sensor change still settling, and the
+    terminal's words and drawing for the game as it is now (what `quit` waits for)."""
+    ref = session.referee
+    return ((shown is None or shown()) and ref.next_deadline() is None
+            and terminal.is_current(ref))
 
 
 def run_sim(config: Config, *, new_game: bool = False, stdin: TextIO = sys.stdin,
@@ -297,12 +311,16 @@ def run_sim(config: Config, *, new_game: bool = False, stdin: TextIO = sys.stdin
         terminal.start(session)
         terminal.draw(session)
         lines: asyncio.Queue = asyncio.Queue()
+        last_shown = None   # the last action's change, for `quit` to wait for
         interactive = hasattr(stdin, "isatty") and stdin.isatty()
 
         def read() -> None:  # a thread: input() would block the loop
-            for line in stdin:
-                loop.call_soon_threadsafe(lines.put_nowait, line)
-            loop.call_soon_threadsafe(lines.put_nowait, None)
+            try:
+                for line in stdin:
+                    loop.call_soon_threadsafe(lines.put_nowait, line)
+                loop.call_soon_threadsafe(lines.put_nowait, None)
+            except RuntimeError:   # the loop closed: the sim ended (quit) before its input did
+                pass
 
         threading.Thread(target=read, daemon=True).start()
         while not runner.done():
@@ -313,7 +331,9 @@ def run_sim(config: Config, *, new_game: bool = False, stdin: TextIO = sys.stdin
                 break  # the daemon stopped (Ctrl-C, a signal)
             line = getting.result()
             if line is None or line.strip().lower() in ("quit", "exit"):
-                await asyncio.sleep(0.2)  # let the last action settle and show
+                # The last action settled and said (a tap's words, a takeback's) before the end
+                await _until(lambda: all_said(session, terminal, last_shown),
+                             PIPED_SETTLE_LIMIT_S, then=0)
                 break
             word = line.strip().lower()
             if word in ("help", "?"):
@@ -330,6 +350,7 @@ def run_sim(config: Config, *, new_game: bool = False, stdin: TextIO = sys.stdin
                 terminal.repeat(session, config.voice.repeat_moves)
                 continue
             shown = None  # what the settled reading must show once a piped action took effect
+            last_shown = None
             try:
                 if word == "takeback":
                     done = door.takeback()
@@ -381,6 +402,7 @@ def run_sim(config: Config, *, new_game: bool = False, stdin: TextIO = sys.stdin
                             site, present = args[0], verb == "place"
                             shown = lambda: (session.referee.physical.get(site)  # noqa: E731
                                              is not None) == present
+                last_shown = shown
                 if not interactive:
                     # Piped actions arrive faster than hands: let each settle, as a person's would,
                     # and on a loaded machine (a late scan) until the settled reading shows it.
