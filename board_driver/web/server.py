@@ -527,9 +527,11 @@ class WebServer:
             raise Refused(409, f"game {saved.game_id} does not replay: {exc}") from None
         view = views.View(colours=self.door.referee.view.colours, moves="off")
         module = views.view_of(saved.game)
+        with words.speaking(self._language(request)):   # (the moves in the page's language)
+            shown = views.move_words(saved.game, list(saved.moves))
         return web.json_response({
             "id": saved.game_id, "move": upto, "moves": saved.moves,
-            "move_words": views.move_words(saved.game, list(saved.moves)),
+            "move_words": shown,
             "scores": list(state.scores()), "svg": module.svg(state, view),
             "svg3d": module.svg_3d(state, view, []) if hasattr(module, "svg_3d") else None})
 

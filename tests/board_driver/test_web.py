@@ -456,3 +456,30 @@ def test_the_voice_settings_on_the_page_apply_at_once_and_survive_a_restart(tmp_
     # The config's [voice] edited since: it wins (the page's older change is not applied).
     shown = run(restarted(dataclasses.replace(config_voice, rate=150), 150))
     assert shown["enabled"] is False and shown["language"] is None
+
+
+def test_a_saved_games_moves_in_the_pages_language(tmp_path):
+    """The replay's move list shows the moves in the page's words (Arbos `seed C2`: zh 播种 C2);
+    the moves themselves stay the notation."""
+    import random
+
+    path = str(tmp_path / "j.sqlite")
+    rng = random.Random(5)
+    done = games.get_game("arbos").new_state(board="8x8", setup="chosen")
+    while not done.is_over() and len(done.moves) < 600:
+        done.play(rng.choice(sorted(done.legal_moves(), key=str)))
+    journal_finished(path, done)
+
+    async def scenario():
+        async with running(tmp_path, journal=path, new_game=False) as daemon, \
+                aiohttp.ClientSession() as http:
+            url = base_url(daemon)
+            async with http.get(url + "/api/games/1/position?move=1&lang=zh") as r:
+                zh = await r.json()
+            async with http.get(url + "/api/games/1/position?move=1") as r:
+                en = await r.json()
+            first = str(done.moves[0])
+            assert first.startswith("seed ") and zh["moves"][0] == en["moves"][0] == first
+            assert zh["move_words"][0] == "播种 " + first[5:]
+            assert en["move_words"][0] == first
+    run(scenario())

@@ -705,7 +705,8 @@ function markReview() {
 async function replayTo(n) {
   if (replay.id === null) return;
   const at = Math.max(0, Math.min(replay.moves.length, n));
-  const response = await fetch(`/api/games/${replay.id}/position?move=${at}`);
+  const response = await fetch(`/api/games/${replay.id}/position?move=${at}` +
+                                `&lang=${encodeURIComponent(lang)}`);
   if (!response.ok) { toast((await response.json()).error); return; }
   const pos = await response.json();
   replay.at = at;
