@@ -486,8 +486,9 @@ class WebServer:
 
     async def _games(self, request: web.Request) -> web.Response:
         journal = self.door.session.journal
-        return web.json_response({"games": [snapshot.history_entry(g)
-                                            for g in journal.history(limit=HISTORY_LIMIT)]})
+        with words.speaking(self._language(request)):   # (the results in the page's language)
+            found = [snapshot.history_entry(g) for g in journal.history(limit=HISTORY_LIMIT)]
+        return web.json_response({"games": found})
 
     def _saved(self, request: web.Request):
         text = request.match_info["id"]

@@ -218,8 +218,9 @@ def history_entry(saved) -> dict[str, Any]:
     scores = summary.get("scores")
     result = None
     if scores:
-        result = (f"{names[winner]} wins, {scores[0]}:{scores[1]}" if winner in (0, 1)
-                  else f"a draw, {scores[0]}:{scores[1]}")
+        result = (tr("{player} wins, {a}:{b}").format(player=names[winner], a=scores[0],
+                                                          b=scores[1]) if winner in (0, 1)
+                  else tr("a draw, {a}:{b}").format(a=scores[0], b=scores[1]))
     return {"id": saved.game_id, "game": saved.game, "options": saved.options,
             "moves": len(saved.moves), "result": result, "status": saved.status,
             "started_at": saved.started_at, "finished_at": saved.finished_at}

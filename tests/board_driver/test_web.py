@@ -482,4 +482,8 @@ def test_a_saved_games_moves_in_the_pages_language(tmp_path):
             assert first.startswith("seed ") and zh["moves"][0] == en["moves"][0] == first
             assert zh["move_words"][0] == "播种 " + first[5:]
             assert en["move_words"][0] == first
+            async with http.get(url + "/api/games?lang=zh") as r:
+                listed = (await r.json())["games"]
+            a, b = done.scores()
+            assert listed[0]["result"] in (f"白方获胜，{a}:{b}", f"黑方获胜，{a}:{b}", f"和棋，{a}:{b}")
     run(scenario())

@@ -568,7 +568,7 @@ function wire() {
 const replay = { id: null, at: 0, moves: [], words: [] };
 
 async function loadGames() {
-  const response = await fetch("/api/games");
+  const response = await fetch(`/api/games?lang=${encodeURIComponent(lang)}`);
   if (!response.ok) return;
   const { games } = await response.json();
   const list = $("games");
