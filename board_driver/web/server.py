@@ -562,7 +562,10 @@ class WebServer:
             self._reviews.pop(saved.game_id, None)  # asked again, it is tried again
             log.exception("review of game %d failed", saved.game_id)
             raise Refused(500, f"the review of game {saved.game_id} failed: {exc}") from None
-        return web.json_response({"id": saved.game_id, "game": saved.game, "moves": rows})
+        with words.speaking(self._language(request)):
+            shown = snapshot.review_words(saved.game, rows)
+        return web.json_response({"id": saved.game_id, "game": saved.game, "moves": rows,
+                                  "words": shown})
 
     async def _ws(self, request: web.Request) -> web.StreamResponse:
         if len(self.clients) >= MAX_CLIENTS:

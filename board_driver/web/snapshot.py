@@ -226,6 +226,13 @@ def history_entry(saved) -> dict[str, Any]:
             "started_at": saved.started_at, "finished_at": saved.finished_at}
 
 
+def review_words(game: str, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each review row's move and best moves as the page shows them, in the language asked for
+    (`views.show_move`: Arbos `seed C2`, zh 播种 C2); the rows keep the notation."""
+    return [{"move": views.show_move(game, r["move"]),
+             "best": [views.show_move(game, b) for b in r["best"]]} for r in rows]
+
+
 REVIEW_SECONDS = 8.0   # a whole game's review, shared among its positions
 REVIEW_MOST_PER_MOVE = 0.5
 

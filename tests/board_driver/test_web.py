@@ -487,3 +487,17 @@ def test_a_saved_games_moves_in_the_pages_language(tmp_path):
             a, b = done.scores()
             assert listed[0]["result"] in (f"白方获胜，{a}:{b}", f"黑方获胜，{a}:{b}", f"和棋，{a}:{b}")
     run(scenario())
+
+
+def test_a_reviews_moves_in_the_pages_words():
+    from board_driver.views import words
+    from board_driver.web import snapshot
+
+    rows = [{"n": 1, "move": "seed C2", "best": ["seed D4", "seed B7"]},
+            {"n": 2, "move": "C4=", "best": ["pass"]}]
+    with words.speaking("zh"):
+        shown = snapshot.review_words("arbos", rows)
+    assert shown == [{"move": "播种 C2", "best": ["播种 D4", "播种 B7"]},
+                     {"move": "C4=", "best": ["停一手"]}]
+    assert snapshot.review_words("arbos", rows)[0] == {"move": "seed C2",
+                                                        "best": ["seed D4", "seed B7"]}

@@ -84,9 +84,11 @@ const STRINGS = {
   reviewTitle: () => tr("Each position's value from the first player's side (up: the first player wins); red: a move that changed the result"),
   reviewUp: () => tr("first player wins"),
   reviewDown: () => tr("second player wins"),
-  reviewDot: (r) => (r.changed_result
-    ? tr("move {n}: {move} changed the result (best: {best})", { n: r.n, move: r.move, best: r.best.join(" ") })
-    : tr("move {n}: {move}", { n: r.n, move: r.move })),
+  // (w: the row's moves in the page's words, the answer's "words")
+  reviewDot: (r, w) => (r.changed_result
+    ? tr("move {n}: {move} changed the result (best: {best})",
+         { n: r.n, move: w.move, best: w.best.join(tr(", ")) })
+    : tr("move {n}: {move}", { n: r.n, move: w.move })),
   replayStart: () => tr("start"),
   replayAt: (at, n, move) => tr("move {at} of {n}: {move}", { at, n, move }),
 };
@@ -612,12 +614,12 @@ async function loadReview(id) {
   if (id === null) return;
   const box = $("replay-review");
   box.textContent = STRINGS.reviewing();
-  const response = await fetch(`/api/games/${id}/review`);
+  const response = await fetch(`/api/games/${id}/review?lang=${encodeURIComponent(lang)}`);
   if (replay.id !== id) return;  // another game was opened meanwhile
   const body = await response.json().catch(() => ({ error: STRINGS.refused(response.status) }));
   if (!response.ok) { box.textContent = body.error; return; }
   box.textContent = "";
-  if (body.moves.length) reviewGraph(box, body.moves);
+  if (body.moves.length) reviewGraph(box, body.moves, body.words);
 }
 
 function svgEl(name, attrs, parent) {
@@ -656,7 +658,7 @@ function positionValues(rows) {
   });
 }
 
-function reviewGraph(box, rows) {
+function reviewGraph(box, rows, shown) {
   // Seen from one fixed side (the first player's): up is good for the first player.
   const values = positionValues(rows);
   const { W, H, left, right, top, bottom } = GRAPH;
@@ -682,11 +684,12 @@ function reviewGraph(box, rows) {
                   id: "review-marker" }, svg);
   const points = values.map((v, k) => `${x(k).toFixed(1)},${y(v).toFixed(1)}`);
   svgEl("polyline", { points: points.join(" "), class: "curve" }, svg);
-  rows.forEach((r) => {  // each move's dot where it left the game; red: it changed the result
+  rows.forEach((r, i) => {  // each move's dot where it left the game; red: it changed the result
     const dot = svgEl("circle", { cx: x(r.n), cy: y(values[r.n]),
       r: r.changed_result ? 7 : 4, class: r.changed_result ? "changed" : "dot",
       "data-move": r.n }, svg);
-    svgEl("title", {}, dot).textContent = STRINGS.reviewDot(r);
+    svgEl("title", {}, dot).textContent = STRINGS.reviewDot(r, (shown && shown[i]) ||
+                                                               { move: r.move, best: r.best });
     dot.onclick = () => replayTo(r.n);  // the position after the move
   });
 }
