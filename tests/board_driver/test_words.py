@@ -373,6 +373,10 @@ def test_a_takeback_says_the_move_in_chinese(tmp_path):
             verb, *args = action.split()
             t.step(verb, args)
         assert str(t.referee.state.moves[0]).startswith("seed ")
+        from board_driver.web.snapshot import takeback_question
+
+        with words.speaking("zh"):    # the page's question before it acts
+            assert takeback_question(t.referee).startswith("悔棋 播种 ")
         done = t.door.takeback()
         assert done.startswith("已悔回 播种 "), done
     finally:
