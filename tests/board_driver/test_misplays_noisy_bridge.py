@@ -34,21 +34,12 @@ def misplay_on_a_noisy_line(tmp_path, steps, seed):
         to_host = bridge.faults_to_host = LineFaults(seed, **NOISE)
         to_fw = bridge.faults_to_firmware = LineFaults(seed + 1000, **NOISE)
 
-        def until(when):   # simulated time passes: the firmware scans, the referee decides
-            while (due := t.referee.next_deadline()) is not None and due < when:
-                due = max(t.clock.now, due) + 0.0005   # (as Tracer.settle steps)
-                t.board.run_until(due)
-                t.clock.now = due
-                t.referee.tick(t.clock.now)
-            t.board.run_until(when)
-            t.clock.now = max(t.clock.now, when)
-
         start = bridge.firmware.next_scan / 1000 + 0.001 + seed * 0.00017  # the hand's phase
         for ms, cell, on in steps:
-            until(start + ms / 1000)
+            t.run_until(start + ms / 1000)
             (t.board.place if on else t.board.lift)(SITES[cell])
         # long enough for a lost CHANGE's repeats, or a SNAPSHOT asked again, to come through
-        until(t.clock.now + 1.0)
+        t.run_until(t.clock.now + 1.0)
         t.step("wait", ["300"])
         return (heard, list(t.referee.corrections), t.session.journal.current().moves,
                 to_host.counts, to_fw.counts, dict(bridge.link.stats))
