@@ -17,8 +17,8 @@
   `SPI_BAUD`, plus the settle time per row) and printed beside them.
 - Sensor to LED (`latency`): `fw.place(cell)` until the firmware shows the frame the host
   built in its sensor callback with that cell lit (host callback -> `sink.show` -> LED_FRAME or
-  LED_PARTIAL -> firmware), with the firmware's default debounce (2 scans x 2 ms in the
-  simulation); the 20 x 20 shift-register board with its 400-LED strip, alternating round by
+  LED_PARTIAL -> firmware), with the firmware's default debounce (main.py's: 4 scans x 2 ms,
+  which the simulation takes); the 20 x 20 shift-register board with its 400-LED strip, alternating round by
   round with the 5 x 8 pin board and its 40 LEDs as the reference.
 - Sensor to LED on the Arbos board (`arbos`): the whole daemon (`board_driver.daemon.loop.Daemon`,
   its asyncio loop, the layout's host window (1 ms: the firmware's debounce is the one), reconcile, the journal, the Arbos view, the
@@ -295,7 +295,7 @@ def measure_sensor_to_led(rounds):
 def report_sensor_to_led(rounds):
     samples = measure_sensor_to_led(rounds)
     print("Sensor to LED over the bridge: fw.place(cell) -> CHANGE + its witness -> host callback "
-          "lights the cell -> LED update -> firmware shows it (default debounce: 2 scans x 2 ms); alternating:")
+          "lights the cell -> LED update -> firmware shows it (default debounce: 4 scans x 2 ms); alternating:")
     print(f"{'board':<34}{'rounds':>7}{'p50 ms':>9}{'p99 ms':>9}")
     for name, xs in samples.items():
         print(f"{name:<34}{len(xs):>7}{percentile(xs, 0.5) * 1e3:>9.2f}{percentile(xs, 0.99) * 1e3:>9.2f}")

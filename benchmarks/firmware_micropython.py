@@ -30,8 +30,11 @@ SCRIPT = Path(__file__).resolve().parent / "firmware_mpy_scan.py"
 
 def run_once(exe: str) -> dict[str, float]:
     env = {**os.environ, "MICROPYPATH": str(FIRMWARE_DIR)}
-    out = subprocess.run([exe, "-X", f"heapsize={HEAP}", str(SCRIPT)], capture_output=True,
-                         text=True, env=env, timeout=120, check=True).stdout
+    done = subprocess.run([exe, "-X", f"heapsize={HEAP}", str(SCRIPT)], capture_output=True,
+                          text=True, env=env, timeout=120)
+    if done.returncode != 0:
+        raise SystemExit(f"{SCRIPT.name} failed on MicroPython (exit {done.returncode}):\n{done.stderr}")
+    out = done.stdout
     figures = {}
     for line in out.splitlines():
         name, value = line.split(" ", 1)

@@ -12,6 +12,21 @@ Prints one line per figure, `name value`:
   bus that costs nothing (no SPI, no chips: MicroPython's own share, the interpreter's work per
   row), on an idle board, and with one cell in every row counting (the debounce's worst case);
 - loop_us: a reference loop (100,000 iterations of an add and a compare), to scale by.
+
+On a Pico (sys.platform "rp2") it goes on with main.py's own hardware shim, built from the
+main.py flashed beside the firmware's files (its wiring as edited there; its main() is not
+run): `Rp2040()` (the SPI bus or the pins, the strip, the serial poll) and a Controller on it:
+- wired_scan_idle_us: one Controller.scan() through the real bus (SPI at SPI_BAUD and the
+  row's settle, or the pin matrix's drive-and-read), on the board as it lies;
+- wired_show_us: one `Rp2040.show()` of a whole frame (the reordering into the driver's buffer
+  and the strip's write, which blocks the main loop: 30 us a pixel at 800 kHz);
+- wired_matrix: which matrix main.py is wired for, and its size.
+Elsewhere these print as `n/a`.
+
+On a Pico the bridge's main.py holds the USB line and ignores Ctrl-C, so `mpremote` cannot
+interrupt it: power it up with the maintenance jumper (GP22 to GND, firmware_bridge/README.md),
+then `mpremote run benchmarks/firmware_mpy_scan.py`. It lights nothing (the strip is written
+dark) and sends nothing on the line but these lines.
 """
 
 import gc
@@ -125,6 +140,50 @@ def reference():
 
 
 loop = timed(3, reference)
+
+
+def main_py_source():
+    """main.py's text (beside the firmware's modules on sys.path; / on a Pico), without the
+    call of main() at its end: its wiring, ShiftBus and Rp2040, and nothing run."""
+    for folder in sys.path:
+        try:
+            f = open((folder or "") + "/main.py")
+        except OSError:
+            continue
+        text = f.read()
+        f.close()
+        if "\nmain()" in text:
+            return text.replace("\nmain()", "\n")
+    return None
+
+
+def wired():
+    """The figures through main.py's own shim, on a Pico; None elsewhere."""
+    if sys.platform != "rp2" and not globals().get("SHIMMED_PICO"):
+        # (the unix port has a `machine` of its own, but no pins, SPI or strip; a test runs
+        # this part with `machine` and `neopixel` shimmed and SHIMMED_PICO set)
+        return None
+    source = main_py_source()
+    if source is None:
+        raise OSError("no main.py with a main() beside the firmware's files: flash all four")
+    ns = {"__name__": "main_py"}
+    exec(source, ns)
+    rp = ns["Rp2040"]()
+    # Its frames stay here: the USB line is mpremote's now, and a frame's 0x04 byte would end
+    # mpremote's raw-REPL output.
+    rp.write = lambda data: None
+    rows, cols = rp.shape
+    leds = ns["LED_COUNT"]
+    wired_fw = controller.Controller(rp, rows, cols, leds, 0x4321)
+    wired_fw.boot()
+    dark = bytearray(3 * leds)
+    figures = {"wired_matrix": "%s %dx%d, %d LEDs" % (ns["MATRIX"], rows, cols, leds),
+               "wired_scan_idle_us": timed(N, wired_fw.scan),
+               "wired_show_us": timed(10, lambda: rp.show(dark))}
+    return figures
+
+
+pico = wired()
 print("implementation", sys.implementation.name, sys.platform)
 print("heap_before", heap_before)
 print("heap_modules", heap_modules)
@@ -132,3 +191,5 @@ print("heap_live", heap_live)
 print("scan_idle_us", scan_idle)
 print("scan_busy_us", scan_busy)
 print("loop_us", loop)
+for name in ("wired_matrix", "wired_scan_idle_us", "wired_show_us"):
+    print(name, "n/a" if pico is None else pico[name])

@@ -184,6 +184,69 @@ def _take(path, table: dict, prefix: str, key: str, kind: type | tuple, default,
     return value
 
 
+def read_voice(path, v: dict, voice: Voice, prefix: str = "voice.") -> None:
+    """The [voice] table's keys into `voice` (each taken out of `v`); ConfigError naming
+    `prefix` + the key. The keys left over are the caller's to refuse."""
+    voice.enabled = _take(path, v, prefix, "enabled", bool, voice.enabled, None, "true or false")
+    voice.language = _take(path, v, prefix, "language", str, voice.language,
+                           lambda x: x in LANGUAGES, "one of " + ", ".join(LANGUAGES))
+    voice.voice = _take(path, v, prefix, "voice", str, voice.voice,
+                        lambda x: re.fullmatch(r"[A-Za-z0-9_+.-]{1,40}", x) is not None,
+                        'an espeak-ng voice name such as "en-gb" or "cmn" (espeak-ng --voices)')
+    voice.rate = _take(path, v, prefix, "rate", int, voice.rate, lambda x: 80 <= x <= 450,
+                       "words a minute from 80 to 450")
+    voice.volume = _take(path, v, prefix, "volume", int, voice.volume, lambda x: 0 <= x <= 200,
+                         "a volume from 0 to 200 (100 is normal)")
+    voice.device = _take(path, v, prefix, "device", str, voice.device,
+                         lambda x: re.fullmatch(r"[A-Za-z0-9_:=,.-]{1,80}", x) is not None,
+                         'an ALSA device name such as "plughw:CARD=Headphones" (aplay -L)')
+    if "quiet_hours" in v:
+        quiet = _take(path, v, prefix, "quiet_hours", str, "", None, '"HH:MM-HH:MM"')
+        try:
+            voice.quiet_hours = parse_quiet_hours(quiet)
+        except ValueError:
+            raise ConfigError(path, f"{prefix}quiet_hours", '"HH:MM-HH:MM", such as '
+                              '"21:30-07:00", or "" for none', quiet) from None
+    voice.repeat_moves = _take(path, v, prefix, "repeat_moves", int, voice.repeat_moves,
+                               lambda x: 1 <= x <= 20, "a number of moves from 1 to 20")
+
+
+#: What the page may change of [voice] (not the device: that is the board's wiring).
+PAGE_VOICE_KEYS = ("enabled", "language", "voice", "rate", "volume", "quiet_hours",
+                   "repeat_moves")
+
+
+def voice_settings(voice: Voice) -> dict[str, Any]:
+    """The page's view of [voice]: PAGE_VOICE_KEYS as JSON values (language and voice None:
+    the board's language and its own voice; quiet_hours "" for none)."""
+    quiet = voice.quiet_hours
+    return {"enabled": voice.enabled, "language": voice.language, "voice": voice.voice,
+            "rate": voice.rate, "volume": voice.volume, "repeat_moves": voice.repeat_moves,
+            "quiet_hours": "" if quiet is None else
+            f"{quiet[0] // 60:02d}:{quiet[0] % 60:02d}-{quiet[1] // 60:02d}:{quiet[1] % 60:02d}"}
+
+
+def voice_from_page(data: Any, base: Voice, where: str = "page") -> Voice:
+    """`base` with the page's changes (any of PAGE_VOICE_KEYS; null or "" for language and
+    voice: the board's own). ConfigError naming the field and what was expected; `base` is
+    never changed."""
+    import dataclasses
+
+    if not isinstance(data, dict):
+        raise ConfigError(where, "", "a JSON object of " + ", ".join(PAGE_VOICE_KEYS), data)
+    table = dict(data)
+    for key in table:
+        if key not in PAGE_VOICE_KEYS:
+            raise ConfigError(where, str(key)[:40], "one of " + ", ".join(PAGE_VOICE_KEYS))
+    voice = dataclasses.replace(base)
+    for key in ("language", "voice"):
+        if key in table and table[key] in (None, ""):
+            del table[key]
+            setattr(voice, key, None)
+    read_voice(where, table, voice, prefix="")
+    return voice
+
+
 def parse_config(data: dict[str, Any], path: str | Path = "<built-in>") -> Config:
     """A Config from parsed TOML, or ConfigError naming the first problem."""
     data = {k: (dict(v) if isinstance(v, dict) else v) for k, v in data.items()}
@@ -303,29 +366,7 @@ def parse_config(data: dict[str, Any], path: str | Path = "<built-in>") -> Confi
         raise ConfigError(path, "web.token", f"a token whenever web.listen is beyond localhost "
                           f"({cfg.web_listen!r}), so that no one else on the network can act")
 
-    v = sections["voice"]
-    voice = cfg.voice
-    voice.enabled = _take(path, v, "voice.", "enabled", bool, voice.enabled, None, "true or false")
-    voice.language = _take(path, v, "voice.", "language", str, None, lambda x: x in LANGUAGES,
-                           "one of " + ", ".join(LANGUAGES))
-    voice.voice = _take(path, v, "voice.", "voice", str, None,
-                        lambda x: re.fullmatch(r"[A-Za-z0-9_+.-]{1,40}", x) is not None,
-                        'an espeak-ng voice name such as "en-gb" or "cmn" (espeak-ng --voices)')
-    voice.rate = _take(path, v, "voice.", "rate", int, voice.rate, lambda x: 80 <= x <= 450,
-                       "words a minute from 80 to 450")
-    voice.volume = _take(path, v, "voice.", "volume", int, voice.volume, lambda x: 0 <= x <= 200,
-                         "a volume from 0 to 200 (100 is normal)")
-    voice.device = _take(path, v, "voice.", "device", str, None,
-                         lambda x: re.fullmatch(r"[A-Za-z0-9_:=,.-]{1,80}", x) is not None,
-                         'an ALSA device name such as "plughw:CARD=Headphones" (aplay -L)')
-    quiet = _take(path, v, "voice.", "quiet_hours", str, "", None, '"HH:MM-HH:MM"')
-    try:
-        voice.quiet_hours = parse_quiet_hours(quiet)
-    except ValueError:
-        raise ConfigError(path, "voice.quiet_hours", '"HH:MM-HH:MM", such as "21:30-07:00", '
-                          'or "" for none', quiet) from None
-    voice.repeat_moves = _take(path, v, "voice.", "repeat_moves", int, voice.repeat_moves,
-                               lambda x: 1 <= x <= 20, "a number of moves from 1 to 20")
+    read_voice(path, sections["voice"], cfg.voice)
 
     for name, table in [("", data)] + [(n + ".", t) for n, t in sections.items()]:
         if table:

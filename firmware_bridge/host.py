@@ -34,7 +34,8 @@ import serial
 import serial.tools.list_ports
 
 from firmware_bridge.firmware import protocol
-from hardware.base import PRESENT, EventCallback, HardwareError, PixelSink, SensorEvent, SensorSource
+from hardware.base import (DIED, INCOMPATIBLE as WRONG_PROTOCOL, MISSING, PRESENT, SILENT, EventCallback,
+                           HardwareError, PixelSink, Problem, SensorEvent, SensorSource)
 
 log = logging.getLogger(__name__)
 
@@ -110,6 +111,7 @@ class BridgeLink:
         self.state = DISCONNECTED
         #: Why the last connection attempt failed or the line was dropped, for messages.
         self.last_problem = "not tried yet"
+        self._open_failed = False   # the last try could not even open the port
         #: From the firmware's HELLO.
         self.rows = self.cols = self.leds = None
         self.kinds: list[str] = []
@@ -121,6 +123,7 @@ class BridgeLink:
         self.died: str | None = None
         self.open_attempts = 0  # every try to open the port, failed or not
         self.stats = {"bad_frames": 0, "gaps": 0, "duplicates": 0, "snapshots": 0, "mismatches": 0,
+                      "gaps_said": 0,
                       "led_full": 0, "led_partial": 0, "led_resends": 0}
 
         self._lock = threading.Condition()
@@ -163,11 +166,17 @@ class BridgeLink:
             return None
         name = f"bridge on {self.port or 'its USB port'}"
         if self._thread is not None and not self._thread.is_alive():
-            return f"{name}: its link thread has stopped ({self.died or 'no reason logged'})"
+            return Problem(f"{name}: its link thread has stopped "
+                           f"({self.died or 'no reason logged'})", DIED)
         silent = self.clock() - self.last_valid_frame
         if silent > self.timings.heartbeat_timeout:
             why = "" if self.state == CONNECTED else f"; {self.state}: {self.last_problem}"
-            return f"{name}: no heartbeat or change from the firmware for {silent:.1f} s{why}"
+            # (the kind: the port would not open, the firmware speaks another protocol, or it
+            # is there and says nothing)
+            kind = (WRONG_PROTOCOL if self.state == INCOMPATIBLE else
+                    MISSING if self.state == DISCONNECTED and self._open_failed else SILENT)
+            return Problem(f"{name}: no heartbeat or change from the firmware for "
+                           f"{silent:.1f} s{why}", kind)
         return None
 
     def snapshot(self) -> dict[int, str | None]:
@@ -253,11 +262,13 @@ class BridgeLink:
                 # (termios.error: the port vanished between open() and pyserial's tcsetattr,
                 # on a quick replug; it is no OSError)
                 self.last_problem = f"cannot open {self.port or 'the bridge'}: {exc}"
+                self._open_failed = True
                 self._set_state(DISCONNECTED)
                 log.debug("%s; retrying in %.2f s", self.last_problem, backoff)
                 self._sleep(backoff)
                 backoff = min(backoff * 2, self.timings.backoff_max)
                 continue
+            self._open_failed = False
             try:
                 self._serve()
             except _LineDead as exc:
@@ -323,11 +334,13 @@ class BridgeLink:
         self._enc = enc
         self._dec = protocol.FrameDecoder()
         self._rx_seq: int | None = None
+        self._in_sequence = False  # whether the frame being handled came right after the last
         self._rx_key: tuple[int, int] | None = None  # (seq, frame CRC) of the last frame
         self._synced = False
         self._snapshot_asked: float | None = None
         self._heard = None
         self._witness = None
+        self._last_change = None
         self._mismatch_since = None
         with self._lock:
             self._fw_rgb = None          # unknown until we send a whole frame
@@ -408,7 +421,8 @@ class BridgeLink:
             # duplicate: one of the two was forged or garbled, and the board checksums decide.
             self.stats["duplicates"] += 1
             return
-        if self._rx_seq is not None and msg.seq != (self._rx_seq + 1) & 0xFF:
+        self._in_sequence = self._rx_seq is not None and msg.seq == (self._rx_seq + 1) & 0xFF
+        if self._rx_seq is not None and not self._in_sequence:
             # Something from the firmware was lost. No need to ask: if it was a change, the
             # board CRC in the next CHANGE or HEARTBEAT disagrees with ours.
             self.stats["gaps"] += 1
@@ -464,6 +478,7 @@ class BridgeLink:
         self._snapshot_asked = self.clock()  # ... and if it is lost, ask again after ack_timeout
         self._heard = None  # a restarted firmware's board is unknown until its SNAPSHOT
         self._witness = None
+        self._last_change = None
         self._mismatch_since = None
         with self._lock:
             self._fw_rgb = None
@@ -482,6 +497,7 @@ class BridgeLink:
         self.stats["snapshots"] += 1
         self._heard = bytearray(codes)
         self._witness = None
+        self._last_change = None
         self._vouch(msg, protocol.crc32(codes))
 
     def _on_change(self, msg: protocol.Message) -> None:
@@ -491,10 +507,33 @@ class BridgeLink:
         if msg.channel >= len(heard):
             log.debug("bridge: change on channel %d of a %d-channel board", msg.channel, len(heard))
             return
+        before = self._last_change
         if heard[msg.channel] != msg.code:
             heard[msg.channel] = msg.code
             self._witness = None  # a new board: it needs its own two witnesses
+        agrees = protocol.crc32(heard) == msg.sensor_crc
+        # (a gap's first frame must also come in sequence: a frame slipped in with a seq the
+        # line has had already, just before a genuine repeat of the same channel, would
+        # otherwise make a gap of one forged frame)
+        self._last_change = (msg.seq, msg.channel, msg.code, agrees and self._in_sequence)
+        if agrees and before is not None and self._is_gap(before, msg):
+            self.stats["gaps_said"] += 1
+            self._apply(msg.channel, before[2])   # out and back at one instant
+            self._apply(msg.channel, msg.code)
         self._vouch(msg, msg.sensor_crc)
+
+    def _is_gap(self, before: tuple[int, int, int, bool], msg: protocol.Message) -> bool:
+        """Whether `msg` and the CHANGE right before it (`before`: seq, channel, code, whether
+        it came in sequence and agreed with the heard board) are a gap shorter than the
+        debounce (PROTOCOL.md): the same channel said off the reported value and back to it in
+        two frames in a row, each vouching for the board it said. Nothing else sends that pair (a scan closes with a
+        HEARTBEAT; a repeat pass names a channel once). Other cells that changed in the same
+        scan are reported as ever, on the scan's closing HEARTBEAT."""
+        seq, channel, code, agreed = before
+        if not agreed or seq != (msg.seq - 1) & 0xFF or channel != msg.channel or code == msg.code:
+            return False
+        with self._lock:
+            return self._codes[channel] == msg.code
 
     def _vouch(self, msg: protocol.Message, sensor_crc: int) -> None:
         """`msg` says the firmware's board has CRC `sensor_crc`. The second different frame

@@ -19,12 +19,14 @@ so what happens between two trace lines would depend on the machine's load. Here
 take turns: at each instant the firmware polls, the host takes what it sent and does what its
 timers say, until neither has anything on the line; then the clock jumps to the earliest time
 either end has something due (a scan while a cell is being debounced, a repeat, a heartbeat, an
-ACK wait). The line itself takes no time and loses nothing: its faults are the pty tests'
-business (tests/firmware_bridge).
+ACK wait). The line itself takes no time; it loses nothing unless given seeded faults
+(`faults_to_host`, `faults_to_firmware`: firmware_bridge/faults.py's LineFaults, applied to each
+frame one end writes, as on the pty), so a misplay on a noisy line replays the same every time.
 """
 
 from __future__ import annotations
 
+from firmware_bridge.faults import LineFaults
 from firmware_bridge.firmware.controller import Controller
 from firmware_bridge.firmware.shiftreg import ShiftRegisterMatrix
 from firmware_bridge.host import (CONNECTED, BridgeLink, BridgePixelSink, BridgeSensorSource,
@@ -43,13 +45,16 @@ MAX_EXCHANGES = 64
 
 
 class _Line:
-    """One direction of the USB line, in memory: bytes written, in order, until taken."""
+    """One direction of the USB line, in memory: bytes written, in order, until taken.
+    `faults` (a LineFaults, or a callable returning one or None) damages each write."""
 
-    def __init__(self) -> None:
+    def __init__(self, faults=lambda: None) -> None:
         self.buf = bytearray()
+        self.faults = faults
 
     def write(self, data: bytes) -> int:
-        self.buf += data
+        faults = self.faults()
+        self.buf += faults.apply(data) if faults else data
         return len(data)
 
     def take(self) -> bytes:
@@ -103,10 +108,13 @@ class _SteppedLink(BridgeLink):
 class LockstepBridge(SimulatedCells):
     def __init__(self, rows: int, cols: int, leds: int, clock, *, matrix: str = "pins",
                  timings: BridgeTimings = BridgeTimings(), connect_timeout: float = 3.0,
-                 **controller_options) -> None:
+                 faults_to_host: LineFaults | None = None,
+                 faults_to_firmware: LineFaults | None = None, **controller_options) -> None:
         """`clock`: the simulated clock the caller reads, with a settable `now` in seconds (the
         bridge moves it forward). `controller_options` as firmware/controller.Controller's;
-        the defaults are the firmware's own (a scan every 2 ms, 4 equal scans to change)."""
+        the defaults are the firmware's own (a scan every 2 ms, 4 equal scans to change).
+        `faults_to_host`, `faults_to_firmware`: what a noisy line does to each frame written
+        (settable at any time; None is a clean line)."""
         if matrix not in MATRICES:
             raise ValueError(f"matrix {matrix!r}: expected one of {', '.join(MATRICES)}")
         if not hasattr(clock, "now"):
@@ -123,7 +131,10 @@ class LockstepBridge(SimulatedCells):
         self._chain = None
         if matrix == "shift-register":
             self._chain = ShiftRegisterMatrix(SimulatedShiftChain(rows, cols, self._board), rows, cols)
-        self._to_host, self._to_firmware = _Line(), _Line()
+        self.faults_to_host = faults_to_host
+        self.faults_to_firmware = faults_to_firmware
+        self._to_host = _Line(lambda: self.faults_to_host)
+        self._to_firmware = _Line(lambda: self.faults_to_firmware)
         self._shown = bytes(leds * 3)
         self.firmware = Controller(_FirmwareShim(self), rows, cols, leds, BOOT_ID, **controller_options)
         self.link = _SteppedLink(self, timings)

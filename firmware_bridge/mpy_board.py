@@ -6,14 +6,23 @@
 Runs firmware/main.py itself, unchanged but for the wiring constants given as NAME=VALUE (as a
 maker edits them at its top), with what the unix port lacks shimmed, and only that:
 
-- `machine`: Pin and SPI. SPI0 and the RCLK and /PL pins drive a simulated 74HC595/74HC165
-  chain over a board of reed switches (the same chips as firmware_bridge/shiftchain.py, which
-  CPython runs; it is written again here because that module is CPython's). The maintenance
-  jumper is off.
+- `machine`: Pin and SPI, over a board of reed switches with a diode each. On a
+  shift-register board (MATRIX = "shift-register") SPI0 and the RCLK and /PL pins drive a
+  simulated 74HC595/74HC165 chain (the same chips as firmware_bridge/shiftchain.py, which
+  CPython runs; it is written again here because that module is CPython's). On a direct-pin
+  board (MATRIX = "pins", main.py's 5 x 8 default) a column pin, pulled up, reads low while a
+  row pin driven low (output, value 0) has a closed switch at that crossing; a row left an
+  input is high-Z. Reading a pin main.py did not set up so (a row, a column without its
+  pull-up) raises. The maintenance jumper is off.
 - `neopixel`: a NeoPixel with micropython-lib's buffer (GRB, `ORDER`, `bpp`); `write()` tells the
   host test what the strip shows, on stderr: `shown <hex r,g,b ...>`.
 - `time`: the real ticks and sleeps; main.py's 1 ms sleep in its loop is where the scripted hand
-  acts: it reads the commands file (a FIFO) for `place N`, `lift N`, `heap`.
+  acts: it reads the commands file (a FIFO) for `place N`, `lift N`, `heap`, and
+  `hand N PATTERN`: cell N follows PATTERN, one character per millisecond of the firmware's
+  own clock ("1" a magnet, "0" none) from now, and keeps its last: a bounce, a wobble or a
+  magnet passing over. The switches are read where the hand is at the moment of each read, so
+  the scans see the pattern on their own clock whatever the host machine's load (a process
+  that is not run skips time for its scans too).
 
 Everything else is MicroPython's own: `micropython.kbd_intr`, `select.poll` on stdin,
 `sys.stdin.buffer` / `sys.stdout.buffer` (the serial line: pipes to the host test, which
@@ -40,10 +49,10 @@ def say(*words):
 class Chain:
     """74HC595s (rows) and 74HC165s (columns), bit by bit, over `board` (one byte per cell)."""
 
-    def __init__(self, rows, cols):
+    def __init__(self, rows, cols, board):
         self.rows = rows
         self.cols = cols
-        self.board = bytearray(rows * cols)
+        self.board = board
         self.row_bits = 8 * ((rows + 7) // 8)
         self.col_bits = 8 * ((cols + 7) // 8)
         self.shift = (1 << self.row_bits) - 1
@@ -67,6 +76,8 @@ class Chain:
         self.storage = self.shift
 
     def load(self):
+        if BOARD.hands:
+            BOARD.move_hands()  # the hand where it is as the 165s capture
         low_rows = [r for r in range(self.rows) if not self.storage >> r & 1]
         out = 0
         for c in range(self.col_bits):
@@ -94,6 +105,9 @@ class Board:
             else:
                 self.settings[name] = value
         self.chain = None
+        self.grid = None  # the reed switches, row * cols + col: made when main.py wires them
+        self.shape = None
+        self.hands = {}   # cell -> [start ms, pattern]: hands still moving
         self.pins = {}
         self.commands = open(COMMANDS, "rb")
         self.poll = select.poll()
@@ -101,8 +115,21 @@ class Board:
         self.line = bytearray()
         self.main_ns = None
 
+    def matrix(self, rows, cols):
+        """The board of reed switches, as main.py's wiring makes it (once)."""
+        if self.grid is None:
+            self.shape = (rows, cols)
+            self.grid = bytearray(rows * cols)
+            for c in self.cells:
+                self.grid[c] = 1
+        elif self.shape != (rows, cols):
+            raise RuntimeError("main.py wired a %dx%d matrix, then a %dx%d one" % (self.shape + (rows, cols)))
+        return self.grid
+
     def act(self):
         """The scripted hand: whatever the host test wrote to the commands file."""
+        if self.hands:
+            self.move_hands()
         while self.poll.poll(0):
             b = self.commands.read(1)
             if not b:
@@ -114,16 +141,29 @@ class Board:
             self.line = bytearray()
             if not words:
                 continue
-            if words[0] in ("place", "lift") and BOARD.chain is None:
-                raise RuntimeError("no matrix yet: main.py has not made its SPI bus")
+            if words[0] in ("place", "lift", "hand") and self.grid is None:
+                raise RuntimeError("no matrix yet: main.py has not wired its rows and columns")
             if words[0] == "place":
-                self.chain.board[int(words[1])] = 1
+                self.grid[int(words[1])] = 1
             elif words[0] == "lift":
-                self.chain.board[int(words[1])] = 0
+                self.grid[int(words[1])] = 0
+            elif words[0] == "hand":
+                self.hands[int(words[1])] = [_time.ticks_ms(), words[2]]
+                self.move_hands()
             elif words[0] == "heap":
                 gc.collect()
                 say("heap", gc.mem_alloc(), gc.mem_free())
             say("done", " ".join(words))
+
+    def move_hands(self):
+        now = _time.ticks_ms()
+        for cell in list(self.hands):
+            start, pattern = self.hands[cell]
+            at = _time.ticks_diff(now, start)
+            self.grid[cell] = 1 if pattern[min(at, len(pattern) - 1)] == "1" else 0
+            if at >= len(pattern) - 1:
+                del self.hands[cell]
+                say("done", "hand", cell, "over")
 
 
 BOARD = Board()
@@ -137,11 +177,14 @@ class Pin:
     def __init__(self, number, mode=None, pull=None, value=None):
         self.number = number
         self.level = value
+        self.pull = None
         BOARD.pins[number] = self
         self.init(mode, pull, value)
 
     def init(self, mode=None, pull=None, value=None):
         self.mode = mode
+        if pull is not None:
+            self.pull = pull
         if value is not None:
             self.level = value
 
@@ -150,14 +193,36 @@ class Pin:
         if level is None:
             if self.number == ns["MAINTENANCE_PIN"]:
                 return 1  # no jumper: the bridge runs
-            raise NotImplementedError("this scripted board wires only a shift-register matrix")
+            return self.read_column()
         rising = self.level == 0 and level == 1
         falling = self.level == 1 and level == 0
         self.level = level
+        if ns["MATRIX"] != "shift-register":
+            return
         if rising and self.number == ns["RCLK_PIN"]:
             BOARD.chain.latch()
         if falling and self.number == ns["PL_PIN"]:
             BOARD.chain.load()
+
+    def read_column(self):
+        """A column of the direct-pin matrix: low while a row driven low closes a switch on it."""
+        ns = BOARD.main_ns
+        rows, cols = ns["ROW_PINS"], ns["COL_PINS"]
+        if ns["MATRIX"] != "pins" or self.number not in cols:
+            raise NotImplementedError("pin %d read: only the pin matrix's columns and the "
+                                      "maintenance jumper have inputs on this board" % self.number)
+        if self.mode != Pin.IN or self.pull != Pin.PULL_UP:
+            raise RuntimeError("column pin %d read without being an input with its pull-up" % self.number)
+        grid = BOARD.matrix(len(rows), len(cols))
+        if BOARD.hands:
+            BOARD.move_hands()  # the hand where it is at this very read
+        c = cols.index(self.number)
+        for r in range(len(rows)):
+            row = BOARD.pins.get(rows[r])
+            if row is not None and row.mode == Pin.OUT and row.level == 0 \
+                    and grid[r * len(cols) + c]:
+                return 0
+        return 1
 
 
 class SPI:
@@ -166,9 +231,8 @@ class SPI:
         if polarity != 0 or phase != 0:
             raise ValueError("the 74HC595/165 chain wants SPI mode 0")
         # The board behind the chips, as main.py's wiring says (ROWS, COLS).
-        BOARD.chain = chain = Chain(BOARD.main_ns["ROWS"], BOARD.main_ns["COLS"])
-        for c in BOARD.cells:
-            chain.board[c] = 1
+        rows, cols = BOARD.main_ns["ROWS"], BOARD.main_ns["COLS"]
+        BOARD.chain = Chain(rows, cols, BOARD.matrix(rows, cols))
 
     def write_readinto(self, out, into):
         if len(out) != len(into):

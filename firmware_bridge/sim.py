@@ -174,8 +174,10 @@ class SimulatedFirmware(SimulatedCells):
         self.faults_to_host = faults_to_host
         self.faults_to_firmware = faults_to_firmware
         self.boot_noise = boot_noise
-        # scan_ms, debounce_scans, heartbeat_ms, host_timeout_ms: see Controller
-        self.controller_options = {"scan_ms": 2, "debounce_scans": 2, **controller_options}
+        # scan_ms, debounce_scans, heartbeat_ms, host_timeout_ms: see Controller. The timing
+        # is main.py's (a scan every 2 ms, 4 equal scans to change) unless told otherwise, so
+        # `treeboard sim --bridge` and the fault tests run the board's own debounce.
+        self.controller_options = {"scan_ms": 2, "debounce_scans": 4, **controller_options}
         self._rng = random.Random(seed)
         self._board = bytearray(rows * cols)
         for channel in pieces:

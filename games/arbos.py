@@ -1020,14 +1020,17 @@ class Arbos(Game):
 
     def options(self) -> dict[str, str]:
         return {
-            "board": f"20x20 (default), 19x19 or 18x18 (a Go board), or any RxC from "
-                     f"{MIN_SIDE}x{MIN_SIDE} to {MAX_SIDE}x{MAX_SIDE}",
-            "seeds": "seeds per player (default: 10, scaled by the cells on boards under 18x18)",
-            "spores": "spores per player (default: 80, scaled by the cells on boards under 18x18)",
-            "setup": "random (default: the board draws the cell of each seed) or chosen (the "
-                     "placer chooses it)",
-            "setup_seed": f"the draw of a random setup, a whole number 0..{SETUP_SEED_LIMIT - 1} "
-                          "(default: drawn for each new game, and kept with it)",
+            "board": Reason("20x20 (default), 19x19 or 18x18 (a Go board), or any RxC from "
+                            "{least}x{least} to {most}x{most}", least=MIN_SIDE, most=MAX_SIDE),
+            "seeds": Reason("seeds per player (default: 10, scaled by the cells on boards under "
+                            "18x18)"),
+            "spores": Reason("spores per player (default: 80, scaled by the cells on boards "
+                             "under 18x18)"),
+            "setup": Reason("random (default: the board draws the cell of each seed) or chosen "
+                            "(the placer chooses it)"),
+            "setup_seed": Reason("the draw of a random setup, a whole number 0..{most} (default: "
+                                 "drawn for each new game, and kept with it)",
+                                 most=SETUP_SEED_LIMIT - 1),
         }
 
     def boards(self) -> list[str]:

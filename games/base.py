@@ -205,7 +205,12 @@ class State(ABC):
 
     @abstractmethod
     def parse_move(self, text: str) -> Any:
-        """The move that `text` names. Raises InvalidNotation; `str(move)` gives `text` back."""
+        """The move that `text` names. Raises InvalidNotation; `str(move)` gives `text` back.
+
+        A move's text is one word, or words whose first alone names no move (raises
+        InvalidNotation: Arbos's `seed C7`), so that moves written one after another,
+        separated by whitespace, read back unambiguously (`treeboard replay` joins such a
+        first word with the next)."""
 
     @property
     @abstractmethod

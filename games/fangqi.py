@@ -879,19 +879,24 @@ class Fangqi(Game):
 
     def options(self) -> dict[str, str]:
         return {
-            "board": "6x6 (7x7 points, the default), 6x7 (7 rows of 8 points), 8x8 (64 cells), "
-                     "or RxC points such as 5x6 (2..26 each; 6x6p for six by six points)",
-            "extra_removal": "true (default): on a board with an odd number of points the second "
-                             "player takes one more counter in the first removal; false: not",
-            "repeat_squares": "true (default): a square formed again takes again; false: each "
-                              "square (its four points) takes for its player only once",
-            "quiet_limit": f"movement moves in a row without a capture that end the game "
-                           f"(1..1000, default {DEFAULT_QUIET_LIMIT})",
-            "morris": "false (default, the text): a counter in a square is never taken after "
-                      "the first removal, and a capture with none outside squares is lost; "
-                      "true: when all stand in squares, any may be taken (Nine Men's Morris)",
-            "quiet_result": "draw (default, the text: only a player reduced to three loses) or "
-                            "counters (more counters wins) when the quiet limit ends the game",
+            "board": Reason("6x6 (7x7 points, the default), 6x7 (7 rows of 8 points), 8x8 (64 "
+                            "cells), or RxC points such as 5x6 (2..26 each; 6x6p for six by six "
+                            "points)"),
+            "extra_removal": Reason("true (default): on a board with an odd number of points the "
+                                    "second player takes one more counter in the first removal; "
+                                    "false: not"),
+            "repeat_squares": Reason("true (default): a square formed again takes again; false: "
+                                     "each square (its four points) takes for its player only "
+                                     "once"),
+            "quiet_limit": Reason("movement moves in a row without a capture that end the game "
+                                  "(1..1000, default {default})", default=DEFAULT_QUIET_LIMIT),
+            "morris": Reason("false (default, the text): a counter in a square is never taken "
+                             "after the first removal, and a capture with none outside squares "
+                             "is lost; true: when all stand in squares, any may be taken (Nine "
+                             "Men's Morris)"),
+            "quiet_result": Reason("draw (default, the text: only a player reduced to three "
+                                   "loses) or counters (more counters wins) when the quiet limit "
+                                   "ends the game"),
         }
 
     def boards(self) -> list[str]:

@@ -1142,13 +1142,15 @@ class GameForTheTrees(Game):
 
     def options(self) -> dict[str, str]:
         return {
-            "limit": f"turns before the game ends by count of squares, 1..{MAX_LIMIT} "
-                     f"(default {DEFAULT_LIMIT})",
-            "position": "a starting position: 8 ranks (8 first) joined by '/', one of "
-                        ". G U N H B A E P a square, upper case White (default: the text's)",
-            "roots": "the roots of the position's trees, e.g. 'c4 d4' (one-square trees need none)",
-            "chains": "chains of the position, e.g. 'd5>e6'",
-            "first": "0 (White) or 1 (Black) to move first in a position (default 0)",
+            "limit": Reason("turns before the game ends by count of squares, 1..{most} "
+                            "(default {default})", most=MAX_LIMIT, default=DEFAULT_LIMIT),
+            "position": Reason("a starting position: 8 ranks (8 first) joined by '/', one of "
+                               ". G U N H B A E P a square, upper case White (default: the "
+                               "text's)"),
+            "roots": Reason("the roots of the position's trees, e.g. 'c4 d4' (one-square trees "
+                            "need none)"),
+            "chains": Reason("chains of the position, e.g. 'd5>e6'"),
+            "first": Reason("0 (White) or 1 (Black) to move first in a position (default 0)"),
         }
 
     def new_state(self, limit: Any = DEFAULT_LIMIT, position: Any = None, roots: Any = "",

@@ -426,9 +426,9 @@ class TreePlanting(Game):
     level_effort = {"medium": {"exact_free": 17}, "hard": {"exact_free": 20}}
 
     def options(self) -> dict[str, str]:
-        return {"board": "a named board ("
-                         + ", ".join(n for n in NAMED_BOARDS if n != "11")
-                         + "), an RxC rectangle such as 3x4, or ASCII art such as ####/####/###."}
+        return {"board": Reason("a named board ({boards}), an RxC rectangle such as 3x4, or ASCII "
+                                "art such as ####/####/###.",
+                                boards=", ".join(n for n in NAMED_BOARDS if n != "11"))}
 
     def boards(self) -> list[str]:
         return [n for n in NAMED_BOARDS if n != "11"]

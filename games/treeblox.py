@@ -525,8 +525,8 @@ class Treeblox(Game):
         return COLOURS.index(colour) if colour in COLOURS else None
 
     def options(self) -> dict[str, str]:
-        return {"cubes": f"leaves and branches each player starts with, of each kind: "
-                         f"1..{MAX_CUBES} (default {MAX_CUBES}, the box)"}
+        return {"cubes": Reason("leaves and branches each player starts with, of each kind: "
+                                "1..{most} (default {most}, the box)", most=MAX_CUBES)}
 
     def new_state(self, cubes: Any = MAX_CUBES, **options: Any) -> TreebloxState:
         if options:

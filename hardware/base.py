@@ -23,6 +23,30 @@ PRESENT = "present"
 Colour = tuple[int, int, int]
 
 
+#: What kind of trouble a `Problem` is, where the source knows it (the board says it in a few
+#: words in the family's language; the sentence itself stays in the log and the page's details).
+MISSING, SILENT, DIED, INCOMPATIBLE = "missing", "silent", "died", "incompatible"
+
+
+class Problem(str):
+    """What `health()` finds wrong: the sentence for the log (the str itself, as before) and
+    `kind`, what kind of trouble it is where the source knows it: MISSING (the device is not
+    there), SILENT (it does not answer), DIED (its thread or process stopped), INCOMPATIBLE
+    (it answers in another protocol); None when the source cannot tell."""
+
+    kind: str | None
+
+    def __new__(cls, text: str, kind: str | None = None) -> "Problem":
+        self = super().__new__(cls, text)
+        self.kind = kind
+        return self
+
+
+def kind_of(problem: str | None) -> str | None:
+    """The kind of a problem (None for a plain sentence, or no problem)."""
+    return problem.kind if isinstance(problem, Problem) else None
+
+
 class HardwareError(RuntimeError):
     """A backend could not be opened or stopped working (a missing device, a dead line)."""
 
@@ -59,7 +83,7 @@ class SensorSource(ABC):
     def health(self) -> str | None:
         """None while the source is reporting; otherwise one sentence naming the source and
         what stopped (its scan thread died, no scan for over a second, its reader thread is
-        gone). The daemon withholds systemd's watchdog ping, and logs the sentence, while any
+        gone), a `Problem` with its kind where the source knows it. The daemon withholds systemd's watchdog ping, and logs the sentence, while any
         source says something here. Called from the event loop's thread."""
         return None
 

@@ -17,7 +17,8 @@ import threading
 import time
 from typing import Callable, Hashable
 
-from hardware.base import PRESENT, EventCallback, HardwareError, SensorEvent, SensorSource
+from hardware.base import (DIED, PRESENT, SILENT, EventCallback, HardwareError, Problem, SensorEvent,
+                           SensorSource)
 from hardware.layout import SPI_CLOCK, SPI_MISO, SPI_MOSI, AdcSensors, Layout, MatrixSensors, PinSensors
 
 Clock = Callable[[], float]
@@ -96,14 +97,14 @@ class PinSource(_ChannelState):
         with self._lock:
             for gpio, device in self._devices.items():
                 if device.closed:
-                    return f"pin source: GPIO {gpio} was closed under it"
+                    return Problem(f"pin source: GPIO {gpio} was closed under it", DIED)
                 if self._read(device) == self._values.get(gpio):
                     self._missed.pop(gpio, None)
                     continue
                 since = self._missed.setdefault(gpio, now)
                 if now - since > STALL_S:
-                    return (f"pin source: GPIO {gpio} changed {now - since:.1f} s ago and no edge "
-                            "came (gpiozero's edge callbacks stopped)")
+                    return Problem(f"pin source: GPIO {gpio} changed {now - since:.1f} s ago and "
+                                   "no edge came (gpiozero's edge callbacks stopped)", SILENT)
         return None
 
     def revive(self) -> None:
@@ -214,10 +215,10 @@ class _PolledSource(_ChannelState):
         name = f"{type(self).__name__} ({self._what()})"
         if not thread.is_alive():
             why = f": {type(self._died).__name__}: {self._died}" if self._died is not None else ""
-            return f"{name}: its scan thread died{why}"
+            return Problem(f"{name}: its scan thread died{why}", DIED)
         quiet = self.monotonic() - self._last_scan
         if quiet > STALL_S:
-            return f"{name}: no scan for {quiet:.1f} s"
+            return Problem(f"{name}: no scan for {quiet:.1f} s", SILENT)
         return None
 
     def _what(self) -> str:

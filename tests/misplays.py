@@ -13,3 +13,19 @@ SLOW_PIECE = [(0, "neighbour", 1), (10, "neighbour", 0)]
 
 MISPLAYS = {"a rod rolling in its groove": ROD_ROLLING, "a cube wobbling on its sensor": CUBE_WOBBLING,
             "a magnet carried over a neighbour": OVER_A_NEIGHBOUR}
+
+
+def patterns(steps, before: str = "0") -> dict[str, str]:
+    """A misplay as one pattern per cell, one character a millisecond ("1" a magnet), each
+    starting from `before` and ending on its last step's value."""
+    end = max(ms for ms, _, _ in steps) + 1
+    out = {}
+    for cell in {cell for _, cell, _ in steps}:
+        state, pattern = before, []
+        for t in range(end):
+            for ms, c, on in steps:
+                if ms == t and c == cell:
+                    state = "1" if on else "0"
+            pattern.append(state)
+        out[cell] = "".join(pattern)
+    return out

@@ -65,6 +65,47 @@ def read_tokens(stream: BinaryIO, name: str) -> Iterator[str]:
             return
 
 
+def read_moves(state: games.State, words: Iterator[str]
+               ) -> Iterator[tuple[str, object, games.IllegalMove | None]]:
+    """Each move of `words` as (its text, the move, None), parsed in `state` as it stands when
+    the move is asked for (the caller plays each before asking for the next), or (the text,
+    None, why not) for the first that is no move. A move's text may be two words where its
+    first word alone names no move (Arbos's setup `seed C7`, as its `str(move)` writes it; the
+    contract in games/base.py `State.parse_move`): a word the game rejects as no move at all
+    (InvalidNotation) is tried again with the word after it. One word waits at most, so memory
+    stays bounded as `read_tokens` keeps it."""
+    waiting: tuple[str, games.IllegalMove] | None = None   # a first word that is no move
+    for word in words:
+        if waiting is not None:
+            first, why = waiting
+            waiting = None
+            joined = f"{first} {word}"
+            try:
+                move = state.parse_move(joined)
+            except games.InvalidNotation as exc:
+                # The first word was wrong, unless the two together got further (a reason of
+                # their own: `seed I1` past the board's edge)
+                yield (first, None, why) if str(exc.reason) == str(why.reason) else \
+                    (joined, None, exc)
+                return
+            except games.IllegalMove as exc:
+                yield joined, None, exc
+                return
+            yield joined, move, None
+            continue
+        try:
+            move = state.parse_move(word)
+        except games.InvalidNotation as exc:
+            waiting = (word, exc)
+            continue
+        except games.IllegalMove as exc:
+            yield word, None, exc
+            return
+        yield word, move, None
+    if waiting is not None:
+        yield waiting[0], None, waiting[1]
+
+
 def cmd_replay(args: argparse.Namespace) -> int:
     """Play the moves of a file (or stdin) and print the resulting game as one JSON object."""
     try:
@@ -82,9 +123,11 @@ def cmd_replay(args: argparse.Namespace) -> int:
         return fail(f"cannot read {args.file}: {exc.strerror}")
     try:
         # One move at a time, straight from the stream: the first bad one stops the reading.
-        for i, text in enumerate(read_tokens(stream, name), 1):
+        for i, (text, move, why) in enumerate(read_moves(state, read_tokens(stream, name)), 1):
             try:
-                state.play(state.parse_move(text))
+                if why is not None:
+                    raise why
+                state.play(move)
             except games.IllegalMove as exc:
                 return fail(f"{'' if stdin else name + ': '}move {i} ({cut(text)}): {exc.reason}")
     except BadText as exc:

@@ -27,7 +27,7 @@ from board_driver import views
 from board_driver.views.base import piece_name
 from board_driver.views.frame import shown_view
 from board_driver.views.narrate import Narrator, last_moves
-from board_driver.views.words import N_, ngettext, tr
+from board_driver.views.words import N_, ngettext, reason, tr
 from hardware.base import PRESENT
 
 HELP = N_("actions: place SITE [KIND] | lift SITE | press BUTTON | wait MS | clear (lift every "
@@ -37,8 +37,9 @@ HELP = N_("actions: place SITE [KIND] | lift SITE | press BUTTON | wait MS | cle
 TOUCH_HELP = N_("actions: tap SQ | hold SQ (a tap or a hold however slowly you type; place SQ "
                 "and lift SQ time the wand for real) | takeback | new (start a new game) | "
                 "repeat (the last moves, whose turn, the score) | show | legend | help | quit")
-#: The players' clocks, set from the sim (not yet in the catalogs: said in English).
-CLOCK_HELP = "clock TC: the clocks (none, 10, 5+3, 30s/move, 10,3+2), now or from the next game"
+#: The players' clocks, set from the sim.
+CLOCK_HELP = N_("clock TC: the clocks (none, 10, 5+3, 30s/move, 10,3+2), now or from the next "
+                "game")
 #: What a line may start with, beyond the trace's actions (place, lift, press, wait).
 SIM_WORDS = ("legend", "takeback", "accept", "refuse", "clear", "new", "repeat", "show", "help",
              "?", "quit", "exit", "clock")
@@ -49,7 +50,7 @@ EXIT_INTERRUPTED = 130
 
 def legend_lines(ref, paint) -> list[str]:
     """The board's colours and what they mean, from the one legend the page shows too."""
-    lines = ["the LEDs (type legend to see this again):"]
+    lines = [tr("the LEDs (type legend to see this again):")]
     for entry in views.legend(ref.state, ref.view):
         colour = entry["colour"]
         swatch = paint(tuple(int(colour[i:i + 2], 16) for i in (1, 3, 5)), "██") if colour \
@@ -64,7 +65,7 @@ def game_help(game_name: str) -> str:
 
     own = views.game_help(game_name)
     touch = games.get_game(game_name).input_mode == "touch"
-    actions = (tr(TOUCH_HELP) if touch else tr(HELP)) + "\n" + CLOCK_HELP
+    actions = (tr(TOUCH_HELP) if touch else tr(HELP)) + "\n" + tr(CLOCK_HELP)
     return f"{actions}\n{own}" if own else actions
 
 
@@ -81,7 +82,6 @@ class Terminal:
         self.link = None  # the RemoteLink of a remote game, once the daemon runs
         self._link_said: dict | None = None
         self._warned: dict[tuple, set[float]] = {}   # the clock warnings said this turn
-        self._reason_said: str | None = None  # the hint's reason last said
 
     def __call__(self, session: Session) -> None:
         ref = session.referee
@@ -89,11 +89,9 @@ class Terminal:
         if self.link is not None:
             self.narrate_link()
         self.clock_warnings(ref)
-        reason = ref.view.hint_reason if ref.view.moves == "best" and ref.view.hints else None
-        if reason != self._reason_said and self._state is not None:
-            self._reason_said = reason
-            if reason:
-                self.say(tr("hint: {reason}").format(reason=reason))
+        if self._state is not None:
+            for said in self._narrator.hint(ref):   # the hint's reason, once
+                self.say(said.text)
         if key == self._last or self._state is None:
             return  # unchanged, or before `start` (run_sim draws the first board itself)
         before = self._last or (None,) * 6
@@ -102,8 +100,8 @@ class Terminal:
         if key[5] is None and before[5] is not None:
             # The menu closed: its pieces are to come off, which is no mistake to explain.
             self._wrong = {c.site for c in ref.corrections if c.want is None}
-            self.say("menu: closed; lift its pieces off the board" if self._wrong
-                     else "menu: closed")
+            self.say(tr("menu: closed; lift its pieces off the board") if self._wrong
+                     else tr("menu: closed"))
         self.narrate(session)
         if drawn:
             self.draw(session)
@@ -118,6 +116,10 @@ class Terminal:
         if key[4] is not None and key[4] != before[4]:
             self.say(views.flag_words(ref.state.game.name, key[4]))
 
+    def is_current(self, ref) -> bool:
+        """Whether what this terminal last said and drew is the referee's game as it is now."""
+        return self._last == self._key(ref)
+
     @staticmethod
     def _key(ref) -> tuple:
         # What the drawing shows: the game, the corrections, a move's steps still to make;
@@ -127,7 +129,7 @@ class Terminal:
             said = None
         else:
             note = touch.note
-            words = touch.words() or (touch.note_words(views.players(ref.state.game.name))
+            words = touch.words(ref.state.game.name) or (touch.note_words(views.players(ref.state.game.name))
                                       if note is not None else None)
             said = (words, note[0] if note is not None and touch.selected is None else None)
         # (the hints of --moves best arrive from the worker after the board was drawn: a
@@ -207,7 +209,7 @@ class Terminal:
         if self.link is not None:
             # a remote game: the link's state in the board's header, not a log line a retry
             link = self.link.summary()["status"]   # a LINK_WORDS state (views/narrate.py)
-            status += tr(" — other board: {status}").format(status=tr(link))
+            status += tr(" — other board: {status}").format(status=reason(link))
         print(f"\n{body}\n{status}", file=self.out)
         remote = ref.view.to_make_by == "remote"
         for fix in views.corrections_in_words(state, ref.view):
@@ -255,14 +257,24 @@ def clear_board(session: Session) -> int:
 PIPED_SETTLE_LIMIT_S = 3.0
 
 
-async def _until(condition, limit: float) -> None:
-    """Wait until condition() holds (None: nothing to wait for), at most `limit` seconds."""
+async def _until(condition, limit: float, then: float = 0.02) -> None:
+    """Wait until condition() holds (None: nothing to wait for), at most `limit` seconds, and
+    `then` seconds more (the frame and its words follow the settled reading)."""
     if condition is None:
         return
     deadline = asyncio.get_running_loop().time() + limit
     while not condition() and asyncio.get_running_loop().time() < deadline:
         await asyncio.sleep(0.01)
-    await asyncio.sleep(0.02)  # the frame and its words follow the settled reading
+    await asyncio.sleep(then)
+
+
+def all_said(session: Session, terminal: Terminal, shown) -> bool:
+    """Whether the last action has settled and been said: its change in the settled reading
+    (`shown`, None when it has none to wait for), no sensor change still settling, and the
+    terminal's words and drawing for the game as it is now (what `quit` waits for)."""
+    ref = session.referee
+    return ((shown is None or shown()) and ref.next_deadline() is None
+            and terminal.is_current(ref))
 
 
 def run_sim(config: Config, *, new_game: bool = False, stdin: TextIO = sys.stdin,
@@ -299,12 +311,16 @@ def run_sim(config: Config, *, new_game: bool = False, stdin: TextIO = sys.stdin
         terminal.start(session)
         terminal.draw(session)
         lines: asyncio.Queue = asyncio.Queue()
+        last_shown = None   # the last action's change, for `quit` to wait for
         interactive = hasattr(stdin, "isatty") and stdin.isatty()
 
         def read() -> None:  # a thread: input() would block the loop
-            for line in stdin:
-                loop.call_soon_threadsafe(lines.put_nowait, line)
-            loop.call_soon_threadsafe(lines.put_nowait, None)
+            try:
+                for line in stdin:
+                    loop.call_soon_threadsafe(lines.put_nowait, line)
+                loop.call_soon_threadsafe(lines.put_nowait, None)
+            except RuntimeError:   # the loop closed: the sim ended (quit) before its input did
+                pass
 
         threading.Thread(target=read, daemon=True).start()
         while not runner.done():
@@ -315,7 +331,9 @@ def run_sim(config: Config, *, new_game: bool = False, stdin: TextIO = sys.stdin
                 break  # the daemon stopped (Ctrl-C, a signal)
             line = getting.result()
             if line is None or line.strip().lower() in ("quit", "exit"):
-                await asyncio.sleep(0.2)  # let the last action settle and show
+                # The last action settled and said (a tap's words, a takeback's) before the end
+                await _until(lambda: all_said(session, terminal, last_shown),
+                             PIPED_SETTLE_LIMIT_S, then=0)
                 break
             word = line.strip().lower()
             if word in ("help", "?"):
@@ -332,6 +350,7 @@ def run_sim(config: Config, *, new_game: bool = False, stdin: TextIO = sys.stdin
                 terminal.repeat(session, config.voice.repeat_moves)
                 continue
             shown = None  # what the settled reading must show once a piped action took effect
+            last_shown = None
             try:
                 if word == "takeback":
                     done = door.takeback()
@@ -383,6 +402,7 @@ def run_sim(config: Config, *, new_game: bool = False, stdin: TextIO = sys.stdin
                             site, present = args[0], verb == "place"
                             shown = lambda: (session.referee.physical.get(site)  # noqa: E731
                                              is not None) == present
+                last_shown = shown
                 if not interactive:
                     # Piped actions arrive faster than hands: let each settle, as a person's would,
                     # and on a loaded machine (a late scan) until the settled reading shows it.

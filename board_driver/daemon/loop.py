@@ -16,7 +16,7 @@ from concurrent.futures import BrokenExecutor, Future
 from typing import Any, Callable
 
 import games
-from board_driver.config import Config
+from board_driver.config import Config, ConfigError, Voice, voice_from_page, voice_settings
 from board_driver.daemon.notify import Notifier, keep_watchdog
 from board_driver.daemon.supervisor import Part, Supervisor
 from board_driver.daemon.speech import SpeechError, open_speech
@@ -24,7 +24,7 @@ from board_driver.referee.door import Door
 from board_driver.referee.session import Session, open_session
 from board_driver.views import words
 from board_driver.views.narrate import Narrator, last_moves
-from hardware.base import SensorEvent
+from hardware.base import DIED, Problem, SensorEvent, kind_of
 
 log = logging.getLogger("treeboard.daemon")
 
@@ -61,6 +61,9 @@ class Daemon:
         self._supervise_handle: asyncio.TimerHandle | None = None
         self._withheld: str | None = None  # why the watchdog ping is withheld, once logged
         self.speech = None    # the voice (daemon/speech.py), when [voice] is enabled
+        # The voice's settings: the config's [voice], or what the page changed of it (kept in
+        # the journal: `_saved_voice`). The daemon's alone; `set_voice` replaces it whole.
+        self.voice = config.voice
         self._narrator = Narrator()  # what changed, in the sentences the voice says
 
     # --- running ------------------------------------------------------------------------------
@@ -70,6 +73,7 @@ class Daemon:
         words.use(self.config.language)
         self.session = session = open_session(self.config, clock=loop.time, new_game=self.new_game)
         self._narrator.start(session.referee)
+        self.voice = self._saved_voice(session.journal)
         self._start_speech()
         self.door = Door(session, loop.time, after_change=self._show)
         self.door.host = self
@@ -130,10 +134,10 @@ class Daemon:
     def _start_speech(self) -> None:
         """The voice, when [voice] is enabled (or --voice-dir): a board without espeak-ng
         referees on, and says why in the log."""
-        if not self.config.voice.enabled:
+        if not self.voice.enabled:
             return
         try:
-            self.speech = open_speech(self.config.voice, self.config.language)
+            self.speech = open_speech(self.voice, self.config.language)
         except SpeechError as exc:
             log.error("the board will not speak: %s", exc)
             return
@@ -142,14 +146,57 @@ class Daemon:
 
     def _voice_problem(self) -> str | None:
         health = self.speech.health if self.speech is not None else "up"
-        return health.removeprefix("down: ") if health.startswith("down") else None
+        return Problem(health.removeprefix("down: "), kind_of(health)) \
+            if health.startswith("down") else None
 
     def say(self, sentences) -> None:
         """Say sentences aloud (plain strings, already in the board's language, or narrator
         items): the hook for whatever has news for the players (a clock's warning, `repeat`).
         Never blocks; nothing happens when the voice is off."""
-        if self.speech is not None:
+        if self.speech is not None and self.voice.enabled:
             self.speech.say([sentences] if isinstance(sentences, str) else sentences)
+
+    # --- the voice's settings (the page, through the door) ---------------------------------------
+
+    def _saved_voice(self, journal) -> Voice:
+        """[voice] as the page last changed it (the journal's "voice" setting), when it was
+        changed from the [voice] the config holds now; else the config's (an edited config
+        file wins over what the page changed before the edit)."""
+        base = self.config.voice
+        saved = journal.setting("voice")
+        if saved is None:
+            return base
+        if not isinstance(saved, dict) or saved.get("base") != voice_settings(base):
+            log.info("the voice settings changed on the page were made for another [voice] in "
+                     "%s; its [voice] applies", self.config.path)
+            return base
+        try:
+            return voice_from_page(saved.get("values"), base, f"{journal.path}: settings.voice")
+        except ConfigError as exc:
+            log.error("%s; the config's [voice] applies", exc)
+            return base
+
+    def voice_settings(self) -> dict:
+        """The voice's settings as the page shows them, and whether it speaks now."""
+        health = self.speech.health if self.speech is not None else (
+            "off" if not self.voice.enabled else "down: espeak-ng is missing")
+        return {**voice_settings(self.voice), "health": health,
+                "board_language": self.config.language}
+
+    def set_voice(self, data: dict) -> None:
+        """The page's changes to the voice (ConfigError naming the field; nothing changes
+        then): kept in the journal first, then applied from the next sentence."""
+        voice = voice_from_page(data, self.voice)
+        self.session.journal.save_setting("voice", {"base": voice_settings(self.config.voice),
+                                                    "values": voice_settings(voice)})
+        self.voice = voice
+        if self.speech is not None:
+            self.speech.configure(voice, voice.language or self.config.language)
+        elif voice.enabled:
+            # (a voice turned on now starts from now: not every move since the board started)
+            self._narrator.start(self.session.referee)
+            self._narrator(self.session.referee)
+            self._start_speech()
 
     def _start_remote(self, session: Session) -> None:
         from board_driver.remote.link import load_join, settings_from_config
@@ -177,7 +224,7 @@ class Daemon:
         if task is None or not task.done() or task.cancelled():
             return None
         exc = task.exception()
-        return "its task ended" if exc is None else f"{type(exc).__name__}: {exc}"
+        return Problem("its task ended" if exc is None else f"{type(exc).__name__}: {exc}", DIED)
 
     def _restart_remote(self) -> None:
         if self.remote is not None:
@@ -285,7 +332,7 @@ class Daemon:
 
     def _worker_died(self, exc: BaseException) -> None:
         # Any thread: one attribute store, and the supervisor looks at once.
-        self._worker_problem = f"its process died ({exc})"
+        self._worker_problem = Problem(f"its process died ({exc})", DIED)
         try:
             self.loop.call_soon_threadsafe(self._supervise)
         except RuntimeError:  # the loop is closed
@@ -364,7 +411,8 @@ class Daemon:
 
     def _page_problem(self) -> str | None:
         if self.web is not None:
-            return self.web.problem()
+            problem = self.web.problem()
+            return Problem(problem, DIED) if problem else None
         return self._web_problem or ("starting" if self._web_starting is not None else None)
 
     def _restart_web(self) -> None:
@@ -394,7 +442,7 @@ class Daemon:
     def _parts_changed(self) -> None:
         """A part changed state (logged by the supervisor): the board shows it, the page hears,
         systemd's status line says it."""
-        words = self.supervisor.down_words()
+        words = self.supervisor.down_details()
         self.notifier.status(words or "every part is up")
         self._show()
 
@@ -418,7 +466,8 @@ class Daemon:
     def repeat(self) -> list[str]:
         """Say it again: the last moves ([voice] repeat_moves), whose turn, the score; returns
         the sentences as the page shows them."""
-        said = last_moves(self.session.referee, self.config.voice.repeat_moves)
+        with words.speaking(self.voice.language or self.config.language):
+            said = last_moves(self.session.referee, self.voice.repeat_moves)
         self.say(said)
         return [s.text for s in said]
 
@@ -448,11 +497,15 @@ class Daemon:
         link = self.remote.shown_status if self.remote is not None else None
         wake = self.session.referee.show(now, link, self.supervisor.troubled())
         if self.speech is not None:
-            said = self._narrator(self.session.referee)
-            if self.remote is not None:
-                said += self._narrator.link(self.remote.summary())
-            said += self._narrator.clock(self.session.referee)   # one minute, ten seconds, flag
-            if said:
+            # (in the voice's language, by default the board's)
+            with words.speaking(self.voice.language or self.config.language):
+                said = self._narrator(self.session.referee)
+                if self.remote is not None:
+                    said += self._narrator.link(self.remote.summary())
+                said += self._narrator.clock(self.session.referee)   # 1 minute, 10 seconds, flag
+                said += self._narrator.hint(self.session.referee)    # why the hinted move
+                said += self._narrator.menu(self.session.referee)    # the menu's choices
+            if said and self.voice.enabled:
                 self.speech.say(said)
         if self.on_frame is not None:
             self.on_frame(self.session)
@@ -480,7 +533,7 @@ class Daemon:
                       self.loop.time() - handle.when())
             return False
         if not self.supervisor.watchdog_ok():
-            why = self.supervisor.down_words()
+            why = self.supervisor.down_details()
             if why != self._withheld:  # once per change, not once per ping
                 log.error("%s; withholding the watchdog ping", why)
                 self._withheld = why

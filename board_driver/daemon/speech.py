@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Protocol
 
 from board_driver.config import Voice
+from hardware.base import DIED, MISSING, SILENT, Problem
 
 log = logging.getLogger("treeboard.speech")
 
@@ -43,7 +44,13 @@ ENGINE_TIMEOUT_S = 30.0
 
 
 class SpeechError(RuntimeError):
-    """The engine could not say something (missing program, device busy, timeout)."""
+    """The engine could not say something (missing program, device busy, timeout); `kind`, as
+    `hardware.base.Problem`'s, where it is known (a missing program: MISSING; a timeout:
+    SILENT)."""
+
+    def __init__(self, message: str, kind: str | None = None):
+        super().__init__(message)
+        self.kind = kind
 
 
 class Engine(Protocol):
@@ -52,6 +59,9 @@ class Engine(Protocol):
 
     def play(self, text: str, language: str) -> None:
         """Say `text` aloud on the audio device; returns when it has been said."""
+
+    def configure(self, voice: Voice) -> None:
+        """The [voice] settings (voice, rate, volume, device) for the next utterance."""
 
 
 class Espeak:
@@ -64,7 +74,11 @@ class Espeak:
         nice = shutil.which("nice")
         self._nice = [nice, "-n", "19"] if nice else []
         if self.program is None:
-            raise SpeechError(f"{program} is not installed (Debian: apt-get install espeak-ng)")
+            raise SpeechError(f"{program} is not installed (Debian: apt-get install espeak-ng)",
+                              MISSING)
+
+    def configure(self, voice: Voice) -> None:
+        self.settings = voice   # (one reference: read whole by the next utterance)
 
     def _args(self, language: str) -> list[str]:
         v = self.settings
@@ -83,28 +97,42 @@ class Espeak:
         player = shutil.which(self.player)
         if player is None:
             raise SpeechError(f"{self.player} is not installed (Debian: apt-get install "
-                              "alsa-utils), and voice.device needs it")
-        # espeak-ng's WAV on stdout into aplay on the chosen ALSA device.
+                              "alsa-utils), and voice.device needs it", MISSING)
+        # espeak-ng's WAV on stdout into aplay on the chosen ALSA device. The sentence goes to
+        # espeak-ng's stdin first (and its stdin is closed): espeak-ng speaks only at the end of
+        # its input, and aplay waits for espeak-ng's.
         with subprocess.Popen(self._args(language) + ["--stdout"], stdin=subprocess.PIPE,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE) as speak:
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL) as speak:
             try:
+                speak.stdin.write(text.encode("utf-8"))
+                speak.stdin.close()
                 done = subprocess.run([player, "-q", "-D", self.settings.device],
                                       stdin=speak.stdout, capture_output=True,
                                       timeout=ENGINE_TIMEOUT_S, check=False)
-                speak.stdin.close()
+            except subprocess.TimeoutExpired:
+                speak.kill()
+                raise SpeechError(f"aplay -D {self.settings.device} took over "
+                                  f"{ENGINE_TIMEOUT_S:.0f} s", SILENT) from None
             finally:
                 speak.stdout.close()
-            speak.wait(timeout=ENGINE_TIMEOUT_S)
+            try:
+                speak.wait(timeout=ENGINE_TIMEOUT_S)
+            except subprocess.TimeoutExpired:
+                speak.kill()
+                raise SpeechError(f"espeak-ng took over {ENGINE_TIMEOUT_S:.0f} s", SILENT) from None
         if done.returncode != 0:
-            raise SpeechError(f"aplay -D {self.settings.device}: "
-                              f"{done.stderr.decode(errors='replace').strip()}")
+            said = done.stderr.decode(errors='replace').strip()
+            # (ALSA names a device it does not have "Unknown PCM"; a card gone: "No such")
+            missing = "Unknown PCM" in said or "No such" in said
+            raise SpeechError(f"aplay -D {self.settings.device}: {said}",
+                              MISSING if missing else None)
 
     def _run(self, args: list[str], text: str) -> None:
         try:
             done = subprocess.run(args, input=text.encode("utf-8"), capture_output=True,
                                   timeout=ENGINE_TIMEOUT_S, check=False)
         except subprocess.TimeoutExpired:
-            raise SpeechError(f"espeak-ng took over {ENGINE_TIMEOUT_S:.0f} s") from None
+            raise SpeechError(f"espeak-ng took over {ENGINE_TIMEOUT_S:.0f} s", SILENT) from None
         if done.returncode != 0:
             raise SpeechError(f"espeak-ng: {done.stderr.decode(errors='replace').strip()}")
 
@@ -140,6 +168,14 @@ class Speech:
 
     # --- the loop's side ---------------------------------------------------------------------
 
+    def configure(self, voice: Voice, language: str) -> None:
+        """New settings (the page): they apply from the next utterance; the one being said
+        finishes as it began."""
+        with self._lock:
+            self.voice, self.language = voice, language
+            self.engine.configure(voice)
+
+
     def say(self, items: Iterable) -> None:
         """Queue sentences: `Said` items (views/narrate.py) or plain strings. Never blocks."""
         with self._lock:
@@ -162,7 +198,7 @@ class Speech:
                     if old.kind == "move":
                         self.dropped += 1  # the takeback itself
                         return
-        elif u.kind in ("fix", "score"):
+        elif u.kind in ("fix", "score", "hint", "menu"):
             for old in [o for o in q if o.kind == u.kind]:
                 q.remove(old)
                 self.dropped += 1
@@ -214,7 +250,7 @@ class Speech:
                     u = self._queue.popleft()
                 self._speak(u)
         except Exception as exc:  # the supervisor restarts us; the board referees on
-            self.health = f"down: {exc}"
+            self.health = Problem(f"down: {exc}", DIED)
             log.error("speech worker died: %s", exc)
 
     def flush(self) -> None:
@@ -228,26 +264,29 @@ class Speech:
 
     def _speak(self, u: Utterance) -> None:
         now = self.now()
-        if self.voice.quiet_at(now.hour * 60 + now.minute):
+        with self._lock:
+            voice, language = self.voice, self.language
+        if voice.quiet_at(now.hour * 60 + now.minute):
             with self._lock:
                 self.dropped += 1
             return
         try:
             if self.wav_dir is not None:
                 self._count += 1
-                path = self.wav_dir / f"{self._count:05d}-{self.language}.wav"
-                self.engine.render(u.text, self.language, path)
+                path = self.wav_dir / f"{self._count:05d}-{language}.wav"
+                self.engine.render(u.text, language, path)
                 path.with_suffix(".txt").write_text(u.text + "\n", encoding="utf-8")
                 self._trim()
             else:
                 path = None
-                self.engine.play(u.text, self.language)
+                self.engine.play(u.text, language)
         except (SpeechError, OSError) as exc:
             # (OSError: the voice dir went away or filled up.) Said once per change of state,
             # not once per sentence.
             if self.health != f"down: {exc}":
                 log.error("cannot speak: %s", exc)
-            self.health = f"down: {exc}"
+            self.health = Problem(f"down: {exc}", exc.kind if isinstance(exc, SpeechError)
+                                  else MISSING if isinstance(exc, FileNotFoundError) else None)
             return
         if self.health.startswith("down"):
             log.info("speaking again")

@@ -30,9 +30,22 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from board_driver.views.words import N_, tr
+from hardware.base import DIED, INCOMPATIBLE, MISSING, SILENT, Problem, kind_of
+
 log = logging.getLogger("treeboard.supervisor")
 
 UP, RESTARTING, DOWN = "up", "restarting", "down"
+#: The parts and their states as the page names them (`down_words`).
+PART_WORDS = {"sensors": N_("sensors"), "bridge": N_("bridge"), "page": N_("page"),
+              "voice": N_("voice"), "remote link": N_("remote link"),
+              "computer": N_("computer")}
+STATE_WORDS = {UP: N_("up"), RESTARTING: N_("restarting"), DOWN: N_("down")}
+#: A part's trouble in a few words, where its check knows what kind it is (`hardware.base.
+#: Problem`): what the board and the page's line say. The check's own sentence (the program's
+#: English, with its details) stays in the log and in the page's details (`summary()`'s why).
+TROUBLE_WORDS = {MISSING: N_("device missing"), SILENT: N_("no answer"),
+                 DIED: N_("stopped working"), INCOMPATIBLE: N_("firmware to update")}
 
 
 @dataclass
@@ -57,7 +70,8 @@ class Part:
                                "critical": self.critical, "since_s": round(now - self.since, 1),
                                "restarts": self.total_restarts}
         if self.why is not None:
-            out["why"] = self.why
+            out["why"] = str(self.why)
+            out["trouble"] = kind_of(self.why)   # (TROUBLE_WORDS' key, or None)
         return out
 
 
@@ -141,7 +155,8 @@ class Supervisor:
             try:
                 part.restart()
             except Exception as exc:
-                why = f"{problem}; restart failed: {type(exc).__name__}: {exc}"
+                why = Problem(f"{problem}; restart failed: {type(exc).__name__}: {exc}",
+                              kind_of(problem))
                 log.debug("%s: %s", part.name, why)
                 if why != part.why:
                     part.why = why
@@ -176,8 +191,26 @@ class Supervisor:
         return [p.summary(now) for p in self.parts.values()]
 
     def down_words(self) -> str | None:
-        """One sentence for a person: what does not work and why (None: everything works)."""
+        """One sentence for a person, in the reader's language: what does not work, and why in
+        a few words where the part knows ("sensors restarting: no answer"; None: everything
+        works). The program's own reason stays in the log and `summary()` (the page's
+        details)."""
         bad = [p for p in self.parts.values() if p.state != UP]
         if not bad:
             return None
-        return "; ".join(f"{p.name} {p.state}: {p.why}" for p in bad)
+
+        def said(p: Part) -> str:
+            part = tr(PART_WORDS.get(p.name, p.name))
+            state = tr(STATE_WORDS.get(p.state, p.state))
+            trouble = TROUBLE_WORDS.get(kind_of(p.why))
+            if trouble is None:
+                return tr("{part} {state}").format(part=part, state=state)
+            return tr("{part} {state}: {why}").format(part=part, state=state, why=tr(trouble))
+
+        return tr("; ").join(said(p) for p in bad)
+
+    def down_details(self) -> str | None:
+        """The same for the log and systemd's status line: in English, with each part's own
+        reason ("computer down: its process died (...)"; None: everything works)."""
+        bad = [p for p in self.parts.values() if p.state != UP]
+        return "; ".join(f"{p.name} {p.state}: {p.why}" for p in bad) if bad else None

@@ -39,6 +39,8 @@ class Host(Protocol):
     async def leave_remote(self) -> None: ...
     def in_worker(self, fn: Callable, *args: Any) -> Any: ...
     def repeat(self) -> list[str]: ...
+    def voice_settings(self) -> dict: ...
+    def set_voice(self, data: dict) -> None: ...
 
 
 class Door:
@@ -191,14 +193,15 @@ class Door:
 
         controls = parse_time_control(text)
         if self.link is not None:
-            raise games.IllegalMove("clock", "a remote game's clocks are set when both boards "
-                                             "start it")
+            raise games.IllegalMove("clock", Reason("a remote game's clocks are set when both "
+                                                    "boards start it"))
         referee = self.referee
         now_too = not referee.state.moves and not referee.over
         referee.set_controls(controls, self.clock())
         self._done()
-        when = "from now" if now_too else "from the next game"
-        return f"time control {control_text(controls)} {when}"
+        return (tr("time control {control} from now") if now_too else
+                tr("time control {control} from the next game")).format(
+            control=control_text(controls))
 
     def set_hints(self, mode: str) -> None:
         """What the board lights of the moves: one of the game's hint modes."""
@@ -230,6 +233,21 @@ class Door:
         if self.host is None:
             raise games.IllegalMove("repeat", Reason("the voice runs only on a running board"))
         return self.host.repeat()
+
+    def voice(self) -> dict:
+        """The voice's settings ([voice], as the page last changed them) and its health."""
+        if self.host is None:
+            raise games.IllegalMove("voice", Reason("the voice runs only on a running board"))
+        return self.host.voice_settings()
+
+    def set_voice(self, data: dict) -> dict:
+        """Change the voice (any of enabled, language, voice, rate, volume, quiet_hours,
+        repeat_moves): from the next sentence, and after a restart. Raises ConfigError naming
+        the field and what was expected (nothing changes then)."""
+        if self.host is None:
+            raise games.IllegalMove("voice", Reason("the voice runs only on a running board"))
+        self.host.set_voice(data)
+        return self._done(self.host.voice_settings())
 
     def in_worker(self, fn: Callable, *args: Any) -> Any:
         """`fn(*args)` in the computer's worker process, awaitable (a game review)."""

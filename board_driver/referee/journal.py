@@ -71,6 +71,11 @@ CREATE TABLE IF NOT EXISTS events (
     at      REAL NOT NULL
 );
 CREATE INDEX IF NOT EXISTS events_by_game ON events(game_id, id);
+CREATE TABLE IF NOT EXISTS settings (
+    key   TEXT PRIMARY KEY,                 -- what the page changed ("voice")
+    value TEXT NOT NULL,                    -- JSON
+    at    REAL NOT NULL
+);
 CREATE TABLE IF NOT EXISTS clocks (
     game_id INTEGER PRIMARY KEY REFERENCES games(id),
     clocks  TEXT NOT NULL,                  -- JSON: control, left_ms [ms, ms], turn_of
@@ -253,6 +258,24 @@ class Journal:
     def _put_clocks(self, db: sqlite3.Connection, game_id: int, clocks: Mapping[str, Any]) -> None:
         db.execute("INSERT OR REPLACE INTO clocks (game_id, clocks, at) VALUES (?, ?, ?)",
                    (game_id, json.dumps(dict(clocks), sort_keys=True), self._clock()))
+
+    def save_setting(self, key: str, value: Any) -> None:
+        """A setting changed on the page (the voice), kept with the board's state so that it
+        survives a restart; durable when this returns. The config file is never rewritten."""
+        with self._write() as db:
+            db.execute("INSERT OR REPLACE INTO settings (key, value, at) VALUES (?, ?, ?)",
+                       (key, json.dumps(value, sort_keys=True), self._clock()))
+
+    def setting(self, key: str) -> Any:
+        """A setting as `save_setting` kept it, or None (never set, or not JSON: logged)."""
+        row = self._db.execute("SELECT value FROM settings WHERE key=?", (key,)).fetchone()
+        if row is None:
+            return None
+        try:
+            return json.loads(row[0])
+        except json.JSONDecodeError:
+            log.error("journal %s: setting %r is not JSON; the config's applies", self.path, key)
+            return None
 
     def finish(self, summary: Mapping[str, Any] | None = None) -> None:
         """The game in progress is over without a move (a resignation, a result set by hand);

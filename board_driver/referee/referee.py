@@ -45,13 +45,14 @@ def default_controls(config: Any, game: Any) -> tuple[TimeControl, TimeControl]:
     return (control, control)
 
 
-def takeback_words(undone: list[tuple[str, bool]]) -> str:
+def takeback_words(game_name: str, undone: list[tuple[str, bool]]) -> str:
     """What a takeback took back, in words: "h1.0", or against the computer "h1.0 and the
-    computer's reply v1.2" (`undone` as `Referee._undo` returns it, last move first)."""
-    mine = [m for m, here in undone if here]
-    reply = [m for m, here in undone if not here]
+    computer's reply v1.2" (`undone` as `Referee._undo` returns it, last move first; each move
+    as a screen shows it, `views.show_move`)."""
+    mine = [views.show_move(game_name, m) for m, here in undone if here]
+    reply = [views.show_move(game_name, m) for m, here in undone if not here]
     if not reply or not mine:
-        return tr(" and ").join(m for m, _ in reversed(undone))
+        return tr(" and ").join(reversed(mine or reply))
     return tr("{moves} and the computer's reply {reply}").format(
         moves=tr(" and ").join(reversed(mine)), reply=" ".join(reversed(reply)))
 
@@ -153,12 +154,14 @@ class Referee:
         """What the board lights of the moves (display.moves: off, legal, safe, best)."""
         self.view.moves = mode
 
-    def set_hints(self, hints: dict[str, str], reason: str | None = None) -> None:
+    def set_hints(self, hints: dict[str, str], reason: str | None = None,
+                  move: str | None = None) -> None:
         """The computer's hints for the position (site -> "best", "keeps" or "loses"), shown
-        while display.moves is "best", and why the best move (a sentence, or None); `{}`
-        clears them."""
+        while display.moves is "best", why the best move (a sentence, or None) and its
+        notation; `{}` clears them."""
         self.view.hints = hints
         self.view.hint_reason = reason if hints else None
+        self.view.hint_move = move if hints else None
 
     # --- seats ------------------------------------------------------------------------------
 
@@ -320,7 +323,7 @@ class Referee:
         undone = self._undo(depth, origin)
         self._hold = self.touch is None   # (a touch board has no pieces to lift)
         self._decide(now)
-        return takeback_words(undone)
+        return takeback_words(self.state.game.name, undone)
 
     def takeback_depth(self) -> int:
         """How many moves a takeback takes back. Against the computer, a player's move and the

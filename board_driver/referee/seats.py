@@ -44,16 +44,19 @@ def hints(saved: str, seconds: float) -> dict[str, str]:
     return advice(saved, seconds)[0]
 
 
-def advice(saved: str, seconds: float, language: str = "en") -> tuple[dict[str, str], str | None]:
-    """In the worker: `hints`, and why the best move, in the words of the game's view
+def advice(saved: str, seconds: float,
+           language: str = "en") -> tuple[dict[str, str], str | None, str | None]:
+    """In the worker: `hints`, why the best move, in the words of the game's view
     (`views.hint_reason`: from the position's shape, not a second search), in the board's
-    `language` (the worker is another process: it does not share the board's)."""
+    `language` (the worker is another process: it does not share the board's), and the best
+    move's notation (the voice says it as a person does)."""
     state = games.load_state(saved)
     rows = games.ai.analyse(state, seconds=seconds)
     if not rows:
-        return {}, None
+        return {}, None, None
     with words.speaking(language):
-        return _sites(state, rows), views.hint_reason(state, rows[0].move)
+        return (_sites(state, rows), views.hint_reason(state, rows[0].move),
+                str(rows[0].move))
 
 
 def _sites(state, rows) -> dict[str, str]:
@@ -280,8 +283,8 @@ class ComputerSeat:
         found = self._fresh(future, history, "hint search")
         if found is None:
             return  # failed, or the game moved on (poke asks again)
-        sites, reason = found
-        self.referee.set_hints(sites, reason)
+        sites, reason, move = found
+        self.referee.set_hints(sites, reason, move)
         self._hinted = history
         self.after_change()
 

@@ -45,6 +45,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from board_driver import views
 from board_driver.views.words import tr
 
 log = logging.getLogger("treeboard.touch")
@@ -217,20 +218,25 @@ class TouchInput:
         preview.play(self.offered)
         return preview
 
-    def words(self) -> str | None:
-        """The selection in words, for `treeboard sim` (None: nothing selected)."""
+    def words(self, game_name: str) -> str | None:
+        """The selection in words, for `treeboard sim` (None: nothing selected); each move as
+        the game's view shows it (`views.show_move`: "retreat:d5" in the board's language)."""
         if self.selected is None:
             return None
+
+        def shown(move: Any) -> str:
+            return views.show_move(game_name, str(move))
+
         if self.confirming and len(self.choice) == 1:
             why = tr("{move}? tap {site} again to confirm; any other square cancels") \
                 if self.choice_target == self.selected else \
                 tr("{move} and loses the game? tap {site} again to confirm; any other square cancels")
-            return why.format(move=self.offered, site=self.choice_target)
+            return why.format(move=shown(self.offered), site=self.choice_target)
         if self.choice:
             return tr("{n} turns lead to {site}; offered "
                       "{move} ({at} of {n}): tap "
                       "{site} to play it, {selected} for the next").format(
-                n=len(self.choice), site=self.choice_target, move=self.offered,
+                n=len(self.choice), site=self.choice_target, move=shown(self.offered),
                 at=self.choice_index + 1, selected=self.selected)
         grow = sorted(t for t in self.targets if t is not None and t not in self.stops)
         stop = sorted(self.stops)
@@ -240,7 +246,8 @@ class TouchInput:
         if stop:
             parts.append(tr("tap {sites} to stop the chain growing there").format(sites=" ".join(stop)))
         if None in self.targets:
-            parts.append(tr("hold {site} for {move}").format(site=self.selected, move=self.targets[None][0]))
+            parts.append(tr("hold {site} for {move}").format(site=self.selected,
+                                                             move=shown(self.targets[None][0])))
         return tr("selected {site}: {parts}; tap {site} again to cancel").format(
             site=self.selected, parts=tr("; ").join(parts))
 

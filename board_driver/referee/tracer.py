@@ -231,6 +231,15 @@ class Tracer:
             self.board.scan_once()
             self.referee.tick(self.clock.now)
 
+    def run_until(self, when: float) -> None:
+        """Simulated time passes to `when` as a hand's timing needs it: the referee decides
+        each change that settles on the way, at its own moment (a bridge board's firmware
+        scans through it). The misplay tests put pieces down and lift them between calls."""
+        while (due := self.referee.next_deadline()) is not None and due < when:
+            self._advance(max(self.clock.now, due) + 0.0005)   # (as settle steps)
+            self.referee.tick(self.clock.now)
+        self._advance(when)
+
     def _advance(self, t: float) -> None:
         """Simulated time passes to `t`; a bridge board's firmware and link run through it."""
         run = getattr(self.board, "run_until", None)
@@ -272,7 +281,9 @@ class Tracer:
             "game": ref.state.summary(),
             "corrections": [c.site for c in ref.corrections],
             "leds": ref.site_colours(),
-            "said": [said.spoken for said in self.narrator(ref)],
+            # (and the clocks' warnings and flag, which the daemon says too)
+            "said": [said.spoken for said in self.narrator(ref) + self.narrator.clock(ref)
+                     + self.narrator.hint(ref) + self.narrator.menu(ref)],
         }
         if ref.menu.open:
             record["menu"] = dict(ref.menu.chosen)   # the menu is open: what is chosen

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 import games
+from games.base import Reason
 
 PREFIX = "treeboard/v1"
 _GAME_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -280,10 +281,12 @@ def _extend(state: games.State, start: int, texts: Sequence[str], remote_seat: i
             move = trial.parse_move(text)
             trial.play(move)
         except games.IllegalMove as exc:
-            return [], f"move {n} ({text!r}) is not legal here: {exc.reason}"
+            return [], Reason("move {n} ({move}) is not legal here: {why}", n=n, move=repr(text),
+                              why=exc.reason)
         moves.append(move)
     if last_hash is not None and position_hash(trial) != last_hash:
-        return [], "the position after it does not match its hash (the boards play different games)"
+        return [], Reason("the position after it does not match its hash (the boards play "
+                          "different games)")
     return moves, None
 
 
@@ -300,8 +303,9 @@ def on_move(state: games.State, takebacks: int, msg: dict, remote_seat: int) -> 
     if index < have:
         if str(state.moves[index]) == msg["move"]:
             return Verdict()  # a duplicate, or a replay of a move this board has
-        return Verdict(conflict=f"the other board has {msg['move']!r} as move {index + 1}, "
-                                f"this board has {state.moves[index]}")
+        return Verdict(conflict=Reason("the other board has {theirs} as move {n}, this board "
+                                       "has {ours}", theirs=repr(msg["move"]), n=index + 1,
+                                       ours=str(state.moves[index])))
     if index > have:
         return Verdict(refused=f"move {index + 1} came before move {have + 1}; waiting for it")
     moves, why = _extend(state, have, [msg["move"]], remote_seat, msg["hash"])
@@ -314,8 +318,11 @@ def _unfit_state(state: games.State, msg: dict) -> Verdict | None:
     """A state message of another game (a conflict to show), or one that does not hold together
     (refused); None when it can be compared with this board's game."""
     if msg["name"] != state.game.name or msg["options"] != _options(state):
-        return Verdict(conflict=f"the other board plays {msg['name']} {msg['options']}, "
-                                f"this board {state.game.name} {_options(state)}")
+        return Verdict(conflict=Reason("the other board plays {theirs} {their_options}, this "
+                                       "board {ours} {options}", theirs=msg["name"],
+                                       their_options=msg["options"],
+                                       ours=state.game.name,
+                                       options=_options(state)))
     if not all(isinstance(t, str) for t in msg["moves"]) or msg["index"] != len(msg["moves"]):
         return Verdict(refused="state message: 'moves' must be its 'index' move texts")
     return None
@@ -338,15 +345,18 @@ def on_state(state: games.State, takebacks: int, msg: dict, remote_seat: int,
     if msg["takebacks"] > takebacks:
         # The other board carried out a takeback: only one this board asked for.
         if asked_to is None or msg["takebacks"] != takebacks + 1:
-            return Verdict(conflict="the other board took back moves this board did not agree to")
+            return Verdict(conflict=Reason("the other board took back moves this board did not "
+                                           "agree to"))
         if ours[:asked_to] != theirs[:asked_to]:
-            return Verdict(conflict="the other board's game before the takeback is not this one")
+            return Verdict(conflict=Reason("the other board's game before the takeback is not "
+                                           "this one"))
         start = asked_to
     common = 0
     for a, b in zip(ours[:start], theirs):
         if a != b:
-            return Verdict(conflict=f"the boards disagree from move {common + 1}: "
-                                    f"here {a}, there {b}")
+            return Verdict(conflict=Reason("the boards disagree from move {n}: here {ours}, "
+                                           "there {theirs}", n=common + 1, ours=a,
+                                           theirs=b))
         common += 1
     undo_to = start if start < len(ours) else None
     if len(theirs) <= start:
@@ -354,7 +364,7 @@ def on_state(state: games.State, takebacks: int, msg: dict, remote_seat: int,
         return Verdict(undo_to=undo_to, takebacks=msg["takebacks"])
     moves, why = _extend(state, start, theirs[start:], remote_seat, msg["hash"])
     if why:
-        return Verdict(conflict=f"cannot follow the other board: {why}")
+        return Verdict(conflict=Reason("cannot follow the other board: {why}", why=why))
     return Verdict(moves=moves, undo_to=undo_to, takebacks=msg["takebacks"])
 
 

@@ -45,8 +45,13 @@ The interface a game's view module provides (`state` is the game's State; `view`
         A site as a player says it, where its name is not that already (a Treeblox cell beside
         the board: "beyond c4, on the table", not "(2,4,0)"). Default: the name itself.
     def move_words(move: str) -> str
-        A move's notation as the page's move list shows it, where the notation is not a
-        player's words (a Treeblox cube beside the board: "L beyond c4"). Default: the notation.
+        A move as a screen shows it to a player, short like a score sheet, in the board's
+        language: the sites stay as they are written ("C7", "h0.1" are names), the notation's
+        words become the language's (Arbos "seed C2" -> zh "播种 C2", "pass"; Game for the
+        Trees "retreat:d5"; Treeblox "end", and a cube beside the board "L beyond c4"). Used
+        wherever a move is shown (the sim's lines, the page's move list, the touch prompts,
+        a takeback, a hint); the notation itself stays where a program reads it (the journal,
+        trace JSON's moves, replay, the remote protocol). Default: the notation.
     PIECE_FILLS: tuple[str, str]
         How the page draws each player's pieces when that is not their LED colour ("#f4f1e8"
         for White's light counters): the page's player chips show it, ringed in the LED
@@ -92,7 +97,7 @@ from board_driver.views.base import (DEFAULT_PLAYERS, FRAME_S, OFF, PIECES, Colo
                                      blink_on, colour_name, correction_words, kind_colour,
                                      next_blink, scale)
 from board_driver.views.paint import Paint
-from board_driver.views.words import N_, tr
+from board_driver.views.words import N_, ngettext, tr
 from games.base import State
 
 __all__ = ["View", "Colour", "Paint", "render", "view_of", "players", "correction_words", "legend",
@@ -177,16 +182,31 @@ def say_move_text(state: State, move: str) -> str:
     return _WORD.sub(lambda m: tr(PIECES[m.group(0)]) if m.group(0) in PIECES else m.group(0), said)
 
 
+def end_words(state: State) -> str | None:
+    """Why the game ended, in words, where the game's view says it (its END_REASONS)."""
+    reasons = getattr(view_of(state.game.name), "END_REASONS", None)
+    if not reasons or not state.is_over():
+        return None
+    words = reasons.get(state.end_reason)   # (a view with END_REASONS: its game has them)
+    return tr(words) if words else None
+
+
 def site_words(game_name: str, site: str) -> str:
     """A site as a player says it (see the module interface above)."""
     own = getattr(view_of(game_name), "site_words", None)
     return own(site) if own is not None else site
 
 
-def move_words(game_name: str, moves: list[str]) -> list[str]:
-    """The moves as the page's move list shows them (see the module interface above)."""
+def show_move(game_name: str, move: str) -> str:
+    """A move as a screen shows it, in the board's language (the view's `move_words`, see the
+    module interface above; default: the notation)."""
     own = getattr(view_of(game_name), "move_words", None)
-    return [own(m) for m in moves] if own is not None else list(moves)
+    return own(move) if own is not None else move
+
+
+def move_words(game_name: str, moves: list[str]) -> list[str]:
+    """The moves as the page's move list shows them (each as `show_move` shows it)."""
+    return [show_move(game_name, m) for m in moves]
 
 
 def piece_fills(game_name: str) -> tuple[str, str] | None:
@@ -221,36 +241,57 @@ def clock_text(seconds: float | None) -> str:
 def clocks_words(game_name: str, left: list, running: int | None) -> str:
     """Both clocks in one line: "clocks: player 1 4:59 (running), player 2 5:00"."""
     names = players(game_name)
-    parts = [f"{names[seat]} {clock_text(left[seat])}" + (" (running)" if running == seat else "")
+    parts = [(tr("{player} {time} (running)") if running == seat else
+              tr("{player} {time}")).format(player=names[seat], time=clock_text(left[seat]))
              for seat in (0, 1) if left[seat] is not None]
-    return "clocks: " + ", ".join(parts)
+    return tr("clocks: {clocks}").format(clocks=tr(", ").join(parts))
 
 
 def flag_words(game_name: str, seat: int) -> str:
     """What the board says when `seat`'s time ran out."""
     names = players(game_name)
-    return f"{names[seat]}'s time ran out: {names[1 - seat]} wins on time"
+    return tr("{player}'s time ran out: {other} wins on time").format(
+        player=names[seat], other=names[1 - seat])
 
 
 def clock_warning_words(game_name: str, seat: int, mark: float) -> str:
     """What the board says when `seat`'s clock passes a warning mark (60 s, 10 s)."""
     names = players(game_name)
-    left = "one minute" if mark >= 60 else f"{mark:g} seconds"
-    return f"{names[seat]}: {left} left"
+    if mark >= 60:
+        return tr("{player}: one minute left").format(player=names[seat])
+    seconds = int(mark)
+    return ngettext("{player}: {n} second left", "{player}: {n} seconds left", seconds).format(
+        player=names[seat], n=seconds)
+
+
+#: The menu's seat choices in words ({player}: the seat the computer plays).
+MENU_SEATS = {"people": N_("two people play"), "computer-2": N_("the computer plays {player}"),
+              "computer-1": N_("the computer plays {player}")}
+#: The computer's levels in words (the menu, the page's seats).
+LEVEL_WORDS = {"beginner": N_("beginner"), "easy": N_("easy"), "medium": N_("medium"),
+               "hard": N_("hard"), "strongest": N_("strongest")}
+#: The hint modes as the menu says them.
+HINT_WORDS = {"off": N_("off"), "legal": N_("legal"), "safe": N_("safe"), "best": N_("best")}
 
 
 def menu_words(game_name: str, chosen: dict, touch: bool) -> str:
     """What the board says of its menu: what is chosen, and how to apply or leave."""
     names = players(game_name)
-    seats = {"people": "two people play",
-             "computer-2": f"the computer plays {names[1]}",
-             "computer-1": f"the computer plays {names[0]}"}[chosen.get("seats", "people")]
-    level = f" ({chosen.get('level', 'medium')})" if chosen.get("seats", "people") != "people" else ""
-    clock = chosen.get("clock") or "as it is"
-    how = ("tap a lit square to choose, the blinking green one to apply; both corners again "
-           "leave" if touch else "put a piece on a lit site to choose, on the blinking green "
-           "one to apply; lift both corner pieces to leave")
-    return f"menu: {seats}{level}, clock {clock}, hints {chosen.get('hints')}; {how}"
+    who = chosen.get("seats", "people")
+    seats = tr(MENU_SEATS[who]).format(player=names[1] if who == "computer-2" else names[0])
+    if who != "people":
+        level = chosen.get("level", "medium")
+        seats = tr("{seats} ({level})").format(seats=seats,
+                                               level=tr(LEVEL_WORDS.get(level, level)))
+    clock = chosen.get("clock") or tr("as it is")
+    hints = chosen.get("hints")
+    how = (tr("tap a lit square to choose, the blinking green one to apply; both corners again "
+              "leave") if touch else
+           tr("put a piece on a lit site to choose, on the blinking green one to apply; lift "
+              "both corner pieces to leave"))
+    return tr("menu: {seats}, clock {clock}, hints {hints}; {how}").format(
+        seats=seats, clock=clock, hints=tr(HINT_WORDS[hints]) if hints in HINT_WORDS else hints,
+        how=how)
 
 
 #: The marks at which a running clock is said aloud (voice) and in the sim's words.

@@ -40,6 +40,10 @@ COUNTDOWN_S = 30.0
 TREE_LEVEL, LAST_LEVEL, SEED_LEVEL, REPLACE_LEVEL, HINT_LEVEL, FADED = 0.7, 1.0, 0.5, 0.85, 0.4, 0.3
 
 
+#: How a game ended (ArbosState.end_reason), as the end's sentence and the status say it.
+END_REASONS = {"double-pass": N_("both players passed in a row"),
+               "no-placement": N_("neither player can put a spore down")}
+
 #: The shared legend's words for this game (board_driver/views/__init__.py: `legend`).
 COLOUR_MEANINGS = {"safe": None, "unsafe": None, "choice": None, "waiting": None}
 
@@ -365,7 +369,8 @@ def _status(state, view: View) -> str:
     if state.is_over():
         winner = state.winner()
         return ("   " + tr("over ({why}): White {a}, Black {b}; {player} wins").format(
-            why=reason(state.end_reason), a=a, b=b, player=tr(PLAYERS[winner]))
+            why=tr(END_REASONS[state.end_reason]) if state.end_reason in END_REASONS
+            else reason(state.end_reason), a=a, b=b, player=tr(PLAYERS[winner]))
                 + (tr(" (a tie goes to Black)") if a == b else ""))
     if state.phase == "setup":
         words = prompt(state)
@@ -400,7 +405,7 @@ def hint_reason(state, move) -> str | None:
         return None
     m = state.parse_move(str(move))
     me, them = state.to_move, 1 - state.to_move
-    text = str(m)
+    text = move_words(str(m))
     if m.kind == "seed":
         site = text.split()[-1]
         around = len(state.geo.nb8[state.geo.index[site]])
@@ -432,3 +437,38 @@ def hint_reason(state, move) -> str | None:
     if trees_after > trees:
         return tr("{move} starts a new tree ({n} of your three).").format(move=text, n=trees_after)
     return None
+
+
+
+# --- words -------------------------------------------------------------------------------------
+
+def move_words(move: str) -> str:
+    """A move as a screen shows it (views/__init__.py): "seed C7" in the language's words (zh
+    "播种 C7"), "pass" and "time" too; a spore ("C7", "C7=", "xC7") as it is written."""
+    if move == "pass":
+        return tr("pass")
+    if move == "time":
+        # TRANSLATORS: a move on Arbos's score sheet: the begun turn's time ran out.
+        return tr("time")
+    if move.startswith("seed "):
+        # TRANSLATORS: a setup move on Arbos's score sheet: a seed put on {site} ("seed C7").
+        return tr("seed {site}").format(site=move[5:])
+    return move
+
+
+def say_move(state, move: str) -> str:
+    """A move as a person says it: "seed C7" -> "a seed at C seven", "C7" -> "C seven" (a
+    spore), "C7=" -> "a spore for the seed at C seven", "xC7" -> "removes C seven", "pass"."""
+    from board_driver.views import say_site
+
+    if move == "pass":
+        return tr("pass")
+    if move == "time":
+        return tr("the turn's time ran out")
+    if move.startswith("seed "):
+        return tr("a seed at {site}").format(site=say_site(state, move[5:]))
+    if move.endswith("="):
+        return tr("a spore for the seed at {site}").format(site=say_site(state, move[:-1]))
+    if move.startswith("x"):
+        return tr("removes {site}").format(site=say_site(state, move[1:]))
+    return say_site(state, move)

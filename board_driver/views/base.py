@@ -49,6 +49,7 @@ class View:
     lifted: frozenset = frozenset()
     # Why the hinted move, in one sentence from the game's view (`views.hint_reason`), or None.
     hint_reason: str | None = None
+    hint_move: str | None = None        # the hinted move's notation (the voice says it)
 
 
 def scale(colour: Colour, factor: float) -> Colour:

@@ -318,3 +318,18 @@ def hint_reason(state, move) -> str | None:
 def _window(mask: int) -> list[int]:
     """The points of a 2x2 window's mask."""
     return [i for i in range(mask.bit_length()) if mask >> i & 1]
+
+
+# --- words -------------------------------------------------------------------------------------
+
+def say_move(state, move: str) -> str:
+    """A move as a person says it: "b2" -> "B two", "xe4" -> "takes E four", "d3-c3xa4" ->
+    "D three to C three, takes A four"."""
+    from board_driver.views import say_site
+
+    head, *taken = move.split("x")
+    frm, _sep, to = head.partition("-")
+    said = (tr("{frm} to {to}").format(frm=say_site(state, frm), to=say_site(state, to)) if to
+            else say_site(state, frm) if frm else "")
+    takes = [tr("takes {site}").format(site=say_site(state, site)) for site in taken]
+    return tr(", ").join(([said] if said else []) + takes)

@@ -61,6 +61,11 @@ NEUTRAL: Colour = (90, 90, 90)
 # Perceptual levels (the strip applies gamma 2.2): a quarter, a half, full; lower vanishes.
 LEVELS = {"grass": 0.25, "underbrush": 0.55, "huckleberry": 1.0, "tree": 1.0}
 KIND_LETTERS = {"Birch": "B", "Ash": "A", "Beech": "E", "Pine": "P"}
+#: How a game ended (GameForTheTreesState.end_reason), as the end's sentence says it.
+END_REASONS = {"huckleberry": N_("a Huckleberry reached the far side"),
+               "mutual": N_("neither player can move"),
+               "stalemate": N_("the player to move has no move"),
+               "limit": N_("the turn limit was reached")}
 #: The kinds and terrains as the hint reasons say them (translated at use).
 _PIECE_WORDS = (N_("Birch"), N_("Ash"), N_("Beech"), N_("Pine"), N_("bare"), N_("grass"),
                 N_("underbrush"), N_("huckleberry"), N_("tree"))
@@ -324,7 +329,7 @@ def hint_reason(state, move) -> str | None:
         squares_after = state.scores()[me]
     finally:
         state.undo()
-    text = str(m)
+    text = move_words(str(m))
     if won:
         return tr("{move} wins: {player} has no Huckleberry left.").format(move=text, player=tr(PLAYERS[them]))
     if hucks_after < hucks:
@@ -341,3 +346,55 @@ def hint_reason(state, move) -> str | None:
     if chains_after - chains:
         return tr("{move} sets {piece} growing: its chain goes on next turn.").format(move=text, piece=piece)
     return None
+
+
+
+# --- words -------------------------------------------------------------------------------------
+
+#: A growth that names its tree's kind (Ab1-d2), by the kind's letter.
+_GROWS = {"B": N_("a Birch from {src} to {dst}"), "A": N_("an Ash from {src} to {dst}"),
+          "E": N_("a Beech from {src} to {dst}"), "P": N_("a Pine from {src} to {dst}")}
+
+
+def move_words(move: str) -> str:
+    """A move as a screen shows it (views/__init__.py): a retreat and a stop in the language's
+    words ("retreat:d5", zh "撤退 d5"; "stop:d2>f3", zh "停 d2>f3"), growths and orders as they
+    are written."""
+    head, slash, order = move.partition("/")
+    if head.startswith("retreat:"):
+        # TRANSLATORS: a Game for the Trees move on a score sheet: give up {site}.
+        head = tr("retreat:{site}").format(site=head[8:])
+    elif head.startswith("stop:"):
+        # TRANSLATORS: a Game for the Trees move on a score sheet: stop the chain {chain}
+        # ("d2>f3": from d2, growing to f3 next).
+        head = tr("stop:{chain}").format(chain=head[5:])
+    return head + slash + order
+
+
+def say_move(state, move: str) -> str:
+    """A move as a person says it: "Pd1-d2" -> "a Pine from D one to D two", "He1^c3" -> "the
+    Huckleberry leaps from E one to C three", "retreat:e6" -> "retreats from E six", an order
+    "/g2>f3" -> "then G two to F three"."""
+    from board_driver.views import say_site
+
+    head, _slash, order = move.partition("/")
+    if head.startswith("retreat:"):
+        said = tr("retreats from {site}").format(site=say_site(state, head[8:]))
+    elif head.startswith("stop:"):
+        src, _gt, dst = head[5:].partition(">")
+        said = tr("stops the chain from {src} to {dst}").format(src=say_site(state, src),
+                                                                dst=say_site(state, dst))
+    elif "^" in head:
+        src, _c, dst = head[1:].partition("^")
+        said = tr("the Huckleberry leaps from {src} to {dst}").format(
+            src=say_site(state, src), dst=say_site(state, dst))
+    else:
+        src, _dash, dst = head.partition("-")
+        grows = _GROWS.get(src[:1]) if src[:1].isupper() else None
+        where = {"src": say_site(state, src[1:] if grows else src), "dst": say_site(state, dst)}
+        said = tr(grows or N_("from {src} to {dst}")).format(**where)
+    for step in filter(None, order.split(",")):
+        src, mark, dst = step[:2], step[2:3], step[3:]
+        said += tr(", then {src} to {dst}").format(src=say_site(state, src),
+                                                   dst=say_site(state, dst))
+    return said

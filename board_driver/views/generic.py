@@ -4,9 +4,10 @@ listed by site in the picture and in the terminal."""
 from __future__ import annotations
 
 from board_driver.views import svgkit
-from board_driver.views.base import Colour, View, correction_words, kind_colour
+from board_driver.views.base import Colour, View, correction_words, kind_colour, piece_name
 from board_driver.views.paint import Paint
 from board_driver.views.svgkit import el, hexc, title
+from board_driver.views.words import tr
 
 
 def frame(state, view: View, now: float) -> tuple[dict[str, Colour], float | None]:
@@ -23,7 +24,8 @@ def svg(state, view: View) -> str:
         x, y = 10 + (i % cols) * 60, 10 + (i // cols) * 60
         kind = occupancy.get(site)
         fill = hexc(kind_colour(state.game, kind, view.colours)) if kind else "#2b2019"
-        parts = [title(f"{site}: {kind or 'empty'}"),
+        what = piece_name(kind, article="") if kind else tr("empty")
+        parts = [title(tr("{site}: {kind}").format(site=site, kind=what)),
                  el("rect", x=x, y=y, width=54, height=54, rx=6, fill="#6b5138"),
                  el("circle", cx=x + 27, cy=y + 24, r=14, fill=fill),
                  el("text", site, x=x + 27, y=y + 50, class_="label small")]
@@ -34,7 +36,8 @@ def svg(state, view: View) -> str:
         body.append(el("g", "".join(parts), data_site=site, data_kind=kind,
                        class_="fix" if fix else None, **extra))
     rows = max(1, -(-len(sites) // cols))
-    return svgkit.document(cols * 60 + 14, rows * 60 + 14, body, label=f"{state.game.name} board",
+    return svgkit.document(cols * 60 + 14, rows * 60 + 14, body,
+                           label=tr("{game} board").format(game=state.game.short_title),
                            class_="board generic")
 
 
@@ -44,4 +47,4 @@ def terminal(state, view: View, paint: Paint) -> str:
         owner = state.game.owner_of(kind)
         colour = view.colours[f"player{owner}"] if owner is not None else None
         lines.append(f"  {site}: {paint(colour, kind)}")
-    return "\n".join(lines) or "  (an empty board)"
+    return "\n".join(lines) or "  " + tr("(an empty board)")

@@ -18,14 +18,14 @@ from board_driver import views
 from board_driver.views.base import PIECES, piece_name
 from hardware.base import PRESENT
 from board_driver.views import words
-from board_driver.views.words import N_, tr
+from board_driver.views.words import N_, reason, tr
 
 
 @dataclass(frozen=True)
 class Said:
     text: str            # as the terminal writes it
     spoken: str          # as the voice says it
-    kind: str = "other"  # new | move | takeback | fix | score | end | link | other
+    kind: str = "other"  # new | move | takeback | fix | score | end | link | hint | menu | other
     ply: int | None = None  # the move's number (1-based) for a move or a takeback
 
 
@@ -74,6 +74,8 @@ class Narrator:
         self._over = False
         self._link: dict = {}
         self._key: tuple | None = None  # what was looked at last (a blink changes none of it)
+        self._hint_said: str | None = None   # the hint's reason last said
+        self._menu_said: tuple | None = None   # the menu's choices last said (None: closed)
 
     def start(self, referee) -> list[Said]:
         """Remember the game as it starts; a resumed game says so."""
@@ -119,7 +121,8 @@ class Narrator:
         else:
             for i in reversed(range(common, len(self._moves))):
                 move = self._moves[i]
-                out.append(Said(tr("takeback of {move}").format(move=move),
+                out.append(Said(tr("takeback of {move}").format(
+                                    move=views.show_move(state.game.name, move)),
                                 tr("takeback of {move}").format(
                                     move=views.say_move_text(state, move)), "takeback", i + 1))
         timed_out = referee.timed_out
@@ -127,7 +130,8 @@ class Narrator:
             last = i + 1 == len(moves)
             who = names[mover(state, i)]
             why = tr(" (the turn's time ran out)") if i + 1 in timed_out else ""
-            text = tr("move {n}: {move}").format(n=i + 1, move=moves[i]) + why
+            text = tr("move {n}: {move}").format(
+                n=i + 1, move=views.show_move(state.game.name, moves[i])) + why
             spoken = tr("move {n}, {player}: {move}").format(
                 n=views.say_number(i + 1), player=who,
                 move=views.say_move_text(state, moves[i])) + why
@@ -185,7 +189,7 @@ class Narrator:
 
     def clock(self, referee) -> list[Said]:
         """The clocks, said once each: the running clock passing one minute and ten seconds
-        left, and a flag. (Their words are not in the catalogs yet: said in English.)"""
+        left, and a flag."""
         view, out = referee.view, []
         flagged = referee.flagged
         if flagged is not None and self._flag_said != (id(referee.state), flagged):
@@ -205,14 +209,50 @@ class Narrator:
                 out.append(Said(line, line, "other"))
         return out
 
+    def menu(self, referee) -> list[Said]:
+        """The menu (a board set up with no screen): what is chosen, said when it opens and
+        after each choice, and that it closed."""
+        menu = referee.menu
+        now = tuple(sorted(menu.chosen.items())) if menu.open else None
+        if now == self._menu_said:
+            return []
+        was, self._menu_said = self._menu_said, now
+        if now is None:
+            line = tr("menu: closed") if was is not None else ""
+        else:
+            line = views.menu_words(referee.state.game.name, menu.chosen,
+                                    referee.touch is not None)
+        return [Said(line, line, "menu")] if line else []
+
+    def hint(self, referee) -> list[Said]:
+        """The hint's reason, said once when it arrives (hints "best": the computer's worker
+        answers after the turn began), so a player who cannot see the LEDs hears why."""
+        view = referee.view
+        reason = view.hint_reason if view.moves == "best" and view.hints else None
+        if reason == self._hint_said:
+            return []
+        self._hint_said = reason
+        if not reason:
+            return []
+        line = tr("hint: {reason}").format(reason=reason)
+        move = view.hint_move
+        # Spoken, the move as a person says it ("v0.1" -> "the left groove of row one, square
+        # two"), wherever the reason names it.
+        spoken = line
+        if move:
+            said = views.say_move_text(referee.state, move)
+            shown = views.show_move(referee.state.game.name, move)
+            spoken = spoken.replace(shown, said) if shown in spoken else spoken.replace(move, said)
+        return [Said(line, spoken, "hint")]
+
     def link(self, summary: dict) -> list[Said]:
         """A remote game: the link to the other board going down or coming back, and its
         takeback requests (`summary`: RemoteLink.summary())."""
         was, self._link = self._link, summary
         out = []
         if summary["status"] != was.get("status"):
-            status = summary["status"]   # a LINK_WORDS state, or a conflict in English
-            line = tr("other board: {status}").format(status=tr(status))
+            status = summary["status"]   # a LINK_WORDS state, or a conflict (a Reason)
+            line = tr("other board: {status}").format(status=reason(status))
             out.append(Said(line, line, "link"))
         if summary["request"] is not None and summary["request"] != was.get("request"):
             line = tr("the other board asks to take back move {n}: accept or refuse").format(
@@ -259,7 +299,7 @@ def with_reply(referee, state, undone: list[str], spoken: bool) -> str:
     probe, mine, reply = state.copy(), [], []
     for text in undone:
         (mine if referee.at_board(probe.to_move) else reply).append(
-            views.say_move_text(probe, text) if spoken else text)
+            views.say_move_text(probe, text) if spoken else views.show_move(state.game.name, text))
         probe.play(probe.parse_move(text))
     if not mine or not reply:
         return tr(" and ").join(mine or reply)
@@ -283,6 +323,9 @@ def _end(state, names) -> Said:
     winner = state.winner()
     line = (tr("game over, {a} to {b}: a draw").format(a=a, b=b) if winner is None else
             tr("game over, {a} to {b}: {player} wins").format(a=a, b=b, player=names[winner]))
+    why = views.end_words(state)
+    if why:
+        line = tr("{result} ({why})").format(result=line, why=why)
     return Said(line, line, "end")
 
 
@@ -295,7 +338,8 @@ def last_moves(referee, count: int) -> list[Said]:
     out = []
     for i in range(max(0, len(moves) - count), len(moves)):
         who = names[mover(state, i)]
-        out.append(Said(tr("move {n}: {move}").format(n=i + 1, move=moves[i]),
+        out.append(Said(tr("move {n}: {move}").format(
+                            n=i + 1, move=views.show_move(state.game.name, moves[i])),
                         tr("move {n}, {player}: {move}").format(
                             n=views.say_number(i + 1), player=who,
                             move=views.say_move_text(state, moves[i])), "move", i + 1))

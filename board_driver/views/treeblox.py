@@ -10,7 +10,8 @@ from __future__ import annotations
 import math
 
 from board_driver.views import svgkit
-from board_driver.views.base import FRAME_S, OFF, Colour, View, correction_words, kind_colour, scale
+from board_driver.views.base import (FRAME_S, OFF, Colour, View, correction_words, kind_colour,
+                                     piece_name, scale)
 from board_driver.views.paint import Paint
 from board_driver.views.svgkit import el, hexc, title
 from board_driver.views.words import N_, ngettext, tr
@@ -28,29 +29,67 @@ entered: place b2+1 light-branch (one cube above b2), place (-1,0,0) dark-leaf (
 Kinds: dark-leaf, dark-branch, light-leaf, light-branch. press end_turn ends a turn early.""")
 
 
-def site_words(site: str) -> str:
+#: The sides of the board a cell beside it is on, as `site_words` says them.
+SIDES = (N_("left of"), N_("right of"), N_("in front of"), N_("beyond"))
+
+
+def _beside(x: int, y: int, z: int, name, number, table: bool = True) -> str:
+    """A cell beside the board told from the hole it is next to: `name(hole)` says the hole,
+    `number(n)` a count ("beyond c4, on the table", "2 cells left of a1, 1 up")."""
+    near = f"{COLUMNS[min(max(x, 0), SIZE - 1)]}{min(max(y, 0), SIZE - 1) + 1}"
+    sides = [tr(word) for word, beside in zip(SIDES, (x < 0, x >= SIZE, y < 0, y >= SIZE))
+             if beside]
+    where = tr("{sides} {site}").format(sides=tr(" and ").join(sides), site=name(near))
+    far = max(-x, x - SIZE + 1, -y, y - SIZE + 1)
+    if far > 1:
+        where = ngettext("{n} cell {where}", "{n} cells {where}", far).format(
+            n=number(far), where=where)
+    if z == 0 and not table:
+        return where
+    height = tr("on the table") if z == 0 else tr("{n} up").format(n=number(z))
+    return tr("{where}, {height}").format(where=where, height=height)
+
+
+def site_words(site: str, table: bool = True) -> str:
     """A cell as a player says it: a board hole or a cell above one keeps its name ("b2",
     "b2+1"); a cell beside the board is told from the hole it is next to, never as lattice
-    coordinates ("(2,4,0)" -> "beyond c4, on the table")."""
+    coordinates ("(2,4,0)" -> "beyond c4, on the table"; `table` False: without "on the
+    table")."""
     x, y, z = parse_cell(site)
     if 0 <= x < SIZE and 0 <= y < SIZE:
         return site
-    near = f"{COLUMNS[min(max(x, 0), SIZE - 1)]}{min(max(y, 0), SIZE - 1) + 1}"
-    sides = [word for word, beside in (("left of", x < 0), ("right of", x >= SIZE),
-                                       ("in front of", y < 0), ("beyond", y >= SIZE)) if beside]
-    far = max(-x, x - SIZE + 1, -y, y - SIZE + 1)
-    steps = "" if far == 1 else f"{far} cells "
-    height = "on the table" if z == 0 else f"{z} up"
-    return f"{steps}{' and '.join(sides)} {near}, {height}"
+    return _beside(x, y, z, str, str, table)
+
+
+def say_site(state, site: str) -> str:
+    """A cell as a person says it aloud: "B one", "B three, one up", "beyond C four, on the
+    table"."""
+    from board_driver.views import say_number
+
+    try:
+        x, y, z = parse_cell(site)
+    except ValueError:
+        return site
+
+    def hole(name: str) -> str:
+        return f"{name[0].upper()} {say_number(int(name[1:]))}"
+
+    if 0 <= x < SIZE and 0 <= y < SIZE:
+        name = hole(f"{COLUMNS[x]}{y + 1}")
+        return tr("{site}, {n} up").format(site=name, n=say_number(z)) if z else name
+    return _beside(x, y, z, hole, say_number)
 
 
 def move_words(move: str) -> str:
-    """A move as the move list shows it: its notation, except a cube beside the board, whose
-    cell is told from the hole it is next to ("L(2,4,0)" -> "L beyond c4")."""
+    """A move as a screen shows it (views/__init__.py): its notation, except `end` in the
+    language's words, and a cube beside the board, whose cell is told from the hole it is next
+    to ("L(2,4,0)" -> "L beyond c4")."""
+    if move in ("end", "pass"):
+        # TRANSLATORS: Treeblox's move that ends the turn, on a score sheet ("end").
+        return tr("end")
     if not move.endswith(")"):
         return move
-    words = site_words(move[1:])
-    return f"{move[0]} {words.removesuffix(', on the table')}"
+    return f"{move[0]} {site_words(move[1:], table=False)}"
 
 #: The shared legend's words for this game (board_driver/views/__init__.py: `legend`).
 COLOUR_MEANINGS = {"safe": None, "unsafe": None, "choice": None}
@@ -375,7 +414,10 @@ def terminal(state, view: View, paint: Paint) -> str:
                     if not all(0 <= v < SIZE for v in parse_cell(s)[:2]))
     if beside:
         lines.append("  " + tr("beside the board: ") + ", ".join(
-            paint(c[f"player{0 if k.startswith('dark') else 1}"], f"{s} {k}") for s, k in beside))
+            paint(c[f"player{0 if k.startswith('dark') else 1}"],
+                  tr("{site}: {kind}").format(site=site_words(s, table=False),
+                                              kind=piece_name(k, article="")))
+            for s, k in beside))
     for p in (0, 1):
         left = state.cubes_left(p)
         lines.append("  " + tr("{player}: {sees} the sky; {leaves} and {branches} left").format(
@@ -404,9 +446,11 @@ def _count(n: int, one: str, many: str) -> str:
 
 def say_move(state, move: str) -> str:
     """A move as a person says it: "Ld1" -> "a leaf at D one" (the mover's colour is the turn's)."""
-    from board_driver.views import say_site
-
-    piece = {"L": N_("a leaf at {site}"), "B": N_("a branch at {site}")}.get(move[:1])
+    if move in ("end", "pass"):
+        return tr("ends the turn")
+    beside = move.endswith(")")   # a cube beside the board: "a leaf beyond C four, ..."
+    piece = ({"L": N_("a leaf {site}"), "B": N_("a branch {site}")} if beside else
+             {"L": N_("a leaf at {site}"), "B": N_("a branch at {site}")}).get(move[:1])
     if piece is None:
         return say_site(state, move)
     return tr(piece).format(site=say_site(state, move[1:]))
@@ -433,7 +477,7 @@ def hint_reason(state, move) -> str | None:
         holes_after = len(state.available_holes(me))
     finally:
         state.undo()
-    text = str(m)
+    text = move_words(str(m))
     if theirs_after < theirs:
         if theirs_after == 0:
             return tr("{move} shades {player}'s last active leaf.").format(move=text, player=tr(PLAYERS[them]))

@@ -26,6 +26,7 @@ import contextvars
 import hmac
 import math
 import secrets
+import sqlite3
 import json
 import logging
 import time
@@ -156,6 +157,8 @@ class WebServer:
         r.add_post("/api/new-game", self._new_game)
         r.add_post("/api/hint", self._hint)
         r.add_post("/api/seats", self._seats)
+        r.add_get("/api/voice", self._voice)
+        r.add_post("/api/voice", self._set_voice)
         r.add_get("/api/games/{id:\\d+}/review", self._review)
         r.add_get("/ws", self._ws)
         return app
@@ -368,7 +371,7 @@ class WebServer:
         lang = self._language(request)
         with words.speaking(lang):   # and on the page, in the page's
             said = [s.text for s in last_moves(self.door.referee,
-                                               self.door.session.config.voice.repeat_moves)]
+                                               self.door.voice()["repeat_moves"])]
         state = json.loads(self.current(lang))
         return web.json_response({**state, "said": said})
 
@@ -415,7 +418,35 @@ class WebServer:
         data = await self._body(request, {"mode": True})
         return self._act(lambda: self.door.set_hints(data["mode"]))
 
+    async def _set_voice(self, request: web.Request) -> web.Response:
+        """The voice's settings from the page: a JSON object of any of enabled (true/false),
+        language ("en", "zh", or "" for the board's), voice ("" for the language's own), rate,
+        volume, quiet_hours ("21:30-07:00", or "" for none), repeat_moves."""
+        raw = await request.read()
+        try:
+            data = json.loads(raw or b"{}")
+        except (ValueError, RecursionError):
+            raise Refused(400, "the body must be a JSON object") from None
+        try:
+            settings = self.door.set_voice(data)
+        except ConfigError as exc:
+            got = str(exc).partition("; got ")[2]
+            raise Refused(400, (f"{exc.key}: expected {exc.expected}" if exc.key else
+                                f"expected {exc.expected}") + (f"; got {got}" if got else "")
+                          ) from None
+        except games.IllegalMove as exc:
+            raise Refused(409, words.reason(exc.reason)) from None
+        except (JournalError, OSError, sqlite3.Error) as exc:   # (kept first: nothing changed)
+            raise Refused(503, f"the voice's settings could not be kept: {exc}") from None
+        return web.json_response(settings)
+
     # --- reading ----------------------------------------------------------------------------------
+
+    async def _voice(self, request: web.Request) -> web.Response:
+        try:
+            return web.json_response(self.door.voice())
+        except games.IllegalMove as exc:
+            raise Refused(409, words.reason(exc.reason)) from None
 
     async def _asset(self, request: web.Request) -> web.Response:
         _, content_type = ASSETS[request.path]
@@ -455,8 +486,9 @@ class WebServer:
 
     async def _games(self, request: web.Request) -> web.Response:
         journal = self.door.session.journal
-        return web.json_response({"games": [snapshot.history_entry(g)
-                                            for g in journal.history(limit=HISTORY_LIMIT)]})
+        with words.speaking(self._language(request)):   # (the results in the page's language)
+            found = [snapshot.history_entry(g) for g in journal.history(limit=HISTORY_LIMIT)]
+        return web.json_response({"games": found})
 
     def _saved(self, request: web.Request):
         text = request.match_info["id"]
@@ -496,9 +528,11 @@ class WebServer:
             raise Refused(409, f"game {saved.game_id} does not replay: {exc}") from None
         view = views.View(colours=self.door.referee.view.colours, moves="off")
         module = views.view_of(saved.game)
+        with words.speaking(self._language(request)):   # (the moves in the page's language)
+            shown = views.move_words(saved.game, list(saved.moves))
         return web.json_response({
             "id": saved.game_id, "move": upto, "moves": saved.moves,
-            "move_words": views.move_words(saved.game, list(saved.moves)),
+            "move_words": shown,
             "scores": list(state.scores()), "svg": module.svg(state, view),
             "svg3d": module.svg_3d(state, view, []) if hasattr(module, "svg_3d") else None})
 
@@ -528,7 +562,10 @@ class WebServer:
             self._reviews.pop(saved.game_id, None)  # asked again, it is tried again
             log.exception("review of game %d failed", saved.game_id)
             raise Refused(500, f"the review of game {saved.game_id} failed: {exc}") from None
-        return web.json_response({"id": saved.game_id, "game": saved.game, "moves": rows})
+        with words.speaking(self._language(request)):
+            shown = snapshot.review_words(saved.game, rows)
+        return web.json_response({"id": saved.game_id, "game": saved.game, "moves": rows,
+                                  "words": shown})
 
     async def _ws(self, request: web.Request) -> web.StreamResponse:
         if len(self.clients) >= MAX_CLIENTS:

@@ -13,7 +13,7 @@ import games.ai
 from board_driver import views
 from board_driver.referee.reconcile import changed_sites
 from board_driver.views.frame import shown_view
-from board_driver.views.words import tr
+from board_driver.views.words import reason, tr
 
 
 def entries(state, sensed: set[str]) -> list[dict[str, str]]:
@@ -63,6 +63,14 @@ def has_end_turn(state) -> bool:
     return state.end_turn_move() is not None
 
 
+def _level_words(game_name: str, level: str) -> str:
+    """A computer's level as the seat's select reads it: "computer, easy (1180)"."""
+    rated = games.ai.ratings(game_name).get(level)
+    name = tr(views.LEVEL_WORDS.get(level, level))
+    return (tr("computer, {level} ({rating})").format(level=name, rating=round(rated["rating"]))
+            if rated is not None else tr("computer, {level}").format(level=name))
+
+
 def result_words(state, names: tuple[str, str], flagged: int | None = None) -> str | None:
     if flagged is not None:
         return views.flag_words(state.game.name, flagged)
@@ -70,8 +78,10 @@ def result_words(state, names: tuple[str, str], flagged: int | None = None) -> s
         return None
     a, b = state.scores()
     winner = state.winner()
-    return (tr("{player} wins, {a}:{b}").format(player=names[winner], a=a, b=b)
-            if winner is not None else tr("a draw, {a}:{b}").format(a=a, b=b))
+    words = (tr("{player} wins, {a}:{b}").format(player=names[winner], a=a, b=b)
+             if winner is not None else tr("a draw, {a}:{b}").format(a=a, b=b))
+    why = views.end_words(state)
+    return tr("{result} ({why})").format(result=words, why=why) if why else words
 
 
 def page_state(referee, *, layout_name: str, token_required: bool, version: int,
@@ -119,8 +129,9 @@ def page_state(referee, *, layout_name: str, token_required: bool, version: int,
         # Why the lit best move, in one sentence ("d4 completes your square."), or None.
         "hint_reason": view.hint_reason if view.moves == "best" and view.hints else None,
         "hints": list(views.hint_modes(state.game.name)),
+        "hint_words": {m: tr(views.HINT_WORDS.get(m, m)) for m in views.hint_modes(state.game.name)},
         "options": {k: str(v) for k, v in state.options().items()},
-        "option_help": state.game.options(),
+        "option_help": {k: reason(v) for k, v in state.game.options().items()},
         "token_required": token_required,
         "svg": views.svg(state, shown_view(referee)),   # hints only for a player at this board
         "svg3d": svg3d,
@@ -132,10 +143,10 @@ def page_state(referee, *, layout_name: str, token_required: bool, version: int,
         "seat_choices": ["human"] + [f"computer:{name}" for name in games.ai.LEVELS],
         # How the select reads each choice: a level with its rating in this game (Elo, a
         # greedy player 1000; docs/ai.md), "computer, easy (1180)".
-        "seat_labels": {"human": "human", **{
-            f"computer:{name}": f"computer, {games.ai.level_label(state.game.name, name)}"
-            for name in games.ai.LEVELS}},
-        "remote": remote,
+        "seat_labels": {"human": tr("human"), **{
+            f"computer:{name}": _level_words(state.game.name, name) for name in games.ai.LEVELS}},
+        # (with the link's state in the page's words: `status` stays the state as sent)
+        "remote": None if remote is None else {**remote, "status_words": reason(remote["status"])},
         # What the board means, from the views: every colour it may show now (the legend the
         # sim prints too), what the mover must do that no piece shows, and in a remote game
         # which player this board plays.
@@ -188,7 +199,8 @@ def takeback_question(referee) -> str | None:
         move = probe.undo()
         undone.append((str(move), referee.at_board(probe.to_move)))
     lift = "" if referee.touch is not None else tr(" Lift its pieces from the board afterwards.")
-    return tr("Take back {moves}?{lift}").format(moves=takeback_words(undone), lift=lift)
+    return tr("Take back {moves}?{lift}").format(moves=takeback_words(state.game.name, undone),
+                                                 lift=lift)
 
 
 def saved_state(saved, upto: int | None = None) -> games.State:
@@ -206,11 +218,19 @@ def history_entry(saved) -> dict[str, Any]:
     scores = summary.get("scores")
     result = None
     if scores:
-        result = (f"{names[winner]} wins, {scores[0]}:{scores[1]}" if winner in (0, 1)
-                  else f"a draw, {scores[0]}:{scores[1]}")
+        result = (tr("{player} wins, {a}:{b}").format(player=names[winner], a=scores[0],
+                                                          b=scores[1]) if winner in (0, 1)
+                  else tr("a draw, {a}:{b}").format(a=scores[0], b=scores[1]))
     return {"id": saved.game_id, "game": saved.game, "options": saved.options,
             "moves": len(saved.moves), "result": result, "status": saved.status,
             "started_at": saved.started_at, "finished_at": saved.finished_at}
+
+
+def review_words(game: str, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each review row's move and best moves as the page shows them, in the language asked for
+    (`views.show_move`: Arbos `seed C2`, zh 播种 C2); the rows keep the notation."""
+    return [{"move": views.show_move(game, r["move"]),
+             "best": [views.show_move(game, b) for b in r["best"]]} for r in rows]
 
 
 REVIEW_SECONDS = 8.0   # a whole game's review, shared among its positions

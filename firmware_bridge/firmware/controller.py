@@ -176,18 +176,21 @@ class Controller:
         """A cell that holds a token read empty for fewer scans than the debounce, then held
         one again: a seed swapped for a spore faster than the debounce (or a knock). The host's
         referee must see that the cell went empty (an Arbos replacement), so it is said as
-        the two changes it was, out and back, each vouched for (PROTOCOL.md, "A gap shorter
-        than the debounce"). A token arriving with a bounce is no such thing: only a present
+        the two changes it was, out and back, in two CHANGEs in a row (PROTOCOL.md, "A gap
+        shorter than the debounce"). A token arriving with a bounce is no such thing: only a present
         cell's gap is said."""
         stable = self.stable
         code = stable[channel]
         stable[channel] = protocol.CODE_EMPTY
         gone = protocol.crc32(stable)
         stable[channel] = code
+        # Out and back in two frames in a row, and no witness between: the host reports the
+        # empty cell only with the piece back at the same instant, so a line that loses the
+        # second frame loses the gap, never leaves the piece taken off. The scan's closing
+        # HEARTBEAT vouches for the board with the piece back; the repeats say it again.
         self.send(self.encoder.change(channel, protocol.CODE_EMPTY, gone))
-        self.send(self.encoder.heartbeat(gone, protocol.crc32(self.rgb)))
-        # The scan's closing HEARTBEAT is this one's second witness.
         self.send(self.encoder.change(channel, code, self.board_crc))
+        self.remember(channel)
 
     def remember(self, channel):
         recent = self.recent

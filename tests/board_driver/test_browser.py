@@ -352,3 +352,53 @@ def test_the_page_in_chinese_follows_the_browser_and_switches(browser, sims):
     page.wait_for_selector("#title:text-is('Tree Planting')")
     page.evaluate("localStorage.removeItem('treeboard-language')")
     page.close()
+
+
+def test_the_voice_settings_changed_on_the_page(browser, sims, tmp_path):
+    """The page shows [voice] and changes it through the door: the next sentence is said in
+    the new language, a bad value is refused naming the field (nothing changes), and the
+    change survives a restart."""
+    voice_dir = tmp_path / "voice"
+    sim = sims("--voice-dir", str(voice_dir))
+    port = sim.port
+    page = browser.new_page()
+    page.goto(sim.url)
+    page.wait_for_selector("body[data-connected=yes]")
+    page.click("#voice summary")
+    page.wait_for_selector("#voice-health:text-is('The board speaks.')")
+    assert page.input_value("#voice-form [name=rate]") == "160"
+    assert page.is_checked("#voice-form [name=enabled]")
+    # A bad value: the board says which field and what it expects; nothing changes.
+    page.fill("#voice-form [name=rate]", "9000")
+    page.click("#voice-form button[type=submit]")
+    page.wait_for_selector("#toast:not([hidden])")
+    assert page.inner_text("#toast").startswith("rate: expected words a minute from 80 to 450")
+    voice = json.loads(page.evaluate("fetch('/api/voice').then((r) => r.text())"))
+    assert voice["rate"] == 160 and voice["language"] is None
+    # A good change: Chinese, slower, five moves read back.
+    page.fill("#voice-form [name=rate]", "130")
+    page.fill("#voice-form [name=repeat_moves]", "5")
+    page.select_option("#voice-form [name=language]", "zh")
+    page.click("#voice-form button[type=submit]")
+    page.wait_for_selector("#toast:has-text(\"The voice's settings are saved\")")
+    sim.type("place h0.0")
+    deadline = time.monotonic() + 10
+    said: list[str] = []
+    while time.monotonic() < deadline and not said:
+        said = [p.read_text(encoding="utf-8").strip() for p in sorted(voice_dir.glob("*.txt"))]
+        time.sleep(0.05)
+    assert said == ["第一步，一号玩家：第一行第一格的上槽"]
+    screenshots(page, "voice-settings")
+    # A restart: the page shows what it changed, kept with the board's journal.
+    sim.stop()
+    sim = sims("--voice-dir", str(voice_dir), port=port, new_game=False)
+    page.reload()
+    page.wait_for_selector("body[data-connected=yes]")
+    page.click("#voice summary")
+    deadline = time.monotonic() + 10
+    while page.input_value("#voice-form [name=rate]") != "130" and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert page.input_value("#voice-form [name=rate]") == "130"
+    assert page.input_value("#voice-form [name=language]") == "zh"
+    assert page.input_value("#voice-form [name=repeat_moves]") == "5"
+    page.close()

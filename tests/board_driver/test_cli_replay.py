@@ -161,3 +161,43 @@ def test_games_lists_each_games_levels_with_their_ratings(capsys, monkeypatch, t
     assert len(levels) == len(games.names())
     assert "  computer levels: beginner, easy (1234), medium, hard, strongest" in levels
     assert "  computer levels: beginner, easy, medium, hard, strongest" in levels
+
+
+def arbos_game(seed: int = 3) -> dict:
+    """A whole random Arbos game with the players' own setup (its `seed C7` moves)."""
+    import random
+
+    import games
+
+    rng = random.Random(seed)
+    state = games.get_game("arbos").new_state(board="8x8", setup="chosen")
+    while not state.is_over() and len(state.moves) < 600:
+        state.play(rng.choice(sorted(state.legal_moves(), key=str)))
+    return state.summary()
+
+
+@pytest.mark.parametrize("sep", ["\n", " "])
+def test_arbos_replay_reads_its_own_summarys_moves(sep):
+    """`seed C7` is two words (docs/games/arbos.md "Notation"): replay reads the notation as
+    the game writes it, one move a line or all on one line."""
+    summary = arbos_game()
+    moves = summary["moves"]
+    assert any(m.startswith("seed ") for m in moves) and len(moves) > 20
+    out = run("replay", "--game", "arbos", "--board", "8x8", "--setup", "chosen", "-",
+              stdin=sep.join(moves) + "\n")
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout) == json.loads(json.dumps(summary))
+
+
+@pytest.mark.parametrize("moves,position,words", [
+    ("seed C3 seed I1", "move 2 (seed I1)", "I1"),   # past the 8x8 board: the pair's reason
+    ("seed C3 seed Z9", "move 2 (seed)", "a move is 'seed C7'"),
+    ("seed C3 seed", "move 2 (seed)", "a move is 'seed C7'"),    # the input ends
+    ("seed C3 zz C4", "move 2 (zz)", "a move is 'seed C7'"),
+    ("seed C3 seed C4", "move 2 (seed C4)", "too close"),         # a move, not allowed
+])
+def test_arbos_replay_names_the_bad_move_and_what_was_expected(moves, position, words):
+    out = run("replay", "--game", "arbos", "--board", "8x8", "--setup", "chosen", "-",
+              stdin=moves)
+    assert out.returncode == 2 and out.stdout == ""
+    assert position in out.stderr and words in out.stderr, out.stderr

@@ -88,10 +88,11 @@ def test_the_hint_worker_answers_the_reason_of_its_best_move():
 
     state = games.get_game("tree-planting").new_state(board="2x2")
     state.play_all(["h0.0", "v0.0", "h1.0"])
-    sites, reason = advice(state.to_json(), 5.0)
+    sites, reason, move = advice(state.to_json(), 5.0)
     # Exact: closing square 0.0 (v0.1) is the best move, and the reason says so.
     assert sites["v0.1"] == "best"
     assert reason == "v0.1 closes a square: plant your tree and move again."
     # In the board's language: the worker is another process, told it with the position.
-    _, chinese = advice(state.to_json(), 5.0, "zh")
+    assert move == "v0.1"
+    _, chinese, _ = advice(state.to_json(), 5.0, "zh")
     assert chinese != reason and "v0.1" in chinese and not chinese.isascii()

@@ -224,3 +224,19 @@ def test_the_computer_does_not_play_while_the_board_is_being_set_up(board):
     t.referee.seats = ("computer:easy", "human")
     seat.poke()
     assert t.referee.menu.open and asked == []
+
+
+def test_the_board_says_its_menu_aloud(board):
+    """With no screen, the voice says what the menu has chosen after each choice, and that it
+    closed (trace's "said": what the daemon's voice says)."""
+    t = board("fangqi-7x7-matrix")
+    opened = open_menu(t, None)
+    assert opened["said"][-1] == ("menu: two people play, clock none, hints safe; put a piece on "
+                                  "a lit site to choose, on the blinking green one to apply; "
+                                  "lift both corner pieces to leave")
+    chosen = put(t, site_of(t, "seats", "computer-2"), None)
+    assert chosen["said"] == [opened["said"][-1].replace(
+        "two people play", "the computer plays White (medium)")]
+    assert put(t, site_of(t, "seats", "computer-2"), None)["said"] == []   # nothing new
+    applied = put(t, site_of(t, "apply"), None)
+    assert "menu: closed" in applied["said"]

@@ -31,9 +31,10 @@ class FakeReferee:
     def at_board(self, player):
         return player == 0
 
-    def set_hints(self, hints, reason=None):
+    def set_hints(self, hints, reason=None, move=None):
         self.view.hints = hints
         self.view.hint_reason = reason
+        self.view.hint_move = move
 
     def play_for_seat(self, move, now, origin):
         assert origin == "computer"

@@ -10,6 +10,8 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 from board_driver.config import sim_config
 from board_driver.cli.sim import EXIT_INTERRUPTED, run_sim
 from board_driver.referee.tracer import Tracer
@@ -191,3 +193,83 @@ def test_the_sim_says_the_menu(tmp_path):
     assert "menu: the computer plays White (medium), clock 5+3, hints safe;" in out
     assert "menu: closed; lift its pieces off the board\nnew game of Fangqi" in out
     assert "clocks: Black 5:00, White 5:00" in out
+
+
+def test_what_quit_waits_for_the_last_action_settled_and_said(tmp_path):
+    from board_driver.cli.sim import Terminal, all_said
+
+    t = Tracer(sim_config(journal=str(tmp_path / "t.sqlite")))
+    try:
+        term = Terminal(io.StringIO())
+        term.start(t.session)
+        assert all_said(t.session, term, None)
+        t.step("place", ["h0.0"])                      # played: not said yet
+        assert not all_said(t.session, term, None)
+        term(t.session)
+        assert all_said(t.session, term, None)
+        t.board.place("h1.0")                          # on the board, not yet in the reading
+        placed = lambda: t.referee.physical.get("h1.0") is not None  # noqa: E731
+        assert not all_said(t.session, term, placed)
+        t.session.hardware.source.scan_once()          # seen, still settling (debounce)
+        assert t.referee.next_deadline() is not None
+        assert not all_said(t.session, term, None)
+        t.step("wait", ["100"])
+        term(t.session)
+        assert all_said(t.session, term, placed)
+    finally:
+        t.close()
+
+
+@pytest.mark.parametrize("lines, said", [
+    # a touch game's tap: its words come with the next frame
+    ("tap a3\nquit\n", "selected a3: tap a4 b4 to grow there; hold a3 for retreat:a3; tap a3 again to cancel"),
+    # a lift that takes the move back: said once the lift has settled (debounce)
+    ("place h0.0\nlift h0.0\nquit\n", "takeback of h0.0"),
+    # the input ends without quit: the same
+    ("tap a3\n", "selected a3: tap a4 b4 to grow there; hold a3 for retreat:a3; tap a3 again to cancel"),
+])
+def test_quit_shows_what_the_last_action_did(tmp_path, lines, said):
+    """Pasted into a terminal (no settling between lines), `quit` right after an action still
+    shows what the action did (`all_said`, above: exactly that, not a fixed time)."""
+    layout = "game-for-the-trees-matrix" if lines.startswith("tap") else None
+    config = sim_config(journal=str(tmp_path / "j.sqlite"),
+                        **({"layout": layout} if layout else {}))
+    out = io.StringIO()
+    assert run_sim(config, stdin=_Pasted(lines), out=out) == 0
+    assert said in out.getvalue().splitlines(), out.getvalue()[-600:]
+
+
+def test_input_that_goes_on_after_quit_ends_quietly(tmp_path, monkeypatch):
+    """The line reader is a thread: a line typed after `quit`, when the sim's loop has closed,
+    ends the reader without an error (it once raced the loop's end, behind a fixed sleep)."""
+    import threading
+
+    errors, over = [], threading.Event()
+
+    def hook(args):
+        errors.append(args.exc_value)
+        over.set()
+
+    monkeypatch.setattr(threading, "excepthook", hook)
+    ended = threading.Event()
+
+    def typed():
+        try:
+            yield "place h0.0\n"
+            yield "quit\n"
+            ended.wait(10)
+            yield "lift h0.0\n"     # after the sim has ended
+        finally:
+            over.set()
+
+    class Typed:
+        def __iter__(self):
+            return typed()
+
+    out = io.StringIO()
+    config = sim_config(journal=str(tmp_path / "j.sqlite"))
+    assert run_sim(config, stdin=Typed(), out=out) == 0
+    assert "move 1: h0.0 (player 2 to move)" in out.getvalue()
+    ended.set()
+    assert over.wait(10)
+    assert errors == []

@@ -14,6 +14,8 @@ import re
 import shutil
 import subprocess
 import sys
+import threading
+import time
 import wave
 from pathlib import Path
 
@@ -156,3 +158,119 @@ def test_the_sim_speaks_through_the_daemons_worker_and_repeats(tmp_path):
                         "第三步，一号玩家：第二行第一格的上槽",
                         "比分0比0，轮到二号玩家"]
     assert "第 3 步：h1.0" in out.getvalue()
+
+
+def test_the_voice_says_why_the_hinted_move(tmp_path):
+    # Hints "best" on a 2x2 Tree Planting board: after h0.0 v0.0 h1.0 the computer's worker
+    # finds v0.1 (exact), and the board says why, in Chinese, once.
+    config = sim_config(journal=str(tmp_path / "j.sqlite"), language="zh", moves="best",
+                        layout="tree-planting-4x4-matrix", game_options={"board": "2x2"})
+    config.voice = Voice(enabled=True, wav_dir=str(tmp_path / "voice"))
+    out = io.StringIO()
+    read, write = os.pipe()
+    hands, lines = os.fdopen(write, "w"), os.fdopen(read)
+    done: list[int] = []
+    sim = threading.Thread(target=lambda: done.append(run_sim(config, stdin=lines, out=out)),
+                           daemon=True)
+    said: list[str] = []
+    try:
+        sim.start()
+        hands.write("place h0.0\nplace v0.0\nplace h1.0\n")
+        hands.flush()
+        # (the worker's answer comes when it comes: on a loaded machine, seconds)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not any("围成" in s for s in said):
+            said = [p.read_text(encoding="utf-8").strip()
+                    for p in sorted((tmp_path / "voice").glob("*.txt"))]
+            time.sleep(0.05)
+        hands.write("quit\n")
+        hands.close()
+        sim.join(30)
+        assert done == [0]
+    finally:
+        lines.close()
+        words.use("en")
+    said = [p.read_text(encoding="utf-8").strip()
+            for p in sorted((tmp_path / "voice").glob("*.txt"))]
+    import games
+    from board_driver import views
+
+    state = games.get_game("tree-planting").new_state(board="2x2")
+    state.play_all(["h0.0", "v0.0", "h1.0"])
+    with words.speaking("zh"):
+        reason = views.hint_reason(state, state.parse_move("v0.1"))
+        sentence = words.tr("hint: {reason}").format(reason=reason)
+    assert "v0.1" in reason and not reason.isascii()
+    # spoken with the move as a person says it
+    with words.speaking("zh"):
+        sentence = sentence.replace("v0.1", views.say_move_text(state, "v0.1"))
+    assert "v0.1" not in sentence and "第一行第二格的左槽" in sentence
+    # said once, after the third move (the hints of the positions before: their own reasons)
+    assert said.count(sentence) == 1
+    assert said.index(sentence) > said.index("第三步，一号玩家：第二行第一格的上槽")
+
+
+# --- the ALSA path: espeak-ng's --stdout into aplay on [voice] device -------------------------
+
+if shutil.which("aplay") is None and os.environ.get("CI") == "true":
+    raise RuntimeError("aplay is missing: ./dev installs it (apt-get install alsa-utils)")
+needs_aplay = pytest.mark.skipif(shutil.which("aplay") is None,
+                                 reason="aplay is not installed (./dev test installs alsa-utils)")
+
+
+@needs_aplay
+def test_the_speech_thread_plays_through_aplay_on_an_alsa_device(tmp_path):
+    # ALSA's null PCM needs no sound card: the whole pipe runs, and nothing is said wrong.
+    sentence = "move one, player 1: the top groove of row one, square one"
+    speech = Speech(Espeak(Voice(enabled=True, device="null")), Voice(device="null"), "en")
+    speech.start()
+    speech.say([sentence])
+    speech.stop()
+    assert speech.health == "stopped" and [text for text, _ in speech.said] == [sentence]
+    # ALSA's file PCM writes what aplay played: espeak-ng's speech came through the pipe.
+    raw = tmp_path / "played.raw"
+    device = f"file:'{raw}',raw"
+    speech = Speech(Espeak(Voice(enabled=True, device=device)), Voice(device=device), "en")
+    speech.start()
+    speech.say([sentence])
+    speech.stop()
+    assert [text for text, _ in speech.said] == [sentence]
+    samples = array.array("h", raw.read_bytes())   # espeak-ng: 22050 Hz, 16 bit, mono
+    seconds = len(samples) / 22050
+    assert 0.5 * expected_seconds(sentence, 160) < seconds < 2.5 * expected_seconds(sentence, 160)
+    assert max(map(abs, samples)) > 1000   # sound, not silence
+
+
+@needs_aplay
+def test_a_bad_alsa_device_is_the_voice_down_on_the_board(tmp_path):
+    """aplay cannot open the device: the daemon's supervisor shows the voice down, with
+    aplay's reason, on the LEDs' turn blinks and the page; the board referees on."""
+    import asyncio
+
+    from board_driver.daemon.loop import Daemon
+    from board_driver.daemon.notify import Notifier
+    from board_driver.daemon.supervisor import DOWN
+
+    config = sim_config(journal=str(tmp_path / "j.sqlite"))
+    config.voice = Voice(enabled=True, device="nosuchdevice")
+    daemon = Daemon(config, notifier=Notifier(None), new_game=True)
+
+    async def scenario():
+        runner = asyncio.ensure_future(daemon.run())
+        await asyncio.wait_for(daemon.started.wait(), 30)
+        daemon.say("move one")
+        part = daemon.supervisor.parts["voice"]
+        for _ in range(300):
+            if part.state == DOWN:
+                break
+            await asyncio.sleep(0.1)
+        assert part.state == DOWN
+        parts, words_down = daemon.door.parts()
+        assert words_down == "voice down: device missing", words_down
+        why = [p["why"] for p in parts if p["name"] == "voice"][0]   # the page's details
+        assert why.startswith("aplay -D nosuchdevice:") and "Unknown PCM nosuchdevice" in why
+        assert daemon.supervisor.watchdog_ok()   # the board still referees
+        daemon.stop()
+        await asyncio.wait_for(runner, 30)
+
+    asyncio.run(scenario())

@@ -72,7 +72,38 @@ def test_only_a_critical_part_that_stays_down_withholds_the_watchdog():
         sup.poll()
     assert sup.parts["computer"].state == DOWN
     assert sup.watchdog_ok() and sup.troubled() == "part"
-    assert sup.down_words() == "computer down: its process died"
+    # A reason the part cannot classify stays out of the player's line (the log and the
+    # page's details have it).
+    assert sup.down_words() == "computer down"
+    assert sup.down_details() == "computer down: its process died"
+
+
+def test_a_part_down_says_its_trouble_in_a_few_translated_words():
+    from board_driver.views import words
+    from hardware.base import MISSING, SILENT, Problem
+
+    clock = Clock()
+    sup = Supervisor(clock, backoff_initial=1.0, backoff_max=1.0, give_up_after=1)
+    raw = "bridge on /dev/ttyACM0: no heartbeat or change from the firmware for 3.0 s"
+    sup.add(Part("bridge", check=lambda: Problem(raw, SILENT), restart=lambda: None,
+                 critical=True))
+
+    def cannot():
+        raise OSError("espeak-ng vanished")
+
+    sup.add(Part("voice", check=lambda: Problem("espeak-ng is not installed", MISSING),
+                 restart=cannot))
+    sup.poll()
+    assert sup.down_words() == "bridge restarting: no answer; voice restarting: device missing"
+    with words.speaking("zh"):
+        said = sup.down_words()
+    assert said == "微控制器连接正在重启：没有回应；声音正在重启：找不到设备", said
+    # The program's own reason, whole, for the log and the page's details
+    parts = {p["name"]: p for p in sup.summary()}
+    assert parts["bridge"]["why"] == raw and parts["bridge"]["trouble"] == "silent"
+    assert "espeak-ng vanished" in parts["voice"]["why"]   # (a restart that failed)
+    assert parts["voice"]["trouble"] == "missing"           # keeps its kind
+    assert raw in sup.down_details()
 
 
 def test_a_restart_that_raises_says_why_and_a_reported_death_is_restarted():
@@ -389,8 +420,11 @@ def test_the_remote_links_task_that_dies_is_restarted_and_says_why(tmp_path, cap
         link.settings = dataclasses.replace(settings, tls=True, ca_file=str(ca))
         await until(lambda: part.state == DOWN, "the remote link to be down")
         assert "FileNotFoundError" in part.why and sup.troubled() == "part"
-        words = daemon.door.parts()[1]
-        assert words.startswith("remote link down: FileNotFoundError")
+        parts, words = daemon.door.parts()
+        assert words == "remote link down: stopped working"   # the player's few words
+        # and the program's own reason in the page's details
+        assert [p["why"] for p in parts if p["name"] == "remote link"][0].startswith(
+            "FileNotFoundError")
         assert sup.watchdog_ok()  # the board still referees its own moves
         link.settings = settings   # mended
         await until(lambda: part.state == UP, "the remote link to be up again", timeout=30)

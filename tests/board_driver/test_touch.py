@@ -144,19 +144,19 @@ def test_a_move_made_another_way_ends_the_selection():
 
 def test_the_selection_in_words_for_sim():
     t, s = TouchInput(), Lamps(lit={"b"})
-    assert t.words() is None
+    assert t.words("lamps") is None
     touch(t, s, "b", 1.0)
-    assert t.words() == ("selected b: tap c to grow there; hold b for out b; "
+    assert t.words("lamps") == ("selected b: tap c to grow there; hold b for out b; "
                          "tap b again to cancel")
     touch(t, s, "c", 2.0)
-    assert t.words() == ("2 turns lead to c; offered b-c (1 of 2): tap c to play it, "
+    assert t.words("lamps") == ("2 turns lead to c; offered b-c (1 of 2): tap c to play it, "
                          "b for the next")
 
 
 def test_a_hold_is_cancelled_by_any_other_tap_and_says_so():
     t, s = TouchInput(hold_s=1.0), Lamps(lit={"a", "b"})
     assert touch(t, s, "a", 1.0, length=1.5) is None and t.offered == "out a"
-    assert t.words() == "out a? tap a again to confirm; any other square cancels"
+    assert t.words("lamps") == "out a? tap a again to confirm; any other square cancels"
     assert touch(t, s, "b", 3.0) is None and t.selected is None and s.played == []
     assert t.note_words(("W", "B")) == "tap on b: cancelled, nothing is selected"
     assert t.flash == ("b", 3.1 + FLASH_S)
@@ -166,7 +166,7 @@ def test_a_move_that_loses_at_once_waits_for_a_second_tap():
     t, s = TouchInput(), Lamps(lit={"y"})
     touch(t, s, "y", 1.0)
     assert touch(t, s, "z", 2.0) is None and t.confirming and s.played == []
-    assert t.words() == "y-z and loses the game? tap z again to confirm; any other square cancels"
+    assert t.words("lamps") == "y-z and loses the game? tap z again to confirm; any other square cancels"
     assert touch(t, s, "z", 3.0) == "y-z"
 
 

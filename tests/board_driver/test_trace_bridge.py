@@ -148,18 +148,9 @@ def test_a_misplay_through_the_whole_bridge_board_is_one_move(tmp_path, name):
         t.referee.listeners.append(lambda what, move, origin: heard.append((what, str(move))))
         sites = {"piece": "h0.0", "neighbour": "h0.1"}
 
-        def until(when):   # simulated time passes: the firmware scans, the referee decides
-            while (due := t.referee.next_deadline()) is not None and due < when:
-                due = max(t.clock.now, due) + 0.0005   # (as Tracer.settle steps)
-                t.board.run_until(due)
-                t.clock.now = due
-                t.referee.tick(t.clock.now)
-            t.board.run_until(when)
-            t.clock.now = max(t.clock.now, when)
-
         start = t.board.firmware.firmware.next_scan / 1000 + 0.001   # a hand at a random phase
         for ms, cell, on in MISPLAYS[name]:
-            until(start + ms / 1000)
+            t.run_until(start + ms / 1000)
             (t.board.place if on else t.board.lift)(sites[cell])
         t.step("wait", ["300"])
         assert heard == [("move", "h0.0")], name

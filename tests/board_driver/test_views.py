@@ -224,6 +224,14 @@ def test_the_generic_view_lists_every_site_and_piece():
     assert sites["h0.0"].get("data-kind") == "rod"
     assert sites["h1.1"].get("data-fix") == "take the piece off"
     assert "h0.0: rod" in generic.terminal(state, view(), Paint(False))
+    # its labels in the board's language, too
+    from board_driver.views import words
+
+    with words.speaking("zh"):
+        picture = generic.svg(state, view())
+        empty = generic.terminal(planting(), view(), Paint(False))
+    assert "h0.0：小棍" in picture and "h1.1：空" in picture and "棋盘" in picture
+    assert empty.strip() == "（棋盘是空的）"
 
 
 def test_treeblox_3d_view_turns_to_show_the_other_side():

@@ -392,3 +392,112 @@ def test_each_page_in_its_own_language_and_the_board_in_its_own(tmp_path):
             async with http.get(url + "/api/state") as r:
                 assert (await r.json())["title"] == "Tree Planting"
     run(scenario())
+
+
+def test_the_voice_settings_on_the_page_apply_at_once_and_survive_a_restart(tmp_path):
+    """GET/POST /api/voice, through the door: a change applies to the next sentence, is kept
+    in the journal (never in the config file) and survives a restart; a bad value is a 400
+    naming the field and changes nothing; an edited config's [voice] wins over an older
+    change from the page."""
+    import dataclasses
+
+    from board_driver.config import Voice
+
+    voice_dir = tmp_path / "voice"
+    config_voice = Voice(enabled=False, wav_dir=str(voice_dir))
+    journal = str(tmp_path / "j.sqlite")
+
+    async def said():
+        for _ in range(300):
+            texts = [p.read_text(encoding="utf-8").strip() for p in sorted(voice_dir.glob("*.txt"))]
+            if texts:
+                return texts
+            await asyncio.sleep(0.05)
+        return []
+
+    async def first():
+        async with running(tmp_path, journal=journal, voice=dataclasses.replace(config_voice)) \
+                as daemon, aiohttp.ClientSession() as http:
+            async with http.get(base_url(daemon) + "/api/voice") as r:
+                shown = await r.json()
+            assert shown["enabled"] is False and shown["rate"] == 160 and shown["health"] == "off"
+            for bad, field, expected in [
+                    ({"rate": 9000}, "rate", "rate: expected words a minute from 80 to 450; got 9000"),
+                    ({"volume": "loud"}, "volume", "volume: expected a volume from 0 to 200"),
+                    ({"quiet_hours": "late"}, "quiet_hours", 'quiet_hours: expected "HH:MM-HH:MM"'),
+                    ({"device": "hw:0"}, "device", "device: expected one of enabled, language"),
+                    ({"enabled": "yes", "rate": 200}, "enabled", "enabled: expected true or false"),
+                    ([1], "", "expected a JSON object")]:
+                status, body = await post(http, daemon, "/api/voice", bad)
+                assert status == 400 and body["error"].startswith(expected), (field, body)
+            assert daemon.voice == daemon.config.voice   # nothing changed
+            status, body = await post(http, daemon, "/api/voice", {
+                "enabled": True, "rate": 200, "language": "zh", "quiet_hours": "",
+                "repeat_moves": 5})
+            assert status == 200 and body["enabled"] and body["rate"] == 200
+            assert body["language"] == "zh" and body["repeat_moves"] == 5
+            # the next sentence: spoken in Chinese, at the new rate
+            await hands(daemon, "place", "h0.0")
+            assert await said() == ["第一步，一号玩家：第一行第一格的上槽"]
+            assert daemon.speech.engine.settings.rate == 200
+        assert not (tmp_path / "config.toml").exists()
+
+    async def restarted(voice, expect_rate):
+        async with running(tmp_path, journal=journal, new_game=False, voice=voice) as daemon, \
+                aiohttp.ClientSession() as http:
+            async with http.get(base_url(daemon) + "/api/voice") as r:
+                shown = await r.json()
+            assert shown["rate"] == expect_rate
+            return shown
+
+    run(first())
+    shown = run(restarted(dataclasses.replace(config_voice), 200))
+    assert shown["enabled"] and shown["language"] == "zh" and shown["repeat_moves"] == 5
+    # The config's [voice] edited since: it wins (the page's older change is not applied).
+    shown = run(restarted(dataclasses.replace(config_voice, rate=150), 150))
+    assert shown["enabled"] is False and shown["language"] is None
+
+
+def test_a_saved_games_moves_in_the_pages_language(tmp_path):
+    """The replay's move list shows the moves in the page's words (Arbos `seed C2`: zh 播种 C2);
+    the moves themselves stay the notation."""
+    import random
+
+    path = str(tmp_path / "j.sqlite")
+    rng = random.Random(5)
+    done = games.get_game("arbos").new_state(board="8x8", setup="chosen")
+    while not done.is_over() and len(done.moves) < 600:
+        done.play(rng.choice(sorted(done.legal_moves(), key=str)))
+    journal_finished(path, done)
+
+    async def scenario():
+        async with running(tmp_path, journal=path, new_game=False) as daemon, \
+                aiohttp.ClientSession() as http:
+            url = base_url(daemon)
+            async with http.get(url + "/api/games/1/position?move=1&lang=zh") as r:
+                zh = await r.json()
+            async with http.get(url + "/api/games/1/position?move=1") as r:
+                en = await r.json()
+            first = str(done.moves[0])
+            assert first.startswith("seed ") and zh["moves"][0] == en["moves"][0] == first
+            assert zh["move_words"][0] == "播种 " + first[5:]
+            assert en["move_words"][0] == first
+            async with http.get(url + "/api/games?lang=zh") as r:
+                listed = (await r.json())["games"]
+            a, b = done.scores()
+            assert listed[0]["result"] in (f"白方获胜，{a}:{b}", f"黑方获胜，{a}:{b}", f"和棋，{a}:{b}")
+    run(scenario())
+
+
+def test_a_reviews_moves_in_the_pages_words():
+    from board_driver.views import words
+    from board_driver.web import snapshot
+
+    rows = [{"n": 1, "move": "seed C2", "best": ["seed D4", "seed B7"]},
+            {"n": 2, "move": "C4=", "best": ["pass"]}]
+    with words.speaking("zh"):
+        shown = snapshot.review_words("arbos", rows)
+    assert shown == [{"move": "播种 C2", "best": ["播种 D4", "播种 B7"]},
+                     {"move": "C4=", "best": ["停一手"]}]
+    assert snapshot.review_words("arbos", rows)[0] == {"move": "seed C2",
+                                                        "best": ["seed D4", "seed B7"]}

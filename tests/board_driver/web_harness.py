@@ -15,8 +15,11 @@ from board_driver.daemon.loop import Daemon
 
 @contextlib.asynccontextmanager
 async def running(tmp_path, *, layout: str | None = None, token: str | None = None,
-                  port: int = 0, journal: str | None = None, new_game: bool = True):
+                  port: int = 0, journal: str | None = None, new_game: bool = True,
+                  voice=None):
     overrides = {"layout": layout} if layout else {}
+    if voice is not None:
+        overrides["voice"] = voice
     config = sim_config(journal=journal or str(tmp_path / "j.sqlite"), **overrides)
     config.web_port, config.web_token = port, token
     daemon = Daemon(config, new_game=new_game, web=True)

@@ -136,3 +136,25 @@ def test_a_firmware_of_protocol_1_is_told_to_reflash():
         fw.join()
         os.close(master)
         os.close(slave)
+
+
+def test_a_forged_change_before_a_genuine_repeat_is_no_gap(make_firmware, make_bridge):
+    # A gap is two CHANGEs in a row, out and back (PROTOCOL.md). A forger slips in a CHANGE
+    # "channel 3 empty" with the seq the line has just had, right before the firmware repeats
+    # "channel 3 present": the pair looks like a gap, but its first frame came out of sequence.
+    fw = make_firmware()
+    source, sink = make_bridge(fw.port)
+    a_real_move(fw, source, 3)
+    rec = Recorder()
+    source.start(rec)
+    with fw._lock:
+        assert fw._fw.recent and fw._fw.recent[-1][0] == 3  # channel 3's repeats are due
+        enc = protocol.Encoder()
+        enc.seq = (fw._fw.encoder.seq - 1) & 0xFF
+        board = bytearray(fw._fw.stable)
+        board[3] = protocol.CODE_EMPTY
+        os.write(fw._pty.master, enc.change(3, protocol.CODE_EMPTY, protocol.crc32(board)))
+        fw._fw.repeat()  # the genuine CHANGE(3, present), the next seq
+    a_real_move(fw, source, 4)  # the line is FIFO: by now both were read
+    assert [(e.channel, e.value) for e in rec.events] == [(4, PRESENT)]
+    assert sink.link.stats["gaps_said"] == 0

@@ -86,3 +86,48 @@ def test_the_lockstep_needs_a_settable_clock():
 
     with pytest.raises(HardwareError, match="simulated clock"):
         LockstepBridge(2, 2, 4, lambda: 0.0)
+
+
+class LoseFrames:
+    """A line that loses the gap's CHANGE saying `code` for CELL (once), and nothing else."""
+
+    def __init__(self, code):
+        self.code = code
+        self.lost = 0
+
+    def apply(self, chunk):
+        for msg in protocol.FrameDecoder().feed(chunk):
+            if not self.lost and msg.type == protocol.CHANGE and msg.channel == CELL \
+                    and msg.code == self.code:
+                self.lost += 1
+                return b""
+        return chunk
+
+
+@pytest.mark.parametrize("lost", ["out", "back"])
+def test_a_gap_whose_frame_is_lost_is_nothing_not_a_piece_taken_off(bridge, lost):
+    # The gap's two CHANGEs in a row are reported together or not at all: losing the second
+    # never leaves the host saying the cell is empty (its referee would take the piece off).
+    line = bridge.faults_to_host = LoseFrames(protocol.CODE_EMPTY if lost == "out" else protocol.CODE_PRESENT)
+    off_for(bridge, 2)
+    assert line.lost == 1
+    assert bridge.events == []
+    assert bridge.source.snapshot()[CELL] == PRESENT
+    assert bridge.firmware.stable[CELL] == protocol.CODE_PRESENT
+
+
+def test_a_gap_in_the_scan_that_reports_another_cell(bridge):
+    # The other cell's CHANGE comes first in the scan (an earlier row), not yet vouched for
+    # when the gap's two frames follow: both are reported.
+    other = CELL - 20
+    fw = bridge.firmware
+    bridge.place(other)
+    bridge.run_until(fw.next_scan / 1000)          # scan 1: the other cell counts 1
+    bridge.lift(CELL)
+    bridge.run_until(fw.next_scan / 1000)          # scan 2: 2, and the token's gap 1
+    bridge.run_until(fw.next_scan / 1000)          # scan 3: 3, and 2
+    assert (fw.pending[other], fw.pending[CELL]) == (3, 2)
+    bridge.place(CELL)
+    bridge.run_until(fw.next_scan / 1000)          # scan 4: the other cell changes; the gap ends
+    bridge.settle()
+    assert bridge.events == [(CELL, None), (CELL, PRESENT), (other, PRESENT)]

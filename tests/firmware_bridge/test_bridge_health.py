@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import wait_for
-from hardware.base import PRESENT
+from hardware.base import DIED, MISSING, PRESENT, SILENT
 
 pytestmark = pytest.mark.timeout(20)
 
@@ -25,6 +25,7 @@ def test_a_silent_firmware_is_named_and_recovers(make_firmware, make_bridge):
     with fw._lock:  # the firmware's loop is stuck: no heartbeat, no scan
         said = wait_for(source.health, 2.0, "health() to notice the silence")
     assert said.startswith(f"bridge on {fw.port}: no heartbeat or change from the firmware for ")
+    assert said.kind == SILENT   # the board's few words: "no answer"
     wait_for(lambda: source.health() is None, 2.0, "health() to recover once the firmware speaks")
 
 
@@ -35,6 +36,10 @@ def test_an_unplugged_firmware_says_why(make_firmware, make_bridge):
     said = wait_for(lambda: source.health() if "disconnected" in (source.health() or "") else None,
                     2.0, "health() to report the lost line")
     assert "cannot open" in said or "serial line failed" in said or "no valid frame" in said
+    # once the port itself will not open, the board says the device is missing
+    gone = wait_for(lambda: source.health() if "cannot open" in (source.health() or "") else None,
+                    3.0, "health() to find the port gone")
+    assert gone.kind == MISSING, gone
     fw.replug()
     wait_for(lambda: source.health() is None, 3.0, "health() to recover after the replug")
 
@@ -50,6 +55,7 @@ def test_a_dead_link_thread_is_named(make_firmware, make_bridge, caplog):
     link._handle = broken  # the next frame from the firmware kills the thread
     said = wait_for(source.health, 2.0, "health() to notice the dead thread")
     assert said == f"bridge on {fw.port}: its link thread has stopped (RuntimeError: a bug in the frame handler)"
+    assert said.kind == DIED
     assert "link thread died" in caplog.text
     # closing a source whose thread is gone still works, and then nobody asks
     source.close()

@@ -7,7 +7,10 @@
   controller.py and shiftreg.py, with only `machine`, `neopixel` and the loop's sleep shimmed)
   talking to the host's real link over a pty: boot, a game with a 400-LED frame after every
   move, a host restart (the firmware shows "no host", then the new host resyncs), a firmware
-  restart, and line noise both ways.
+  restart, and line noise both ways;
+- main.py's own 5 x 8 board (rows and columns on GPIO pins, a 40-LED strip), the same way, with
+  the misplays of docs/hardware.md played on the firmware's own clock: each reaches the host as
+  the piece that stays.
 
 Anything the firmware uses that MicroPython lacks raises on MicroPython; its traceback comes
 back on stderr and fails the test (the last test shows it does, with a copy of protocol.py
@@ -29,6 +32,8 @@ from firmware_bridge.firmware import protocol
 from firmware_bridge.host import open_bridge
 from firmware_bridge.mpy import FIRMWARE_DIR, MicroPythonMissing, find_micropython, run_micropython
 from gameplay import board_values, frame_for, play, tree_planting_moves
+from hardware.base import PRESENT
+from misplays import MISPLAYS, patterns
 from test_bridge_link import Recorder
 
 pytestmark = pytest.mark.timeout(90)
@@ -217,3 +222,117 @@ def test_what_micropython_lacks_fails_the_test(make_mpy, micropython, tmp_path):
         assert any("casefold" in line for line in fw.errors), fw.errors
     finally:
         fw.stop()
+
+
+#: The misplays on the 5 x 8 board (channels 0-28 grooves, 29-39 holes): where each is played.
+PIN_CELLS = {"a rod rolling in its groove": {"piece": 3},
+             "a cube wobbling on its sensor": {"piece": 30},
+             "a magnet carried over a neighbour": {"piece": 12, "neighbour": 11}}
+
+
+def test_the_5x8_pin_board_on_micropython(make_mpy, link):
+    """main.py as shipped (MATRIX = "pins": ROW_PINS x COL_PINS, 40 LEDs), only its pins,
+    strip and sleep shimmed: boot, a 40-LED frame, the misplays with their bounces, a 40 ms
+    piece, moves, a host restart, then line noise both ways."""
+    fw = make_mpy(matrix="pins")
+    source, sink = link(fw.port)
+    assert (sink.link.rows, sink.link.cols, sink.link.leds, sink.count) == (5, 8, 40, 40)
+    assert source.snapshot() == board_values(fw)
+    frame = frame_for(fw.sensors(), 0)
+    sink.show(frame)
+    wait_for(lambda: fw.leds() == frame, 5.0, "the first 40-LED frame")
+    events = []
+    source.start(lambda e: events.append((e.channel, e.value, e.timestamp)))
+    for name in sorted(PIN_CELLS):
+        cells = PIN_CELLS[name]
+        events.clear()
+        fw.hands({cells[c]: pattern for c, pattern in patterns(MISPLAYS[name]).items()})
+        board = board_values(fw)
+        wait_for(lambda: source.snapshot() == board, 5.0, f"the host to see {name}")
+        time.sleep(0.1)  # the firmware's repeats and heartbeat: nothing more may come
+        piece = cells["piece"]
+        assert [(ch, v) for ch, v, _ in events[:1]] == [(piece, PRESENT)], (name, events)
+        rest = events[1:]
+        assert len(rest) % 2 == 0, (name, events)
+        for out, back in zip(rest[::2], rest[1::2]):  # only gaps, out and back at one instant
+            assert out[:2] == (piece, None) and back[:2] == (piece, PRESENT), (name, events)
+            # at one instant: one call of the link thread (which another thread can hold up by
+            # a GIL switch or two, 5 ms each), not the firmware's next repeat 25 ms later
+            assert back[2] - out[2] < 0.015, (name, events)
+    events.clear()
+    # A piece that stays 40 ms, then goes: both count. (The 10 ms one of tests/misplays.py is
+    # played on the lockstep bridge, test_bridge_misplays.py: here a busy machine may stop
+    # this process for a few ms, and a scan not run is a scan that did not see it.)
+    fw.hands({20: "1" * 40 + "0"})
+    wait_for(lambda: len(events) == 2, 5.0, "the 40 ms piece both ways")
+    assert [(ch, v) for ch, v, _ in events] == [(20, PRESENT), (20, None)]
+    moves = [m for m in tree_planting_moves(7) if m[1] not in (3, 11, 12, 30)][:6]
+    play(fw, source, sink, moves, timeout=5.0)
+    # the host goes: after 1.5 s the strip says so; a piece goes down meanwhile; the host is back
+    source.close()
+    sink.close()
+    waiting = [WAITING if i % 4 == 0 else (0, 0, 0) for i in range(40)]
+    wait_for(lambda: fw.leds() == waiting, HOST_TIMEOUT_S + 5, "the no-host pattern")
+    fw.place(39)
+    time.sleep(0.05)
+    source, sink = link(fw.port)
+    assert source.snapshot() == board_values(fw)
+    # a noisy line both ways from here
+    to_host = fw.faults_to_host = LineFaults(41, corrupt=0.05, drop=0.05, garbage=0.1)
+    to_firmware = fw.faults_to_firmware = LineFaults(42, corrupt=0.1, garbage=0.1)
+    rec = Recorder()
+    start = source.snapshot()
+    source.start(rec)
+    later = [m for m in tree_planting_moves(8) if not fw.sensors()[m[1]] and m[0] == "place"][:10]
+    play(fw, source, sink, later, timeout=10.0)
+    rec.check_consistent(start, board_values(fw))
+    assert sum(to_host.counts.values()) > 0 and sum(to_firmware.counts.values()) > 0
+    assert sink.link.stats["bad_frames"] > 0
+    fw.faults_to_host = fw.faults_to_firmware = None  # so closing darkens the strip at once
+
+
+def test_the_pico_benchmark_runs_through_main_pys_own_shim(micropython):
+    """benchmarks/firmware_mpy_scan.py's Pico part (main.py's Rp2040 built from the main.py
+    beside the firmware's files, a Controller on it, a scan, a whole frame) on MicroPython with
+    only `machine` and `neopixel` shimmed as nothing (a bare Pico: no switch closed), so that
+    `mpremote run` on a Pico meets no error this suite could have found."""
+    script = FIRMWARE_DIR.parent.parent / "benchmarks" / "firmware_mpy_scan.py"
+    result = run_micropython(f"""
+class Pin:
+    IN, OUT, PULL_UP = 0, 1, 1
+    def __init__(self, number, mode=None, pull=None, value=None):
+        self.number = number
+    def init(self, mode=None, pull=None, value=None):
+        pass
+    def value(self, level=None):
+        return 1  # the maintenance jumper off; no switch closed
+class SPI:
+    def __init__(self, *args, **kwargs):
+        pass
+    def write_readinto(self, out, into):
+        for i in range(len(into)):
+            into[i] = 0xFF
+class NeoPixel:
+    ORDER = (1, 0, 2, 3)
+    def __init__(self, pin, n, bpp=3, timing=1):
+        self.buf = bytearray(n * bpp)
+        self.bpp = bpp
+    def write(self):
+        pass
+class Module:
+    pass
+machine = Module()
+machine.Pin, machine.SPI = Pin, SPI
+neopixel = Module()
+neopixel.NeoPixel = NeoPixel
+sys.modules["machine"] = machine
+sys.modules["neopixel"] = neopixel
+f = open({str(script)!r})
+source = f.read()
+f.close()
+exec(source, {{"__name__": "__main__", "SHIMMED_PICO": True}})
+""")
+    assert result.returncode == 0 and result.stderr == "", result.stderr
+    figures = dict(line.split(" ", 1) for line in result.stdout.splitlines())
+    assert figures["wired_matrix"] == "pins 5x8, 40 LEDs"  # main.py as shipped
+    assert float(figures["wired_scan_idle_us"]) > 0 and float(figures["wired_show_us"]) > 0

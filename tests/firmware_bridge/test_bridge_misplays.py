@@ -60,3 +60,24 @@ def test_a_misplay_reaches_the_host_as_the_piece_that_stays(name):
 def test_a_piece_that_stays_10_ms_is_reported_both_ways():
     events, _, _ = play_out(SLOW_PIECE)
     assert [(ch, v) for ch, v, _ in events] == [(CELLS["neighbour"], PRESENT), (CELLS["neighbour"], None)]
+
+
+def test_every_simulation_debounces_as_main_py_does():
+    # The firmware's timing is main.py's, and the simulations (the pty one the fault tests and
+    # `treeboard sim --bridge` run, the lockstep one of `treeboard trace`) take it unchanged.
+    import inspect
+
+    from firmware_bridge.firmware.controller import Controller
+    from firmware_bridge.mpy import FIRMWARE_DIR
+    from firmware_bridge.sim import start_simulated_firmware
+
+    settings = {}
+    for line in (FIRMWARE_DIR / "main.py").read_text().splitlines():
+        name, _, value = line.partition(" = ")
+        if name in ("SCAN_MS", "DEBOUNCE_SCANS"):
+            settings[name] = int(value.split("#")[0])
+    assert settings == {"SCAN_MS": 2, "DEBOUNCE_SCANS": 4}
+    defaults = inspect.signature(Controller).parameters
+    assert (defaults["scan_ms"].default, defaults["debounce_scans"].default) == (2, 4)
+    with start_simulated_firmware(5, 8, 40) as fw:
+        assert (fw.controller_options["scan_ms"], fw.controller_options["debounce_scans"]) == (2, 4)

@@ -57,6 +57,10 @@ const STRINGS = {
   reconnecting: () => tr("reconnecting…"),
   pageTitle: (title) => tr("{title} — treeboard", { title }),
   computerLevel: (level) => tr("computer, {level}", { level }),
+  voiceOff: () => tr("The board is silent."),
+  voiceUp: () => tr("The board speaks."),
+  voiceDown: (why) => tr("The voice is down: {why}", { why }),
+  voiceSaved: () => tr("The voice's settings are saved: they apply from the next sentence."),
   gameOver: () => tr("Game over"),
   toMove: (player) => tr("{player} to move", { player }),
   result: (result) => tr("{result}. Clear the board for the next game.", { result }),
@@ -80,9 +84,11 @@ const STRINGS = {
   reviewTitle: () => tr("Each position's value from the first player's side (up: the first player wins); red: a move that changed the result"),
   reviewUp: () => tr("first player wins"),
   reviewDown: () => tr("second player wins"),
-  reviewDot: (r) => (r.changed_result
-    ? tr("move {n}: {move} changed the result (best: {best})", { n: r.n, move: r.move, best: r.best.join(" ") })
-    : tr("move {n}: {move}", { n: r.n, move: r.move })),
+  // (w: the row's moves in the page's words, the answer's "words")
+  reviewDot: (r, w) => (r.changed_result
+    ? tr("move {n}: {move} changed the result (best: {best})",
+         { n: r.n, move: w.move, best: w.best.join(tr(", ")) })
+    : tr("move {n}: {move}", { n: r.n, move: w.move })),
   replayStart: () => tr("start"),
   replayAt: (at, n, move) => tr("move {at} of {n}: {move}", { at, n, move }),
 };
@@ -131,14 +137,16 @@ function show(s) {
   showFixes(s);
   showRemote(s);
   $("conn").textContent = tr("live") + (s.parts_down ? ` — ${s.parts_down}` : "");
+  // (the parts' own reasons, the program's words, as the details a hover shows)
+  $("conn").title = (s.parts || []).filter((p) => p.why).map((p) => `${p.name}: ${p.why}`).join("\n");
   showEntries(s);
   showMoves(s);
   $("end-turn").hidden = !s.end_turn_button;
   $("end-turn").disabled = !s.end_turn;
   $("takeback").disabled = !s.takeback;
-  fillSelect($("hint"), s.hints.map((m) => [m, m]), s.hint);
+  fillSelect($("hint"), s.hints.map((m) => [m, (s.hint_words || {})[m] || m]), s.hint);
   $("hint-reason").hidden = !s.hint_reason;  // why the lit best move, in one sentence
-  $("hint-reason").textContent = s.hint_reason ? `Hint: ${s.hint_reason}` : "";
+  $("hint-reason").textContent = s.hint_reason ? tr("Hint: {reason}", { reason: s.hint_reason }) : "";
   showSeats(s);
   showMeaning(s);
   $("token-box").hidden = !s.token_required;
@@ -287,7 +295,7 @@ function showRemote(s) {
   $("join").hidden = Boolean(r);
   if (!r) return;
   $("remote-game").textContent = r.game;
-  let words = r.status;
+  let words = r.status_words || r.status;
   if (r.asked_to !== null) words += STRINGS.takebackAsked();
   $("remote-status").textContent = words;
   $("remote").classList.toggle("bad", r.out_of_step || r.status.startsWith("no broker"));
@@ -379,6 +387,13 @@ async function fetchTurned() {
 // --- acting -----------------------------------------------------------------------------------
 
 async function post(path, body) {
+  const data = await send(path, body);
+  if (data) show(data);
+  return data;
+}
+
+// A control action's answer (JSON), or null after a toast saying why it was refused.
+async function send(path, body) {
   const headers = { "Content-Type": "application/json" };
   const token = localStorage.getItem(TOKEN_KEY);
   if (token) headers["X-Treeboard-Token"] = token;  // a header, never a cookie
@@ -396,8 +411,42 @@ async function post(path, body) {
     if (response.status === 401 || response.status === 403) $("token-box").hidden = false;
     return null;
   }
-  show(data);
   return data;
+}
+
+// --- the board's voice: [voice] as the page changes it (GET/POST /api/voice) -------------------
+
+function showVoice(v) {
+  const form = $("voice-form");
+  form.elements.enabled.checked = v.enabled;
+  form.elements.language.value = v.language || "";
+  form.elements.voice.value = v.voice || "";
+  for (const key of ["rate", "volume", "repeat_moves"]) form.elements[key].value = String(v[key]);
+  form.elements.quiet_hours.value = v.quiet_hours;
+  $("voice-health").textContent = v.health === "off" ? STRINGS.voiceOff() :
+    v.health === "up" || v.health === "stopped" ? STRINGS.voiceUp() : STRINGS.voiceDown(v.health.replace(/^down: /, ""));
+}
+
+async function loadVoice() {
+  const response = await fetch(`/api/voice?lang=${encodeURIComponent(lang)}`).catch(() => null);
+  if (response && response.ok) showVoice(await response.json());
+}
+
+async function saveVoice(event) {
+  event.preventDefault();
+  const f = event.target.elements;
+  // (numbers as typed: the board checks them and says which is wrong)
+  const number = (text) => (/^-?\d+$/.test(text.trim()) ? Number(text) : text);
+  const body = {
+    enabled: f.enabled.checked, language: f.language.value, voice: f.voice.value.trim(),
+    rate: number(f.rate.value), volume: number(f.volume.value),
+    quiet_hours: f.quiet_hours.value.trim(), repeat_moves: number(f.repeat_moves.value),
+  };
+  const data = await send("/api/voice", body);
+  if (data) {
+    showVoice(data);
+    toast(STRINGS.voiceSaved());
+  }
 }
 
 let toastTimer = null;
@@ -447,6 +496,8 @@ function wire() {
     for (const [key, value] of form.entries()) body[key] = String(value).trim();
     post("/api/remote/join", body);
   };
+  $("voice-form").onsubmit = saveVoice;
+  $("voice").addEventListener("toggle", () => { if ($("voice").open) loadVoice(); });
   $("repeat").onclick = async () => {
     const data = await post("/api/repeat", {});
     if (data) toast(data.said.join(" · "));
@@ -519,7 +570,7 @@ function wire() {
 const replay = { id: null, at: 0, moves: [], words: [] };
 
 async function loadGames() {
-  const response = await fetch("/api/games");
+  const response = await fetch(`/api/games?lang=${encodeURIComponent(lang)}`);
   if (!response.ok) return;
   const { games } = await response.json();
   const list = $("games");
@@ -563,12 +614,12 @@ async function loadReview(id) {
   if (id === null) return;
   const box = $("replay-review");
   box.textContent = STRINGS.reviewing();
-  const response = await fetch(`/api/games/${id}/review`);
+  const response = await fetch(`/api/games/${id}/review?lang=${encodeURIComponent(lang)}`);
   if (replay.id !== id) return;  // another game was opened meanwhile
   const body = await response.json().catch(() => ({ error: STRINGS.refused(response.status) }));
   if (!response.ok) { box.textContent = body.error; return; }
   box.textContent = "";
-  if (body.moves.length) reviewGraph(box, body.moves);
+  if (body.moves.length) reviewGraph(box, body.moves, body.words);
 }
 
 function svgEl(name, attrs, parent) {
@@ -607,7 +658,7 @@ function positionValues(rows) {
   });
 }
 
-function reviewGraph(box, rows) {
+function reviewGraph(box, rows, shown) {
   // Seen from one fixed side (the first player's): up is good for the first player.
   const values = positionValues(rows);
   const { W, H, left, right, top, bottom } = GRAPH;
@@ -633,11 +684,12 @@ function reviewGraph(box, rows) {
                   id: "review-marker" }, svg);
   const points = values.map((v, k) => `${x(k).toFixed(1)},${y(v).toFixed(1)}`);
   svgEl("polyline", { points: points.join(" "), class: "curve" }, svg);
-  rows.forEach((r) => {  // each move's dot where it left the game; red: it changed the result
+  rows.forEach((r, i) => {  // each move's dot where it left the game; red: it changed the result
     const dot = svgEl("circle", { cx: x(r.n), cy: y(values[r.n]),
       r: r.changed_result ? 7 : 4, class: r.changed_result ? "changed" : "dot",
       "data-move": r.n }, svg);
-    svgEl("title", {}, dot).textContent = STRINGS.reviewDot(r);
+    svgEl("title", {}, dot).textContent = STRINGS.reviewDot(r, (shown && shown[i]) ||
+                                                               { move: r.move, best: r.best });
     dot.onclick = () => replayTo(r.n);  // the position after the move
   });
 }
@@ -656,7 +708,8 @@ function markReview() {
 async function replayTo(n) {
   if (replay.id === null) return;
   const at = Math.max(0, Math.min(replay.moves.length, n));
-  const response = await fetch(`/api/games/${replay.id}/position?move=${at}`);
+  const response = await fetch(`/api/games/${replay.id}/position?move=${at}` +
+                                `&lang=${encodeURIComponent(lang)}`);
   if (!response.ok) { toast((await response.json()).error); return; }
   const pos = await response.json();
   replay.at = at;
