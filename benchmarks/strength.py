@@ -29,7 +29,10 @@ drawn from the match's --seed, so a run is repeated by its seed.
         the levels against each other (each against the next) and against the random and
         greedy anchors, colours alternating; Elo ratings fitted to all the results (greedy
         = 1000) with 95 % intervals; --write keeps them in games/ai/data/ratings.json, which
-        `treeboard games` and the page show beside each level's name
+        `treeboard games` and the page show beside each level's name; --out FILE keeps the
+        pairs played so far after each pair, --merge FILE fits an earlier run's pairs too,
+        --add FILE adds more games of the same pairs, --level-effort JSON tries a game's own
+        levels (what its Game.level_effort would declare)
 
 Prints one JSON object per match. A benchmark, not a test: it takes minutes.
 """
