@@ -24,8 +24,8 @@ from typing import Any, Callable
 
 from games.ai.mcts import Search, tuning
 
-__all__ = ["best_move", "analyse", "play_level", "game_level", "glance_move", "Level", "level", "LEVELS",
-           "ALIASES", "MoveValue", "ratings", "level_label"]
+__all__ = ["best_move", "analyse", "play_level", "game_level", "glance_move", "Level", "level",
+           "LEVELS", "ALIASES", "MoveValue", "ratings", "level_label"]
 
 
 @dataclass(frozen=True)
