@@ -373,6 +373,9 @@ def test_the_voice_settings_changed_on_the_page(browser, sims, tmp_path):
     page.click("#voice-form button[type=submit]")
     page.wait_for_selector("#toast:not([hidden])")
     assert page.inner_text("#toast").startswith("rate: expected words a minute from 80 to 450")
+    # ... as a refusal (red, an alert), not as the green "saved" below
+    assert page.get_attribute("#toast", "class") == "toast"
+    assert page.get_attribute("#toast", "role") == "alert"
     voice = json.loads(page.evaluate("fetch('/api/voice').then((r) => r.text())"))
     assert voice["rate"] == 160 and voice["language"] is None
     # A good change: Chinese, slower, five moves read back.
@@ -381,6 +384,8 @@ def test_the_voice_settings_changed_on_the_page(browser, sims, tmp_path):
     page.select_option("#voice-form [name=language]", "zh")
     page.click("#voice-form button[type=submit]")
     page.wait_for_selector("#toast:has-text(\"The voice's settings are saved\")")
+    assert page.get_attribute("#toast", "class") == "toast ok"   # a success, not an error
+    assert page.get_attribute("#toast", "role") == "status"
     sim.type("place h0.0")
     deadline = time.monotonic() + 10
     said: list[str] = []

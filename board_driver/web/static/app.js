@@ -445,14 +445,18 @@ async function saveVoice(event) {
   const data = await send("/api/voice", body);
   if (data) {
     showVoice(data);
-    toast(STRINGS.voiceSaved());
+    toast(STRINGS.voiceSaved(), true);
   }
 }
 
 let toastTimer = null;
-function toast(text) {
+// An error is red and an alert; a success or what the board said is green and polite
+// (a family must not read "saved" as "failed").
+function toast(text, ok = false) {
   const t = $("toast");
   t.textContent = text;
+  t.classList.toggle("ok", ok);
+  t.setAttribute("role", ok ? "status" : "alert");
   t.hidden = false;
   clearTimeout(toastTimer);
   toastTimer = setTimeout(() => { t.hidden = true; }, 6000);
@@ -500,7 +504,7 @@ function wire() {
   $("voice").addEventListener("toggle", () => { if ($("voice").open) loadVoice(); });
   $("repeat").onclick = async () => {
     const data = await post("/api/repeat", {});
-    if (data) toast(data.said.join(" · "));
+    if (data) toast(data.said.join(" · "), true);
   };
   $("takeback").onclick = () => {
     const moves = state.move_words || state.game.moves;
@@ -554,7 +558,7 @@ function wire() {
   $("token-box").onsubmit = (e) => {
     e.preventDefault();
     localStorage.setItem(TOKEN_KEY, token.value.trim());
-    toast(STRINGS.tokenKept());
+    toast(STRINGS.tokenKept(), true);
   };
   $("history").addEventListener("toggle", () => { if ($("history").open) loadGames(); });
   $("replay-slider").oninput = (e) => replayTo(Number(e.target.value));
