@@ -1016,7 +1016,7 @@ class Arbos(Game):
     turn_seconds = 300.0
     #: 400 moves a turn are too wide for plain UCT within seconds: widen progressively, the
     #: state's `move_prior` first.
-    search_options = {"widening": (2.0, 0.5), "prior": "game"}
+    search_options = {"widening": (2.0, 0.5), "prior": "game", "prior_bias": 1.0}
 
     def options(self) -> dict[str, str]:
         return {

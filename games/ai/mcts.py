@@ -61,9 +61,12 @@ class Node:
         self.visits = 0
         self.tried = 0
 
-    def select(self, c: float, width: int) -> int:
+    def select(self, c: float, width: int, bias: float = 0.0) -> int:
         """The move to follow: the next untried one while fewer than `width` were tried, else
-        the best by UCB1 among the first `width`."""
+        the best by UCB1 among the first `width`, plus `bias` / (rank * sqrt(visits)) for the
+        prior's order (the prior's first move the most): a bias that fades only as fast as
+        the playouts' own noise, so that where the playouts cannot tell moves apart the
+        prior's order decides, and only clear evidence overrides it."""
         width = min(width, len(self.moves))
         if self.tried < width:
             i = self.tried
@@ -75,6 +78,8 @@ class Node:
         for i in range(self.tried):
             ni = n[i]
             u = w[i] / ni + c * math.sqrt(log_n / ni)
+            if bias:
+                u += bias / ((i + 1) * math.sqrt(ni))
             if u > best:
                 best, best_i = u, i
         return best_i
@@ -102,9 +107,10 @@ def greedy_prior(state: Any, moves: list) -> list[float]:
     return out
 
 
-def outcome(state: Any, player: int) -> float:
+def outcome(state: Any, player: int, margin_weight: float = MARGIN_WEIGHT) -> float:
     """The reward in [0, 1] of a finished (or abandoned) game for `player`: mostly the result
-    (an abandoned one's by the game's `playout_value`, or by the scores as they stand)."""
+    (an abandoned one's by the game's `playout_value`, or by the scores as they stand), and
+    `margin_weight` of it the score margin."""
     a, b = state.scores()
     value = None if state.is_over() else state.playout_value()
     if value is not None:  # a capped playout, valued by the game's rules
@@ -117,7 +123,7 @@ def outcome(state: Any, player: int) -> float:
         win = 0.5 if winner is None else 1.0 if winner == player else 0.0
     margin = (a - b) if player == 0 else (b - a)
     total = abs(a) + abs(b) + 1
-    return (1 - MARGIN_WEIGHT) * win + MARGIN_WEIGHT * (0.5 + 0.5 * margin / total)
+    return (1 - margin_weight) * win + margin_weight * (0.5 + 0.5 * margin / total)
 
 
 class Search:
@@ -127,7 +133,8 @@ class Search:
     def __init__(self, state: Any, *, seed: int | None = None, exploration: float = EXPLORATION,
                  transpositions: bool = True,
                  widening: tuple[float, float] | None = None, prior: str | None = None,
-                 playout_cap: int | None = None, safe_root: bool = False):
+                 playout_cap: int | None = None, safe_root: bool = False,
+                 margin_weight: float = MARGIN_WEIGHT, prior_bias: float = 0.0):
         """Options (the per-game tuning is `Game.search_options`): `exploration`, UCB1's constant;
         `widening` (k, a): a node visited n times considers its first max(1, k * n**a) moves
         (None: all); `prior`: how moves are ordered for the widening, "game" (the state's
@@ -137,7 +144,11 @@ class Search:
         `safe_root`: order the root's moves wins at once first, then those after which the
         opponent cannot win at once, the others last (decisive and anti-decisive moves,
         Teytaud & Teytaud 2010: two plies of plays, once per search, so that the widening
-        reaches a defence before a move that loses)."""
+        reaches a defence before a move that loses); `margin_weight`: how much of a playout's
+        reward is the score margin rather than the result (a game whose random playouts are
+        won by whoever leads, whatever the move, needs the margin to tell moves apart)."""
+        if not 0.0 <= margin_weight <= 1.0:
+            raise ValueError(f"margin_weight {margin_weight!r}: expected 0 to 1")
         if prior not in (None, "game", "greedy"):
             raise ValueError(f"prior {prior!r}: expected None, 'game' or 'greedy'")
         self.state = state.copy()
@@ -146,6 +157,8 @@ class Search:
         self.widening = widening
         self.prior = prior
         self.playout_cap = playout_cap
+        self.margin_weight = margin_weight
+        self.prior_bias = prior_bias if prior else 0.0
         self.keyed = transpositions and self.state.position_key() is not None
         self.table: dict[Any, Node] = {}
         self.root = self._node()
@@ -219,7 +232,7 @@ class Search:
                 width = len(node.moves)
             else:
                 width = max(1, int(widening[0] * node.visits ** widening[1]))
-            i = node.select(self.c, width)
+            i = node.select(self.c, width, self.prior_bias)
             path.append((node, i))
             state.play(node.moves[i])
             played += 1
@@ -238,7 +251,7 @@ class Search:
         if not state.is_over():
             state.playout(rng, cap=self.playout_cap)  # None: the game's own default
         extra = len(state.moves) - before
-        r0 = outcome(state, 0)
+        r0 = outcome(state, 0, self.margin_weight)
         for _ in range(extra + played):
             state.undo()
         for node, i in path:

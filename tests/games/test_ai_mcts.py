@@ -293,3 +293,34 @@ def test_moves_visited_alike_are_told_apart_by_the_prior_not_by_noise():
     plain.root.n[:3] = [5, 5, 5]
     plain.root.w[:3] = [4.0, 4.9, 4.5]
     assert plain.best() == plain.root.moves[1]
+
+
+def test_the_margins_weight_in_a_playouts_reward():
+    """`margin_weight` (a search option): 0 rewards the result alone, 1 the margin alone;
+    the default keeps a tenth of the margin; out of 0..1 is refused naming it."""
+    from games.ai.mcts import MARGIN_WEIGHT, outcome
+
+    state = games.get_game("tree-planting").new_state(board="1x1")
+    state.play_all(["h0.0", "h1.0", "v0.0", "v0.1"])   # player 1 closes the one square
+    assert state.is_over() and state.scores() == (0, 1)
+    assert outcome(state, 1, 0.0) == 1.0 and outcome(state, 0, 0.0) == 0.0
+    assert outcome(state, 1, 1.0) == pytest.approx(0.5 + 0.5 * 1 / 2)
+    assert outcome(state, 1) == pytest.approx((1 - MARGIN_WEIGHT) + MARGIN_WEIGHT * 0.75)
+    with pytest.raises(ValueError, match="margin_weight 1.5: expected 0 to 1"):
+        Search(games.get_game("treeblox").new_state(), margin_weight=1.5)
+
+
+def test_the_priors_bias_decides_what_the_playouts_cannot_tell_apart():
+    """`prior_bias` (a search option, with a prior): bias / (rank * sqrt(visits)) on top of
+    UCB1, so among moves the playouts value alike the prior's first is followed, and a
+    clearly better mean still wins; without a prior it is off."""
+    state = games.get_game("arbos").new_state()
+    search = Search(state, seed=1, prior="game", widening=(1.0, 0.5), prior_bias=1.0)
+    node = search.root
+    node.tried, node.visits = 3, 300
+    node.n[:3], node.w[:3] = [100, 100, 100], [50.0, 50.0, 50.5]
+    assert node.select(1.0, 3, bias=0.0) == 2     # the playouts' noise alone: the third
+    assert node.select(1.0, 3, bias=1.0) == 0     # alike but for noise: the prior's first
+    node.w[:3] = [50.0, 50.0, 70.0]
+    assert node.select(1.0, 3, bias=1.0) == 2     # a clearly better mean still wins
+    assert Search(state, seed=1, prior=None, prior_bias=1.0).prior_bias == 0.0
