@@ -314,6 +314,20 @@ LADDER_PAIRS = [("greedy", "random"), ("beginner", "random"), ("beginner", "gree
                 ("hard", "medium"), ("strongest", "hard")]
 
 
+def read_ladder(path: str, game: str) -> dict:
+    """The pairs of a ladder's JSON output (or --out file) for `game`; SystemExit naming the
+    file and what was expected otherwise."""
+    try:
+        earlier = json.loads(Path(path).read_text())
+        pairs = earlier["pairs"]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise SystemExit(f"{path}: expected a ladder's JSON output with its 'pairs': "
+                         f"{exc}") from None
+    if earlier.get("game") != game:
+        raise SystemExit(f"{path}: a ladder of {earlier.get('game')!r}, not {game!r}")
+    return pairs
+
+
 def ladder(args) -> dict:
     game = games.get_game(args.game)
     if getattr(args, "level_effort", None):
@@ -341,32 +355,15 @@ def ladder(args) -> dict:
     for merge in args.merge or []:
         # Pairs played in an earlier run (its JSON output), unless played again here: a
         # share of n games is as good as the points for the fit.
-        try:
-            earlier = json.loads(Path(merge).read_text())
-            pairs = earlier["pairs"]
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            raise SystemExit(f"{merge}: expected a ladder's JSON output with its 'pairs': "
-                             f"{exc}") from None
-        if earlier.get("game") != args.game:
-            raise SystemExit(f"{merge}: a ladder of {earlier.get('game')!r}, "
-                             f"not {args.game!r}")
-        for key, entry in pairs.items():
+        for key, entry in read_ladder(merge, args.game).items():
             a, b = key.split(" v ")
             if (a, b) not in results:
                 n, won = entry["games"], entry["share"] * entry["games"]
                 results[a, b] = [won / n] * n  # the same sum and count
-                shares[key] = {**entry, "from": merge}
+                shares[key] = {**entry, "from": Path(merge).name}
     for more in getattr(args, "add", None) or []:
         # More games of the same levels (another seed): each pair's games join the pair's.
-        try:
-            extra = json.loads(Path(more).read_text())
-            pairs = extra["pairs"]
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            raise SystemExit(f"{more}: expected a ladder's JSON output with its 'pairs': "
-                             f"{exc}") from None
-        if extra.get("game") != args.game:
-            raise SystemExit(f"{more}: a ladder of {extra.get('game')!r}, not {args.game!r}")
-        for key, entry in pairs.items():
+        for key, entry in read_ladder(more, args.game).items():
             a, b = key.split(" v ")
             n, won = entry["games"], entry["share"] * entry["games"]
             results[a, b] = results.get((a, b), []) + [won / n] * n
