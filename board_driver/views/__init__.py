@@ -80,6 +80,13 @@ The interface a game's view module provides (`state` is the game's State; `view`
         A second picture (Treeblox: an isometric view of the trees); `places` are the sites
         where an entry may be made now, drawn so that a click on one (an element with
         `data-place="<site>"`) picks it; `turn` quarter turns show it from another side.
+    def notice(state) -> str | None
+        What the player to move must do that a piece alone cannot show, one sentence (Arbos:
+        "4 trees: lift your spores until three remain"); default None.
+    END_REASONS: dict[str, str]
+        Why a game ended, by the state's `end_reason`, marked with `words.N_`; default none.
+    COLOUR_MEANINGS: dict
+        The game's own lines of the LED legend (see `legend`); default none.
 
 The shared machinery is here and in `base`: corrections win over everything, then the
 winner's animation, then the game's frame; blinking; colour helpers (`base.kind_colour`,
@@ -104,6 +111,11 @@ __all__ = ["View", "Colour", "Paint", "render", "view_of", "players", "correctio
            "kind_colour", "scale", "OFF", "FRAME_S"]
 
 REQUIRED = ("frame", "svg", "terminal")
+#: The optional parts above: read here (and by the page) by name, with a default, so a test
+#: holds each view module to these names (a misspelt one would silently be the default).
+OPTIONAL = ("PLAYERS", "hint_reason", "HINTS", "site_words", "move_words", "PIECE_FILLS",
+            "ENTRIES", "HELP", "TITLE", "say_site", "say_move", "picture_legend", "svg_3d",
+            "notice", "END_REASONS", "COLOUR_MEANINGS")
 _MODULES: dict[str, ModuleType] = {}
 
 

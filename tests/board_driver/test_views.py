@@ -49,6 +49,38 @@ def test_every_game_has_a_view_with_the_interface(name):
     assert isinstance(frame, dict)
 
 
+@pytest.mark.parametrize("name", games.names() + ["generic"])
+def test_a_view_module_names_no_near_miss_of_an_optional_part(name):
+    """The optional parts are found by name (views.OPTIONAL, with defaults): a module that
+    defines `HINT` or `say_moves` would silently get the default. Any public name of its own
+    that is one or two letters off an optional part's name is refused."""
+    import difflib
+    import importlib
+    import inspect
+
+    module = (importlib.import_module("board_driver.views.generic") if name == "generic"
+              else views.view_of(name))
+    known = views.REQUIRED + views.OPTIONAL
+    own = [attr for attr, value in vars(module).items()
+           if not attr.startswith("_") and attr not in known and not inspect.ismodule(value)
+           and getattr(value, "__module__", module.__name__) == module.__name__]
+    near = {attr: difflib.get_close_matches(attr, known, n=1, cutoff=0.8) for attr in own}
+    assert {attr: m for attr, m in near.items() if m} == {}, module.__file__
+
+
+def test_the_optional_parts_are_the_ones_the_views_read():
+    """views.OPTIONAL is every optional part read by name, in board_driver/ (the page too)."""
+    import re
+    from pathlib import Path
+
+    read = set()
+    for path in Path(views.__file__).resolve().parent.parent.rglob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        read |= set(re.findall(r'getattr\((?:view_of\([^)]*\)|module), "([A-Za-z_0-9]+)"', text))
+        read |= set(re.findall(r'hasattr\(module, "([A-Za-z_0-9]+)"\)', text))
+    assert read - set(views.REQUIRED) == set(views.OPTIONAL)
+
+
 def test_a_game_without_a_module_is_shown_generically():
     assert views.view_of("no-such-game").__name__ == "board_driver.views.generic"
 
