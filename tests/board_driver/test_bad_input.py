@@ -12,16 +12,9 @@ import pytest
 
 from board_driver.cli import main
 from board_driver.cli.rules import CHUNK, read_tokens
+from checks import one_line_error
 
 NOT_UTF8 = b"place h0.0\n\xff\xfe oops\n"
-
-
-def one_line_error(capsys) -> str:
-    err = capsys.readouterr().err
-    assert "Traceback" not in err
-    lines = err.strip().splitlines()
-    assert len(lines) == 1, err
-    return lines[0]
 
 
 def test_trace_file_that_is_not_utf8(tmp_path, capsys):

@@ -11,14 +11,7 @@ from board_driver.cli import main
 from board_driver.config import sim_config
 from board_driver.referee.tracer import TraceLines, run_trace
 from hardware.layout import LAYOUT_DIR
-
-
-def one_line_error(capsys) -> str:
-    err = capsys.readouterr().err
-    assert "Traceback" not in err
-    lines = err.strip().splitlines()
-    assert len(lines) == 1, err
-    return lines[0]
+from checks import one_line_error
 
 
 @pytest.mark.parametrize("board, free", [("9x9", 180), ("16", 40)])

@@ -13,16 +13,7 @@ import pytest
 from board_driver.config import sim_config
 from board_driver.daemon.loop import Daemon
 from board_driver.daemon.notify import Notifier
-
-
-def wait_for(condition, timeout=5.0):
-    """Poll a condition the daemon's threads will make true (bounded; never a fixed sleep)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.005)
-    return False
+from checks import wait_for
 
 
 @pytest.fixture

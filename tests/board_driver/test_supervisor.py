@@ -19,6 +19,7 @@ from board_driver.daemon.loop import Daemon
 from board_driver.daemon.notify import Notifier
 from board_driver.daemon.supervisor import DOWN, RESTARTING, UP, Part, Supervisor
 from board_driver.referee.journal import Journal
+from checks import wait_for
 
 # --- the mechanism, on a simulated clock ------------------------------------------------------
 
@@ -523,28 +524,19 @@ def test_revive_brings_back_edge_callbacks_and_a_dead_scan_thread_with_what_was_
             matrix._read_all = read_all
             raise OSError("row driver shorted")
         matrix._read_all = dies
-        assert _wait_for(lambda: not matrix._thread.is_alive())
+        assert wait_for(lambda: not matrix._thread.is_alive())
         board.place("t0.0")       # a hole on a pin: no edge comes
         board.place("h0.0")       # a groove on the matrix: no scan sees it
         board.source.health()
         now[0] += STALL_S + 0.5
         assert board.source.health() is not None
         board.source.revive()
-        assert _wait_for(lambda: {e.channel for e in events} >= {gpio, *board.layout.channels_of_site["h0.0"]})
+        assert wait_for(lambda: {e.channel for e in events} >= {gpio, *board.layout.channels_of_site["h0.0"]})
         assert board.source.health() is None and matrix._thread.is_alive()
         board.lift("t0.0")       # and the edges reach us again
-        assert _wait_for(lambda: events[-1].channel == gpio and events[-1].value is None)
+        assert wait_for(lambda: events[-1].channel == gpio and events[-1].value is None)
     finally:
         board.close()
-
-
-def _wait_for(condition, timeout=5.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.005)
-    return False
 
 
 def test_the_voice_worker_that_dies_is_restarted_and_said(tmp_path, caplog, monkeypatch):
