@@ -175,7 +175,6 @@ class Speech:
             self.voice, self.language = voice, language
             self.engine.configure(voice)
 
-
     def say(self, items: Iterable) -> None:
         """Queue sentences: `Said` items (views/narrate.py) or plain strings. Never blocks."""
         with self._lock:
