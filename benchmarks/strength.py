@@ -32,7 +32,8 @@ drawn from the match's --seed, so a run is repeated by its seed.
         `treeboard games` and the page show beside each level's name; --out FILE keeps the
         pairs played so far after each pair, --merge FILE fits an earlier run's pairs too,
         --add FILE adds more games of the same pairs, --level-effort JSON tries a game's own
-        levels (what its Game.level_effort would declare)
+        levels (what its Game.level_effort would declare), --glance JSON its own beginner's
+        glance (what its Game.glance would declare)
 
 Prints one JSON object per match. A benchmark, not a test: it takes minutes.
 """
@@ -333,6 +334,9 @@ def ladder(args) -> dict:
     if getattr(args, "level_effort", None):
         # Levels to try before the game declares them (its `Game.level_effort`).
         type(game).level_effort = json.loads(args.level_effort)
+    if getattr(args, "glance", None):
+        # A beginner's glance to try before the game declares it (its `Game.glance`).
+        type(game).glance = json.loads(args.glance)
     options = dict(o.split("=", 1) for o in args.option or [])
     rng = random.Random(args.seed)
     only = set(args.pairs.split(",")) if args.pairs else None
@@ -351,7 +355,7 @@ def ladder(args) -> dict:
             Path(args.out).write_text(json.dumps(
                 {"game": args.game, "options": options, "games_per_pair": args.games,
                  "seed": args.seed, "max_moves": args.max_moves,
-                 "level_effort": game.level_effort, "pairs": shares}) + "\n")
+                 "level_effort": game.level_effort, "glance": game.glance, "pairs": shares}) + "\n")
     for merge in args.merge or []:
         # Pairs played in an earlier run (its JSON output), unless played again here: a
         # share of n games is as good as the points for the fit.
@@ -378,11 +382,12 @@ def ladder(args) -> dict:
               "--merge a run with the anchors' pairs to fit them", file=sys.stderr)
         return {"game": args.game, "options": options, "games_per_pair": args.games,
                 "seed": args.seed, "max_moves": args.max_moves,
-                "level_effort": game.level_effort, "pairs": shares}
+                "level_effort": game.level_effort, "glance": game.glance, "pairs": shares}
     ratings = fit_ratings(results, anchor="greedy")
     out = {"game": args.game, "options": options, "games_per_pair": args.games,
            "seed": args.seed, "max_moves": args.max_moves,
-           "level_effort": game.level_effort, "pairs": shares, "ratings": ratings}
+           "level_effort": game.level_effort, "glance": game.glance, "pairs": shares,
+           "ratings": ratings}
     if args.write:
         path = games.ai.RATINGS_FILE
         table = json.loads(path.read_text()) if path.exists() else {}
@@ -562,6 +567,9 @@ def main() -> None:
     p.add_argument("--level-effort", metavar="JSON",
                    help="try levels of the game's own, as its Game.level_effort would declare "
                         "them, e.g. '{\"hard\": {\"exact_free\": 20}}'")
+    p.add_argument("--glance", metavar="JSON",
+                   help="try a beginner's glance of the game's own, as its Game.glance would "
+                        "declare it, e.g. '{\"answer\": 0.3}'")
     p.add_argument("--write", action="store_true",
                    help="keep the ratings in games/ai/data/ratings.json")
     p.add_argument("--seed", type=int, default=1)

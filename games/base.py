@@ -115,6 +115,14 @@ class Game(ABC):
     #: (the iterations are still times `search_effort`). {}: the common levels. Chosen by
     #: measurement (docs/ai.md, "The ladder"); `games.ai.game_level` applies it.
     level_effort: ClassVar[Mapping[str, Mapping[str, Any]]] = {}
+    #: How this game's beginner glances (`games.ai.glance_move`), where the common glance
+    #: plays too weak or too strong for it: {"miss": M, "answer": A} (either key). "miss": the
+    #: share of gains overlooked (default `games.ai.GLANCE_MISS`); "answer": the share of
+    #: glances that also see the opponent's answer, one move deep (the most the opponent gains
+    #: at once after each move: a square handed over, a recapture), and avoid what gives it
+    #: (default 0: never). {}: the common glance. Chosen by measurement (docs/ai.md, "The
+    #: ladder"); `games.ai.game_glance` reads it.
+    glance: ClassVar[Mapping[str, float]] = {}
 
     @property
     def title(self) -> str:

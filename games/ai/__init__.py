@@ -24,8 +24,8 @@ from typing import Any, Callable
 
 from games.ai.mcts import Search, tuning
 
-__all__ = ["best_move", "analyse", "play_level", "game_level", "glance_move", "Level", "level",
-           "LEVELS", "ALIASES", "MoveValue", "ratings", "level_label"]
+__all__ = ["best_move", "analyse", "play_level", "game_level", "game_glance", "glance_move",
+           "Level", "level", "LEVELS", "ALIASES", "MoveValue", "ratings", "level_label"]
 
 
 @dataclass(frozen=True)
@@ -131,13 +131,18 @@ def level_label(game_name: str, name: str) -> str:
 GLANCE_MISS = 0.1
 
 
-def glance_move(state: Any, rng: Any, *, miss: float = GLANCE_MISS) -> Any:
+def glance_move(state: Any, rng: Any, *, miss: float = GLANCE_MISS, answer: float = 0.0) -> Any:
     """A beginner's move: what a person sees at a glance. The mover's own gain right after
     each move (the score margin, `greedy_prior`; not the game's prior, whose strategy,
     Fangqi's blocks say, a beginner does not have: with it a glance beat the greedy player
-    15 games of 16), and no thought of the opponent's answer (a two-move threat unseen). Gains of one size (a power of ten
-    above the least: a capture in Fangqi, a closed square in Tree Planting) are overlooked
-    together with probability `miss`, as a person misses a capture, not one of its variants.
+    15 games of 16), and, unless `answer` says otherwise, no thought of the opponent's answer
+    (a two-move threat unseen). Gains of one size (a power of ten above the least: a capture
+    in Fangqi, a closed square in Tree Planting) are overlooked together with probability
+    `miss`, as a person misses a capture, not one of its variants.
+    With probability `answer` (a game's own glance, `Game.glance`; 0 by default) the glance
+    also looks one move further, as someone told once to mind it: each move that hands the
+    turn over counts the most the opponent then gains at once (a square handed over in Tree
+    Planting; never what follows it, a chain), and a move that hands nothing over goes first.
     Ties, and everything overlooked, at random."""
     import math
 
@@ -151,7 +156,36 @@ def glance_move(state: Any, rng: Any, *, miss: float = GLANCE_MISS) -> Any:
     overlooked = {size for size in sorted(set(sizes.values()) - {None})
                   if rng.random() < miss}
     seen = [base if sizes[g] in overlooked else g for g in guess]
+    if answer > 0 and rng.random() < answer:  # no draw at 0: the common glance is unchanged
+        me = state.to_move
+        for i, m in enumerate(moves):
+            state.play(m)
+            if not state.is_over() and state.to_move != me:
+                # The opponent's margin is now -guess[i]; its best move at once gains this.
+                gains = max(greedy_prior(state, list(state.legal_moves()))) + guess[i]
+                seen[i] -= max(0, gains)
+            state.undo()
     return moves[max(range(len(moves)), key=seen.__getitem__)]
+
+
+#: What a game's own glance (`Game.glance`) may set: glance_move's keyword arguments.
+GLANCE_KEYS = ("miss", "answer")
+
+
+def game_glance(game: Any) -> dict[str, float]:
+    """`glance_move`'s keyword arguments as `game`'s beginner glances (`Game.glance`; {}: the
+    common glance). Raises ValueError naming the game and the key it does not know, or the
+    value that is not a share from 0 to 1."""
+    own = dict(game.glance)
+    unknown = set(own) - set(GLANCE_KEYS)
+    if unknown:
+        raise ValueError(f"{game.name}: glance names {sorted(unknown)[0]!r}: "
+                         "expected only 'miss' and 'answer'")
+    for key, value in own.items():
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
+            raise ValueError(f"{game.name}: glance[{key!r}] is {value!r}: "
+                             "expected a share from 0 to 1")
+    return own
 
 
 def game_level(game: Any, lvl: Level) -> Level:
@@ -173,7 +207,7 @@ def game_level(game: Any, lvl: Level) -> Level:
 def play_level(state: Any, lvl: Level, *, seed: int | None = None,
                clock: Callable[[], float] = time.perf_counter) -> Any:
     """The move the computer plays at level `lvl` (as its game plays it, `game_level`): its
-    search effort, its slips."""
+    search effort, its slips (a glance as the game's beginner glances, `game_glance`)."""
     import random
 
     lvl = game_level(state.game, lvl)
@@ -181,7 +215,7 @@ def play_level(state: Any, lvl: Level, *, seed: int | None = None,
     if lvl.slips > 0 and not state.is_over() and len(state.legal_moves()) > 1:
         rng = random.Random(seed)
         if lvl.slips >= 1 or rng.random() < lvl.slips:
-            return glance_move(state, rng)
+            return glance_move(state, rng, **game_glance(state.game))
         seed = rng.randrange(1 << 30)
     iterations = None if lvl.iterations is None else lvl.iterations * state.game.search_effort
     return best_move(state, seconds=lvl.seconds, seed=seed, noise=lvl.noise,

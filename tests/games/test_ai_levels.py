@@ -239,3 +239,81 @@ def test_a_game_may_declare_its_own_effort_for_a_level(counting, monkeypatch):
     monkeypatch.setattr(type(fangqi), "level_effort", {"medium": {"iterations": 1, "noise": 2}})
     with pytest.raises(ValueError, match="fangqi: level_effort\\['medium'\\] names 'noise'"):
         games.ai.play_level(state, games.ai.LEVELS["medium"], seed=1)
+
+
+def third_sides(state) -> set:
+    """Tree Planting: the free grooves that draw a square's third side (hand it over)."""
+    return {g for g in state.legal_moves() if state.gives_away(g)}
+
+
+def test_a_glance_that_sees_the_answer_keeps_off_a_squares_third_side():
+    # Tree Planting 1x2, square 0 on two sides (top and bottom): v0.0 and v0.1 each draw its
+    # third side and hand it over; v0.2, h0.1 and h1.1 hand nothing over. No square to close,
+    # so nothing to overlook: the answer alone decides.
+    state = games.get_game("tree-planting").new_state(board="1x2")
+    state.play_all(["h0.0", "h1.0"])
+    unsafe = third_sides(state)
+    assert {str(g) for g in unsafe} == {"v0.0", "v0.1"}
+    rng = random.Random(2)
+    assert not any(games.ai.glance_move(state, rng, answer=1.0) in unsafe for _ in range(200))
+    blind = [games.ai.glance_move(state, rng, answer=0.0) for _ in range(200)]
+    assert any(m in unsafe for m in blind)
+    # Sometimes: a quarter of the glances look, the others play as if blind to it.
+    some = [games.ai.glance_move(state, rng, answer=0.25) in unsafe for _ in range(400)]
+    assert 0.22 < sum(some) / len(some) < 0.38  # blind: 2 of 5 of 3/4 of them, 0.3; all, 0.4
+    # Every groove hands something over: the glance still plays one.
+    state = games.get_game("tree-planting").new_state(board="1x1")
+    state.play_all(["h0.0", "h1.0"])
+    assert games.ai.glance_move(state, rng, answer=1.0) in state.legal_moves()
+
+
+def test_the_beginner_glances_as_its_game_declares(monkeypatch):
+    # Through the game contract (Game.glance), never a test of the game's name.
+    planting = games.get_game("tree-planting")
+    state = planting.new_state(board="1x2")
+    state.play_all(["h0.0", "h1.0"])
+    unsafe = third_sides(state)
+    beginner = games.ai.LEVELS["beginner"]
+    monkeypatch.setattr(type(planting), "glance", {"answer": 1.0})
+    assert games.ai.game_glance(planting) == {"answer": 1.0}
+    assert not any(games.ai.play_level(state, beginner, seed=s) in unsafe for s in range(100))
+    monkeypatch.setattr(type(planting), "glance", {})
+    assert any(games.ai.play_level(state, beginner, seed=s) in unsafe for s in range(100))
+    monkeypatch.setattr(type(planting), "glance", {"answr": 1.0})
+    with pytest.raises(ValueError, match=r"tree-planting: glance names 'answr': expected only"):
+        games.ai.play_level(state, beginner, seed=1)
+    monkeypatch.setattr(type(planting), "glance", {"miss": 1.5})
+    with pytest.raises(ValueError, match=r"tree-planting: glance\['miss'\] is 1.5: expected a sh"):
+        games.ai.play_level(state, beginner, seed=1)
+
+
+#: Each other game's beginner as it played before Game.glance (recorded from the glance of
+#: commit 64c2914): the moves to a position (the glance itself, seeded 5), then the beginner's
+#: move there for seeds 0-7. A change to the common glance, one draw of its rng more, fails.
+BEFORE_GAME_GLANCE = {
+    "treeblox": ("Lc1 Lb2 La3 La2 Lc2 Ld3 Lc4 Lc3 La4 Lb4 Lb3 La1 Lb1 Ld1",
+                 "Ld4 Ld4 Ld4 Ld2 Ld2 Ld2 Bd4 end"),
+    "fangqi": ("e2 b5 a2 g4 f6 f5 a3 g1 b1 c1 e5 g3 d7 f7 d1 a4 e7 g7 d3 a5 a7 e4 c2 e1",
+               "c5 b4 d2 b3 c7 b2 f3 f4"),
+    "arbos": ("seed F10 seed P1 seed G2 seed K16 seed S13 seed C2 seed C17 seed K19 seed O17 "
+              "seed J10 seed L2 seed B14 seed F5 seed S17 seed G18 seed C20 seed K7 seed J13 "
+              "seed B5 seed E14 B2 F18 D2 H19", "O19 S9 C13 Q17 G10 T12 D1 E2"),
+    "game-for-the-trees": ("retreat:d3 a6-a5 c3-b4 a6-b5 c3-c4 g6-h5 e3-d4 g6-g5 d4-e5 c6-d5 "
+                           "e5-f4 f6-f5 h3-h4 e4-d3 c2-d3 He8^h5 He1^c3 Hh5-h4 e4-d5 Hh4-g3 "
+                           "Bh1-h5 d7-e6 c6-d6 Pd8-d5",
+                           "g6-h6 c6-b6 f5-g5 Ec1-d2 g6-g5 c6-b5 g6-h6 f5-g5"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BEFORE_GAME_GLANCE))
+def test_the_other_games_beginners_glance_as_before(name):
+    game = games.get_game(name)
+    assert games.ai.game_glance(game) == {}
+    state = game.new_state(**{k: 7 for k in game.drawn_options})
+    rng = random.Random(5)
+    for _ in range({"treeblox": 14}.get(name, 24)):
+        state.play(games.ai.glance_move(state, rng))
+    path, answers = BEFORE_GAME_GLANCE[name]
+    assert " ".join(map(str, state.moves)) == path
+    beginner = games.ai.LEVELS["beginner"]
+    assert [str(games.ai.play_level(state, beginner, seed=s)) for s in range(8)] == answers.split()
