@@ -30,7 +30,7 @@ from games.ai.mcts import Search, tuning as game_tuning  # noqa: E402
 from games.base import State  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from strength import interval, points_for  # noqa: E402
+from strength import drawn_options, interval, points_for  # noqa: E402
 
 
 def search_move(state, iterations: int, tuning: dict, value: str, seed: int):
@@ -67,14 +67,11 @@ def main() -> None:
     sides = [(args.a, json.loads(args.a_tuning), args.a_value),
              (args.b, json.loads(args.b_tuning), args.b_value)]
     rng = random.Random(args.seed)
-    points, ends = [], {}
+    points, ends, drawn = [], {}, {}
     for i in range(args.games):
         seat_a = i % 2
-        state = game.new_state(**options)
-        drawn = {k: rng.randrange(1 << 32) for k in sorted(game.drawn_options)
-                 if k in state.options() and k not in options}
-        if drawn:
-            state = game.new_state(**options, **drawn)
+        drawn = drawn_options(game, options, rng, i, drawn)
+        state = game.new_state(**options, **drawn)
         start = time.process_time()
         while not state.is_over() and len(state.moves) < args.max_moves:
             its, tuning, value = sides[0] if state.to_move == seat_a else sides[1]

@@ -20,7 +20,8 @@
         could go on for ever)
 
 Options a game draws for each game (Arbos's setup_seed, the draw of its random setup) are
-drawn from the match's --seed, so a run is repeated by its seed.
+drawn from the match's --seed, so a run is repeated by its seed, once for each two games: the
+second plays the same setup with the colours swapped.
 
     python benchmarks/strength.py effort --game fangqi --positions 6
         each level's effort (iterations a move) and its time: CPU seconds a move on positions
@@ -101,6 +102,18 @@ def greedy_move(state, rng: random.Random):
     return rng.choice(choices)
 
 
+def drawn_options(game, options: dict, rng: random.Random, i: int, previous: dict) -> dict:
+    """The options game `i` of a match draws (`Game.drawn_options`: Arbos's setup), from the
+    match's rng so that a run is repeated by its seed: drawn afresh for each even game and
+    kept for the odd one after it, which swaps the colours (as cutechess's `-repeat` plays each
+    opening with both colours), so the luck of a setup falls on both players alike."""
+    if i % 2:
+        return previous
+    names = game.new_state(**options).options()
+    return {k: rng.randrange(1 << 32) for k in sorted(game.drawn_options)
+            if k in names and k not in options}
+
+
 def random_move(state, rng: random.Random):
     return rng.choice(list(state.legal_moves()))
 
@@ -125,15 +138,12 @@ def versus(args) -> dict:
     game = games.get_game(args.game)
     rng = random.Random(args.seed)
     tuning = json.loads(args.tuning) if args.tuning else None
-    results, ours_seconds, capped = [], [], 0
+    results, ours_seconds, capped, drawn = [], [], 0, {}
     for i in range(args.games):
         ours = i % 2  # colours alternate
         options = dict(o.split("=", 1) for o in args.option or [])
-        state = game.new_state(**options)
-        drawn = {k: rng.randrange(1 << 32) for k in sorted(game.drawn_options)
-                 if k in state.options() and k not in options}
-        if drawn:
-            state = game.new_state(**options, **drawn)
+        drawn = drawn_options(game, options, rng, i, drawn)
+        state = game.new_state(**options, **drawn)
         while not state.is_over() and len(state.moves) < args.max_moves:
             if state.to_move == ours:
                 start = time.perf_counter()
@@ -220,16 +230,19 @@ def player_move(who: str, state, rng: random.Random):
 
 def match(game, options: dict, a: str, b: str, count: int, rng: random.Random,
           max_moves: int) -> list[float]:
-    """`count` games of a against b, colours alternating: a's points in each."""
-    points = []
+    """`count` games of a against b, colours alternating (a game's drawn options, Arbos's
+    setup, the same for both colours: `drawn_options`): a's points in each."""
+    points, drawn = [], {}
     for i in range(count):
         seat_a = i % 2
-        state = game.new_state(**options)
+        drawn = drawn_options(game, options, rng, i, drawn)
+        state = game.new_state(**options, **drawn)
         while not state.is_over() and len(state.moves) < max_moves:
             who = a if state.to_move == seat_a else b
             state.play(player_move(who, state, rng))
         points.append(points_for(state, seat_a))
-        print(f"  {a} v {b} game {i + 1}: {a} as player {seat_a}, {len(state.moves)} moves"
+        print(f"  {a} v {b} game {i + 1}: {a} as player {seat_a}, {drawn or ''} "
+              f"{len(state.moves)} moves"
               f"{'' if state.is_over() else ' (capped)'}, scores {state.scores()}, "
               f"{a} {points[-1]}", file=sys.stderr)
     return points
@@ -347,7 +360,10 @@ def ladder(args) -> dict:
         start = time.perf_counter()
         points = match(game, options, a, b, args.games, rng, args.max_moves)
         results[a, b] = points
-        shares[f"{a} v {b}"] = {**interval(points), "seconds": round(time.perf_counter() - start)}
+        # The first player's share too: a game that favours a colour shows it here.
+        first = sum(p if i % 2 == 0 else 1 - p for i, p in enumerate(points)) / len(points)
+        shares[f"{a} v {b}"] = {**interval(points), "first_share": round(first, 3),
+                                "seconds": round(time.perf_counter() - start)}
         print(f"{a} v {b}: {shares[f'{a} v {b}']}", file=sys.stderr)
         if args.out:
             # Each pair as it finishes, in the form --merge reads: an interrupted run keeps

@@ -183,6 +183,28 @@ def test_the_ladders_fit_gives_elo_differences_and_intervals():
     assert 1300 < fit["a"]["rating"] < 1800
 
 
+def test_a_match_plays_each_drawn_setup_with_both_colours():
+    import random
+    import sys
+
+    sys.path.insert(0, str(DOC.parents[1] / "benchmarks"))
+    import strength
+
+    arbos, rng, drawn, seen = games.get_game("arbos"), random.Random(5), {}, []
+    for i in range(6):
+        drawn = strength.drawn_options(arbos, {}, rng, i, drawn)
+        seen.append(drawn["setup_seed"])
+    # Games 1 and 2 one setup (colours swapped), 3 and 4 another, ...
+    assert seen[0::2] == seen[1::2] and len(set(seen)) == 3
+    # The same seed draws the same setups: a run is repeated by its seed.
+    again = [strength.drawn_options(arbos, {}, random.Random(5), 0, {})["setup_seed"]]
+    assert again == seen[:1]
+    # An option given is not drawn; a game that draws nothing draws nothing.
+    assert strength.drawn_options(arbos, {"setup": "chosen"}, rng, 0, {}) == {}
+    assert strength.drawn_options(arbos, {"setup_seed": "7"}, rng, 0, {}) == {}
+    assert strength.drawn_options(games.get_game("fangqi"), {}, rng, 0, {}) == {}
+
+
 def test_the_ladder_saves_each_pair_as_it_goes_and_merges_earlier_runs(tmp_path):
     import argparse
     import sys
@@ -200,6 +222,8 @@ def test_the_ladder_saves_each_pair_as_it_goes_and_merges_earlier_runs(tmp_path)
     saved = json.loads(first.read_text())  # written after the pair, before any fit
     assert saved["game"] == "treeblox" and list(saved["pairs"]) == ["greedy v random"]
     assert saved["pairs"]["greedy v random"]["games"] == 2
+    share = saved["pairs"]["greedy v random"]
+    assert 0 <= share["first_share"] <= 1  # the first player's, whatever the colours
     second = tmp_path / "second.json"
     out = strength.ladder(args(pairs="beginner-random", out=str(second), merge=[str(first)]))
     assert set(out["pairs"]) == {"beginner v random", "greedy v random"}
