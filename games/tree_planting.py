@@ -425,7 +425,8 @@ class TreePlanting(Game):
     #: games each (docs/ai.md, "The ladder": each step still above the 150-250 asked). The
     #: beginner's glance below made it about as strong as easy at 12 free (0.49 over 128
     #: games, seed 104); easy exact from 15 free scored 0.77 against it and medium 0.82
-    #: against easy (128 games each, seed 105; 14 free: 0.66 and 0.88, 16: 0.84 and 0.72).
+    #: against easy (128 games each, seed 105; 14 free: 0.66 and 0.88, 16: 0.84 and 0.72,
+    #: seeds 104 and 105).
     level_effort = {"easy": {"exact_free": 15}, "medium": {"exact_free": 17},
                     "hard": {"exact_free": 20}}
     #: The common glance (greedy's view, a gain overlooked once in 10) scored 8/32 against
