@@ -387,10 +387,15 @@ def ladder(args) -> dict:
             a, b = key.split(" v ")
             n, won = entry["games"], entry["share"] * entry["games"]
             results[a, b] = results.get((a, b), []) + [won / n] * n
-            points = results[a, b]
-            shares[key] = {**interval(points), "seconds": shares.get(key, {}).get("seconds", 0)
-                           + entry.get("seconds", 0), "from": "+".join(
-                               filter(None, [shares.get(key, {}).get("from", "this run"), more]))}
+            points, before = results[a, b], shares.get(key, {})
+            joined = {**interval(points), "seconds": before.get("seconds", 0)
+                      + entry.get("seconds", 0), "from": "+".join(
+                          filter(None, [before.get("from", "this run"), Path(more).name]))}
+            if "first_share" in before and "first_share" in entry:  # (older runs lack it)
+                m = before["games"]
+                joined["first_share"] = round((before["first_share"] * m + entry["first_share"]
+                                               * n) / (m + n), 3)
+            shares[key] = joined
     if not connected(results, "greedy"):
         # Nothing to fit the ratings to (the pairs played do not reach the anchor): the
         # pairs alone, for --merge with a run that played the anchors.

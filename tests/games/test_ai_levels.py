@@ -237,6 +237,8 @@ def test_the_ladder_saves_each_pair_as_it_goes_and_merges_earlier_runs(tmp_path)
     # --add: more games of a pair join the pair's (here the first run's 2 to these 2).
     more = strength.ladder(args(pairs="greedy-random", add=[str(first)]))
     assert more["pairs"]["greedy v random"]["games"] == 4
+    added = more["pairs"]["greedy v random"]
+    assert added["from"] == f"this run+{first.name}" and 0 <= added["first_share"] <= 1
     # Pairs that do not reach the anchor (greedy) are kept, not fitted (nothing to hold to).
     alone = strength.ladder(args(pairs="beginner-random"))
     assert "ratings" not in alone and list(alone["pairs"]) == ["beginner v random"]
