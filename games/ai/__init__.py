@@ -47,6 +47,10 @@ class Level:
     #: With `exact`: the solver answers only when at most this many moves are free (the
     #: endgame it sees to the end), None: wherever it finishes (the whole board with a book).
     exact_free: int | None = None
+    #: Search options for this level over the game's own (`Game.search_options`), as
+    #: (name, value) pairs: how a game's level spends its effort, where the ladder measured
+    #: it better so (`Game.level_effort`'s "search"). (): the game's own.
+    search: tuple[tuple[str, Any], ...] = ()
 
 
 #: The ladder, weakest first (docs/ai.md has each level's rating per game, measured by
@@ -197,10 +201,23 @@ def game_level(game: Any, lvl: Level) -> Level:
     own = game.level_effort.get(lvl.name) if LEVELS.get(lvl.name) is lvl else None
     if not own:
         return lvl
-    unknown = set(own) - {"iterations", "exact_free"}
+    unknown = set(own) - {"iterations", "exact_free", "search"}
     if unknown:
         raise ValueError(f"{game.name}: level_effort[{lvl.name!r}] names {sorted(unknown)[0]!r}: "
-                         "expected only 'iterations' and 'exact_free'")
+                         "expected only 'iterations', 'exact_free' and 'search'")
+    own = dict(own)
+    if "search" in own:
+        import inspect
+
+        from games.ai import mcts
+
+        options = set(inspect.signature(mcts.Search).parameters) - {"state", "seed"}
+        unknown = set(own["search"]) - options
+        if unknown:
+            raise ValueError(f"{game.name}: level_effort[{lvl.name!r}]['search'] names "
+                             f"{sorted(unknown)[0]!r}: expected search options "
+                             f"({', '.join(sorted(options))})")
+        own["search"] = tuple(sorted(own["search"].items()))
     return replace(lvl, **own)
 
 
@@ -220,7 +237,7 @@ def play_level(state: Any, lvl: Level, *, seed: int | None = None,
     iterations = None if lvl.iterations is None else lvl.iterations * state.game.search_effort
     return best_move(state, seconds=lvl.seconds, seed=seed, noise=lvl.noise,
                      iterations=iterations, exact=lvl.exact, exact_free=lvl.exact_free,
-                     clock=clock)
+                     search=dict(lvl.search), clock=clock)
 
 
 @dataclass(frozen=True)
@@ -295,10 +312,12 @@ def analyse(state: Any, *, seconds: float, seed: int | None = None,
 
 def best_move(state: Any, *, seconds: float, seed: int | None = None, noise: float = 0.0,
               iterations: int | None = None, exact: bool = True, exact_free: int | None = None,
+              search: dict[str, Any] | None = None,
               clock: Callable[[], float] = time.perf_counter) -> Any:
     """The move the computer plays. With noise 0 and an exact value, a best move (the first
     the solver proves best: the others need not be searched). `exact` False: the search
-    only (a level below the strongest), `iterations` its effort."""
+    only (a level below the strongest), `iterations` its effort, `search` options over the
+    game's own (a level's: `Level.search`)."""
     if state.is_over():
         raise ValueError("the game is over: there is no move to play")
     legal = state.legal_moves()
@@ -318,6 +337,7 @@ def best_move(state: Any, *, seconds: float, seed: int | None = None, noise: flo
             return rng.choice(sorted(keep, key=str))
         best = sorted((m for m, v in exact.items() if v == top), key=lambda g: g.index)
         return best[0] if seed is None else random.Random(seed).choice(best)
-    search = Search(state, seed=seed, **tuning(state))
-    search.run(seconds=max(0.0, seconds - (clock() - start)), iterations=iterations, clock=clock)
-    return search.best(noise)
+    searcher = Search(state, seed=seed, **{**tuning(state), **(search or {})})
+    searcher.run(seconds=max(0.0, seconds - (clock() - start)), iterations=iterations,
+                 clock=clock)
+    return searcher.best(noise)

@@ -270,6 +270,33 @@ def test_a_game_may_declare_its_own_effort_for_a_level(counting, monkeypatch):
         games.ai.play_level(state, games.ai.LEVELS["medium"], seed=1)
 
 
+def test_a_game_may_declare_how_a_level_searches(monkeypatch):
+    # Level_effort's "search": options over the game's own search_options for that level
+    # only (Arbos's strongest keeps more to its prior); the other levels search as the game
+    # does, and a name that is no search option is refused, naming the game and the level.
+    seen = []
+
+    class Recording(games.ai.Search):
+        def __init__(self, state, seed=None, **options):
+            seen.append(options)
+            super().__init__(state, seed=seed, **options)
+
+    monkeypatch.setattr(games.ai, "Search", Recording)
+    fangqi = games.get_game("fangqi")
+    monkeypatch.setattr(type(fangqi), "level_effort",
+                        {"hard": {"iterations": 8, "search": {"prior_bias": 3.0}}})
+    state = fangqi.new_state()
+    state.play_all(["d4", "c3"])
+    for name in ("medium", "hard"):
+        games.ai.play_level(state, games.ai.LEVELS[name], seed=1)
+    assert seen[0] == dict(fangqi.search_options)
+    assert seen[1] == {**fangqi.search_options, "prior_bias": 3.0}
+    monkeypatch.setattr(type(fangqi), "level_effort", {"hard": {"search": {"prior_bais": 3}}})
+    with pytest.raises(ValueError, match=r"fangqi: level_effort\['hard'\]\['search'\] names "
+                                         r"'prior_bais': expected search options \(.*prior_bias"):
+        games.ai.play_level(state, games.ai.LEVELS["hard"], seed=1)
+
+
 def third_sides(state) -> set:
     """Tree Planting: the free grooves that draw a square's third side (hand it over)."""
     return {g for g in state.legal_moves() if state.gives_away(g)}
