@@ -111,8 +111,9 @@ class Game(ABC):
     search_effort: ClassVar[int] = 1
     #: This game's own effort for some levels, where the ladder measured the common levels'
     #: steps (games.ai.LEVELS) too large or too small for it: level name -> {"iterations": N,
-    #: "exact_free": M, "search": {OPTION: VALUE}} (any of the keys), which replace that
-    #: level's common values in this game (the iterations are still times `search_effort`;
+    #: "exact_free": M, "slips": S, "search": {OPTION: VALUE}} (any of the keys), which
+    #: replace that level's common values in this game (the iterations are still times
+    #: `search_effort`; "slips": the share of moves a glance plays instead of the search;
     #: "search": options of the search over `search_options`, for that level only). {}: the
     #: common levels. Chosen by
     #: measurement (docs/ai.md, "The ladder"); `games.ai.game_level` applies it.

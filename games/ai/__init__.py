@@ -201,10 +201,10 @@ def game_level(game: Any, lvl: Level) -> Level:
     own = game.level_effort.get(lvl.name) if LEVELS.get(lvl.name) is lvl else None
     if not own:
         return lvl
-    unknown = set(own) - {"iterations", "exact_free", "search"}
+    unknown = set(own) - {"iterations", "exact_free", "slips", "search"}
     if unknown:
         raise ValueError(f"{game.name}: level_effort[{lvl.name!r}] names {sorted(unknown)[0]!r}: "
-                         "expected only 'iterations', 'exact_free' and 'search'")
+                         "expected only 'iterations', 'exact_free', 'slips' and 'search'")
     own = dict(own)
     if "search" in own:
         import inspect

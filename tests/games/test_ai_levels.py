@@ -291,6 +291,12 @@ def test_a_game_may_declare_how_a_level_searches(monkeypatch):
         games.ai.play_level(state, games.ai.LEVELS[name], seed=1)
     assert seen[0] == dict(fangqi.search_options)
     assert seen[1] == {**fangqi.search_options, "prior_bias": 3.0}
+    # "slips": that share of the level's moves a glance instead of the search.
+    monkeypatch.setattr(type(fangqi), "level_effort", {"hard": {"iterations": 8, "slips": 0.5}})
+    seen.clear()
+    for seed in range(40):
+        games.ai.play_level(state, games.ai.LEVELS["hard"], seed=seed)
+    assert 10 < len(seen) < 30  # the others glanced
     monkeypatch.setattr(type(fangqi), "level_effort", {"hard": {"search": {"prior_bais": 3}}})
     with pytest.raises(ValueError, match=r"fangqi: level_effort\['hard'\]\['search'\] names "
                                          r"'prior_bais': expected search options \(.*prior_bias"):
