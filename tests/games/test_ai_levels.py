@@ -170,6 +170,16 @@ def test_the_shipped_ratings_name_only_levels():
         assert set(games.ai.ratings(name)) <= set(games.ai.LEVELS)
 
 
+def test_the_shipped_ladders_climb_level_by_level():
+    # What a family picks by name must not get weaker as the names get stronger: each rated
+    # level above the one below it (the page and `treeboard games` show these numbers).
+    for name in games.names():
+        rated = [(level, entry["rating"]) for level, entry in games.ai.ratings(name).items()]
+        assert rated, name
+        for (lower, low), (upper, high) in zip(rated, rated[1:]):
+            assert high > low, f"{name}: {upper} {high} not above {lower} {low}"
+
+
 def test_the_ladders_fit_gives_elo_differences_and_intervals():
     import sys
 
