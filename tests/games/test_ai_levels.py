@@ -62,7 +62,7 @@ def test_each_games_own_levels_are_what_the_doc_says():
             lvl = games.ai.game_level(game, games.ai.LEVELS[level_name])
             effort = f"{lvl.iterations:,} iterations"
             if lvl.slips:
-                effort += f", {lvl.slips:.0%} of its moves a glance"
+                effort += f", {lvl.slips * 100:g}% of its moves a glance"
             effort += "".join(f", {option} {value}" for option, value in lvl.search)
             declared[game.short_title, level_name] = (
                 effort, "no" if not lvl.exact or not game.exact_solver
