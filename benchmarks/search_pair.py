@@ -30,10 +30,11 @@ from games.ai.mcts import Search, tuning as game_tuning  # noqa: E402
 from games.base import State  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from strength import interval, points_for  # noqa: E402
+from strength import drawn_options, interval, points_for  # noqa: E402
 
 
-def search_move(state, iterations: int, tuning: dict, value: str, seed: int):
+def search_move(state, iterations: int, tuning: dict, value: str, seed: int,
+                attributes: dict | None = None):
     legal = state.legal_moves()
     if len(legal) == 1:
         return legal[0]
@@ -41,6 +42,10 @@ def search_move(state, iterations: int, tuning: dict, value: str, seed: int):
     own = cls.__dict__.get("playout_value")
     if value == "scores" and own is not None:
         cls.playout_value = State.playout_value  # the scores as they stand, for this search
+    # The state class's attributes this side searches with (Arbos's playout_choices, say).
+    kept = {name: getattr(cls, name) for name in attributes or {}}
+    for name, setting in (attributes or {}).items():
+        setattr(cls, name, setting)
     try:
         search = Search(state, seed=seed, **{**game_tuning(state), **tuning})
         search.run(seconds=600.0, iterations=iterations * state.game.search_effort)
@@ -48,6 +53,8 @@ def search_move(state, iterations: int, tuning: dict, value: str, seed: int):
     finally:
         if value == "scores" and own is not None:
             cls.playout_value = own
+        for name, setting in kept.items():
+            setattr(cls, name, setting)
 
 
 def main() -> None:
@@ -58,27 +65,33 @@ def main() -> None:
         parser.add_argument(f"--{side}", type=int, required=True, metavar="ITERATIONS")
         parser.add_argument(f"--{side}-tuning", default="{}", metavar="JSON")
         parser.add_argument(f"--{side}-value", default="rules", choices=("rules", "scores"))
+        parser.add_argument(f"--{side}-state", default="{}", metavar="JSON",
+                            help="attributes of the game's state class for this side's "
+                                 "search, e.g. '{\"playout_choices\": 4}' (Arbos)")
     parser.add_argument("--games", type=int, default=10)
     parser.add_argument("--max-moves", type=int, default=600)
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     game = games.get_game(args.game)
     options = dict(o.split("=", 1) for o in args.option or [])
-    sides = [(args.a, json.loads(args.a_tuning), args.a_value),
-             (args.b, json.loads(args.b_tuning), args.b_value)]
+    sides = [(args.a, json.loads(args.a_tuning), args.a_value, json.loads(args.a_state)),
+             (args.b, json.loads(args.b_tuning), args.b_value, json.loads(args.b_state))]
+    for _, _, _, attributes in sides:
+        cls = type(game.new_state(**options))
+        unknown = [name for name in attributes if not hasattr(cls, name)]
+        if unknown:
+            raise SystemExit(f"--a-state/--b-state: {cls.__name__} has no {unknown[0]!r}")
     rng = random.Random(args.seed)
-    points, ends = [], {}
+    points, ends, drawn = [], {}, {}
     for i in range(args.games):
         seat_a = i % 2
-        state = game.new_state(**options)
-        drawn = {k: rng.randrange(1 << 32) for k in sorted(game.drawn_options)
-                 if k in state.options() and k not in options}
-        if drawn:
-            state = game.new_state(**options, **drawn)
+        drawn = drawn_options(game, options, rng, i, drawn)
+        state = game.new_state(**options, **drawn)
         start = time.process_time()
         while not state.is_over() and len(state.moves) < args.max_moves:
-            its, tuning, value = sides[0] if state.to_move == seat_a else sides[1]
-            state.play(search_move(state, its, tuning, value, rng.randrange(1 << 30)))
+            its, tuning, value, attributes = sides[0] if state.to_move == seat_a else sides[1]
+            state.play(search_move(state, its, tuning, value, rng.randrange(1 << 30),
+                                   attributes))
         points.append(points_for(state, seat_a))
         end = getattr(state, "end_reason", None) if state.is_over() else "capped"
         ends[str(end)] = ends.get(str(end), 0) + 1
@@ -86,8 +99,10 @@ def main() -> None:
               f"{state.scores()}, A {points[-1]}, {time.process_time() - start:.0f} s CPU",
               file=sys.stderr, flush=True)
     print(json.dumps({"game": args.game, "options": options,
-                      "a": {"iterations": args.a, "tuning": sides[0][1], "value": args.a_value},
-                      "b": {"iterations": args.b, "tuning": sides[1][1], "value": args.b_value},
+                      "a": {"iterations": args.a, "tuning": sides[0][1], "value": args.a_value,
+                            "state": sides[0][3]},
+                      "b": {"iterations": args.b, "tuning": sides[1][1], "value": args.b_value,
+                            "state": sides[1][3]},
                       "seed": args.seed, "ends": ends, **interval(points)}))
 
 

@@ -20,7 +20,8 @@
         could go on for ever)
 
 Options a game draws for each game (Arbos's setup_seed, the draw of its random setup) are
-drawn from the match's --seed, so a run is repeated by its seed.
+drawn from the match's --seed, so a run is repeated by its seed, once for each two games: the
+second plays the same setup with the colours swapped.
 
     python benchmarks/strength.py effort --game fangqi --positions 6
         each level's effort (iterations a move) and its time: CPU seconds a move on positions
@@ -32,7 +33,8 @@ drawn from the match's --seed, so a run is repeated by its seed.
         `treeboard games` and the page show beside each level's name; --out FILE keeps the
         pairs played so far after each pair, --merge FILE fits an earlier run's pairs too,
         --add FILE adds more games of the same pairs, --level-effort JSON tries a game's own
-        levels (what its Game.level_effort would declare)
+        levels (what its Game.level_effort would declare), --glance JSON its own beginner's
+        glance (what its Game.glance would declare)
 
 Prints one JSON object per match. A benchmark, not a test: it takes minutes.
 """
@@ -100,6 +102,18 @@ def greedy_move(state, rng: random.Random):
     return rng.choice(choices)
 
 
+def drawn_options(game, options: dict, rng: random.Random, i: int, previous: dict) -> dict:
+    """The options game `i` of a match draws (`Game.drawn_options`: Arbos's setup), from the
+    match's rng so that a run is repeated by its seed: drawn afresh for each even game and
+    kept for the odd one after it, which swaps the colours (as cutechess's `-repeat` plays each
+    opening with both colours), so the luck of a setup falls on both players alike."""
+    if i % 2:
+        return previous
+    names = game.new_state(**options).options()
+    return {k: rng.randrange(1 << 32) for k in sorted(game.drawn_options)
+            if k in names and k not in options}
+
+
 def random_move(state, rng: random.Random):
     return rng.choice(list(state.legal_moves()))
 
@@ -124,15 +138,12 @@ def versus(args) -> dict:
     game = games.get_game(args.game)
     rng = random.Random(args.seed)
     tuning = json.loads(args.tuning) if args.tuning else None
-    results, ours_seconds, capped = [], [], 0
+    results, ours_seconds, capped, drawn = [], [], 0, {}
     for i in range(args.games):
         ours = i % 2  # colours alternate
         options = dict(o.split("=", 1) for o in args.option or [])
-        state = game.new_state(**options)
-        drawn = {k: rng.randrange(1 << 32) for k in sorted(game.drawn_options)
-                 if k in state.options() and k not in options}
-        if drawn:
-            state = game.new_state(**options, **drawn)
+        drawn = drawn_options(game, options, rng, i, drawn)
+        state = game.new_state(**options, **drawn)
         while not state.is_over() and len(state.moves) < args.max_moves:
             if state.to_move == ours:
                 start = time.perf_counter()
@@ -219,16 +230,19 @@ def player_move(who: str, state, rng: random.Random):
 
 def match(game, options: dict, a: str, b: str, count: int, rng: random.Random,
           max_moves: int) -> list[float]:
-    """`count` games of a against b, colours alternating: a's points in each."""
-    points = []
+    """`count` games of a against b, colours alternating (a game's drawn options, Arbos's
+    setup, the same for both colours: `drawn_options`): a's points in each."""
+    points, drawn = [], {}
     for i in range(count):
         seat_a = i % 2
-        state = game.new_state(**options)
+        drawn = drawn_options(game, options, rng, i, drawn)
+        state = game.new_state(**options, **drawn)
         while not state.is_over() and len(state.moves) < max_moves:
             who = a if state.to_move == seat_a else b
             state.play(player_move(who, state, rng))
         points.append(points_for(state, seat_a))
-        print(f"  {a} v {b} game {i + 1}: {a} as player {seat_a}, {len(state.moves)} moves"
+        print(f"  {a} v {b} game {i + 1}: {a} as player {seat_a}, {drawn or ''} "
+              f"{len(state.moves)} moves"
               f"{'' if state.is_over() else ' (capped)'}, scores {state.scores()}, "
               f"{a} {points[-1]}", file=sys.stderr)
     return points
@@ -333,6 +347,9 @@ def ladder(args) -> dict:
     if getattr(args, "level_effort", None):
         # Levels to try before the game declares them (its `Game.level_effort`).
         type(game).level_effort = json.loads(args.level_effort)
+    if getattr(args, "glance", None):
+        # A beginner's glance to try before the game declares it (its `Game.glance`).
+        type(game).glance = json.loads(args.glance)
     options = dict(o.split("=", 1) for o in args.option or [])
     rng = random.Random(args.seed)
     only = set(args.pairs.split(",")) if args.pairs else None
@@ -343,7 +360,10 @@ def ladder(args) -> dict:
         start = time.perf_counter()
         points = match(game, options, a, b, args.games, rng, args.max_moves)
         results[a, b] = points
-        shares[f"{a} v {b}"] = {**interval(points), "seconds": round(time.perf_counter() - start)}
+        # The first player's share too: a game that favours a colour shows it here.
+        first = sum(p if i % 2 == 0 else 1 - p for i, p in enumerate(points)) / len(points)
+        shares[f"{a} v {b}"] = {**interval(points), "first_share": round(first, 3),
+                                "seconds": round(time.perf_counter() - start)}
         print(f"{a} v {b}: {shares[f'{a} v {b}']}", file=sys.stderr)
         if args.out:
             # Each pair as it finishes, in the form --merge reads: an interrupted run keeps
@@ -351,7 +371,7 @@ def ladder(args) -> dict:
             Path(args.out).write_text(json.dumps(
                 {"game": args.game, "options": options, "games_per_pair": args.games,
                  "seed": args.seed, "max_moves": args.max_moves,
-                 "level_effort": game.level_effort, "pairs": shares}) + "\n")
+                 "level_effort": game.level_effort, "glance": game.glance, "pairs": shares}) + "\n")
     for merge in args.merge or []:
         # Pairs played in an earlier run (its JSON output), unless played again here: a
         # share of n games is as good as the points for the fit.
@@ -367,10 +387,15 @@ def ladder(args) -> dict:
             a, b = key.split(" v ")
             n, won = entry["games"], entry["share"] * entry["games"]
             results[a, b] = results.get((a, b), []) + [won / n] * n
-            points = results[a, b]
-            shares[key] = {**interval(points), "seconds": shares.get(key, {}).get("seconds", 0)
-                           + entry.get("seconds", 0), "from": "+".join(
-                               filter(None, [shares.get(key, {}).get("from", "this run"), more]))}
+            points, before = results[a, b], shares.get(key, {})
+            joined = {**interval(points), "seconds": before.get("seconds", 0)
+                      + entry.get("seconds", 0), "from": "+".join(
+                          filter(None, [before.get("from", "this run"), Path(more).name]))}
+            if "first_share" in before and "first_share" in entry:  # (older runs lack it)
+                m = before["games"]
+                joined["first_share"] = round((before["first_share"] * m + entry["first_share"]
+                                               * n) / (m + n), 3)
+            shares[key] = joined
     if not connected(results, "greedy"):
         # Nothing to fit the ratings to (the pairs played do not reach the anchor): the
         # pairs alone, for --merge with a run that played the anchors.
@@ -378,11 +403,12 @@ def ladder(args) -> dict:
               "--merge a run with the anchors' pairs to fit them", file=sys.stderr)
         return {"game": args.game, "options": options, "games_per_pair": args.games,
                 "seed": args.seed, "max_moves": args.max_moves,
-                "level_effort": game.level_effort, "pairs": shares}
+                "level_effort": game.level_effort, "glance": game.glance, "pairs": shares}
     ratings = fit_ratings(results, anchor="greedy")
     out = {"game": args.game, "options": options, "games_per_pair": args.games,
            "seed": args.seed, "max_moves": args.max_moves,
-           "level_effort": game.level_effort, "pairs": shares, "ratings": ratings}
+           "level_effort": game.level_effort, "glance": game.glance, "pairs": shares,
+           "ratings": ratings}
     if args.write:
         path = games.ai.RATINGS_FILE
         table = json.loads(path.read_text()) if path.exists() else {}
@@ -562,6 +588,9 @@ def main() -> None:
     p.add_argument("--level-effort", metavar="JSON",
                    help="try levels of the game's own, as its Game.level_effort would declare "
                         "them, e.g. '{\"hard\": {\"exact_free\": 20}}'")
+    p.add_argument("--glance", metavar="JSON",
+                   help="try a beginner's glance of the game's own, as its Game.glance would "
+                        "declare it, e.g. '{\"answer\": 0.3}'")
     p.add_argument("--write", action="store_true",
                    help="keep the ratings in games/ai/data/ratings.json")
     p.add_argument("--seed", type=int, default=1)

@@ -48,6 +48,9 @@ PLAYOUT_CAP = 400
 #: three trees, only the cells beside the mover's spores: a pass used to check every cell,
 #: 44 % of a 20x20 playout's cell checks for under 2 passes in 138 moves).
 _DRAWS = 48
+#: A playout's spore goes on the best (`_playout_worth`) of this many legal cells drawn at
+#: random, not on the first: 1 is a uniformly random playout.
+PLAYOUT_CHOICES = 1
 
 #: The setup's two ways (reading 13): the board draws each seed's cell, or the placer chooses.
 SETUPS = ("random", "chosen")
@@ -180,6 +183,9 @@ class ArbosState(State):
                  "_seeds", "_tree_of", "_trees", "_next_id", "_spores_left", "_seed_dist",
                  "_dist_count", "_placed_seeds", "_history", "_to_move", "_phase", "_follow",
                  "_removing", "_passes", "_end", "_setup", "_setup_seed", "_draws")
+    #: PLAYOUT_CHOICES, on the class so that a benchmark can try another for one side
+    #: (benchmarks/search_pair.py --a-state).
+    playout_choices = PLAYOUT_CHOICES
 
     def __init__(self, game: "Arbos", board_name: str, rows: int, cols: int, seeds: int,
                  spores: int, setup: str = "chosen", setup_seed: int | None = None):
@@ -361,6 +367,7 @@ class ArbosState(State):
         size, nb8, cell = geo.size, geo.nb8, geo.cell
         randrange, apply, placeable = rng.randrange, self._apply, self._placeable
         draw = rng.random  # a cell: int(draw() * size), uniform to within size / 2**53
+        choices, worth = self.playout_choices, self._playout_worth
 
         def keeps_three(p: int, i: int) -> bool:
             # A spore at i joins the trees beside it into one: at most three after it?
@@ -404,13 +411,24 @@ class ArbosState(State):
             kind = None
             if self._spores_left[p]:
                 three = len(trees_of[p]) >= MAX_TREES
+                found, best, best_worth = 0, -1, -1e9
                 for _ in range(_DRAWS):
                     i = int(draw() * size)  # (half of randrange's cost)
                     here = board[i]
                     if here == seed or (not here and placeable(p, i)):
                         if keeps_three(p, i):
-                            kind = REPLACE if here else SPORE
-                            break
+                            found += 1
+                            if choices > 1:
+                                w = worth(p, i)
+                                if w > best_worth:
+                                    best, best_worth = i, w
+                            else:
+                                best = i
+                            if found >= choices:
+                                break
+                if found:
+                    i = best
+                    kind = REPLACE if board[i] else SPORE
                 else:
                     if three:  # only a cell beside one of p's spores keeps three trees
                         near = {n for t in trees_of[p].values() for j in t for n in nb8[j]}
@@ -428,6 +446,24 @@ class ArbosState(State):
             else:
                 apply(Move(kind, cell(i)), i)
         return self.scores()
+
+    def _playout_worth(self, p: int, i: int) -> float:
+        """What a playout's spore of p at cell i (or the replacement of p's seed there) is
+        worth, as `move_prior` values a spore but from the cells around it only (a playout
+        cannot afford the prior's distances): a seed of p's that is not scoring yet gaining a
+        tree it lacks most, any growth of a tree a little, a replaced seed least."""
+        board, nb8, tree_of = self._board, self.geo.nb8, self._tree_of
+        if board[i]:
+            return -4.0  # p's own seed, replaced
+        spore, seed = _SPORE[p], _SEED[p]
+        mine = {tree_of[n] for n in nb8[i] if board[n] == spore}
+        value = 1.0 if len(mine) == 1 else -3.0 if mine else 0.0  # grows one, joins two
+        for n in nb8[i]:
+            if board[n] == seed:
+                links = {tree_of[m] for m in nb8[n] if board[m] == spore}
+                if len(links) < 2:
+                    value += 4.0 if not mine or not mine <= links else 0.5
+        return value
 
     def move_prior(self, moves: Any) -> list[float]:
         """For the search (games/base.py): a cheap guess per legal move, higher first. A point

@@ -111,10 +111,21 @@ class Game(ABC):
     search_effort: ClassVar[int] = 1
     #: This game's own effort for some levels, where the ladder measured the common levels'
     #: steps (games.ai.LEVELS) too large or too small for it: level name -> {"iterations": N,
-    #: "exact_free": M} (either key), which replace that level's common values in this game
-    #: (the iterations are still times `search_effort`). {}: the common levels. Chosen by
+    #: "exact_free": M, "slips": S, "search": {OPTION: VALUE}} (any of the keys), which
+    #: replace that level's common values in this game (the iterations are still times
+    #: `search_effort`; "slips": the share of moves a glance plays instead of the search;
+    #: "search": options of the search over `search_options`, for that level only). {}: the
+    #: common levels. Chosen by
     #: measurement (docs/ai.md, "The ladder"); `games.ai.game_level` applies it.
     level_effort: ClassVar[Mapping[str, Mapping[str, Any]]] = {}
+    #: How this game's beginner glances (`games.ai.glance_move`), where the common glance
+    #: plays too weak or too strong for it: {"miss": M, "answer": A} (either key). "miss": the
+    #: share of gains overlooked (default `games.ai.GLANCE_MISS`); "answer": the share of
+    #: glances that also see the opponent's answer, one move deep (the most the opponent gains
+    #: at once after each move: a square handed over, a recapture), and avoid what gives it
+    #: (default 0: never). {}: the common glance. Chosen by measurement (docs/ai.md, "The
+    #: ladder"); `games.ai.game_glance` reads it.
+    glance: ClassVar[Mapping[str, float]] = {}
 
     @property
     def title(self) -> str:

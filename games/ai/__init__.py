@@ -24,8 +24,8 @@ from typing import Any, Callable
 
 from games.ai.mcts import Search, tuning
 
-__all__ = ["best_move", "analyse", "play_level", "game_level", "glance_move", "Level", "level",
-           "LEVELS", "ALIASES", "MoveValue", "ratings", "level_label"]
+__all__ = ["best_move", "analyse", "play_level", "game_level", "game_glance", "glance_move",
+           "Level", "level", "LEVELS", "ALIASES", "MoveValue", "ratings", "level_label"]
 
 
 @dataclass(frozen=True)
@@ -47,6 +47,10 @@ class Level:
     #: With `exact`: the solver answers only when at most this many moves are free (the
     #: endgame it sees to the end), None: wherever it finishes (the whole board with a book).
     exact_free: int | None = None
+    #: Search options for this level over the game's own (`Game.search_options`), as
+    #: (name, value) pairs: how a game's level spends its effort, where the ladder measured
+    #: it better so (`Game.level_effort`'s "search"). (): the game's own.
+    search: tuple[tuple[str, Any], ...] = ()
 
 
 #: The ladder, weakest first (docs/ai.md has each level's rating per game, measured by
@@ -131,13 +135,18 @@ def level_label(game_name: str, name: str) -> str:
 GLANCE_MISS = 0.1
 
 
-def glance_move(state: Any, rng: Any, *, miss: float = GLANCE_MISS) -> Any:
+def glance_move(state: Any, rng: Any, *, miss: float = GLANCE_MISS, answer: float = 0.0) -> Any:
     """A beginner's move: what a person sees at a glance. The mover's own gain right after
     each move (the score margin, `greedy_prior`; not the game's prior, whose strategy,
     Fangqi's blocks say, a beginner does not have: with it a glance beat the greedy player
-    15 games of 16), and no thought of the opponent's answer (a two-move threat unseen). Gains of one size (a power of ten
-    above the least: a capture in Fangqi, a closed square in Tree Planting) are overlooked
-    together with probability `miss`, as a person misses a capture, not one of its variants.
+    15 games of 16), and, unless `answer` says otherwise, no thought of the opponent's answer
+    (a two-move threat unseen). Gains of one size (a power of ten above the least: a capture
+    in Fangqi, a closed square in Tree Planting) are overlooked together with probability
+    `miss`, as a person misses a capture, not one of its variants.
+    With probability `answer` (a game's own glance, `Game.glance`; 0 by default) the glance
+    also looks one move further, as someone told once to mind it: each move that hands the
+    turn over counts the most the opponent then gains at once (a square handed over in Tree
+    Planting; never what follows it, a chain), and a move that hands nothing over goes first.
     Ties, and everything overlooked, at random."""
     import math
 
@@ -151,7 +160,36 @@ def glance_move(state: Any, rng: Any, *, miss: float = GLANCE_MISS) -> Any:
     overlooked = {size for size in sorted(set(sizes.values()) - {None})
                   if rng.random() < miss}
     seen = [base if sizes[g] in overlooked else g for g in guess]
+    if answer > 0 and rng.random() < answer:  # no draw at 0: the common glance is unchanged
+        me = state.to_move
+        for i, m in enumerate(moves):
+            state.play(m)
+            if not state.is_over() and state.to_move != me:
+                # The opponent's margin is now -guess[i]; its best move at once gains this.
+                gains = max(greedy_prior(state, list(state.legal_moves()))) + guess[i]
+                seen[i] -= max(0, gains)
+            state.undo()
     return moves[max(range(len(moves)), key=seen.__getitem__)]
+
+
+#: What a game's own glance (`Game.glance`) may set: glance_move's keyword arguments.
+GLANCE_KEYS = ("miss", "answer")
+
+
+def game_glance(game: Any) -> dict[str, float]:
+    """`glance_move`'s keyword arguments as `game`'s beginner glances (`Game.glance`; {}: the
+    common glance). Raises ValueError naming the game and the key it does not know, or the
+    value that is not a share from 0 to 1."""
+    own = dict(game.glance)
+    unknown = set(own) - set(GLANCE_KEYS)
+    if unknown:
+        raise ValueError(f"{game.name}: glance names {sorted(unknown)[0]!r}: "
+                         "expected only 'miss' and 'answer'")
+    for key, value in own.items():
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
+            raise ValueError(f"{game.name}: glance[{key!r}] is {value!r}: "
+                             "expected a share from 0 to 1")
+    return own
 
 
 def game_level(game: Any, lvl: Level) -> Level:
@@ -163,17 +201,30 @@ def game_level(game: Any, lvl: Level) -> Level:
     own = game.level_effort.get(lvl.name) if LEVELS.get(lvl.name) is lvl else None
     if not own:
         return lvl
-    unknown = set(own) - {"iterations", "exact_free"}
+    unknown = set(own) - {"iterations", "exact_free", "slips", "search"}
     if unknown:
         raise ValueError(f"{game.name}: level_effort[{lvl.name!r}] names {sorted(unknown)[0]!r}: "
-                         "expected only 'iterations' and 'exact_free'")
+                         "expected only 'iterations', 'exact_free', 'slips' and 'search'")
+    own = dict(own)
+    if "search" in own:
+        import inspect
+
+        from games.ai import mcts
+
+        options = set(inspect.signature(mcts.Search).parameters) - {"state", "seed"}
+        unknown = set(own["search"]) - options
+        if unknown:
+            raise ValueError(f"{game.name}: level_effort[{lvl.name!r}]['search'] names "
+                             f"{sorted(unknown)[0]!r}: expected search options "
+                             f"({', '.join(sorted(options))})")
+        own["search"] = tuple(sorted(own["search"].items()))
     return replace(lvl, **own)
 
 
 def play_level(state: Any, lvl: Level, *, seed: int | None = None,
                clock: Callable[[], float] = time.perf_counter) -> Any:
     """The move the computer plays at level `lvl` (as its game plays it, `game_level`): its
-    search effort, its slips."""
+    search effort, its slips (a glance as the game's beginner glances, `game_glance`)."""
     import random
 
     lvl = game_level(state.game, lvl)
@@ -181,12 +232,12 @@ def play_level(state: Any, lvl: Level, *, seed: int | None = None,
     if lvl.slips > 0 and not state.is_over() and len(state.legal_moves()) > 1:
         rng = random.Random(seed)
         if lvl.slips >= 1 or rng.random() < lvl.slips:
-            return glance_move(state, rng)
+            return glance_move(state, rng, **game_glance(state.game))
         seed = rng.randrange(1 << 30)
     iterations = None if lvl.iterations is None else lvl.iterations * state.game.search_effort
     return best_move(state, seconds=lvl.seconds, seed=seed, noise=lvl.noise,
                      iterations=iterations, exact=lvl.exact, exact_free=lvl.exact_free,
-                     clock=clock)
+                     search=dict(lvl.search), clock=clock)
 
 
 @dataclass(frozen=True)
@@ -261,10 +312,12 @@ def analyse(state: Any, *, seconds: float, seed: int | None = None,
 
 def best_move(state: Any, *, seconds: float, seed: int | None = None, noise: float = 0.0,
               iterations: int | None = None, exact: bool = True, exact_free: int | None = None,
+              search: dict[str, Any] | None = None,
               clock: Callable[[], float] = time.perf_counter) -> Any:
     """The move the computer plays. With noise 0 and an exact value, a best move (the first
     the solver proves best: the others need not be searched). `exact` False: the search
-    only (a level below the strongest), `iterations` its effort."""
+    only (a level below the strongest), `iterations` its effort, `search` options over the
+    game's own (a level's: `Level.search`)."""
     if state.is_over():
         raise ValueError("the game is over: there is no move to play")
     legal = state.legal_moves()
@@ -284,6 +337,7 @@ def best_move(state: Any, *, seconds: float, seed: int | None = None, noise: flo
             return rng.choice(sorted(keep, key=str))
         best = sorted((m for m, v in exact.items() if v == top), key=lambda g: g.index)
         return best[0] if seed is None else random.Random(seed).choice(best)
-    search = Search(state, seed=seed, **tuning(state))
-    search.run(seconds=max(0.0, seconds - (clock() - start)), iterations=iterations, clock=clock)
-    return search.best(noise)
+    searcher = Search(state, seed=seed, **{**tuning(state), **(search or {})})
+    searcher.run(seconds=max(0.0, seconds - (clock() - start)), iterations=iterations,
+                 clock=clock)
+    return searcher.best(noise)

@@ -145,3 +145,56 @@ def test_with_three_trees_a_playout_draws_among_exactly_the_moves_that_keep_thre
         if found == 6:
             break
     assert found == 6
+
+
+def test_a_playout_with_choices_puts_its_spore_on_the_best_cell_it_drew(monkeypatch):
+    # PLAYOUT_CHOICES above 1 (benchmarks/search_pair.py --a-state): of the legal cells drawn
+    # the playout plays the one `_playout_worth` values most. With enough draws to see every
+    # cell of an 8x8 board, that is the best of all the legal ones; with one choice (the
+    # default), a uniformly random one, often worse.
+    import games.arbos
+
+    monkeypatch.setattr(games.arbos, "_DRAWS", 4000)
+    checked, worse = 0, 0
+    for seed in range(80):
+        state = position(seed, "8x8", 30 + seed % 20)
+        if (state.is_over() or state.phase != "play" or state.must_remove
+                or state.follow_ups_left or not state.spores_left(state.to_move)):
+            continue
+        p = state.to_move
+        worth = {}
+        for move in state.legal_moves():
+            if move.kind in ("spore", "replace"):
+                r, c = move.cell
+                i = r * state.geo.cols + c
+                state.play(move)
+                keeps = state.tree_count(p) <= 3
+                state.undo()
+                if keeps:
+                    worth[str(move)] = state._playout_worth(p, i)
+        if not worth:
+            continue
+        checked += 1
+        monkeypatch.setattr(type(state), "playout_choices", 10**6)
+        state.playout(random.Random(seed), cap=1)
+        assert worth[str(state.undo())] == max(worth.values()), seed
+        monkeypatch.setattr(type(state), "playout_choices", 1)
+        state.playout(random.Random(seed), cap=1)
+        worse += worth[str(state.undo())] < max(worth.values())
+    assert checked >= 15 and worse >= 3
+
+
+def test_the_playouts_worth_of_a_cell():
+    # White's seed on D4 with one tree (C3) beside it and another (F6) away from it: the cell
+    # that brings D4 its second tree (E5) is worth the most; growing the tree that D4 already
+    # has (C4), a little more than growing a tree anywhere (B2); a replaced seed, least.
+    state = GAME.new_state(board="8x8", seeds=1, spores=20, setup="chosen")
+    state.play_all(["seed H8", "seed D4", "C3", "A8", "F6", "B8"])
+    at = state.geo.names.index
+    worth = {cell: state._playout_worth(0, at(cell)) for cell in ("E5", "C4", "B2", "D4")}
+    assert worth == {"E5": 5.0, "C4": 1.5, "B2": 1.0, "D4": -4.0}
+    # With D4 scoring (trees C3 and C5 beside it), a spore on C4 would join them: the worst.
+    state = GAME.new_state(board="8x8", seeds=1, spores=20, setup="chosen")
+    state.play_all(["seed H8", "seed D4", "C3", "A8", "C5", "B8"])
+    assert state.scores() == (1, 0)
+    assert state._playout_worth(0, at("C4")) == -3.0 < state._playout_worth(0, at("B2"))
