@@ -380,7 +380,7 @@ def ladder(args) -> dict:
             if (a, b) not in results:
                 n, won = entry["games"], entry["share"] * entry["games"]
                 results[a, b] = [won / n] * n  # the same sum and count
-                shares[key] = {**entry, "from": Path(merge).name}
+                shares[key] = {**entry, **interval(results[a, b]), "from": Path(merge).name}
     for more in getattr(args, "add", None) or []:
         # More games of the same levels (another seed): each pair's games join the pair's.
         for key, entry in read_ladder(more, args.game).items():

@@ -60,10 +60,13 @@ def test_each_games_own_levels_are_what_the_doc_says():
         game = games.get_game(name)
         for level_name in game.level_effort:
             lvl = games.ai.game_level(game, games.ai.LEVELS[level_name])
+            effort = f"{lvl.iterations:,} iterations"
+            if lvl.slips:
+                effort += f", {lvl.slips:.0%} of its moves a glance"
+            effort += "".join(f", {option} {value}" for option, value in lvl.search)
             declared[game.short_title, level_name] = (
-                f"{lvl.iterations:,} iterations",
-                "no" if not (lvl.exact and game.exact_solver) else "all"
-                if lvl.exact_free is None else f"{lvl.exact_free} free")
+                effort, "no" if not lvl.exact or not game.exact_solver
+                else "all" if lvl.exact_free is None else f"{lvl.exact_free} free")
     assert declared == rows
 
 
@@ -167,6 +170,16 @@ def test_the_shipped_ratings_name_only_levels():
         assert set(games.ai.ratings(name)) <= set(games.ai.LEVELS)
 
 
+def test_the_shipped_ladders_climb_level_by_level():
+    # What a family picks by name must not get weaker as the names get stronger: each rated
+    # level above the one below it (the page and `treeboard games` show these numbers).
+    for name in games.names():
+        rated = [(level, entry["rating"]) for level, entry in games.ai.ratings(name).items()]
+        assert rated, name
+        for (lower, low), (upper, high) in zip(rated, rated[1:]):
+            assert high > low, f"{name}: {upper} {high} not above {lower} {low}"
+
+
 def test_the_ladders_fit_gives_elo_differences_and_intervals():
     import sys
 
@@ -232,6 +245,7 @@ def test_the_ladder_saves_each_pair_as_it_goes_and_merges_earlier_runs(tmp_path)
     assert set(out["pairs"]) == {"beginner v random", "greedy v random"}
     # (the file's name: a shipped table names no machine's path)
     assert out["pairs"]["greedy v random"]["from"] == first.name
+    assert out["pairs"]["greedy v random"]["ci95"] == saved["pairs"]["greedy v random"]["ci95"]
     assert set(out["ratings"]) == {"greedy", "random", "beginner"}
     assert list(json.loads(second.read_text())["pairs"]) == ["beginner v random"]
     # --add: more games of a pair join the pair's (here the first run's 2 to these 2).
