@@ -518,6 +518,12 @@ class Treeblox(Game):
     short_title = "Treeblox"
     description = "grow a tree of cubes above a 4x4 board; the most leaves open to the sky wins"
     piece_kinds = frozenset({"dark-leaf", "dark-branch", "light-leaf", "light-branch"})
+    #: The common levels (40 / 160 / 640 iterations) made the two middle steps about 100
+    #: points each (medium 0.66 against easy, hard 0.64 against medium, 32 games each): about
+    #: 50 points a doubling of the iterations here, so a step of 150-250 wants about eight
+    #: times the iterations. Hard and strongest keep theirs (the top step was already 0.88);
+    #: easy 10 still beats the beginner (0.91, 32 games), medium 64 (docs/ai.md, "The ladder").
+    level_effort = {"easy": {"iterations": 10}, "medium": {"iterations": 64}}
 
     def owner_of(self, kind: str) -> int | None:
         """"dark-leaf", "dark-branch" -> 0; "light-..." -> 1."""

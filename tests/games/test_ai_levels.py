@@ -98,7 +98,7 @@ def test_a_level_searches_exactly_its_iterations_whatever_the_clock(counting):
         counting.clear()
         move = games.ai.play_level(state, lvl, seed=1, clock=stopped)
         assert move in state.legal_moves()
-        assert counting == [lvl.iterations], name
+        assert counting == [games.ai.game_level(state.game, lvl).iterations], name
 
 
 def test_the_wall_time_is_only_a_cap(counting):
@@ -265,8 +265,8 @@ def test_the_ladder_saves_each_pair_as_it_goes_and_merges_earlier_runs(tmp_path)
 
 def test_a_game_may_declare_its_own_effort_for_a_level(counting, monkeypatch):
     # Through the game contract (Game.level_effort), never a test of the game's name: Fangqi
-    # declaring 100 iterations for `medium` searches 100 there; the other levels, and the
-    # other games, keep the common ones.
+    # declaring 100 iterations for `medium` searches 100 there; the other levels, and a game
+    # declaring none, keep the common ones.
     fangqi = games.get_game("fangqi")
     monkeypatch.setattr(type(fangqi), "level_effort", {"medium": {"iterations": 100}})
     state = fangqi.new_state()
@@ -277,8 +277,8 @@ def test_a_game_may_declare_its_own_effort_for_a_level(counting, monkeypatch):
         games.ai.play_level(state, games.ai.LEVELS[name], seed=1, clock=stopped)
         assert counting == [want], name
     assert games.ai.game_level(fangqi, games.ai.level("2")).iterations is None  # seconds
-    treeblox = games.get_game("treeblox")
-    assert games.ai.game_level(treeblox, games.ai.LEVELS["medium"]) is games.ai.LEVELS["medium"]
+    monkeypatch.setattr(type(fangqi), "level_effort", {})
+    assert games.ai.game_level(fangqi, games.ai.LEVELS["medium"]) is games.ai.LEVELS["medium"]
     monkeypatch.setattr(type(fangqi), "level_effort", {"medium": {"iterations": 1, "noise": 2}})
     with pytest.raises(ValueError, match="fangqi: level_effort\\['medium'\\] names 'noise'"):
         games.ai.play_level(state, games.ai.LEVELS["medium"], seed=1)
