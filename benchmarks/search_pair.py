@@ -76,11 +76,10 @@ def main() -> None:
     options = dict(o.split("=", 1) for o in args.option or [])
     sides = [(args.a, json.loads(args.a_tuning), args.a_value, json.loads(args.a_state)),
              (args.b, json.loads(args.b_tuning), args.b_value, json.loads(args.b_state))]
-    for _, _, _, attributes in sides:
-        cls = type(game.new_state(**options))
-        unknown = [name for name in attributes if not hasattr(cls, name)]
-        if unknown:
-            raise SystemExit(f"--a-state/--b-state: {cls.__name__} has no {unknown[0]!r}")
+    cls = type(game.new_state(**options))
+    unknown = [name for side in sides for name in side[3] if not hasattr(cls, name)]
+    if unknown:
+        raise SystemExit(f"--a-state/--b-state: {cls.__name__} has no {unknown[0]!r}")
     rng = random.Random(args.seed)
     points, ends, drawn = [], {}, {}
     for i in range(args.games):
