@@ -38,12 +38,13 @@ def search_move(state, iterations: int, tuning: dict, value: str, seed: int,
     legal = state.legal_moves()
     if len(legal) == 1:
         return legal[0]
+    # The state class's attributes this side searches with (Arbos's playout_choices, say;
+    # valuing by "scores": the scores as they stand, the base State's playout_value), set for
+    # this search only.
     cls = type(state)
-    own = cls.__dict__.get("playout_value")
-    if value == "scores" and own is not None:
-        cls.playout_value = State.playout_value  # the scores as they stand, for this search
-    # The state class's attributes this side searches with (Arbos's playout_choices, say).
-    kept = {name: getattr(cls, name) for name in attributes or {}}
+    if value == "scores":
+        attributes = {**(attributes or {}), "playout_value": State.playout_value}
+    kept = {name: cls.__dict__[name] for name in attributes or {} if name in cls.__dict__}
     for name, setting in (attributes or {}).items():
         setattr(cls, name, setting)
     try:
@@ -51,10 +52,11 @@ def search_move(state, iterations: int, tuning: dict, value: str, seed: int,
         search.run(seconds=600.0, iterations=iterations * state.game.search_effort)
         return search.best()
     finally:
-        if value == "scores" and own is not None:
-            cls.playout_value = own
-        for name, setting in kept.items():
-            setattr(cls, name, setting)
+        for name in attributes or {}:
+            if name in kept:
+                setattr(cls, name, kept[name])
+            else:
+                delattr(cls, name)  # inherited before: inherited again
 
 
 def main() -> None:

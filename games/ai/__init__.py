@@ -16,6 +16,7 @@ only on the seed.
 
 from __future__ import annotations
 
+import inspect
 import time
 from dataclasses import dataclass
 from functools import lru_cache
@@ -192,6 +193,11 @@ def game_glance(game: Any) -> dict[str, float]:
     return own
 
 
+#: The options a level's "search" may name (`Game.level_effort`): the Search's own keywords,
+#: read once here rather than at every move.
+SEARCH_OPTIONS = frozenset(inspect.signature(Search).parameters) - {"state", "seed"}
+
+
 def game_level(game: Any, lvl: Level) -> Level:
     """Level `lvl` as `game` plays it: the common level, or with the game's own effort for it
     (`Game.level_effort`) where the game declares one. A level given as seconds is the same
@@ -206,17 +212,16 @@ def game_level(game: Any, lvl: Level) -> Level:
         raise ValueError(f"{game.name}: level_effort[{lvl.name!r}] names {sorted(unknown)[0]!r}: "
                          "expected only 'iterations', 'exact_free', 'slips' and 'search'")
     own = dict(own)
+    slips = own.get("slips", 0)
+    if isinstance(slips, bool) or not isinstance(slips, (int, float)) or not 0 <= slips <= 1:
+        raise ValueError(f"{game.name}: level_effort[{lvl.name!r}]['slips'] is {slips!r}: "
+                         "expected a share from 0 to 1")
     if "search" in own:
-        import inspect
-
-        from games.ai import mcts
-
-        options = set(inspect.signature(mcts.Search).parameters) - {"state", "seed"}
-        unknown = set(own["search"]) - options
+        unknown = set(own["search"]) - SEARCH_OPTIONS
         if unknown:
             raise ValueError(f"{game.name}: level_effort[{lvl.name!r}]['search'] names "
                              f"{sorted(unknown)[0]!r}: expected search options "
-                             f"({', '.join(sorted(options))})")
+                             f"({', '.join(sorted(SEARCH_OPTIONS))})")
         own["search"] = tuple(sorted(own["search"].items()))
     return replace(lvl, **own)
 

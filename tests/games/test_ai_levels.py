@@ -311,6 +311,11 @@ def test_a_game_may_declare_how_a_level_searches(monkeypatch):
     for seed in range(40):
         games.ai.play_level(state, games.ai.LEVELS["hard"], seed=seed)
     assert 10 < len(seen) < 30  # the others glanced
+    for wrong in (1.5, -0.1, True, "half"):
+        monkeypatch.setattr(type(fangqi), "level_effort", {"hard": {"slips": wrong}})
+        with pytest.raises(ValueError, match=r"fangqi: level_effort\['hard'\]\['slips'\] is "
+                                             r".*: expected a share from 0 to 1"):
+            games.ai.play_level(state, games.ai.LEVELS["hard"], seed=1)
     monkeypatch.setattr(type(fangqi), "level_effort", {"hard": {"search": {"prior_bais": 3}}})
     with pytest.raises(ValueError, match=r"fangqi: level_effort\['hard'\]\['search'\] names "
                                          r"'prior_bais': expected search options \(.*prior_bias"):
