@@ -31,11 +31,14 @@ import games  # noqa: E402
 import games.ai  # noqa: E402
 from games.ai.mcts import Search, tuning as game_tuning  # noqa: E402
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from strength import drawn_options  # noqa: E402
+
 
 def played(game, level: str, stops: list[int], seed: int) -> list:
     """The positions a game between two players at `level` passes through at `stops` moves."""
     rng = random.Random(seed)
-    state = game.new_state(**{k: rng.randrange(1 << 32) for k in sorted(game.drawn_options)})
+    state = game.new_state(**drawn_options(game, {}, rng, 0, {}))
     out = []
     while not state.is_over() and len(out) < len(stops):
         if len(state.moves) in stops and len(state.legal_moves()) > 1:
