@@ -38,7 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import games  # noqa: E402
 from board_driver.config import DEFAULT_COLOURS  # noqa: E402
 from board_driver.referee.reconcile import reconcile  # noqa: E402
-from board_driver.views import View, render  # noqa: E402
+from board_driver.views import Moment, render  # noqa: E402
 from hardware.base import PRESENT  # noqa: E402
 
 
@@ -154,7 +154,7 @@ def main(argv=None) -> None:
     def reference_flood(state, physical, move):
         flood_fill(state)
 
-    view = View(colours=dict(DEFAULT_COLOURS), moves="legal")
+    view = Moment.still(dict(DEFAULT_COLOURS), moves="legal")
 
     def led_frame(state, physical, move):
         render(state, view, 0.0)

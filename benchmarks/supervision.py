@@ -91,7 +91,7 @@ async def match_board(daemon) -> None:
     ref = daemon.session.referee
     want = ref.state.occupancy()
     await hands(daemon, {s: want.get(s) for s in ref.sensed if want.get(s) != ref.physical.get(s)})
-    await until(lambda: not ref.corrections and not ref.view.completions)
+    await until(lambda: not ref.corrections and not ref.completions)
 
 
 def kill_sensors(daemon) -> str:

@@ -196,7 +196,7 @@ def weight() -> dict:
         moves = state.legal_moves()
         if moves:
             state.play(moves[0])
-        svg = views.svg(state, views.View(colours=dict(DEFAULT_COLOURS)))
+        svg = views.svg(state, views.Moment.still(dict(DEFAULT_COLOURS), moves="safe"))
         out[f"svg_bytes_{name}"] = len(svg)
     return out
 

@@ -17,6 +17,7 @@ import asyncio
 import signal
 import sys
 import threading
+import time
 from typing import TextIO
 
 from board_driver.config import Config
@@ -25,7 +26,6 @@ from board_driver.referee.session import Session
 from board_driver.referee.tracer import act, describe_error, parse_action
 from board_driver import views
 from board_driver.views.base import piece_name
-from board_driver.views.frame import shown_view
 from board_driver.views.narrate import Narrator, last_moves
 from board_driver.views.words import N_, ngettext, reason, tr
 from hardware.base import PRESENT
@@ -48,10 +48,10 @@ REMOTE_HELP = N_("remote game: takeback asks the other board; accept | refuse an
 EXIT_INTERRUPTED = 130
 
 
-def legend_lines(ref, paint) -> list[str]:
+def legend_lines(moment, paint) -> list[str]:
     """The board's colours and what they mean, from the one legend the page shows too."""
     lines = [tr("the LEDs (type legend to see this again):")]
-    for entry in views.legend(ref.state, ref.view):
+    for entry in views.legend(moment.state, moment):
         colour = entry["colour"]
         swatch = paint(tuple(int(colour[i:i + 2], 16) for i in (1, 3, 5)), "██") if colour \
             else "  "
@@ -72,39 +72,40 @@ def game_help(game_name: str) -> str:
 class Terminal:
     """Draws the board when the game or the corrections change (not on every blink)."""
 
-    def __init__(self, out: TextIO, speak=None):
+    def __init__(self, out: TextIO, speak=None, clock=time.monotonic):
         self.out = out
+        self.clock = clock  # the referee's clock (the daemon's loop time is monotonic)
         self.speak = speak  # the daemon's voice (`Daemon.say`), once it runs; None: silent
         self.paint = views.Paint.for_stream(out)  # no colour codes into a pipe or a file
         self._last = None
-        self._state = None  # the game object last seen (a new one: a new game began)
+        self._started = False  # `start` has seen the game
         self._narrator = Narrator()  # what changed, in words (views/narrate.py)
         self.link = None  # the RemoteLink of a remote game, once the daemon runs
         self._link_said: dict | None = None
         self._warned: dict[tuple, set[float]] = {}   # the clock warnings said this turn
 
-    def __call__(self, session: Session) -> None:
-        ref = session.referee
-        key = self._key(ref)
+    def __call__(self, session: Session, moment=None) -> None:
+        moment = moment or self.moment(session.referee)
+        key = self._key(moment)
         if self.link is not None:
             self.narrate_link()
-        self.clock_warnings(ref)
-        if self._state is not None:
-            for said in self._narrator.hint(ref):   # the hint's reason, once
+        self.clock_warnings(moment)
+        if self._started:
+            for said in self._narrator.hint(moment):   # the hint's reason, once
                 self.say(said.text)
-        if key == self._last or self._state is None:
+        if key == self._last or not self._started:
             return  # unchanged, or before `start` (run_sim draws the first board itself)
         before = self._last or (None,) * 6
         drawn = key[:3] != before[:3]
         self._last = key
         if key[5] is None and before[5] is not None:
             # The menu closed: its pieces are to come off, which is no mistake to explain.
-            self._wrong = {c.site for c in ref.corrections if c.want is None}
+            self._wrong = {c.site for c in moment.corrections if c.want is None}
             self.say(tr("menu: closed; lift its pieces off the board") if self._wrong
                      else tr("menu: closed"))
-        self.narrate(session)
+        self.narrate(moment)
         if drawn:
-            self.draw(session)
+            self.draw(session, moment)
         if key[3] is not None and key[3] != before[3]:
             # a touch game's selection, or what a tap that made no move did
             # (board_driver/referee/touch.py)
@@ -112,40 +113,43 @@ class Terminal:
             if words:
                 self.say(words)
         if key[5] is not None and key[5] != before[5]:
-            self.say(views.menu_words(ref.state.game.name, ref.menu.chosen, ref.touch is not None))
+            self.say(views.menu_words(moment.state.game.name, dict(moment.menu.chosen),
+                                      moment.menu.touch))
         if key[4] is not None and key[4] != before[4]:
-            self.say(views.flag_words(ref.state.game.name, key[4]))
+            self.say(views.flag_words(moment.state.game.name, key[4]))
+
+    def moment(self, ref):
+        """The referee's moment now."""
+        return ref.moment(self.clock())
 
     def is_current(self, ref) -> bool:
         """Whether what this terminal last said and drew is the referee's game as it is now."""
-        return self._last == self._key(ref)
+        return self._last == self._key(self.moment(ref))
 
     @staticmethod
-    def _key(ref) -> tuple:
+    def _key(moment) -> tuple:
         # What the drawing shows: the game, the corrections, a move's steps still to make;
         # and a touch game's selection, said in words.
-        touch = ref.touch
+        touch = moment.touch
         if touch is None:
             said = None
         else:
-            note = touch.note
-            words = touch.words(ref.state.game.name) or (touch.note_words(views.players(ref.state.game.name))
-                                      if note is not None else None)
-            said = (words, note[0] if note is not None and touch.selected is None else None)
+            note = touch.note_key
+            said = (touch.words or touch.note, note if touch.selected is None else None)
         # (the hints of --moves best arrive from the worker after the board was drawn: a
         # redraw then shows them)
-        hints = tuple(sorted(ref.view.hints.items())) if ref.view.moves == "best" else ()
+        hints = tuple(sorted(moment.hints.items())) if moment.settings.moves == "best" else ()
         # ...and the flag of a clock run out, and the menu while it is open.
-        return ((ref.state.to_json(), hints), tuple(ref.corrections),
-                tuple(ref.view.completions), said, ref.flagged,
-                tuple(sorted(ref.menu.chosen.items())) if ref.menu.open else None)
+        return ((moment.state.to_json(), hints), moment.corrections,
+                moment.completions, said, moment.flagged,
+                tuple(sorted(moment.menu.chosen.items())) if moment.menu is not None else None)
 
-    def clock_warnings(self, ref) -> None:
+    def clock_warnings(self, moment) -> None:
         """Say when the running clock passes one minute and ten seconds left (once a turn)."""
-        seat, left = ref.view.clock_running, ref.view.turn_left
+        seat, left = moment.clock_running, moment.turn_left
         if seat is None or left is None:
             return
-        turn = (id(ref.state), len(ref.state.moves), seat)
+        turn = (moment.game, len(moment.state.moves), seat)
         said = self._warned.get(turn, set())
         if len(self._warned) > 4:   # (only the turn in progress matters)
             self._warned = {turn: said}
@@ -153,7 +157,7 @@ class Terminal:
             if left <= mark and mark not in said and left > mark - 5:
                 said.add(mark)
                 self._warned[turn] = said
-                self.say(views.clock_warning_words(ref.state.game.name, seat, mark))
+                self.say(views.clock_warning_words(moment.state.game.name, seat, mark))
                 break
 
     def say(self, text: str) -> None:
@@ -161,22 +165,23 @@ class Terminal:
 
     def start(self, session: Session) -> None:
         """Remember the game as it starts; say so if it was resumed from the journal."""
-        self._state = session.referee.state
-        self._last = self._key(session.referee)
-        for said in self._narrator.start(session.referee):
+        moment = self.moment(session.referee)
+        self._started = True
+        self._last = self._key(moment)
+        for said in self._narrator.start(moment):
             self.say(tr("{resumed} (journal {journal}); `new` starts another").format(
                 resumed=said.text, journal=session.config.journal))
 
-    def narrate(self, session: Session) -> None:
+    def narrate(self, moment) -> None:
         """Say in words what changed since the last frame: moves, takebacks, a new game, and
         any piece that is no move, with the reason the rules give."""
-        for said in self._narrator(session.referee):
+        for said in self._narrator(moment):
             if said.kind not in ("score", "end"):  # the drawing's status line says those
                 self.say(said.text)
 
     def repeat(self, session: Session, count: int = 3) -> None:
         """Say it again: the last moves, whose turn, the score (and to the voice, if any)."""
-        said = last_moves(session.referee, count)
+        said = last_moves(self.moment(session.referee), count)
         for item in said:
             self.say(item.text)
         if self.speak is not None:
@@ -187,10 +192,10 @@ class Terminal:
         for said in self._narrator.link(self.link.summary()):
             self.say(said.text)
 
-    def draw(self, session: Session) -> None:
-        ref = session.referee
-        state = ref.state
-        body = views.terminal(state, shown_view(ref), self.paint)  # as the LEDs: hints for a player here
+    def draw(self, session: Session, moment=None) -> None:
+        moment = moment or self.moment(session.referee)
+        state = moment.state
+        body = views.terminal(state, moment.shown(), self.paint)  # as the LEDs: hints for a player here
         paint = self.paint
         names = views.players(state.game.name)
         a, b = state.scores()
@@ -199,20 +204,20 @@ class Terminal:
         status = (tr("game over: {a}:{b}, ").format(a=a, b=b) + (tr("a draw") if winner is None
                   else paint(colours[f"player{winner}"], tr("{player} wins").format(
                       player=names[winner]), bold=True))
-                  + (tr(" — hold any square for a new game") if ref.touch is not None else
+                  + (tr(" — hold any square for a new game") if moment.touch is not None else
                      tr(" — clear the board for a new game"))) if state.is_over() else \
             (tr("score {a}:{b}, ").format(a=a, b=b) + tr("{player} to move").format(
                 player=paint(colours[f"player{state.to_move}"], names[state.to_move], bold=True)))
-        if ref.view.clocks is not None:
-            status += "; " + views.clocks_words(state.game.name, ref.view.clocks,
-                                                ref.view.clock_running)
+        if moment.clocks is not None:
+            status += "; " + views.clocks_words(state.game.name, moment.clocks,
+                                                moment.clock_running)
         if self.link is not None:
             # a remote game: the link's state in the board's header, not a log line a retry
             link = self.link.summary()["status"]   # a LINK_WORDS state (views/narrate.py)
             status += tr(" — other board: {status}").format(status=reason(link))
         print(f"\n{body}\n{status}", file=self.out)
-        remote = ref.view.to_make_by == "remote"
-        for fix in views.corrections_in_words(state, ref.view):
+        remote = moment.to_make_by == "remote"
+        for fix in views.corrections_in_words(state, moment):
             # The other seat's move is an invitation, not a mistake: say so in other words.
             line = ((tr("make the other board's move at {site}: {do}") if remote else
                      tr("make the computer's move at {site}: {do}")) if fix["move"] else
@@ -303,7 +308,7 @@ def run_sim(config: Config, *, new_game: bool = False, stdin: TextIO = sys.stdin
         if daemon.remote is not None:
             print(tr(REMOTE_HELP), file=out)
             ref = session.referee
-            print(views.seat_words(ref.state.game.name, tuple(ref.seats), ref.view.colours),
+            print(views.seat_words(ref.state.game.name, tuple(ref.seats), ref.settings.colours),
                   file=out)
             terminal.link = daemon.remote
         if daemon.web is not None:
@@ -338,10 +343,10 @@ def run_sim(config: Config, *, new_game: bool = False, stdin: TextIO = sys.stdin
             word = line.strip().lower()
             if word in ("help", "?"):
                 print(game_help(session.referee.state.game.name), file=out)
-                print("\n".join(legend_lines(session.referee, terminal.paint)), file=out)
+                print("\n".join(legend_lines(terminal.moment(session.referee), terminal.paint)), file=out)
                 continue
             if word == "legend":
-                print("\n".join(legend_lines(session.referee, terminal.paint)), file=out)
+                print("\n".join(legend_lines(terminal.moment(session.referee), terminal.paint)), file=out)
                 continue
             if word == "show":
                 terminal.draw(session)

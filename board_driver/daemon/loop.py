@@ -31,7 +31,7 @@ log = logging.getLogger("treeboard.daemon")
 
 class Daemon:
     def __init__(self, config: Config, *, notifier: Notifier | None = None, new_game: bool = False,
-                 on_frame: Callable[[Session], None] | None = None, web: bool = False,
+                 on_frame: Callable[[Session, Any], None] | None = None, web: bool = False,
                  supervision: dict[str, Any] | None = None):
         """`supervision`: the supervisor's timings (backoff_initial, backoff_max,
         give_up_after), for tests that kill parts faster than a board would see."""
@@ -72,7 +72,7 @@ class Daemon:
         self.loop = loop = asyncio.get_running_loop()
         words.use(self.config.language)
         self.session = session = open_session(self.config, clock=loop.time, new_game=self.new_game)
-        self._narrator.start(session.referee)
+        self._narrator.start(session.referee.moment(loop.time()))
         self.voice = self._saved_voice(session.journal)
         self._start_speech()
         self.door = Door(session, loop.time, after_change=self._show)
@@ -194,19 +194,24 @@ class Daemon:
             self.speech.configure(voice, voice.language or self.config.language)
         elif voice.enabled:
             # (a voice turned on now starts from now: not every move since the board started)
-            self._narrator.start(self.session.referee)
-            self._narrator(self.session.referee)
+            moment = self.session.referee.moment(self.loop.time())
+            self._narrator.start(moment)
+            self._narrator(moment)
             self._start_speech()
 
     def _start_remote(self, session: Session) -> None:
         from board_driver.remote.link import load_join, settings_from_config
 
+        config = self.config
         if "remote" not in session.referee.seats:
-            joined = load_join(self.config)   # a remote game joined on the page, before a restart
+            joined = load_join(config)   # a remote game joined on the page, before a restart
             if joined is None:
                 return
-            self.config.remote, session.referee.seats = joined
-        self._link(settings_from_config(self.config, session.referee.seats))
+            table, seats = joined
+            session.referee.set_seats(seats)
+            # (the config stays as read: the joined game is kept beside the journal)
+            config = dataclasses.replace(config, remote=table)
+        self._link(settings_from_config(config, session.referee.seats))
 
     def _link(self, settings) -> None:
         from board_driver.remote.link import RemoteLink
@@ -262,8 +267,7 @@ class Daemon:
         trial = dataclasses.replace(self.config, remote=table)
         settings = settings_from_config(trial, tuple(players))  # the broker, game id and secret
         save_join(self.config, table, tuple(players))
-        self.config.remote = table
-        referee.seats = tuple(players)
+        referee.set_seats(players)
         if referee.state.moves:
             referee.new_game(self.loop.time(), origin="remote-join")
         self._link(settings)
@@ -276,8 +280,7 @@ class Daemon:
             raise games.IllegalMove("leave", "this board is in no remote game")
         await self._stop_remote()
         forget_join(self.config)
-        self.config.remote = None
-        self.session.referee.seats = ("human", "human")
+        self.session.referee.set_seats(("human", "human"))
 
     def _start_computer(self, session: Session) -> None:
         from board_driver.referee.seats import ComputerSeat, computer_seats
@@ -376,7 +379,7 @@ class Daemon:
         """The board's menu applied its choices: the computer's seat and hints follow."""
         if what == "menu-applied":
             self.seats_changed()
-            if self.session.referee.view.moves == "best":
+            if self.session.referee.settings.moves == "best":
                 self.want_hints()
 
     def _from_worker(self, fn, *args) -> None:
@@ -467,7 +470,8 @@ class Daemon:
         """Say it again: the last moves ([voice] repeat_moves), whose turn, the score; returns
         the sentences as the page shows them."""
         with words.speaking(self.voice.language or self.config.language):
-            said = last_moves(self.session.referee, self.voice.repeat_moves)
+            said = last_moves(self.session.referee.moment(self.loop.time()),
+                              self.voice.repeat_moves)
         self.say(said)
         return [s.text for s in said]
 
@@ -495,20 +499,22 @@ class Daemon:
             self.computer.poke()  # after every change: its turn, with the board agreeing?
         now = self.loop.time()
         link = self.remote.shown_status if self.remote is not None else None
-        wake = self.session.referee.show(now, link, self.supervisor.troubled())
+        referee = self.session.referee
+        moment = referee.moment(now)   # one value: the LEDs, the voice and the sim draw it
+        wake = referee.show(now, link, self.supervisor.troubled(), moment)
         if self.speech is not None:
             # (in the voice's language, by default the board's)
             with words.speaking(self.voice.language or self.config.language):
-                said = self._narrator(self.session.referee)
+                said = self._narrator(moment)
                 if self.remote is not None:
                     said += self._narrator.link(self.remote.summary())
-                said += self._narrator.clock(self.session.referee)   # 1 minute, 10 seconds, flag
-                said += self._narrator.hint(self.session.referee)    # why the hinted move
-                said += self._narrator.menu(self.session.referee)    # the menu's choices
+                said += self._narrator.clock(moment)   # 1 minute, 10 seconds, flag
+                said += self._narrator.hint(moment)    # why the hinted move
+                said += self._narrator.menu(moment)    # the menu's choices
             if said and self.voice.enabled:
                 self.speech.say(said)
         if self.on_frame is not None:
-            self.on_frame(self.session)
+            self.on_frame(self.session, moment)
         if self.web is not None:
             self.web.frame_shown()
         if self._show_handle is not None:

@@ -180,7 +180,7 @@ class Door:
             raise games.IllegalMove("seats", Reason("the computer plays only on a running board"))
         players = list(self.seats)
         players[seat] = player
-        self.referee.seats = tuple(players)
+        self.referee.set_seats(players)
         if self.host is not None:
             self.host.seats_changed()
         self._done()

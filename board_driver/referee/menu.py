@@ -16,13 +16,20 @@ people; the computer plays player 2; the computer plays player 1), the computer'
 clock, the hints; and one site that applies. A piece put on a site (a tap on a touch board)
 chooses; a piece on the apply site (a tap) applies the choices and starts a new game. Lifting
 both corner pieces (touching both corners again), or MENU_TIMEOUT_S without a choice, leaves
-without change. Pure and clock-injected like the referee, which owns the one Menu.
+without change.
+
+A mode of its own: the Menu watches for its gesture in play and, once open, takes the board's
+readings itself; it answers what they mean ("enter", "apply", "leave" or nothing) and never
+reaches into the referee, which owns the one Menu of the game and carries those answers out.
+Pure and clock-injected like the referee.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any, Sequence
+
+from board_driver.moment import MenuFace, frozen_map
 
 #: The menu leaves without change after this long with nothing chosen.
 MENU_TIMEOUT_S = 60.0
@@ -101,6 +108,48 @@ class Menu:
     def close(self) -> None:
         self.open = False
         self._seen = set()
+
+    def forget_gesture(self) -> None:
+        """In play: corner pieces seen so far count for nothing (a game under way)."""
+        if self.corner_at or self.pair_at is not None:
+            self.corner_at, self.pair_at = {}, None
+
+    def reading(self, occupied: set[str], now: float, *, may_open: bool,
+                only_corners: bool) -> str | None:
+        """A piece board's sites with a piece: while open, what they choose ("apply", "leave",
+        or None); closed, "enter" once the gesture is complete. `may_open`: the menu may open
+        now (between games, no remote seat, at most the first two moves made); `only_corners`:
+        the game's pieces, if any, stand on the corners only."""
+        if self.open:
+            return self.pieces(occupied, now)
+        if not self.available or not may_open:
+            self.forget_gesture()
+            return None
+        if only_corners and self.gesture(occupied, now):
+            return "enter"
+        return None
+
+    def touched(self, site: str, on: bool, corners_on: bool, may_open: bool,
+                now: float) -> str | None:
+        """A touch board's square touched (`on`) or let go: both corners at once open the menu
+        ("enter", when it `may_open`; "corners" when not) or, open, leave it ("leave"); open, a
+        square let go chooses ("apply" on the apply square, "chosen" otherwise). Returns None
+        when the menu does not take the touch: the game does."""
+        if self.available and self.corners is not None and site in self.corners and on \
+                and corners_on:
+            if self.open:
+                return "leave"
+            return "enter" if may_open else "corners"
+        if self.open:
+            return "apply" if not on and self.choose(site, now) == "apply" else "chosen"
+        return None
+
+    def face(self, touch: bool) -> MenuFace | None:
+        """What the views draw of the menu (None: closed)."""
+        if not self.open:
+            return None
+        return MenuFace(sites=frozen_map(self.sites), selected=frozenset(self.selected_sites()),
+                        corners=self.corners, chosen=frozen_map(self.chosen), touch=touch)
 
     def deadline(self) -> float | None:
         """When the menu leaves by itself, or opens (a pair of corners held): None if neither."""

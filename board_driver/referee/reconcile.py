@@ -29,20 +29,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
-from hardware.base import PRESENT
-
+from board_driver.moment import Correction
 from games.base import State
-
-
-@dataclass(frozen=True)
-class Correction:
-    site: str
-    want: str | None   # the piece kind that must be there; None: the site must be empty
-    have: str | None   # what the sensor reads there
-
-    @property
-    def missing(self) -> bool:
-        return self.want is not None
+from hardware.base import PRESENT
 
 
 @dataclass

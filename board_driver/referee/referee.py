@@ -1,60 +1,57 @@
 """The referee: the one owner of the game in progress and of what the board should show.
 
-Sensor events in, LED frames out:  debounce -> channel-to-site -> reconcile -> journal -> render.
+Sensor events in, one frozen value out:  debounce -> channel-to-site -> reconcile -> journal ->
+`moment(now)`, which the views draw (board_driver/moment.py, DESIGN.md "The seam").
 
 Synchronous and clock-free (every call takes `now`), so the asyncio daemon, `treeboard trace`
 and the tests drive exactly the same object; only who calls `tick` differs.
+
+Deciding is one loop (`_decide`): reconcile the board with the game; what that sets going (a
+new game once the board is cleared, the menu applied or left) is carried out and the board
+reconciled again; then the clocks, whose running out may pass a turn, which is decided again
+in the same loop. No decision calls back into `_decide`.
 """
 
 from __future__ import annotations
 
 import logging
+from functools import partial
 from typing import Any, Callable, Hashable, Mapping
 
 import games
 from board_driver import views
-from board_driver.referee.clock import (NONE, ClockError, Clocks, TimeControl, control_text,
-                                        parse_time_control, per_move)
+from board_driver.moment import Correction, Moment, Settings, TouchFace, frozen_map
+from board_driver.referee.clock import TimeControl, control_text, parse_time_control
 from board_driver.referee.menu import Menu, current_choices, seats_of
-from games.base import Reason
-from board_driver.referee.reconcile import (Correction, candidate_moves, changed_sites, differences,
-                                    reconcile)
+from board_driver.referee.reconcile import (candidate_moves, changed_sites, differences,
+                                            reconcile)
+from board_driver.referee.timekeeper import CHECKPOINT_S, Timekeeper, default_controls
 from board_driver.referee.touch import TouchInput, is_touch_game
-from board_driver.views import View
 from board_driver.views.frame import compose
-from board_driver.views.words import tr
+from board_driver.views.narrate import takeback_words
+from games.base import Reason
 from hardware.base import PRESENT, SensorEvent
 from hardware.debounce import Debouncer
 
 log = logging.getLogger("treeboard.referee")
 
-#: While a clock runs, the journal keeps what it shows this often (and at every move and stop):
-#: after a power cut the clock resumes at most this much above what it showed at the cut.
-CHECKPOINT_S = 5.0
+__all__ = ["Referee", "CHECKPOINT_S", "takeback_words", "check_seats"]
+
+#: What a seat may be: a person at this board, the computer at a level, another board.
+SEAT_KINDS = ("human", "computer", "remote")
 
 
-def default_controls(config: Any, game: Any) -> tuple[TimeControl, TimeControl]:
-    """The time control a board starts with: the config's `time_control`, else its
-    `turn_seconds` (a limit per turn; 0: none), else the game's own turn limit (Arbos: 300 s
-    a turn), else none."""
-    controls = getattr(config, "time_control", None)
-    if controls is not None:
-        return tuple(controls)  # type: ignore[return-value]
-    seconds = config.turn_seconds if config.turn_seconds is not None else game.turn_seconds
-    control = per_move(seconds) if seconds else NONE
-    return (control, control)
+def check_seats(seats: Any) -> tuple[str, str]:
+    """Two seats, each "human", "remote" or "computer:LEVEL"; raises ValueError otherwise."""
+    seats = tuple(seats)
+    if len(seats) != 2 or not all(isinstance(s, str) and s.split(":", 1)[0] in SEAT_KINDS
+                                  for s in seats):
+        raise ValueError(f"seats must be two of human, remote, computer:LEVEL; got {seats!r}")
+    return seats  # type: ignore[return-value]
 
 
-def takeback_words(game_name: str, undone: list[tuple[str, bool]]) -> str:
-    """What a takeback took back, in words: "h1.0", or against the computer "h1.0 and the
-    computer's reply v1.2" (`undone` as `Referee._undo` returns it, last move first; each move
-    as a screen shows it, `views.show_move`)."""
-    mine = [views.show_move(game_name, m) for m, here in undone if here]
-    reply = [views.show_move(game_name, m) for m, here in undone if not here]
-    if not reply or not mine:
-        return tr(" and ").join(reversed(mine or reply))
-    return tr("{moves} and the computer's reply {reply}").format(
-        moves=tr(" and ").join(reversed(mine)), reply=" ".join(reversed(reply)))
+def _sorted(corrections) -> list[Correction]:
+    return sorted(corrections, key=lambda c: c.site)
 
 
 class Referee:
@@ -64,30 +61,29 @@ class Referee:
         self.layout = layout
         self.leds = leds
         self.journal = journal
-        self.config = config
+        self.config = config      # read only: what a session changes is the referee's own
         window = layout.debounce_s if debounce_s is None else debounce_s
         self.debouncer = Debouncer(window)
         # Channels whose piece came off since the last decision (raw edges, before debounce):
         # one that is back on when the board is quiet was swapped faster than the debounce.
         self._lifted: dict[Hashable, float] = {}
         self._window = window
-        # The players' clocks (board_driver/referee/clock.py): `controls` for the next game,
-        # `clocks` of the game in progress; `flagged` the seat whose time ran out (the game is
-        # then over, lost by that seat).
-        self.controls = default_controls(config, state.game)
-        self.clocks = Clocks(self.controls)
+        # The players' clocks (timekeeper.py); `flagged` the seat whose time ran out (the game
+        # is then over, lost by that seat).
+        self.keeper = Timekeeper(default_controls(config, state.game), journal)
         self.flagged: int | None = None
-        self._checkpoint_at: float | None = None
-        self._undone = False   # the last change was a takeback (no increment for it)
         self.physical: dict[str, str | None] = {}   # settled reading of every sensed site
         self._channel_values: dict[Hashable, str | None] = {}
-        self.view = View(colours=config.colours, moves=config.moves, blink_hz=config.blink_hz,
-                         winner_seconds=config.winner_seconds)
+        # How the board draws: the config's colours, and the hint mode in force (the page, the
+        # sim and the menu change it through `set_moves`).
+        self.settings = Settings(colours=config.colours, moves=config.moves,
+                                 blink_hz=config.blink_hz, winner_seconds=config.winner_seconds,
+                                 takeback=config.takeback)
         self.sensed = [s for s in state.sites() if s in layout.channels_of_site]
         # Who plays each seat: "human" at this board, "computer:LEVEL", or "remote" (another
-        # board). Only a human seat's moves come in through the sensors. The referee owns them
-        # (the config's `players` is where a board starts; the door changes them).
-        self.seats: tuple[str, str] = tuple(getattr(config, "players", None) or ("human", "human"))
+        # board). Only a human seat's moves come in through the sensors. The referee's alone:
+        # the config's `players` is where a board starts; `set_seats` changes them.
+        self._seats: tuple[str, str] = check_seats(config.players or ("human", "human"))
         # Told of every change to the game, on the loop: ("move", move, origin) with origin
         # "board" or the seat's kind, ("undo", move, origin), ("new-game", None, origin).
         self.listeners: list[Callable[[str, Any, str], None]] = []
@@ -97,17 +93,54 @@ class Referee:
         self._hold = False
         # The moves (their numbers, 1 up) that were passes because the turn's time ran out.
         self.timed_out: set[int] = set()
-        # Touch input (board_driver/referee/touch.py): a game whose position lives on the LEDs takes
-        # its moves from taps, not from pieces; None for every piece game.
+        # Touch input (touch.py): a game whose position lives on the LEDs takes its moves from
+        # taps, not from pieces; None for every piece game.
         self.touch = TouchInput() if is_touch_game(state) else None
-        # The menu (board_driver/referee/menu.py): a mode in which the board is set up.
+        # The menu (menu.py): a mode in which the board is set up.
         self.menu = Menu(self.sensed, views.hint_modes(state.game.name))
+        # What the referee decided the board shows besides the game (drawn from `moment`).
+        self._corrections: list[Correction] = []
+        self._completions: list[Correction] = []
+        self._lifted_sites: frozenset = frozenset()   # a move in progress: pieces lifted
+        self._to_make: frozenset = frozenset()   # the other seat's move, still to put down
+        self._to_make_by = "computer"
+        self._over_since: float | None = None
+        self._hints: dict[str, str] = {}
+        self._hint_reason: str | None = None
+        self._hint_move: str | None = None
+        self._game = 0   # which game of this board's life (the views tell a new one by it)
+        self._position: tuple[Any, Any] = (None, None)   # (key, copy) for `moment`
 
-    # --- the game in progress ------------------------------------------------------------
+    # --- reading -----------------------------------------------------------------------------
+
+    @property
+    def seats(self) -> tuple[str, str]:
+        return self._seats
 
     @property
     def corrections(self) -> list[Correction]:
-        return self.view.corrections
+        return list(self._corrections)
+
+    @property
+    def completions(self) -> list[Correction]:
+        return list(self._completions)
+
+    @property
+    def to_make(self) -> frozenset:
+        """The sites of the other seat's move still to be made on the board."""
+        return self._to_make
+
+    @property
+    def hints(self) -> dict[str, str]:
+        return dict(self._hints)
+
+    @property
+    def clocks(self):
+        return self.keeper.clocks
+
+    @property
+    def controls(self) -> tuple[TimeControl, TimeControl]:
+        return self.keeper.controls
 
     @property
     def holding(self) -> bool:
@@ -120,10 +153,62 @@ class Referee:
         """Whether the game is over: decided by its rules, or by a clock that ran out."""
         return self.flagged is not None or self.state.is_over()
 
+    def at_board(self, player: int) -> bool:
+        """Whether `player` plays here, through the sensors (not the computer, not a remote)."""
+        return self._seats[player] == "human"
+
+    def moment(self, now: float) -> Moment:
+        """What the board is at `now`, frozen, for the views to draw (DESIGN.md, "The seam").
+        The position is a copy, made again only when the game changed."""
+        state, keeper = self.state, self.keeper
+        key = (self._game, id(state), len(state.moves), str(state.moves[-1]) if state.moves
+               else None)
+        if self._position[0] != key:
+            self._position = (key, state.copy())
+        position = self._position[1]
+        clocks = keeper.clocks
+        running = clocks.running
+        return Moment(
+            settings=self.settings, state=position, game=self._game, seats=self._seats,
+            sensed=tuple(self.sensed), corrections=tuple(self._corrections),
+            completions=tuple(self._completions), lifted=self._lifted_sites,
+            to_make=self._to_make, to_make_by=self._to_make_by, holding=self._hold,
+            over_since=self._over_since, flagged=self.flagged,
+            timed_out=frozenset(self.timed_out),
+            takeback_depth=self.takeback_depth() if state.moves and not self.over else 0,
+            clocks=tuple(keeper.left(now)) if clocks.timed else None, clock_running=running,
+            turn_left=clocks.left(running, now) if running is not None else None,
+            clock_control=control_text(clocks.controls) if clocks.timed else None,
+            hints=self._hints, hint_reason=self._hint_reason, hint_move=self._hint_move,
+            menu=self.menu.face(self.touch is not None), touch=self._touch_face(position))
+
+    def _touch_face(self, position: Any) -> TouchFace | None:
+        touch = self.touch
+        if touch is None:
+            return None
+        name = position.game.name
+        shown = touch.shown_state(self.state)   # (the live state: it keys the selection)
+        return TouchFace(
+            shown=position if shown is self.state else shown, selected=touch.selected,
+            targets=frozenset(touch.targets), stops=frozenset(touch.stops),
+            choice=bool(touch.choice), choice_target=touch.choice_target,
+            confirming=touch.confirming, flash=touch.flash, words=touch.words(name),
+            note=touch.note_words(views.players(name)),
+            note_key=touch.note[0] if touch.note is not None else None,
+            described=frozen_map(touch.describe()))
+
+    # --- the game in progress ------------------------------------------------------------
+
     def new_game(self, now: float, options: dict[str, Any] | None = None,
                  origin: str = "board") -> None:
         """Start over (with other options of the same game, if given). Raises games.GameError
         for options the game refuses or whose sites this board has no sensor for."""
+        self._begin(now, options, origin)
+        self._decide(now)
+
+    def _begin(self, now: float, options: dict[str, Any] | None = None,
+               origin: str = "board") -> None:
+        """A new game in place of this one, not yet reconciled with the board."""
         game = self.state.game
         state = game.new_state(**({k: v for k, v in self.state.options().items()
                                    if k not in game.drawn_options} if options is None else options))
@@ -132,42 +217,40 @@ class Referee:
             raise games.BadOptions(f"layout {self.layout.name} has no sensor for {unsensed[0]}: "
                                    "that game does not fit this board")
         self.state = state
+        self._game += 1
         self.timed_out = set()
         self.sensed = [s for s in state.sites() if s in self.layout.channels_of_site]
-        self.clocks = Clocks(self.controls)
         self.flagged = None
-        self._checkpoint_at = None
         self.menu = Menu(self.sensed, views.hint_modes(state.game.name))
         # A new game starts from an empty board: pieces of the old one still standing are to be
         # lifted, never read as the new game's first moves. (A touch board holds no pieces:
         # nothing to wait for, or the computer would never move again.)
         self._hold = self.touch is None
         self.journal.start_game(self.state.game.name, self.state.options())
-        if self.clocks.timed:
-            self.journal.save_clocks(self.clocks.to_json(now))
-        self.view.over_since = None
+        self.keeper.start(now)
+        self._over_since = None
         log.info("new game of %s %s", self.state.game.name, self.state.options())
         self._tell("new-game", None, origin)
-        self._decide(now)
 
     def set_moves(self, mode: str) -> None:
         """What the board lights of the moves (display.moves: off, legal, safe, best)."""
-        self.view.moves = mode
+        self.settings = self.settings.with_moves(mode)
 
     def set_hints(self, hints: dict[str, str], reason: str | None = None,
                   move: str | None = None) -> None:
         """The computer's hints for the position (site -> "best", "keeps" or "loses"), shown
         while display.moves is "best", why the best move (a sentence, or None) and its
         notation; `{}` clears them."""
-        self.view.hints = hints
-        self.view.hint_reason = reason if hints else None
-        self.view.hint_move = move if hints else None
+        self._hints = dict(hints)
+        self._hint_reason = reason if hints else None
+        self._hint_move = move if hints else None
 
-    # --- seats ------------------------------------------------------------------------------
+    def set_seats(self, seats: Any) -> None:
+        """Who plays each seat (the door, the menu, joining or leaving a remote game). Raises
+        ValueError for seats that are not two of human, remote, computer:LEVEL."""
+        self._seats = check_seats(seats)
 
-    def at_board(self, player: int) -> bool:
-        """Whether `player` plays here, through the sensors (not the computer, not a remote)."""
-        return self.seats[player] == "human"
+    # --- seats not at this board ---------------------------------------------------------------
 
     def play_for_seat(self, move: Any, now: float, origin: str) -> None:
         """A move of a seat not at this board (the computer, a remote board). It is played in
@@ -187,22 +270,22 @@ class Referee:
         after = self.state.occupancy()
         # What the move changed is the other seat's move to make on this board, shown as an
         # invitation ("the computer's move: make it"), not as a mistake; moves in a row add up.
-        self.view.to_make |= {s for s in before.keys() | after.keys()
-                              if before.get(s) != after.get(s)}
-        self.view.to_make_by = origin
+        self._to_make |= {s for s in before.keys() | after.keys()
+                          if before.get(s) != after.get(s)}
+        self._to_make_by = origin
         self._decide(now)
 
     def _owed(self, move: Any) -> bool:
         """Whether `move` changes a site where the other seat's move still owes its piece
-        (`view.to_make`): the site reads as it does because the piece is not put yet."""
-        if not self.view.to_make:
+        (`to_make`): the site reads as it does because the piece is not put yet."""
+        if not self._to_make:
             return False
         state = self.state
         before = state.occupancy()
         state.play(move)
         after = state.occupancy()
         state.undo()
-        return any(before.get(s) != after.get(s) for s in self.view.to_make)
+        return any(before.get(s) != after.get(s) for s in self._to_make)
 
     def _tell(self, what: str, move: Any, origin: str) -> None:
         for listener in list(self.listeners):
@@ -254,15 +337,15 @@ class Referee:
                 self._touched(site, now)
         if menu_due and self.menu.timed_out(now):
             log.info("menu: left by its timeout, nothing changed")
-            self._menu_leave(now)
+            self._carry_out(self._menu("leave", now), now)
             return True
         if self.touch is not None:
             self._lifted.clear()  # (swaps faster than the debounce are a piece game's matter)
-            return self._clock(now) or bool(settled)
+            return self._timed(now) or bool(settled)
         if (settled or self._lifted or menu_due) and not self.debouncer.pending():
             self._decide(now, self._swapped())
             return True
-        return self._clock(now)
+        return self._timed(now)
 
     def _swapped(self) -> list[str]:
         """Sites whose piece came off and went back on faster than the debounce (the board
@@ -280,6 +363,9 @@ class Referee:
             return None
         kinds = [v for v in found if v != PRESENT]
         return kinds[0] if kinds else PRESENT
+
+    def _occupied(self) -> set[str]:
+        return {site for site in self.sensed if self.physical.get(site) is not None}
 
     # --- entries the board cannot sense, and buttons ------------------------------------------
 
@@ -331,7 +417,7 @@ class Referee:
         play it again at once); otherwise the last move."""
         state = self.state
         here = [self.at_board(p) for p in (0, 1)]
-        if "remote" in self.seats or all(here) or not any(here):
+        if "remote" in self._seats or all(here) or not any(here):
             return 1
         probe, depth = state.copy(), 0
         while probe.moves:
@@ -353,28 +439,28 @@ class Referee:
             undone.append((str(move), self.at_board(self.state.to_move)))
             log.info("takeback (%s): %s", origin, move)
             self._tell("undo", move, origin)
-        self.view.to_make = frozenset()
-        self._undone = True   # (no increment for a move taken back)
+        self._to_make = frozenset()
+        self.keeper.undone = True   # (no increment for a move taken back)
         return undone
 
     def lift_entry(self, site: str, now: float) -> None:
         """The piece entered last on a site no sensor sees, lifted again: a takeback, as
         lifting the last piece off a sensed site is. Raises games.IllegalMove otherwise."""
         state = self.state
-        if not self.config.takeback:
+        if not self.settings.takeback:
             raise games.IllegalMove(f"lift {site}", Reason("takebacks are off (display.takeback)"))
         before = state.occupancy()
         if site not in self.sensed and site not in before:
             raise games.IllegalMove(f"lift {site}", Reason("nothing to lift at {site}", site=site))
         if not state.moves or site in self.sensed:
             raise games.IllegalMove(f"lift {site}", Reason("only the last piece entered can be "
-                                                       "taken back"))
+                                                           "taken back"))
         last = state.undo()
         after = state.occupancy()
         if site not in before or changed_sites(before, after) != {site}:
             state.play(last)
             raise games.IllegalMove(f"lift {site}", Reason("only the last piece entered can be "
-                                                       "taken back"))
+                                                           "taken back"))
         state.play(last)  # put back, to take it back the journalled way
         self.takeback(now)
 
@@ -383,10 +469,9 @@ class Referee:
         has such a move; `menu` opens the menu (between games) or leaves it."""
         if name == "menu":   # a layout's menu button: opens the menu between games, or leaves it
             if self.menu.open:
-                self._menu_leave(now)
-            elif self.menu.available and "remote" not in self.seats \
-                    and (not self.state.moves or self.over):
-                self._menu_enter(now, by_button=True)
+                self._carry_out(self._menu("leave", now), now)
+            elif self.menu.available and self._menu_may_open():
+                self._carry_out(self._menu("enter", now, by_button=True), now)
             return
         if name != "end_turn" or self.over or not self.at_board(self.state.to_move):
             return
@@ -417,28 +502,23 @@ class Referee:
                                                           site=site))
         if self.menu.open:   # a tap in the menu chooses
             if self.menu.choose(site, now) == "apply":
-                self._menu_apply(now)
+                self._carry_out(self._menu("apply", now), now)
             return
         self._gestured(self.touch.gesture(site, held, now, self.state, over=self.over), now)
 
     def _touched(self, site: str, now: float) -> None:
         on = self.physical[site] is not None
-        menu = self.menu
-        if menu.available and menu.corners is not None and site in menu.corners and on \
-                and all(self.physical.get(c) is not None for c in menu.corners):
-            # Both corners touched at once (a wand touches one square at a time): the menu
-            # opens, or, open, leaves without change.
+        corners = self.menu.corners or ()
+        corners_on = all(self.physical.get(c) is not None for c in corners)
+        what = self.menu.touched(site, on, corners_on, self._menu_may_open(), now)
+        if what is None:
+            self._gestured(self.touch.sensor(site, on, now, self.state, over=self.over), now)
+            return
+        if what in ("enter", "leave", "corners"):
+            # Both corners touched at once (a wand touches one square at a time).
             self.touch.forget_touches()
-            if menu.open:
-                self._menu_leave(now)
-            elif "remote" not in self.seats and (not self.state.moves or self.over):
-                self._menu_enter(now)   # (between games: mid-game it would abandon one)
-            return
-        if menu.open:
-            if not on and menu.choose(site, now) == "apply":
-                self._menu_apply(now)
-            return
-        self._gestured(self.touch.sensor(site, on, now, self.state, over=self.over), now)
+        if what in ("enter", "leave", "apply"):
+            self._carry_out(self._menu(what, now), now)
 
     def _gestured(self, what: Any, now: float) -> None:
         if what == "new-game":
@@ -448,6 +528,75 @@ class Referee:
                 self._accept(what, now)
             self.touch.reset()
 
+    # --- the menu (menu.py; docs/board.md, "The menu") ---------------------------------------
+
+    def menu_deadline(self) -> float | None:
+        """When the menu leaves by itself, or opens (both corner pieces held): None if neither."""
+        return self.menu.deadline()
+
+    def _menu_may_open(self) -> bool:
+        """Whether the button or a touch board's corners may open the menu now: between games
+        (mid-game it would abandon one), never in a remote game."""
+        return "remote" not in self._seats and (not self.state.moves or self.over)
+
+    def _menu_reading(self, now: float) -> tuple[bool, Callable[[float], None] | None]:
+        """A piece board's reading, offered to the menu: the gesture that opens it, and, open,
+        its choices. Returns whether the menu took the reading (nothing is played then) and
+        what it sets going."""
+        menu = self.menu
+        may_open = not (self.over or self._hold or "remote" in self._seats
+                        or len(self.state.moves) > 2)
+        expected = {s for s, v in self.state.occupancy().items() if v is not None}
+        was_open = menu.open
+        what = menu.reading(self._occupied(), now, may_open=may_open,
+                            only_corners=expected <= set(menu.corners or ()))
+        if what is None:
+            return was_open, None
+        return True, self._menu(what, now)
+
+    def _menu(self, what: str, now: float, by_button: bool = False
+              ) -> Callable[[float], None] | None:
+        """Carry out what the menu answered; returns what follows for the decide loop (a new
+        game after "apply"; the board reconciled again after "leave"), or None while the menu
+        holds the board."""
+        if what == "enter":
+            if self.state.moves and not self.over and not by_button:
+                # The corner pieces were legal moves, played at once: the gesture takes them back.
+                self._undo(len(self.state.moves), "menu")
+            self.menu.enter(now, current_choices(self._seats, control_text(self.controls),
+                                                 self.settings.moves),
+                            self._occupied(), by_button)
+            self._corrections, self._completions = [], []
+            log.info("menu opened")
+            self._tell("menu-open", None, "board")
+            return None
+        if what == "leave":
+            log.info("menu: left, nothing changed")
+            self.menu.close()
+            self._hold = self.touch is None   # the menu's pieces come off before play goes on
+            self._tell("menu-closed", None, "board")
+            return lambda now: None
+        if what == "apply":
+            chosen = self.menu.chosen
+            self.menu.close()
+            self.set_seats(seats_of(chosen.get("seats", "people"), chosen.get("level", "medium")))
+            if chosen.get("clock") is not None:
+                self.keeper.controls = parse_time_control(chosen["clock"])
+            if chosen.get("hints") is not None:
+                self.set_moves(chosen["hints"])
+            log.info("menu applied: seats %s, clock %s, hints %s", self._seats,
+                     control_text(self.controls), self.settings.moves)
+            self._tell("menu-applied", dict(chosen), "board")
+            return partial(self._begin, origin="menu")
+        return None   # a choice made: the menu holds the board
+
+    def _carry_out(self, follow: Callable[[float], None] | None, now: float) -> None:
+        """An outside call's menu answer: carried out, then the board decided again (while the
+        menu is open that only stops the clocks)."""
+        if follow is not None:
+            follow(now)
+        self._decide(now)
+
     # --- deciding ---------------------------------------------------------------------------
 
     def _accept(self, move: Any, now: float, origin: str = "board") -> None:
@@ -455,15 +604,10 @@ class Referee:
         # go to the journal in one transaction. Durable before the LEDs confirm it; a journal
         # that refuses the move takes it back out of the game too.
         if origin == "board":
-            self.view.to_make = frozenset()   # the board moved on: nothing is owed any more
+            self._to_make = frozenset()   # the board moved on: nothing is owed any more
         self.state.play(move)
         summary = self.state.summary() if self.state.is_over() else None
-        clocks = None
-        if self.clocks.timed:
-            # The clocks as they stand when the move is made (its mover's time charged, its
-            # increment not yet given): a restart after it resumes from here.
-            self.clocks.stop(now)
-            clocks = self.clocks.to_json(now)
+        clocks = self.keeper.at_move(now)
         try:
             self.journal.record_move(str(move), finish=summary, clocks=clocks)
         except BaseException:
@@ -471,22 +615,43 @@ class Referee:
             raise
         log.info("move %d: %s", len(self.state.moves), move)
         if summary is not None:
-            self.view.over_since = now
+            self._over_since = now
             log.info("game over: %s", summary)
         self._tell("move", move, origin)
 
     def _decide(self, now: float, swapped: list[str] = ()) -> None:
-        self._reconcile(now, swapped)
-        self._clock(now)
+        """Reconcile, carry out what that sets going and reconcile again; then the clocks,
+        whose running out may pass a turn, decided again here. One loop, never a call back."""
+        for _ in range(16):
+            follow = self._reconcile(now, swapped)
+            swapped = ()
+            if follow is not None:
+                follow(now)
+                continue
+            if self._clock(now) != "passed":
+                return
+        log.error("the board was decided 16 times over at %.3f; left as it is", now)
 
-    def _reconcile(self, now: float, swapped: list[str] = ()) -> None:
+    def _timed(self, now: float) -> bool:
+        """The clocks, from `tick`: a turn passed for its time is decided at once (a flag
+        leaves the board as it is until the players clear it). Returns whether the game
+        changed."""
+        changed = self._clock(now)
+        if changed == "passed":
+            self._decide(now)
+        return changed is not None
+
+    def _reconcile(self, now: float, swapped: list[str] = ()) -> Callable[[float], None] | None:
+        """The board against the game: play, take back or light what must change. Returns what
+        this sets going (a new game, the menu applied or left), for `_decide` to carry out."""
         if self.touch is not None:
             # Nothing on the board to reconcile, and no piece to wait for (a new game or a
             # takeback holds a piece game until the board matches): taps are decided as they come.
             self._hold = False
-            return
-        if self._menu_pieces(now):
-            return
+            return None
+        taken, follow = self._menu_reading(now)
+        if taken:
+            return follow
         if swapped and not self.state.is_over():
             # A swap faster than the debounce (a seed out, a spore in): decide first on the
             # board as it was with those sites empty, and keep it only if that was a move
@@ -499,21 +664,29 @@ class Referee:
                 self._accept(verdict.move, now)
         if self.over:
             # The game is decided; the players clear the board. An empty board starts the next.
-            self.view.corrections = self.view.completions = []
+            self._corrections, self._completions = [], []
             if all(self.physical.get(s) is None for s in self.sensed):
-                self.new_game(now)
-            return
+                return self._begin
+            return None
         if self._hold:
-            diff = differences(self.state.occupancy(), self.physical, self.sensed)
-            self.view.corrections = sorted(diff.values(), key=lambda c: c.site)
-            self.view.completions = []
-            self._hold = bool(diff)
-            return
+            self._hold = self._put_right()
+            return None
+        self._settle(now)
+        return None
+
+    def _put_right(self) -> bool:
+        """Every site that differs from the game, to correct; whether any does."""
+        diff = differences(self.state.occupancy(), self.physical, self.sensed)
+        self._corrections, self._completions = _sorted(diff.values()), []
+        return bool(diff)
+
+    def _settle(self, now: float) -> None:
+        """Play what the board explains, take back what it lifted, or light what to correct."""
         for _ in range(8):  # a play or undo can leave a remainder (a tree peg still to plant)
             # A takeback by lifting is for a game played at this board, alone or against the
             # computer (lifting one's own last piece takes back the computer's reply with it); a
             # remote board's move is not the players' to lift (a remote takeback is asked).
-            takeback = self.config.takeback and "remote" not in self.seats
+            takeback = self.settings.takeback and "remote" not in self._seats
             depth = self.takeback_depth() if takeback and self.state.moves else 1
             if depth == 0:
                 takeback, depth = False, 1
@@ -523,255 +696,144 @@ class Referee:
                     and not self._owed(verdict.move):
                 self._accept(verdict.move, now)
                 if self.state.is_over():
-                    self.view.corrections = self.view.completions = []
+                    self._corrections, self._completions = [], []
                     return
             elif verdict.action == "undo":
                 self._undo(depth, "board")
                 if depth > 1:
                     # The computer's reply may still stand on the board: it is to be lifted,
                     # never read as the player's next move.
-                    self._hold = True
-                    diff = differences(self.state.occupancy(), self.physical, self.sensed)
-                    self.view.corrections = sorted(diff.values(), key=lambda c: c.site)
-                    self.view.completions = []
-                    self._hold = bool(diff)
+                    self._hold = self._put_right()
                     return
             elif verdict.action == "play":
                 # The other seat's turn: a piece put for it is a mistake to correct. Or a move
                 # read where the other seat's move still owes its piece (the computer's or the
                 # remote board's Arbos seed not yet put would read as the player lifting it):
                 # the piece is to be put first.
-                self.view.corrections = sorted(
-                    differences(self.state.occupancy(), self.physical, self.sensed).values(),
-                    key=lambda c: c.site)
-                self.view.completions = []
+                self._put_right()
                 return
             else:  # in sync, a move in progress, or a correction
-                self.view.corrections = verdict.corrections
-                self.view.completions = verdict.completions
+                self._corrections = list(verdict.corrections)
+                self._completions = list(verdict.completions)
                 expected = self.state.occupancy()
-                self.view.lifted = frozenset(
+                self._lifted_sites = frozenset(
                     s for s in self.sensed if verdict.action == "in-progress"
                     and expected.get(s) is not None and self.physical.get(s) is None)
                 if verdict.action == "in-sync":
-                    self.view.to_make = frozenset()   # the other seat's move is made
+                    self._to_make = frozenset()   # the other seat's move is made
                 return
 
-    # --- the clocks (board_driver/referee/clock.py; docs/board.md, "Clocks") ------------------
+    # --- the clocks (timekeeper.py; docs/board.md, "Clocks") ----------------------------------
 
     def can_play(self, seat: int) -> bool:
         """Whether `seat` can play now, so that its clock runs: not while the board must be
         put right after the other side's move (the computer's or the other board's pieces not
         yet put down) or before the game (a new game's or a takeback's pieces still to lift);
         the computer, only while the board agrees with the game (it thinks only then)."""
-        if self.over or self._hold or self.view.to_make or self.menu.open:
+        if self.over or self._hold or self._to_make or self.menu.open:
             return False
-        if self.seats[seat].startswith("computer"):
-            return not self.view.corrections and not self.view.completions
+        if self._seats[seat].startswith("computer"):
+            return not self._corrections and not self._completions
         return True
 
     def set_controls(self, controls: tuple[TimeControl, TimeControl], now: float) -> None:
         """The time control of the next games; of this one too when no move is made yet."""
-        self.controls = (controls[0], controls[1])
-        if not self.state.moves and not self.over:
-            self.clocks = Clocks(self.controls)
-            self._checkpoint_at = None
-            self.journal.save_clocks(self.clocks.to_json(now))
-            self._clock(now)
+        this_game = not self.state.moves and not self.over
+        self.keeper.set_controls(controls, now, this_game)
+        if this_game:
+            self._timed(now)
 
     def restore_clocks(self, saved: dict | None, now: float) -> None:
         """The clocks as the journal kept them (a restart): each resumes at what it showed
-        when last kept, and the time the board was off is charged to nobody. A saved form this
-        board cannot read is logged, and the clocks start afresh."""
-        if saved is None:
-            return
-        try:
-            self.clocks = Clocks.from_json(saved, f"journal {self.journal.path}")
-        except ClockError as exc:
-            log.error("%s; the clocks start afresh", exc)
-            return
-        self._checkpoint_at = None
-        log.info("clocks resumed: %s", self.clocks.left_ms(now))
-        self._clock(now)
+        when last kept, and the time the board was off is charged to nobody."""
+        if saved is not None and self.keeper.restore(saved, now):
+            self._timed(now)
 
     def restore_finished(self, saved: Any, now: float) -> None:
         """A game that ended before a restart: its clocks as they stopped, and a game lost on
         time stays lost (its board is shown until the players clear it)."""
         if saved.clocks is not None:
-            try:
-                self.clocks = Clocks.from_json(saved.clocks, f"journal {self.journal.path}")
-            except ClockError as exc:
-                log.error("%s", exc)
+            self.keeper.restore_stopped(saved.clocks)
         flag = (saved.summary or {}).get("flag")
         if flag in (0, 1):
             self.flagged = flag
-            self._reconcile(now)
+            self._decide(now)
 
     def told_clock(self, seat: int, seconds: float, now: float) -> None:
         """What another board says its seat's clock showed as it moved (remote play)."""
-        self.clocks.set_left(seat, seconds, now)
-
-    # --- the menu (board_driver/referee/menu.py; docs/board.md, "The menu") -------------------
-
-    def menu_deadline(self) -> float | None:
-        """When the menu leaves by itself, or opens (both corner pieces held): None if neither."""
-        return self.menu.deadline()
-
-    def _menu_pieces(self, now: float) -> bool:
-        """A piece board: the menu's gesture and, once open, its choices. Returns whether the
-        menu took the board's reading (nothing is played then)."""
-        menu = self.menu
-        if menu.open:
-            occupied = {site for site in self.sensed if self.physical.get(site) is not None}
-            what = menu.pieces(occupied, now)
-            if what == "apply":
-                self._menu_apply(now)
-            elif what == "leave":
-                log.info("menu: left (the corner pieces lifted), nothing changed")
-                self._menu_leave(now)
-            return True
-        moves = self.state.moves
-        if (not menu.available or self.over or self._hold or "remote" in self.seats
-                or menu.corners is None or len(moves) > 2):
-            if menu.corner_at or menu.pair_at is not None:
-                menu.corner_at, menu.pair_at = {}, None
-            return False   # (in play: no cost beyond this test)
-        occupied = {site for site in self.sensed if self.physical.get(site) is not None}
-        expected = {s for s, v in self.state.occupancy().items() if v is not None}
-        if not expected <= set(menu.corners) or not menu.gesture(occupied, now):
-            return False   # (play goes on as usual meanwhile)
-        if moves:
-            # The corner pieces were legal moves, played at once: the gesture takes them back.
-            self._undo(len(moves), "menu")
-        self._menu_enter(now)
-        return True
-
-    def _menu_enter(self, now: float, by_button: bool = False) -> None:
-        text = control_text(self.controls)
-        occupied = {s for s in self.sensed if self.physical.get(s) is not None}
-        self.menu.enter(now, current_choices(self.seats, text, self.view.moves), occupied,
-                        by_button)
-        self.view.corrections = self.view.completions = []
-        log.info("menu opened")
-        self._tell("menu-open", None, "board")
-        self._clock(now)
-
-    def _menu_leave(self, now: float) -> None:
-        self.menu.close()
-        self._hold = self.touch is None   # the menu's pieces come off before play goes on
-        self._tell("menu-closed", None, "board")
-        self._decide(now)
-
-    def _menu_apply(self, now: float) -> None:
-        """The menu's choices: who plays, the computer's level, the clock, the hints; then a
-        new game (the menu's pieces are lifted first, as a new game's are)."""
-        chosen = self.menu.chosen
-        self.menu.close()
-        self.seats = seats_of(chosen.get("seats", "people"), chosen.get("level", "medium"))
-        if chosen.get("clock") is not None:
-            self.controls = parse_time_control(chosen["clock"])
-        if chosen.get("hints") is not None:
-            self.view.moves = chosen["hints"]
-        log.info("menu applied: seats %s, clock %s, hints %s", self.seats,
-                 control_text(self.controls), self.view.moves)
-        self._tell("menu-applied", dict(chosen), "board")
-        self.new_game(now, origin="menu")
+        self.keeper.clocks.set_left(seat, seconds, now)
 
     def flag_deadline(self) -> float | None:
         """When the running clock runs out (a `tick` then passes or flags), or None."""
-        return self.clocks.deadline()
+        return self.keeper.clocks.deadline()
 
     def clock_deadline(self) -> float | None:
         """When `tick` is next due for the clocks and the menu: the running clock runs out,
         what it shows is next kept in the journal, the menu's timeout or its corners' hold."""
-        found = [d for d in (self.flag_deadline(), self._checkpoint_at, self.menu_deadline())
-                 if d is not None]
+        found = [d for d in (self.keeper.deadline(), self.menu.deadline()) if d is not None]
         return min(found) if found else None
 
-    def _clock(self, now: float) -> bool:
+    def _clock(self, now: float) -> str | None:
         """Keep the clocks with the game: a new turn, running only while its player can play,
-        kept in the journal; a clock that ran out passes or loses. Called after every decision
-        and by `tick`; returns whether it changed the game."""
-        clocks = self.clocks
+        kept in the journal; a clock that ran out passes or loses. Returns what it did to the
+        game: "passed" (the caller decides the board again), "flagged", or None."""
+        keeper = self.keeper
+        clocks = keeper.clocks
         if not clocks.timed:
-            return False
+            return None
         was_running = clocks.running is not None
         if self.over:
             clocks.stop(now)
-            self._keep(now, was_running)
-            return False
+            keeper.keep(now, was_running, over=True)
+            return None
         seat = self.state.to_move
-        if clocks.turn_of != seat:
-            clocks.new_turn(seat, now, after_move=not self._undone)
-        self._undone = False
         control = clocks.controls[seat]
         # A game with its own turn rule (Arbos) times no phase with no move for a turn out of
         # time (its setup): a per-turn clock does not run there.
         untimed_now = (control.per_move_s is not None and self.state.game.turn_seconds is not None
                        and self.state.timeout_move() is None)
-        clocks.run(seat if self.can_play(seat) and not untimed_now else None, now)
-        left = clocks.left(seat, now)
+        left = keeper.turn(seat, self.can_play(seat) and not untimed_now, now)
         if left is None or left > 0:
-            self._keep(now, was_running)
-            return False
-        if self.seats[seat] == "remote":
-            # A remote seat's clock is its own board's: that board says when it ran out.
+            keeper.keep(now, was_running, over=False)
+            return None
+        if self._seats[seat] == "remote" or (control.per_move_s is not None
+                                            and self._pass_move() is None
+                                            and self.state.timeout_move() is not None):
+            # A remote seat's clock is its own board's: that board says when it ran out. A
+            # game's move for a turn out of time that is not legal now: the clock stays at 0
+            # until it is, or the action under way ends the turn.
             clocks.stop(now)
-            self._keep(now, was_running)
-            return False
-        if clocks.controls[seat].per_move_s is not None:
-            move = self._pass_move()
-            if move is not None:
-                log.info("turn time limit: %s plays %s", seat, move)
-                self._accept(move, now, "board" if self.at_board(seat) else "computer")
-                self._hold = self.touch is None  # what it took off (Arbos: `time`) is lifted first
-                # (said with its reason: "move 5: pass (the turn's time ran out)")
-                self.timed_out = {i for i in self.timed_out if i < len(self.state.moves)}
-                self.timed_out.add(len(self.state.moves))
-                self._decide(now)   # (which starts the next player's clock)
-                return True
-            if self.state.timeout_move() is not None:
-                # The game's move for a turn out of time is not legal now: its clock stays at 0
-                # until it is, or the action under way ends the turn.
-                clocks.stop(now)
-                self._keep(now, was_running)
-                return False
+            keeper.keep(now, was_running, over=False)
+            return None
+        move = self._pass_move() if control.per_move_s is not None else None
+        if move is not None:
+            log.info("turn time limit: %s plays %s", seat, move)
+            self._accept(move, now, "board" if self.at_board(seat) else "computer")
+            self._hold = self.touch is None  # what it took off (Arbos: `time`) is lifted first
+            # (said with its reason: "move 5: pass (the turn's time ran out)")
+            self.timed_out = {i for i in self.timed_out if i < len(self.state.moves)}
+            self.timed_out.add(len(self.state.moves))
+            return "passed"
         self.flag(seat, now)
-        return True
-
-    def _keep(self, now: float, was_running: bool) -> None:
-        """The clocks into the journal: every CHECKPOINT_S while one runs, and when it stops."""
-        running = self.clocks.running is not None
-        if self.over:   # (the finishing move or the flag kept them, with the result)
-            self._checkpoint_at = None
-            return
-        if running and self._checkpoint_at is None:
-            self._checkpoint_at = now + CHECKPOINT_S
-            return
-        if (running and now >= self._checkpoint_at) or (was_running and not running):
-            self.journal.save_clocks(self.clocks.to_json(now))
-            self._checkpoint_at = now + CHECKPOINT_S if running else None
+        return "flagged"
 
     def flag(self, seat: int, now: float, origin: str = "board") -> None:
         """`seat`'s time ran out: the game is over, lost by `seat` (its board decides that for
         a remote seat and says so: `origin` "remote")."""
         if self.over:
             return
-        self.clocks.stop(now)
-        self.clocks.set_left(seat, 0.0, now)
+        self.keeper.flag(seat, now)
         self.flagged = seat
         summary = dict(self.state.summary(), over=True, winner=1 - seat, flag=seat)
-        self.journal.save_clocks(self.clocks.to_json(now))
-        self._checkpoint_at = None
         self.journal.finish(summary)
-        self.view.over_since = now
-        self.view.corrections = self.view.completions = []
+        self._over_since = now
+        self._corrections, self._completions = [], []
         log.info("time ran out for %s: the game is lost on time", seat)
         self._tell("flag", seat, origin)
 
     def clocks_left(self, now: float) -> list[float | None]:
         """Both clocks' seconds left at `now` (None: an untimed seat)."""
-        return [self.clocks.left(seat, now) for seat in (0, 1)]
+        return self.keeper.left(now)
 
     def _pass_move(self) -> Any:
         """The game's move for a turn whose time ran out, if it is legal now; None otherwise."""
@@ -788,23 +850,20 @@ class Referee:
 
     # --- light --------------------------------------------------------------------------------
 
-    def frame(self, now: float, link: str | None = None, trouble: str | None = None):
+    def frame(self, now: float, link: str | None = None, trouble: str | None = None,
+              moment: Moment | None = None):
         """The LED frame at `now` and when it next changes by itself (views.frame composes
-        it; `link` is the remote link's state in words, None without one; `trouble` the
-        supervisor's, when a part of the daemon is not up)."""
-        clocks = self.clocks
-        self.view.clocks = self.clocks_left(now) if clocks.timed else None
-        self.view.clock_running = clocks.running
-        self.view.flagged = self.flagged
-        self.view.turn_left = (clocks.left(clocks.running, now)
-                               if clocks.running is not None else None)
-        return compose(self, now, link, trouble)
+        it from the moment, `moment(now)` unless given; `link` is the remote link's state in
+        words, None without one; `trouble` the supervisor's, when a part of the daemon is not
+        up)."""
+        return compose(moment or self.moment(now), self.layout, now, link, trouble)
 
-    def show(self, now: float, link: str | None = None, trouble: str | None = None) -> float | None:
+    def show(self, now: float, link: str | None = None, trouble: str | None = None,
+             moment: Moment | None = None) -> float | None:
         """Hand the frame to the strip (written only if it changed). Returns when the frame
         next changes by itself (a blink, an animation), or None. Draws only: time that runs
         out is `tick`'s."""
-        frame, wake = self.frame(now, link, trouble)
+        frame, wake = self.frame(now, link, trouble, moment)
         self.leds.show(frame)
         return wake
 

@@ -177,9 +177,9 @@ class ComputerSeat:
                 *(str(m) for m in state.moves))
 
     def _board_agrees(self) -> bool:
-        view = self.referee.view
-        return not view.corrections and not view.completions \
-            and not self.referee.holding and not self.referee.menu.open   # (being set up)
+        referee = self.referee
+        return not referee.corrections and not referee.completions \
+            and not referee.holding and not referee.menu.open   # (being set up)
 
     def _our_turn(self) -> int | None:
         state = self.referee.state
@@ -263,15 +263,14 @@ class ComputerSeat:
     def _hint_poke(self) -> None:
         """Hints (display.moves = "best"): for a player at this board, whose turn it is."""
         referee = self.referee
-        view = referee.view
         history = self._history()
         if self._hinted != history:
-            if view.hints:
+            if referee.hints:
                 referee.set_hints({})
                 self.after_change()
             self._hinted = None
         state = referee.state
-        if (view.moves != "best" or referee.over
+        if (referee.settings.moves != "best" or referee.over
                 or not referee.at_board(state.to_move) or not self._board_agrees()
                 or self._hint_asked == history):
             return

@@ -216,7 +216,7 @@ class Tracer:
             button.when_pressed = lambda _b=None, n=name: self.door.button(n)
         self.referee.show(self.clock())
         self.narrator = Narrator()   # what each action makes the board say
-        self.narrator.start(self.referee)
+        self.narrator.start(self.referee.moment(self.clock()))
 
     def close(self) -> None:
         self.session.close()
@@ -247,6 +247,10 @@ class Tracer:
             run(t)
         self.clock.now = max(self.clock.now, t)
 
+    def moment(self):
+        """The referee's moment now (what the board shows, frozen)."""
+        return self.referee.moment(self.clock.now)
+
     def step(self, verb: str, args: list[str]) -> dict:
         ref = self.referee
         if verb == "wait":
@@ -272,7 +276,8 @@ class Tracer:
             act(self.door, verb, args)
         self.settle()
         ref.tick(self.clock.now)   # a turn whose time ran out (the wait's end) is a pass
-        ref.show(self.clock.now)
+        moment = ref.moment(self.clock.now)   # what the LEDs, the words and the record show
+        ref.show(self.clock.now, moment=moment)
         flush = getattr(self.board, "flush", None)
         if flush is not None:
             flush()  # a bridge: the frame on the firmware's strip, as the record says
@@ -282,11 +287,11 @@ class Tracer:
             "corrections": [c.site for c in ref.corrections],
             "leds": ref.site_colours(),
             # (and the clocks' warnings and flag, which the daemon says too)
-            "said": [said.spoken for said in self.narrator(ref) + self.narrator.clock(ref)
-                     + self.narrator.hint(ref) + self.narrator.menu(ref)],
+            "said": [said.spoken for said in self.narrator(moment) + self.narrator.clock(moment)
+                     + self.narrator.hint(moment) + self.narrator.menu(moment)],
         }
-        if ref.menu.open:
-            record["menu"] = dict(ref.menu.chosen)   # the menu is open: what is chosen
+        if moment.menu is not None:
+            record["menu"] = dict(moment.menu.chosen)   # the menu is open: what is chosen
         if ref.clocks.timed:
             record["clocks"] = ref.clocks.left_ms(self.clock.now)
             if ref.flagged is not None:

@@ -100,14 +100,14 @@ import math
 import re
 from types import ModuleType
 
-from board_driver.views.base import (DEFAULT_PLAYERS, FRAME_S, OFF, PIECES, Colour, View,
+from board_driver.views.base import (DEFAULT_PLAYERS, FRAME_S, OFF, PIECES, Colour, Moment,
                                      blink_on, colour_name, correction_words, kind_colour,
                                      next_blink, scale)
 from board_driver.views.paint import Paint
 from board_driver.views.words import N_, ngettext, tr
 from games.base import State
 
-__all__ = ["View", "Colour", "Paint", "render", "view_of", "players", "correction_words", "legend",
+__all__ = ["Moment", "Colour", "Paint", "render", "view_of", "players", "correction_words", "legend",
            "kind_colour", "scale", "OFF", "FRAME_S"]
 
 REQUIRED = ("frame", "svg", "terminal")
@@ -318,16 +318,16 @@ def hint_reason(state: State, move) -> str | None:
     return None if reason is None else reason(state, move)
 
 
-def render(state: State, view: View, now: float) -> tuple[dict[str, Colour], float | None]:
+def render(state: State, moment: Moment, now: float) -> tuple[dict[str, Colour], float | None]:
     """The whole LED frame at `now`, and when it next changes by itself (None: not until
     something happens). The game's layer, then the winner's animation, then corrections,
     which always win: a board that disagrees with the game must say so before anything else."""
-    frame, wake = view_of(state.game.name).frame(state, view, now)
+    frame, wake = view_of(state.game.name).frame(state, moment, now)
     frame = dict(frame)
 
-    if state.is_over() and view.over_since is not None:
-        elapsed = now - view.over_since
-        if 0 <= elapsed < view.winner_seconds:
+    if state.is_over() and moment.over_since is not None:
+        elapsed = now - moment.over_since
+        if 0 <= elapsed < moment.settings.winner_seconds:
             winner = state.winner()
             # The winner's pieces breathe; a draw alternates both players' colours.
             level = 0.5 + 0.5 * math.cos(elapsed * 2 * math.pi)
@@ -337,45 +337,45 @@ def render(state: State, view: View, now: float) -> tuple[dict[str, Colour], flo
                 if site not in lit or owner is None:
                     continue
                 if winner is None:
-                    frame[site] = view.colours[f"player{int(elapsed * 2 + owner) % 2}"]
+                    frame[site] = moment.settings.colours[f"player{int(elapsed * 2 + owner) % 2}"]
                 elif owner == winner:
-                    frame[site] = scale(view.colours[f"player{winner}"], 0.2 + 0.8 * level)
+                    frame[site] = scale(moment.settings.colours[f"player{winner}"], 0.2 + 0.8 * level)
             wake = min(wake or math.inf, now + FRAME_S)
 
-    if view.moves == "best" and view.hints and not state.is_over():
+    if moment.settings.moves == "best" and moment.hints and not state.is_over():
         # The best moves in their own colour, for every game (a game's view may colour more).
         lit = set(state.sites())
-        for site, what in view.hints.items():
-            if what == "best" and site in lit and "best" in view.colours:
-                frame[site] = view.colours["best"]
+        for site, what in moment.hints.items():
+            if what == "best" and site in lit and "best" in moment.settings.colours:
+                frame[site] = moment.settings.colours["best"]
 
-    if view.completions:
+    if moment.completions:
         # A move in progress: where the piece may go, steady in its colour; pieces that may be
         # taken off breathe in the "choice" colour ("you may take this", not "wrong").
         level = 0.55 + 0.45 * math.cos(now * math.pi)
-        for comp in view.completions:
+        for comp in moment.completions:
             if comp.want is None:
-                frame[comp.site] = scale(view.colours["choice"], level)
+                frame[comp.site] = scale(moment.settings.colours["choice"], level)
             else:
-                frame[comp.site] = kind_colour(state.game, comp.want, view.colours)
+                frame[comp.site] = kind_colour(state.game, comp.want, moment.settings.colours)
         wake = min(wake or math.inf, now + FRAME_S)
 
-    if view.corrections:
-        on = blink_on(now, view.blink_hz)
-        for corr in view.corrections:
+    if moment.corrections:
+        on = blink_on(now, moment.settings.blink_hz)
+        for corr in moment.corrections:
             if corr.want is None:
-                frame[corr.site] = view.colours["wrong"]  # steady red: take this piece off
+                frame[corr.site] = moment.settings.colours["wrong"]  # steady red: take this piece off
             else:
-                need = kind_colour(state.game, corr.want, view.colours)
-                if corr.have is None and corr.site in view.to_make:
+                need = kind_colour(state.game, corr.want, moment.settings.colours)
+                if corr.have is None and corr.site in moment.to_make:
                     # The computer's move, to make: it breathes (an invitation), never blinks.
                     frame[corr.site] = scale(need, 0.55 + 0.45 * math.cos(now * math.pi))
                     wake = min(wake or math.inf, now + FRAME_S)
                 elif corr.have is None:
                     frame[corr.site] = need if on else OFF  # blink: put this piece here
                 else:
-                    frame[corr.site] = need if on else view.colours["wrong"]  # wrong kind
-        wake = min(wake or math.inf, next_blink(now, view.blink_hz))
+                    frame[corr.site] = need if on else moment.settings.colours["wrong"]  # wrong kind
+        wake = min(wake or math.inf, next_blink(now, moment.settings.blink_hz))
     return frame, wake
 
 
@@ -400,7 +400,7 @@ def _said(row: dict, key: str) -> str:
     return tr(words)
 
 
-def legend(state: State, view: View) -> list[dict[str, str]]:
+def legend(state: State, moment: Moment) -> list[dict[str, str]]:
     """Every colour the LEDs may show now and what it means: the one legend the sim prints
     and the page shows (its state JSON's "legend"). Each entry: {"name": the config's colour
     name, "label": the colour in words ("sky blue"), "colour": "#rrggbb", "means": words}; a
@@ -410,7 +410,7 @@ def legend(state: State, view: View) -> list[dict[str, str]]:
     names = players(state.game.name)
     own = getattr(module, "COLOUR_MEANINGS", {})
     def entry(name: str, means: str) -> dict[str, str]:
-        colour = view.colours[name]
+        colour = moment.settings.colours[name]
         return {"name": name, "label": tr(colour_name(colour)),
                 "colour": "#%02x%02x%02x" % colour, "means": means}
 
@@ -421,7 +421,7 @@ def legend(state: State, view: View) -> list[dict[str, str]]:
     # them in ("colours"): the page lists these beside the picture, the sim with the rest.
     out += [{"name": row["what"], "label": _said(row, "how"), "colour": row["colours"][0],
              "colours": row["colours"], "means": _said(row, "what")}
-            for row in picture_legend(state, view)]
+            for row in picture_legend(state, moment)]
     out.append({"name": "blinking", "label": tr("blinking"), "colour": "",
                 "means": tr("a piece's colour blinking: put that piece here; breathing: the other "
                             "seat's move, to make on the board")})
@@ -429,16 +429,16 @@ def legend(state: State, view: View) -> list[dict[str, str]]:
         modes = _HINT_COLOURS.get(name)
         means = own.get(name, means)
         # (a touch game's selection blinks in the hint colours whatever the hint mode)
-        if modes and view.moves not in modes and state.game.input_mode != "touch":
+        if modes and moment.settings.moves not in modes and state.game.input_mode != "touch":
             continue
-        if means is None or name not in view.colours:
+        if means is None or name not in moment.settings.colours:
             continue
         out.append(entry(name, tr(means)))
-    if view.clocks is not None:
+    if moment.clocks is not None:
         # A timed game: what the turn LEDs say of the clocks.
         out.append({"name": "clock", "label": tr("breathing faster"), "colour": "",
                     "means": tr("the turn LEDs, in a clock's last 10 seconds")})
-        if "flag" in view.colours:
+        if "flag" in moment.settings.colours:
             out.append(entry("flag", tr("time ran out: the turn LEDs alternate it with the "
                                         "winner's colour")))
     return out
@@ -465,26 +465,26 @@ def seat_words(game_name: str, seats: tuple[str, str], colours: dict[str, Colour
         player=names[p], colour=tr(colour_name(colours[f'player{p}']))) for p in here)
 
 
-def svg(state: State, view: View) -> str:
+def svg(state: State, moment: Moment) -> str:
     """The board's picture for the page (see the module interface above)."""
-    return view_of(state.game.name).svg(state, view)
+    return view_of(state.game.name).svg(state, moment)
 
 
-def picture_legend(state: State, view: View) -> list[dict]:
+def picture_legend(state: State, moment: Moment) -> list[dict]:
     """What each colour of the game's own picture means (see the module interface above)."""
     own = getattr(view_of(state.game.name), "picture_legend", None)
-    return own(view) if own is not None else []
+    return own(moment) if own is not None else []
 
 
-def terminal(state: State, view: View, paint: Paint) -> str:
+def terminal(state: State, moment: Moment, paint: Paint) -> str:
     """The board drawn for a terminal (see the module interface above)."""
-    return view_of(state.game.name).terminal(state, view, paint)
+    return view_of(state.game.name).terminal(state, moment, paint)
 
 
-def corrections_in_words(state: State, view: View) -> list[dict[str, str]]:
+def corrections_in_words(state: State, moment: Moment) -> list[dict[str, str]]:
     """Each site that disagrees with the game and what to do there, for the banner and sim."""
     names = players(state.game.name)
     return [{"site": c.site, "do": correction_words(c, names),
              # the other seat's move (the computer's, a remote board's), to make: no mistake
-             "move": c.have is None and c.want is not None and c.site in view.to_make}
-            for c in view.corrections]
+             "move": c.have is None and c.want is not None and c.site in moment.to_make}
+            for c in moment.corrections]

@@ -12,7 +12,7 @@ import math
 from dataclasses import dataclass
 
 from board_driver.views import svgkit
-from board_driver.views.base import Colour, View, colour_name, correction_words, legible, scale
+from board_driver.views.base import Colour, Moment, colour_name, correction_words, legible, scale
 from board_driver.views.paint import Paint
 from board_driver.views.svgkit import el, hexc, title
 from board_driver.views.words import N_, reason, tr
@@ -106,14 +106,14 @@ class Scene:
     drawn: str | None            # a drawn setup: the cell of the next seed (lit in every mode)
 
 
-def scene(state, view: View) -> Scene:
+def scene(state, moment: Moment) -> Scene:
     seeds, trees = _scoring(state)
     return Scene(
         *_cells(state), occupancy=state.occupancy(),
-        legal=state.legal_cells() if not state.is_over() and view.moves != "off" else {},
+        legal=state.legal_cells() if not state.is_over() and moment.settings.moves != "off" else {},
         excess={s for tree in state.excess_trees() for s in tree},
-        seeds_scoring=seeds, trees_scoring=trees, bar=time_bar(state, view),
-        last=_last_site(state), fixes={corr.site: corr for corr in view.corrections},
+        seeds_scoring=seeds, trees_scoring=trees, bar=time_bar(state, moment),
+        last=_last_site(state), fixes={corr.site: corr for corr in moment.corrections},
         drawn=state.drawn_cell())
 
 
@@ -130,9 +130,9 @@ def pulse(now: float) -> float:
     return FADED + (1 - FADED) * (0.5 + 0.5 * math.cos(now * 2 * math.pi))
 
 
-def time_bar(state, view: View) -> list[str]:
+def time_bar(state, moment: Moment) -> list[str]:
     """The edge cells the time bar lights now (empty unless a timed turn is in its last 30 s)."""
-    left = view.turn_left
+    left = moment.turn_left
     if left is None or left > COUNTDOWN_S or state.is_over():
         return []
     ring = border(state)
@@ -141,12 +141,12 @@ def time_bar(state, view: View) -> list[str]:
 
 # --- the LEDs ----------------------------------------------------------------------------------
 
-def frame(state, view: View, now: float) -> tuple[dict[str, Colour], float | None]:
-    c = view.colours
+def frame(state, moment: Moment, now: float) -> tuple[dict[str, Colour], float | None]:
+    c = moment.settings.colours
     out: dict[str, Colour] = {}
     over = state.is_over()
     mover = state.to_move
-    sc = scene(state, view)
+    sc = scene(state, moment)
     occupancy, excess, last = sc.occupancy, sc.excess, sc.last
     seeds_scoring, trees_scoring = sc.seeds_scoring, sc.trees_scoring
     # A frame has a handful of colours: work each out once (400 cells would otherwise pay
@@ -205,9 +205,9 @@ def _margin(cols: int) -> tuple[float, float]:
         font += 0.5
 
 
-def svg(state, view: View) -> str:
-    c = view.colours
-    sc = scene(state, view)
+def svg(state, moment: Moment) -> str:
+    c = moment.settings.colours
+    sc = scene(state, moment)
     rows, cols, fixes, occupancy, legal = sc.rows, sc.cols, sc.fixes, sc.occupancy, sc.legal
     excess, seeds_scoring, trees_scoring = sc.excess, sc.seeds_scoring, sc.trees_scoring
     bar, last = set(sc.bar), sc.last
@@ -296,9 +296,9 @@ def svg(state, view: View) -> str:
 
 # --- the terminal ------------------------------------------------------------------------------
 
-def terminal(state, view: View, paint: Paint) -> str:
-    c = view.colours
-    sc = scene(state, view)
+def terminal(state, moment: Moment, paint: Paint) -> str:
+    c = moment.settings.colours
+    sc = scene(state, moment)
     rows, cols, fixes, occupancy, legal = sc.rows, sc.cols, sc.fixes, sc.occupancy, sc.legal
     excess, seeds_scoring, bar, last = sc.excess, sc.seeds_scoring, set(sc.bar), sc.last
     grey = (120, 120, 120)
@@ -336,7 +336,7 @@ def terminal(state, view: View, paint: Paint) -> str:
     lines = ["   " + "".join(f"{col + 1:^3}" for col in range(cols))]
     for r in range(rows):
         lines.append(f" {ROWS[r]} " + "".join(cell(f"{ROWS[r]}{col + 1}") for col in range(cols)))
-    lines.append(_status(state, view))
+    lines.append(_status(state, moment))
     key = tr("W White's spores (drawn {white}), B Black's (drawn "
              "{black}), (w) (b) seeds (whose), ~W~ a tree over the limit").format(
         white=tr(colour_name(c['player0'])), black=tr(colour_name(c['player1'])))
@@ -346,7 +346,7 @@ def terminal(state, view: View, paint: Paint) -> str:
         key += tr(", s a seed may go here, + next to your seed, - free-standing")
     if bar:
         key += tr(", = the turn's time running out (the edge lights go out one by one)")
-    if view.corrections:
+    if moment.corrections:
         key += tr(", ? put a token here, X take it off")
     lines.append("   " + key)
     return "\n".join(lines)
@@ -363,7 +363,7 @@ def notice(state) -> str | None:
     return None
 
 
-def _status(state, view: View) -> str:
+def _status(state, moment: Moment) -> str:
     a, b = state.scores()
     p = state.to_move
     if state.is_over():
@@ -390,8 +390,8 @@ def _status(state, view: View) -> str:
         text += tr("; {n} follow-up spore(s) owed").format(n=state.follow_ups_left)
     if state.must_remove:
         text += f"; {notice(state)}"
-    if view.turn_left is not None:
-        text += tr("; {s} s left").format(s=f"{view.turn_left:.0f}")
+    if moment.turn_left is not None:
+        text += tr("; {s} s left").format(s=f"{moment.turn_left:.0f}")
     return text
 
 

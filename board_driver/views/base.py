@@ -1,4 +1,7 @@
-"""What every game's view shares: the View (what to show besides the game), colours, blinking.
+"""What every game's view shares: colours, blinking, pieces and corrections in words.
+
+The views draw a `Moment` (board_driver/moment.py: what the referee decided the board is, frozen)
+with its `Settings`; both are defined below the views and the referee, and re-exported here.
 
 Colours are LED colours `(r, g, b)` 0..255, as the config names them; the LED layer applies
 gamma, brightness and the current limit later.
@@ -7,49 +10,19 @@ gamma, brightness and the current limit later.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
 
-from board_driver.referee.reconcile import Correction
+from board_driver.moment import Colour, Correction, Moment, Settings
 from games.base import Game
 from board_driver.views.words import N_, tr
 from hardware.base import PRESENT
 
-Colour = tuple[int, int, int]
+__all__ = ["Colour", "Correction", "Moment", "Settings", "OFF", "FRAME_S", "DEFAULT_PLAYERS",
+           "scale", "kind_colour", "blink_on", "next_blink", "legible", "PIECES", "colour_name",
+           "piece_name", "correction_words", "NAMED_COLOURS"]
+
 OFF: Colour = (0, 0, 0)
 FRAME_S = 0.05  # animation step: 20 frames a second is smooth on WS2812s and cheap on a Pi Zero
 DEFAULT_PLAYERS = (N_("player 1"), N_("player 2"))  # how players read the sides 0 and 1
-
-
-@dataclass
-class View:
-    """What the daemon wants shown besides the game itself."""
-
-    colours: dict[str, Colour]
-    moves: str = "safe"                 # off | legal | safe | best
-    blink_hz: float = 2.0
-    corrections: list[Correction] = field(default_factory=list)
-    # A move in progress (reconcile's "in-progress"): where a piece may go next (want set), or
-    # which pieces may be taken off (want None).
-    completions: list[Correction] = field(default_factory=list)
-    over_since: float | None = None     # when the game ended (for the winner's animation)
-    winner_seconds: float = 6.0
-    turn_left: float | None = None      # seconds left on the running clock (None: none runs)
-    clocks: list | None = None          # both clocks' seconds left (None: an untimed game)
-    clock_running: int | None = None    # whose clock runs
-    flagged: int | None = None          # the seat whose time ran out (the game is lost)
-    # Sites of a move the computer played in the game, still to be made on the board: shown
-    # as "the computer's move: make it", not as a mistake.
-    to_make: frozenset = frozenset()
-    to_make_by: str = "computer"        # whose move it is: "computer" or "remote"
-    # display.moves = "best": site -> "best" (a best move), and in Tree Planting with an exact
-    # value "keeps" (keeps the mover's result) or "loses"; filled in by the hint worker.
-    hints: dict = field(default_factory=dict)
-    # A move in progress: the sites whose piece is lifted off (drawn as lifted in the sim, not
-    # where it was).
-    lifted: frozenset = frozenset()
-    # Why the hinted move, in one sentence from the game's view (`views.hint_reason`), or None.
-    hint_reason: str | None = None
-    hint_move: str | None = None        # the hinted move's notation (the voice says it)
 
 
 def scale(colour: Colour, factor: float) -> Colour:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 
 from board_driver.views import svgkit
-from board_driver.views.base import (FRAME_S, OFF, Colour, View, colour_name, correction_words,
+from board_driver.views.base import (FRAME_S, OFF, Colour, Moment, colour_name, correction_words,
                                      scale)
 from board_driver.views.paint import Paint
 from board_driver.views.svgkit import el, hexc, title
@@ -75,23 +75,23 @@ def _forming(state) -> set[str]:
 
 # --- the LEDs ----------------------------------------------------------------------------------
 
-def frame(state, view: View, now: float) -> tuple[dict[str, Colour], float | None]:
-    c = view.colours
+def frame(state, moment: Moment, now: float) -> tuple[dict[str, Colour], float | None]:
+    c = moment.settings.colours
     out: dict[str, Colour] = {}
     over = state.is_over()
     mover = c[f"player{state.to_move}"]
     occupancy = state.occupancy()
     last = _last_sites(state)
     takeable = set(state.takeable())
-    movable = _movable(state) if view.moves != "off" else set()
-    forming = _forming(state) if view.moves == "safe" else set()
+    movable = _movable(state) if moment.settings.moves != "off" else set()
+    forming = _forming(state) if moment.settings.moves == "safe" else set()
     placing = not over and state.phase == "placement"
     level = _breathe(now)
     for site in state.sites():
         kind = occupancy.get(site)
         if kind is None:
             # In placement every vacant point glows faintly in the mover's colour.
-            out[site] = scale(mover, 0.1) if placing and view.moves != "off" else OFF
+            out[site] = scale(mover, 0.1) if placing and moment.settings.moves != "off" else OFF
             continue
         owner = c["player0" if kind == "black" else "player1"]
         if site in takeable:
@@ -133,13 +133,13 @@ def _xy(state, site: str) -> tuple[float, float]:
     return M + col * U, M + (state.grid.rows - 1 - row) * U
 
 
-def svg(state, view: View) -> str:
+def svg(state, moment: Moment) -> str:
     grid = state.grid
-    c = view.colours
+    c = moment.settings.colours
     width, height = 2 * M + (grid.cols - 1) * U, 2 * M + (grid.rows - 1) * U
     occupancy = state.occupancy()
-    fixes = {corr.site: corr for corr in view.corrections}
-    choices = {comp.site: comp for comp in view.completions}
+    fixes = {corr.site: corr for corr in moment.corrections}
+    choices = {comp.site: comp for comp in moment.completions}
     takeable = set(state.takeable())
     last = _last_sites(state)
     squares = set(state.in_squares(0)) | set(state.in_squares(1))
@@ -219,13 +219,13 @@ def _status(state) -> str:
         phase=phase, player=who, todo=todo, counts=counts)
 
 
-def terminal(state, view: View, paint: Paint) -> str:
+def terminal(state, moment: Moment, paint: Paint) -> str:
     """Counters as B and W; [W] may be taken, (.) a lit target, !B! / !.! to correct."""
     grid = state.grid
-    c = view.colours
+    c = moment.settings.colours
     occupancy = state.occupancy()
-    fixes = {corr.site: corr for corr in view.corrections}
-    choices = {comp.site: comp for comp in view.completions}
+    fixes = {corr.site: corr for corr in moment.corrections}
+    choices = {comp.site: comp for comp in moment.completions}
     takeable = set(state.takeable())
     last = _last_sites(state)
     files = "abcdefghijklmnopqrstuvwxyz"[:grid.cols]
@@ -240,7 +240,7 @@ def terminal(state, view: View, paint: Paint) -> str:
             fix, choice = fixes.get(site), choices.get(site)
             if fix is not None:
                 cells.append(paint(c["wrong"], f"!{glyph}!", bold=True))
-            elif site in view.lifted and kind is not None:
+            elif site in moment.lifted and kind is not None:
                 cells.append(paint(colour, f"^{glyph.lower()}^"))   # in the hand, not here
             elif site in takeable or (choice is not None and choice.want is None):
                 cells.append(paint(c["choice"], f"[{glyph}]", bold=True))
@@ -253,16 +253,16 @@ def terminal(state, view: View, paint: Paint) -> str:
     key = tr("B Black (drawn {black}), "
              "W White (drawn {white})").format(black=tr(colour_name(c['player0'])),
                                                white=tr(colour_name(c['player1'])))
-    marked = takeable | {comp.site for comp in view.completions if comp.want is None}
+    marked = takeable | {comp.site for comp in moment.completions if comp.want is None}
     if marked:
         # the glyph of the counters marked now (the opponent's), not always the same letter
         glyph = "B" if occupancy.get(min(marked)) == "black" else "W"
         key += tr(", [{glyph}] may be taken (lift it)").format(glyph=glyph)
-    if any(comp.want is not None for comp in view.completions):
+    if any(comp.want is not None for comp in moment.completions):
         key += tr(", (.) the lifted counter may go here")
-    if view.lifted:
+    if moment.lifted:
         key += tr(", ^b^ ^w^ the counter lifted off")
-    if view.corrections:
+    if moment.corrections:
         key += tr(", !B! !W! put back / take off (see below)")
     lines.append("  " + key)
     return "\n".join(lines)

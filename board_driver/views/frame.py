@@ -3,19 +3,18 @@ the winner's animation, hints, corrections), then what the board shows around th
 game's selection, the turn LEDs (with the remote link's state when it is not flowing), the
 score bars, and the time the turn's clock next needs a frame.
 
-It reads the referee (its state, view, touch input, layout, seats and turn clock) and changes
-nothing: the referee decides, this draws.
+It reads one `Moment` (board_driver/moment.py: the referee's decisions, frozen) and the layout's
+LEDs, and changes nothing: the referee decides, this draws.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from typing import Any, Hashable
 
 from board_driver.views import CLOCK_WARNINGS as WARNINGS
 from board_driver.views import render
-from board_driver.views.base import FRAME_S, Colour, View, scale
+from board_driver.views.base import FRAME_S, Colour, Moment, scale
 
 #: The last this many seconds of a timed turn are shown running out.
 COUNTDOWN_S = 30.0
@@ -42,31 +41,23 @@ TROUBLE_PERIOD_S = 2.0
 TROUBLE_ON = ((0.0, 0.2), (0.4, 0.6))
 
 
-def shown_view(referee: Any) -> View:
-    """The referee's view as this board shows it: no hints while the player to move is not at
-    this board (the computer thinking, the other family's turn on a remote board). The board
-    lights moves only for the players standing at it; the LEDs and the page both draw this."""
-    view, state = referee.view, referee.state
-    if view.moves == "off" or state.is_over() or referee.at_board(state.to_move):
-        return view
-    return dataclasses.replace(view, moves="off", hints={})
-
-
-def compose(referee: Any, now: float, link: str | None = None, trouble: str | None = None
-            ) -> tuple[dict[Hashable, Colour], float | None]:
+def compose(moment: Moment, layout: Any, now: float, link: str | None = None,
+            trouble: str | None = None) -> tuple[dict[Hashable, Colour], float | None]:
     """The whole frame at `now` and when it next changes by itself (None: not until something
-    happens). `link` is the remote link's state in words (None: no remote seat); `trouble` is
+    happens). `layout` gives the LEDs beside the sites (its named groups: the turn LEDs, score
+    bars); `link` is the remote link's state in words (None: no remote seat); `trouble` is
     "critical" or "part" while a part of the daemon is not up (the supervisor's `troubled()`).
-    The referee's view holds the turn's time left at `now` (`Referee.frame` sets it)."""
-    state, view, touch = referee.state, shown_view(referee), referee.touch
-    colours, named = referee.config.colours, referee.layout.named_leds
-    if referee.menu.open:
-        return menu_frame(referee.menu, colours, now)
-    left = view.turn_left
+    The moment holds the turn's time left at `now`."""
+    state, touch = moment.state, moment.touch
+    shown = moment.shown()
+    colours, named = moment.settings.colours, layout.named_leds
+    if moment.menu is not None:
+        return menu_frame(moment.menu, colours, now)
+    left = moment.turn_left
     if touch is None:
-        frame, wake = render(state, view, now)
+        frame, wake = render(state, shown, now)
     else:
-        frame, wake = render(touch.shown_state(state), view, now)
+        frame, wake = render(touch.shown, shown, now)
         frame, wake = touch_selection(touch, frame, wake, colours, now)
         frame = fit_parts(frame, named)
     if left is not None:
@@ -74,8 +65,8 @@ def compose(referee: Any, now: float, link: str | None = None, trouble: str | No
         due = now + left - COUNTDOWN_S if left > COUNTDOWN_S else now + max(0.01, min(left, 0.25))
         wake = due if wake is None else min(wake, due)
     if "turn" in named and "turn" not in frame:  # (a game's view may draw them itself)
-        frame["turn"], wake = _turn(state, referee.seats, colours, link, now, wake)
-        frame["turn"], wake = _clock_turn(frame["turn"], view, colours, link, now, wake)
+        frame["turn"], wake = _turn(state, moment.seats, colours, link, now, wake)
+        frame["turn"], wake = _clock_turn(frame["turn"], moment, colours, link, now, wake)
     for player in (0, 1):
         bar = named.get(f"score{player}")
         if bar:
@@ -84,7 +75,7 @@ def compose(referee: Any, now: float, link: str | None = None, trouble: str | No
             for i, led in enumerate(bar):
                 frame[led] = colour if i < lit else (0, 0, 0)
     if trouble is not None:
-        frame, wake = trouble_blink(frame, wake, trouble, colours, referee.layout, now)
+        frame, wake = trouble_blink(frame, wake, trouble, colours, layout, now)
     return frame, wake
 
 
@@ -132,10 +123,10 @@ MENU_DIM = 0.35
 
 def menu_frame(menu, colours: dict[str, Colour], now: float
                ) -> tuple[dict[Hashable, Colour], float | None]:
-    """The menu: the corner sites white, each choice in its group's colour (the chosen one
-    bright, the others dim), the apply site blinking green; nothing else lit."""
+    """The menu (a MenuFace): the corner sites white, each choice in its group's colour (the
+    chosen one bright, the others dim), the apply site blinking green; nothing else lit."""
     frame: dict[Hashable, Colour] = {}
-    selected = menu.selected_sites()
+    selected = menu.selected
     for site, choice in (menu.sites or {}).items():
         colour = colours[MENU_COLOURS[choice.group]]
         frame[site] = colour if site in selected else scale(colour, MENU_DIM)
@@ -148,17 +139,17 @@ def menu_frame(menu, colours: dict[str, Colour], now: float
     return frame, (math.floor(now * 2) + 1) / 2
 
 
-def _clock_turn(colour: Colour, view, colours, link, now: float, wake: float | None
+def _clock_turn(colour: Colour, moment: Moment, colours, link, now: float, wake: float | None
                 ) -> tuple[Colour, float | None]:
     """The clocks on the turn LEDs: they breathe, faster and faster, through a clock's last
     LAST_S seconds; once a flag has fallen they alternate the "flag" colour and the winner's."""
-    if view.flagged is not None:
-        winner = colours[f"player{1 - view.flagged}"]
+    if moment.flagged is not None:
+        winner = colours[f"player{1 - moment.flagged}"]
         colour = colours["flag"] if int(now * FLAG_HZ * 2) % 2 == 0 else winner
         half = 1.0 / (FLAG_HZ * 2)
         nxt = (math.floor(now / half) + 1) * half
         return colour, nxt if wake is None else min(wake, nxt)
-    left = view.turn_left
+    left = moment.turn_left
     if left is None or link not in (None, "connected", "watching"):
         return colour, wake
     if left > LAST_S:
@@ -175,7 +166,8 @@ def _clock_turn(colour: Colour, view, colours, link, now: float, wake: float | N
 
 def touch_selection(touch, frame: dict, wake: float | None, colours: dict[str, Colour],
                now: float) -> tuple[dict, float | None]:
-    """A touch game's selection on top of the game's frame, and the next blink time."""
+    """A touch game's selection (a TouchFace) on top of the game's frame, and the next blink
+    time."""
     lit: dict[str, Colour] = {}
     flash = touch.flash
     if flash is not None and now < flash[1] and touch.selected is None:

@@ -30,7 +30,7 @@ from __future__ import annotations
 import math
 
 from board_driver.views import svgkit
-from board_driver.views.base import FRAME_S, OFF, Colour, View, legible, scale
+from board_driver.views.base import FRAME_S, OFF, Colour, Moment, legible, scale
 from board_driver.views.paint import Paint
 from board_driver.views.svgkit import el, hexc, title
 from board_driver.views.words import N_, ngettext, tr
@@ -113,8 +113,8 @@ def _base_colour(sq: dict, colours: dict[str, Colour]) -> Colour:
 
 # --- the LEDs ----------------------------------------------------------------------------------
 
-def frame(state, view: View, now: float) -> tuple[dict[str, Colour], float | None]:
-    c = view.colours
+def frame(state, moment: Moment, now: float) -> tuple[dict[str, Colour], float | None]:
+    c = moment.settings.colours
     out: dict[str, Colour] = {}
     chains = _chain_sources(state)
     t2 = now % 2.0
@@ -158,10 +158,10 @@ U = 56          # one square, in SVG units
 M = 30          # margin for the rank and file labels, on the board's edge outside the squares
 
 
-def svg(state, view: View) -> str:
+def svg(state, moment: Moment) -> str:
     """The board alone, its files under it and ranks left of it; the legend is `picture_legend`,
     which the page lists beside the picture (never drawn over the squares)."""
-    c = view.colours
+    c = moment.settings.colours
     chains = [(p, ch) for p in (0, 1) for ch in state.chains(p)]
     body = []
     side = 8 * U
@@ -217,10 +217,10 @@ def _light(fill: str) -> bool:
     return 0.299 * r + 0.587 * g + 0.114 * b > 140
 
 
-def picture_legend(view: View) -> list[dict]:
+def picture_legend(moment: Moment) -> list[dict]:
     """What each colour of the board means (`LEGEND`, the LEDs' own words), with the colours as
     the picture draws them: the page lists it beside the board."""
-    c = view.colours
+    c = moment.settings.colours
     owners = [_svg_fill({"terrain": "tree", "owner": p}, c) for p in (0, 1)]
     samples = {
         "bare ground": [_svg_fill({"terrain": "bare", "owner": None}, c)],
@@ -267,8 +267,8 @@ def _words(sq: dict) -> str:
 
 # --- the terminal ------------------------------------------------------------------------------
 
-def terminal(state, view: View, paint: Paint) -> str:
-    c = view.colours
+def terminal(state, moment: Moment, paint: Paint) -> str:
+    c = moment.settings.colours
     chains = _chain_sources(state)
     lines = ["    " + "".join(f" {f}  " for f in FILES)]
     for r in range(7, -1, -1):

@@ -4,26 +4,26 @@ listed by site in the picture and in the terminal."""
 from __future__ import annotations
 
 from board_driver.views import svgkit
-from board_driver.views.base import Colour, View, correction_words, kind_colour, piece_name
+from board_driver.views.base import Colour, Moment, correction_words, kind_colour, piece_name
 from board_driver.views.paint import Paint
 from board_driver.views.svgkit import el, hexc, title
 from board_driver.views.words import tr
 
 
-def frame(state, view: View, now: float) -> tuple[dict[str, Colour], float | None]:
-    return {s: kind_colour(state.game, k, view.colours) for s, k in state.occupancy().items()}, None
+def frame(state, moment: Moment, now: float) -> tuple[dict[str, Colour], float | None]:
+    return {s: kind_colour(state.game, k, moment.settings.colours) for s, k in state.occupancy().items()}, None
 
 
-def svg(state, view: View) -> str:
+def svg(state, moment: Moment) -> str:
     occupancy = state.occupancy()
-    fixes = {corr.site: corr for corr in view.corrections}
+    fixes = {corr.site: corr for corr in moment.corrections}
     sites = sorted(set(state.sites()) | set(occupancy) | set(fixes))
     cols = 8
     body = []
     for i, site in enumerate(sites):
         x, y = 10 + (i % cols) * 60, 10 + (i // cols) * 60
         kind = occupancy.get(site)
-        fill = hexc(kind_colour(state.game, kind, view.colours)) if kind else "#2b2019"
+        fill = hexc(kind_colour(state.game, kind, moment.settings.colours)) if kind else "#2b2019"
         what = piece_name(kind, article="") if kind else tr("empty")
         parts = [title(tr("{site}: {kind}").format(site=site, kind=what)),
                  el("rect", x=x, y=y, width=54, height=54, rx=6, fill="#6b5138"),
@@ -41,10 +41,10 @@ def svg(state, view: View) -> str:
                            class_="board generic")
 
 
-def terminal(state, view: View, paint: Paint) -> str:
+def terminal(state, moment: Moment, paint: Paint) -> str:
     lines = []
     for site, kind in sorted(state.occupancy().items()):
         owner = state.game.owner_of(kind)
-        colour = view.colours[f"player{owner}"] if owner is not None else None
+        colour = moment.settings.colours[f"player{owner}"] if owner is not None else None
         lines.append(f"  {site}: {paint(colour, kind)}")
     return "\n".join(lines) or "  " + tr("(an empty board)")

@@ -1,8 +1,8 @@
 """What the board says when something changes: one source for the sim's lines, the voice and
 trace's "said" field.
 
-`Narrator` remembers what it last saw of a referee (the moves, the pieces to take off, the
-score) and turns the difference into `Said` items: the sentence as the terminal writes it
+`Narrator` remembers what it last saw of the board (the referee's Moments: the moves, the pieces
+to take off, the score) and turns the difference into `Said` items: the sentence as the terminal writes it
 (`text`, site names as the board is labelled: "h0.1") and as a person says it (`spoken`, site
 names from the game's view: "the top groove of row 1, square 2"). Both in the board's language
 (views/words.py). `kind` and `ply` let the speech queue drop what went stale before it was said
@@ -65,7 +65,7 @@ class Narrator:
     def __init__(self):
         self._flag_said: tuple | None = None           # the flag already said
         self._warned: tuple = (None, set())           # (the turn, the clock marks said in it)
-        self._state = None   # the game object last seen (a new one: a new game began)
+        self._game = None    # the game last seen (`Moment.game`; a new one: a new game began)
         self._moves: list[str] = []
         self._wrong: set[str] = set()     # sites already reported as "not a move"
         self._missing: set[str] = set()   # sites already missing a piece
@@ -77,12 +77,12 @@ class Narrator:
         self._hint_said: str | None = None   # the hint's reason last said
         self._menu_said: tuple | None = None   # the menu's choices last said (None: closed)
 
-    def start(self, referee) -> list[Said]:
-        """Remember the game as it starts; a resumed game says so."""
-        state = referee.state
-        self._state, self._moves = state, [str(m) for m in state.moves]
+    def start(self, moment) -> list[Said]:
+        """Remember the game as it starts (a Moment); a resumed game says so."""
+        state = moment.state
+        self._game, self._moves = moment.game, [str(m) for m in state.moves]
         self._occupied = set(state.occupancy())
-        self._wrong = {c.site for c in referee.corrections if c.want is None}
+        self._wrong = {c.site for c in moment.corrections if c.want is None}
         self._score, self._over = state.scores(), state.is_over()
         if not self._moves:
             return []
@@ -90,33 +90,33 @@ class Narrator:
         return [Said(tr("resumed the game at move {n}").format(n=n),
                      tr("resumed the game at move {n}").format(n=views.say_number(n)), "new")]
 
-    def __call__(self, referee) -> list[Said]:
-        state = referee.state
-        key = (id(state), len(state.moves), str(state.moves[-1]) if state.moves else None,
-               tuple(referee.corrections))
+    def __call__(self, moment) -> list[Said]:
+        state = moment.state
+        key = (moment.game, len(state.moves), str(state.moves[-1]) if state.moves else None,
+               moment.corrections)
         if key == self._key:
             return []   # the daemon asks on every frame: a blink has nothing to say
         self._key = key
         names = views.players(state.game.name)
         out: list[Said] = []
         moves = [str(m) for m in state.moves]
-        if state is not self._state:
+        if moment.game != self._game:
             title = views.title(state.game.name)
             line = tr("new game of {game}").format(game=title)
             out.append(Said(line, line, "new"))
-            self._state, self._moves, self._occupied = state, [], set()
+            self._game, self._moves, self._occupied = moment.game, [], set()
             self._score, self._over = state.scores(), False
         common = 0
         while common < min(len(moves), len(self._moves)) and moves[common] == self._moves[common]:
             common += 1
         took_back = common < len(self._moves)
         undone = self._moves[common:]
-        if len(undone) > 1 and len(moves) == common and not all(map(referee.at_board, (0, 1))):
+        if len(undone) > 1 and len(moves) == common and not all(map(moment.at_board, (0, 1))):
             # Against the computer: the player's move and the computer's reply, together.
             out.append(Said(tr("takeback of {move}").format(
-                                move=with_reply(referee, state, undone, False)),
+                                move=with_reply(moment, state, undone, False)),
                             tr("takeback of {move}").format(
-                                move=with_reply(referee, state, undone, True)),
+                                move=with_reply(moment, state, undone, True)),
                             "takeback", common + 1))
         else:
             for i in reversed(range(common, len(self._moves))):
@@ -125,7 +125,7 @@ class Narrator:
                                     move=views.show_move(state.game.name, move)),
                                 tr("takeback of {move}").format(
                                     move=views.say_move_text(state, move)), "takeback", i + 1))
-        timed_out = referee.timed_out
+        timed_out = moment.timed_out
         for i in range(common, len(moves)):
             last = i + 1 == len(moves)
             who = names[mover(state, i)]
@@ -140,7 +140,7 @@ class Narrator:
                     text += tr(" (game over)")
                 else:
                     text += tr(" ({player} to move)").format(player=names[state.to_move])
-            if not referee.at_board(mover(state, i)):
+            if not moment.at_board(mover(state, i)):
                 put = tr("; {player}'s move: put it on the board").format(player=who)
                 text += put
                 spoken += put
@@ -151,8 +151,8 @@ class Narrator:
         # "not a move" for it.
         taken_back = self._occupied - occupied if took_back else set()
         self._occupied = occupied
-        wrong = {c.site for c in referee.corrections if c.want is None}
-        owed = first_to_make(referee, names)
+        wrong = {c.site for c in moment.corrections if c.want is None}
+        owed = first_to_make(moment, names)
         for site in sorted(wrong - self._wrong - taken_back):
             if owed:
                 out.append(Said(tr("not a move: {site}: {owed}").format(site=site, owed=owed[0]),
@@ -164,14 +164,14 @@ class Narrator:
                                 "fix"))
         self._wrong = wrong
         # A piece of the last move lifted where lifting takes nothing back: say why.
-        missing = {c.site for c in referee.corrections if c.want is not None and c.have is None}
+        missing = {c.site for c in moment.corrections if c.want is not None and c.have is None}
         last_sites = _last_sites(state)
         off = None
         if last_sites and (missing - self._missing) & last_sites and not took_back:
-            if not referee.config.takeback:
+            if not moment.settings.takeback:
                 off = tr("takebacks by lifting are off (display.takeback = false): put it "
                          "back, or type takeback")
-            elif "remote" in referee.seats:
+            elif "remote" in moment.seats:
                 off = tr("in a remote game a takeback is asked of the other board: put it "
                          "back, or type takeback")
         if off:
@@ -187,61 +187,60 @@ class Narrator:
         self._score, self._over = score, over
         return out
 
-    def clock(self, referee) -> list[Said]:
+    def clock(self, moment) -> list[Said]:
         """The clocks, said once each: the running clock passing one minute and ten seconds
         left, and a flag."""
-        view, out = referee.view, []
-        flagged = referee.flagged
-        if flagged is not None and self._flag_said != (id(referee.state), flagged):
-            self._flag_said = (id(referee.state), flagged)
-            line = views.flag_words(referee.state.game.name, flagged)
+        out = []
+        flagged = moment.flagged
+        if flagged is not None and self._flag_said != (moment.game, flagged):
+            self._flag_said = (moment.game, flagged)
+            line = views.flag_words(moment.state.game.name, flagged)
             out.append(Said(line, line, "end"))
-        seat, left = view.clock_running, view.turn_left
+        seat, left = moment.clock_running, moment.turn_left
         if seat is None or left is None:
             return out
-        turn = (id(referee.state), len(referee.state.moves), seat)
+        turn = (moment.game, len(moment.state.moves), seat)
         if self._warned[0] != turn:
             self._warned = (turn, set())
         for mark in views.CLOCK_WARNINGS:
             if mark - 5 < left <= mark and mark not in self._warned[1]:
                 self._warned[1].add(mark)
-                line = views.clock_warning_words(referee.state.game.name, seat, mark)
+                line = views.clock_warning_words(moment.state.game.name, seat, mark)
                 out.append(Said(line, line, "other"))
         return out
 
-    def menu(self, referee) -> list[Said]:
+    def menu(self, moment) -> list[Said]:
         """The menu (a board set up with no screen): what is chosen, said when it opens and
         after each choice, and that it closed."""
-        menu = referee.menu
-        now = tuple(sorted(menu.chosen.items())) if menu.open else None
+        menu = moment.menu
+        now = tuple(sorted(menu.chosen.items())) if menu is not None else None
         if now == self._menu_said:
             return []
         was, self._menu_said = self._menu_said, now
         if now is None:
             line = tr("menu: closed") if was is not None else ""
         else:
-            line = views.menu_words(referee.state.game.name, menu.chosen,
-                                    referee.touch is not None)
+            line = views.menu_words(moment.state.game.name, dict(menu.chosen), menu.touch)
         return [Said(line, line, "menu")] if line else []
 
-    def hint(self, referee) -> list[Said]:
+    def hint(self, moment) -> list[Said]:
         """The hint's reason, said once when it arrives (hints "best": the computer's worker
         answers after the turn began), so a player who cannot see the LEDs hears why."""
-        view = referee.view
-        reason = view.hint_reason if view.moves == "best" and view.hints else None
+        reason = (moment.hint_reason if moment.settings.moves == "best" and moment.hints
+                  else None)
         if reason == self._hint_said:
             return []
         self._hint_said = reason
         if not reason:
             return []
         line = tr("hint: {reason}").format(reason=reason)
-        move = view.hint_move
+        move = moment.hint_move
         # Spoken, the move as a person says it ("v0.1" -> "the left groove of row one, square
         # two"), wherever the reason names it.
         spoken = line
         if move:
-            said = views.say_move_text(referee.state, move)
-            shown = views.show_move(referee.state.game.name, move)
+            said = views.say_move_text(moment.state, move)
+            shown = views.show_move(moment.state.game.name, move)
             spoken = spoken.replace(shown, said) if shown in spoken else spoken.replace(move, said)
         return [Said(line, spoken, "hint")]
 
@@ -260,9 +259,9 @@ class Narrator:
             out.append(Said(line, line, "link"))
         return out
 
-    def turn(self, referee) -> Said:
+    def turn(self, moment) -> Said:
         """Whose turn it is and the score (the `repeat` command's last line)."""
-        state = referee.state
+        state = moment.state
         names = views.players(state.game.name)
         if state.is_over():
             return _end(state, names)
@@ -272,12 +271,12 @@ class Narrator:
         return Said(line, line, "score")
 
 
-def first_to_make(referee, names: tuple[str, str]) -> tuple[str, str] | None:
+def first_to_make(moment, names: tuple[str, str]) -> tuple[str, str] | None:
     """While the other seat's move still waits to be made on the board, what to do first
     ("first put the computer's rod on v1.2"), as written and as said; None when nothing is
     owed."""
-    owed = [c for c in referee.corrections if c.want is not None and c.have is None
-            and c.site in referee.view.to_make]
+    owed = [c for c in moment.corrections if c.want is not None and c.have is None
+            and c.site in moment.to_make]
     if not owed:
         return None
     kind = owed[0].want
@@ -285,20 +284,20 @@ def first_to_make(referee, names: tuple[str, str]) -> tuple[str, str] | None:
         tr(PIECES.get(kind.partition(":")[0], kind.partition(":")[0])) if ":" in kind else \
         piece_name(kind, names, "")
     words = (tr("first put the other board's {piece} on {sites}")
-             if referee.view.to_make_by == "remote" else
+             if moment.to_make_by == "remote" else
              tr("first put the computer's {piece} on {sites}"))
-    state = referee.state
+    state = moment.state
     return (words.format(piece=noun, sites=tr(" and ").join(c.site for c in owed)),
             words.format(piece=noun, sites=tr(" and ").join(views.say_site(state, c.site)
                                                             for c in owed)))
 
 
-def with_reply(referee, state, undone: list[str], spoken: bool) -> str:
+def with_reply(moment, state, undone: list[str], spoken: bool) -> str:
     """Moves taken back together, from the position before them: "h0.0 and the computer's
     reply v1.2"."""
     probe, mine, reply = state.copy(), [], []
     for text in undone:
-        (mine if referee.at_board(probe.to_move) else reply).append(
+        (mine if moment.at_board(probe.to_move) else reply).append(
             views.say_move_text(probe, text) if spoken else views.show_move(state.game.name, text))
         probe.play(probe.parse_move(text))
     if not mine or not reply:
@@ -329,10 +328,10 @@ def _end(state, names) -> Said:
     return Said(line, line, "end")
 
 
-def last_moves(referee, count: int) -> list[Said]:
+def last_moves(moment, count: int) -> list[Said]:
     """The last `count` moves, oldest first, then whose turn and the score: what "say it
     again" says."""
-    state = referee.state
+    state = moment.state
     names = views.players(state.game.name)
     moves = [str(m) for m in state.moves]
     out = []
@@ -346,8 +345,21 @@ def last_moves(referee, count: int) -> list[Said]:
     if not moves:
         line = tr("no move yet")
         out.append(Said(line, line))
-    out.append(Narrator().turn(referee))
+    out.append(Narrator().turn(moment))
     return out
 
 
-__all__ = ["Said", "Narrator", "why_not", "mover", "last_moves", "first_to_make", "with_reply"]
+def takeback_words(game_name: str, undone: list[tuple[str, bool]]) -> str:
+    """What a takeback took back, in words: "h1.0", or against the computer "h1.0 and the
+    computer's reply v1.2" (`undone`: each move and whether it was made at this board, last
+    move first; each move as a screen shows it, `views.show_move`)."""
+    mine = [views.show_move(game_name, m) for m, here in undone if here]
+    reply = [views.show_move(game_name, m) for m, here in undone if not here]
+    if not reply or not mine:
+        return tr(" and ").join(reversed(mine or reply))
+    return tr("{moves} and the computer's reply {reply}").format(
+        moves=tr(" and ").join(reversed(mine)), reply=" ".join(reversed(reply)))
+
+
+__all__ = ["Said", "Narrator", "why_not", "mover", "last_moves", "first_to_make", "with_reply",
+           "takeback_words"]

@@ -7,7 +7,7 @@ holes t{row}.{col} (its centre).
 from __future__ import annotations
 
 from board_driver.views import svgkit
-from board_driver.views.base import OFF, Colour, View, correction_words, legible, scale
+from board_driver.views.base import OFF, Colour, Moment, correction_words, legible, scale
 from board_driver.views.paint import Paint
 from board_driver.views.svgkit import el, hexc, title
 from board_driver.views.words import N_, ngettext, tr
@@ -31,8 +31,8 @@ COLOUR_MEANINGS = {
     "choice": None, "waiting": None,
 }
 
-def frame(state, view: View, now: float) -> tuple[dict[str, Colour], float | None]:
-    c = view.colours
+def frame(state, moment: Moment, now: float) -> tuple[dict[str, Colour], float | None]:
+    c = moment.settings.colours
     out: dict[str, Colour] = {}
     mover = c[f"player{state.to_move}"]
     last = state.moves[-1] if state.moves else None
@@ -40,7 +40,7 @@ def frame(state, view: View, now: float) -> tuple[dict[str, Colour], float | Non
         if state.drawn(g):
             out[g.name] = c["rod"]
         else:
-            out[g.name] = _free_colour(state, g, view, lambda col, f: scale(col, f)) or OFF
+            out[g.name] = _free_colour(state, g, moment, lambda col, f: scale(col, f)) or OFF
     if last is not None:
         out[last.name] = c[f"player{state.last_mover()}"]  # the last rod, in its player's colour
     for i, hole in enumerate(state.board.holes):
@@ -51,18 +51,18 @@ def frame(state, view: View, now: float) -> tuple[dict[str, Colour], float | Non
     return out, None
 
 
-def _free_colour(state, groove, view: View, dim) -> Colour | None:
+def _free_colour(state, groove, moment: Moment, dim) -> Colour | None:
     """What a free groove says under the hint mode: legal (the mover's colour, dim), safe
     (green: gives nothing away; orange: hands a square over), or nothing."""
-    c = view.colours
+    c = moment.settings.colours
     if state.is_over():
         return None
-    if view.moves == "legal":
+    if moment.settings.moves == "legal":
         return dim(c[f"player{state.to_move}"], 0.35)
-    if view.moves == "safe":
+    if moment.settings.moves == "safe":
         return c["unsafe"] if state.gives_away(groove) else c["safe"]
-    if view.moves == "best":
-        hint = view.hints.get(groove.name)
+    if moment.settings.moves == "best":
+        hint = moment.hints.get(groove.name)
         return {"best": c.get("best"), "keeps": c["safe"], "loses": c["unsafe"]}.get(hint)
     return None
 
@@ -76,10 +76,10 @@ HOLE = "#2b2019"
 ROD = "#eadfc8"
 
 
-def svg(state, view: View) -> str:
+def svg(state, moment: Moment) -> str:
     board = state.board
-    c = view.colours
-    fixes = {corr.site: corr for corr in view.corrections}
+    c = moment.settings.colours
+    fixes = {corr.site: corr for corr in moment.corrections}
     last = str(state.moves[-1]) if state.moves else None
     winner = state.winner() if state.is_over() else None
     planted = state.last_planted()
@@ -109,11 +109,11 @@ def svg(state, view: View) -> str:
                 classes.append("last")
             width, dash = 7, None
         else:
-            hint = _free_colour(state, g, view, lambda col, f: col)
+            hint = _free_colour(state, g, moment, lambda col, f: col)
             stroke = hexc(hint) if hint else "#4a3a2c"
             classes.append("free")
             if hint:
-                classes.append("unsafe" if hint == c["unsafe"] and view.moves == "safe" else "hint")
+                classes.append("unsafe" if hint == c["unsafe"] and moment.settings.moves == "safe" else "hint")
             width, dash = 4, "2 6"
         tip = tr("{groove}: rod").format(groove=g.name) if drawn else tr("{groove}: free").format(groove=g.name)
         fix = fixes.get(g.name)
@@ -175,11 +175,11 @@ def _tree(cx: float, cy: float, fill: str) -> str:
 
 # --- the terminal ------------------------------------------------------------------------------
 
-def terminal(state, view: View, paint: Paint) -> str:
+def terminal(state, moment: Moment, paint: Paint) -> str:
     board = state.board
-    c = view.colours
+    c = moment.settings.colours
     cells = set(board.cells)
-    fixes = {corr.site: corr for corr in view.corrections}
+    fixes = {corr.site: corr for corr in moment.corrections}
     last = str(state.moves[-1]) if state.moves else None
     winner = state.winner() if state.is_over() else None
     grey = (120, 120, 120)
@@ -196,12 +196,12 @@ def terminal(state, view: View, paint: Paint) -> str:
             if name == last:
                 return paint(c[f"player{state.last_mover()}"], glyph, bold=True)
             return paint(rod, glyph)
-        hint = _free_colour(state, board.groove[name], view, lambda col, f: col)
+        hint = _free_colour(state, board.groove[name], moment, lambda col, f: col)
         if hint is None:
             return paint(grey, "···" if horizontal else ":")
-        if view.moves in ("safe", "best") and hint == c["unsafe"]:
+        if moment.settings.moves in ("safe", "best") and hint == c["unsafe"]:
             return paint(hint, "·!·" if horizontal else "!")
-        if view.moves == "best" and hint == c.get("best"):
+        if moment.settings.moves == "best" and hint == c.get("best"):
             return paint(hint, "·*·" if horizontal else "*")   # read without colour too
         return paint(hint, "···" if horizontal else ":")
 
@@ -235,10 +235,10 @@ def terminal(state, view: View, paint: Paint) -> str:
         lines.append(f"{r:>2} " + row)
     lines.append("   " + _labels([(4 * col, str(col)) for col in range(board.cols + 1)], width + 2))
     key = tr("━ rod, 1 2 trees")
-    if view.moves == "safe" and not state.is_over():
+    if moment.settings.moves == "safe" and not state.is_over():
         key += tr(", ··· a free groove that gives nothing away, ·!· one that hands a square over")
-    best = view.moves == "best" and view.hints and not state.is_over()
-    if view.corrections:
+    best = moment.settings.moves == "best" and moment.hints and not state.is_over()
+    if moment.corrections:
         key += tr(", ??? put a piece here, XXX take it off")
     if best:   # each glyph in the colour the LEDs light it
         key = (paint(grey, key + ", ") + paint(c["best"], "·*·") + paint(grey, tr(" the computer's "

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 
 from board_driver.views import svgkit
-from board_driver.views.base import (FRAME_S, OFF, Colour, View, correction_words, kind_colour,
+from board_driver.views.base import (FRAME_S, OFF, Colour, Moment, correction_words, kind_colour,
                                      piece_name, scale)
 from board_driver.views.paint import Paint
 from board_driver.views.svgkit import el, hexc, title
@@ -120,8 +120,8 @@ def _active(state) -> set[tuple[int, int, int]]:
 
 # --- the LEDs ----------------------------------------------------------------------------------
 
-def frame(state, view: View, now: float) -> tuple[dict[str, Colour], float | None]:
-    c = view.colours
+def frame(state, moment: Moment, now: float) -> tuple[dict[str, Colour], float | None]:
+    c = moment.settings.colours
     out: dict[str, Colour] = {}
     over = state.is_over()
     mover = state.to_move
@@ -144,7 +144,7 @@ def frame(state, view: View, now: float) -> tuple[dict[str, Colour], float | Non
         elif (x, y, 0) in free_board:
             if pulse_on:
                 out[hole] = c[f"player{mover}"]
-            elif view.moves != "off":
+            elif moment.settings.moves != "off":
                 out[hole] = scale(c[f"player{mover}"], 0.25)
             else:
                 out[hole] = OFF
@@ -175,18 +175,18 @@ def _extent(cells) -> tuple[int, int, int, int]:
     return min(xs), max(xs), min(ys), max(ys)
 
 
-def svg(state, view: View) -> str:
+def svg(state, moment: Moment) -> str:
     """The top view: the 4x4 board (row 1 nearest the players, at the bottom), each column's
     top cube in its owner's colour with the column's height; active leaves ringed."""
-    c = view.colours
+    c = moment.settings.colours
     cells = [parse_cell(s) for s in state.occupancy()]
     x0, x1, y0, y1 = _extent(cells)
     width, height = (x1 - x0 + 1) * U + 2 * M, (y1 - y0 + 1) * U + 2 * M
-    fixes = {corr.site: corr for corr in view.corrections}
+    fixes = {corr.site: corr for corr in moment.corrections}
     tops = _tops(state)
     active = _active(state)
     free = set()
-    if not state.is_over() and view.moves != "off":
+    if not state.is_over() and moment.settings.moves != "off":
         free = {h for h in state.available_holes(state.to_move) if h[2] == 0}
     winner = state.winner() if state.is_over() else None
     last = _last_cell(state)
@@ -300,10 +300,10 @@ def _spun(turn: int):
     return cell, point
 
 
-def svg_3d(state, view: View, places: list[str], turn: int = 0) -> str:
+def svg_3d(state, moment: Moment, places: list[str], turn: int = 0) -> str:
     """Both trees in 3D, and a ghost cube at each of `places` (data-place) to click on; seen
     from beyond a1, or from the next corner round for each quarter `turn`."""
-    c = view.colours
+    c = moment.settings.colours
     active = _active(state)
     last = _last_cell(state)
     spin, spin_point = _spun(turn)
@@ -378,14 +378,14 @@ def svg_3d(state, view: View, places: list[str], turn: int = 0) -> str:
 
 # --- the terminal ------------------------------------------------------------------------------
 
-def terminal(state, view: View, paint: Paint) -> str:
+def terminal(state, moment: Moment, paint: Paint) -> str:
     """The 4x4 board from above: each column's top cube (D or L for Dark or Light; * a leaf that
     sees the sky, l a shaded leaf, b a branch) and its height; then what is beside the board."""
-    c = view.colours
+    c = moment.settings.colours
     grey = (120, 120, 120)
     tops = _tops(state)
     active = _active(state)
-    fixes = {corr.site: corr for corr in view.corrections}
+    fixes = {corr.site: corr for corr in moment.corrections}
     free = set()
     if not state.is_over():
         free = {h for h in state.available_holes(state.to_move) if h[2] == 0}
@@ -400,7 +400,7 @@ def terminal(state, view: View, paint: Paint) -> str:
             if fix is not None:
                 text = paint(c["wrong"], " X " if fix.want is None else " ? ", bold=True)
             elif top is None:
-                hinted = (x, y, 0) in free and view.moves != "off"
+                hinted = (x, y, 0) in free and moment.settings.moves != "off"
                 text = paint(c[f"player{state.to_move}"] if hinted else grey, " · ")
             else:
                 kind, z = top
@@ -434,7 +434,7 @@ def terminal(state, view: View, paint: Paint) -> str:
                      + (tr(" (final growth)") if state.in_final_growth else ""))
     lines.append(paint(grey, "  " + tr("D Dark, L Light: * a leaf that sees the sky, l a shaded leaf, "
                                        "b a branch; the digit is the column's height")
-                       + (tr("; ? put a cube here, X take it off") if view.corrections else "")))
+                       + (tr("; ? put a cube here, X take it off") if moment.corrections else "")))
     return "\n".join(lines)
 
 

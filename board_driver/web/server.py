@@ -212,8 +212,8 @@ class WebServer:
         link = self.door.link_summary()
         now = self.door.clock()
         parts, parts_down = self.door.parts()
-        key = (ref.state.to_json(), tuple(ref.corrections), tuple(ref.view.completions),
-               ref.view.moves, tuple(ref.seats), json.dumps(link),
+        key = (ref.state.to_json(), tuple(ref.corrections), tuple(ref.completions),
+               ref.settings.moves, tuple(ref.seats), json.dumps(link),
                json.dumps([(p["name"], p["state"], p.get("why")) for p in parts]),
                snapshot.clocks_key(ref, now))   # (the clocks: to the second while one runs)
         if key != self._key:
@@ -226,8 +226,8 @@ class WebServer:
                 self._text[lang] = json.dumps(snapshot.page_state(
                     ref, layout_name=self.door.session.layout.name,
                     token_required=self.token is not None, version=self._version,
-                    instance=self.instance, remote=link, parts=parts, parts_down=parts_down,
-                    now=now), ensure_ascii=False)
+                    instance=self.instance, now=now, remote=link, parts=parts,
+                    parts_down=parts_down), ensure_ascii=False)
         return self._text[lang]
 
     def frame_shown(self) -> None:
@@ -370,7 +370,7 @@ class WebServer:
             raise Refused(409, words.reason(exc.reason)) from None
         lang = self._language(request)
         with words.speaking(lang):   # and on the page, in the page's
-            said = [s.text for s in last_moves(self.door.referee,
+            said = [s.text for s in last_moves(self.door.referee.moment(self.door.clock()),
                                                self.door.voice()["repeat_moves"])]
         state = json.loads(self.current(lang))
         return web.json_response({**state, "said": said})
@@ -482,7 +482,8 @@ class WebServer:
         if turn not in ("0", "1", "2", "3"):
             raise Refused(400, "turn must be 0, 1, 2 or 3 (quarter turns)")
         places = sorted({e["site"] for e in snapshot.entries(ref.state, set(ref.sensed))})
-        return web.json_response({"svg3d": module.svg_3d(ref.state, ref.view, places, int(turn))})
+        moment = ref.moment(self.door.clock()).shown()
+        return web.json_response({"svg3d": module.svg_3d(moment.state, moment, places, int(turn))})
 
     async def _games(self, request: web.Request) -> web.Response:
         journal = self.door.session.journal
@@ -526,7 +527,7 @@ class WebServer:
             state = snapshot.saved_state(saved, upto)
         except games.GameError as exc:
             raise Refused(409, f"game {saved.game_id} does not replay: {exc}") from None
-        view = views.View(colours=self.door.referee.view.colours, moves="off")
+        view = views.Moment.still(self.door.referee.settings.colours, moves="off", state=state)
         module = views.view_of(saved.game)
         with words.speaking(self._language(request)):   # (the moves in the page's language)
             shown = views.move_words(saved.game, list(saved.moves))

@@ -6,13 +6,14 @@ reconcile does). Called on the daemon's loop, the referee's one thread.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import games
 import games.ai
 from board_driver import views
 from board_driver.referee.reconcile import changed_sites
-from board_driver.views.frame import shown_view
+from board_driver.views.narrate import takeback_words
 from board_driver.views.words import reason, tr
 
 
@@ -36,7 +37,7 @@ def entries(state, sensed: set[str]) -> list[dict[str, str]]:
     return out
 
 
-def steps_in_words(view, names: tuple[str, str]) -> list[dict[str, str]]:
+def steps_in_words(moment, names: tuple[str, str]) -> list[dict[str, str]]:
     """A move in progress (Fangqi's captures, say): what may be done where, in words."""
     from board_driver.views.base import piece_name
 
@@ -44,7 +45,7 @@ def steps_in_words(view, names: tuple[str, str]) -> list[dict[str, str]]:
              "do": tr("you may take {piece} off").format(piece=piece_name(c.have, names, "the"))
              if c.want is None else
              tr("you may put {piece} here").format(piece=piece_name(c.want, names))}
-            for c in getattr(view, "completions", ())]
+            for c in moment.completions]
 
 
 def can_end_turn(state) -> bool:
@@ -85,19 +86,20 @@ def result_words(state, names: tuple[str, str], flagged: int | None = None) -> s
 
 
 def page_state(referee, *, layout_name: str, token_required: bool, version: int,
-               instance: str, remote: dict[str, Any] | None = None,
-               parts: list[dict[str, Any]] = (), parts_down: str | None = None,
-               now: float | None = None) -> dict[str, Any]:
-    """The object GET /api/state answers and the WebSocket pushes. Its first three keys are what
-    `treeboard trace` prints after an action."""
-    state, view = referee.state, referee.view
+               instance: str, now: float, remote: dict[str, Any] | None = None,
+               parts: list[dict[str, Any]] = (), parts_down: str | None = None) -> dict[str, Any]:
+    """The object GET /api/state answers and the WebSocket pushes, drawn from the referee's
+    moment at `now` (and the strip's colours). Its first three keys are what `treeboard trace`
+    prints after an action."""
+    view = referee.moment(now)
+    state, shown = view.state, view.shown()   # (hints only for a player at this board)
     names = views.players(state.game.name)
     module = views.view_of(state.game.name)
-    sensed = set(referee.sensed)
+    sensed = set(view.sensed)
     offered = entries(state, sensed) if views.offers_entries(state.game.name) else []
     svg3d = None
     if hasattr(module, "svg_3d"):
-        svg3d = module.svg_3d(state, shown_view(referee), sorted({e["site"] for e in offered}))
+        svg3d = module.svg_3d(state, shown, sorted({e["site"] for e in offered}))
     return {
         "game": state.summary(),
         "corrections": [c.site for c in referee.corrections],
@@ -110,7 +112,8 @@ def page_state(referee, *, layout_name: str, token_required: bool, version: int,
         "about": tr(state.game.description),
         "layout": layout_name,
         "players": list(names),
-        "colours": {f"player{p}": "#%02x%02x%02x" % view.colours[f"player{p}"] for p in (0, 1)},
+        "colours": {f"player{p}": "#%02x%02x%02x" % view.settings.colours[f"player{p}"]
+                    for p in (0, 1)},
         # each player's pieces as the picture draws them (None: in the colours above)
         "pieces": views.piece_fills(state.game.name),
         "fixes": views.corrections_in_words(state, view),
@@ -118,28 +121,28 @@ def page_state(referee, *, layout_name: str, token_required: bool, version: int,
                     "remote": tr("The other board's move.")}.get(
             view.to_make_by, tr("The other seat's move.")),
         "steps": steps_in_words(view, names),
-        "result": result_words(state, names, referee.flagged),
+        "result": result_words(state, names, view.flagged),
         "entries": offered,
         "end_turn": can_end_turn(state),
         "end_turn_button": has_end_turn(state),
-        "takeback": bool(state.moves) and not referee.over,
+        "takeback": bool(state.moves) and not view.over,
         # The players' clocks (None: an untimed game): ms left, whose runs, the control.
-        "clocks": clocks_state(referee, now),
-        "hint": view.moves,
+        "clocks": clocks_state(view),
+        "hint": view.settings.moves,
         # Why the lit best move, in one sentence ("d4 completes your square."), or None.
-        "hint_reason": view.hint_reason if view.moves == "best" and view.hints else None,
+        "hint_reason": view.hint_reason if view.settings.moves == "best" and view.hints else None,
         "hints": list(views.hint_modes(state.game.name)),
         "hint_words": {m: tr(views.HINT_WORDS.get(m, m)) for m in views.hint_modes(state.game.name)},
         "options": {k: str(v) for k, v in state.options().items()},
         "option_help": {k: reason(v) for k, v in state.game.options().items()},
         "token_required": token_required,
-        "svg": views.svg(state, shown_view(referee)),   # hints only for a player at this board
+        "svg": views.svg(state, shown),   # hints only for a player at this board
         "svg3d": svg3d,
         # the moves as the move list shows them (Treeblox cubes beside the board in words)
         "move_words": views.move_words(state.game.name, [str(m) for m in state.moves]),
         # Who plays each seat ("human" here, "computer:LEVEL", "remote"), and the link to the
         # other board in a remote game (None otherwise).
-        "seats": list(referee.seats),
+        "seats": list(view.seats),
         "seat_choices": ["human"] + [f"computer:{name}" for name in games.ai.LEVELS],
         # How the select reads each choice: a level with its rating in this game (Elo, a
         # greedy player 1000; docs/ai.md), "computer, easy (1180)".
@@ -152,28 +155,22 @@ def page_state(referee, *, layout_name: str, token_required: bool, version: int,
         # which player this board plays.
         "legend": views.legend(state, view),
         "notice": views.notice(state),
-        "you": views.seat_words(state.game.name, tuple(referee.seats), view.colours),
+        "you": views.seat_words(state.game.name, view.seats, view.settings.colours),
         # What the takeback button asks before it acts (against the computer: the player's
         # move and the computer's reply together).
-        "takeback_question": takeback_question(referee),
+        "takeback_question": takeback_question(view),
     }
 
 
-def clocks_state(referee, now: float | None = None) -> dict[str, Any] | None:
-    """Both clocks as the page shows them at `now` (None: as the last LED frame showed them):
-    ms left for players 0 and 1 (None: an untimed seat), which one runs (None: neither), the
-    seat whose time ran out, and the time control."""
-    from board_driver.referee.clock import control_text
-
-    clocks = referee.clocks
-    if not clocks.timed:
+def clocks_state(moment) -> dict[str, Any] | None:
+    """Both clocks as the page shows them at the moment: ms left for players 0 and 1 (None: an
+    untimed seat), which one runs (None: neither), the seat whose time ran out, and the time
+    control."""
+    if moment.clocks is None:
         return None
-    if now is None:
-        left = [None if v is None else int(v * 1000) for v in referee.view.clocks or (None, None)]
-    else:
-        left = clocks.left_ms(now)
-    return {"left_ms": left, "running": clocks.running, "flag": referee.flagged,
-            "control": control_text(clocks.controls)}
+    left = [None if v is None else int(math.floor(v * 1000 + 1e-6)) for v in moment.clocks]
+    return {"left_ms": left, "running": moment.clock_running, "flag": moment.flagged,
+            "control": moment.clock_control}
 
 
 def clocks_key(referee, now: float) -> tuple:
@@ -188,17 +185,16 @@ def clocks_key(referee, now: float) -> tuple:
     return (running, referee.flagged, clocks.controls, second)
 
 
-def takeback_question(referee) -> str | None:
-    state = referee.state
-    if not state.moves or referee.over:
+def takeback_question(moment) -> str | None:
+    """What the takeback button asks before it acts (None: nothing to take back)."""
+    state = moment.state
+    if not state.moves or moment.over or not moment.takeback_depth:
         return None
-    from board_driver.referee.referee import takeback_words
-
     probe, undone = state.copy(), []
-    for _ in range(referee.takeback_depth()):
+    for _ in range(moment.takeback_depth):
         move = probe.undo()
-        undone.append((str(move), referee.at_board(probe.to_move)))
-    lift = "" if referee.touch is not None else tr(" Lift its pieces from the board afterwards.")
+        undone.append((str(move), moment.at_board(probe.to_move)))
+    lift = "" if moment.touch is not None else tr(" Lift its pieces from the board afterwards.")
     return tr("Take back {moves}?{lift}").format(moves=takeback_words(state.game.name, undone),
                                                  lift=lift)
 

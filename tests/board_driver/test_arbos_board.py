@@ -332,9 +332,9 @@ def test_13_the_drawn_cell_is_lit_in_the_seeds_owners_colour_whatever_the_hints(
     assert shown(t, "B6") == as_strip(t, scale(colour(t, "player1"), SEED_LEVEL))
     record = t.step("place", ["C3"])  # not the drawn cell: a correction, nothing played
     assert record["corrections"] == ["C3"] and record["game"]["moves"] == ["seed B6"]
-    svg = views.svg(t.referee.state, t.referee.view)
+    svg = views.svg(t.referee.state, t.moment())
     assert ">Put White's seed on D2</text>" in svg and "seed on D2: the board drew it" in svg
-    assert "put White's seed on D2" in views.terminal(t.referee.state, t.referee.view, Paint(False))
+    assert "put White's seed on D2" in views.terminal(t.referee.state, t.moment(), Paint(False))
     assert views.notice(t.referee.state) == "put White's seed on D2 (the board drew it)"  # the page
 
 

@@ -8,8 +8,8 @@ import xml.etree.ElementTree as ET
 import games
 from board_driver import views
 from board_driver.config import DEFAULT_COLOURS
-from board_driver.referee.reconcile import Correction
-from board_driver.views import Paint, View, render
+from board_driver.moment import Correction
+from board_driver.views import Paint, Moment, render
 from board_driver.views.arbos import border, frame, time_bar
 
 SETUP = ["seed A1", "seed D4", "seed A7", "seed H8"]
@@ -22,8 +22,8 @@ def state(*moves, board="8x8"):
     return s
 
 
-def view(**kw) -> View:
-    return View(colours=dict(DEFAULT_COLOURS), **kw)
+def view(**kw) -> Moment:
+    return Moment.still(dict(DEFAULT_COLOURS), **kw)
 
 
 def sites_of(svg: str) -> dict[str, ET.Element]:

@@ -13,8 +13,8 @@ from board_driver import views
 from board_driver.cli.sim import Terminal, legend_lines
 from board_driver.config import sim_config
 from board_driver.referee.tracer import Tracer
-from board_driver.views.base import View, colour_name, correction_words
-from board_driver.referee.reconcile import Correction
+from board_driver.views.base import Moment, colour_name, correction_words
+from board_driver.moment import Correction
 from board_driver.web.snapshot import page_state
 from board_driver.config import DEFAULT_COLOURS
 from tests.board_driver.test_arbos_board import SETUP, play
@@ -36,14 +36,14 @@ def board(tmp_path):
 
 
 def state_json(t):
-    return page_state(t.referee, layout_name=t.session.layout.name, token_required=False,
+    return page_state(t.referee, now=t.clock.now, layout_name=t.session.layout.name, token_required=False,
                       version=1, instance="x")
 
 
 def test_one_legend_names_every_colour_shown_and_the_page_and_sim_read_it(board):
     t = board()
     t.door.set_hints("best")
-    legend = views.legend(t.referee.state, t.referee.view)
+    legend = views.legend(t.referee.state, t.moment())
     by_name = {e["name"]: e for e in legend}
     assert by_name["best"]["label"] == "sky blue" and "best move" in by_name["best"]["means"]
     assert by_name["player0"]["label"] == "blue" and by_name["player1"]["label"] == "yellow"
@@ -53,13 +53,13 @@ def test_one_legend_names_every_colour_shown_and_the_page_and_sim_read_it(board)
     assert "sky blue: the computer's best move" in printed         # and the sim prints it
     t.door.set_hints("off")                                        # no hint colours then
     assert not {"best", "safe", "unsafe"} & {e["name"] for e in
-                                             views.legend(t.referee.state, t.referee.view)}
+                                             views.legend(t.referee.state, t.moment())}
 
 
 def test_a_touch_game_legend_says_what_its_blinks_mean(board):
     t = board(layout="game-for-the-trees-matrix")
     t.door.set_hints("off")
-    means = {e["name"]: e["means"] for e in views.legend(t.referee.state, t.referee.view)}
+    means = {e["name"]: e["means"] for e in views.legend(t.referee.state, t.moment())}
     assert "may grow" in means["safe"] and "tap again to confirm" in means["unsafe"]
     assert "that tap did nothing" in means["wrong"]
 
@@ -67,7 +67,7 @@ def test_a_touch_game_legend_says_what_its_blinks_mean(board):
 def test_the_sim_redraws_when_the_hints_arrive(board):
     t = board()
     t.door.set_hints("best")
-    terminal = Terminal(io.StringIO())
+    terminal = Terminal(io.StringIO(), clock=t.clock)
     terminal.start(t.session)
     terminal(t.session)
     assert "·*·" not in terminal.out.getvalue()
@@ -80,11 +80,11 @@ def test_the_sim_redraws_when_the_hints_arrive(board):
 def test_no_hints_light_while_the_other_seat_is_to_move(board):
     t = board()
     t.door.set_hints("safe")
-    t.referee.seats = ("human", "remote")
+    t.referee.set_seats(("human", "remote"))
     safe = t.session.config.colours["safe"]
     frame, _ = t.referee.frame(t.clock())
     assert safe in frame.values()                                  # the player here: hints
-    t.referee.seats = ("remote", "human")                          # the other family's turn
+    t.referee.set_seats(("remote", "human"))                          # the other family's turn
     frame, _ = t.referee.frame(t.clock())
     assert safe not in frame.values()
 
@@ -94,7 +94,7 @@ def test_colour_words_match_what_is_drawn():
     assert colour_name(DEFAULT_COLOURS["best"]) == "sky blue"
     assert correction_words(Correction("a1", "black", None), ("Black", "White")) == \
         "put a black counter here"
-    view = View(colours=dict(DEFAULT_COLOURS))
+    view = Moment.still(dict(DEFAULT_COLOURS))
     arbos = games.get_game("arbos").new_state(board="8x8")
     assert "W White's spores (drawn blue), B Black's (drawn yellow)" in \
         views.terminal(arbos, view, views.Paint(False))
@@ -105,12 +105,12 @@ def test_fangqis_key_marks_the_letter_of_the_counters_that_may_be_taken():
     from tests.games.fangqi_positions import SLIDE, position
 
     state = position(SLIDE)          # c1-b1 made on the board: White's d1 d2 d3 may be taken
-    view = View(colours=dict(DEFAULT_COLOURS),
+    view = Moment.still(dict(DEFAULT_COLOURS),
                 completions=[Correction(s, None, PRESENT) for s in ("d1", "d2", "d3")])
     text = views.terminal(state, view, views.Paint(False))
     assert "[W] may be taken" in text and "B Black (drawn blue), W White (drawn yellow)" in text
-    view.completions = [Correction("a1", None, PRESENT)]   # a Black counter marked
-    assert "[B] may be taken" in views.terminal(state, view, views.Paint(False))
+    view = Moment.still(dict(DEFAULT_COLOURS), completions=[Correction("a1", None, PRESENT)])
+    assert "[B] may be taken" in views.terminal(state, view, views.Paint(False))   # Black's
 
 
 def test_fangqis_refusal_suggests_a_slide_on_this_board():
@@ -129,7 +129,7 @@ def test_a_pass_on_time_says_why_and_the_arbos_page_says_lift_your_spores(tmp_pa
                new_game=True)
     try:
         play(t, *SETUP)
-        terminal = Terminal(io.StringIO())
+        terminal = Terminal(io.StringIO(), clock=t.clock)
         terminal.start(t.session)
         t.step("wait", ["61000"])
         terminal(t.session)
@@ -148,9 +148,9 @@ def test_a_pass_on_time_says_why_and_the_arbos_page_says_lift_your_spores(tmp_pa
 def test_the_page_and_the_sim_say_which_player_this_board_plays(board):
     t = board(layout="arbos-8x8-matrix")
     assert state_json(t)["you"] is None                            # no remote game
-    t.referee.seats = ("remote", "human")
+    t.referee.set_seats(("remote", "human"))
     assert state_json(t)["you"] == "you play Black, drawn yellow"
-    t.referee.seats = ("remote", "remote")
+    t.referee.set_seats(("remote", "remote"))
     assert state_json(t)["you"].startswith("you are watching")
 
 
@@ -173,8 +173,8 @@ def test_fangqis_drawing_shows_a_lifted_counter_as_lifted(tmp_path):
         mover = "black" if state.to_move == 0 else "white"
         source = next(str(m).split("-")[0] for m in sorted(state.legal_moves(), key=str))
         t.step("lift", [source])
-        assert t.referee.view.completions and source in t.referee.view.lifted
-        text = views.terminal(state, t.referee.view, views.Paint(False))
+        assert t.referee.completions and source in t.moment().lifted
+        text = views.terminal(state, t.moment(), views.Paint(False))
         assert f"^{mover[0]}^" in text and "the counter lifted off" in text
     finally:
         t.close()

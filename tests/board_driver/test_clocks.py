@@ -92,7 +92,7 @@ def test_the_flag_is_at_the_deadline_not_at_the_end_of_the_wait(tmp_path):
     try:
         start = t.clock.now
         t.step("wait", ["60000"])
-        assert t.referee.flagged == 0 and t.referee.view.over_since == pytest.approx(start + 3.0)
+        assert t.referee.flagged == 0 and t.moment().over_since == pytest.approx(start + 3.0)
     finally:
         t.close()
 
@@ -146,7 +146,7 @@ def test_the_clock_stops_while_the_board_owes_the_other_sides_move(tmp_path):
     t = Tracer(cfg)
     try:
         ref = t.referee
-        ref.seats = ("remote", "human")
+        ref.set_seats(("remote", "human"))
         t.step("wait", ["2000"])
         ref.play_for_seat("h0.0", t.clock.now, "remote")   # the other board's move arrives
         owed = t.step("wait", ["7000"])                    # ... and is not made here yet
@@ -162,7 +162,7 @@ def test_the_computers_clock_stops_while_a_person_puts_the_board_right(tmp_path)
     cfg = sim_config(journal=str(tmp_path / "j.sqlite"), time_control=parse_time_control("1"))
     t = Tracer(cfg)
     try:
-        t.referee.seats = ("human", "computer:easy")
+        t.referee.set_seats(("human", "computer:easy"))
         t.step("place", ["h0.0"])
         stray = t.step("place", ["t1.1"])          # a tree peg in an open square: a mistake
         assert stray["corrections"] == ["t1.1"]
@@ -267,7 +267,7 @@ def test_the_computer_asks_its_worker_for_no_more_than_its_clock_allows(tmp_path
     cfg = sim_config(journal=str(tmp_path / "j.sqlite"), time_control=parse_time_control("0.5"))
     t = Tracer(cfg)
     try:
-        t.referee.seats = ("human", "computer:perfect")
+        t.referee.set_seats(("human", "computer:perfect"))
         asked = []
 
         def submit(fn, *args):
@@ -292,7 +292,7 @@ def _link(tracer, remote_seat, tmp_path):
 
     players = ["human", "human"]
     players[remote_seat] = "remote"
-    tracer.referee.seats = tuple(players)
+    tracer.referee.set_seats(tuple(players))
     settings = RemoteSettings(host="h", port=1, tls=False, game_id="clocks", secret=b"kitchen-42",
                               seat=remote_seat, state_dir=str(tmp_path / f"link{remote_seat}"))
     return RemoteLink(settings, tracer.referee, tracer.clock)
@@ -398,7 +398,7 @@ def test_the_door_sets_the_clocks_now_or_from_the_next_game_and_the_page_shows_t
         assert t.door.set_time_control("1,0.5") == "time control 1,0.5 from now"
         record = t.step("wait", ["2000"])
         assert record["clocks"] == [58_000, 30_000]
-        page = page_state(t.referee, layout_name="x", token_required=False, version=1,
+        page = page_state(t.referee, now=t.clock.now, layout_name="x", token_required=False, version=1,
                           instance="i")
         assert page["clocks"] == {"left_ms": [58_000, 30_000], "running": 0, "flag": None,
                                   "control": "1,0.5"}
@@ -406,7 +406,7 @@ def test_the_door_sets_the_clocks_now_or_from_the_next_game_and_the_page_shows_t
         assert t.door.set_time_control("none") == "time control none from the next game"
         assert t.step("wait", ["1000"])["clocks"][1] < 30_000   # this game keeps its clocks
         t.step("wait", ["60000"])
-        page = page_state(t.referee, layout_name="x", token_required=False, version=2,
+        page = page_state(t.referee, now=t.clock.now, layout_name="x", token_required=False, version=2,
                           instance="i")
         assert page["clocks"]["flag"] == 1 and page["result"] == \
             "player 2's time ran out: player 1 wins on time"
@@ -446,14 +446,14 @@ def test_the_legend_says_what_the_clocks_show(tmp_path):
                           time_control=parse_time_control("1")))
     try:
         t.step("wait", ["10"])
-        said = {e["name"]: e["means"] for e in views.legend(t.referee.state, t.referee.view)}
+        said = {e["name"]: e["means"] for e in views.legend(t.referee.state, t.moment())}
         assert "last 10 seconds" in said["clock"] and "time ran out" in said["flag"]
     finally:
         t.close()
     untimed = Tracer(sim_config(journal=str(tmp_path / "k.sqlite")))
     try:
         untimed.step("wait", ["10"])
-        names = {e["name"] for e in views.legend(untimed.referee.state, untimed.referee.view)}
+        names = {e["name"] for e in views.legend(untimed.referee.state, untimed.moment())}
         assert "flag" not in names and "clock" not in names
     finally:
         untimed.close()
@@ -502,7 +502,7 @@ def test_the_voice_is_told_one_minute_ten_seconds_and_the_flag_once_each(tmp_pat
                           time_control=parse_time_control("1.1")))     # 66 s
     try:
         narrator = Narrator()
-        said = lambda: [s.spoken for s in narrator.clock(t.referee)]  # noqa: E731
+        said = lambda: [s.spoken for s in narrator.clock(t.moment())]  # noqa: E731
         t.step("wait", ["5000"])
         assert said() == []                                           # 61 s left
         t.step("wait", ["2000"])

@@ -33,7 +33,7 @@ def test_every_change_through_the_door_is_shown(board):
     assert t.door.takeback() == "took back h0.0" and shown == [0]
     t.door.set_hints("legal")
     t.door.new_game()
-    assert t.referee.view.moves == "legal" and len(shown) == 3
+    assert t.referee.settings.moves == "legal" and len(shown) == 3
 
 
 def test_refusals_change_nothing_and_say_why(board):

@@ -43,7 +43,7 @@ def is_choice(t, colour) -> bool:
 
 
 def completions(t) -> list[str]:
-    return [c.site for c in t.referee.view.completions]
+    return [c.site for c in t.referee.completions]
 
 
 def corrections(t) -> list[str]:
@@ -377,7 +377,7 @@ def test_a_power_cut_mid_removal_resumes_where_it_was(tmp_path):
         assert [str(m) for m in ref.state.moves] == played
         assert ref.state.phase == phase
         assert (ref.state.removals_due(0), ref.state.removals_due(1)) == due
-        assert ref.corrections == [] and ref.view.completions == []
+        assert ref.corrections == [] and ref.completions == []
         frame = ref.frame(5.0)[0]
         assert all(max(frame[s]) > 0 for s in ref.state.takeable())
         # the next removal is made on the resumed board
@@ -444,7 +444,7 @@ def test_a_power_cut_while_captures_are_chosen_shows_the_choice_again(tmp_path):
         ref = session.referee
         # the slide was no move yet: the journal has none of it, the board shows it in progress
         assert [str(m) for m in ref.state.moves] == played
-        assert sorted(c.site for c in ref.view.completions) == takeable and ref.corrections == []
+        assert sorted(c.site for c in ref.completions) == takeable and ref.corrections == []
     finally:
         session.close()
 

@@ -5,14 +5,14 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 from board_driver.config import DEFAULT_COLOURS
-from board_driver.referee.reconcile import Correction
-from board_driver.views import View, render, svg, terminal
+from board_driver.moment import Correction
+from board_driver.views import Moment, render, svg, terminal
 from board_driver.views.paint import Paint
 from games.fangqi import GAME
 
 
 def view(**kw):
-    return View(colours=dict(DEFAULT_COLOURS), **kw)
+    return Moment.still(dict(DEFAULT_COLOURS), **kw)
 
 
 def removal_state():

@@ -44,12 +44,12 @@ def test_treeblox_in_the_terminal_counts_its_leaves_in_good_english():
     import games
     from board_driver import views
     from board_driver.config import DEFAULT_COLOURS
-    from board_driver.views import Paint, View
+    from board_driver.views import Paint, Moment
 
     state = games.get_game("treeblox").new_state()
     for move in ("La1", "Lb2", "Lc1"):
         state.play(state.parse_move(move))
-    text = views.terminal(state, View(colours=dict(DEFAULT_COLOURS)), Paint(False))
+    text = views.terminal(state, Moment.still(dict(DEFAULT_COLOURS)), Paint(False))
     assert "Dark: 2 leaves see the sky;" in text
     assert "Light: 1 leaf sees the sky;" in text
 

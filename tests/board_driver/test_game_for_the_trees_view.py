@@ -8,7 +8,7 @@ import xml.etree.ElementTree as ET
 import games
 from board_driver import views
 from board_driver.config import DEFAULT_COLOURS
-from board_driver.views import Paint, View
+from board_driver.views import Paint, Moment
 from board_driver.views import game_for_the_trees as gv
 
 C = dict(DEFAULT_COLOURS)
@@ -21,7 +21,7 @@ def state_after(*moves):
 
 
 def frame(state, now):
-    return gv.frame(state, View(colours=C), now)
+    return gv.frame(state, Moment.still(C), now)
 
 
 def test_terrain_is_brightness_and_owner_is_hue():
@@ -55,7 +55,7 @@ def test_parts_of_a_four_led_square():
 
 def test_svg_has_every_square_the_chains_and_the_legend():
     state = state_after("Ab1-d2", "h7-h6")
-    root = ET.fromstring(views.svg(state, View(colours=C)))
+    root = ET.fromstring(views.svg(state, Moment.still(C)))
     sites = {e.get("data-site"): e for e in root.iter() if e.get("data-site")}
     assert set(sites) == set(state.sites())
     assert sites["d2"].get("data-kind") == "tree:0" and sites["a4"].get("data-kind") == "bare"
@@ -67,7 +67,7 @@ def test_svg_has_every_square_the_chains_and_the_legend():
     assert not [e for e in root.iter() if e.get("class") == "legend"]
     width = float(root.get("viewBox").split()[2])
     assert width == gv.M + 8 * gv.U
-    rows = views.picture_legend(state, View(colours=C))
+    rows = views.picture_legend(state, Moment.still(C))
     assert [(r["what"], r["how"]) for r in rows] == gv.LEGEND
     by_what = {r["what"]: r["colours"] for r in rows}
     # the colours as the squares are drawn: a White tree square's fill is the legend's
@@ -76,7 +76,7 @@ def test_svg_has_every_square_the_chains_and_the_legend():
 
 
 def test_terminal_reads_without_colour():
-    text = views.terminal(state_after("Ab1-d2"), View(colours=C), Paint(False))
+    text = views.terminal(state_after("Ab1-d2"), Moment.still(C), Paint(False))
     assert "\x1b" not in text
     lines = text.splitlines()
     assert lines[0].split() == list("abcdefgh")
@@ -90,16 +90,15 @@ def test_terminal_reads_without_colour():
 def test_the_terrain_is_in_the_one_legend_the_sim_prints_and_the_page_lists():
     """One source: the game's own colours are entries of views.legend (with every colour the
     picture draws for them), which the sim prints and the page lists beside the picture."""
-    from types import SimpleNamespace
 
     from board_driver.cli.sim import legend_lines
 
     state = state_after("Ab1-d2")
-    view = View(colours=C)
+    view = Moment.still(C)
     own = [e for e in views.legend(state, view) if "colours" in e]
     assert [(e["means"], e["label"]) for e in own] == gv.LEGEND
     assert own == [{"name": r["what"], "label": r["how"], "colour": r["colours"][0],
                     "colours": r["colours"], "means": r["what"]}
                    for r in views.picture_legend(state, view)]
-    printed = "\n".join(legend_lines(SimpleNamespace(state=state, view=view), Paint(False)))
+    printed = "\n".join(legend_lines(Moment.still(C, state=state), Paint(False)))
     assert "the owner's colour, a quarter: grass" in printed

@@ -56,7 +56,7 @@ def test_the_menu_sets_who_plays_the_clock_and_the_hints_then_a_new_game(board, 
     first, last = t.referee.menu.corners
     opened = open_menu(t, kind)
     assert opened["menu"] == {"seats": "people", "level": "medium", "clock": "none",
-                              "hints": t.referee.view.moves}     # the board's settings now
+                              "hints": t.referee.settings.moves}     # the board's settings now
     assert opened["game"]["moves"] == [] and opened["leds"][first] == opened["leds"][last]
     for group, value in (("seats", "computer-2"), ("level", "easy"), ("clock", "5+3"),
                          ("hints", "legal")):
@@ -68,7 +68,7 @@ def test_the_menu_sets_who_plays_the_clock_and_the_hints_then_a_new_game(board, 
     applied = put(t, site_of(t, "apply"), kind)
     assert "menu" not in applied
     ref = t.referee
-    assert ref.seats == ("human", "computer:easy") and ref.view.moves == "legal"
+    assert ref.seats == ("human", "computer:easy") and ref.settings.moves == "legal"
     assert ref.controls == parse_time_control("5+3") and applied["clocks"] == [300_000] * 2
     assert len(applied["corrections"]) == 7                      # the menu's pieces: lift them
     for site in applied["corrections"]:
@@ -81,13 +81,13 @@ def test_the_menu_sets_who_plays_the_clock_and_the_hints_then_a_new_game(board, 
 def test_lifting_both_corners_or_the_timeout_leaves_without_change(board, layout, kind):
     t = board(layout)
     first, last = t.referee.menu.corners
-    before = (t.referee.seats, t.referee.controls, t.referee.view.moves)
+    before = (t.referee.seats, t.referee.controls, t.referee.settings.moves)
     open_menu(t, kind)
     put(t, site_of(t, "seats", "computer-1"), kind)
     t.step("lift", [first])
     left = t.step("lift", [last])
     assert "menu" not in left and (t.referee.seats, t.referee.controls,
-                                   t.referee.view.moves) == before
+                                   t.referee.settings.moves) == before
     assert left["corrections"] == [site_of(t, "seats", "computer-1")]   # to lift before play
     t.step("lift", [site_of(t, "seats", "computer-1")])
     open_menu(t, kind)
@@ -210,7 +210,7 @@ def test_the_computer_does_not_play_while_the_board_is_being_set_up(board):
     from board_driver.referee.seats import ComputerSeat
 
     t = board("fangqi-7x7-matrix")
-    t.referee.seats = ("computer:easy", "human")     # the computer would move first
+    t.referee.set_seats(("computer:easy", "human"))     # the computer would move first
     asked = []
 
     def submit(fn, *args):
@@ -219,9 +219,9 @@ def test_the_computer_does_not_play_while_the_board_is_being_set_up(board):
 
     seat = ComputerSeat(t.referee, {0: games.ai.level("easy")}, submit=submit,
                         call_soon=lambda fn, *a: fn(*a), clock=t.clock)
-    t.referee.seats = ("human", "human")             # (the corners are the people's pieces)
+    t.referee.set_seats(("human", "human"))             # (the corners are the people's pieces)
     open_menu(t, None)
-    t.referee.seats = ("computer:easy", "human")
+    t.referee.set_seats(("computer:easy", "human"))
     seat.poke()
     assert t.referee.menu.open and asked == []
 

@@ -18,7 +18,9 @@ class FakeReferee:
 
     def __init__(self, state):
         self.state = state
-        self.view = SimpleNamespace(corrections=[], completions=[], moves="safe", hints={})
+        self.corrections, self.completions, self.hints = [], [], {}
+        self.settings = SimpleNamespace(moves="safe")
+        self.hint_reason = self.hint_move = None
         self.played: list[str] = []
         self.holding = False   # no takeback waiting for its pieces to come off
         self.clocks = Clocks((NONE, NONE))
@@ -32,9 +34,9 @@ class FakeReferee:
         return player == 0
 
     def set_hints(self, hints, reason=None, move=None):
-        self.view.hints = hints
-        self.view.hint_reason = reason
-        self.view.hint_move = move
+        self.hints = hints
+        self.hint_reason = reason
+        self.hint_move = move
 
     def play_for_seat(self, move, now, origin):
         assert origin == "computer"
@@ -72,17 +74,17 @@ def test_plays_its_turn_once_the_board_agrees():
     seat.poke()
     assert not worker.jobs  # the human's turn
     state.play("h0.0")
-    referee.view.corrections = ["h0.0 still to put"]
+    referee.corrections = ["h0.0 still to put"]
     seat.poke()
     assert not worker.jobs  # the board disagrees: no thinking yet
-    referee.view.corrections = []
+    referee.corrections = []
     seat.poke()
     seat.poke()
     assert len(worker.jobs) == 1  # one search per position
-    referee.view.corrections = ["someone is fiddling"]
+    referee.corrections = ["someone is fiddling"]
     worker.finish()
     assert referee.played == []  # the answer waits for the board
-    referee.view.corrections = []
+    referee.corrections = []
     seat.poke()
     assert len(referee.played) == 1
     assert str(state.moves[-1]) == referee.played[0]
@@ -153,8 +155,8 @@ def test_the_daemon_plays_the_computer_seat_and_waits_for_the_board(tmp_path):
         # shown as "make it" (breathing, never dark), not as a mistake (blinking on and off)
         from board_driver.views import render
 
-        assert referee.view.to_make == {computer_move}
-        lit = [render(referee.state, referee.view, 100 + i / 20)[0][computer_move]
+        assert referee.to_make == {computer_move}
+        lit = [render(referee.state, referee.moment(0), 100 + i / 20)[0][computer_move]
                for i in range(40)]
         assert all(any(c) for c in lit) and len(set(lit)) > 1
         await loop.run_in_executor(None, board.place, computer_move)
@@ -190,8 +192,8 @@ def test_hints_follow_the_game_for_players_at_the_board():
     state = games.get_game("tree-planting").new_state(board="2x2")
     worker = Worker()
     referee = FakeReferee(state)
-    referee.view.moves = "best"
-    referee.view.hints = {}
+    referee.settings.moves = "best"
+    referee.hints = {}
     referee.at_board = lambda player: True
     seat = ComputerSeat(referee, {}, submit=worker.submit, call_soon=lambda fn, *a: fn(*a),
                         clock=lambda: 0.0, hint_seconds=5.0)
@@ -199,20 +201,20 @@ def test_hints_follow_the_game_for_players_at_the_board():
     seat.poke()
     assert len(worker.jobs) == 1
     worker.finish()
-    assert len(referee.view.hints) == 12 and "best" in referee.view.hints.values()
-    assert referee.view.hint_reason.endswith(".")  # why, from the game's view
+    assert len(referee.hints) == 12 and "best" in referee.hints.values()
+    assert referee.hint_reason.endswith(".")  # why, from the game's view
     state.play("h0.0")
     seat.poke()
-    assert referee.view.hints == {}  # stale hints go at once
+    assert referee.hints == {}  # stale hints go at once
     assert len(worker.jobs) == 1  # and new ones are on the way
 
 
 def test_best_mode_colours_the_grooves_on_the_leds():
     from board_driver.config import DEFAULT_COLOURS
-    from board_driver.views import View, render
+    from board_driver.views import Moment, render
 
     state = games.get_game("tree-planting").new_state(board="2x2")
-    view = View(colours=dict(DEFAULT_COLOURS), moves="best",
+    view = Moment.still(dict(DEFAULT_COLOURS), moves="best",
                 hints={"h0.0": "best", "h0.1": "keeps", "v0.0": "loses"})
     frame, _ = render(state, view, 0.0)
     assert frame["h0.0"] == DEFAULT_COLOURS["best"]
@@ -220,6 +222,6 @@ def test_best_mode_colours_the_grooves_on_the_leds():
     assert frame["v0.0"] == DEFAULT_COLOURS["unsafe"]
     assert frame["v0.1"] == (0, 0, 0)  # no hint yet: dark
     tb = games.get_game("treeblox").new_state()
-    frame, _ = render(tb, View(colours=dict(DEFAULT_COLOURS), moves="best", hints={"b2": "best"}),
+    frame, _ = render(tb, Moment.still(dict(DEFAULT_COLOURS), moves="best", hints={"b2": "best"}),
                       0.0)
     assert frame["b2"] == DEFAULT_COLOURS["best"]

@@ -156,7 +156,7 @@ def test_the_pages_takeback_question_in_a_touch_game_asks_to_lift_nothing(tmp_pa
     try:
         tracer.step("tap", ["a3"])
         tracer.step("tap", ["a4"])
-        assert takeback_question(tracer.referee) == "Take back a3-a4?"
+        assert takeback_question(tracer.moment()) == "Take back a3-a4?"
     finally:
         tracer.close()
 
@@ -200,7 +200,7 @@ def test_what_quit_waits_for_the_last_action_settled_and_said(tmp_path):
 
     t = Tracer(sim_config(journal=str(tmp_path / "t.sqlite")))
     try:
-        term = Terminal(io.StringIO())
+        term = Terminal(io.StringIO(), clock=t.clock)
         term.start(t.session)
         assert all_said(t.session, term, None)
         t.step("place", ["h0.0"])                      # played: not said yet

@@ -185,7 +185,7 @@ async def match_board(daemon) -> None:
     ref = daemon.session.referee
     want = ref.state.occupancy()
     await hands(daemon, {s: want.get(s) for s in ref.sensed if want.get(s) != ref.physical.get(s)})
-    await until(lambda: not ref.corrections and not ref.view.completions, "the board to agree")
+    await until(lambda: not ref.corrections and not ref.completions, "the board to agree")
 
 
 def kill_sensors(daemon) -> str:
@@ -344,7 +344,7 @@ def test_game_for_the_trees_against_the_computer_plays_again_after_a_new_game_or
 
         referee = t.referee
         # (seat 0's moves come in as another seat's would: a touch move needs taps otherwise)
-        referee.seats = ("remote", "computer:easy")
+        referee.set_seats(("remote", "computer:easy"))
         seat = ComputerSeat(referee, {1: games_level()}, submit=submit,
                             call_soon=lambda fn, *a: fn(*a), clock=lambda: 0.0)
         first = referee.state.legal_moves()[0]

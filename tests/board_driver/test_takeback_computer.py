@@ -22,7 +22,7 @@ def board(tmp_path):
     def make(**overrides):
         t = Tracer(sim_config(journal=str(tmp_path / f"j{len(made)}.sqlite"), **overrides),
                    new_game=True)
-        t.referee.seats = ("human", "computer:easy")
+        t.referee.set_seats(("human", "computer:easy"))
         made.append(t)
         return t
 
@@ -65,7 +65,7 @@ def test_the_takeback_command_takes_back_the_move_and_the_reply_and_says_so(boar
     t.step("place", ["v1.2"])
     from board_driver.web.snapshot import takeback_question
 
-    assert takeback_question(t.referee) == ("Take back h0.0 and the computer's reply v1.2? "
+    assert takeback_question(t.moment()) == ("Take back h0.0 and the computer's reply v1.2? "
                                             "Lift its pieces from the board afterwards.")
     assert t.door.takeback() == "took back h0.0 and the computer's reply v1.2"
     assert t.referee.state.moves == [] and t.referee.state.to_move == 0
@@ -78,7 +78,7 @@ def test_the_takeback_command_takes_back_the_move_and_the_reply_and_says_so(boar
 
 def test_the_sim_says_both_were_taken_back(board):
     t = board()
-    terminal = Terminal(io.StringIO())
+    terminal = Terminal(io.StringIO(), clock=t.clock)
     terminal.start(t.session)
     t.step("place", ["h0.0"])
     terminal(t.session)
@@ -95,7 +95,7 @@ def test_the_sim_says_both_were_taken_back(board):
 
 def test_a_rod_put_before_the_computers_is_told_to_wait_for_it(board):
     t = board()
-    terminal = Terminal(io.StringIO())
+    terminal = Terminal(io.StringIO(), clock=t.clock)
     terminal.start(t.session)
     t.step("place", ["h0.0"])
     reply(t, "v1.2")
@@ -107,9 +107,8 @@ def test_a_rod_put_before_the_computers_is_told_to_wait_for_it(board):
 
 
 def test_takebacks_by_lifting_off_still_hold_and_the_sim_says_why(board):
-    t = board()
-    t.referee.config.takeback = False
-    terminal = Terminal(io.StringIO())
+    t = board(takeback=False)
+    terminal = Terminal(io.StringIO(), clock=t.clock)
     terminal.start(t.session)
     t.step("place", ["h0.0"])
     reply(t, "v1.2")
@@ -127,7 +126,7 @@ def test_a_touch_board_never_waits_for_pieces_after_a_takeback_or_a_new_game(tmp
     t = Tracer(sim_config(layout="game-for-the-trees-matrix", journal=str(tmp_path / "j.sqlite")),
                new_game=True)
     try:
-        t.referee.seats = ("human", "computer:easy")
+        t.referee.set_seats(("human", "computer:easy"))
         t.step("tap", ["a3"])
         t.step("tap", ["a4"])
         reply(t, "h6-h5")
@@ -146,7 +145,7 @@ def test_the_computer_moving_first_is_never_taken_back_by_its_own_absent_piece(b
     import games
 
     t = board()
-    t.referee.seats = ("computer:easy", "human")
+    t.referee.set_seats(("computer:easy", "human"))
     record = reply(t, "v1.2")
     assert record["game"]["moves"] == ["v1.2"] and record["corrections"] == ["v1.2"]
     with pytest.raises(games.IllegalMove, match="the computer's move stands"):

@@ -13,15 +13,15 @@ import pytest
 import games
 from board_driver import views
 from board_driver.config import DEFAULT_COLOURS
-from board_driver.referee.reconcile import Correction
-from board_driver.views import Paint, View, render, svgkit
+from board_driver.moment import Correction
+from board_driver.views import Paint, Moment, render, svgkit
 from board_driver.views.base import legible
 
 NS = {"s": "http://www.w3.org/2000/svg"}
 
 
-def view(**kw) -> View:
-    return View(colours=dict(DEFAULT_COLOURS), **kw)
+def view(**kw) -> Moment:
+    return Moment.still(dict(DEFAULT_COLOURS), **kw)
 
 
 def parse(svg: str) -> ET.Element:
@@ -299,19 +299,15 @@ def test_treeblox_cells_beside_the_board_in_player_words():
 
 def test_no_hints_while_the_player_to_move_is_not_at_this_board():
     """The computer thinking or the other family's turn on a remote board: the board lights no
-    moves (LEDs, page and sim draw `shown_view`); a player here to move sees their hints."""
-    from types import SimpleNamespace
-
-    from board_driver.views.frame import shown_view
-
+    moves (LEDs, page and sim draw `Moment.shown()`); a player here to move sees their hints."""
     state = games.get_game("tree-planting").new_state(board="2x2")
-    view = View(colours=dict(DEFAULT_COLOURS), moves="best", hints={"h0.0": "best"})
-    for seats, lit in ((["human", "human"], True), (["human", "remote"], True),
-                       (["remote", "human"], False), (["computer:easy", "human"], False)):
-        referee = SimpleNamespace(state=state, view=view, seats=seats,
-                                  at_board=lambda p, seats=seats: seats[p] == "human")
-        shown = shown_view(referee)
-        assert (shown.moves, bool(shown.hints)) == (("best", True) if lit else ("off", False))
-        assert view.moves == "best" and view.hints  # the referee's own view is unchanged
+    for seats, lit in ((("human", "human"), True), (("human", "remote"), True),
+                       (("remote", "human"), False), (("computer:easy", "human"), False)):
+        view = Moment.still(dict(DEFAULT_COLOURS), moves="best", hints={"h0.0": "best"},
+                            state=state, seats=seats)
+        shown = view.shown()
+        assert (shown.settings.moves, bool(shown.hints)) == \
+            (("best", True) if lit else ("off", False))
+        assert view.settings.moves == "best" and view.hints  # the moment itself is unchanged
         frame, _ = views.render(state, shown, 0.0)
-        assert (frame.get("h0.0") == view.colours["best"]) == lit
+        assert (frame.get("h0.0") == view.settings.colours["best"]) == lit

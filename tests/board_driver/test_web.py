@@ -326,11 +326,11 @@ def test_a_bad_web_port_on_the_command_line_is_refused(capsys):
 
 def test_a_move_in_progress_is_told_in_words():
     from board_driver.config import DEFAULT_COLOURS
-    from board_driver.referee.reconcile import Correction
-    from board_driver.views import View
+    from board_driver.moment import Correction
+    from board_driver.views import Moment
     from board_driver.web.snapshot import steps_in_words
 
-    view = View(colours=dict(DEFAULT_COLOURS),
+    view = Moment.still(dict(DEFAULT_COLOURS),
                 completions=[Correction("c3", None, "counter:1"), Correction("d4", "counter:0", None)])
     assert steps_in_words(view, ("player 1", "player 2")) == [
         {"site": "c3", "do": "you may take player 2's counter off"},
@@ -349,15 +349,15 @@ def test_best_hints_asked_on_the_page_start_the_computer_and_light_its_moves(tmp
             assert status == 200 and after["hint"] == "best" and daemon.computer is not None
             await hands(daemon, "place", "h0.0")     # a move, so the search has a new position
             deadline = asyncio.get_running_loop().time() + 30
-            while not daemon.session.referee.view.hints:
+            while not daemon.session.referee.hints:
                 assert asyncio.get_running_loop().time() < deadline, "no hints came"
                 await asyncio.sleep(0.05)
-            best = [s for s, what in daemon.session.referee.view.hints.items() if what == "best"]
+            best = [s for s, what in daemon.session.referee.hints.items() if what == "best"]
             assert best and all(s in daemon.session.layout.channels_of_site for s in best)
             # and the page says why the lit move, in the words of the game's view
             async with http.get(base_url(daemon) + "/api/state") as r:
                 reason = (await r.json())["hint_reason"]
-            assert reason == daemon.session.referee.view.hint_reason
+            assert reason == daemon.session.referee.moment(0).hint_reason
             assert reason.split()[0] in best and reason.endswith(".")
     run(scenario())
 

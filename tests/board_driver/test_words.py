@@ -249,7 +249,7 @@ def test_the_page_state_in_chinese_has_no_english_words(tmp_path, game):
                 verb, *args = action.split()
                 t.step(verb, args)
         with words.speaking("zh"):
-            page = snapshot.page_state(t.referee, layout_name="x", token_required=False,
+            page = snapshot.page_state(t.referee, now=t.clock.now, layout_name="x", token_required=False,
                                        version=1, instance="i")
     finally:
         t.close()
@@ -311,7 +311,7 @@ def sim_lines(tmp_path, game: str, moves: list[list[str]], language: str) -> str
     t = Tracer(whole_games.config(game, str(tmp_path / f"sim-{language}.sqlite"),
                                   language=language))
     try:
-        term = Terminal(out)
+        term = Terminal(out, clock=t.clock)
         term.start(t.session)
         term.draw(t.session)
         for move in moves:
@@ -376,7 +376,7 @@ def test_a_takeback_says_the_move_in_chinese(tmp_path):
         from board_driver.web.snapshot import takeback_question
 
         with words.speaking("zh"):    # the page's question before it acts
-            assert takeback_question(t.referee).startswith("悔棋 播种 ")
+            assert takeback_question(t.moment()).startswith("悔棋 播种 ")
         done = t.door.takeback()
         assert done.startswith("已悔回 播种 "), done
     finally:

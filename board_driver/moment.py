@@ -1,0 +1,161 @@
+"""The seam between the referee and the views: one frozen value a moment of the board is drawn
+from, and the small settings record it is drawn with.
+
+The referee owns the game on the board and decides; it hands the views a `Moment` (the
+position, what must be corrected or completed, the other seat's move still to put down, the
+clocks, a flag, the menu or a touch selection in progress, the hints) and the views draw it.
+Nothing in a Moment can be changed after it is made, so a view can never write back into the
+referee, and the same Moment can be drawn on the LEDs, the page, the terminal and in words.
+
+Lives below both rooms (referee/ and views/ import it; it imports neither), with the types
+both need: `Correction`, `Settings`, `MenuFace`, `TouchFace`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
+from typing import Any, Mapping
+
+Colour = tuple[int, int, int]
+_EMPTY: Mapping = MappingProxyType({})
+
+
+def frozen_map(mapping: Mapping | None) -> Mapping:
+    """A read-only copy of `mapping` (a Moment's mappings cannot be written through)."""
+    return MappingProxyType(dict(mapping)) if mapping else _EMPTY
+
+
+@dataclass(frozen=True)
+class Correction:
+    """A site where the board and the game disagree: what must be there and what is."""
+
+    site: str
+    want: str | None   # the piece kind that must be there; None: the site must be empty
+    have: str | None   # what the sensor reads there
+
+    @property
+    def missing(self) -> bool:
+        return self.want is not None
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How the board draws, apart from what it draws: the config's colours and timings and the
+    hint mode in force. Changed only by replacing it (`Referee.set_moves`, the menu)."""
+
+    colours: Mapping[str, Colour]
+    moves: str = "safe"              # the hint mode: off | legal | safe | best
+    blink_hz: float = 2.0
+    winner_seconds: float = 6.0
+    takeback: bool = True            # display.takeback: lifting the last piece takes it back
+
+    def __post_init__(self):
+        object.__setattr__(self, "colours", frozen_map(self.colours))
+
+    def with_moves(self, mode: str) -> "Settings":
+        return replace(self, moves=mode)
+
+
+@dataclass(frozen=True)
+class MenuFace:
+    """The menu while it is open (board_driver/referee/menu.py): its sites and choices."""
+
+    sites: Mapping[str, Any]          # site -> Choice (group, value)
+    selected: frozenset[str]          # the sites of the choices made
+    corners: tuple[str, str] | None
+    chosen: Mapping[str, Any]         # group -> value
+    touch: bool                       # chosen by taps (a touch board), not pieces
+
+
+@dataclass(frozen=True)
+class TouchFace:
+    """A touch game's selection (board_driver/referee/touch.py) as it stands."""
+
+    shown: Any                        # the position to light (in a choice: after the offer)
+    selected: str | None = None
+    targets: frozenset = frozenset()  # sites a tap grows to (None: a hold's move)
+    stops: frozenset = frozenset()    # of those, the ones that stop the chain growing
+    choice: bool = False              # a choice of moves is on offer
+    choice_target: str | None = None
+    confirming: bool = False
+    flash: tuple[str, float] | None = None   # a tap that did nothing: (site, until)
+    words: str | None = None          # the selection in words (the sim's line)
+    note: str | None = None           # the last tap that made no move, in words
+    note_key: int | None = None       # which tap that was (a new one is said again)
+    described: Mapping = field(default_factory=lambda: _EMPTY)   # for the page and traces
+
+
+@dataclass(frozen=True)
+class Moment:
+    """What a moment of the board is. Made by `Referee.moment(now)`; drawn by the views."""
+
+    settings: Settings
+    state: Any = None                 # the position (a copy: the views read it, never play)
+    game: int = 0                     # which game of this board's life (a new game: a new one)
+    seats: tuple[str, str] = ("human", "human")
+    sensed: tuple[str, ...] = ()      # the sites a sensor watches
+    corrections: tuple[Correction, ...] = ()
+    # A move in progress (reconcile's "in-progress"): where a piece may go next (want set), or
+    # which pieces may be taken off (want None).
+    completions: tuple[Correction, ...] = ()
+    # A move in progress: the sites whose piece is lifted off (drawn as lifted, not where it was).
+    lifted: frozenset = frozenset()
+    # Sites of a move another seat played in the game, still to be made on the board: shown as
+    # "the computer's move: make it", not as a mistake; `to_make_by` says whose.
+    to_make: frozenset = frozenset()
+    to_make_by: str = "computer"
+    holding: bool = False             # nothing is played until the board matches the game
+    over_since: float | None = None   # when the game ended (the winner's animation)
+    flagged: int | None = None        # the seat whose time ran out (the game is lost)
+    timed_out: frozenset = frozenset()  # move numbers (1 up) that a clock's timeout made
+    takeback_depth: int = 1           # how many moves a takeback takes back now
+    # The clocks at the moment (None: an untimed game): both seats' seconds left (None: an
+    # untimed seat), whose runs, the running one's seconds left, the controls in words.
+    clocks: tuple | None = None
+    clock_running: int | None = None
+    turn_left: float | None = None
+    clock_control: str | None = None
+    # hints "best": site -> "best" (a best move), and with an exact value "keeps" (keeps the
+    # mover's result) or "loses"; why the best move (one sentence) and its notation.
+    hints: Mapping[str, str] = field(default_factory=lambda: _EMPTY)
+    hint_reason: str | None = None
+    hint_move: str | None = None
+    menu: MenuFace | None = None      # the menu, while it is open
+    touch: TouchFace | None = None    # a touch game's selection (None: a piece game)
+
+    def __post_init__(self):
+        object.__setattr__(self, "hints", frozen_map(self.hints))
+        object.__setattr__(self, "corrections", tuple(self.corrections))
+        object.__setattr__(self, "completions", tuple(self.completions))
+
+    @classmethod
+    def still(cls, colours: Mapping[str, Colour], moves: str = "safe", state: Any = None,
+              **decided: Any) -> "Moment":
+        """A moment with nothing decided but what is given (a saved game's picture on the page,
+        a position drawn by a test); settings other than the colours and hint mode may be given
+        by name too (blink_hz, winner_seconds, takeback)."""
+        settings = {k: decided.pop(k) for k in ("blink_hz", "winner_seconds", "takeback")
+                    if k in decided}
+        return cls(Settings(colours=colours, moves=moves, **settings), state=state, **decided)
+
+    def at_board(self, player: int) -> bool:
+        """Whether `player` plays here, through the sensors (not the computer, not remote)."""
+        return self.seats[player] == "human"
+
+    @property
+    def over(self) -> bool:
+        return self.flagged is not None or (self.state is not None and self.state.is_over())
+
+    def shown(self) -> "Moment":
+        """This moment as the board shows it: no hints while the player to move is not at this
+        board (the computer thinking, the other family's turn on a remote board). The board
+        lights moves only for the players standing at it; the LEDs and the page both draw it."""
+        state = self.state
+        if self.settings.moves == "off" or state is None or state.is_over() \
+                or self.at_board(state.to_move):
+            return self
+        return replace(self, settings=self.settings.with_moves("off"), hints=_EMPTY)
+
+
+__all__ = ["Moment", "Settings", "Correction", "MenuFace", "TouchFace", "Colour", "frozen_map"]

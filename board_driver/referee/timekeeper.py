@@ -1,0 +1,131 @@
+"""The clocks of the game in progress, kept with the journal (docs/board.md, "Clocks").
+
+The referee decides when a clock may run (only while its player can play) and what a clock
+that ran out means for the game (a pass, or the game lost); the Timekeeper holds the two
+clocks and the time controls, turns them over at each new turn, and keeps what they show in
+the journal often enough that a power cut costs a player at most CHECKPOINT_S. Pure and
+clock-injected like the referee, which owns the one Timekeeper of the board.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from board_driver.referee.clock import NONE, ClockError, Clocks, TimeControl, per_move
+
+log = logging.getLogger("treeboard.referee")
+
+#: While a clock runs, the journal keeps what it shows this often (and at every move and stop):
+#: after a power cut the clock resumes at most this much above what it showed at the cut.
+CHECKPOINT_S = 5.0
+
+
+def default_controls(config: Any, game: Any) -> tuple[TimeControl, TimeControl]:
+    """The time control a board starts with: the config's `time_control`, else its
+    `turn_seconds` (a limit per turn; 0: none), else the game's own turn limit (Arbos: 300 s
+    a turn), else none."""
+    controls = config.time_control
+    if controls is not None:
+        return tuple(controls)  # type: ignore[return-value]
+    seconds = config.turn_seconds if config.turn_seconds is not None else game.turn_seconds
+    control = per_move(seconds) if seconds else NONE
+    return (control, control)
+
+
+class Timekeeper:
+    def __init__(self, controls: tuple[TimeControl, TimeControl], journal: Any):
+        self.journal = journal
+        self.controls = controls          # the next game's (and this one's, before a move)
+        self.clocks = Clocks(controls)    # the game in progress
+        self._checkpoint_at: float | None = None
+        self.undone = False   # the last change was a takeback (no increment for it)
+
+    @property
+    def timed(self) -> bool:
+        return self.clocks.timed
+
+    def start(self, now: float) -> None:
+        """A new game's clocks, full, kept in the journal if timed."""
+        self.clocks = Clocks(self.controls)
+        self._checkpoint_at = None
+        if self.clocks.timed:
+            self.journal.save_clocks(self.clocks.to_json(now))
+
+    def set_controls(self, controls: tuple[TimeControl, TimeControl], now: float,
+                     this_game: bool) -> None:
+        """The time control of the next games, and of this one too when `this_game` (no move
+        made yet)."""
+        self.controls = (controls[0], controls[1])
+        if this_game:
+            self.clocks = Clocks(self.controls)
+            self._checkpoint_at = None
+            self.journal.save_clocks(self.clocks.to_json(now))
+
+    def restore(self, saved: dict, now: float) -> bool:
+        """The clocks as the journal kept them (a restart): each resumes at what it showed when
+        last kept. A saved form this board cannot read is logged, and the clocks start afresh
+        (returns False)."""
+        try:
+            self.clocks = Clocks.from_json(saved, f"journal {self.journal.path}")
+        except ClockError as exc:
+            log.error("%s; the clocks start afresh", exc)
+            return False
+        self._checkpoint_at = None
+        log.info("clocks resumed: %s", self.clocks.left_ms(now))
+        return True
+
+    def restore_stopped(self, saved: dict) -> None:
+        """A finished game's clocks, as they stopped."""
+        try:
+            self.clocks = Clocks.from_json(saved, f"journal {self.journal.path}")
+        except ClockError as exc:
+            log.error("%s", exc)
+
+    def deadline(self) -> float | None:
+        """When the running clock runs out or what it shows is next kept, or None."""
+        found = [d for d in (self.clocks.deadline(), self._checkpoint_at) if d is not None]
+        return min(found) if found else None
+
+    def turn(self, seat: int, running: bool, now: float) -> float | None:
+        """`seat` is to move: its turn begins if it had not (an increment for the other seat's
+        move, none after a takeback); its clock runs if `running`. Returns its time left."""
+        clocks = self.clocks
+        if clocks.turn_of != seat:
+            clocks.new_turn(seat, now, after_move=not self.undone)
+        self.undone = False
+        clocks.run(seat if running else None, now)
+        return clocks.left(seat, now)
+
+    def keep(self, now: float, was_running: bool, over: bool) -> None:
+        """The clocks into the journal: every CHECKPOINT_S while one runs, and when it stops
+        (a finished game's are kept with its result)."""
+        running = self.clocks.running is not None
+        if over:
+            self._checkpoint_at = None
+            return
+        if running and self._checkpoint_at is None:
+            self._checkpoint_at = now + CHECKPOINT_S
+            return
+        if (running and now >= self._checkpoint_at) or (was_running and not running):
+            self.journal.save_clocks(self.clocks.to_json(now))
+            self._checkpoint_at = now + CHECKPOINT_S if running else None
+
+    def at_move(self, now: float) -> dict | None:
+        """The clocks as they stand when a move is made (its mover's time charged, its
+        increment not yet given), to journal with it; None in an untimed game."""
+        if not self.clocks.timed:
+            return None
+        self.clocks.stop(now)
+        return self.clocks.to_json(now)
+
+    def flag(self, seat: int, now: float) -> None:
+        """`seat`'s time ran out: its clock at 0, both stopped, kept."""
+        self.clocks.stop(now)
+        self.clocks.set_left(seat, 0.0, now)
+        self.journal.save_clocks(self.clocks.to_json(now))
+        self._checkpoint_at = None
+
+    def left(self, now: float) -> list[float | None]:
+        """Both clocks' seconds left at `now` (None: an untimed seat)."""
+        return [self.clocks.left(seat, now) for seat in (0, 1)]
