@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from treeboard.exc import TreeboardError
+
 Colour = tuple[int, int, int]
 
 DEFAULT_PATH = Path("/etc/treeboard/config.toml")
@@ -81,7 +83,7 @@ def parse_quiet_hours(text: str) -> tuple[int, int] | None:
     return h1 * 60 + m1, h2 * 60 + m2
 
 
-class ConfigError(ValueError):
+class ConfigError(TreeboardError, ValueError):
     """A config the daemon cannot run with; the message names the file, key and expectation."""
 
     def __init__(self, path: str | Path, key: str, expected: str, got: Any = None):

@@ -30,6 +30,7 @@ from typing import Callable, Iterable, Protocol
 
 from board_driver.config import Voice
 from hardware.base import DIED, MISSING, SILENT, Problem
+from treeboard.exc import TreeboardError
 
 log = logging.getLogger("treeboard.speech")
 
@@ -43,7 +44,7 @@ WAV_LIMIT = 500
 ENGINE_TIMEOUT_S = 30.0
 
 
-class SpeechError(RuntimeError):
+class SpeechError(TreeboardError, RuntimeError):
     """The engine could not say something (missing program, device busy, timeout); `kind`, as
     `hardware.base.Problem`'s, where it is known (a missing program: MISSING; a timeout:
     SILENT)."""

@@ -43,6 +43,7 @@ from board_driver.referee.journal import JournalError
 from board_driver.views import words
 from board_driver.views.narrate import last_moves
 from board_driver.web import snapshot
+from treeboard.exc import TreeboardError
 
 log = logging.getLogger("treeboard.web")
 
@@ -79,7 +80,7 @@ _PAGE_LANGUAGE: contextvars.ContextVar[str | None] = contextvars.ContextVar(
     "treeboard_page_language", default=None)
 
 
-class Refused(Exception):
+class Refused(TreeboardError):
     """A request refused with a status and a reason a player can read."""
 
     def __init__(self, status: int, reason: str):
