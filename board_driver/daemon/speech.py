@@ -34,7 +34,9 @@ from treeboard.exc import TreeboardError
 
 log = logging.getLogger("treeboard.speech")
 
-#: The espeak-ng voice of each language the board speaks (`espeak-ng --voices=LANG`).
+#: The espeak-ng voice of a language whose code is not espeak-ng's name for it (`espeak-ng
+#: --voices=LANG`). Which languages the board speaks is its catalogs' (views/words.py); any
+#: other one is spoken by the voice its code names (fr -> espeak-ng's "fr").
 ESPEAK_VOICES = {"en": "en-gb", "zh": "cmn"}
 #: How many utterances may wait; past this the oldest goes (a voice minutes behind is no help).
 QUEUE_LIMIT = 16
