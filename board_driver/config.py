@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from treeboard.exc import TreeboardError
+
 Colour = tuple[int, int, int]
 
 DEFAULT_PATH = Path("/etc/treeboard/config.toml")
@@ -41,8 +43,6 @@ DEFAULT_COLOURS: dict[str, Colour] = {
 }
 
 
-#: The languages a board speaks and shows (a shipped catalog each, board_driver/views/locale/).
-LANGUAGES = ("en", "zh")
 _QUIET = re.compile(r"^([01]\d|2[0-3]):([0-5]\d)-([01]\d|2[0-3]):([0-5]\d)$")
 
 
@@ -81,7 +81,7 @@ def parse_quiet_hours(text: str) -> tuple[int, int] | None:
     return h1 * 60 + m1, h2 * 60 + m2
 
 
-class ConfigError(ValueError):
+class ConfigError(TreeboardError, ValueError):
     """A config the daemon cannot run with; the message names the file, key and expectation."""
 
     def __init__(self, path: str | Path, key: str, expected: str, got: Any = None):
@@ -184,12 +184,22 @@ def _take(path, table: dict, prefix: str, key: str, kind: type | tuple, default,
     return value
 
 
+def _languages() -> tuple[str, ...]:
+    """The languages a board speaks and shows: a shipped catalog each, as
+    board_driver/views/words.py finds them (imported here, not at the top: every room reads
+    the config, and the views' package is theirs to arrange)."""
+    from board_driver.views import words
+
+    return words.languages()
+
+
 def read_voice(path, v: dict, voice: Voice, prefix: str = "voice.") -> None:
     """The [voice] table's keys into `voice` (each taken out of `v`); ConfigError naming
     `prefix` + the key. The keys left over are the caller's to refuse."""
     voice.enabled = _take(path, v, prefix, "enabled", bool, voice.enabled, None, "true or false")
+    shipped = _languages()
     voice.language = _take(path, v, prefix, "language", str, voice.language,
-                           lambda x: x in LANGUAGES, "one of " + ", ".join(LANGUAGES))
+                           lambda x: x in shipped, "one of " + ", ".join(shipped))
     voice.voice = _take(path, v, prefix, "voice", str, voice.voice,
                         lambda x: re.fullmatch(r"[A-Za-z0-9_+.-]{1,40}", x) is not None,
                         'an espeak-ng voice name such as "en-gb" or "cmn" (espeak-ng --voices)')
@@ -271,8 +281,9 @@ def parse_config(data: dict[str, Any], path: str | Path = "<built-in>") -> Confi
         check_seats(path, "players", players)
         cfg.players = tuple(seat_name(p) for p in players)
 
+    shipped = _languages()
     cfg.language = _take(path, data, "", "language", str, cfg.language,
-                         lambda v: v in LANGUAGES, "one of " + ", ".join(LANGUAGES))
+                         lambda v: v in shipped, "one of " + ", ".join(shipped))
 
     for name in ("sensors", "display", "colours", "bridge", "remote", "web", "voice"):
         value = data.pop(name, {})

@@ -35,7 +35,10 @@ import serial.tools.list_ports
 
 from firmware_bridge.firmware import protocol
 from hardware.base import (DIED, INCOMPATIBLE as WRONG_PROTOCOL, MISSING, PRESENT, SILENT, EventCallback,
-                           HardwareError, PixelSink, Problem, SensorEvent, SensorSource)
+                           PixelSink, Problem, SensorEvent, SensorSource)
+# The bridge's family in the project's tree of errors (treeboard/exc.py), re-exported here: the
+# firmware's ProtocolError never leaves this link (a damaged frame is counted and dropped).
+from treeboard.exc import BridgeError, TreeboardError
 
 log = logging.getLogger(__name__)
 
@@ -59,15 +62,11 @@ LEGACY_FRAMES = 2
 NOISY_LINE_PATIENCE = 4
 
 
-class BridgeError(HardwareError):
-    """The bridge could not be opened: no device, a dead line, or a wrong protocol version."""
-
-
 class IncompatibleFirmware(BridgeError):
     """The firmware answered with a HELLO of another protocol version (reflash it)."""
 
 
-class _LineDead(Exception):
+class _LineDead(TreeboardError):
     """Internal: this connection is over; close the port and reconnect."""
 
 

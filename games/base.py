@@ -25,9 +25,9 @@ import random
 from abc import ABC, abstractmethod
 from typing import Any, ClassVar, Iterable, Mapping, Sequence
 
-
-class GameError(ValueError):
-    """Base of every error the rules engines raise."""
+# GameError is the rules' family in the project's tree of errors (treeboard/exc.py): a
+# TreeboardError and a ValueError. Re-exported here and by `games`, where callers take it.
+from treeboard.exc import GameError
 
 
 class Reason(str):

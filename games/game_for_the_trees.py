@@ -25,6 +25,7 @@ import re
 from typing import Any, Iterator, NamedTuple
 
 from games.base import BadOptions, Game, IllegalMove, InvalidNotation, Reason, State
+from treeboard.exc import TreeboardError
 
 BARE, GRASS, UNDER, HUCK, TREE = range(5)
 TERRAIN_NAMES = ("bare", "grass", "underbrush", "huckleberry", "tree")
@@ -221,7 +222,7 @@ def _parse_text(text: str) -> tuple[str, int, int, str, tuple | None]:
 
 # --- one turn ---------------------------------------------------------------------------------
 
-class _Fail(Exception):
+class _Fail(TreeboardError):
     """A turn that cannot be played as given; the message is a sentence for the player."""
 
 

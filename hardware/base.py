@@ -16,6 +16,9 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Callable, Hashable, Sequence
 
+# The hardware's family in the project's tree of errors (treeboard/exc.py), re-exported here.
+from treeboard.exc import HardwareError
+
 #: The value a binary (reed / digital hall) sensor reports when something sits on it:
 #: it cannot tell what. A classifying sensor (an ADC hall sensor) reports a piece kind instead.
 PRESENT = "present"
@@ -45,10 +48,6 @@ class Problem(str):
 def kind_of(problem: str | None) -> str | None:
     """The kind of a problem (None for a plain sentence, or no problem)."""
     return problem.kind if isinstance(problem, Problem) else None
-
-
-class HardwareError(RuntimeError):
-    """A backend could not be opened or stopped working (a missing device, a dead line)."""
 
 
 @dataclass(frozen=True, slots=True)

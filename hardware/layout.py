@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Hashable, Sequence
 
+from treeboard.exc import TreeboardError
+
 LAYOUT_DIR = Path(__file__).with_name("layouts")
 
 #: BCM GPIO numbers on the 40-pin header of every Pi from the Zero 2 W to the Pi 5.
@@ -33,7 +35,7 @@ MAX_GRID_SIDE = 26
 PIXEL_ORDERS = ("RGB", "RBG", "GRB", "GBR", "BRG", "BGR", "RGBW", "GRBW")
 
 
-class LayoutError(ValueError):
+class LayoutError(TreeboardError, ValueError):
     """A layout file that does not describe a board: names the file, the key and what was expected."""
 
     def __init__(self, path: str | Path, key: str, expected: str, got: Any = None, *, detail: str = ""):

@@ -1,6 +1,7 @@
 """The house's rules (docs/architecture.md), checked on the source: no import circle among the
 project's modules, no private name imported from another module, the rooms' arrows pointing
-down, and at most six modules directly in board_driver/."""
+down, treeboard/ (the root of the errors) importing nothing of the project, and at most six
+modules directly in board_driver/."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-TOPS = ("games", "hardware", "firmware_bridge", "board_driver")
+TOPS = ("treeboard", "games", "hardware", "firmware_bridge", "board_driver")
 
 # What each room of board_driver may import (besides itself, config and the pure layers).
 ROOMS = {
@@ -106,6 +107,16 @@ def test_the_rooms_arrows_point_down():
                     and other[1] != room and other[1] not in ROOMS[room]:
                 bad.append(f"{m} imports {i}")
     assert not bad, "\n".join(bad)
+
+
+def test_treeboard_imports_nothing_of_the_project():
+    """treeboard/ (the tree of errors) lies below every layer: each may import it, it none."""
+    modules, graph = _graph()
+    bad = [f"{m} imports {i}" for m, imps in graph.items() if m.split(".")[0] == "treeboard"
+           for i, _, _ in imps if i.split(".")[0] != "treeboard"]
+    assert not bad, "\n".join(bad)
+    assert any(i.startswith("treeboard") for m, imps in graph.items()
+               if m.startswith("games.") for i, _, _ in imps)  # the rule covers real imports
 
 
 def test_at_most_six_modules_directly_in_board_driver():

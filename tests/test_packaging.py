@@ -8,7 +8,7 @@ import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-TOPS = ("games", "hardware", "firmware_bridge", "board_driver")
+TOPS = ("treeboard", "games", "hardware", "firmware_bridge", "board_driver")
 
 
 def _tree_packages() -> set[str]:

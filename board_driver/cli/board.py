@@ -9,9 +9,9 @@ import sys
 from pathlib import Path
 
 from board_driver.cli.common import add_game_options, fail, game_options
-from board_driver.config import (DEFAULT_PATH, LANGUAGES, SEAT, Config, ConfigError, check_seats,
+from board_driver.config import (DEFAULT_PATH, SEAT, Config, ConfigError, check_seats,
                                   load_config, seat_name, sim_config)
-from board_driver.views.words import NATIVE
+from board_driver.views import words
 
 
 def _logging(verbose: bool) -> None:
@@ -233,9 +233,9 @@ def cmd_sim(args: argparse.Namespace) -> int:
 
 
 def _voice_flags(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--language", choices=LANGUAGES,
+    p.add_argument("--language", choices=words.languages(),
                    help="what the board says and shows: " + ", ".join(
-                       f"{code} ({NATIVE[code]})" for code in LANGUAGES) +
+                       f"{code} ({name})" for code, name in words.names().items()) +
                    " (default: the config's language, en)")
     p.add_argument("--voice-dir", metavar="DIR",
                    help="say each sentence into a WAV file in DIR (espeak-ng; no audio device "

@@ -38,6 +38,7 @@ from board_driver.referee.session import load_board_layout
 from hardware.base import HardwareError, SensorEvent
 from hardware.debounce import Debouncer
 from hardware.layout import ADC_CHANNELS, NO_SITE, Layout, load_layout
+from treeboard.exc import TreeboardError
 
 #: How often the tools scan the sensors and look for settled changes.
 POLL_S = 0.01
@@ -303,7 +304,7 @@ def _summary(bench: _Bench, seen: dict[Hashable, int]) -> None:
 # --- map ------------------------------------------------------------------------------------
 
 
-class MapFailed(Exception):
+class MapFailed(TreeboardError):
     """Map gave up (a timeout); the message says on which site."""
 
 

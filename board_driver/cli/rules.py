@@ -14,6 +14,7 @@ import games.ai
 from board_driver.cli.common import EXIT_BAD_INPUT, add_game_options, fail, game_options
 from board_driver.referee.tracer import cut
 from games import treeblox
+from treeboard.exc import TreeboardError
 
 
 def cmd_games(args: argparse.Namespace) -> int:
@@ -35,7 +36,7 @@ CHUNK = 1 << 16
 MAX_TOKEN = 256
 
 
-class BadText(ValueError):
+class BadText(TreeboardError, ValueError):
     """Input that is not moves as text: not UTF-8, or a word far too long to be a move."""
 
 

@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import board_driver
+from treeboard.exc import TreeboardError
 
 USER = "treeboard"
 GROUPS = ("gpio", "spi", "dialout", "audio")
@@ -72,7 +73,7 @@ def service_file(name: str) -> str:
                            "treeboard install? reinstall it with pip)") from exc
 
 
-class ServiceError(RuntimeError):
+class ServiceError(TreeboardError, RuntimeError):
     """The service cannot be installed; the message says what to do."""
 
 

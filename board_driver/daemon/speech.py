@@ -30,10 +30,13 @@ from typing import Callable, Iterable, Protocol
 
 from board_driver.config import Voice
 from hardware.base import DIED, MISSING, SILENT, Problem
+from treeboard.exc import TreeboardError
 
 log = logging.getLogger("treeboard.speech")
 
-#: The espeak-ng voice of each language the board speaks (`espeak-ng --voices=LANG`).
+#: The espeak-ng voice of a language whose code is not espeak-ng's name for it (`espeak-ng
+#: --voices=LANG`). Which languages the board speaks is its catalogs' (views/words.py); any
+#: other one is spoken by the voice its code names (fr -> espeak-ng's "fr").
 ESPEAK_VOICES = {"en": "en-gb", "zh": "cmn"}
 #: How many utterances may wait; past this the oldest goes (a voice minutes behind is no help).
 QUEUE_LIMIT = 16
@@ -43,7 +46,7 @@ WAV_LIMIT = 500
 ENGINE_TIMEOUT_S = 30.0
 
 
-class SpeechError(RuntimeError):
+class SpeechError(TreeboardError, RuntimeError):
     """The engine could not say something (missing program, device busy, timeout); `kind`, as
     `hardware.base.Problem`'s, where it is known (a missing program: MISSING; a timeout:
     SILENT)."""

@@ -26,6 +26,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Sequence
 
+from treeboard.exc import TreeboardError
+
 #: The whole grammar, as a person reads it; every refusal quotes it.
 GRAMMAR = ("none, minutes (10), minutes+seconds (5+3) or seconds a turn (30s/move); "
            "two of these separated by a comma give each seat its own (10,3+2)")
@@ -40,7 +42,7 @@ _BANK = re.compile(rf"^{_NUMBER}(?:\+{_NUMBER})?$")
 _PER_MOVE = re.compile(rf"^{_NUMBER}\s*s?\s*/\s*move$")
 
 
-class ClockError(ValueError):
+class ClockError(TreeboardError, ValueError):
     """A time control that cannot be read; the message quotes it and says what was expected."""
 
 

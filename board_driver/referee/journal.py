@@ -44,6 +44,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from treeboard.exc import TreeboardError
+
 log = logging.getLogger(__name__)
 
 JOURNAL_NAME = "journal.sqlite"
@@ -84,7 +86,7 @@ CREATE TABLE IF NOT EXISTS clocks (
 """
 
 
-class JournalError(RuntimeError):
+class JournalError(TreeboardError, RuntimeError):
     """The journal cannot be used: its directory is unwritable, or a call came out of turn."""
 
 

@@ -46,6 +46,7 @@ from board_driver.referee.reconcile import candidate_moves
 from board_driver.referee.session import load_board_layout, open_session
 from board_driver.views import words
 from board_driver.views.narrate import Narrator
+from treeboard.exc import TreeboardError
 
 
 def cut(text: str, limit: int = 40) -> str:
@@ -53,7 +54,7 @@ def cut(text: str, limit: int = 40) -> str:
     return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
 
 
-class TraceError(ValueError):
+class TraceError(TreeboardError, ValueError):
     """A line of a trace that is not an action; names the line."""
 
 

@@ -35,6 +35,7 @@ from typing import Any, Sequence
 
 import games
 from games.base import Reason
+from treeboard.exc import TreeboardError
 
 PREFIX = "treeboard/v1"
 _GAME_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -49,7 +50,7 @@ def cut(text: str, n: int) -> str:
     return text if len(text) <= n else text[:n - 1] + "…"
 
 
-class RemoteError(ValueError):
+class RemoteError(TreeboardError, ValueError):
     """A message or setting remote play refuses; `reason` is a sentence a person can read."""
 
     def __init__(self, reason: str):

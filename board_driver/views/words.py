@@ -12,6 +12,10 @@ wheel), maintained by `tools/catalogs.py` with Babel (extract, update, compile).
 added by a catalog alone: `python tools/catalogs.py init LANG`, translate the .po, compile
 (docs/languages.md). English is the source language: its catalog is the messages themselves.
 
+This module is the one place that knows the languages: `languages()` finds them from the
+shipped catalogs, and the config's check, `--language`, the voice and the page's switch read
+it; each catalog says its language's own name (`native`).
+
 The board speaks one language at a time (`use`, set from the config or `--language` before the
 daemon starts); the page may ask for another (`translation(code)` is thread-safe and cached).
 Command-line errors and logs stay English.
@@ -31,11 +35,10 @@ from typing import Iterable, Iterator
 
 from games.base import Reason
 
-#: The languages whose catalogs ship, by the code the config and `--language` take.
-LANGUAGES = ("en", "zh")
-#: How each language calls itself (the page's switch, `--language`'s help).
-NATIVE = {"en": "English", "zh": "中文"}
 DEFAULT = "en"
+#: The page's `lang` attribute where a language's code alone would not say its script (the
+#: browser picks the fonts by it); any other language is tagged with its code.
+PAGE_TAGS = {"zh": "zh-Hans"}
 
 _lock = threading.Lock()
 _cache: dict[str, gettext.NullTranslations] = {}
@@ -51,14 +54,31 @@ def normalize(code: str) -> str | None:
     """A language code as the config, a browser or a locale writes it ("zh-CN", "zh_Hans.UTF-8",
     "EN") -> a shipped language ("zh"), or None when no catalog speaks it."""
     base = code.strip().replace("_", "-").split(".")[0].split("-")[0].lower()
-    return base if base in available() else None
+    return base if base in languages() else None
 
 
-def available() -> tuple[str, ...]:
-    """The languages with a compiled catalog in the package (a third language is a catalog)."""
+def languages() -> tuple[str, ...]:
+    """The languages the board speaks, by the code the config and `--language` take: one for
+    each compiled catalog in the package, and English, the messages themselves (a third
+    language is a catalog, board_driver/views/locale/<code>.mo)."""
     folder = resources.files(__package__) / "locale"
     found = {p.name[:-3] for p in folder.iterdir() if p.name.endswith(".mo")}
     return tuple(sorted(found | {DEFAULT}))
+
+
+def native(code: str) -> str:
+    """How a shipped language calls itself, as its catalog says ("zh" -> "中文")."""
+    return translation(code).gettext(OWN_NAME)
+
+
+def names() -> dict[str, str]:
+    """Every shipped language, code -> its own name (the page's switch, `--language`'s help)."""
+    return {code: native(code) for code in languages()}
+
+
+def page_tag(code: str) -> str:
+    """The page's `lang` attribute for a shipped language ("zh" -> "zh-Hans")."""
+    return PAGE_TAGS.get(code, code)
 
 
 def translation(code: str) -> gettext.NullTranslations:
@@ -66,7 +86,7 @@ def translation(code: str) -> gettext.NullTranslations:
     lang = normalize(code)
     if lang is None:
         raise ValueError(f"no catalog for language {code!r}; expected one of "
-                         f"{', '.join(available())}")
+                         f"{', '.join(languages())}")
     with _lock:
         if lang not in _cache:
             mo = resources.files(__package__) / "locale" / f"{lang}.mo"
@@ -132,6 +152,13 @@ def N_(message: str) -> str:
     """Marks a message for the catalog without translating it (module constants: translate at
     use, with `tr`, so a language chosen later applies)."""
     return message
+
+
+#: The message each catalog translates as its own language's name (the page's switch,
+#: `--language`'s help); English, the source language, is called by the message itself.
+# TRANSLATORS: not the word for English: the name of this catalog's language in that language
+# itself (中文, français, Deutsch), as its speakers look for it in a list of languages.
+OWN_NAME = N_("English")
 
 
 def page_words(code: str, messages: Iterable[str]) -> dict[str, str]:

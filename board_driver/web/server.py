@@ -43,6 +43,7 @@ from board_driver.referee.journal import JournalError
 from board_driver.views import words
 from board_driver.views.narrate import last_moves
 from board_driver.web import snapshot
+from treeboard.exc import TreeboardError
 
 log = logging.getLogger("treeboard.web")
 
@@ -79,7 +80,7 @@ _PAGE_LANGUAGE: contextvars.ContextVar[str | None] = contextvars.ContextVar(
     "treeboard_page_language", default=None)
 
 
-class Refused(Exception):
+class Refused(TreeboardError):
     """A request refused with a status and a reason a player can read."""
 
     def __init__(self, status: int, reason: str):
@@ -420,7 +421,7 @@ class WebServer:
 
     async def _set_voice(self, request: web.Request) -> web.Response:
         """The voice's settings from the page: a JSON object of any of enabled (true/false),
-        language ("en", "zh", or "" for the board's), voice ("" for the language's own), rate,
+        language (a shipped one, or "" for the board's), voice ("" for the language's own), rate,
         volume, quiet_hours ("21:30-07:00", or "" for none), repeat_moves."""
         raw = await request.read()
         try:
@@ -469,7 +470,7 @@ class WebServer:
         lang = self._language(request)
         return web.json_response({
             "language": lang, "board": words.language(),
-            "languages": {code: words.NATIVE.get(code, code) for code in words.available()},
+            "languages": words.names(), "tag": words.page_tag(lang),
             "words": words.page_words(lang, self._page_words)})
 
     async def _picture3d(self, request: web.Request) -> web.Response:

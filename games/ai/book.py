@@ -33,13 +33,15 @@ from importlib import resources
 from math import comb
 from pathlib import Path
 
+from treeboard.exc import TreeboardError
+
 MAGIC = b"TREEBOOK 1\n"
 
 #: The boards with a shipped book: board spec -> file name under games/ai/data/.
 BOOKS: dict[str, str] = {"####/####/###.": "classic.book"}
 
 
-class BookError(Exception):
+class BookError(TreeboardError):
     """A book file that is missing, truncated or corrupted (the message names the file)."""
 
 

@@ -36,11 +36,12 @@ from functools import cached_property, lru_cache
 from typing import Callable
 
 from games.tree_planting import Board, Groove, TreePlantingState
+from treeboard.exc import TreeboardError
 
 INF = 1 << 10
 
 
-class OutOfTime(Exception):
+class OutOfTime(TreeboardError):
     """The search passed its deadline; nothing it returned so far is exact."""
 
 

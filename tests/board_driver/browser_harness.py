@@ -106,6 +106,17 @@ class Sim:
         self.log.close()
 
 
+def page_reading(browser, sim: Sim, languages: list[str]):
+    """A new page of the sim's board, connected, in a browser that reads `languages` first to
+    last (the profile's own locale is the machine's)."""
+    page = browser.new_page()
+    page.add_init_script("Object.defineProperty(navigator, 'languages', "
+                         f"{{get: () => {json.dumps(languages)}}});")
+    page.goto(sim.url)
+    page.wait_for_selector("body[data-connected=yes]")
+    return page
+
+
 @pytest.fixture
 def sims(tmp_path):
     started: list[Sim] = []

@@ -19,7 +19,7 @@ import time
 import pytest
 
 from tests.board_driver.browser_harness import (ARTIFACTS, CHROMIUM, DESKTOP, PHONE,  # noqa: F401
-                                                browser, sims, unavailable)
+                                                browser, page_reading, sims, unavailable)
 
 
 def screenshots(page, name: str) -> None:
@@ -315,12 +315,7 @@ def test_the_page_shows_both_clocks_the_running_one_marked_and_the_flag(browser,
 
 def test_the_page_in_chinese_follows_the_browser_and_switches(browser, sims):
     sim = sims()
-    page = browser.new_page()
-    # A browser set to Chinese (the profile's own locale is the machine's).
-    page.add_init_script("Object.defineProperty(navigator, 'languages', "
-                         "{get: () => ['zh-CN', 'zh']});")
-    page.goto(sim.url)
-    page.wait_for_selector("body[data-connected=yes]")
+    page = page_reading(browser, sim, ["zh-CN", "zh"])   # a browser set to Chinese
     page.wait_for_selector("html[lang=zh-Hans]", state="attached")
     assert page.inner_text("#title") == "植树棋"
     assert page.inner_text("#takeback") == "悔棋" and page.inner_text("#new-game") == "新的一局"

@@ -14,11 +14,13 @@ let confirmAction = null;
 let turn3d = 0;  // quarter turns of the 3D view, this page's own choice
 
 // --- the page's language ----------------------------------------------------------------------
-// The browser's language (or the one chosen in the switch, kept in this browser); the daemon
-// sends the state in it (?lang=) and the page's own words (GET /api/words).
+// The one chosen in the switch (kept in this browser), else the browser's first language the
+// board has a catalog for, else English; the daemon sends the state in it (?lang=), and the
+// page's own words and the languages it ships (GET /api/words: the page knows none itself).
 const LANG_KEY = "treeboard-language";
-let lang = localStorage.getItem(LANG_KEY) || (navigator.languages || [navigator.language])
-  .map((l) => String(l).toLowerCase().split("-")[0]).find((l) => l === "zh" || l === "en") || "en";
+const browserLanguages = (navigator.languages || [navigator.language])
+  .map((l) => String(l).toLowerCase().split("-")[0]);
+let lang = localStorage.getItem(LANG_KEY) || browserLanguages[0] || "en";
 let words = {};
 const originals = new Map();  // each text node of the page -> its English
 
@@ -27,12 +29,19 @@ function tr(text, fields) {
   return said.replace(/\{(\w+)\}/g, (m, k) => (fields && k in fields ? fields[k] : m));
 }
 
-async function loadWords() {
+async function loadWords(again = false) {
   const response = await fetch(`/api/words?lang=${encodeURIComponent(lang)}`);
   const body = await response.json();
+  if (!again && !localStorage.getItem(LANG_KEY)) {
+    const wanted = browserLanguages.find((l) => l in body.languages) || "en";
+    if (wanted !== body.language) {
+      lang = wanted;
+      return loadWords(true);
+    }
+  }
   lang = body.language;
   words = body.words;
-  document.documentElement.lang = lang === "zh" ? "zh-Hans" : lang;
+  document.documentElement.lang = body.tag;
   const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
   for (let node = walker.nextNode(); node; node = walker.nextNode()) {
     if (!originals.has(node)) originals.set(node, node.nodeValue);
@@ -42,11 +51,19 @@ async function loadWords() {
       node.nodeValue = english.match(/^\s*/)[0] + words[text] + english.match(/\s*$/)[0];
     }
   }
-  const select = $("language");
-  select.textContent = "";
-  for (const [code, name] of Object.entries(body.languages)) {
-    select.append(new Option(name, code, false, code === lang));
+  languageOptions($("language"), body.languages, lang);
+  const voice = $("voice-form").elements.language;
+  languageOptions(voice, body.languages, voice.value);
+}
+
+// A language select's options: the shipped languages, each by its own name, after any option
+// of its own with no value (the voice's "the board's"); `chosen` stays chosen.
+function languageOptions(select, languages, chosen) {
+  for (const option of [...select.options]) {
+    if (option.value) option.remove();
   }
+  for (const [code, name] of Object.entries(languages)) select.append(new Option(name, code));
+  select.value = chosen;
 }
 
 // Every sentence this script writes, in one place, each an English template through `tr`
