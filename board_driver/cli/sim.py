@@ -296,14 +296,13 @@ class Typed:
                 return   # a blank or comment line
             verb, args = split
             command = COMMANDS.get(verb)
+            if command is None or command.acts:
+                self.last_shown = None   # (until this line has acted)
             if command is None:
-                self.last_shown = None
                 await self.action(line)
-                return
-            check_arguments(verb, args, *command.takes)
-            if command.acts:
-                self.last_shown = None
-            await command.run(self, verb, args)
+            else:
+                check_arguments(verb, args, *command.takes)
+                await command.run(self, verb, args)
         except Exception as exc:
             self.terminal.say(f"  ? {describe_error(exc)}")
 
