@@ -257,11 +257,52 @@ def voice_from_page(data: Any, base: Voice, where: str = "page") -> Voice:
     return voice
 
 
+#: A TOML number: an integer or a float.
+_NUMBER = (int, float)
+
+
 def parse_config(data: dict[str, Any], path: str | Path = "<built-in>") -> Config:
     """A Config from parsed TOML, or ConfigError naming the first problem."""
     data = {k: (dict(v) if isinstance(v, dict) else v) for k, v in data.items()}
     cfg = Config(path=str(path))
-    num = (int, float)
+    _read_top(path, data, cfg)
+    sections = {}
+    for name in ("sensors", "display", "colours", "bridge", "remote", "web", "voice"):
+        value = data.pop(name, {})
+        if not isinstance(value, dict):
+            raise ConfigError(path, name, "a table", value)
+        sections[name] = value
+    _read_clocks(path, data, cfg)
+
+    s = sections["sensors"]
+    debounce = _take(path, s, "sensors.", "debounce_ms", _NUMBER, None,
+                     lambda v: 0 <= v <= 2000, "a number of ms from 0 to 2000")
+    cfg.debounce_ms = None if debounce is None else float(debounce)
+    _read_display(path, sections["display"], cfg)
+    c = sections["colours"]
+    for key in list(c):
+        if key not in DEFAULT_COLOURS:
+            raise ConfigError(path, f"colours.{key}", "one of " + ", ".join(DEFAULT_COLOURS), key)
+        cfg.colours[key] = _colour(path, f"colours.{key}", c.pop(key))
+    b = sections["bridge"]
+    cfg.bridge_port = _take(path, b, "bridge.", "port", str, cfg.bridge_port, bool, "a device path")
+    cfg.bridge_baud = _take(path, b, "bridge.", "baud", int, cfg.bridge_baud,
+                            lambda v: BAUD_RANGE[0] <= v <= BAUD_RANGE[1],
+                            "a baud rate from %d to %d" % BAUD_RANGE)
+    _read_remote(path, sections["remote"], cfg)
+    _read_web(path, sections["web"], cfg)
+    read_voice(path, sections["voice"], cfg.voice)
+
+    for name, table in [("", data)] + [(n + ".", t) for n, t in sections.items()]:
+        if table:
+            key = sorted(table)[0]
+            raise ConfigError(path, f"{name}{key}", "no such key (a typo?)", key)
+    return cfg
+
+
+def _read_top(path, data: dict, cfg: Config) -> None:
+    """The keys at the top that name the board, the game, the journal, the players and the
+    language (each taken out of `data`)."""
     cfg.layout = _take(path, data, "", "layout", str, cfg.layout, bool, "a layout name or path")
     cfg.backend = _take(path, data, "", "backend", str, cfg.backend, lambda v: v in BACKENDS,
                         "one of " + ", ".join(BACKENDS))
@@ -273,7 +314,6 @@ def parse_config(data: dict[str, Any], path: str | Path = "<built-in>") -> Confi
     cfg.game_options = _take(path, data, "", "game_options", dict, None, None, "a table")
     cfg.journal = _take(path, data, "", "journal", str, cfg.journal, bool, "a file path")
 
-    sections = {}
     players = _take(path, data, "", "players", list, None,
                     lambda v: len(v) == 2 and all(isinstance(p, str) and SEAT.match(p) for p in v),
                     'two seats, each "human", "computer", "computer:LEVEL" or "remote"')
@@ -285,13 +325,10 @@ def parse_config(data: dict[str, Any], path: str | Path = "<built-in>") -> Confi
     cfg.language = _take(path, data, "", "language", str, cfg.language,
                          lambda v: v in shipped, "one of " + ", ".join(shipped))
 
-    for name in ("sensors", "display", "colours", "bridge", "remote", "web", "voice"):
-        value = data.pop(name, {})
-        if not isinstance(value, dict):
-            raise ConfigError(path, name, "a table", value)
-        sections[name] = value
 
-    turn = _take(path, data, "", "turn_seconds", num, None, lambda v: 0 <= v <= 86_400,
+def _read_clocks(path, data: dict, cfg: Config) -> None:
+    """turn_seconds or time_control, at the top (each taken out of `data`)."""
+    turn = _take(path, data, "", "turn_seconds", _NUMBER, None, lambda v: 0 <= v <= 86_400,
                  "a number of seconds from 0 (no limit) to 86400")
     cfg.turn_seconds = None if turn is None else float(turn)
     control = _take(path, data, "", "time_control", str, None, None,
@@ -307,12 +344,10 @@ def parse_config(data: dict[str, Any], path: str | Path = "<built-in>") -> Confi
         except ClockError:
             raise ConfigError(path, "time_control", GRAMMAR, control) from None
 
-    s = sections["sensors"]
-    debounce = _take(path, s, "sensors.", "debounce_ms", num, None,
-                     lambda v: 0 <= v <= 2000, "a number of ms from 0 to 2000")
-    cfg.debounce_ms = None if debounce is None else float(debounce)
 
-    d = sections["display"]
+def _read_display(path, d: dict, cfg: Config) -> None:
+    """The [display] table (each key taken out of `d`)."""
+    num = _NUMBER
     cfg.moves = _take(path, d, "display.", "moves", str, cfg.moves, lambda v: v in MOVE_MODES,
                       "one of " + ", ".join(MOVE_MODES))
     cfg.takeback = _take(path, d, "display.", "takeback", bool, cfg.takeback, None, "true or false")
@@ -327,43 +362,37 @@ def parse_config(data: dict[str, Any], path: str | Path = "<built-in>") -> Confi
                                      cfg.winner_seconds, lambda v: 0 <= v <= 600,
                                      "a number of seconds from 0 to 600"))
 
-    c = sections["colours"]
-    for key in list(c):
-        if key not in DEFAULT_COLOURS:
-            raise ConfigError(path, f"colours.{key}", "one of " + ", ".join(DEFAULT_COLOURS), key)
-        cfg.colours[key] = _colour(path, f"colours.{key}", c.pop(key))
 
-    b = sections["bridge"]
-    cfg.bridge_port = _take(path, b, "bridge.", "port", str, cfg.bridge_port, bool, "a device path")
-    cfg.bridge_baud = _take(path, b, "bridge.", "baud", int, cfg.bridge_baud,
-                            lambda v: BAUD_RANGE[0] <= v <= BAUD_RANGE[1],
-                            "a baud rate from %d to %d" % BAUD_RANGE)
+def _read_remote(path, r: dict, cfg: Config) -> None:
+    """The [remote] table (each key taken out of `r`), checked against the players: a remote
+    game needs a remote seat, and a remote seat the table."""
+    if not (r or "remote" in cfg.players):
+        return
+    remote = {}
+    for key, expected in (("broker", "mqtt://host[:port] or mqtts://host[:port]"),
+                          ("game", "a game id both boards use"),
+                          ("secret", "the shared secret (or secret_file)"),
+                          ("secret_file", "a file holding the shared secret"),
+                          ("credentials_file", "a file 'username:password'"),
+                          ("ca_file", "a CA certificate file for mqtts")):
+        value = _take(path, r, "remote.", key, str, None, None, expected)
+        if value is not None:
+            remote[key] = value
+    remote["keepalive"] = _take(path, r, "remote.", "keepalive", int, 30,
+                                lambda v: 2 <= v <= 600, "whole seconds from 2 to 600")
+    for key in ("broker", "game"):
+        if key not in remote:
+            raise ConfigError(path, f"remote.{key}", "a value (remote play needs it)")
+    if ("secret" in remote) == ("secret_file" in remote):
+        raise ConfigError(path, "remote.secret", "exactly one of secret and secret_file")
+    if cfg.players.count("remote") == 0:
+        raise ConfigError(path, "players", 'one "remote" seat with [remote] set (or two, to '
+                          'watch a game two other boards play)', list(cfg.players))
+    cfg.remote = remote
 
-    r = sections["remote"]
-    if r or "remote" in cfg.players:
-        remote = {}
-        for key, expected in (("broker", "mqtt://host[:port] or mqtts://host[:port]"),
-                              ("game", "a game id both boards use"),
-                              ("secret", "the shared secret (or secret_file)"),
-                              ("secret_file", "a file holding the shared secret"),
-                              ("credentials_file", "a file 'username:password'"),
-                              ("ca_file", "a CA certificate file for mqtts")):
-            value = _take(path, r, "remote.", key, str, None, None, expected)
-            if value is not None:
-                remote[key] = value
-        remote["keepalive"] = _take(path, r, "remote.", "keepalive", int, 30,
-                                    lambda v: 2 <= v <= 600, "whole seconds from 2 to 600")
-        for key in ("broker", "game"):
-            if key not in remote:
-                raise ConfigError(path, f"remote.{key}", "a value (remote play needs it)")
-        if ("secret" in remote) == ("secret_file" in remote):
-            raise ConfigError(path, "remote.secret", "exactly one of secret and secret_file")
-        if cfg.players.count("remote") == 0:
-            raise ConfigError(path, "players", 'one "remote" seat with [remote] set (or two, to '
-                              'watch a game two other boards play)', list(cfg.players))
-        cfg.remote = remote
 
-    w = sections["web"]
+def _read_web(path, w: dict, cfg: Config) -> None:
+    """The [web] table (each key taken out of `w`): where the page listens, and its token."""
     cfg.web_listen = _take(path, w, "web.", "listen", str, cfg.web_listen, lambda v: v.strip() != "",
                            "an address to listen on, such as 127.0.0.1 or 0.0.0.0")
     cfg.web_port = _take(path, w, "web.", "port", int, cfg.web_port, lambda v: 0 <= v <= 65535,
@@ -376,14 +405,6 @@ def parse_config(data: dict[str, Any], path: str | Path = "<built-in>") -> Confi
     if not is_loopback(cfg.web_listen) and cfg.web_token is None:
         raise ConfigError(path, "web.token", f"a token whenever web.listen is beyond localhost "
                           f"({cfg.web_listen!r}), so that no one else on the network can act")
-
-    read_voice(path, sections["voice"], cfg.voice)
-
-    for name, table in [("", data)] + [(n + ".", t) for n, t in sections.items()]:
-        if table:
-            key = sorted(table)[0]
-            raise ConfigError(path, f"{name}{key}", "no such key (a typo?)", key)
-    return cfg
 
 
 def is_loopback(address: str) -> bool:

@@ -12,7 +12,7 @@ from typing import BinaryIO, Iterator, Sequence, TextIO
 import games
 import games.ai
 from board_driver.cli.common import EXIT_BAD_INPUT, add_game_options, fail, game_options
-from board_driver.referee.tracer import cut
+from board_driver.referee.actions import cut
 from games import treeblox
 from treeboard.exc import TreeboardError
 

@@ -18,12 +18,13 @@ import signal
 import sys
 import threading
 import time
-from typing import TextIO
+from typing import Awaitable, Callable, NamedTuple, TextIO
 
 from board_driver.config import Config
 from board_driver.daemon.loop import Daemon
 from board_driver.referee.session import Session
-from board_driver.referee.tracer import act, describe_error, parse_action
+from board_driver.referee.actions import (UnknownAction, act, check_arguments, describe_error,
+                                          parse_action, split_line)
 from board_driver import views
 from board_driver.views.base import piece_name
 from board_driver.views.narrate import Narrator, last_moves
@@ -40,9 +41,6 @@ TOUCH_HELP = N_("actions: tap SQ | hold SQ (a tap or a hold however slowly you t
 #: The players' clocks, set from the sim.
 CLOCK_HELP = N_("clock TC: the clocks (none, 10, 5+3, 30s/move, 10,3+2), now or from the next "
                 "game")
-#: What a line may start with, beyond the trace's actions (place, lift, press, wait).
-SIM_WORDS = ("legend", "takeback", "accept", "refuse", "clear", "new", "repeat", "show", "help",
-             "?", "quit", "exit", "clock")
 REMOTE_HELP = N_("remote game: takeback asks the other board; accept | refuse answers its request")
 #: The exit status of a sim ended with Ctrl-C (128 + SIGINT), as a shell reports it.
 EXIT_INTERRUPTED = 130
@@ -282,6 +280,224 @@ def all_said(session: Session, terminal: Terminal, shown) -> bool:
             and terminal.is_current(ref))
 
 
+class Typed:
+    """What each typed line does: one of the sim's own commands (`COMMANDS`, a table of
+    handlers), or a physical action read by the same parser as trace's lines and done with the
+    same hands (board_driver/referee/actions.py)."""
+
+    def __init__(self, daemon: Daemon, terminal: Terminal, config: Config, interactive: bool):
+        self.session, self.door = daemon.session, daemon.door
+        self.terminal = terminal
+        self.config = config
+        self.interactive = interactive   # typed (or pasted) at a terminal, not piped
+        self.last_shown = None   # the last action's change, for `quit` to wait for
+        self.over = False        # quit: the sim ends
+
+    async def line(self, line: str) -> None:
+        """Do one typed line. A refusal is said, never raised: a typo must not end the game."""
+        try:
+            split = split_line(line)
+            if split is None:
+                return   # a blank or comment line
+            verb, args = split
+            command = COMMANDS.get(verb)
+            if command is None or command.acts:
+                self.last_shown = None   # (until this line has acted)
+            if command is None:
+                await self.action(line)
+            else:
+                check_arguments(verb, args, *command.takes)
+                await command.run(self, verb, args)
+        except Exception as exc:
+            self.terminal.say(f"  ? {describe_error(exc)}")
+
+    async def action(self, line: str) -> None:
+        """A physical action (place, lift, tap, hold, press, wait), as trace reads it."""
+        try:
+            verb, args = parse_action(line)
+        except UnknownAction as exc:
+            # The trace's own message lists only its actions; the sim has more.
+            self.terminal.say(tr("  ? unknown command {word!r}; type help for the "
+                                 "commands").format(word=exc.verb))
+            return
+        session = self.session
+        refused = refusal(session, verb, args)
+        if refused:
+            self.terminal.say(refused)
+            return
+        shown = None  # what the settled reading must show once the action took effect
+        if verb == "wait":
+            await asyncio.sleep(float(args[0]) / 1000)
+        else:
+            act(self.door, verb, args)   # (an entry relights the board itself)
+            if verb in ("place", "lift") and args[0] in session.referee.sensed:
+                site, present = args[0], verb == "place"
+                shown = lambda: (session.referee.physical.get(site)  # noqa: E731
+                                 is not None) == present
+        await self.settle(shown)
+
+    async def settle(self, shown=None) -> None:
+        """The line acted: let it settle before the next, until its change (`shown`, None:
+        none to wait for) is in the settled reading."""
+        self.last_shown = shown
+        if not self.interactive:
+            # Piped actions arrive faster than hands: let each settle, as a person's would,
+            # and on a loaded machine (a late scan) until the settled reading shows it.
+            await asyncio.sleep(self.session.referee.debouncer.window_s + 0.08)
+            await _until(shown, PIPED_SETTLE_LIMIT_S)
+        elif shown is not None:
+            # Lines pasted into a terminal arrive as fast as piped ones: the next waits
+            # until this one is in the settled reading (`lift b3` after `place b3` is
+            # then a lift, not "nothing to lift at b3"). Typed lines find it there.
+            await _until(shown, PIPED_SETTLE_LIMIT_S)
+
+    # --- the sim's own commands (COMMANDS) ------------------------------------------------------
+
+    async def help(self, verb: str, args: list[str]) -> None:
+        print(game_help(self.session.referee.state.game.name), file=self.terminal.out)
+        await self.legend(verb, args)
+
+    async def legend(self, verb: str, args: list[str]) -> None:
+        print("\n".join(legend_lines(self.terminal.moment(self.session.referee), self.terminal.paint)),
+              file=self.terminal.out)
+
+    async def show(self, verb: str, args: list[str]) -> None:
+        self.terminal.draw(self.session)
+
+    async def repeat(self, verb: str, args: list[str]) -> None:
+        self.terminal.repeat(self.session, self.config.voice.repeat_moves)
+
+    async def takeback(self, verb: str, args: list[str]) -> None:
+        done = self.door.takeback()
+        # (a touch game has no pieces: the LEDs change back by themselves)
+        pieces = self.door.link is None and self.session.referee.touch is None
+        self.terminal.say(tr("{done}; lift its pieces").format(done=done) if pieces else done)
+        await self.settle()
+
+    async def clock(self, verb: str, args: list[str]) -> None:
+        self.terminal.say(self.door.set_time_control(" ".join(args)))
+        self.terminal.draw(self.session)   # (the clocks under the board)
+        await self.settle()
+
+    async def answer(self, verb: str, args: list[str]) -> None:
+        """accept or refuse: the answer to the other board's request for a takeback."""
+        if self.door.link is None:
+            self.terminal.say(tr("  ? {word}: there is no remote game to answer").format(
+                word=verb))
+        else:
+            self.door.answer_takeback(verb == "accept")
+        await self.settle()
+
+    async def new(self, verb: str, args: list[str]) -> None:
+        if self.door.link is not None:
+            self.terminal.say(tr("  ? new: a remote game is one game on both boards; to "
+                                 "play another, start both with a new --join id"))
+            await self.settle()
+            return
+        # The journal's game is closed first: the lifts that follow are then a board being
+        # cleared for the new game, not takebacks of the old one.
+        self.door.new_game()
+        await self.clear(verb, args)
+
+    async def clear(self, verb: str, args: list[str]) -> None:
+        session = self.session
+        n = clear_board(session)
+        self.terminal.say(ngettext("lifted {n} piece; the board is empty",
+                                   "lifted {n} pieces; the board is empty", n).format(n=n))
+        await self.settle(lambda: not pieces_on_board(session))
+
+    async def quit(self, verb: str = "quit", args: list[str] | None = None) -> None:
+        """The end (quit, exit, or the end of the input): once the last action has settled
+        and been said (a tap's words, a takeback's)."""
+        await _until(lambda: all_said(self.session, self.terminal, self.last_shown),
+                     PIPED_SETTLE_LIMIT_S, then=0)
+        self.over = True
+
+
+class Command(NamedTuple):
+    """A command of the sim's own: its handler (a `Typed` method), what it takes (fewest and
+    most arguments, and in words), and whether it acts on the game or the board (then the next
+    line waits until it settled) or only shows or says."""
+
+    run: Callable[[Typed, str, list[str]], Awaitable[None]]
+    takes: tuple[int, int | None, str] = (0, 0, "no argument")
+    acts: bool = True
+
+
+#: What a line may start with beyond the physical actions (place, lift, tap, hold, press, wait).
+COMMANDS = {
+    "help": Command(Typed.help, acts=False), "?": Command(Typed.help, acts=False),
+    "legend": Command(Typed.legend, acts=False), "show": Command(Typed.show, acts=False),
+    "repeat": Command(Typed.repeat, acts=False),
+    "takeback": Command(Typed.takeback), "accept": Command(Typed.answer),
+    "refuse": Command(Typed.answer), "new": Command(Typed.new), "clear": Command(Typed.clear),
+    "clock": Command(Typed.clock, takes=(0, None, "a time control")),
+    "quit": Command(Typed.quit, acts=False), "exit": Command(Typed.quit, acts=False),
+}
+
+
+def feed_lines(stdin: TextIO, loop: asyncio.AbstractEventLoop, lines: asyncio.Queue) -> None:
+    """The input's lines into `lines`, then None (a thread: input() would block the loop)."""
+    try:
+        for line in stdin:
+            loop.call_soon_threadsafe(lines.put_nowait, line)
+        loop.call_soon_threadsafe(lines.put_nowait, None)
+    except RuntimeError:   # the loop closed: the sim ended (quit) before its input did
+        pass
+
+
+def greet(daemon: Daemon, terminal: Terminal) -> None:
+    """What the sim says as it starts: the game's help, a remote game's seats, the page's
+    address, and the board."""
+    session, out = daemon.session, terminal.out
+    print(game_help(session.referee.state.game.name), file=out)
+    if daemon.remote is not None:
+        print(tr(REMOTE_HELP), file=out)
+        ref = session.referee
+        print(views.seat_words(ref.state.game.name, tuple(ref.seats), ref.settings.colours),
+              file=out)
+        terminal.link = daemon.remote
+    if daemon.web is not None:
+        print(tr("the board in a browser: {url}").format(url=daemon.web.url), file=out)
+    terminal.start(session)
+    terminal.draw(session)
+
+
+async def play(daemon: Daemon, terminal: Terminal, config: Config, stdin: TextIO,
+               on_ctrl_c: Callable[[], None]) -> None:
+    """The daemon runs; each line of `stdin` is done in turn, until quit, the end of the input,
+    or Ctrl-C (which stops the daemon, and with it this loop, at once)."""
+    loop = asyncio.get_running_loop()
+    runner = asyncio.ensure_future(daemon.run())
+    while not daemon.started.is_set() and not runner.done():
+        await asyncio.sleep(0.01)
+    if runner.done():
+        runner.result()  # raises what went wrong at start
+        return
+    try:
+        loop.add_signal_handler(signal.SIGINT, lambda: (daemon.stop(), on_ctrl_c()))
+    except (NotImplementedError, RuntimeError):  # not the main thread (tests)
+        pass
+    greet(daemon, terminal)
+    lines: asyncio.Queue = asyncio.Queue()
+    typed = Typed(daemon, terminal, config,
+                  interactive=hasattr(stdin, "isatty") and stdin.isatty())
+    threading.Thread(target=feed_lines, args=(stdin, loop, lines), daemon=True).start()
+    while not runner.done() and not typed.over:
+        getting = asyncio.ensure_future(lines.get())
+        await asyncio.wait({getting, runner}, return_when=asyncio.FIRST_COMPLETED)
+        if not getting.done():
+            getting.cancel()
+            break  # the daemon stopped (Ctrl-C, a signal)
+        line = getting.result()
+        if line is None:   # the end of the input: as quit
+            await typed.quit()
+        else:
+            await typed.line(line)
+    daemon.stop()
+    await runner
+
+
 def run_sim(config: Config, *, new_game: bool = False, stdin: TextIO = sys.stdin,
             out: TextIO = sys.stdout, web: bool = False) -> int:
     terminal = Terminal(out)
@@ -289,146 +505,12 @@ def run_sim(config: Config, *, new_game: bool = False, stdin: TextIO = sys.stdin
     terminal.speak = daemon.say
     interrupted = False
 
-    async def main() -> None:
-        nonlocal interrupted
-        loop = asyncio.get_running_loop()
-        runner = asyncio.ensure_future(daemon.run())
-        while not daemon.started.is_set() and not runner.done():
-            await asyncio.sleep(0.01)
-        if runner.done():
-            runner.result()  # raises what went wrong at start
-            return
-        session, door = daemon.session, daemon.door
-        # Ctrl-C stops the daemon (its own SIGINT handler), and with it this loop, at once.
-        try:
-            loop.add_signal_handler(signal.SIGINT, lambda: (daemon.stop(), _mark_interrupted()))
-        except (NotImplementedError, RuntimeError):  # not the main thread (tests)
-            pass
-        print(game_help(session.referee.state.game.name), file=out)
-        if daemon.remote is not None:
-            print(tr(REMOTE_HELP), file=out)
-            ref = session.referee
-            print(views.seat_words(ref.state.game.name, tuple(ref.seats), ref.settings.colours),
-                  file=out)
-            terminal.link = daemon.remote
-        if daemon.web is not None:
-            print(tr("the board in a browser: {url}").format(url=daemon.web.url), file=out)
-        terminal.start(session)
-        terminal.draw(session)
-        lines: asyncio.Queue = asyncio.Queue()
-        last_shown = None   # the last action's change, for `quit` to wait for
-        interactive = hasattr(stdin, "isatty") and stdin.isatty()
-
-        def read() -> None:  # a thread: input() would block the loop
-            try:
-                for line in stdin:
-                    loop.call_soon_threadsafe(lines.put_nowait, line)
-                loop.call_soon_threadsafe(lines.put_nowait, None)
-            except RuntimeError:   # the loop closed: the sim ended (quit) before its input did
-                pass
-
-        threading.Thread(target=read, daemon=True).start()
-        while not runner.done():
-            getting = asyncio.ensure_future(lines.get())
-            await asyncio.wait({getting, runner}, return_when=asyncio.FIRST_COMPLETED)
-            if not getting.done():
-                getting.cancel()
-                break  # the daemon stopped (Ctrl-C, a signal)
-            line = getting.result()
-            if line is None or line.strip().lower() in ("quit", "exit"):
-                # The last action settled and said (a tap's words, a takeback's) before the end
-                await _until(lambda: all_said(session, terminal, last_shown),
-                             PIPED_SETTLE_LIMIT_S, then=0)
-                break
-            word = line.strip().lower()
-            if word in ("help", "?"):
-                print(game_help(session.referee.state.game.name), file=out)
-                print("\n".join(legend_lines(terminal.moment(session.referee), terminal.paint)), file=out)
-                continue
-            if word == "legend":
-                print("\n".join(legend_lines(terminal.moment(session.referee), terminal.paint)), file=out)
-                continue
-            if word == "show":
-                terminal.draw(session)
-                continue
-            if word == "repeat":
-                terminal.repeat(session, config.voice.repeat_moves)
-                continue
-            shown = None  # what the settled reading must show once a piped action took effect
-            last_shown = None
-            try:
-                if word == "takeback":
-                    done = door.takeback()
-                    # (a touch game has no pieces: the LEDs change back by themselves)
-                    pieces = door.link is None and session.referee.touch is None
-                    terminal.say(tr("{done}; lift its pieces").format(done=done) if pieces
-                                 else done)
-                elif word.split()[0] == "clock" if word else False:
-                    terminal.say(door.set_time_control(line.strip()[len("clock"):].strip()))
-                    terminal.draw(session)   # (the clocks under the board)
-                elif word in ("accept", "refuse"):
-                    if door.link is None:
-                        terminal.say(tr("  ? {word}: there is no remote game to answer").format(
-                            word=word))
-                    else:
-                        door.answer_takeback(word == "accept")
-                elif word == "new" and door.link is not None:
-                    terminal.say(tr("  ? new: a remote game is one game on both boards; to "
-                                    "play another, start both with a new --join id"))
-                elif word in ("clear", "new"):
-                    if word == "new":
-                        # The journal's game is closed first: the lifts that follow are then a
-                        # board being cleared for the new game, not takebacks of the old one.
-                        door.new_game()
-                    n = clear_board(session)
-                    shown = lambda: not pieces_on_board(session)  # noqa: E731
-                    terminal.say(ngettext("lifted {n} piece; the board is empty",
-                                          "lifted {n} pieces; the board is empty", n).format(n=n))
-                elif word and not word.startswith("#") \
-                        and word.split()[0] not in ("place", "lift", "tap", "hold", "press", "wait",
-                                                   *SIM_WORDS):
-                    # The trace's own message lists only its four actions; the sim has more.
-                    terminal.say(tr("  ? unknown command {word!r}; type help for the "
-                                    "commands").format(word=word.split()[0]))
-                else:
-                    action = parse_action(line)
-                    if action is None:
-                        continue
-                    verb, args = action
-                    refused = refusal(session, verb, args)
-                    if refused:
-                        terminal.say(refused)
-                        continue
-                    if verb == "wait":
-                        await asyncio.sleep(float(args[0]) / 1000)
-                    else:
-                        act(door, verb, args)   # (an entry relights the board itself)
-                        if verb in ("place", "lift") and args[0] in session.referee.sensed:
-                            site, present = args[0], verb == "place"
-                            shown = lambda: (session.referee.physical.get(site)  # noqa: E731
-                                             is not None) == present
-                last_shown = shown
-                if not interactive:
-                    # Piped actions arrive faster than hands: let each settle, as a person's would,
-                    # and on a loaded machine (a late scan) until the settled reading shows it.
-                    await asyncio.sleep(session.referee.debouncer.window_s + 0.08)
-                    await _until(shown, PIPED_SETTLE_LIMIT_S)
-                elif shown is not None:
-                    # Lines pasted into a terminal arrive as fast as piped ones: the next waits
-                    # until this one is in the settled reading (`lift b3` after `place b3` is
-                    # then a lift, not "nothing to lift at b3"). Typed lines find it there.
-                    await _until(shown, PIPED_SETTLE_LIMIT_S)
-            except Exception as exc:  # a typo must not end the game
-                terminal.say(f"  ? {describe_error(exc)}")
-        daemon.stop()
-        await runner
-
-    def _mark_interrupted() -> None:
+    def ctrl_c() -> None:
         nonlocal interrupted
         interrupted = True
 
     try:
-        asyncio.run(main())
+        asyncio.run(play(daemon, terminal, config, stdin, ctrl_c))
     except KeyboardInterrupt:  # Ctrl-C before the daemon's handler was in place
         interrupted = True
     if interrupted:

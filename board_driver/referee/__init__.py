@@ -15,5 +15,6 @@ Never the daemon, web, remote or cli rooms, which drive it.
   seats.py      who plays each seat; the computer's and hints' requests
   journal.py    the game's moves in SQLite, so a power cut loses nothing
   session.py    a board opened from its config: hardware, journal, referee
+  actions.py    the physical actions (place, lift, tap, hold, press, wait): read and done
   tracer.py     physical actions on a simulated clock
 """

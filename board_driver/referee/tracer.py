@@ -1,6 +1,7 @@
 """`treeboard trace FILE`: the board's whole pipeline, headless, on simulated hardware.
 
-Each line of the file is a physical action:
+Each line of the file is a physical action (read by `actions.parse_action`, as the sim's typed
+lines are):
 
     place SITE [KIND]   put a piece on a site (a classifying sensor needs its KIND; a site with
                         no sensor, such as a Treeblox cube above the board, is an entry)
@@ -41,21 +42,15 @@ from typing import Iterable, Iterator
 
 import games
 from board_driver.config import Config
+from board_driver.referee.actions import ActionError, act, cut, describe_error, parse_action
 from board_driver.referee.door import Door
-from board_driver.referee.reconcile import candidate_moves
 from board_driver.referee.session import load_board_layout, open_session
 from board_driver.views import words
 from board_driver.views.narrate import Narrator
-from treeboard.exc import TreeboardError
 
 
-def cut(text: str, limit: int = 40) -> str:
-    """Bad input as an error message quotes it: at most `limit` characters of it."""
-    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
-
-
-class TraceError(TreeboardError, ValueError):
-    """A line of a trace that is not an action; names the line."""
+class TraceError(ActionError):
+    """A line of a trace that is not an action, or one the board refused; names the line."""
 
 
 class SimClock:
@@ -66,32 +61,6 @@ class SimClock:
 
     def __call__(self) -> float:
         return self.now
-
-
-def parse_action(line: str) -> tuple[str, list[str]] | None:
-    """One line of a trace as (verb, args), None for a blank or comment line. A TraceError
-    says what is wrong; the caller adds where (`run_trace`: the file and the line)."""
-    text = line.split("#", 1)[0].strip()
-    if not text:
-        return None
-    verb, *args = text.split()
-    verb = verb.lower()
-    arity = {"place": (1, 2), "lift": (1, 1), "press": (1, 1), "wait": (1, 1), "tap": (1, 1),
-             "hold": (1, 1)}
-    if verb not in arity:
-        raise TraceError(f"unknown action {cut(verb)!r}; expected place, lift, tap, hold, "
-                         "press or wait")
-    lo, hi = arity[verb]
-    if not lo <= len(args) <= hi:
-        raise TraceError(f"{verb} takes {'SITE [KIND]' if verb == 'place' else 'one argument'}")
-    if verb == "wait":
-        try:
-            ms = float(args[0])
-        except ValueError:
-            raise TraceError(f"wait takes milliseconds, not {cut(args[0])!r}") from None
-        if not 0 <= ms <= 3_600_000:
-            raise TraceError("wait takes 0 to 3600000 ms")
-    return verb, args
 
 
 class TraceLines:
@@ -125,66 +94,6 @@ class TraceLines:
 def read_lines(path: str, stdin=None) -> TraceLines:
     """The lines of a trace file (``-``: standard input), as `TraceLines`."""
     return TraceLines(path, stdin)
-
-
-def act(door: Door, verb: str, args: list[str]) -> None:
-    """Do a `place`, `lift`, `tap`, `hold` or `press` action with the board's hands (shared by `trace`, on
-    simulated time, and `sim`, on the real clock). A piece on a site with no sensor is an
-    entry, through the board's door; everything else goes in through the (mock) sensors."""
-    session = door.session
-    board = session.hardware.board
-    if verb == "press":
-        board.press(args[0])
-        board.release(args[0])
-        return
-    if verb in ("tap", "hold"):
-        # A tap or a hold as such, whatever time passes between the typed lines: `place` and
-        # `lift` on a touch board time the wand for real (a touch of 1.2 s is a hold).
-        door.tap(args[0], held=verb == "hold")
-        return
-    site = args[0]
-    kind = args[1] if len(args) > 1 else None
-    layout = session.layout
-    if verb == "place" and kind is not None and site in layout.channels_of_site and not _tells_kinds(layout, site):
-        # A reed switch or a hall switch says only "something is here"; a kind would be
-        # silently dropped, and a trace that seems to place a dark leaf would place a piece.
-        raise TraceError(f"the sensor under {site} tells only that a piece is there, not its kind "
-                         f"(layout {layout.name}): write `place {site}`; the game knows whose piece it is")
-    if verb == "place" and site not in layout.channels_of_site:
-        if kind is None:
-            raise TraceError(_unsensed_site(session, site))
-        door.enter(site, kind)
-    elif verb == "place":
-        board.place(site, kind)
-    elif site not in layout.channels_of_site and site not in layout.sites:
-        door.lift_entry(site)  # a cube above the board: a takeback
-    else:
-        board.lift(site)
-
-
-def _unsensed_site(session, site: str) -> str:
-    """Why `place SITE` without a kind cannot be done, with the hint that fits this game: a
-    kind only helps where some move could put a piece (Treeblox above the board)."""
-    state = session.referee.state
-    kinds = set()
-    for move in candidate_moves(state, [site]):
-        state.play(move)
-        kind = state.occupancy().get(site)
-        state.undo()
-        if kind is not None:
-            kinds.add(kind)
-    if kinds:
-        return (f"no sensor sees {site} on layout {session.layout.name}: say which piece, "
-                f"place {site} KIND (here: {', '.join(sorted(kinds))})")
-    if site in session.layout.sites:
-        return f"site {site} has no sensor on layout {session.layout.name}"
-    return f"{cut(site)!r} is no site of layout {session.layout.name}, and no move can put a piece there now"
-
-
-def _tells_kinds(layout, site: str) -> bool:
-    """Whether every sensor under `site` classifies pieces (an ADC's bands), not only sees one."""
-    adc = layout.adc
-    return adc is not None and all(ch in adc.channels for ch in layout.channels_of_site[site])
 
 
 class Tracer:
@@ -314,7 +223,7 @@ def run_trace(lines: Iterable[str], config: Config, source: str = "<trace>") -> 
     for number, line in enumerate(lines, 1):
         try:
             parse_action(line)
-        except TraceError as exc:
+        except ActionError as exc:
             raise TraceError(f"{source}: line {number}: {exc}") from None
     tracer = Tracer(config)
     try:
@@ -332,14 +241,6 @@ def run_trace(lines: Iterable[str], config: Config, source: str = "<trace>") -> 
                 raise TraceError(f"{source}: line {number} ({action}): {describe_error(exc)}") from exc
     finally:
         tracer.close()
-
-
-def describe_error(exc: Exception) -> str:
-    """What a refused action's exception says to a player: an illegal move's reason, or the
-    message of a bad site, kind or button (a KeyError's message, without repr's quotes)."""
-    if isinstance(exc, games.IllegalMove):
-        return words.reason(exc.reason)   # in the board's language
-    return str(exc.args[0]) if exc.args else type(exc).__name__
 
 
 def print_trace(lines: Iterable[str], config: Config, source: str = "<trace>",

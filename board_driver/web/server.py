@@ -114,6 +114,69 @@ class Client:
             log.debug("a page's socket closed while sending: %s", exc)
 
 
+class WrongTokens:
+    """The wrong tokens each address sent lately (WRONG_TOKENS_ALLOWED within
+    WRONG_TOKEN_WINDOW_S bar its control actions until the window has passed), for at most
+    WRONG_TOKEN_PEERS addresses: the oldest is forgotten first, so the table cannot grow."""
+
+    def __init__(self):
+        # address -> when its recent wrong tokens came
+        self.by_peer: collections.OrderedDict[str, collections.deque] = collections.OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self.by_peer)
+
+    def check(self, peer: str, now: float) -> None:
+        """Refused (429) while `peer` is barred; forgets its tries older than the window."""
+        tries = self.by_peer.get(peer)
+        while tries and now - tries[0] > WRONG_TOKEN_WINDOW_S:
+            tries.popleft()
+        if tries is not None and len(tries) >= WRONG_TOKENS_ALLOWED:
+            wait = WRONG_TOKEN_WINDOW_S - (now - tries[0])
+            raise Refused(429, f"too many wrong tokens from {peer}; try again in "
+                               f"{max(1, math.ceil(wait))} s")
+
+    def count(self, peer: str, now: float) -> None:
+        """`peer` sent a wrong token now (logged once, when that bars it)."""
+        tries = self.by_peer.get(peer)
+        if tries is None:
+            tries = self.by_peer[peer] = collections.deque(maxlen=WRONG_TOKENS_ALLOWED)
+            while len(self.by_peer) > WRONG_TOKEN_PEERS:
+                self.by_peer.popitem(last=False)
+        tries.append(now)
+        self.by_peer.move_to_end(peer)
+        if len(tries) == WRONG_TOKENS_ALLOWED:
+            log.warning("%d wrong tokens from %s within %.0f s; its control actions are "
+                        "refused for a while", WRONG_TOKENS_ALLOWED, peer, WRONG_TOKEN_WINDOW_S)
+
+
+def json_fields(raw: bytes, fields: dict[str, bool]) -> dict[str, str]:
+    """A POST's body as a JSON object whose fields are all in `fields` (name -> required), each
+    text of 1 to MAX_TEXT characters; Refused (400) saying what is wrong."""
+    try:
+        data = json.loads(raw or b"{}")
+    except RecursionError:
+        raise Refused(400, "the body is JSON nested too deeply") from None
+    except ValueError as exc:  # (not JSON, not UTF-8, or a number of over 4,300 digits)
+        why = " (a number in it has too many digits)" if "digits" in str(exc) else ""
+        raise Refused(400, f"the body must be a JSON object{why}") from None
+    if not isinstance(data, dict):
+        raise Refused(400, "the body must be a JSON object")
+    for key in data:
+        if key not in fields:
+            raise Refused(400, f"unknown field {str(key)[:MAX_TEXT]!r}; expected "
+                               + ", ".join(fields))
+    for key, required in fields.items():
+        if key not in data:
+            if required:
+                raise Refused(400, f"missing field {key!r}")
+            continue
+        value = data[key]
+        if not isinstance(value, str) or not 0 < len(value) <= MAX_TEXT:
+            raise Refused(400, f"{key} must be text of 1 to {MAX_TEXT} characters")
+    return data
+
+
 class WebServer:
     def __init__(self, door: Any, *, listen: str, port: int, token: str | None):
         self.door = door
@@ -131,8 +194,7 @@ class WebServer:
         # game id -> its review (a Future while the worker computes it: a second page asking
         # meanwhile waits for the same one); the oldest leave first.
         self._reviews: collections.OrderedDict[int, asyncio.Future] = collections.OrderedDict()
-        # address -> when its recent wrong tokens came (bounded: see WRONG_TOKEN_PEERS)
-        self._wrong: collections.OrderedDict[str, collections.deque] = collections.OrderedDict()
+        self._wrong = WrongTokens()
         self.clock: Callable[[], float] = time.monotonic  # tests replace it
 
     # --- lifecycle ---------------------------------------------------------------------------
@@ -287,53 +349,16 @@ class WebServer:
                 raise Refused(401, "this board needs its token for control: enter it on the page")
             peer = request.remote or "?"
             now = self.clock()
-            tries = self._wrong.get(peer)
-            while tries and now - tries[0] > WRONG_TOKEN_WINDOW_S:
-                tries.popleft()
-            if tries is not None and len(tries) >= WRONG_TOKENS_ALLOWED:
-                wait = WRONG_TOKEN_WINDOW_S - (now - tries[0])
-                raise Refused(429, f"too many wrong tokens from {peer}; try again in "
-                                   f"{max(1, math.ceil(wait))} s")
+            self._wrong.check(peer, now)
             # (a header's bytes come as text, undecodable ones as surrogates: compared as bytes)
             if not hmac.compare_digest(given.encode("utf-8", "surrogateescape"),
                                        self.token.encode()):
-                if tries is None:
-                    tries = self._wrong[peer] = collections.deque(maxlen=WRONG_TOKENS_ALLOWED)
-                    while len(self._wrong) > WRONG_TOKEN_PEERS:
-                        self._wrong.popitem(last=False)
-                tries.append(now)
-                self._wrong.move_to_end(peer)
-                if len(tries) == WRONG_TOKENS_ALLOWED:
-                    log.warning("%d wrong tokens from %s within %.0f s; its control actions are "
-                                "refused for a while", WRONG_TOKENS_ALLOWED, peer,
-                                WRONG_TOKEN_WINDOW_S)
+                self._wrong.count(peer, now)
                 raise Refused(403, "wrong token")
 
     async def _body(self, request: web.Request, fields: dict[str, bool]) -> dict[str, str]:
         """The JSON object of a POST, with its string fields checked (name -> required)."""
-        raw = await request.read()
-        try:
-            data = json.loads(raw or b"{}")
-        except RecursionError:
-            raise Refused(400, "the body is JSON nested too deeply") from None
-        except ValueError as exc:  # (not JSON, not UTF-8, or a number of over 4,300 digits)
-            why = " (a number in it has too many digits)" if "digits" in str(exc) else ""
-            raise Refused(400, f"the body must be a JSON object{why}") from None
-        if not isinstance(data, dict):
-            raise Refused(400, "the body must be a JSON object")
-        for key in data:
-            if key not in fields:
-                raise Refused(400, f"unknown field {str(key)[:MAX_TEXT]!r}; expected "
-                                   + ", ".join(fields))
-        for key, required in fields.items():
-            if key not in data:
-                if required:
-                    raise Refused(400, f"missing field {key!r}")
-                continue
-            value = data[key]
-            if not isinstance(value, str) or not 0 < len(value) <= MAX_TEXT:
-                raise Refused(400, f"{key} must be text of 1 to {MAX_TEXT} characters")
-        return data
+        return json_fields(await request.read(), fields)
 
     # --- acting through the referee ---------------------------------------------------------------
 

@@ -1,0 +1,165 @@
+"""The physical actions, as `trace` files and the sim's typed lines write them, and the board's
+hands that do them: `place SITE [KIND]`, `lift SITE`, `tap SITE`, `hold SITE`, `press BUTTON`,
+`wait MS`; `#` starts a comment (tracer.py's docstring says what each does, as trace's file
+format).
+
+One parser for both readers: `parse_action` reads a line as trace does, and the sim reads every
+line that is not one of its own commands with it, so a line means the same action in both and
+a bad one is refused with the same message. The caller adds where the line was (trace: the file
+and the line number). `act` does an action with the board's hands, on whatever clock the
+caller keeps (trace's simulated one, the sim's real one).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import games
+from board_driver.referee.door import Door
+from board_driver.referee.reconcile import candidate_moves
+from board_driver.views import words
+from treeboard.exc import TreeboardError
+
+#: Each action's verb -> (fewest arguments, most arguments, what it takes, as its refusal says).
+ACTIONS = {"place": (1, 2, "SITE [KIND]"), "lift": (1, 1, "one argument"),
+           "tap": (1, 1, "one argument"), "hold": (1, 1, "one argument"),
+           "press": (1, 1, "one argument"), "wait": (1, 1, "one argument")}
+#: The longest `wait`: an hour.
+WAIT_LIMIT_MS = 3_600_000
+
+
+def cut(text: str, limit: int = 40) -> str:
+    """Bad input as an error message quotes it: at most `limit` characters of it."""
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
+
+
+class ActionError(TreeboardError, ValueError):
+    """A line that is not an action, or an action the board's hands cannot do: says what was
+    expected (the caller names the line)."""
+
+
+class UnknownAction(ActionError):
+    """A line whose first word is no action (`verb`, in lower case): the sim answers it with
+    its own commands' help, trace with the list of actions."""
+
+    def __init__(self, verb: str):
+        *most, last = ACTIONS
+        super().__init__(f"unknown action {cut(verb)!r}; expected {', '.join(most)} or {last}")
+        self.verb = verb
+
+
+class Action(NamedTuple):
+    """One physical action: its verb and its arguments, as written."""
+
+    verb: str
+    args: list[str]
+
+    def __str__(self) -> str:
+        return " ".join([self.verb, *self.args])
+
+
+def split_line(line: str) -> tuple[str, list[str]] | None:
+    """A line's first word (in lower case) and the words after it, without a `#` comment; None
+    for a blank or comment line."""
+    text = line.split("#", 1)[0].strip()
+    if not text:
+        return None
+    verb, *args = text.split()
+    return verb.lower(), args
+
+
+def check_arguments(verb: str, args: list[str], fewest: int, most: int | None,
+                    takes: str) -> None:
+    """Refuse a word given too few or too many arguments (`most` None: no limit), saying what
+    it takes: "place takes SITE [KIND]"."""
+    if len(args) < fewest or (most is not None and len(args) > most):
+        raise ActionError(f"{verb} takes {takes}")
+
+
+def parse_action(line: str) -> Action | None:
+    """One line as an Action, None for a blank or comment line; ActionError (UnknownAction for
+    a first word that is no action) saying what is wrong."""
+    split = split_line(line)
+    if split is None:
+        return None
+    verb, args = split
+    if verb not in ACTIONS:
+        raise UnknownAction(verb)
+    check_arguments(verb, args, *ACTIONS[verb])
+    if verb == "wait":
+        try:
+            ms = float(args[0])
+        except ValueError:
+            raise ActionError(f"wait takes milliseconds, not {cut(args[0])!r}") from None
+        if not 0 <= ms <= WAIT_LIMIT_MS:
+            raise ActionError(f"wait takes 0 to {WAIT_LIMIT_MS} ms")
+    return Action(verb, args)
+
+
+def act(door: Door, verb: str, args: list[str]) -> None:
+    """Do a `place`, `lift`, `tap`, `hold` or `press` action with the board's hands (shared by
+    `trace`, on simulated time, and `sim`, on the real clock). A piece on a site with no sensor
+    is an entry, through the board's door; everything else goes in through the (mock)
+    sensors."""
+    session = door.session
+    board = session.hardware.board
+    if verb == "press":
+        board.press(args[0])
+        board.release(args[0])
+        return
+    if verb in ("tap", "hold"):
+        # A tap or a hold as such, whatever time passes between the typed lines: `place` and
+        # `lift` on a touch board time the wand for real (a touch of 1.2 s is a hold).
+        door.tap(args[0], held=verb == "hold")
+        return
+    site = args[0]
+    kind = args[1] if len(args) > 1 else None
+    layout = session.layout
+    if verb == "place" and kind is not None and site in layout.channels_of_site and not _tells_kinds(layout, site):
+        # A reed switch or a hall switch says only "something is here"; a kind would be
+        # silently dropped, and a trace that seems to place a dark leaf would place a piece.
+        raise ActionError(f"the sensor under {site} tells only that a piece is there, not its kind "
+                          f"(layout {layout.name}): write `place {site}`; the game knows whose piece it is")
+    if verb == "place" and site not in layout.channels_of_site:
+        if kind is None:
+            raise ActionError(_unsensed_site(session, site))
+        door.enter(site, kind)
+    elif verb == "place":
+        board.place(site, kind)
+    elif site not in layout.channels_of_site and site not in layout.sites:
+        door.lift_entry(site)  # a cube above the board: a takeback
+    else:
+        board.lift(site)
+
+
+def _unsensed_site(session, site: str) -> str:
+    """Why `place SITE` without a kind cannot be done, with the hint that fits this game: a
+    kind only helps where some move could put a piece (Treeblox above the board)."""
+    state = session.referee.state
+    kinds = set()
+    for move in candidate_moves(state, [site]):
+        state.play(move)
+        kind = state.occupancy().get(site)
+        state.undo()
+        if kind is not None:
+            kinds.add(kind)
+    if kinds:
+        return (f"no sensor sees {site} on layout {session.layout.name}: say which piece, "
+                f"place {site} KIND (here: {', '.join(sorted(kinds))})")
+    if site in session.layout.sites:
+        return f"site {site} has no sensor on layout {session.layout.name}"
+    return f"{cut(site)!r} is no site of layout {session.layout.name}, and no move can put a piece there now"
+
+
+def _tells_kinds(layout, site: str) -> bool:
+    """Whether every sensor under `site` classifies pieces (an ADC's bands), not only sees one."""
+    adc = layout.adc
+    return adc is not None and all(ch in adc.channels for ch in layout.channels_of_site[site])
+
+
+def describe_error(exc: Exception) -> str:
+    """What a refused action's exception says to a player: an illegal move's reason, or the
+    message of a bad site, kind or button (a KeyError's message, without repr's quotes)."""
+    if isinstance(exc, games.IllegalMove):
+        return words.reason(exc.reason)   # in the board's language
+    return str(exc.args[0]) if exc.args else type(exc).__name__
