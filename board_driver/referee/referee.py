@@ -30,8 +30,8 @@ from board_driver.referee.touch import TouchInput, is_touch_game
 from board_driver.views.frame import compose
 from board_driver.views.narrate import takeback_words
 from games.base import Reason
-from hardware.base import PRESENT, SensorEvent
-from hardware.debounce import Debouncer
+from board_driver.referee.reading import BoardReading
+from hardware.base import SensorEvent
 
 log = logging.getLogger("treeboard.referee")
 
@@ -62,24 +62,19 @@ class Referee:
         self.leds = leds
         self.journal = journal
         self.config = config      # read only: what a session changes is the referee's own
-        window = layout.debounce_s if debounce_s is None else debounce_s
-        self.debouncer = Debouncer(window)
-        # Channels whose piece came off since the last decision (raw edges, before debounce):
-        # one that is back on when the board is quiet was swapped faster than the debounce.
-        self._lifted: dict[Hashable, float] = {}
-        self._window = window
+        # What the sensors say the board holds, settled (reading.py).
+        self.reading = BoardReading(layout, layout.debounce_s if debounce_s is None
+                                    else debounce_s)
+        self.reading.watch(state.sites())
         # The players' clocks (timekeeper.py); `flagged` the seat whose time ran out (the game
         # is then over, lost by that seat).
         self.keeper = Timekeeper(default_controls(config, state.game), journal)
         self.flagged: int | None = None
-        self.physical: dict[str, str | None] = {}   # settled reading of every sensed site
-        self._channel_values: dict[Hashable, str | None] = {}
         # How the board draws: the config's colours, and the hint mode in force (the page, the
         # sim and the menu change it through `set_moves`).
         self.settings = Settings(colours=config.colours, moves=config.moves,
                                  blink_hz=config.blink_hz, winner_seconds=config.winner_seconds,
                                  takeback=config.takeback)
-        self.sensed = [s for s in state.sites() if s in layout.channels_of_site]
         # Who plays each seat: "human" at this board, "computer:LEVEL", or "remote" (another
         # board). Only a human seat's moves come in through the sensors. The referee's alone:
         # the config's `players` is where a board starts; `set_seats` changes them.
@@ -116,6 +111,20 @@ class Referee:
     @property
     def seats(self) -> tuple[str, str]:
         return self._seats
+
+    @property
+    def sensed(self) -> list[str]:
+        """The game's sites a sensor watches."""
+        return self.reading.sensed
+
+    @property
+    def physical(self) -> dict[str, str | None]:
+        """The settled reading of every sensed site (read only: the reading's)."""
+        return self.reading.physical
+
+    @property
+    def debouncer(self):
+        return self.reading.debouncer
 
     @property
     def corrections(self) -> list[Correction]:
@@ -219,7 +228,7 @@ class Referee:
         self.state = state
         self._game += 1
         self.timed_out = set()
-        self.sensed = [s for s in state.sites() if s in self.layout.channels_of_site]
+        self.reading.watch(state.sites())
         self.flagged = None
         self.menu = Menu(self.sensed, views.hint_modes(state.game.name))
         # A new game starts from an empty board: pieces of the old one still standing are to be
@@ -298,74 +307,39 @@ class Referee:
 
     def resync(self, snapshot: Mapping[Hashable, str | None], now: float) -> None:
         """Take a full snapshot as the settled board (at start, after a reconnect)."""
-        self.debouncer.reset(snapshot)
-        self._lifted.clear()
-        self._channel_values = dict(snapshot)
-        self.physical = {site: self._site_value(site) for site in self.sensed}
+        self.reading.resync(snapshot)
         if self.touch is not None:
             self.touch.forget_touches()
         self._decide(now)
 
     def feed(self, event: SensorEvent) -> None:
         """A raw sensor change (on the loop thread). Acted on once it settles, in `tick`."""
-        if event.value is None and self._channel_values.get(event.channel) is not None:
-            self._lifted.setdefault(event.channel, event.timestamp)
-        self.debouncer.feed(event)
+        self.reading.feed(event)
 
     def next_deadline(self) -> float | None:
-        deadline = self.debouncer.next_deadline()
-        if deadline is None and self._lifted:
-            # Only a swap faster than the debounce is waiting: decide when its lift would have
-            # settled.
-            deadline = min(self._lifted.values()) + self._window
-        return deadline
+        return self.reading.next_deadline()
 
     def tick(self, now: float) -> bool:
         """Take in the changes that have settled. Decide only when the whole board is quiet:
         two pieces put down at once are one change to correct, not two moves."""
-        settled = self.debouncer.due(now)
+        reading = self.reading
         menu_due = (deadline := self.menu.deadline()) is not None and now >= deadline
-        for event in settled:
-            self._channel_values[event.channel] = event.value
-            site = self.layout.site_of_channel.get(event.channel)
-            if site is None:
-                log.warning("sensor channel %r is in no site of layout %s", event.channel,
-                            self.layout.name)
-                continue
-            self.physical[site] = self._site_value(site)
-            if self.touch is not None:
+        settled = 0
+        for site in reading.settle(now):
+            settled += 1
+            if site is not None and self.touch is not None:
                 self._touched(site, now)
         if menu_due and self.menu.timed_out(now):
             log.info("menu: left by its timeout, nothing changed")
             self._carry_out(self._menu("leave", now), now)
             return True
         if self.touch is not None:
-            self._lifted.clear()  # (swaps faster than the debounce are a piece game's matter)
+            reading.forget_lifts()  # (swaps faster than the debounce are a piece game's matter)
             return self._timed(now) or bool(settled)
-        if (settled or self._lifted or menu_due) and not self.debouncer.pending():
-            self._decide(now, self._swapped())
+        if (settled or reading.lifting or menu_due) and reading.quiet:
+            self._decide(now, reading.swapped())
             return True
         return self._timed(now)
-
-    def _swapped(self) -> list[str]:
-        """Sites whose piece came off and went back on faster than the debounce (the board
-        is quiet, so every lifted channel has either settled empty or is back)."""
-        sites = {self.layout.site_of_channel.get(ch) for ch in self._lifted
-                 if self._channel_values.get(ch) is not None}
-        self._lifted.clear()
-        return sorted(s for s in sites if s is not None and self.physical.get(s) is not None)
-
-    def _site_value(self, site: str) -> str | None:
-        # A site watched by several sensors holds a piece when any of them sees one.
-        values = [self._channel_values.get(ch) for ch in self.layout.channels_of_site.get(site, ())]
-        found = [v for v in values if v is not None]
-        if not found:
-            return None
-        kinds = [v for v in found if v != PRESENT]
-        return kinds[0] if kinds else PRESENT
-
-    def _occupied(self) -> set[str]:
-        return {site for site in self.sensed if self.physical.get(site) is not None}
 
     # --- entries the board cannot sense, and buttons ------------------------------------------
 
@@ -548,7 +522,7 @@ class Referee:
                         or len(self.state.moves) > 2)
         expected = {s for s, v in self.state.occupancy().items() if v is not None}
         was_open = menu.open
-        what = menu.reading(self._occupied(), now, may_open=may_open,
+        what = menu.reading(self.reading.occupied(), now, may_open=may_open,
                             only_corners=expected <= set(menu.corners or ()))
         if what is None:
             return was_open, None
@@ -565,7 +539,7 @@ class Referee:
                 self._undo(len(self.state.moves), "menu")
             self.menu.enter(now, current_choices(self._seats, control_text(self.controls),
                                                  self.settings.moves),
-                            self._occupied(), by_button)
+                            self.reading.occupied(), by_button)
             self._corrections, self._completions = [], []
             log.info("menu opened")
             self._tell("menu-open", None, "board")
