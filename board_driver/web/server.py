@@ -502,7 +502,7 @@ class WebServer:
         """The game's 3D picture seen from another side (?turn=0..3 quarter turns)."""
         ref = self.door.referee
         module = views.view_of(ref.state.game.name)
-        if not hasattr(module, "svg_3d"):
+        if module.svg_3d is None:
             raise Refused(404, f"{ref.state.game.short_title} has no 3D picture")
         turn = request.query.get("turn", "0")
         if turn not in ("0", "1", "2", "3"):
@@ -561,7 +561,7 @@ class WebServer:
             "id": saved.game_id, "move": upto, "moves": saved.moves,
             "move_words": shown,
             "scores": list(state.scores()), "svg": module.svg(state, view),
-            "svg3d": module.svg_3d(state, view, []) if hasattr(module, "svg_3d") else None})
+            "svg3d": module.svg_3d(state, view, []) if module.svg_3d is not None else None})
 
     async def _review(self, request: web.Request) -> web.Response:
         """A saved game reviewed move by move (games.ai.review, as `treeboard review`): the
