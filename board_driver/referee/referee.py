@@ -25,7 +25,8 @@ from board_driver.referee.clock import TimeControl, control_text, parse_time_con
 from board_driver.referee.menu import Menu, current_choices, seats_of
 from board_driver.referee.reconcile import (candidate_moves, changed_sites, differences,
                                             reconcile)
-from board_driver.referee.timekeeper import CHECKPOINT_S, Timekeeper, default_controls
+from board_driver.referee.timekeeper import (CHECKPOINT_S, Clockwork, Timekeeper,
+                                             default_controls)
 from board_driver.referee.touch import TouchInput, is_touch_game
 from board_driver.views.frame import compose
 from board_driver.views.narrate import takeback_words
@@ -69,6 +70,7 @@ class Referee:
         # The players' clocks (timekeeper.py); `flagged` the seat whose time ran out (the game
         # is then over, lost by that seat).
         self.keeper = Timekeeper(default_controls(config, state.game), journal)
+        self.clockwork = Clockwork(self)
         self.flagged: int | None = None
         # How the board draws: the config's colours, and the hint mode in force (the page, the
         # sim and the menu change it through `set_moves`).
@@ -602,7 +604,7 @@ class Referee:
             if follow is not None:
                 follow(now)
                 continue
-            if self._clock(now) != "passed":
+            if self.clockwork.check(now) != "passed":
                 return
         log.error("the board was decided 16 times over at %.3f; left as it is", now)
 
@@ -610,7 +612,7 @@ class Referee:
         """The clocks, from `tick`: a turn passed for its time is decided at once (a flag
         leaves the board as it is until the players clear it). Returns whether the game
         changed."""
-        changed = self._clock(now)
+        changed = self.clockwork.check(now)
         if changed == "passed":
             self._decide(now)
         return changed is not None
@@ -700,15 +702,8 @@ class Referee:
     # --- the clocks (timekeeper.py; docs/board.md, "Clocks") ----------------------------------
 
     def can_play(self, seat: int) -> bool:
-        """Whether `seat` can play now, so that its clock runs: not while the board must be
-        put right after the other side's move (the computer's or the other board's pieces not
-        yet put down) or before the game (a new game's or a takeback's pieces still to lift);
-        the computer, only while the board agrees with the game (it thinks only then)."""
-        if self.over or self._hold or self._to_make or self.menu.open:
-            return False
-        if self._seats[seat].startswith("computer"):
-            return not self._corrections and not self._completions
-        return True
+        """Whether `seat` can play now, so that its clock runs (Clockwork.can_play)."""
+        return self.clockwork.can_play(seat)
 
     def set_controls(self, controls: tuple[TimeControl, TimeControl], now: float) -> None:
         """The time control of the next games; of this one too when no move is made yet."""
@@ -747,49 +742,13 @@ class Referee:
         found = [d for d in (self.keeper.deadline(), self.menu.deadline()) if d is not None]
         return min(found) if found else None
 
-    def _clock(self, now: float) -> str | None:
-        """Keep the clocks with the game: a new turn, running only while its player can play,
-        kept in the journal; a clock that ran out passes or loses. Returns what it did to the
-        game: "passed" (the caller decides the board again), "flagged", or None."""
-        keeper = self.keeper
-        clocks = keeper.clocks
-        if not clocks.timed:
-            return None
-        was_running = clocks.running is not None
-        if self.over:
-            clocks.stop(now)
-            keeper.keep(now, was_running, over=True)
-            return None
-        seat = self.state.to_move
-        control = clocks.controls[seat]
-        # A game with its own turn rule (Arbos) times no phase with no move for a turn out of
-        # time (its setup): a per-turn clock does not run there.
-        untimed_now = (control.per_move_s is not None and self.state.game.turn_seconds is not None
-                       and self.state.timeout_move() is None)
-        left = keeper.turn(seat, self.can_play(seat) and not untimed_now, now)
-        if left is None or left > 0:
-            keeper.keep(now, was_running, over=False)
-            return None
-        if self._seats[seat] == "remote" or (control.per_move_s is not None
-                                            and self._pass_move() is None
-                                            and self.state.timeout_move() is not None):
-            # A remote seat's clock is its own board's: that board says when it ran out. A
-            # game's move for a turn out of time that is not legal now: the clock stays at 0
-            # until it is, or the action under way ends the turn.
-            clocks.stop(now)
-            keeper.keep(now, was_running, over=False)
-            return None
-        move = self._pass_move() if control.per_move_s is not None else None
-        if move is not None:
-            log.info("turn time limit: %s plays %s", seat, move)
-            self._accept(move, now, "board" if self.at_board(seat) else "computer")
-            self._hold = self.touch is None  # what it took off (Arbos: `time`) is lifted first
-            # (said with its reason: "move 5: pass (the turn's time ran out)")
-            self.timed_out = {i for i in self.timed_out if i < len(self.state.moves)}
-            self.timed_out.add(len(self.state.moves))
-            return "passed"
-        self.flag(seat, now)
-        return "flagged"
+    def pass_on_time(self, move: Any, seat: int, now: float) -> None:
+        """`seat`'s turn ran out of time: the game's move for it (Arbos: `time`), played."""
+        self._accept(move, now, "board" if self.at_board(seat) else "computer")
+        self._hold = self.touch is None  # what it took off (Arbos: `time`) is lifted first
+        # (said with its reason: "move 5: pass (the turn's time ran out)")
+        self.timed_out = {i for i in self.timed_out if i < len(self.state.moves)}
+        self.timed_out.add(len(self.state.moves))
 
     def flag(self, seat: int, now: float, origin: str = "board") -> None:
         """`seat`'s time ran out: the game is over, lost by `seat` (its board decides that for
@@ -808,19 +767,6 @@ class Referee:
     def clocks_left(self, now: float) -> list[float | None]:
         """Both clocks' seconds left at `now` (None: an untimed seat)."""
         return self.keeper.left(now)
-
-    def _pass_move(self) -> Any:
-        """The game's move for a turn whose time ran out, if it is legal now; None otherwise."""
-        state = self.state
-        move = state.timeout_move()
-        if move is None:
-            return None
-        try:
-            state.play(move)
-        except games.IllegalMove:
-            return None
-        state.undo()
-        return move
 
     # --- light --------------------------------------------------------------------------------
 
