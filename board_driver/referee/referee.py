@@ -22,7 +22,8 @@ import games
 from board_driver import views
 from board_driver.moment import Correction, Moment, Settings, TouchFace, frozen_map
 from board_driver.referee.clock import TimeControl, control_text, parse_time_control
-from board_driver.referee.menu import Menu, current_choices, seats_of
+from board_driver.referee.hands import Hands
+from board_driver.referee.menu import Menu
 from board_driver.referee.reconcile import (candidate_moves, changed_sites, differences,
                                             reconcile)
 from board_driver.referee.timekeeper import (CHECKPOINT_S, Clockwork, Timekeeper,
@@ -71,6 +72,7 @@ class Referee:
         # is then over, lost by that seat).
         self.keeper = Timekeeper(default_controls(config, state.game), journal)
         self.clockwork = Clockwork(self)
+        self.hands = Hands(self)   # entries, buttons, taps and the menu's answers
         self.flagged: int | None = None
         # How the board draws: the config's colours, and the hint mode in force (the page, the
         # sim and the menu change it through `set_moves`).
@@ -214,10 +216,10 @@ class Referee:
                  origin: str = "board") -> None:
         """Start over (with other options of the same game, if given). Raises games.GameError
         for options the game refuses or whose sites this board has no sensor for."""
-        self._begin(now, options, origin)
-        self._decide(now)
+        self.begin(now, options, origin)
+        self.decide(now)
 
-    def _begin(self, now: float, options: dict[str, Any] | None = None,
+    def begin(self, now: float, options: dict[str, Any] | None = None,
                origin: str = "board") -> None:
         """A new game in place of this one, not yet reconciled with the board."""
         game = self.state.game
@@ -241,7 +243,7 @@ class Referee:
         self.keeper.start(now)
         self._over_since = None
         log.info("new game of %s %s", self.state.game.name, self.state.options())
-        self._tell("new-game", None, origin)
+        self.tell("new-game", None, origin)
 
     def set_moves(self, mode: str) -> None:
         """What the board lights of the moves (display.moves: off, legal, safe, best)."""
@@ -277,14 +279,14 @@ class Referee:
             move = state.parse_move(move)
         state.copy().play(move)   # raises IllegalMove before anything is recorded
         before = state.occupancy()
-        self._accept(move, now, origin)
+        self.accept(move, now, origin)
         after = self.state.occupancy()
         # What the move changed is the other seat's move to make on this board, shown as an
         # invitation ("the computer's move: make it"), not as a mistake; moves in a row add up.
         self._to_make |= {s for s in before.keys() | after.keys()
                           if before.get(s) != after.get(s)}
         self._to_make_by = origin
-        self._decide(now)
+        self.decide(now)
 
     def _owed(self, move: Any) -> bool:
         """Whether `move` changes a site where the other seat's move still owes its piece
@@ -298,7 +300,7 @@ class Referee:
         state.undo()
         return any(before.get(s) != after.get(s) for s in self._to_make)
 
-    def _tell(self, what: str, move: Any, origin: str) -> None:
+    def tell(self, what: str, move: Any, origin: str) -> None:
         for listener in list(self.listeners):
             try:
                 listener(what, move, origin)
@@ -312,7 +314,7 @@ class Referee:
         self.reading.resync(snapshot)
         if self.touch is not None:
             self.touch.forget_touches()
-        self._decide(now)
+        self.decide(now)
 
     def feed(self, event: SensorEvent) -> None:
         """A raw sensor change (on the loop thread). Acted on once it settles, in `tick`."""
@@ -330,43 +332,20 @@ class Referee:
         for site in reading.settle(now):
             settled += 1
             if site is not None and self.touch is not None:
-                self._touched(site, now)
+                self.hands.touched(site, now)
         if menu_due and self.menu.timed_out(now):
             log.info("menu: left by its timeout, nothing changed")
-            self._carry_out(self._menu("leave", now), now)
+            self.hands.carry_out(self.hands.answer("leave", now), now)
             return True
         if self.touch is not None:
             reading.forget_lifts()  # (swaps faster than the debounce are a piece game's matter)
             return self._timed(now) or bool(settled)
         if (settled or reading.lifting or menu_due) and reading.quiet:
-            self._decide(now, reading.swapped())
+            self.decide(now, reading.swapped())
             return True
         return self._timed(now)
 
     # --- entries the board cannot sense, and buttons ------------------------------------------
-
-    def enter(self, site: str, kind: str, now: float) -> None:
-        """A piece placed where no sensor sees it (Treeblox above the board): play the one legal
-        move that puts `kind` on `site`. Raises games.IllegalMove if there is none."""
-        state = self.state
-        before = state.occupancy()
-        found = None
-        for move in candidate_moves(state, [site]):
-            state.play(move)
-            after = state.occupancy()
-            state.undo()
-            if changed_sites(before, after) == {site} and after.get(site) == kind:
-                found = move
-                break
-        if found is None:
-            raise games.IllegalMove(f"{kind} at {site}",
-                                    Reason("no legal move puts that piece there now"))
-        if not self.at_board(state.to_move):
-            raise games.IllegalMove(f"{kind} at {site}", Reason("it is the other seat's turn"))
-        if self.flagged is not None:
-            raise games.IllegalMove(f"{kind} at {site}", Reason("the game is over: time ran out"))
-        self._accept(found, now)
-        self._decide(now)
 
     def takeback(self, now: float, origin: str = "page") -> str:
         """Take back the last move without the board's hands (the page's takeback, or one
@@ -382,9 +361,9 @@ class Referee:
         if depth == 0:
             raise games.IllegalMove("takeback", Reason("no move of this board's to take back: "
                                                        "the computer's move stands"))
-        undone = self._undo(depth, origin)
+        undone = self.undo_moves(depth, origin)
         self._hold = self.touch is None   # (a touch board has no pieces to lift)
-        self._decide(now)
+        self.decide(now)
         return takeback_words(self.state.game.name, undone)
 
     def takeback_depth(self) -> int:
@@ -405,7 +384,7 @@ class Referee:
         # and its move not yet made on the board is an invitation, never a piece lifted.
         return 0
 
-    def _undo(self, depth: int, origin: str) -> list[tuple[str, bool]]:
+    def undo_moves(self, depth: int, origin: str) -> list[tuple[str, bool]]:
         """Take back `depth` moves (journal first); returns each (move, made at this board),
         last move first."""
         undone = []
@@ -414,168 +393,46 @@ class Referee:
             move = self.state.undo()
             undone.append((str(move), self.at_board(self.state.to_move)))
             log.info("takeback (%s): %s", origin, move)
-            self._tell("undo", move, origin)
+            self.tell("undo", move, origin)
         self._to_make = frozenset()
         self.keeper.undone = True   # (no increment for a move taken back)
         return undone
 
+    # --- entries, buttons, taps and the menu (hands.py) ----------------------------------------
+
+    def enter(self, site: str, kind: str, now: float) -> None:
+        """A piece placed where no sensor sees it (Treeblox above the board): the one legal move
+        that puts `kind` on `site`. Raises games.IllegalMove if there is none."""
+        self.hands.enter(site, kind, now)
+
     def lift_entry(self, site: str, now: float) -> None:
-        """The piece entered last on a site no sensor sees, lifted again: a takeback, as
-        lifting the last piece off a sensed site is. Raises games.IllegalMove otherwise."""
-        state = self.state
-        if not self.settings.takeback:
-            raise games.IllegalMove(f"lift {site}", Reason("takebacks are off (display.takeback)"))
-        before = state.occupancy()
-        if site not in self.sensed and site not in before:
-            raise games.IllegalMove(f"lift {site}", Reason("nothing to lift at {site}", site=site))
-        if not state.moves or site in self.sensed:
-            raise games.IllegalMove(f"lift {site}", Reason("only the last piece entered can be "
-                                                           "taken back"))
-        last = state.undo()
-        after = state.occupancy()
-        if site not in before or changed_sites(before, after) != {site}:
-            state.play(last)
-            raise games.IllegalMove(f"lift {site}", Reason("only the last piece entered can be "
-                                                           "taken back"))
-        state.play(last)  # put back, to take it back the journalled way
-        self.takeback(now)
+        """The piece entered last on a site no sensor sees, lifted again: a takeback."""
+        self.hands.lift_entry(site, now)
 
     def press(self, name: str, now: float) -> None:
-        """A named button: `end_turn` ends the turn (a pass with no placement), where the game
-        has such a move; `menu` opens the menu (between games) or leaves it."""
-        if name == "menu":   # a layout's menu button: opens the menu between games, or leaves it
-            if self.menu.open:
-                self._carry_out(self._menu("leave", now), now)
-            elif self.menu.available and self._menu_may_open():
-                self._carry_out(self._menu("enter", now, by_button=True), now)
-            return
-        if name != "end_turn" or self.over or not self.at_board(self.state.to_move):
-            return
-        move = self.state.end_turn_move()
-        if move is None:
-            log.info("end-turn button ignored: the game has no end-turn move")
-            return
-        try:
-            self.state.copy().play(move)
-        except games.IllegalMove as exc:
-            log.info("end-turn button ignored: %s", exc.reason)
-            return
-        self._accept(move, now)
-        self._decide(now)
-
-    # --- touch input (games with input_mode "touch") -----------------------------------------
+        """A named button: `end_turn` (a pass with no placement), `menu` (opens or leaves it)."""
+        self.hands.press(name, now)
 
     def gesture(self, site: str, held: bool, now: float) -> None:
-        """A tap (or, `held`, a hold) of `site` made without the sensors (the sim's `tap` and
-        `hold`): the same as the wand's, whatever the time between the typed lines. Raises
-        games.IllegalMove in a game that takes no taps, or for a site not on the board."""
-        if self.touch is None:
-            raise games.IllegalMove(f"tap {site}", Reason("this game's moves are made with "
-                                                          "pieces, not taps: place and lift "
-                                                          "them"))
-        if site not in self.state.sites():
-            raise games.IllegalMove(f"tap {site}", Reason("{site} is no square of this board",
-                                                          site=site))
-        if self.menu.open:   # a tap in the menu chooses
-            if self.menu.choose(site, now) == "apply":
-                self._carry_out(self._menu("apply", now), now)
-            return
-        self._gestured(self.touch.gesture(site, held, now, self.state, over=self.over), now)
-
-    def _touched(self, site: str, now: float) -> None:
-        on = self.physical[site] is not None
-        corners = self.menu.corners or ()
-        corners_on = all(self.physical.get(c) is not None for c in corners)
-        what = self.menu.touched(site, on, corners_on, self._menu_may_open(), now)
-        if what is None:
-            self._gestured(self.touch.sensor(site, on, now, self.state, over=self.over), now)
-            return
-        if what in ("enter", "leave", "corners"):
-            # Both corners touched at once (a wand touches one square at a time).
-            self.touch.forget_touches()
-        if what in ("enter", "leave", "apply"):
-            self._carry_out(self._menu(what, now), now)
-
-    def _gestured(self, what: Any, now: float) -> None:
-        if what == "new-game":
-            self.new_game(now)
-        elif what is not None:
-            if self.at_board(self.state.to_move):  # not the computer's or a remote board's turn
-                self._accept(what, now)
-            self.touch.reset()
-
-    # --- the menu (menu.py; docs/board.md, "The menu") ---------------------------------------
+        """A tap (or, `held`, a hold) of a touch game's `site` made without the sensors."""
+        self.hands.gesture(site, held, now)
 
     def menu_deadline(self) -> float | None:
         """When the menu leaves by itself, or opens (both corner pieces held): None if neither."""
         return self.menu.deadline()
 
-    def _menu_may_open(self) -> bool:
-        """Whether the button or a touch board's corners may open the menu now: between games
-        (mid-game it would abandon one), never in a remote game."""
-        return "remote" not in self._seats and (not self.state.moves or self.over)
+    def hold_for_pieces(self) -> None:
+        """Nothing is played until the board matches the game (a piece board's pieces of a
+        takeback, a menu or a pass on time are lifted first; a touch board has none)."""
+        self._hold = self.touch is None
 
-    def _menu_reading(self, now: float) -> tuple[bool, Callable[[float], None] | None]:
-        """A piece board's reading, offered to the menu: the gesture that opens it, and, open,
-        its choices. Returns whether the menu took the reading (nothing is played then) and
-        what it sets going."""
-        menu = self.menu
-        may_open = not (self.over or self._hold or "remote" in self._seats
-                        or len(self.state.moves) > 2)
-        expected = {s for s, v in self.state.occupancy().items() if v is not None}
-        was_open = menu.open
-        what = menu.reading(self.reading.occupied(), now, may_open=may_open,
-                            only_corners=expected <= set(menu.corners or ()))
-        if what is None:
-            return was_open, None
-        return True, self._menu(what, now)
-
-    def _menu(self, what: str, now: float, by_button: bool = False
-              ) -> Callable[[float], None] | None:
-        """Carry out what the menu answered; returns what follows for the decide loop (a new
-        game after "apply"; the board reconciled again after "leave"), or None while the menu
-        holds the board."""
-        if what == "enter":
-            if self.state.moves and not self.over and not by_button:
-                # The corner pieces were legal moves, played at once: the gesture takes them back.
-                self._undo(len(self.state.moves), "menu")
-            self.menu.enter(now, current_choices(self._seats, control_text(self.controls),
-                                                 self.settings.moves),
-                            self.reading.occupied(), by_button)
-            self._corrections, self._completions = [], []
-            log.info("menu opened")
-            self._tell("menu-open", None, "board")
-            return None
-        if what == "leave":
-            log.info("menu: left, nothing changed")
-            self.menu.close()
-            self._hold = self.touch is None   # the menu's pieces come off before play goes on
-            self._tell("menu-closed", None, "board")
-            return lambda now: None
-        if what == "apply":
-            chosen = self.menu.chosen
-            self.menu.close()
-            self.set_seats(seats_of(chosen.get("seats", "people"), chosen.get("level", "medium")))
-            if chosen.get("clock") is not None:
-                self.keeper.controls = parse_time_control(chosen["clock"])
-            if chosen.get("hints") is not None:
-                self.set_moves(chosen["hints"])
-            log.info("menu applied: seats %s, clock %s, hints %s", self._seats,
-                     control_text(self.controls), self.settings.moves)
-            self._tell("menu-applied", dict(chosen), "board")
-            return partial(self._begin, origin="menu")
-        return None   # a choice made: the menu holds the board
-
-    def _carry_out(self, follow: Callable[[float], None] | None, now: float) -> None:
-        """An outside call's menu answer: carried out, then the board decided again (while the
-        menu is open that only stops the clocks)."""
-        if follow is not None:
-            follow(now)
-        self._decide(now)
+    def clear_marks(self) -> None:
+        """Nothing to correct or complete is shown (the menu holds the board, the game ended)."""
+        self._corrections, self._completions = [], []
 
     # --- deciding ---------------------------------------------------------------------------
 
-    def _accept(self, move: Any, now: float, origin: str = "board") -> None:
+    def accept(self, move: Any, now: float, origin: str = "board") -> None:
         # Played first, to know whether it ends the game: the finishing move and the result
         # go to the journal in one transaction. Durable before the LEDs confirm it; a journal
         # that refuses the move takes it back out of the game too.
@@ -593,9 +450,9 @@ class Referee:
         if summary is not None:
             self._over_since = now
             log.info("game over: %s", summary)
-        self._tell("move", move, origin)
+        self.tell("move", move, origin)
 
-    def _decide(self, now: float, swapped: list[str] = ()) -> None:
+    def decide(self, now: float, swapped: list[str] = ()) -> None:
         """Reconcile, carry out what that sets going and reconcile again; then the clocks,
         whose running out may pass a turn, decided again here. One loop, never a call back."""
         for _ in range(16):
@@ -614,7 +471,7 @@ class Referee:
         changed."""
         changed = self.clockwork.check(now)
         if changed == "passed":
-            self._decide(now)
+            self.decide(now)
         return changed is not None
 
     def _reconcile(self, now: float, swapped: list[str] = ()) -> Callable[[float], None] | None:
@@ -625,7 +482,7 @@ class Referee:
             # takeback holds a piece game until the board matches): taps are decided as they come.
             self._hold = False
             return None
-        taken, follow = self._menu_reading(now)
+        taken, follow = self.hands.menu_reading(now)
         if taken:
             return follow
         if swapped and not self.state.is_over():
@@ -637,12 +494,12 @@ class Referee:
             verdict = reconcile(self.state, momentary, self.sensed, takeback=False)
             if verdict.action == "play" and self.at_board(self.state.to_move):
                 log.info("a piece swapped faster than the debounce at %s", ", ".join(swapped))
-                self._accept(verdict.move, now)
+                self.accept(verdict.move, now)
         if self.over:
             # The game is decided; the players clear the board. An empty board starts the next.
             self._corrections, self._completions = [], []
             if all(self.physical.get(s) is None for s in self.sensed):
-                return self._begin
+                return self.begin
             return None
         if self._hold:
             self._hold = self._put_right()
@@ -670,12 +527,12 @@ class Referee:
                                 depth=depth)
             if verdict.action == "play" and self.at_board(self.state.to_move) \
                     and not self._owed(verdict.move):
-                self._accept(verdict.move, now)
+                self.accept(verdict.move, now)
                 if self.state.is_over():
                     self._corrections, self._completions = [], []
                     return
             elif verdict.action == "undo":
-                self._undo(depth, "board")
+                self.undo_moves(depth, "board")
                 if depth > 1:
                     # The computer's reply may still stand on the board: it is to be lifted,
                     # never read as the player's next move.
@@ -726,7 +583,7 @@ class Referee:
         flag = (saved.summary or {}).get("flag")
         if flag in (0, 1):
             self.flagged = flag
-            self._decide(now)
+            self.decide(now)
 
     def told_clock(self, seat: int, seconds: float, now: float) -> None:
         """What another board says its seat's clock showed as it moved (remote play)."""
@@ -744,7 +601,7 @@ class Referee:
 
     def pass_on_time(self, move: Any, seat: int, now: float) -> None:
         """`seat`'s turn ran out of time: the game's move for it (Arbos: `time`), played."""
-        self._accept(move, now, "board" if self.at_board(seat) else "computer")
+        self.accept(move, now, "board" if self.at_board(seat) else "computer")
         self._hold = self.touch is None  # what it took off (Arbos: `time`) is lifted first
         # (said with its reason: "move 5: pass (the turn's time ran out)")
         self.timed_out = {i for i in self.timed_out if i < len(self.state.moves)}
@@ -762,7 +619,7 @@ class Referee:
         self._over_since = now
         self._corrections, self._completions = [], []
         log.info("time ran out for %s: the game is lost on time", seat)
-        self._tell("flag", seat, origin)
+        self.tell("flag", seat, origin)
 
     def clocks_left(self, now: float) -> list[float | None]:
         """Both clocks' seconds left at `now` (None: an untimed seat)."""
