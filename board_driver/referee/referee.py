@@ -15,17 +15,16 @@ in the same loop. No decision calls back into `_decide`.
 from __future__ import annotations
 
 import logging
-from functools import partial
 from typing import Any, Callable, Hashable, Mapping
 
 import games
 from board_driver import views
-from board_driver.moment import Correction, Moment, Settings, TouchFace, frozen_map
-from board_driver.referee.clock import TimeControl, control_text, parse_time_control
+from board_driver.moment import Correction, Moment, Settings
+from board_driver.referee.decisions import Decisions, Moments
+from board_driver.referee.clock import TimeControl
 from board_driver.referee.hands import Hands
 from board_driver.referee.menu import Menu
-from board_driver.referee.reconcile import (candidate_moves, changed_sites, differences,
-                                            reconcile)
+from board_driver.referee.reconcile import differences, reconcile
 from board_driver.referee.timekeeper import (CHECKPOINT_S, Clockwork, Timekeeper,
                                              default_controls)
 from board_driver.referee.touch import TouchInput, is_touch_game
@@ -97,18 +96,11 @@ class Referee:
         self.touch = TouchInput() if is_touch_game(state) else None
         # The menu (menu.py): a mode in which the board is set up.
         self.menu = Menu(self.sensed, views.hint_modes(state.game.name))
-        # What the referee decided the board shows besides the game (drawn from `moment`).
-        self._corrections: list[Correction] = []
-        self._completions: list[Correction] = []
-        self._lifted_sites: frozenset = frozenset()   # a move in progress: pieces lifted
-        self._to_make: frozenset = frozenset()   # the other seat's move, still to put down
-        self._to_make_by = "computer"
-        self._over_since: float | None = None
-        self._hints: dict[str, str] = {}
-        self._hint_reason: str | None = None
-        self._hint_move: str | None = None
-        self._game = 0   # which game of this board's life (the views tell a new one by it)
-        self._position: tuple[Any, Any] = (None, None)   # (key, copy) for `moment`
+        # What the referee decided the board shows besides the game (decisions.py), and the
+        # frozen moments made of it and the game for the views.
+        self.decided = Decisions()
+        self.moments = Moments(self)
+        self.game_number = 0   # which game of this board's life (the views tell a new one by it)
 
     # --- reading -----------------------------------------------------------------------------
 
@@ -132,20 +124,20 @@ class Referee:
 
     @property
     def corrections(self) -> list[Correction]:
-        return list(self._corrections)
+        return list(self.decided.corrections)
 
     @property
     def completions(self) -> list[Correction]:
-        return list(self._completions)
+        return list(self.decided.completions)
 
     @property
     def to_make(self) -> frozenset:
         """The sites of the other seat's move still to be made on the board."""
-        return self._to_make
+        return self.decided.to_make
 
     @property
     def hints(self) -> dict[str, str]:
-        return dict(self._hints)
+        return dict(self.decided.hints)
 
     @property
     def clocks(self):
@@ -171,44 +163,8 @@ class Referee:
         return self._seats[player] == "human"
 
     def moment(self, now: float) -> Moment:
-        """What the board is at `now`, frozen, for the views to draw (DESIGN.md, "The seam").
-        The position is a copy, made again only when the game changed."""
-        state, keeper = self.state, self.keeper
-        key = (self._game, id(state), len(state.moves), str(state.moves[-1]) if state.moves
-               else None)
-        if self._position[0] != key:
-            self._position = (key, state.copy())
-        position = self._position[1]
-        clocks = keeper.clocks
-        running = clocks.running
-        return Moment(
-            settings=self.settings, state=position, game=self._game, seats=self._seats,
-            sensed=tuple(self.sensed), corrections=tuple(self._corrections),
-            completions=tuple(self._completions), lifted=self._lifted_sites,
-            to_make=self._to_make, to_make_by=self._to_make_by, holding=self._hold,
-            over_since=self._over_since, flagged=self.flagged,
-            timed_out=frozenset(self.timed_out),
-            takeback_depth=self.takeback_depth() if state.moves and not self.over else 0,
-            clocks=tuple(keeper.left(now)) if clocks.timed else None, clock_running=running,
-            turn_left=clocks.left(running, now) if running is not None else None,
-            clock_control=control_text(clocks.controls) if clocks.timed else None,
-            hints=self._hints, hint_reason=self._hint_reason, hint_move=self._hint_move,
-            menu=self.menu.face(self.touch is not None), touch=self._touch_face(position))
-
-    def _touch_face(self, position: Any) -> TouchFace | None:
-        touch = self.touch
-        if touch is None:
-            return None
-        name = position.game.name
-        shown = touch.shown_state(self.state)   # (the live state: it keys the selection)
-        return TouchFace(
-            shown=position if shown is self.state else shown, selected=touch.selected,
-            targets=frozenset(touch.targets), stops=frozenset(touch.stops),
-            choice=bool(touch.choice), choice_target=touch.choice_target,
-            confirming=touch.confirming, flash=touch.flash, words=touch.words(name),
-            note=touch.note_words(views.players(name)),
-            note_key=touch.note[0] if touch.note is not None else None,
-            described=frozen_map(touch.describe()))
+        """What the board is at `now`, frozen, for the views to draw (DESIGN.md, "The seam")."""
+        return self.moments.at(now)
 
     # --- the game in progress ------------------------------------------------------------
 
@@ -230,7 +186,7 @@ class Referee:
             raise games.BadOptions(f"layout {self.layout.name} has no sensor for {unsensed[0]}: "
                                    "that game does not fit this board")
         self.state = state
-        self._game += 1
+        self.game_number += 1
         self.timed_out = set()
         self.reading.watch(state.sites())
         self.flagged = None
@@ -241,7 +197,7 @@ class Referee:
         self._hold = self.touch is None
         self.journal.start_game(self.state.game.name, self.state.options())
         self.keeper.start(now)
-        self._over_since = None
+        self.decided.over_since = None
         log.info("new game of %s %s", self.state.game.name, self.state.options())
         self.tell("new-game", None, origin)
 
@@ -254,9 +210,9 @@ class Referee:
         """The computer's hints for the position (site -> "best", "keeps" or "loses"), shown
         while display.moves is "best", why the best move (a sentence, or None) and its
         notation; `{}` clears them."""
-        self._hints = dict(hints)
-        self._hint_reason = reason if hints else None
-        self._hint_move = move if hints else None
+        self.decided.hints = dict(hints)
+        self.decided.hint_reason = reason if hints else None
+        self.decided.hint_move = move if hints else None
 
     def set_seats(self, seats: Any) -> None:
         """Who plays each seat (the door, the menu, joining or leaving a remote game). Raises
@@ -283,22 +239,22 @@ class Referee:
         after = self.state.occupancy()
         # What the move changed is the other seat's move to make on this board, shown as an
         # invitation ("the computer's move: make it"), not as a mistake; moves in a row add up.
-        self._to_make |= {s for s in before.keys() | after.keys()
+        self.decided.to_make |= {s for s in before.keys() | after.keys()
                           if before.get(s) != after.get(s)}
-        self._to_make_by = origin
+        self.decided.to_make_by = origin
         self.decide(now)
 
     def _owed(self, move: Any) -> bool:
         """Whether `move` changes a site where the other seat's move still owes its piece
         (`to_make`): the site reads as it does because the piece is not put yet."""
-        if not self._to_make:
+        if not self.decided.to_make:
             return False
         state = self.state
         before = state.occupancy()
         state.play(move)
         after = state.occupancy()
         state.undo()
-        return any(before.get(s) != after.get(s) for s in self._to_make)
+        return any(before.get(s) != after.get(s) for s in self.decided.to_make)
 
     def tell(self, what: str, move: Any, origin: str) -> None:
         for listener in list(self.listeners):
@@ -394,7 +350,7 @@ class Referee:
             undone.append((str(move), self.at_board(self.state.to_move)))
             log.info("takeback (%s): %s", origin, move)
             self.tell("undo", move, origin)
-        self._to_make = frozenset()
+        self.decided.to_make = frozenset()
         self.keeper.undone = True   # (no increment for a move taken back)
         return undone
 
@@ -428,7 +384,7 @@ class Referee:
 
     def clear_marks(self) -> None:
         """Nothing to correct or complete is shown (the menu holds the board, the game ended)."""
-        self._corrections, self._completions = [], []
+        self.decided.corrections, self.decided.completions = [], []
 
     # --- deciding ---------------------------------------------------------------------------
 
@@ -437,7 +393,7 @@ class Referee:
         # go to the journal in one transaction. Durable before the LEDs confirm it; a journal
         # that refuses the move takes it back out of the game too.
         if origin == "board":
-            self._to_make = frozenset()   # the board moved on: nothing is owed any more
+            self.decided.to_make = frozenset()   # the board moved on: nothing is owed any more
         self.state.play(move)
         summary = self.state.summary() if self.state.is_over() else None
         clocks = self.keeper.at_move(now)
@@ -448,7 +404,7 @@ class Referee:
             raise
         log.info("move %d: %s", len(self.state.moves), move)
         if summary is not None:
-            self._over_since = now
+            self.decided.over_since = now
             log.info("game over: %s", summary)
         self.tell("move", move, origin)
 
@@ -497,7 +453,7 @@ class Referee:
                 self.accept(verdict.move, now)
         if self.over:
             # The game is decided; the players clear the board. An empty board starts the next.
-            self._corrections, self._completions = [], []
+            self.decided.corrections, self.decided.completions = [], []
             if all(self.physical.get(s) is None for s in self.sensed):
                 return self.begin
             return None
@@ -510,7 +466,7 @@ class Referee:
     def _put_right(self) -> bool:
         """Every site that differs from the game, to correct; whether any does."""
         diff = differences(self.state.occupancy(), self.physical, self.sensed)
-        self._corrections, self._completions = _sorted(diff.values()), []
+        self.decided.corrections, self.decided.completions = _sorted(diff.values()), []
         return bool(diff)
 
     def _settle(self, now: float) -> None:
@@ -529,7 +485,7 @@ class Referee:
                     and not self._owed(verdict.move):
                 self.accept(verdict.move, now)
                 if self.state.is_over():
-                    self._corrections, self._completions = [], []
+                    self.decided.corrections, self.decided.completions = [], []
                     return
             elif verdict.action == "undo":
                 self.undo_moves(depth, "board")
@@ -546,14 +502,14 @@ class Referee:
                 self._put_right()
                 return
             else:  # in sync, a move in progress, or a correction
-                self._corrections = list(verdict.corrections)
-                self._completions = list(verdict.completions)
+                self.decided.corrections = list(verdict.corrections)
+                self.decided.completions = list(verdict.completions)
                 expected = self.state.occupancy()
-                self._lifted_sites = frozenset(
+                self.decided.lifted = frozenset(
                     s for s in self.sensed if verdict.action == "in-progress"
                     and expected.get(s) is not None and self.physical.get(s) is None)
                 if verdict.action == "in-sync":
-                    self._to_make = frozenset()   # the other seat's move is made
+                    self.decided.to_make = frozenset()   # the other seat's move is made
                 return
 
     # --- the clocks (timekeeper.py; docs/board.md, "Clocks") ----------------------------------
@@ -616,8 +572,8 @@ class Referee:
         self.flagged = seat
         summary = dict(self.state.summary(), over=True, winner=1 - seat, flag=seat)
         self.journal.finish(summary)
-        self._over_since = now
-        self._corrections, self._completions = [], []
+        self.decided.over_since = now
+        self.decided.corrections, self.decided.completions = [], []
         log.info("time ran out for %s: the game is lost on time", seat)
         self.tell("flag", seat, origin)
 
