@@ -1,6 +1,7 @@
 """How a move gets in besides the pieces, and the menu's answers (DESIGN.md, "How a move gets
 in"): a piece entered where no sensor sees it (a Treeblox cube above the board), the buttons
-(end turn, the menu), a touch game's taps and holds, and what the menu's answers set going.
+(end turn, the menu), a touch game's taps and holds, a seat not at this board (the computer, a
+remote board), a takeback without the board's hands, and what the menu's answers set going.
 
 The referee owns one Hands and the game; the Hands decide through the referee's own methods
 (`accept`, `decide`, `undo_moves`, `begin`, `set_seats`, `set_moves`) and never hold state of
@@ -17,6 +18,7 @@ import games
 from board_driver.referee.clock import control_text, parse_time_control
 from board_driver.referee.menu import current_choices, seats_of
 from board_driver.referee.reconcile import candidate_moves, changed_sites
+from board_driver.views.narrate import takeback_words
 from games.base import Reason
 
 log = logging.getLogger("treeboard.referee")
@@ -204,3 +206,47 @@ class Hands:
         if follow is not None:
             follow(now)
         ref.decide(now)
+
+    def for_seat(self, move: Any, now: float, origin: str) -> None:
+        """A move of a seat not at this board (the computer, a remote board). It is played in
+        the game at once; the board then differs from the game, and the correction machinery
+        lights the pieces to put. Raises games.IllegalMove and changes nothing if it is this
+        board's turn or the move is not legal."""
+        ref = self.referee
+        state = ref.state
+        if ref.over:
+            raise games.IllegalMove(move, Reason("the game is over"))
+        if ref.at_board(state.to_move):
+            raise games.IllegalMove(move, Reason("it is this board's turn, not the other seat's"))
+        if isinstance(move, str):
+            move = state.parse_move(move)
+        state.copy().play(move)   # raises IllegalMove before anything is recorded
+        before = state.occupancy()
+        ref.accept(move, now, origin)
+        after = ref.state.occupancy()
+        # What the move changed is the other seat's move to make on this board, shown as an
+        # invitation ("the computer's move: make it"), not as a mistake; moves in a row add up.
+        ref.decided.to_make |= {s for s in before.keys() | after.keys()
+                         if before.get(s) != after.get(s)}
+        ref.decided.to_make_by = origin
+        ref.decide(now)
+
+    def takeback(self, now: float, origin: str = "page") -> str:
+        """Take back the last move without the board's hands (the page's takeback, or one
+        agreed with a remote board; lifting the last piece does the same on the board). The
+        pieces it put down then light as corrections, and nothing is played until they are
+        lifted. Returns the move taken back; raises games.IllegalMove when there is none."""
+        ref = self.referee
+        if ref.over:
+            raise games.IllegalMove("takeback", Reason("the game is over; start a new game "
+                                                       "instead"))
+        if not ref.state.moves:
+            raise games.IllegalMove("takeback", Reason("no move to take back"))
+        depth = ref.takeback_depth()
+        if depth == 0:
+            raise games.IllegalMove("takeback", Reason("no move of this board's to take back: "
+                                                       "the computer's move stands"))
+        undone = ref.undo_moves(depth, origin)
+        ref.hold_for_pieces()   # (a touch board has no pieces to lift)
+        ref.decide(now)
+        return takeback_words(ref.state.game.name, undone)

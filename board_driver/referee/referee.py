@@ -24,19 +24,17 @@ from board_driver.referee.decisions import Decisions, Moments
 from board_driver.referee.clock import TimeControl
 from board_driver.referee.hands import Hands
 from board_driver.referee.menu import Menu
-from board_driver.referee.reconcile import differences, reconcile
+from board_driver.referee.pieces import Pieces
 from board_driver.referee.timekeeper import (CHECKPOINT_S, Clockwork, Timekeeper,
                                              default_controls)
 from board_driver.referee.touch import TouchInput, is_touch_game
 from board_driver.views.frame import compose
-from board_driver.views.narrate import takeback_words
-from games.base import Reason
 from board_driver.referee.reading import BoardReading
 from hardware.base import SensorEvent
 
 log = logging.getLogger("treeboard.referee")
 
-__all__ = ["Referee", "CHECKPOINT_S", "takeback_words", "check_seats"]
+__all__ = ["Referee", "CHECKPOINT_S", "check_seats", "site_colours"]
 
 #: What a seat may be: a person at this board, the computer at a level, another board.
 SEAT_KINDS = ("human", "computer", "remote")
@@ -49,10 +47,6 @@ def check_seats(seats: Any) -> tuple[str, str]:
                                   for s in seats):
         raise ValueError(f"seats must be two of human, remote, computer:LEVEL; got {seats!r}")
     return seats  # type: ignore[return-value]
-
-
-def _sorted(corrections) -> list[Correction]:
-    return sorted(corrections, key=lambda c: c.site)
 
 
 class Referee:
@@ -72,6 +66,7 @@ class Referee:
         self.keeper = Timekeeper(default_controls(config, state.game), journal)
         self.clockwork = Clockwork(self)
         self.hands = Hands(self)   # entries, buttons, taps and the menu's answers
+        self.pieces = Pieces(self)   # the pieces on the board against the game
         self.flagged: int | None = None
         # How the board draws: the config's colours, and the hint mode in force (the page, the
         # sim and the menu change it through `set_moves`).
@@ -222,39 +217,8 @@ class Referee:
     # --- seats not at this board ---------------------------------------------------------------
 
     def play_for_seat(self, move: Any, now: float, origin: str) -> None:
-        """A move of a seat not at this board (the computer, a remote board). It is played in
-        the game at once; the board then differs from the game, and the correction machinery
-        lights the pieces to put. Raises games.IllegalMove and changes nothing if it is this
-        board's turn or the move is not legal."""
-        state = self.state
-        if self.over:
-            raise games.IllegalMove(move, Reason("the game is over"))
-        if self.at_board(state.to_move):
-            raise games.IllegalMove(move, Reason("it is this board's turn, not the other seat's"))
-        if isinstance(move, str):
-            move = state.parse_move(move)
-        state.copy().play(move)   # raises IllegalMove before anything is recorded
-        before = state.occupancy()
-        self.accept(move, now, origin)
-        after = self.state.occupancy()
-        # What the move changed is the other seat's move to make on this board, shown as an
-        # invitation ("the computer's move: make it"), not as a mistake; moves in a row add up.
-        self.decided.to_make |= {s for s in before.keys() | after.keys()
-                          if before.get(s) != after.get(s)}
-        self.decided.to_make_by = origin
-        self.decide(now)
-
-    def _owed(self, move: Any) -> bool:
-        """Whether `move` changes a site where the other seat's move still owes its piece
-        (`to_make`): the site reads as it does because the piece is not put yet."""
-        if not self.decided.to_make:
-            return False
-        state = self.state
-        before = state.occupancy()
-        state.play(move)
-        after = state.occupancy()
-        state.undo()
-        return any(before.get(s) != after.get(s) for s in self.decided.to_make)
+        """A move of a seat not at this board (the computer, a remote board): Hands.for_seat."""
+        self.hands.for_seat(move, now, origin)
 
     def tell(self, what: str, move: Any, origin: str) -> None:
         for listener in list(self.listeners):
@@ -304,23 +268,8 @@ class Referee:
     # --- entries the board cannot sense, and buttons ------------------------------------------
 
     def takeback(self, now: float, origin: str = "page") -> str:
-        """Take back the last move without the board's hands (the page's takeback, or one
-        agreed with a remote board; lifting the last piece does the same on the board). The
-        pieces it put down then light as corrections, and nothing is played until they are
-        lifted. Returns the move taken back; raises games.IllegalMove when there is none."""
-        if self.over:
-            raise games.IllegalMove("takeback", Reason("the game is over; start a new game "
-                                                       "instead"))
-        if not self.state.moves:
-            raise games.IllegalMove("takeback", Reason("no move to take back"))
-        depth = self.takeback_depth()
-        if depth == 0:
-            raise games.IllegalMove("takeback", Reason("no move of this board's to take back: "
-                                                       "the computer's move stands"))
-        undone = self.undo_moves(depth, origin)
-        self._hold = self.touch is None   # (a touch board has no pieces to lift)
-        self.decide(now)
-        return takeback_words(self.state.game.name, undone)
+        """Take back the last move without the board's hands (Hands.takeback); returns it."""
+        return self.hands.takeback(now, origin)
 
     def takeback_depth(self) -> int:
         """How many moves a takeback takes back. Against the computer, a player's move and the
@@ -442,15 +391,7 @@ class Referee:
         if taken:
             return follow
         if swapped and not self.state.is_over():
-            # A swap faster than the debounce (a seed out, a spore in): decide first on the
-            # board as it was with those sites empty, and keep it only if that was a move
-            # (an Arbos replacement); the board as it is then comes next, as usual.
-            momentary = dict(self.physical)
-            momentary.update(dict.fromkeys(swapped))
-            verdict = reconcile(self.state, momentary, self.sensed, takeback=False)
-            if verdict.action == "play" and self.at_board(self.state.to_move):
-                log.info("a piece swapped faster than the debounce at %s", ", ".join(swapped))
-                self.accept(verdict.move, now)
+            self.pieces.swapped(swapped, now)
         if self.over:
             # The game is decided; the players clear the board. An empty board starts the next.
             self.decided.corrections, self.decided.completions = [], []
@@ -458,59 +399,11 @@ class Referee:
                 return self.begin
             return None
         if self._hold:
-            self._hold = self._put_right()
+            self._hold = self.pieces.put_right()
             return None
-        self._settle(now)
+        if self.pieces.settle(now):
+            self._hold = self.pieces.put_right()
         return None
-
-    def _put_right(self) -> bool:
-        """Every site that differs from the game, to correct; whether any does."""
-        diff = differences(self.state.occupancy(), self.physical, self.sensed)
-        self.decided.corrections, self.decided.completions = _sorted(diff.values()), []
-        return bool(diff)
-
-    def _settle(self, now: float) -> None:
-        """Play what the board explains, take back what it lifted, or light what to correct."""
-        for _ in range(8):  # a play or undo can leave a remainder (a tree peg still to plant)
-            # A takeback by lifting is for a game played at this board, alone or against the
-            # computer (lifting one's own last piece takes back the computer's reply with it); a
-            # remote board's move is not the players' to lift (a remote takeback is asked).
-            takeback = self.settings.takeback and "remote" not in self._seats
-            depth = self.takeback_depth() if takeback and self.state.moves else 1
-            if depth == 0:
-                takeback, depth = False, 1
-            verdict = reconcile(self.state, self.physical, self.sensed, takeback=takeback,
-                                depth=depth)
-            if verdict.action == "play" and self.at_board(self.state.to_move) \
-                    and not self._owed(verdict.move):
-                self.accept(verdict.move, now)
-                if self.state.is_over():
-                    self.decided.corrections, self.decided.completions = [], []
-                    return
-            elif verdict.action == "undo":
-                self.undo_moves(depth, "board")
-                if depth > 1:
-                    # The computer's reply may still stand on the board: it is to be lifted,
-                    # never read as the player's next move.
-                    self._hold = self._put_right()
-                    return
-            elif verdict.action == "play":
-                # The other seat's turn: a piece put for it is a mistake to correct. Or a move
-                # read where the other seat's move still owes its piece (the computer's or the
-                # remote board's Arbos seed not yet put would read as the player lifting it):
-                # the piece is to be put first.
-                self._put_right()
-                return
-            else:  # in sync, a move in progress, or a correction
-                self.decided.corrections = list(verdict.corrections)
-                self.decided.completions = list(verdict.completions)
-                expected = self.state.occupancy()
-                self.decided.lifted = frozenset(
-                    s for s in self.sensed if verdict.action == "in-progress"
-                    and expected.get(s) is not None and self.physical.get(s) is None)
-                if verdict.action == "in-sync":
-                    self.decided.to_make = frozenset()   # the other seat's move is made
-                return
 
     # --- the clocks (timekeeper.py; docs/board.md, "Clocks") ----------------------------------
 
@@ -602,11 +495,12 @@ class Referee:
 
     def site_colours(self) -> dict[str, list[int]]:
         """What the strip shows now, by site and named LED group (the first LED of each)."""
-        shown = self.leds.shown
-        if shown is None:
-            return {}
-        out = {}
-        for site, leds in list(self.layout.leds_of_site.items()) + list(self.layout.named_leds.items()):
-            if leds:
-                out[site] = list(shown[leds[0]])
-        return out
+        return site_colours(self.leds.shown, self.layout)
+
+
+def site_colours(shown: Any, layout: Any) -> dict[str, list[int]]:
+    """A strip's frame (None: nothing shown yet) by site and named LED group: the first LED's."""
+    if shown is None:
+        return {}
+    return {site: list(shown[leds[0]])
+            for site, leds in [*layout.leds_of_site.items(), *layout.named_leds.items()] if leds}
