@@ -162,7 +162,8 @@ class Door:
 
     def set_seat(self, seat: int, player: str) -> None:
         """Who plays `seat`: "human" or "computer:LEVEL", at once (the computer thinks now if
-        it is its turn). Not kept across a restart: the config's `players` is the default."""
+        it is its turn). Kept across a restart in the journal (referee/kept.py), until the
+        config's `players` is edited."""
         if seat not in (0, 1):
             raise ValueError(f"seat must be 0 (moves first) or 1, not {seat!r}")
         levels = ", ".join(f"computer:{name}" for name in games.ai.LEVELS)

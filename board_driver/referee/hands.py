@@ -188,9 +188,9 @@ class Hands:
         if what == "apply":
             chosen = ref.menu.chosen
             ref.menu.close()
-            ref.set_seats(seats_of(chosen.get("seats", "people"), chosen.get("level", "medium")))
             if chosen.get("clock") is not None:
                 ref.keeper.set_controls(parse_time_control(chosen["clock"]), now, this_game=False)
+            ref.set_seats(seats_of(chosen.get("seats", "people"), chosen.get("level", "medium")))
             if chosen.get("hints") is not None:
                 ref.set_moves(chosen["hints"])
             log.info("menu applied: seats %s, clock %s, hints %s", ref.seats,

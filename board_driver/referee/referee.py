@@ -21,6 +21,8 @@ import games
 from board_driver import views
 from board_driver.moment import Correction, Moment, Settings
 from board_driver.referee.decisions import Decisions, Moments
+from board_driver.referee import kept
+from board_driver.referee.kept import check_seats
 from board_driver.referee.clock import TimeControl
 from board_driver.referee.hands import Hands
 from board_driver.referee.menu import Menu
@@ -34,20 +36,7 @@ from hardware.base import SensorEvent
 
 log = logging.getLogger("treeboard.referee")
 
-__all__ = ["Referee", "CHECKPOINT_S", "check_seats", "site_colours"]
-
-#: What a seat may be: a person at this board, the computer at a level, another board.
-SEAT_KINDS = ("human", "computer", "remote")
-
-
-def check_seats(seats: Any) -> tuple[str, str]:
-    """Two seats, each "human", "remote" or "computer:LEVEL"; raises ValueError otherwise."""
-    seats = tuple(seats)
-    if len(seats) != 2 or not all(isinstance(s, str) and s.split(":", 1)[0] in SEAT_KINDS
-                                  for s in seats):
-        raise ValueError(f"seats must be two of human, remote, computer:LEVEL; got {seats!r}")
-    return seats  # type: ignore[return-value]
-
+__all__ = ["Referee", "CHECKPOINT_S", "site_colours"]
 
 class Referee:
     def __init__(self, state: games.State, layout: Any, leds: Any, journal: Any, config: Any,
@@ -199,6 +188,7 @@ class Referee:
     def set_moves(self, mode: str) -> None:
         """What the board lights of the moves (display.moves: off, legal, safe, best)."""
         self.settings = self.settings.with_moves(mode)
+        kept.keep(self)   # (survives a restart: kept.py)
 
     def set_hints(self, hints: dict[str, str], reason: str | None = None,
                   move: str | None = None) -> None:
@@ -213,6 +203,12 @@ class Referee:
         """Who plays each seat (the door, the menu, joining or leaving a remote game). Raises
         ValueError for seats that are not two of human, remote, computer:LEVEL."""
         self._seats = check_seats(seats)
+        kept.keep(self)   # (survives a restart: kept.py)
+
+    def restore_kept(self, seats: tuple[str, str], moves: str, controls: Any) -> None:
+        """Seats, hint mode and clock as a session last kept them (kept.restore)."""
+        self._seats, self.settings = seats, self.settings.with_moves(moves)
+        self.keeper.adopt(controls, this_game=not self.state.moves)
 
     # --- seats not at this board ---------------------------------------------------------------
 
@@ -322,13 +318,8 @@ class Referee:
         """A tap (or, `held`, a hold) of a touch game's `site` made without the sensors."""
         self.hands.gesture(site, held, now)
 
-    def menu_deadline(self) -> float | None:
-        """When the menu leaves by itself, or opens (both corner pieces held): None if neither."""
-        return self.menu.deadline()
-
     def hold_for_pieces(self) -> None:
-        """Nothing is played until the board matches the game (a piece board's pieces of a
-        takeback, a menu or a pass on time are lifted first; a touch board has none)."""
+        """Nothing is played until the board matches the game (a touch board has no pieces)."""
         self._hold = self.touch is None
 
     def clear_marks(self) -> None:
@@ -415,6 +406,7 @@ class Referee:
         """The time control of the next games; of this one too when no move is made yet."""
         this_game = not self.state.moves and not self.over
         self.keeper.set_controls(controls, now, this_game)
+        kept.keep(self)   # (survives a restart: kept.py)
         if this_game:
             self._timed(now)
 

@@ -57,11 +57,16 @@ class Timekeeper:
                      this_game: bool) -> None:
         """The time control of the next games, and of this one too when `this_game` (no move
         made yet)."""
+        self.adopt(controls, this_game)
+        if this_game:
+            self.journal.save_clocks(self.clocks.to_json(now))
+
+    def adopt(self, controls: tuple[TimeControl, TimeControl], this_game: bool) -> None:
+        """The time control of the next games, and of this one too when `this_game`."""
         self.controls = (controls[0], controls[1])
         if this_game:
             self.clocks = Clocks(self.controls)
             self._checkpoint_at = None
-            self.journal.save_clocks(self.clocks.to_json(now))
 
     def restore(self, saved: dict, now: float) -> bool:
         """The clocks as the journal kept them (a restart): each resumes at what it showed when
