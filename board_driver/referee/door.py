@@ -204,12 +204,12 @@ class Door:
                 tr("time control {control} from the next game")).format(
             control=control_text(controls))
 
-    def set_hints(self, mode: str) -> None:
+    def set_hint_mode(self, mode: str) -> None:
         """What the board lights of the moves: one of the game's hint modes."""
         modes = views.hint_modes(self.state.game.name)
         if mode not in modes:
             raise ValueError("hint mode must be one of " + ", ".join(modes))
-        self.referee.set_moves(mode)
+        self.referee.set_hint_mode(mode)
         if mode == "best" and self.host is not None:
             self.host.want_hints()
         self._done()

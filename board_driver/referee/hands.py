@@ -4,7 +4,7 @@ in"): a piece entered where no sensor sees it (a Treeblox cube above the board),
 remote board), a takeback without the board's hands, and what the menu's answers set going.
 
 The referee owns one Hands and the game; the Hands decide through the referee's own methods
-(`accept`, `decide`, `undo_moves`, `begin`, `set_seats`, `set_moves`) and never hold state of
+(`accept`, `decide`, `undo_moves`, `begin`, `set_seats`, `set_hint_mode`) and never hold state of
 their own. Pure and clock-injected like the referee.
 """
 
@@ -192,7 +192,7 @@ class Hands:
                 ref.keeper.set_controls(parse_time_control(chosen["clock"]), now, this_game=False)
             ref.set_seats(seats_of(chosen.get("seats", "people"), chosen.get("level", "medium")))
             if chosen.get("hints") is not None:
-                ref.set_moves(chosen["hints"])
+                ref.set_hint_mode(chosen["hints"])
             log.info("menu applied: seats %s, clock %s, hints %s", ref.seats,
                      control_text(ref.controls), ref.settings.moves)
             ref.tell("menu-applied", dict(chosen), "board")

@@ -58,7 +58,7 @@ class Referee:
         self.pieces = Pieces(self)   # the pieces on the board against the game
         self.flagged: int | None = None
         # How the board draws: the config's colours, and the hint mode in force (the page, the
-        # sim and the menu change it through `set_moves`).
+        # sim and the menu change it through `set_hint_mode`).
         self.settings = Settings(colours=config.colours, moves=config.moves,
                                  blink_hz=config.blink_hz, winner_seconds=config.winner_seconds,
                                  takeback=config.takeback)
@@ -185,7 +185,7 @@ class Referee:
         log.info("new game of %s %s", self.state.game.name, self.state.options())
         self.tell("new-game", None, origin)
 
-    def set_moves(self, mode: str) -> None:
+    def set_hint_mode(self, mode: str) -> None:
         """What the board lights of the moves (display.moves: off, legal, safe, best)."""
         self.settings = self.settings.with_moves(mode)
         kept.keep(self)   # (survives a restart: kept.py)

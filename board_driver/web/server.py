@@ -442,7 +442,7 @@ class WebServer:
 
     async def _hint(self, request: web.Request) -> web.Response:
         data = await self._body(request, {"mode": True})
-        return self._act(lambda: self.door.set_hints(data["mode"]))
+        return self._act(lambda: self.door.set_hint_mode(data["mode"]))
 
     async def _set_voice(self, request: web.Request) -> web.Response:
         """The voice's settings from the page: a JSON object of any of enabled (true/false),

@@ -16,7 +16,7 @@ def test_seats_hints_and_clock_changed_in_a_session_survive_a_restart(tmp_path):
     t = Tracer(config)
     try:
         t.referee.set_seats(("human", "computer:easy"))
-        t.door.set_hints("legal")
+        t.door.set_hint_mode("legal")
         t.door.set_time_control("5+3")
     finally:
         t.close()
@@ -40,7 +40,7 @@ def test_an_edited_config_wins_over_what_a_session_changed(tmp_path, caplog):
     config = sim_config(journal=str(tmp_path / "j.sqlite"))
     t = Tracer(config)
     try:
-        t.door.set_hints("legal")
+        t.door.set_hint_mode("legal")
     finally:
         t.close()
     edited = dataclasses.replace(config, moves="off")   # the family edits the file
@@ -57,7 +57,7 @@ def test_a_kept_setting_the_board_cannot_use_is_logged_and_the_config_applies(tm
     config = sim_config(journal=str(tmp_path / "j.sqlite"))
     t = Tracer(config)
     try:
-        t.door.set_hints("legal")
+        t.door.set_hint_mode("legal")
         kept = t.session.journal.setting("board")
         kept["values"]["seats"] = ["human", "a cat"]
         t.session.journal.save_setting("board", kept)
