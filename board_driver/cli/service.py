@@ -106,6 +106,11 @@ def install_service(
     step first and then raises the same error (``DryRunRefusal``) saying why.
     """
     root = Path(root)
+    if not root.is_dir():
+        # (an image's root is a folder holding its /etc: useradd --root reads its passwd file)
+        raise ServiceError(f"--root {root}: expected a folder, the root of a Pi image being "
+                           "prepared, " + ("but it is a file" if root.exists() else
+                                           "but there is no such folder"))
     live = (root == Path("/")) if live is None else live
     if not dry_run and (euid or os.geteuid)() != 0:
         raise ServiceError("install-service creates a user and writes to /etc: run it with sudo, "
