@@ -122,6 +122,7 @@ def test_with_a_token_control_without_it_is_refused(browser, sims, tmp_path):
     config.write_text('layout = "tree-planting-classic-pins"\n'
                       f'journal = "{tmp_path / "t.sqlite"}"\n'
                       '[web]\nlisten = "127.0.0.1"\ntoken = "a long board secret"\n')
+    config.chmod(0o600)   # (a config holding a secret that every account can read is refused)
     sim = sims("--config", str(config))
     page = browser.new_page()
     page.goto(sim.url)
