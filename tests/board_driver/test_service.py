@@ -189,6 +189,9 @@ def test_the_unit_has_the_required_keys():
     }
     assert {k: s.get(k) for k in expected} == expected
     assert "RestartSec" in s
+    # Files: beyond every connection the page may hold (the default 1,024 was not).
+    from board_driver.web.guard import MAX_CONNECTIONS
+    assert int(s["LimitNOFILE"]) >= 4 * MAX_CONNECTIONS
     devices = [v for k, v in s.items() if k.split("#")[0] == "DeviceAllow"]
     assert devices == ["char-gpiochip rw", "char-spi rw", "char-ttyACM rw", "/dev/gpiomem rw", "/dev/pio0 rw",
                        "char-alsa rw"]

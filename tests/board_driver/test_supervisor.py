@@ -273,7 +273,7 @@ def test_killing_each_part_in_turn_the_board_recovers_and_loses_nothing(tmp_path
         await match_board(daemon)
 
         # 3. the page's listening socket, closed under it: served again.
-        daemon.web._site._server.close()
+        daemon.web._listener._server.close()   # (the listening socket dies)
         killed = time.monotonic()
         await until(lambda: sup.parts["page"].total_restarts >= 1, "the page to be restarted")
         await until(lambda: sup.parts["page"].state == UP and daemon.web is not None,
