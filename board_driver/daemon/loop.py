@@ -18,7 +18,7 @@ from typing import Any, Callable
 import games
 from board_driver.config import Config, ConfigError, Voice, voice_from_page, voice_settings
 from board_driver.daemon.notify import Notifier, keep_watchdog
-from board_driver.daemon.supervisor import Part, Supervisor
+from board_driver.daemon.supervisor import DOWN, Part, Supervisor
 from board_driver.daemon.speech import SpeechError, open_speech
 from board_driver.referee.door import Door
 from board_driver.referee.session import Session, open_session
@@ -61,6 +61,7 @@ class Daemon:
         self._supervise_handle: asyncio.TimerHandle | None = None
         self._withheld: str | None = None  # why the watchdog ping is withheld, once logged
         self.speech = None    # the voice (daemon/speech.py), when [voice] is enabled
+        self._voice_missing: Problem | None = None   # why it could not open (espeak-ng missing)
         # The voice's settings: the config's [voice], or what the page changed of it (kept in
         # the journal: `_saved_voice`). The daemon's alone; `set_voice` replaces it whole.
         self.voice = config.voice
@@ -132,20 +133,38 @@ class Daemon:
             session.close()
 
     def _start_speech(self) -> None:
-        """The voice, when [voice] is enabled (or --voice-dir): a board without espeak-ng
-        referees on, and says why in the log."""
-        if not self.voice.enabled:
+        """The voice, when [voice] is enabled (or --voice-dir), a part the supervisor owns: a
+        board without espeak-ng referees on with its voice down (logged once, shown on the LEDs
+        and the page like any part down), and tries again now and then."""
+        if not self.voice.enabled or "voice" in self.supervisor.parts:
             return
+        part = Part("voice", check=self._voice_problem, restart=self._open_voice)
         try:
-            self.speech = open_speech(self.voice, self.config.language)
-        except SpeechError as exc:
-            log.error("the board will not speak: %s", exc)
-            return
+            self._open_voice()
+        except SpeechError:
+            part.state, part.why = DOWN, self._voice_missing
+        self.supervisor.add(part)
+
+    def _open_voice(self) -> None:
+        """Start the voice's worker, opening the engine first if it never opened (SpeechError
+        while espeak-ng is missing). A voice that opens late says what happens from then on,
+        not every move since the board started."""
+        if self.speech is None:
+            try:
+                self.speech = open_speech(self.voice, self.config.language)
+            except SpeechError as exc:
+                self._voice_missing = Problem(str(exc), exc.kind)
+                raise
+            self._voice_missing = None
+            moment = self.session.referee.moment(self.loop.time())
+            self._narrator.start(moment)
+            self._narrator(moment)
         self.speech.start()
-        self.supervisor.add(Part("voice", check=self._voice_problem, restart=self.speech.start))
 
     def _voice_problem(self) -> str | None:
-        health = self.speech.health if self.speech is not None else "up"
+        if self.speech is None:
+            return self._voice_missing
+        health = self.speech.health
         return Problem(health.removeprefix("down: "), kind_of(health)) \
             if health.startswith("down") else None
 
@@ -179,7 +198,7 @@ class Daemon:
     def voice_settings(self) -> dict:
         """The voice's settings as the page shows them, and whether it speaks now."""
         health = self.speech.health if self.speech is not None else (
-            "off" if not self.voice.enabled else "down: espeak-ng is missing")
+            "off" if not self.voice.enabled else f"down: {self._voice_missing}")
         return {**voice_settings(self.voice), "health": health,
                 "board_language": self.config.language}
 
@@ -193,11 +212,9 @@ class Daemon:
         if self.speech is not None:
             self.speech.configure(voice, voice.language or self.config.language)
         elif voice.enabled:
-            # (a voice turned on now starts from now: not every move since the board started)
-            moment = self.session.referee.moment(self.loop.time())
-            self._narrator.start(moment)
-            self._narrator(moment)
-            self._start_speech()
+            self._start_speech()   # (from now: not every move since the board started)
+        else:
+            self.supervisor.remove("voice")   # (one that never opened: no longer wanted)
 
     def _start_remote(self, session: Session) -> None:
         from board_driver.remote.link import load_join, settings_from_config
