@@ -53,7 +53,7 @@ class Voice:
     enabled: bool = False
     language: str | None = None     # None: the board's language
     voice: str | None = None        # an espeak-ng voice; None: the language's own ("cmn" for zh)
-    rate: int = 160                 # words a minute
+    rate: int = 160                 # words a minute as English counts them (speech.PACE: others)
     volume: int = 100               # espeak-ng's amplitude, 0..200
     device: str | None = None       # an ALSA device ("plughw:CARD=Headphones"); None: the default
     quiet_hours: tuple[int, int] | None = None  # (start, end) minutes after midnight, or None
