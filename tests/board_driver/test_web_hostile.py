@@ -237,3 +237,39 @@ def test_a_request_without_a_host_header_is_refused_with_a_reason(tmp_path):
             got = await answer(daemon.web.port, b"GET /api/state HTTP/1.0\r\nHost: localhost\r\n\r\n")
             assert b" 200 " in got[:20]
     run(scenario())
+
+
+def test_the_listening_socket_out_of_files_is_logged_in_a_few_single_lines(tmp_path, caplog):
+    """asyncio says so once a second while accept() finds no file (EMFILE), each time with a
+    traceback: one line each, a few a minute, while the page serves."""
+    import errno
+
+    from board_driver.web.guard import ACCEPT_FAILED, LOG_BURST
+
+    async def scenario():
+        async with running(tmp_path) as daemon:
+            loop = asyncio.get_running_loop()
+            for _ in range(50):
+                try:
+                    raise OSError(errno.EMFILE, "Too many open files")
+                except OSError as exc:
+                    loop.call_exception_handler({"message": ACCEPT_FAILED, "exception": exc})
+            loop.call_exception_handler({"message": "something else entirely"})
+    run(scenario())
+    said = [r for r in caplog.records if r.name == "asyncio"]
+    accept = [r for r in said if r.getMessage().startswith(ACCEPT_FAILED)]
+    assert 1 <= len(accept) <= LOG_BURST
+    assert all("\n" not in r.getMessage() and r.exc_info is None for r in accept)
+    assert "Too many open files" in accept[0].getMessage()
+    assert any(r.getMessage() == "something else entirely" for r in said)   # others untouched
+
+
+def test_a_client_is_an_address_or_an_ipv6_network():
+    from board_driver.web.guard import client_of
+
+    assert client_of(("192.168.1.20", 51000)) == "192.168.1.20"
+    assert client_of(("::ffff:192.168.1.20", 51000, 0, 0)) == "192.168.1.20"
+    # one machine may use any address of its /64: one client
+    assert client_of(("2001:db8:1:2:aaaa::1", 1, 0, 0)) == client_of(("2001:db8:1:2::ffff", 1, 0, 0))
+    assert client_of(("2001:db8:1:3::1", 1, 0, 0)) != client_of(("2001:db8:1:2::1", 1, 0, 0))
+    assert client_of(("fe80::1%eth0", 1, 0, 2)) == "fe80::/64"
