@@ -363,7 +363,8 @@ def check_private(path, data: dict[str, Any], mode: int) -> None:
         if isinstance(section, dict) and key in section:
             raise ConfigError(path, f"{table}.{key}", f"a secret kept in a file not every "
                               f"account can read, and {path} is (mode {mode & 0o777:o}): "
-                              f"chmod o-rwx {path}")
+                              f"chmod o-rwx {path} (the service reads it through its group: "
+                              f"chgrp treeboard {path})")
 
 
 def _read_clocks(path, data: dict, cfg: Config) -> None:
