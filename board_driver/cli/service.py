@@ -111,11 +111,12 @@ def install_service(
     step first and then raises the same error (``DryRunRefusal``) saying why.
     """
     root = Path(root)
-    if not root.is_dir():
-        # (an image's root is a folder holding its /etc: useradd --root reads its passwd file)
+    # An image's root is a folder (a new one is made); a file there, or above it, is no root.
+    above = next((p for p in (root, *root.parents) if p.exists()), None)
+    if above is not None and not above.is_dir():
         raise ServiceError(f"--root {root}: expected a folder, the root of a Pi image being "
-                           "prepared, " + ("but it is a file" if root.exists() else
-                                           "but there is no such folder"))
+                           "prepared, but " + ("it is a file" if above == root else
+                                               f"{above} is a file"))
     live = (root == Path("/")) if live is None else live
     if not dry_run and (euid or os.geteuid)() != 0:
         raise ServiceError("install-service creates a user and writes to /etc: run it with sudo, "
