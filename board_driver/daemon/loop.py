@@ -198,7 +198,7 @@ class Daemon:
     def voice_settings(self) -> dict:
         """The voice's settings as the page shows them, and whether it speaks now."""
         health = self.speech.health if self.speech is not None else (
-            "off" if not self.voice.enabled else f"down: {self._voice_missing}")
+            "off" if not self.voice.enabled else f"down: {self._voice_missing or 'not started'}")
         return {**voice_settings(self.voice), "health": health,
                 "board_language": self.config.language}
 
