@@ -342,8 +342,8 @@ def _walk(bench: _Bench, walked: _Walk, seen: dict[Hashable, int], quiet_seconds
     bench.say(f"now a piece on each of the {len(sites)} sensed sites in turn, {site_seconds:g} s each:")
     for n, site in enumerate(sites, 1):
         check = SiteCheck(site)
-        walked.checks.append(check)
         _walk_site(bench, check, seen, n, len(sites), site_seconds)
+        walked.checks.append(check)   # (a turn cut short by Ctrl-C is not judged)
     bench.show({})
 
 
