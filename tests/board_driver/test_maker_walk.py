@@ -18,18 +18,7 @@ from board_driver.cli.maker import map_layout, selftest
 from board_driver.cli.typed_hands import TypedHands
 from board_driver.config import sim_config
 from hardware.layout import load_layout, shipped_layouts
-
-
-class FakeClock:
-    def __init__(self, now: float = 1000.0):
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        assert 0 <= seconds <= 0.5
-        self.now += seconds
+from test_maker import FakeClock
 
 
 @pytest.fixture
