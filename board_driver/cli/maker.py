@@ -47,6 +47,9 @@ POLL_S = 0.01
 EXIT_INTERRUPTED = 130
 EXIT_FAILED = 2
 
+#: Selftest's walk: a sensor other than the site's own that goes on is taken as the one under
+#: the piece (a crossed wire) once it has stayed on this long with the site's own still silent.
+WRONG_SITE_HOLD_S = 1.0
 #: Selftest's LED colour: full white before the layout's brightness cap and current limit.
 TEST_WHITE = (255, 255, 255)
 #: Map: mapped sites glow dim green, so the maker sees the progress.
@@ -349,30 +352,46 @@ def _walk(bench: _Bench, walked: _Walk, seen: dict[Hashable, int], quiet_seconds
 
 def _walk_site(bench: _Bench, check: SiteCheck, seen: dict[Hashable, int], n: int, total: int,
                seconds: float) -> None:
+    """One site's turn: lit, a piece asked for, the sensor that answers, the piece lifted.
+
+    The site's own sensor answers at once. Another one that goes on is taken as the answer
+    (a crossed wire) only once it has stayed on for WRONG_SITE_HOLD_S (or to the end of the
+    turn) with the site's own still silent: one that flickers meanwhile (a reed closing by
+    itself) is only counted."""
     layout, site = bench.layout, check.site
+    own = layout.channels_of_site[site]
     leds = layout.leds_of_site.get(site, ())
     bench.show({site: TEST_WHITE} if leds else {})
     where = f"LED {', '.join(map(str, leds))} lit" if leds else "no LED beside it"
     bench.say(f"put a piece on {site} ({n}/{total}; {where})")
     start = bench.clock()
     lifting_since = None
+    candidate: tuple[Hashable, float] | None = None   # another sensor on, and since when
+
+    def count(channel: Hashable, changes: int = 1) -> None:
+        check.others[channel] = check.others.get(channel, 0) + changes
+
     while True:
         now = bench.clock()
         phase = "place" if check.answered is None else "lift"
         for event in bench.poll(Step(now, phase, bench.hw, site=site)):
             channel = event.channel
             seen[channel] = seen.get(channel, 0) + 1
-            if check.answered is None and event.value is not None:
-                check.answered = channel
-                owner = layout.site_of_channel.get(channel)
-                if channel in layout.channels_of_site[site]:
-                    bench.say(f"  seen: {bench.name(channel)}; lift it")
-                else:
-                    whose = f"which the layout gives to {owner}" if owner else "which the layout gives no site"
-                    bench.say(f"  seen on {bench.name(channel)}, {whose}; lift it")
-                lifting_since = now
-            elif channel != check.answered:
-                check.others[channel] = check.others.get(channel, 0) + 1
+            if check.answered is not None:
+                if channel != check.answered:
+                    count(channel)
+            elif event.value is not None and channel in own:
+                lifting_since = _answer(bench, check, channel, now)
+            elif event.value is not None and candidate is None:
+                candidate = (channel, now)
+            elif candidate is not None and channel == candidate[0]:
+                count(channel, 2)   # on and off again before it could count: a flicker
+                candidate = None
+            else:
+                count(channel)
+        if check.answered is None and candidate is not None and (
+                _reached(now, candidate[1] + WRONG_SITE_HOLD_S) or _reached(now, start + seconds)):
+            lifting_since = _answer(bench, check, candidate[0], now)   # still on: it is the one
         if check.answered is not None and bench.debouncer.settled().get(check.answered) is None:
             return
         if check.answered is None and _reached(now, start + seconds):
@@ -381,7 +400,22 @@ def _walk_site(bench: _Bench, check: SiteCheck, seen: dict[Hashable, int], n: in
         if lifting_since is not None and _reached(now, lifting_since + seconds):
             bench.say(f"  still on after {seconds:g} s; going on")
             return
-        bench.pause(start + seconds if lifting_since is None else lifting_since + seconds)
+        until = start + seconds if lifting_since is None else lifting_since + seconds
+        if candidate is not None and check.answered is None:
+            until = min(until, candidate[1] + WRONG_SITE_HOLD_S)
+        bench.pause(until)
+
+
+def _answer(bench: _Bench, check: SiteCheck, channel: Hashable, now: float) -> float:
+    """Take `channel` as the sensor that answered for the site; say so; the lift starts now."""
+    check.answered = channel
+    owner = bench.layout.site_of_channel.get(channel)
+    if channel in bench.layout.channels_of_site[check.site]:
+        bench.say(f"  seen: {bench.name(channel)}; lift it")
+    else:
+        whose = f"which the layout gives to {owner}" if owner else "which the layout gives no site"
+        bench.say(f"  seen on {bench.name(channel)}, {whose}; lift it")
+    return now
 
 
 def _summary(bench: _Bench, seen: dict[Hashable, int]) -> None:
