@@ -284,3 +284,24 @@ def test_diagnose_names_dead_chattering_and_crossed_sensors():
     assert "crossed: a piece on h0.1 answers on h0.2's sensor and one on h0.2 on h0.1's" in text
     assert "never changed: h0.3 (r0c3): a dead reed, its diode in backwards" in text
     assert "changed by itself: r4c1 -> t0.0 (4 changes with no piece on it)" in text
+
+
+# --- the docs' kits -------------------------------------------------------------------------
+
+DOCS_KIT = ROOT / "docs" / "kit"
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in DOCS_KIT.iterdir()))
+def test_the_kits_in_the_docs_are_what_the_kit_draws_today(name):
+    files = kit_files(load_layout(name))
+    for file in FILES:
+        assert (DOCS_KIT / name / file).read_text(encoding="utf-8") == files[file], (
+            f"docs/kit/{name}/{file} is stale: treeboard kit --layout {name} --out docs/kit/{name} --force")
+    building = (ROOT / "docs" / "building.md").read_text()
+    assert f"](kit/{name}/wiring.svg)" in building and f"](kit/{name}/template.svg)" in building
+
+
+def test_the_docs_show_a_board_of_every_game_and_every_kind_of_sensor():
+    layouts = [load_layout(p.name) for p in DOCS_KIT.iterdir()]
+    assert {layout.game for layout in layouts} == set(games.names())
+    assert {kind for layout in layouts for kind in layout.sensor_types} == {"pins", "matrix", "adc", "bridge"}
