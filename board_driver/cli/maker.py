@@ -1,10 +1,13 @@
 """Tools for the maker wiring a board: `treeboard selftest` and `treeboard map`.
 
-`selftest` lights each LED in turn and says whose it is, then prints every sensor change
-(debounced at the layout's window) for a while, and sums up which sensors were seen and which
-sites never were. `map` keeps a layout's hardware (pins, matrix, ADC wiring, LED chain) but
-finds out which sensor sits under which site: it blinks each site's LED, waits for a piece
-there, and writes a new layout file with what it found.
+`selftest` lights each LED in turn and says whose it is; walks the maker through the board
+(empty for a while, then a piece on each site in turn) and names the sensors that never change,
+change by themselves or answer for the wrong site (hardware/kit/diagnose.py judges); prints
+every sensor change (debounced at the layout's window) for a while; and sums up which sensors
+were seen and which sites never were. `map` keeps a layout's hardware (pins, matrix, ADC
+wiring, LED chain) but finds out which sensor sits under which site: it blinks each site's LED,
+waits for a piece there, and writes a new layout file with what it found. On the simulated
+board the hands are the maker's typed actions (cli/typed_hands.py).
 
 Both scan a matrix at *every* row x column crossing, and an MCP3008 at every channel of each
 chip, not only the ones the layout names: a switch soldered to the wrong crossing shows up

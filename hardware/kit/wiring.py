@@ -104,7 +104,12 @@ def _header(g, x, y, title, header, lines, prefix) -> tuple[float, float]:
         px, py = col_x[side], y + 20 + row * HEADER_ROW
         line = used.get(what) if isinstance(what, int) else None
         name = f"{prefix}{what}" if isinstance(what, int) else what
-        colour = ROLE_COLOURS[line.role] if line else (USED if what in ("5V", "VBUS", "VSYS") else INK if isinstance(what, str) else FAINT)
+        if line is not None:
+            colour = ROLE_COLOURS[line.role]
+        elif isinstance(what, int):
+            colour = FAINT                  # a GPIO the layout leaves free
+        else:
+            colour = USED if what in ("5V", "VBUS", "VSYS") else INK   # a supply pin
         svg.add(g, "circle", cx=px, cy=py, r=5, fill=colour if line else "#ffffff", stroke=colour,
                 class_="pin", data_pin=pin)
         svg.add(g, "text", str(pin), x=px, y=py + 3.5, font_size=7, text_anchor="middle",
