@@ -6,6 +6,8 @@ A bad config is refused with the file, the key and what was expected, e.g.
 
 from __future__ import annotations
 
+import dataclasses
+
 import math
 import os
 import re
@@ -122,6 +124,20 @@ class Config:
     web_token: str | None = None             # needed for control when listening beyond localhost
     language: str = "en"                     # what the board says and shows: en | zh
     voice: Voice = field(default_factory=Voice)
+
+    def freeze(self) -> "Config":
+        """Read only from here on (a board opened from it): what a session changes lives in the
+        referee and the journal's settings (referee/kept.py, the voice's), never in the config,
+        which stays what the file said. A new value is `dataclasses.replace`. Returns itself."""
+        object.__setattr__(self, "_frozen", True)
+        return self
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if self.__dict__.get("_frozen"):
+            raise dataclasses.FrozenInstanceError(
+                f"cannot assign to field {name!r}: the config is read once at start and never "
+                "changed after (a session's changes are kept in the journal)")
+        object.__setattr__(self, name, value)
 
 
 SEAT = re.compile(r"^(human|remote|computer(:[A-Za-z0-9_.-]+)?)$")

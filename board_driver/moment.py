@@ -42,7 +42,7 @@ class Correction:
 @dataclass(frozen=True)
 class Settings:
     """How the board draws, apart from what it draws: the config's colours and timings and the
-    hint mode in force. Changed only by replacing it (`Referee.set_moves`, the menu)."""
+    hint mode in force. Changed only by replacing it (`Referee.set_hint_mode`, the menu)."""
 
     colours: Mapping[str, Colour]
     moves: str = "safe"              # the hint mode: off | legal | safe | best

@@ -9,15 +9,14 @@ frame is computed only when something changed or a blink is due.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import logging
 import signal
 from concurrent.futures import BrokenExecutor, Future
 from typing import Any, Callable
 
-import games
 from board_driver.config import Config, ConfigError, Voice, voice_from_page, voice_settings
 from board_driver.daemon.notify import Notifier, keep_watchdog
+from board_driver.daemon.remote_part import RemotePart
 from board_driver.daemon.supervisor import Part, Supervisor
 from board_driver.daemon.speech import SpeechError, open_speech
 from board_driver.referee.door import Door
@@ -49,8 +48,8 @@ class Daemon:
         self._stop = asyncio.Event()
         self.started = asyncio.Event()  # set once the board runs (and its page, if any, serves)
         self.events = 0
-        self.remote = None   # the RemoteLink, when a seat is played from another board
-        self._link_task: asyncio.Future | None = None
+        # The link to another board, while a seat is played there (daemon/remote_part.py).
+        self.remote_part = RemotePart(self)
         self.computer = None  # the ComputerSeat, when the computer plays a seat
         self._pool = None     # its worker process
         self._worker_problem: str | None = None  # why the worker died (set from any thread)
@@ -75,7 +74,7 @@ class Daemon:
         self._narrator.start(session.referee.moment(loop.time()))
         self.voice = self._saved_voice(session.journal)
         self._start_speech()
-        self.door = Door(session, loop.time, after_change=self._show)
+        self.door = Door(session, loop.time, after_change=self.show)
         self.door.host = self
         session.referee.listeners.append(self._referee_told)
         try:
@@ -87,13 +86,13 @@ class Daemon:
                 button.when_pressed = lambda _d=None, n=name: loop.call_soon_threadsafe(self._press, n)
             # Events may have raced the start: take a fresh snapshot now that we listen.
             session.referee.resync(session.hardware.source.snapshot(), loop.time())
-            self._show()
+            self.show()
             for sig in (signal.SIGTERM, signal.SIGINT):
                 try:
                     loop.add_signal_handler(sig, self.stop)
                 except (NotImplementedError, RuntimeError):  # not the main thread (tests)
                     pass
-            self._start_remote(session)
+            self.remote_part.start(session)
             self._start_computer(session)
             if self.web_enabled:
                 self.supervisor.add(Part("page", check=self._page_problem,
@@ -112,7 +111,7 @@ class Daemon:
             await self._stop.wait()
             if watchdog is not None:
                 watchdog.cancel()
-            await self._stop_remote()
+            await self.remote_part.stop()
         finally:
             self.notifier.stopping()
             if self._supervise_handle is not None:
@@ -199,88 +198,18 @@ class Daemon:
             self._narrator(moment)
             self._start_speech()
 
-    def _start_remote(self, session: Session) -> None:
-        from board_driver.remote.link import load_join, settings_from_config
-
-        config = self.config
-        if "remote" not in session.referee.seats:
-            joined = load_join(config)   # a remote game joined on the page, before a restart
-            if joined is None:
-                return
-            table, seats = joined
-            session.referee.set_seats(seats)
-            # (the config stays as read: the joined game is kept beside the journal)
-            config = dataclasses.replace(config, remote=table)
-        self._link(settings_from_config(config, session.referee.seats))
-
-    def _link(self, settings) -> None:
-        from board_driver.remote.link import RemoteLink
-
-        self.remote = RemoteLink(settings, self.session.referee, self.loop.time)
-        self.remote.after_change = self._show
-        self._link_task = asyncio.ensure_future(self.remote.run())
-        if "remote link" not in self.supervisor.parts:
-            self.supervisor.add(Part("remote link", check=self._remote_problem,
-                                     restart=self._restart_remote))
-
-    def _remote_problem(self) -> str | None:
-        """Why the link's task ended (it runs until cancelled: reconnecting is its own job)."""
-        task = self._link_task
-        if task is None or not task.done() or task.cancelled():
-            return None
-        exc = task.exception()
-        return Problem("its task ended" if exc is None else f"{type(exc).__name__}: {exc}", DIED)
-
-    def _restart_remote(self) -> None:
-        if self.remote is not None:
-            self._link_task = asyncio.ensure_future(self.remote.run())
-
-    async def _stop_remote(self) -> None:
-        task, self._link_task = self._link_task, None
-        if task is not None:
-            task.cancel()
-            try:
-                await task
-            except asyncio.CancelledError:
-                pass
-        if self.remote is not None:
-            self.remote.detach()
-            self.remote = None
-        self.supervisor.remove("remote link")
+    @property
+    def remote(self):
+        """The RemoteLink, while a seat is played from another board; else None."""
+        return self.remote_part.link
 
     def join_remote(self, table: dict, seat: int | None) -> None:
-        """Join a remote game from the page: `table` as the config's [remote] would hold it,
-        `seat` the seat played here (None: watch). A game in progress here is closed first:
-        a remote game starts from its first move on both boards. Kept beside the journal, so
-        the board is still in the game after a restart. Raises ConfigError naming what is wrong."""
-        from board_driver.remote.link import save_join, settings_from_config
-
-        if self.remote is not None:
-            raise games.IllegalMove("join", "this board is in a remote game already; leave it first")
-        referee = self.session.referee
-        if any(p.startswith("computer") for p in referee.seats):
-            raise games.IllegalMove("join", "the computer plays a seat here; give both seats to "
-                                            "people before joining a remote game")
-        players = ["remote", "remote"]
-        if seat is not None:
-            players[seat] = "human"
-        trial = dataclasses.replace(self.config, remote=table)
-        settings = settings_from_config(trial, tuple(players))  # the broker, game id and secret
-        save_join(self.config, table, tuple(players))
-        referee.set_seats(players)
-        if referee.state.moves:
-            referee.new_game(self.loop.time(), origin="remote-join")
-        self._link(settings)
+        """Join a remote game from the page (RemotePart.join)."""
+        self.remote_part.join(table, seat)
 
     async def leave_remote(self) -> None:
         """Leave the remote game (the page): both seats are played here again."""
-        from board_driver.remote.link import forget_join
-
-        if self.remote is None:
-            raise games.IllegalMove("leave", "this board is in no remote game")
-        await self._stop_remote()
-        forget_join(self.config)
-        self.session.referee.set_seats(("human", "human"))
+        await self.remote_part.leave()
 
     def _start_computer(self, session: Session) -> None:
         from board_driver.referee.seats import ComputerSeat, computer_seats
@@ -295,7 +224,7 @@ class Daemon:
             return  # no computer seat, no hints: no worker (until the page asks for hints)
         self.computer = ComputerSeat(session.referee, levels, submit=self._submit,
                                      call_soon=self._from_worker,
-                                     clock=self.loop.time, after_change=self._show)
+                                     clock=self.loop.time, after_change=self.show)
         self.computer.poke()
 
     def in_worker(self, fn, *args) -> asyncio.Future:
@@ -358,7 +287,7 @@ class Daemon:
 
             self.computer = ComputerSeat(self.session.referee, {}, submit=self._submit,
                                          call_soon=self._from_worker,
-                                         clock=self.loop.time, after_change=self._show)
+                                         clock=self.loop.time, after_change=self.show)
         return self.computer
 
     def want_hints(self) -> None:
@@ -447,7 +376,7 @@ class Daemon:
         systemd's status line says it."""
         words = self.supervisor.down_details()
         self.notifier.status(words or "every part is up")
-        self._show()
+        self.show()
 
     # --- events (threads hand over; the loop does the work) --------------------------------
 
@@ -491,10 +420,10 @@ class Daemon:
     def _tick(self) -> None:
         self._tick_handle = None
         if self.session.referee.tick(self.loop.time()):
-            self._show()
+            self.show()
         self._schedule_tick()
 
-    def _show(self) -> None:
+    def show(self) -> None:
         if self.computer is not None:
             self.computer.poke()  # after every change: its turn, with the board agreeing?
         now = self.loop.time()
@@ -521,7 +450,7 @@ class Daemon:
             self._show_handle.cancel()
             self._show_handle = None
         if wake is not None:
-            self._show_handle = self.loop.call_at(wake, self._show)
+            self._show_handle = self.loop.call_at(wake, self.show)
         self._schedule_tick()   # (a clock may have started)
 
     # --- systemd watchdog -----------------------------------------------------------------------

@@ -6,10 +6,20 @@ sensors with the game, touch input, the seats and the computer's turn, the journ
 that opens a board from its config, and the tracer that drives the same referee on a simulated
 clock (for `trace`, the sim's actions and the tests).
 
-May import: games, games.ai, hardware, firmware_bridge, board_driver.config, board_driver.views.
-Never the daemon, web, remote or cli rooms, which drive it.
+May import: games, games.ai, hardware, firmware_bridge, board_driver.config, board_driver.views,
+board_driver.moment (the frozen value it hands the views). Never the daemon, web, remote or cli
+rooms, which drive it.
 
-  referee.py    the Referee: the one owner of the game on the board
+  referee.py    the Referee: the one owner of the game on the board; `moment(now)` for the views
+  decisions.py  what it decided the board shows, and the frozen Moments made of it
+  reading.py    the sensors, settled: debounce, channel to site
+  pieces.py     a move made with pieces: the reading against the game
+  hands.py      a move made otherwise (entries, buttons, taps, another seat), the menu's answers
+  timekeeper.py the clocks of the game, and what a clock running out does to it
+  clock.py      time controls and the two clocks
+  menu.py       the menu, a mode: a board set up with no screen
+  kept.py       what a session changed of the board, kept in the journal
+  door.py       the one way in for everything that acts on a board
   reconcile.py  sensors against the game: which move, what to correct
   touch.py      taps and holds (Game for the Trees)
   seats.py      who plays each seat; the computer's and hints' requests

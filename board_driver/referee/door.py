@@ -162,7 +162,8 @@ class Door:
 
     def set_seat(self, seat: int, player: str) -> None:
         """Who plays `seat`: "human" or "computer:LEVEL", at once (the computer thinks now if
-        it is its turn). Not kept across a restart: the config's `players` is the default."""
+        it is its turn). Kept across a restart in the journal (referee/kept.py), until the
+        config's `players` is edited."""
         if seat not in (0, 1):
             raise ValueError(f"seat must be 0 (moves first) or 1, not {seat!r}")
         levels = ", ".join(f"computer:{name}" for name in games.ai.LEVELS)
@@ -203,12 +204,12 @@ class Door:
                 tr("time control {control} from the next game")).format(
             control=control_text(controls))
 
-    def set_hints(self, mode: str) -> None:
+    def set_hint_mode(self, mode: str) -> None:
         """What the board lights of the moves: one of the game's hint modes."""
         modes = views.hint_modes(self.state.game.name)
         if mode not in modes:
             raise ValueError("hint mode must be one of " + ", ".join(modes))
-        self.referee.set_moves(mode)
+        self.referee.set_hint_mode(mode)
         if mode == "best" and self.host is not None:
             self.host.want_hints()
         self._done()

@@ -15,44 +15,28 @@ in the same loop. No decision calls back into `_decide`.
 from __future__ import annotations
 
 import logging
-from functools import partial
 from typing import Any, Callable, Hashable, Mapping
 
 import games
 from board_driver import views
-from board_driver.moment import Correction, Moment, Settings, TouchFace, frozen_map
-from board_driver.referee.clock import TimeControl, control_text, parse_time_control
-from board_driver.referee.menu import Menu, current_choices, seats_of
-from board_driver.referee.reconcile import (candidate_moves, changed_sites, differences,
-                                            reconcile)
-from board_driver.referee.timekeeper import CHECKPOINT_S, Timekeeper, default_controls
+from board_driver.moment import Correction, Moment, Settings
+from board_driver.referee.decisions import Decisions, Moments
+from board_driver.referee import kept
+from board_driver.referee.kept import check_seats
+from board_driver.referee.clock import TimeControl
+from board_driver.referee.hands import Hands
+from board_driver.referee.menu import Menu
+from board_driver.referee.pieces import Pieces
+from board_driver.referee.timekeeper import (CHECKPOINT_S, Clockwork, Timekeeper,
+                                             default_controls)
 from board_driver.referee.touch import TouchInput, is_touch_game
 from board_driver.views.frame import compose
-from board_driver.views.narrate import takeback_words
-from games.base import Reason
-from hardware.base import PRESENT, SensorEvent
-from hardware.debounce import Debouncer
+from board_driver.referee.reading import BoardReading
+from hardware.base import SensorEvent
 
 log = logging.getLogger("treeboard.referee")
 
-__all__ = ["Referee", "CHECKPOINT_S", "takeback_words", "check_seats"]
-
-#: What a seat may be: a person at this board, the computer at a level, another board.
-SEAT_KINDS = ("human", "computer", "remote")
-
-
-def check_seats(seats: Any) -> tuple[str, str]:
-    """Two seats, each "human", "remote" or "computer:LEVEL"; raises ValueError otherwise."""
-    seats = tuple(seats)
-    if len(seats) != 2 or not all(isinstance(s, str) and s.split(":", 1)[0] in SEAT_KINDS
-                                  for s in seats):
-        raise ValueError(f"seats must be two of human, remote, computer:LEVEL; got {seats!r}")
-    return seats  # type: ignore[return-value]
-
-
-def _sorted(corrections) -> list[Correction]:
-    return sorted(corrections, key=lambda c: c.site)
-
+__all__ = ["Referee", "CHECKPOINT_S", "site_colours"]
 
 class Referee:
     def __init__(self, state: games.State, layout: Any, leds: Any, journal: Any, config: Any,
@@ -62,24 +46,22 @@ class Referee:
         self.leds = leds
         self.journal = journal
         self.config = config      # read only: what a session changes is the referee's own
-        window = layout.debounce_s if debounce_s is None else debounce_s
-        self.debouncer = Debouncer(window)
-        # Channels whose piece came off since the last decision (raw edges, before debounce):
-        # one that is back on when the board is quiet was swapped faster than the debounce.
-        self._lifted: dict[Hashable, float] = {}
-        self._window = window
+        # What the sensors say the board holds, settled (reading.py).
+        self.reading = BoardReading(layout, layout.debounce_s if debounce_s is None
+                                    else debounce_s)
+        self.reading.watch(state.sites())
         # The players' clocks (timekeeper.py); `flagged` the seat whose time ran out (the game
         # is then over, lost by that seat).
         self.keeper = Timekeeper(default_controls(config, state.game), journal)
+        self.clockwork = Clockwork(self)
+        self.hands = Hands(self)   # entries, buttons, taps and the menu's answers
+        self.pieces = Pieces(self)   # the pieces on the board against the game
         self.flagged: int | None = None
-        self.physical: dict[str, str | None] = {}   # settled reading of every sensed site
-        self._channel_values: dict[Hashable, str | None] = {}
         # How the board draws: the config's colours, and the hint mode in force (the page, the
-        # sim and the menu change it through `set_moves`).
+        # sim and the menu change it through `set_hint_mode`).
         self.settings = Settings(colours=config.colours, moves=config.moves,
                                  blink_hz=config.blink_hz, winner_seconds=config.winner_seconds,
                                  takeback=config.takeback)
-        self.sensed = [s for s in state.sites() if s in layout.channels_of_site]
         # Who plays each seat: "human" at this board, "computer:LEVEL", or "remote" (another
         # board). Only a human seat's moves come in through the sensors. The referee's alone:
         # the config's `players` is where a board starts; `set_seats` changes them.
@@ -98,18 +80,11 @@ class Referee:
         self.touch = TouchInput() if is_touch_game(state) else None
         # The menu (menu.py): a mode in which the board is set up.
         self.menu = Menu(self.sensed, views.hint_modes(state.game.name))
-        # What the referee decided the board shows besides the game (drawn from `moment`).
-        self._corrections: list[Correction] = []
-        self._completions: list[Correction] = []
-        self._lifted_sites: frozenset = frozenset()   # a move in progress: pieces lifted
-        self._to_make: frozenset = frozenset()   # the other seat's move, still to put down
-        self._to_make_by = "computer"
-        self._over_since: float | None = None
-        self._hints: dict[str, str] = {}
-        self._hint_reason: str | None = None
-        self._hint_move: str | None = None
-        self._game = 0   # which game of this board's life (the views tell a new one by it)
-        self._position: tuple[Any, Any] = (None, None)   # (key, copy) for `moment`
+        # What the referee decided the board shows besides the game (decisions.py), and the
+        # frozen moments made of it and the game for the views.
+        self.decided = Decisions()
+        self.moments = Moments(self)
+        self.game_number = 0   # which game of this board's life (the views tell a new one by it)
 
     # --- reading -----------------------------------------------------------------------------
 
@@ -118,21 +93,35 @@ class Referee:
         return self._seats
 
     @property
+    def sensed(self) -> list[str]:
+        """The game's sites a sensor watches."""
+        return self.reading.sensed
+
+    @property
+    def physical(self) -> dict[str, str | None]:
+        """The settled reading of every sensed site (read only: the reading's)."""
+        return self.reading.physical
+
+    @property
+    def debouncer(self):
+        return self.reading.debouncer
+
+    @property
     def corrections(self) -> list[Correction]:
-        return list(self._corrections)
+        return list(self.decided.corrections)
 
     @property
     def completions(self) -> list[Correction]:
-        return list(self._completions)
+        return list(self.decided.completions)
 
     @property
     def to_make(self) -> frozenset:
         """The sites of the other seat's move still to be made on the board."""
-        return self._to_make
+        return self.decided.to_make
 
     @property
     def hints(self) -> dict[str, str]:
-        return dict(self._hints)
+        return dict(self.decided.hints)
 
     @property
     def clocks(self):
@@ -158,44 +147,8 @@ class Referee:
         return self._seats[player] == "human"
 
     def moment(self, now: float) -> Moment:
-        """What the board is at `now`, frozen, for the views to draw (DESIGN.md, "The seam").
-        The position is a copy, made again only when the game changed."""
-        state, keeper = self.state, self.keeper
-        key = (self._game, id(state), len(state.moves), str(state.moves[-1]) if state.moves
-               else None)
-        if self._position[0] != key:
-            self._position = (key, state.copy())
-        position = self._position[1]
-        clocks = keeper.clocks
-        running = clocks.running
-        return Moment(
-            settings=self.settings, state=position, game=self._game, seats=self._seats,
-            sensed=tuple(self.sensed), corrections=tuple(self._corrections),
-            completions=tuple(self._completions), lifted=self._lifted_sites,
-            to_make=self._to_make, to_make_by=self._to_make_by, holding=self._hold,
-            over_since=self._over_since, flagged=self.flagged,
-            timed_out=frozenset(self.timed_out),
-            takeback_depth=self.takeback_depth() if state.moves and not self.over else 0,
-            clocks=tuple(keeper.left(now)) if clocks.timed else None, clock_running=running,
-            turn_left=clocks.left(running, now) if running is not None else None,
-            clock_control=control_text(clocks.controls) if clocks.timed else None,
-            hints=self._hints, hint_reason=self._hint_reason, hint_move=self._hint_move,
-            menu=self.menu.face(self.touch is not None), touch=self._touch_face(position))
-
-    def _touch_face(self, position: Any) -> TouchFace | None:
-        touch = self.touch
-        if touch is None:
-            return None
-        name = position.game.name
-        shown = touch.shown_state(self.state)   # (the live state: it keys the selection)
-        return TouchFace(
-            shown=position if shown is self.state else shown, selected=touch.selected,
-            targets=frozenset(touch.targets), stops=frozenset(touch.stops),
-            choice=bool(touch.choice), choice_target=touch.choice_target,
-            confirming=touch.confirming, flash=touch.flash, words=touch.words(name),
-            note=touch.note_words(views.players(name)),
-            note_key=touch.note[0] if touch.note is not None else None,
-            described=frozen_map(touch.describe()))
+        """What the board is at `now`, frozen, for the views to draw (DESIGN.md, "The seam")."""
+        return self.moments.at(now)
 
     # --- the game in progress ------------------------------------------------------------
 
@@ -203,10 +156,10 @@ class Referee:
                  origin: str = "board") -> None:
         """Start over (with other options of the same game, if given). Raises games.GameError
         for options the game refuses or whose sites this board has no sensor for."""
-        self._begin(now, options, origin)
-        self._decide(now)
+        self.begin(now, options, origin)
+        self.decide(now)
 
-    def _begin(self, now: float, options: dict[str, Any] | None = None,
+    def begin(self, now: float, options: dict[str, Any] | None = None,
                origin: str = "board") -> None:
         """A new game in place of this one, not yet reconciled with the board."""
         game = self.state.game
@@ -217,9 +170,9 @@ class Referee:
             raise games.BadOptions(f"layout {self.layout.name} has no sensor for {unsensed[0]}: "
                                    "that game does not fit this board")
         self.state = state
-        self._game += 1
+        self.game_number += 1
         self.timed_out = set()
-        self.sensed = [s for s in state.sites() if s in self.layout.channels_of_site]
+        self.reading.watch(state.sites())
         self.flagged = None
         self.menu = Menu(self.sensed, views.hint_modes(state.game.name))
         # A new game starts from an empty board: pieces of the old one still standing are to be
@@ -228,66 +181,42 @@ class Referee:
         self._hold = self.touch is None
         self.journal.start_game(self.state.game.name, self.state.options())
         self.keeper.start(now)
-        self._over_since = None
+        self.decided.over_since = None
         log.info("new game of %s %s", self.state.game.name, self.state.options())
-        self._tell("new-game", None, origin)
+        self.tell("new-game", None, origin)
 
-    def set_moves(self, mode: str) -> None:
+    def set_hint_mode(self, mode: str) -> None:
         """What the board lights of the moves (display.moves: off, legal, safe, best)."""
         self.settings = self.settings.with_moves(mode)
+        kept.keep(self)   # (survives a restart: kept.py)
 
     def set_hints(self, hints: dict[str, str], reason: str | None = None,
                   move: str | None = None) -> None:
         """The computer's hints for the position (site -> "best", "keeps" or "loses"), shown
         while display.moves is "best", why the best move (a sentence, or None) and its
         notation; `{}` clears them."""
-        self._hints = dict(hints)
-        self._hint_reason = reason if hints else None
-        self._hint_move = move if hints else None
+        self.decided.hints = dict(hints)
+        self.decided.hint_reason = reason if hints else None
+        self.decided.hint_move = move if hints else None
 
     def set_seats(self, seats: Any) -> None:
         """Who plays each seat (the door, the menu, joining or leaving a remote game). Raises
         ValueError for seats that are not two of human, remote, computer:LEVEL."""
         self._seats = check_seats(seats)
+        kept.keep(self)   # (survives a restart: kept.py)
+
+    def restore_kept(self, seats: tuple[str, str], moves: str, controls: Any) -> None:
+        """Seats, hint mode and clock as a session last kept them (kept.restore)."""
+        self._seats, self.settings = seats, self.settings.with_moves(moves)
+        self.keeper.adopt(controls, this_game=not self.state.moves)
 
     # --- seats not at this board ---------------------------------------------------------------
 
     def play_for_seat(self, move: Any, now: float, origin: str) -> None:
-        """A move of a seat not at this board (the computer, a remote board). It is played in
-        the game at once; the board then differs from the game, and the correction machinery
-        lights the pieces to put. Raises games.IllegalMove and changes nothing if it is this
-        board's turn or the move is not legal."""
-        state = self.state
-        if self.over:
-            raise games.IllegalMove(move, Reason("the game is over"))
-        if self.at_board(state.to_move):
-            raise games.IllegalMove(move, Reason("it is this board's turn, not the other seat's"))
-        if isinstance(move, str):
-            move = state.parse_move(move)
-        state.copy().play(move)   # raises IllegalMove before anything is recorded
-        before = state.occupancy()
-        self._accept(move, now, origin)
-        after = self.state.occupancy()
-        # What the move changed is the other seat's move to make on this board, shown as an
-        # invitation ("the computer's move: make it"), not as a mistake; moves in a row add up.
-        self._to_make |= {s for s in before.keys() | after.keys()
-                          if before.get(s) != after.get(s)}
-        self._to_make_by = origin
-        self._decide(now)
+        """A move of a seat not at this board (the computer, a remote board): Hands.for_seat."""
+        self.hands.for_seat(move, now, origin)
 
-    def _owed(self, move: Any) -> bool:
-        """Whether `move` changes a site where the other seat's move still owes its piece
-        (`to_make`): the site reads as it does because the piece is not put yet."""
-        if not self._to_make:
-            return False
-        state = self.state
-        before = state.occupancy()
-        state.play(move)
-        after = state.occupancy()
-        state.undo()
-        return any(before.get(s) != after.get(s) for s in self._to_make)
-
-    def _tell(self, what: str, move: Any, origin: str) -> None:
+    def tell(self, what: str, move: Any, origin: str) -> None:
         for listener in list(self.listeners):
             try:
                 listener(what, move, origin)
@@ -298,118 +227,45 @@ class Referee:
 
     def resync(self, snapshot: Mapping[Hashable, str | None], now: float) -> None:
         """Take a full snapshot as the settled board (at start, after a reconnect)."""
-        self.debouncer.reset(snapshot)
-        self._lifted.clear()
-        self._channel_values = dict(snapshot)
-        self.physical = {site: self._site_value(site) for site in self.sensed}
+        self.reading.resync(snapshot)
         if self.touch is not None:
             self.touch.forget_touches()
-        self._decide(now)
+        self.decide(now)
 
     def feed(self, event: SensorEvent) -> None:
         """A raw sensor change (on the loop thread). Acted on once it settles, in `tick`."""
-        if event.value is None and self._channel_values.get(event.channel) is not None:
-            self._lifted.setdefault(event.channel, event.timestamp)
-        self.debouncer.feed(event)
+        self.reading.feed(event)
 
     def next_deadline(self) -> float | None:
-        deadline = self.debouncer.next_deadline()
-        if deadline is None and self._lifted:
-            # Only a swap faster than the debounce is waiting: decide when its lift would have
-            # settled.
-            deadline = min(self._lifted.values()) + self._window
-        return deadline
+        return self.reading.next_deadline()
 
     def tick(self, now: float) -> bool:
         """Take in the changes that have settled. Decide only when the whole board is quiet:
         two pieces put down at once are one change to correct, not two moves."""
-        settled = self.debouncer.due(now)
+        reading = self.reading
         menu_due = (deadline := self.menu.deadline()) is not None and now >= deadline
-        for event in settled:
-            self._channel_values[event.channel] = event.value
-            site = self.layout.site_of_channel.get(event.channel)
-            if site is None:
-                log.warning("sensor channel %r is in no site of layout %s", event.channel,
-                            self.layout.name)
-                continue
-            self.physical[site] = self._site_value(site)
-            if self.touch is not None:
-                self._touched(site, now)
+        settled = 0
+        for site in reading.settle(now):
+            settled += 1
+            if site is not None and self.touch is not None:
+                self.hands.touched(site, now)
         if menu_due and self.menu.timed_out(now):
             log.info("menu: left by its timeout, nothing changed")
-            self._carry_out(self._menu("leave", now), now)
+            self.hands.carry_out(self.hands.answer("leave", now), now)
             return True
         if self.touch is not None:
-            self._lifted.clear()  # (swaps faster than the debounce are a piece game's matter)
+            reading.forget_lifts()  # (swaps faster than the debounce are a piece game's matter)
             return self._timed(now) or bool(settled)
-        if (settled or self._lifted or menu_due) and not self.debouncer.pending():
-            self._decide(now, self._swapped())
+        if (settled or reading.lifting or menu_due) and reading.quiet:
+            self.decide(now, reading.swapped())
             return True
         return self._timed(now)
 
-    def _swapped(self) -> list[str]:
-        """Sites whose piece came off and went back on faster than the debounce (the board
-        is quiet, so every lifted channel has either settled empty or is back)."""
-        sites = {self.layout.site_of_channel.get(ch) for ch in self._lifted
-                 if self._channel_values.get(ch) is not None}
-        self._lifted.clear()
-        return sorted(s for s in sites if s is not None and self.physical.get(s) is not None)
-
-    def _site_value(self, site: str) -> str | None:
-        # A site watched by several sensors holds a piece when any of them sees one.
-        values = [self._channel_values.get(ch) for ch in self.layout.channels_of_site.get(site, ())]
-        found = [v for v in values if v is not None]
-        if not found:
-            return None
-        kinds = [v for v in found if v != PRESENT]
-        return kinds[0] if kinds else PRESENT
-
-    def _occupied(self) -> set[str]:
-        return {site for site in self.sensed if self.physical.get(site) is not None}
-
     # --- entries the board cannot sense, and buttons ------------------------------------------
 
-    def enter(self, site: str, kind: str, now: float) -> None:
-        """A piece placed where no sensor sees it (Treeblox above the board): play the one legal
-        move that puts `kind` on `site`. Raises games.IllegalMove if there is none."""
-        state = self.state
-        before = state.occupancy()
-        found = None
-        for move in candidate_moves(state, [site]):
-            state.play(move)
-            after = state.occupancy()
-            state.undo()
-            if changed_sites(before, after) == {site} and after.get(site) == kind:
-                found = move
-                break
-        if found is None:
-            raise games.IllegalMove(f"{kind} at {site}",
-                                    Reason("no legal move puts that piece there now"))
-        if not self.at_board(state.to_move):
-            raise games.IllegalMove(f"{kind} at {site}", Reason("it is the other seat's turn"))
-        if self.flagged is not None:
-            raise games.IllegalMove(f"{kind} at {site}", Reason("the game is over: time ran out"))
-        self._accept(found, now)
-        self._decide(now)
-
     def takeback(self, now: float, origin: str = "page") -> str:
-        """Take back the last move without the board's hands (the page's takeback, or one
-        agreed with a remote board; lifting the last piece does the same on the board). The
-        pieces it put down then light as corrections, and nothing is played until they are
-        lifted. Returns the move taken back; raises games.IllegalMove when there is none."""
-        if self.over:
-            raise games.IllegalMove("takeback", Reason("the game is over; start a new game "
-                                                       "instead"))
-        if not self.state.moves:
-            raise games.IllegalMove("takeback", Reason("no move to take back"))
-        depth = self.takeback_depth()
-        if depth == 0:
-            raise games.IllegalMove("takeback", Reason("no move of this board's to take back: "
-                                                       "the computer's move stands"))
-        undone = self._undo(depth, origin)
-        self._hold = self.touch is None   # (a touch board has no pieces to lift)
-        self._decide(now)
-        return takeback_words(self.state.game.name, undone)
+        """Take back the last move without the board's hands (Hands.takeback); returns it."""
+        return self.hands.takeback(now, origin)
 
     def takeback_depth(self) -> int:
         """How many moves a takeback takes back. Against the computer, a player's move and the
@@ -429,7 +285,7 @@ class Referee:
         # and its move not yet made on the board is an invitation, never a piece lifted.
         return 0
 
-    def _undo(self, depth: int, origin: str) -> list[tuple[str, bool]]:
+    def undo_moves(self, depth: int, origin: str) -> list[tuple[str, bool]]:
         """Take back `depth` moves (journal first); returns each (move, made at this board),
         last move first."""
         undone = []
@@ -438,173 +294,46 @@ class Referee:
             move = self.state.undo()
             undone.append((str(move), self.at_board(self.state.to_move)))
             log.info("takeback (%s): %s", origin, move)
-            self._tell("undo", move, origin)
-        self._to_make = frozenset()
+            self.tell("undo", move, origin)
+        self.decided.to_make = frozenset()
         self.keeper.undone = True   # (no increment for a move taken back)
         return undone
 
+    # --- entries, buttons, taps and the menu (hands.py) ----------------------------------------
+
+    def enter(self, site: str, kind: str, now: float) -> None:
+        """A piece placed where no sensor sees it (Treeblox above the board): the one legal move
+        that puts `kind` on `site`. Raises games.IllegalMove if there is none."""
+        self.hands.enter(site, kind, now)
+
     def lift_entry(self, site: str, now: float) -> None:
-        """The piece entered last on a site no sensor sees, lifted again: a takeback, as
-        lifting the last piece off a sensed site is. Raises games.IllegalMove otherwise."""
-        state = self.state
-        if not self.settings.takeback:
-            raise games.IllegalMove(f"lift {site}", Reason("takebacks are off (display.takeback)"))
-        before = state.occupancy()
-        if site not in self.sensed and site not in before:
-            raise games.IllegalMove(f"lift {site}", Reason("nothing to lift at {site}", site=site))
-        if not state.moves or site in self.sensed:
-            raise games.IllegalMove(f"lift {site}", Reason("only the last piece entered can be "
-                                                           "taken back"))
-        last = state.undo()
-        after = state.occupancy()
-        if site not in before or changed_sites(before, after) != {site}:
-            state.play(last)
-            raise games.IllegalMove(f"lift {site}", Reason("only the last piece entered can be "
-                                                           "taken back"))
-        state.play(last)  # put back, to take it back the journalled way
-        self.takeback(now)
+        """The piece entered last on a site no sensor sees, lifted again: a takeback."""
+        self.hands.lift_entry(site, now)
 
     def press(self, name: str, now: float) -> None:
-        """A named button: `end_turn` ends the turn (a pass with no placement), where the game
-        has such a move; `menu` opens the menu (between games) or leaves it."""
-        if name == "menu":   # a layout's menu button: opens the menu between games, or leaves it
-            if self.menu.open:
-                self._carry_out(self._menu("leave", now), now)
-            elif self.menu.available and self._menu_may_open():
-                self._carry_out(self._menu("enter", now, by_button=True), now)
-            return
-        if name != "end_turn" or self.over or not self.at_board(self.state.to_move):
-            return
-        move = self.state.end_turn_move()
-        if move is None:
-            log.info("end-turn button ignored: the game has no end-turn move")
-            return
-        try:
-            self.state.copy().play(move)
-        except games.IllegalMove as exc:
-            log.info("end-turn button ignored: %s", exc.reason)
-            return
-        self._accept(move, now)
-        self._decide(now)
-
-    # --- touch input (games with input_mode "touch") -----------------------------------------
+        """A named button: `end_turn` (a pass with no placement), `menu` (opens or leaves it)."""
+        self.hands.press(name, now)
 
     def gesture(self, site: str, held: bool, now: float) -> None:
-        """A tap (or, `held`, a hold) of `site` made without the sensors (the sim's `tap` and
-        `hold`): the same as the wand's, whatever the time between the typed lines. Raises
-        games.IllegalMove in a game that takes no taps, or for a site not on the board."""
-        if self.touch is None:
-            raise games.IllegalMove(f"tap {site}", Reason("this game's moves are made with "
-                                                          "pieces, not taps: place and lift "
-                                                          "them"))
-        if site not in self.state.sites():
-            raise games.IllegalMove(f"tap {site}", Reason("{site} is no square of this board",
-                                                          site=site))
-        if self.menu.open:   # a tap in the menu chooses
-            if self.menu.choose(site, now) == "apply":
-                self._carry_out(self._menu("apply", now), now)
-            return
-        self._gestured(self.touch.gesture(site, held, now, self.state, over=self.over), now)
+        """A tap (or, `held`, a hold) of a touch game's `site` made without the sensors."""
+        self.hands.gesture(site, held, now)
 
-    def _touched(self, site: str, now: float) -> None:
-        on = self.physical[site] is not None
-        corners = self.menu.corners or ()
-        corners_on = all(self.physical.get(c) is not None for c in corners)
-        what = self.menu.touched(site, on, corners_on, self._menu_may_open(), now)
-        if what is None:
-            self._gestured(self.touch.sensor(site, on, now, self.state, over=self.over), now)
-            return
-        if what in ("enter", "leave", "corners"):
-            # Both corners touched at once (a wand touches one square at a time).
-            self.touch.forget_touches()
-        if what in ("enter", "leave", "apply"):
-            self._carry_out(self._menu(what, now), now)
+    def hold_for_pieces(self) -> None:
+        """Nothing is played until the board matches the game (a touch board has no pieces)."""
+        self._hold = self.touch is None
 
-    def _gestured(self, what: Any, now: float) -> None:
-        if what == "new-game":
-            self.new_game(now)
-        elif what is not None:
-            if self.at_board(self.state.to_move):  # not the computer's or a remote board's turn
-                self._accept(what, now)
-            self.touch.reset()
-
-    # --- the menu (menu.py; docs/board.md, "The menu") ---------------------------------------
-
-    def menu_deadline(self) -> float | None:
-        """When the menu leaves by itself, or opens (both corner pieces held): None if neither."""
-        return self.menu.deadline()
-
-    def _menu_may_open(self) -> bool:
-        """Whether the button or a touch board's corners may open the menu now: between games
-        (mid-game it would abandon one), never in a remote game."""
-        return "remote" not in self._seats and (not self.state.moves or self.over)
-
-    def _menu_reading(self, now: float) -> tuple[bool, Callable[[float], None] | None]:
-        """A piece board's reading, offered to the menu: the gesture that opens it, and, open,
-        its choices. Returns whether the menu took the reading (nothing is played then) and
-        what it sets going."""
-        menu = self.menu
-        may_open = not (self.over or self._hold or "remote" in self._seats
-                        or len(self.state.moves) > 2)
-        expected = {s for s, v in self.state.occupancy().items() if v is not None}
-        was_open = menu.open
-        what = menu.reading(self._occupied(), now, may_open=may_open,
-                            only_corners=expected <= set(menu.corners or ()))
-        if what is None:
-            return was_open, None
-        return True, self._menu(what, now)
-
-    def _menu(self, what: str, now: float, by_button: bool = False
-              ) -> Callable[[float], None] | None:
-        """Carry out what the menu answered; returns what follows for the decide loop (a new
-        game after "apply"; the board reconciled again after "leave"), or None while the menu
-        holds the board."""
-        if what == "enter":
-            if self.state.moves and not self.over and not by_button:
-                # The corner pieces were legal moves, played at once: the gesture takes them back.
-                self._undo(len(self.state.moves), "menu")
-            self.menu.enter(now, current_choices(self._seats, control_text(self.controls),
-                                                 self.settings.moves),
-                            self._occupied(), by_button)
-            self._corrections, self._completions = [], []
-            log.info("menu opened")
-            self._tell("menu-open", None, "board")
-            return None
-        if what == "leave":
-            log.info("menu: left, nothing changed")
-            self.menu.close()
-            self._hold = self.touch is None   # the menu's pieces come off before play goes on
-            self._tell("menu-closed", None, "board")
-            return lambda now: None
-        if what == "apply":
-            chosen = self.menu.chosen
-            self.menu.close()
-            self.set_seats(seats_of(chosen.get("seats", "people"), chosen.get("level", "medium")))
-            if chosen.get("clock") is not None:
-                self.keeper.controls = parse_time_control(chosen["clock"])
-            if chosen.get("hints") is not None:
-                self.set_moves(chosen["hints"])
-            log.info("menu applied: seats %s, clock %s, hints %s", self._seats,
-                     control_text(self.controls), self.settings.moves)
-            self._tell("menu-applied", dict(chosen), "board")
-            return partial(self._begin, origin="menu")
-        return None   # a choice made: the menu holds the board
-
-    def _carry_out(self, follow: Callable[[float], None] | None, now: float) -> None:
-        """An outside call's menu answer: carried out, then the board decided again (while the
-        menu is open that only stops the clocks)."""
-        if follow is not None:
-            follow(now)
-        self._decide(now)
+    def clear_marks(self) -> None:
+        """Nothing to correct or complete is shown (the menu holds the board, the game ended)."""
+        self.decided.corrections, self.decided.completions = [], []
 
     # --- deciding ---------------------------------------------------------------------------
 
-    def _accept(self, move: Any, now: float, origin: str = "board") -> None:
+    def accept(self, move: Any, now: float, origin: str = "board") -> None:
         # Played first, to know whether it ends the game: the finishing move and the result
         # go to the journal in one transaction. Durable before the LEDs confirm it; a journal
         # that refuses the move takes it back out of the game too.
         if origin == "board":
-            self._to_make = frozenset()   # the board moved on: nothing is owed any more
+            self.decided.to_make = frozenset()   # the board moved on: nothing is owed any more
         self.state.play(move)
         summary = self.state.summary() if self.state.is_over() else None
         clocks = self.keeper.at_move(now)
@@ -615,11 +344,11 @@ class Referee:
             raise
         log.info("move %d: %s", len(self.state.moves), move)
         if summary is not None:
-            self._over_since = now
+            self.decided.over_since = now
             log.info("game over: %s", summary)
-        self._tell("move", move, origin)
+        self.tell("move", move, origin)
 
-    def _decide(self, now: float, swapped: list[str] = ()) -> None:
+    def decide(self, now: float, swapped: list[str] = ()) -> None:
         """Reconcile, carry out what that sets going and reconcile again; then the clocks,
         whose running out may pass a turn, decided again here. One loop, never a call back."""
         for _ in range(16):
@@ -628,7 +357,7 @@ class Referee:
             if follow is not None:
                 follow(now)
                 continue
-            if self._clock(now) != "passed":
+            if self.clockwork.check(now) != "passed":
                 return
         log.error("the board was decided 16 times over at %.3f; left as it is", now)
 
@@ -636,9 +365,9 @@ class Referee:
         """The clocks, from `tick`: a turn passed for its time is decided at once (a flag
         leaves the board as it is until the players clear it). Returns whether the game
         changed."""
-        changed = self._clock(now)
+        changed = self.clockwork.check(now)
         if changed == "passed":
-            self._decide(now)
+            self.decide(now)
         return changed is not None
 
     def _reconcile(self, now: float, swapped: list[str] = ()) -> Callable[[float], None] | None:
@@ -649,97 +378,35 @@ class Referee:
             # takeback holds a piece game until the board matches): taps are decided as they come.
             self._hold = False
             return None
-        taken, follow = self._menu_reading(now)
+        taken, follow = self.hands.menu_reading(now)
         if taken:
             return follow
         if swapped and not self.state.is_over():
-            # A swap faster than the debounce (a seed out, a spore in): decide first on the
-            # board as it was with those sites empty, and keep it only if that was a move
-            # (an Arbos replacement); the board as it is then comes next, as usual.
-            momentary = dict(self.physical)
-            momentary.update(dict.fromkeys(swapped))
-            verdict = reconcile(self.state, momentary, self.sensed, takeback=False)
-            if verdict.action == "play" and self.at_board(self.state.to_move):
-                log.info("a piece swapped faster than the debounce at %s", ", ".join(swapped))
-                self._accept(verdict.move, now)
+            self.pieces.swapped(swapped, now)
         if self.over:
             # The game is decided; the players clear the board. An empty board starts the next.
-            self._corrections, self._completions = [], []
+            self.decided.corrections, self.decided.completions = [], []
             if all(self.physical.get(s) is None for s in self.sensed):
-                return self._begin
+                return self.begin
             return None
         if self._hold:
-            self._hold = self._put_right()
+            self._hold = self.pieces.put_right()
             return None
-        self._settle(now)
+        if self.pieces.settle(now):
+            self._hold = self.pieces.put_right()
         return None
-
-    def _put_right(self) -> bool:
-        """Every site that differs from the game, to correct; whether any does."""
-        diff = differences(self.state.occupancy(), self.physical, self.sensed)
-        self._corrections, self._completions = _sorted(diff.values()), []
-        return bool(diff)
-
-    def _settle(self, now: float) -> None:
-        """Play what the board explains, take back what it lifted, or light what to correct."""
-        for _ in range(8):  # a play or undo can leave a remainder (a tree peg still to plant)
-            # A takeback by lifting is for a game played at this board, alone or against the
-            # computer (lifting one's own last piece takes back the computer's reply with it); a
-            # remote board's move is not the players' to lift (a remote takeback is asked).
-            takeback = self.settings.takeback and "remote" not in self._seats
-            depth = self.takeback_depth() if takeback and self.state.moves else 1
-            if depth == 0:
-                takeback, depth = False, 1
-            verdict = reconcile(self.state, self.physical, self.sensed, takeback=takeback,
-                                depth=depth)
-            if verdict.action == "play" and self.at_board(self.state.to_move) \
-                    and not self._owed(verdict.move):
-                self._accept(verdict.move, now)
-                if self.state.is_over():
-                    self._corrections, self._completions = [], []
-                    return
-            elif verdict.action == "undo":
-                self._undo(depth, "board")
-                if depth > 1:
-                    # The computer's reply may still stand on the board: it is to be lifted,
-                    # never read as the player's next move.
-                    self._hold = self._put_right()
-                    return
-            elif verdict.action == "play":
-                # The other seat's turn: a piece put for it is a mistake to correct. Or a move
-                # read where the other seat's move still owes its piece (the computer's or the
-                # remote board's Arbos seed not yet put would read as the player lifting it):
-                # the piece is to be put first.
-                self._put_right()
-                return
-            else:  # in sync, a move in progress, or a correction
-                self._corrections = list(verdict.corrections)
-                self._completions = list(verdict.completions)
-                expected = self.state.occupancy()
-                self._lifted_sites = frozenset(
-                    s for s in self.sensed if verdict.action == "in-progress"
-                    and expected.get(s) is not None and self.physical.get(s) is None)
-                if verdict.action == "in-sync":
-                    self._to_make = frozenset()   # the other seat's move is made
-                return
 
     # --- the clocks (timekeeper.py; docs/board.md, "Clocks") ----------------------------------
 
     def can_play(self, seat: int) -> bool:
-        """Whether `seat` can play now, so that its clock runs: not while the board must be
-        put right after the other side's move (the computer's or the other board's pieces not
-        yet put down) or before the game (a new game's or a takeback's pieces still to lift);
-        the computer, only while the board agrees with the game (it thinks only then)."""
-        if self.over or self._hold or self._to_make or self.menu.open:
-            return False
-        if self._seats[seat].startswith("computer"):
-            return not self._corrections and not self._completions
-        return True
+        """Whether `seat` can play now, so that its clock runs (Clockwork.can_play)."""
+        return self.clockwork.can_play(seat)
 
     def set_controls(self, controls: tuple[TimeControl, TimeControl], now: float) -> None:
         """The time control of the next games; of this one too when no move is made yet."""
         this_game = not self.state.moves and not self.over
         self.keeper.set_controls(controls, now, this_game)
+        kept.keep(self)   # (survives a restart: kept.py)
         if this_game:
             self._timed(now)
 
@@ -757,7 +424,7 @@ class Referee:
         flag = (saved.summary or {}).get("flag")
         if flag in (0, 1):
             self.flagged = flag
-            self._decide(now)
+            self.decide(now)
 
     def told_clock(self, seat: int, seconds: float, now: float) -> None:
         """What another board says its seat's clock showed as it moved (remote play)."""
@@ -773,49 +440,13 @@ class Referee:
         found = [d for d in (self.keeper.deadline(), self.menu.deadline()) if d is not None]
         return min(found) if found else None
 
-    def _clock(self, now: float) -> str | None:
-        """Keep the clocks with the game: a new turn, running only while its player can play,
-        kept in the journal; a clock that ran out passes or loses. Returns what it did to the
-        game: "passed" (the caller decides the board again), "flagged", or None."""
-        keeper = self.keeper
-        clocks = keeper.clocks
-        if not clocks.timed:
-            return None
-        was_running = clocks.running is not None
-        if self.over:
-            clocks.stop(now)
-            keeper.keep(now, was_running, over=True)
-            return None
-        seat = self.state.to_move
-        control = clocks.controls[seat]
-        # A game with its own turn rule (Arbos) times no phase with no move for a turn out of
-        # time (its setup): a per-turn clock does not run there.
-        untimed_now = (control.per_move_s is not None and self.state.game.turn_seconds is not None
-                       and self.state.timeout_move() is None)
-        left = keeper.turn(seat, self.can_play(seat) and not untimed_now, now)
-        if left is None or left > 0:
-            keeper.keep(now, was_running, over=False)
-            return None
-        if self._seats[seat] == "remote" or (control.per_move_s is not None
-                                            and self._pass_move() is None
-                                            and self.state.timeout_move() is not None):
-            # A remote seat's clock is its own board's: that board says when it ran out. A
-            # game's move for a turn out of time that is not legal now: the clock stays at 0
-            # until it is, or the action under way ends the turn.
-            clocks.stop(now)
-            keeper.keep(now, was_running, over=False)
-            return None
-        move = self._pass_move() if control.per_move_s is not None else None
-        if move is not None:
-            log.info("turn time limit: %s plays %s", seat, move)
-            self._accept(move, now, "board" if self.at_board(seat) else "computer")
-            self._hold = self.touch is None  # what it took off (Arbos: `time`) is lifted first
-            # (said with its reason: "move 5: pass (the turn's time ran out)")
-            self.timed_out = {i for i in self.timed_out if i < len(self.state.moves)}
-            self.timed_out.add(len(self.state.moves))
-            return "passed"
-        self.flag(seat, now)
-        return "flagged"
+    def pass_on_time(self, move: Any, seat: int, now: float) -> None:
+        """`seat`'s turn ran out of time: the game's move for it (Arbos: `time`), played."""
+        self.accept(move, now, "board" if self.at_board(seat) else "computer")
+        self._hold = self.touch is None  # what it took off (Arbos: `time`) is lifted first
+        # (said with its reason: "move 5: pass (the turn's time ran out)")
+        self.timed_out = {i for i in self.timed_out if i < len(self.state.moves)}
+        self.timed_out.add(len(self.state.moves))
 
     def flag(self, seat: int, now: float, origin: str = "board") -> None:
         """`seat`'s time ran out: the game is over, lost by `seat` (its board decides that for
@@ -826,27 +457,14 @@ class Referee:
         self.flagged = seat
         summary = dict(self.state.summary(), over=True, winner=1 - seat, flag=seat)
         self.journal.finish(summary)
-        self._over_since = now
-        self._corrections, self._completions = [], []
+        self.decided.over_since = now
+        self.decided.corrections, self.decided.completions = [], []
         log.info("time ran out for %s: the game is lost on time", seat)
-        self._tell("flag", seat, origin)
+        self.tell("flag", seat, origin)
 
     def clocks_left(self, now: float) -> list[float | None]:
         """Both clocks' seconds left at `now` (None: an untimed seat)."""
         return self.keeper.left(now)
-
-    def _pass_move(self) -> Any:
-        """The game's move for a turn whose time ran out, if it is legal now; None otherwise."""
-        state = self.state
-        move = state.timeout_move()
-        if move is None:
-            return None
-        try:
-            state.play(move)
-        except games.IllegalMove:
-            return None
-        state.undo()
-        return move
 
     # --- light --------------------------------------------------------------------------------
 
@@ -869,11 +487,12 @@ class Referee:
 
     def site_colours(self) -> dict[str, list[int]]:
         """What the strip shows now, by site and named LED group (the first LED of each)."""
-        shown = self.leds.shown
-        if shown is None:
-            return {}
-        out = {}
-        for site, leds in list(self.layout.leds_of_site.items()) + list(self.layout.named_leds.items()):
-            if leds:
-                out[site] = list(shown[leds[0]])
-        return out
+        return site_colours(self.leds.shown, self.layout)
+
+
+def site_colours(shown: Any, layout: Any) -> dict[str, list[int]]:
+    """A strip's frame (None: nothing shown yet) by site and named LED group: the first LED's."""
+    if shown is None:
+        return {}
+    return {site: list(shown[leds[0]])
+            for site, leds in [*layout.leds_of_site.items(), *layout.named_leds.items()] if leds}

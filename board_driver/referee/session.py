@@ -12,6 +12,7 @@ from typing import Any, Callable
 import games
 from board_driver.config import Config, ConfigError
 from board_driver.referee.journal import Journal, JournalError, SavedGame
+from board_driver.referee import kept
 from board_driver.referee.referee import Referee
 
 log = logging.getLogger("treeboard.session")
@@ -67,7 +68,9 @@ def apply_led_limits(leds, config: Config) -> None:
 
 def open_session(config: Config, *, clock: Callable[[], float], autoscan: bool = True,
                  new_game: bool = False, restore_pieces: bool = True) -> Session:
-    """Open everything the config names, restore the game in progress, and resync the board."""
+    """Open everything the config names, restore the game in progress, and resync the board.
+    The config is read only from here on (`Config.freeze`)."""
+    config.freeze()
     layout = load_board_layout(config)
     game_name = config.game or layout.game
     if game_name is None:
@@ -134,6 +137,7 @@ def open_session(config: Config, *, clock: Callable[[], float], autoscan: bool =
         raise
     debounce = config.debounce_ms / 1000 if config.debounce_ms is not None else None
     referee = Referee(state, layout, hardware.leds, journal, config, debounce_s=debounce)
+    kept.restore(referee)   # what a session changed (seats, hints, clock), if any
     referee.resync(hardware.source.snapshot(), clock())
     if saved is not None and saved.status == "playing":
         referee.restore_clocks(saved.clocks, clock())

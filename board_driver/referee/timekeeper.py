@@ -1,10 +1,10 @@
 """The clocks of the game in progress, kept with the journal (docs/board.md, "Clocks").
 
-The referee decides when a clock may run (only while its player can play) and what a clock
-that ran out means for the game (a pass, or the game lost); the Timekeeper holds the two
-clocks and the time controls, turns them over at each new turn, and keeps what they show in
-the journal often enough that a power cut costs a player at most CHECKPOINT_S. Pure and
-clock-injected like the referee, which owns the one Timekeeper of the board.
+The Timekeeper holds the two clocks and the time controls, turns them over at each new turn,
+and keeps what they show in the journal often enough that a power cut costs a player at most
+CHECKPOINT_S. The Clockwork decides, for the referee, when a clock may run (only while its
+player can play) and what a clock that ran out means for the game (a pass, or the game lost).
+Pure and clock-injected like the referee, which owns one of each.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import logging
 from typing import Any
 
 from board_driver.referee.clock import NONE, ClockError, Clocks, TimeControl, per_move
+from games.base import IllegalMove
 
 log = logging.getLogger("treeboard.referee")
 
@@ -56,11 +57,16 @@ class Timekeeper:
                      this_game: bool) -> None:
         """The time control of the next games, and of this one too when `this_game` (no move
         made yet)."""
+        self.adopt(controls, this_game)
+        if this_game:
+            self.journal.save_clocks(self.clocks.to_json(now))
+
+    def adopt(self, controls: tuple[TimeControl, TimeControl], this_game: bool) -> None:
+        """The time control of the next games, and of this one too when `this_game`."""
         self.controls = (controls[0], controls[1])
         if this_game:
             self.clocks = Clocks(self.controls)
             self._checkpoint_at = None
-            self.journal.save_clocks(self.clocks.to_json(now))
 
     def restore(self, saved: dict, now: float) -> bool:
         """The clocks as the journal kept them (a restart): each resumes at what it showed when
@@ -129,3 +135,78 @@ class Timekeeper:
     def left(self, now: float) -> list[float | None]:
         """Both clocks' seconds left at `now` (None: an untimed seat)."""
         return [self.clocks.left(seat, now) for seat in (0, 1)]
+
+
+class Clockwork:
+    """What the clocks do to the game on the board: a clock runs only while its player can
+    play; one that runs out passes the turn (a per-turn limit, where the game has a pass that
+    is legal then) or loses the game. Works through the referee's own methods (`accept`,
+    `decide`, `finish_on_time`); the clocks themselves are the Timekeeper's."""
+
+    def __init__(self, referee: Any):
+        self.referee = referee
+
+    def can_play(self, seat: int) -> bool:
+        """Whether `seat` can play now, so that its clock runs: not while the board must be
+        put right after the other side's move (the computer's or the other board's pieces not
+        yet put down) or before the game (a new game's or a takeback's pieces still to lift);
+        the computer, only while the board agrees with the game (it thinks only then)."""
+        ref = self.referee
+        if ref.over or ref.holding or ref.to_make or ref.menu.open:
+            return False
+        if ref.seats[seat].startswith("computer"):
+            return not ref.corrections and not ref.completions
+        return True
+
+    def check(self, now: float) -> str | None:
+        """Keep the clocks with the game: a new turn, running only while its player can play,
+        kept in the journal; a clock that ran out passes or loses. Returns what it did to the
+        game: "passed" (the caller decides the board again), "flagged", or None."""
+        ref = self.referee
+        keeper = ref.keeper
+        clocks = keeper.clocks
+        if not clocks.timed:
+            return None
+        was_running = clocks.running is not None
+        if ref.over:
+            clocks.stop(now)
+            keeper.keep(now, was_running, over=True)
+            return None
+        state = ref.state
+        seat = state.to_move
+        control = clocks.controls[seat]
+        # A game with its own turn rule (Arbos) times no phase with no move for a turn out of
+        # time (its setup): a per-turn clock does not run there.
+        untimed_now = (control.per_move_s is not None and state.game.turn_seconds is not None
+                       and state.timeout_move() is None)
+        left = keeper.turn(seat, self.can_play(seat) and not untimed_now, now)
+        if left is None or left > 0:
+            keeper.keep(now, was_running, over=False)
+            return None
+        move = self.pass_move() if control.per_move_s is not None else None
+        if ref.seats[seat] == "remote" or (move is None and control.per_move_s is not None
+                                           and state.timeout_move() is not None):
+            # A remote seat's clock is its own board's: that board says when it ran out. A
+            # game's move for a turn out of time that is not legal now: the clock stays at 0
+            # until it is, or the action under way ends the turn.
+            clocks.stop(now)
+            keeper.keep(now, was_running, over=False)
+            return None
+        if move is not None:
+            log.info("turn time limit: %s plays %s", seat, move)
+            ref.pass_on_time(move, seat, now)
+            return "passed"
+        ref.flag(seat, now)
+        return "flagged"
+
+    def pass_move(self) -> Any:
+        """The game's move for a turn whose time ran out, if it is legal now; None otherwise."""
+        state = self.referee.state
+        move = state.timeout_move()
+        if move is None:
+            return None
+        try:
+            state.copy().play(move)
+        except IllegalMove:
+            return None
+        return move

@@ -33,6 +33,8 @@ strip before its record is printed.
 
 from __future__ import annotations
 
+import dataclasses
+
 import json
 import shutil
 import sys
@@ -108,11 +110,12 @@ class Tracer:
             # The firmware and the host link in lockstep on self.clock, not on a pty in real time.
             from firmware_bridge.board import LOCKSTEP
 
-            config.backend, config.bridge_port = "bridge", LOCKSTEP
+            config = dataclasses.replace(config, backend="bridge", bridge_port=LOCKSTEP)
         temporary = config.journal == ":temporary:"
         if temporary:
             self._tmp = tempfile.TemporaryDirectory(prefix="treeboard-trace-")
-            config.journal = str(Path(self._tmp.name) / "journal.sqlite")
+            config = dataclasses.replace(config,
+                                         journal=str(Path(self._tmp.name) / "journal.sqlite"))
         self.session = open_session(config, clock=self.clock, autoscan=False, new_game=new_game)
         if temporary:
             # A journal deleted when the trace ends needs no fsync per move (which was most of
@@ -171,7 +174,7 @@ class Tracer:
             # And a clock that runs out on the way: the pass or the flag at its very moment.
             last = None
             while (deadline := _earliest(ref.next_deadline(), ref.flag_deadline(),
-                                         ref.menu_deadline())) is not None \
+                                         ref.menu.deadline())) is not None \
                     and deadline <= end:
                 if deadline == last:   # nothing came of it: never step in place
                     deadline += 1e-6

@@ -1,92 +1,14 @@
 """How each game is shown: its LED frame, its SVG picture for the page, its terminal drawing.
 
-Owns no state: it reads a game's state and the referee's decisions (`View`) and draws them;
-`frame.py` composes the whole LED frame once. May import: games, hardware.base, and the
-referee's plain data (`referee.reconcile.Correction`); never the daemon, web, remote or cli.
+Owns no state: it reads a game's state and the referee's decisions (a frozen `Moment`) and
+draws them; `frame.py` composes the whole LED frame once. May import: games, hardware.base,
+and the seam's values (board_driver/moment.py); never the referee, daemon, web, remote or cli.
 
-One module per game, `board_driver/views/<module>.py`, where <module> is the game's registry
-name with dashes as underscores ("tree-planting" -> tree_planting.py). It is found by that
-name (`view_of`): adding a game adds its module here and changes nothing else. A game without
-a module is shown by `generic` (each piece in its owner's colour, a list in the terminal).
-
-The interface a game's view module provides (`state` is the game's State; `view` a View):
-
-    PLAYERS: tuple[str, str]
-        How players read the two sides, 0 then 1 ("Dark", "Light"). Optional; default
-        ("player 1", "player 2").
-
-    def frame(state, view: View, now: float) -> tuple[dict[str, Colour], float | None]
-        The game's own layer of light: {site: (r, g, b)} for the sites it lights, and the time
-        (same clock as `now`) at which that layer next changes by itself, or None. Pure. Do NOT
-        draw corrections or the winner's animation: `render` puts them on top, for every game.
-
-    def svg(state, view: View) -> str
-        The board as one standalone <svg> element (xmlns, viewBox; no width/height, the page
-        sizes it). Pure: state and view in, SVG text out, like chess.svg; no clock. Every
-        element that stands for a site carries `data-site="<site>"` and a <title> naming it;
-        pieces carry `data-kind`; a site to correct carries class "fix" plus "blink" when the
-        piece is missing (the page's CSS blinks it, as the LEDs do) and `data-fix` with what to
-        do there. Pass every text through `svgkit.esc` (svgkit.el does).
-
-    def terminal(state, view: View, paint: Paint) -> str
-        The board drawn in text for `treeboard sim`, rows and columns labelled so that a site's
-        name can be read off it. Colours say what the LEDs mean (through `paint`, which writes
-        plain text when the output is no terminal), so the drawing must also read without them.
-
-    Optional:
-    def hint_reason(state, move) -> str | None
-        Why a move is worth playing (or not), one whole sentence built in this one place
-        ("d4 completes your square."), from the position's own shape; the hint shows it for
-        the best move, in the sim, on the page and in the voice.
-    HINTS: tuple[str, ...]
-        The hint modes (View.moves) its frame and pictures show: default ("off", "legal",
-        "safe", "best"; the best moves are lit for every game by the shared overlay).
-    def site_words(site: str) -> str
-        A site as a player says it, where its name is not that already (a Treeblox cell beside
-        the board: "beyond c4, on the table", not "(2,4,0)"). Default: the name itself.
-    def move_words(move: str) -> str
-        A move as a screen shows it to a player, short like a score sheet, in the board's
-        language: the sites stay as they are written ("C7", "h0.1" are names), the notation's
-        words become the language's (Arbos "seed C2" -> zh "播种 C2", "pass"; Game for the
-        Trees "retreat:d5"; Treeblox "end", and a cube beside the board "L beyond c4"). Used
-        wherever a move is shown (the sim's lines, the page's move list, the touch prompts,
-        a takeback, a hint); the notation itself stays where a program reads it (the journal,
-        trace JSON's moves, replay, the remote protocol). Default: the notation.
-    PIECE_FILLS: tuple[str, str]
-        How the page draws each player's pieces when that is not their LED colour ("#f4f1e8"
-        for White's light counters): the page's player chips show it, ringed in the LED
-        colour. Default None (pieces drawn in the LED colours).
-    ENTRIES: bool
-        True when pieces may stand where no sensor sees them (Treeblox cubes above the board):
-        the page then offers each legal move that puts one there. Default False (finding them
-        tries every legal move, which a 20x20 board should not pay for on every change).
-    HELP: str
-        The game's own help lines for `treeboard sim` (its site names, its entries), marked
-        with `words.N_` (translated where shown).
-    TITLE: str
-        The game's name as its players call it, marked with `words.N_` (default: the game's
-        short_title, untranslated).
-    def say_site(state, site: str) -> str
-        A site as a person says it aloud ("C seven", "the top groove of row 1, square 2"), in
-        the board's language; default: letters then the number in words.
-    def say_move(state, move: str) -> str
-        A move's notation as a person says it; default: each site in it through say_site.
-    def picture_legend(view: View) -> list[dict]
-        What each colour of the game's own picture means (Game for the Trees' terrain), for the
-        page to list beside the picture (never drawn over the board): [{"what", "how",
-        "colours": ["#rrggbb", ...]}], the colours as the picture draws them, the words the
-        LEDs' own legend. Default: none.
-    def svg_3d(state, view: View, places: list[str], turn: int = 0) -> str
-        A second picture (Treeblox: an isometric view of the trees); `places` are the sites
-        where an entry may be made now, drawn so that a click on one (an element with
-        `data-place="<site>"`) picks it; `turn` quarter turns show it from another side.
-    def notice(state) -> str | None
-        What the player to move must do that a piece alone cannot show, one sentence (Arbos:
-        "4 trees: lift your spores until three remain"); default None.
-    END_REASONS: dict[str, str]
-        Why a game ended, by the state's `end_reason`, marked with `words.N_`; default none.
-    COLOUR_MEANINGS: dict
-        The game's own lines of the LED legend (see `legend`); default none.
+One module per game, `board_driver/views/<module>.py` (the game's registry name with dashes as
+underscores), ending with its class: a `GameView` (`game_view.py`, the interface, each part
+with its default), listed once in `VIEWS`. A game not listed is shown by `generic` (each piece
+in its owner's colour, a list in the terminal). The helpers below read a view's parts
+directly, never by probing for them.
 
 The shared machinery is here and in `base`: corrections win over everything, then the
 winner's animation, then the game's frame; blinking; colour helpers (`base.kind_colour`,
@@ -95,57 +17,53 @@ winner's animation, then the game's frame; blinking; colour helpers (`base.kind_
 
 from __future__ import annotations
 
-import importlib
 import math
-import re
-from types import ModuleType
+import pkgutil
 
-from board_driver.views.base import (DEFAULT_PLAYERS, FRAME_S, OFF, PIECES, Colour, Moment,
-                                     blink_on, colour_name, correction_words, kind_colour,
-                                     next_blink, scale)
+from board_driver.views.base import (FRAME_S, OFF, Colour, Moment, blink_on, colour_name,
+                                     correction_words, kind_colour, next_blink, scale)
+from board_driver.views.game_view import GameView, say_number  # (say_number: for the views)
+from board_driver.views.generic import GenericView
 from board_driver.views.paint import Paint
 from board_driver.views.words import N_, ngettext, tr
 from games.base import State
 
-__all__ = ["Moment", "Colour", "Paint", "render", "view_of", "players", "correction_words", "legend",
-           "kind_colour", "scale", "OFF", "FRAME_S"]
+__all__ = ["Moment", "Colour", "Paint", "GameView", "VIEWS", "render", "view_of", "players",
+           "correction_words", "legend", "kind_colour", "scale", "OFF", "FRAME_S"]
 
-REQUIRED = ("frame", "svg", "terminal")
-#: The optional parts above: read here (and by the page) by name, with a default, so a test
-#: holds each view module to these names (a misspelt one would silently be the default).
-OPTIONAL = ("PLAYERS", "hint_reason", "HINTS", "site_words", "move_words", "PIECE_FILLS",
-            "ENTRIES", "HELP", "TITLE", "say_site", "say_move", "picture_legend", "svg_3d",
-            "notice", "END_REASONS", "COLOUR_MEANINGS")
-_MODULES: dict[str, ModuleType] = {}
+#: Every game's view, by the game's registry name: its module and its `GameView` class, loaded
+#: on first use (as games/__init__.py's list), so that a board running one game never imports
+#: another's drawing. A game not listed here is shown by `GenericView`.
+VIEWS: dict[str, str] = {
+    "tree-planting": "board_driver.views.tree_planting:TreePlantingView",
+    "treeblox": "board_driver.views.treeblox:TreebloxView",
+    "fangqi": "board_driver.views.fangqi:FangqiView",
+    "arbos": "board_driver.views.arbos:ArbosView",
+    "game-for-the-trees": "board_driver.views.game_for_the_trees:GameForTheTreesView",
+}
+_LOADED: dict[str, type[GameView]] = {}
 
 
-def view_of(game_name: str) -> ModuleType:
-    """The view module of a game, by the game's registry name (generic when it has none)."""
-    module = _MODULES.get(game_name)
-    if module is None:
-        path = f"{__name__}.{game_name.replace('-', '_')}"
-        try:
-            module = importlib.import_module(path)
-        except ModuleNotFoundError as exc:
-            if exc.name != path:  # the module exists but something it imports does not
-                raise
-            module = importlib.import_module(f"{__name__}.generic")
-        missing = [name for name in REQUIRED if not callable(getattr(module, name, None))]
-        if missing:
-            raise TypeError(f"{module.__file__}: a game's view module must define "
-                            f"{', '.join(missing)} (see board_driver/views/__init__.py)")
-        _MODULES[game_name] = module
-    return module
+def view_of(game_name: str) -> type[GameView]:
+    """The view of a game, by the game's registry name (`GenericView` when it has none)."""
+    found = _LOADED.get(game_name)
+    if found is None:
+        found = pkgutil.resolve_name(VIEWS[game_name]) if game_name in VIEWS else GenericView
+        if not (isinstance(found, type) and issubclass(found, GameView)):
+            raise TypeError(f"{VIEWS[game_name]}: a game's view is a GameView "
+                            "(see board_driver/views/game_view.py)")
+        _LOADED[game_name] = found
+    return found
 
 
 def players(game_name: str) -> tuple[str, str]:
     """The names of the two sides as the game's players read them."""
-    return tuple(tr(name) for name in getattr(view_of(game_name), "PLAYERS", DEFAULT_PLAYERS))
+    return tuple(tr(name) for name in view_of(game_name).PLAYERS)
 
 
 def title(game_name: str) -> str:
     """The game's name as its players call it, in the board's language."""
-    own = getattr(view_of(game_name), "TITLE", None)
+    own = view_of(game_name).TITLE
     if own is None:
         import games
 
@@ -155,48 +73,24 @@ def title(game_name: str) -> str:
 
 def game_help(game_name: str) -> str:
     """The game's own help lines (its sites, its entries), in the board's language."""
-    own = getattr(view_of(game_name), "HELP", "")
+    own = view_of(game_name).HELP
     return tr(own) if own else ""
 
 
-#: Numbers as words, so that a third language says them through its catalog alone.
-NUMBER_WORDS = (N_("zero"), N_("one"), N_("two"), N_("three"), N_("four"), N_("five"),
-                N_("six"), N_("seven"), N_("eight"), N_("nine"), N_("ten"), N_("eleven"),
-                N_("twelve"), N_("thirteen"), N_("fourteen"), N_("fifteen"), N_("sixteen"),
-                N_("seventeen"), N_("eighteen"), N_("nineteen"), N_("twenty"))
-
-
-def say_number(n: int) -> str:
-    """A whole number as a word in the board's language (digits past twenty: the voice reads
-    them in its own language)."""
-    return tr(NUMBER_WORDS[n]) if 0 <= n < len(NUMBER_WORDS) else str(n)
-
-
-_SITE = re.compile(r"\b([A-Za-z])(\d{1,2})\b")
-_WORD = re.compile(r"[a-z]+")
-
-
 def say_site(state: State, site: str) -> str:
-    """A site as a person says it (the game's view's `say_site`, or "C seven")."""
-    own = getattr(view_of(state.game.name), "say_site", None)
-    if own is not None:
-        return own(state, site)
-    return _SITE.sub(lambda m: f"{m.group(1).upper()} {say_number(int(m.group(2)))}", site)
+    """A site as a person says it (the game's view's `say_site`, by default "C seven")."""
+    return view_of(state.game.name).say_site(state, site)
 
 
 def say_move_text(state: State, move: str) -> str:
-    """A move's notation as a person says it (the game's view's `say_move`, or each site in
-    it said as `say_site` says it)."""
-    own = getattr(view_of(state.game.name), "say_move", None)
-    if own is not None:
-        return own(state, move)
-    said = _SITE.sub(lambda m: say_site(state, m.group(0)), move)
-    return _WORD.sub(lambda m: tr(PIECES[m.group(0)]) if m.group(0) in PIECES else m.group(0), said)
+    """A move's notation as a person says it (the game's view's `say_move`, by default each
+    site in it said as `say_site` says it)."""
+    return view_of(state.game.name).say_move(state, move)
 
 
 def end_words(state: State) -> str | None:
     """Why the game ended, in words, where the game's view says it (its END_REASONS)."""
-    reasons = getattr(view_of(state.game.name), "END_REASONS", None)
+    reasons = view_of(state.game.name).END_REASONS
     if not reasons or not state.is_over():
         return None
     words = reasons.get(state.end_reason)   # (a view with END_REASONS: its game has them)
@@ -204,16 +98,14 @@ def end_words(state: State) -> str | None:
 
 
 def site_words(game_name: str, site: str) -> str:
-    """A site as a player says it (see the module interface above)."""
-    own = getattr(view_of(game_name), "site_words", None)
-    return own(site) if own is not None else site
+    """A site as a player says it (`GameView.site_words`; default: its name)."""
+    return view_of(game_name).site_words(site)
 
 
 def show_move(game_name: str, move: str) -> str:
-    """A move as a screen shows it, in the board's language (the view's `move_words`, see the
-    module interface above; default: the notation)."""
-    own = getattr(view_of(game_name), "move_words", None)
-    return own(move) if own is not None else move
+    """A move as a screen shows it, in the board's language (the view's `move_words`, see
+    `GameView.move_words`; default: the notation)."""
+    return view_of(game_name).move_words(move)
 
 
 def move_words(game_name: str, moves: list[str]) -> list[str]:
@@ -223,17 +115,17 @@ def move_words(game_name: str, moves: list[str]) -> list[str]:
 
 def piece_fills(game_name: str) -> tuple[str, str] | None:
     """How the page draws each player's pieces, when not in their LED colours (see above)."""
-    return getattr(view_of(game_name), "PIECE_FILLS", None)
+    return view_of(game_name).PIECE_FILLS
 
 
 def offers_entries(game_name: str) -> bool:
     """Whether the page should look for entries (pieces no sensor sees) in this game."""
-    return bool(getattr(view_of(game_name), "ENTRIES", False))
+    return bool(view_of(game_name).ENTRIES)
 
 
 def hint_modes(game_name: str) -> tuple[str, ...]:
     """The hint modes a game's view can show (the page offers these)."""
-    return tuple(getattr(view_of(game_name), "HINTS", ("off", "legal", "safe", "best")))
+    return tuple(view_of(game_name).HINTS)
 
 
 def clock_text(seconds: float | None) -> str:
@@ -314,8 +206,7 @@ def hint_reason(state: State, move) -> str | None:
     """Why `move` is worth playing, in one sentence from the game's own view (its optional
     `hint_reason(state, move)`, built from the position's shape, the same things its prior
     weighs: never a second search); None when the view has nothing to say about it."""
-    reason = getattr(view_of(state.game.name), "hint_reason", None)
-    return None if reason is None else reason(state, move)
+    return view_of(state.game.name).hint_reason(state, move)
 
 
 def render(state: State, moment: Moment, now: float) -> tuple[dict[str, Colour], float | None]:
@@ -406,9 +297,8 @@ def legend(state: State, moment: Moment) -> list[dict[str, str]]:
     name, "label": the colour in words ("sky blue"), "colour": "#rrggbb", "means": words}; a
     game's own colours (`picture_legend`) also carry "colours", every colour the picture draws
     for the entry (the page lists those beside the picture)."""
-    module = view_of(state.game.name)
     names = players(state.game.name)
-    own = getattr(module, "COLOUR_MEANINGS", {})
+    own = view_of(state.game.name).COLOUR_MEANINGS
     def entry(name: str, means: str) -> dict[str, str]:
         colour = moment.settings.colours[name]
         return {"name": name, "label": tr(colour_name(colour)),
@@ -446,10 +336,9 @@ def legend(state: State, moment: Moment) -> list[dict[str, str]]:
 
 def notice(state: State) -> str | None:
     """What the player to move must do now that the board cannot show by a piece alone, in one
-    sentence from the game's view (`notice(state)` in its module; Arbos: "4 trees: lift your
+    sentence from the game's view (`GameView.notice`; Arbos: "4 trees: lift your
     spores until three remain"), or None."""
-    own = getattr(view_of(state.game.name), "notice", None)
-    return own(state) if own is not None and not state.is_over() else None
+    return None if state.is_over() else view_of(state.game.name).notice(state)
 
 
 def seat_words(game_name: str, seats: tuple[str, str], colours: dict[str, Colour]) -> str | None:
@@ -466,18 +355,17 @@ def seat_words(game_name: str, seats: tuple[str, str], colours: dict[str, Colour
 
 
 def svg(state: State, moment: Moment) -> str:
-    """The board's picture for the page (see the module interface above)."""
+    """The board's picture for the page (see `GameView.svg`)."""
     return view_of(state.game.name).svg(state, moment)
 
 
 def picture_legend(state: State, moment: Moment) -> list[dict]:
-    """What each colour of the game's own picture means (see the module interface above)."""
-    own = getattr(view_of(state.game.name), "picture_legend", None)
-    return own(moment) if own is not None else []
+    """What each colour of the game's own picture means (see `GameView.picture_legend`)."""
+    return view_of(state.game.name).picture_legend(moment)
 
 
 def terminal(state: State, moment: Moment, paint: Paint) -> str:
-    """The board drawn for a terminal (see the module interface above)."""
+    """The board drawn for a terminal (see `GameView.terminal`)."""
     return view_of(state.game.name).terminal(state, moment, paint)
 
 

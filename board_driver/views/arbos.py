@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from board_driver.views import svgkit
 from board_driver.views.base import Colour, Moment, colour_name, correction_words, legible, scale
+from board_driver.views.game_view import GameView
 from board_driver.views.paint import Paint
 from board_driver.views.svgkit import el, hexc, title
 from board_driver.views.words import N_, reason, tr
@@ -472,3 +473,21 @@ def say_move(state, move: str) -> str:
     if move.startswith("x"):
         return tr("removes {site}").format(site=say_site(state, move[1:]))
     return say_site(state, move)
+
+
+class ArbosView(GameView):
+    """How Arbos is shown (see GameView)."""
+
+    TITLE = TITLE
+    PLAYERS = PLAYERS
+    HELP = HELP
+    PIECE_FILLS = PIECE_FILLS
+    END_REASONS = END_REASONS
+    COLOUR_MEANINGS = COLOUR_MEANINGS
+    frame = staticmethod(frame)
+    svg = staticmethod(svg)
+    terminal = staticmethod(terminal)
+    hint_reason = staticmethod(hint_reason)
+    notice = staticmethod(notice)
+    move_words = staticmethod(move_words)
+    say_move = staticmethod(say_move)

@@ -17,6 +17,7 @@ import math
 from board_driver.views import svgkit
 from board_driver.views.base import (FRAME_S, OFF, Colour, Moment, colour_name, correction_words,
                                      scale)
+from board_driver.views.game_view import GameView
 from board_driver.views.paint import Paint
 from board_driver.views.svgkit import el, hexc, title
 from board_driver.views.words import N_, tr
@@ -333,3 +334,18 @@ def say_move(state, move: str) -> str:
             else say_site(state, frm) if frm else "")
     takes = [tr("takes {site}").format(site=say_site(state, site)) for site in taken]
     return tr(", ").join(([said] if said else []) + takes)
+
+
+class FangqiView(GameView):
+    """How Fangqi is shown (see GameView)."""
+
+    TITLE = TITLE
+    PLAYERS = PLAYERS
+    HELP = HELP
+    PIECE_FILLS = PIECE_FILLS
+    COLOUR_MEANINGS = COLOUR_MEANINGS
+    frame = staticmethod(frame)
+    svg = staticmethod(svg)
+    terminal = staticmethod(terminal)
+    hint_reason = staticmethod(hint_reason)
+    say_move = staticmethod(say_move)

@@ -31,6 +31,7 @@ import math
 
 from board_driver.views import svgkit
 from board_driver.views.base import FRAME_S, OFF, Colour, Moment, legible, scale
+from board_driver.views.game_view import GameView
 from board_driver.views.paint import Paint
 from board_driver.views.svgkit import el, hexc, title
 from board_driver.views.words import N_, ngettext, tr
@@ -398,3 +399,20 @@ def say_move(state, move: str) -> str:
         said += tr(", then {src} to {dst}").format(src=say_site(state, src),
                                                    dst=say_site(state, dst))
     return said
+
+
+class GameForTheTreesView(GameView):
+    """How Game for the Trees is shown (see GameView)."""
+
+    TITLE = TITLE
+    PLAYERS = PLAYERS
+    HELP = HELP
+    END_REASONS = END_REASONS
+    COLOUR_MEANINGS = COLOUR_MEANINGS
+    frame = staticmethod(frame)
+    svg = staticmethod(svg)
+    terminal = staticmethod(terminal)
+    hint_reason = staticmethod(hint_reason)
+    move_words = staticmethod(move_words)
+    say_move = staticmethod(say_move)
+    picture_legend = staticmethod(picture_legend)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from board_driver.views import svgkit
 from board_driver.views.base import Colour, Moment, correction_words, kind_colour, piece_name
+from board_driver.views.game_view import GameView
 from board_driver.views.paint import Paint
 from board_driver.views.svgkit import el, hexc, title
 from board_driver.views.words import tr
@@ -48,3 +49,11 @@ def terminal(state, moment: Moment, paint: Paint) -> str:
         colour = moment.settings.colours[f"player{owner}"] if owner is not None else None
         lines.append(f"  {site}: {paint(colour, kind)}")
     return "\n".join(lines) or "  " + tr("(an empty board)")
+
+
+class GenericView(GameView):
+    """The view of a game without one of its own."""
+
+    frame = staticmethod(frame)
+    svg = staticmethod(svg)
+    terminal = staticmethod(terminal)

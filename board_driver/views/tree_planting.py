@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from board_driver.views import svgkit
 from board_driver.views.base import OFF, Colour, Moment, correction_words, legible, scale
+from board_driver.views.game_view import GameView
 from board_driver.views.paint import Paint
 from board_driver.views.svgkit import el, hexc, title
 from board_driver.views.words import N_, ngettext, tr
@@ -367,3 +368,18 @@ def hint_reason(state, move) -> str | None:
     return ngettext("{groove} hands nothing over: {n} safe groove is left after it.",
                     "{groove} hands nothing over: {n} safe grooves are left after it.",
                     left).format(groove=g.name, n=left)
+
+
+class TreePlantingView(GameView):
+    """How Tree Planting is shown (see GameView)."""
+
+    TITLE = TITLE
+    PLAYERS = PLAYERS
+    HELP = HELP
+    COLOUR_MEANINGS = COLOUR_MEANINGS
+    frame = staticmethod(frame)
+    svg = staticmethod(svg)
+    terminal = staticmethod(terminal)
+    hint_reason = staticmethod(hint_reason)
+    say_site = staticmethod(say_site)
+    say_move = staticmethod(say_move)

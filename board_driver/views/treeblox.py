@@ -12,6 +12,7 @@ import math
 from board_driver.views import svgkit
 from board_driver.views.base import (FRAME_S, OFF, Colour, Moment, correction_words, kind_colour,
                                      piece_name, scale)
+from board_driver.views.game_view import GameView
 from board_driver.views.paint import Paint
 from board_driver.views.svgkit import el, hexc, title
 from board_driver.views.words import N_, ngettext, tr
@@ -494,3 +495,22 @@ def hint_reason(state, move) -> str | None:
         return ngettext("{move} opens a hole more for your tree.",
                         "{move} opens {n} holes more for your tree.", more).format(move=text, n=more)
     return None
+
+
+class TreebloxView(GameView):
+    """How Treeblox is shown (see GameView)."""
+
+    TITLE = TITLE
+    PLAYERS = PLAYERS
+    HELP = HELP
+    ENTRIES = ENTRIES
+    COLOUR_MEANINGS = COLOUR_MEANINGS
+    frame = staticmethod(frame)
+    svg = staticmethod(svg)
+    terminal = staticmethod(terminal)
+    svg_3d = staticmethod(svg_3d)
+    hint_reason = staticmethod(hint_reason)
+    site_words = staticmethod(site_words)
+    move_words = staticmethod(move_words)
+    say_site = staticmethod(say_site)
+    say_move = staticmethod(say_move)

@@ -444,7 +444,7 @@ class WebServer:
 
     async def _hint(self, request: web.Request) -> web.Response:
         data = await self._body(request, {"mode": True})
-        return self._act(lambda: self.door.set_hints(data["mode"]))
+        return self._act(lambda: self.door.set_hint_mode(data["mode"]))
 
     async def _set_voice(self, request: web.Request) -> web.Response:
         """The voice's settings from the page: a JSON object of any of enabled (true/false),
@@ -504,7 +504,7 @@ class WebServer:
         """The game's 3D picture seen from another side (?turn=0..3 quarter turns)."""
         ref = self.door.referee
         module = views.view_of(ref.state.game.name)
-        if not hasattr(module, "svg_3d"):
+        if module.svg_3d is None:
             raise Refused(404, f"{ref.state.game.short_title} has no 3D picture")
         turn = request.query.get("turn", "0")
         if turn not in ("0", "1", "2", "3"):
@@ -563,7 +563,7 @@ class WebServer:
             "id": saved.game_id, "move": upto, "moves": saved.moves,
             "move_words": shown,
             "scores": list(state.scores()), "svg": module.svg(state, view),
-            "svg3d": module.svg_3d(state, view, []) if hasattr(module, "svg_3d") else None})
+            "svg3d": module.svg_3d(state, view, []) if module.svg_3d is not None else None})
 
     async def _review(self, request: web.Request) -> web.Response:
         """A saved game reviewed move by move (games.ai.review, as `treeboard review`): the

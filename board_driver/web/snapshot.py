@@ -98,7 +98,7 @@ def page_state(referee, *, layout_name: str, token_required: bool, version: int,
     sensed = set(view.sensed)
     offered = entries(state, sensed) if views.offers_entries(state.game.name) else []
     svg3d = None
-    if hasattr(module, "svg_3d"):
+    if module.svg_3d is not None:
         svg3d = module.svg_3d(state, shown, sorted({e["site"] for e in offered}))
     return {
         "game": state.summary(),

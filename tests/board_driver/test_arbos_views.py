@@ -33,7 +33,7 @@ def sites_of(svg: str) -> dict[str, ET.Element]:
 
 
 def test_the_view_is_found_and_names_the_players():
-    assert views.view_of("arbos").__name__ == "board_driver.views.arbos"
+    assert views.view_of("arbos").__module__ == "board_driver.views.arbos"
     assert views.players("arbos") == ("White", "Black")
 
 

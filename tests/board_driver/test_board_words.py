@@ -42,7 +42,7 @@ def state_json(t):
 
 def test_one_legend_names_every_colour_shown_and_the_page_and_sim_read_it(board):
     t = board()
-    t.door.set_hints("best")
+    t.door.set_hint_mode("best")
     legend = views.legend(t.referee.state, t.moment())
     by_name = {e["name"]: e for e in legend}
     assert by_name["best"]["label"] == "sky blue" and "best move" in by_name["best"]["means"]
@@ -51,14 +51,14 @@ def test_one_legend_names_every_colour_shown_and_the_page_and_sim_read_it(board)
     assert state_json(t)["legend"] == legend                      # the page reads the same
     printed = "\n".join(legend_lines(t.referee, views.Paint(False)))
     assert "sky blue: the computer's best move" in printed         # and the sim prints it
-    t.door.set_hints("off")                                        # no hint colours then
+    t.door.set_hint_mode("off")                                        # no hint colours then
     assert not {"best", "safe", "unsafe"} & {e["name"] for e in
                                              views.legend(t.referee.state, t.moment())}
 
 
 def test_a_touch_game_legend_says_what_its_blinks_mean(board):
     t = board(layout="game-for-the-trees-matrix")
-    t.door.set_hints("off")
+    t.door.set_hint_mode("off")
     means = {e["name"]: e["means"] for e in views.legend(t.referee.state, t.moment())}
     assert "may grow" in means["safe"] and "tap again to confirm" in means["unsafe"]
     assert "that tap did nothing" in means["wrong"]
@@ -66,7 +66,7 @@ def test_a_touch_game_legend_says_what_its_blinks_mean(board):
 
 def test_the_sim_redraws_when_the_hints_arrive(board):
     t = board()
-    t.door.set_hints("best")
+    t.door.set_hint_mode("best")
     terminal = Terminal(io.StringIO(), clock=t.clock)
     terminal.start(t.session)
     terminal(t.session)
@@ -79,7 +79,7 @@ def test_the_sim_redraws_when_the_hints_arrive(board):
 
 def test_no_hints_light_while_the_other_seat_is_to_move(board):
     t = board()
-    t.door.set_hints("safe")
+    t.door.set_hint_mode("safe")
     t.referee.set_seats(("human", "remote"))
     safe = t.session.config.colours["safe"]
     frame, _ = t.referee.frame(t.clock())

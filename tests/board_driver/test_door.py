@@ -31,7 +31,7 @@ def test_every_change_through_the_door_is_shown(board):
     t.door.after_change = lambda: shown.append(len(t.door.state.moves))
     t.step("place", ["h0.0"])
     assert t.door.takeback() == "took back h0.0" and shown == [0]
-    t.door.set_hints("legal")
+    t.door.set_hint_mode("legal")
     t.door.new_game()
     assert t.referee.settings.moves == "legal" and len(shown) == 3
 
@@ -47,7 +47,7 @@ def test_refusals_change_nothing_and_say_why(board):
     with pytest.raises(games.IllegalMove, match="has a sensor: put the piece on the board"):
         t.door.enter("h0.1", "rod")
     with pytest.raises(ValueError, match="hint mode must be one of"):
-        t.door.set_hints("everything")
+        t.door.set_hint_mode("everything")
     with pytest.raises(ValueError, match="seat must be 0"):
         t.door.set_seat(2, "human")
     with pytest.raises(ValueError, match="player must be human or one of"):

@@ -98,7 +98,7 @@ def make_physically(daemon: Daemon, before: dict, after: dict, move) -> None:
         else:
             for site in changed:
                 session.referee.enter(site, after[site], daemon.loop.time())
-            daemon._show()
+            daemon.show()
 
 
 async def play_through(a: Daemon, b: Daemon, reference: games.State, rng: random.Random,

@@ -429,7 +429,7 @@ def test_the_remote_links_task_that_dies_is_restarted_and_says_why(tmp_path, cap
         assert sup.watchdog_ok()  # the board still referees its own moves
         link.settings = settings   # mended
         await until(lambda: part.state == UP, "the remote link to be up again", timeout=30)
-        await until(lambda: not daemon._link_task.done(), "the link's task to run")
+        await until(lambda: daemon.remote_part.problem() is None, "the link's task to run")
         daemon.stop()
         await asyncio.wait_for(runner, 30)
 

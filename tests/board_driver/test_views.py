@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import io
 import sys
-import types
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -14,7 +13,7 @@ import games
 from board_driver import views
 from board_driver.config import DEFAULT_COLOURS
 from board_driver.moment import Correction
-from board_driver.views import Paint, Moment, render, svgkit
+from board_driver.views import GameView, Moment, Paint, game_view, render, svgkit
 from board_driver.views.base import legible
 
 NS = {"s": "http://www.w3.org/2000/svg"}
@@ -39,9 +38,8 @@ def by_site(root: ET.Element) -> dict[str, ET.Element]:
 
 @pytest.mark.parametrize("name", games.names())
 def test_every_game_has_a_view_with_the_interface(name):
-    module = views.view_of(name)
-    for attr in views.REQUIRED:
-        assert callable(getattr(module, attr))
+    shown = views.view_of(name)
+    assert issubclass(shown, GameView) and shown is not GameView
     state = games.get_game(name).new_state()
     parse(views.svg(state, view()))
     assert isinstance(views.terminal(state, view(), Paint(False)), str)
@@ -49,48 +47,65 @@ def test_every_game_has_a_view_with_the_interface(name):
     assert isinstance(frame, dict)
 
 
-@pytest.mark.parametrize("name", games.names() + ["generic"])
-def test_a_view_module_names_no_near_miss_of_an_optional_part(name):
-    """The optional parts are found by name (views.OPTIONAL, with defaults): a module that
-    defines `HINT` or `say_moves` would silently get the default. Any public name of its own
-    that is one or two letters off an optional part's name is refused."""
-    import difflib
-    import importlib
-    import inspect
-
-    module = (importlib.import_module("board_driver.views.generic") if name == "generic"
-              else views.view_of(name))
-    known = views.REQUIRED + views.OPTIONAL
-    own = [attr for attr, value in vars(module).items()
-           if not attr.startswith("_") and attr not in known and not inspect.ismodule(value)
-           and getattr(value, "__module__", module.__name__) == module.__name__]
-    near = {attr: difflib.get_close_matches(attr, known, n=1, cutoff=0.8) for attr in own}
-    assert {attr: m for attr, m in near.items() if m} == {}, module.__file__
+def test_every_game_is_listed_once_and_every_listed_name_is_a_game():
+    assert set(views.VIEWS) == set(games.names())
 
 
-def test_the_optional_parts_are_the_ones_the_views_read():
-    """views.OPTIONAL is every optional part read by name, in board_driver/ (the page too)."""
-    import re
-    from pathlib import Path
-
-    read = set()
-    for path in Path(views.__file__).resolve().parent.parent.rglob("*.py"):
-        text = path.read_text(encoding="utf-8")
-        read |= set(re.findall(r'getattr\((?:view_of\([^)]*\)|module), "([A-Za-z_0-9]+)"', text))
-        read |= set(re.findall(r'hasattr\(module, "([A-Za-z_0-9]+)"\)', text))
-    assert read - set(views.REQUIRED) == set(views.OPTIONAL)
-
-
-def test_a_game_without_a_module_is_shown_generically():
-    assert views.view_of("no-such-game").__name__ == "board_driver.views.generic"
+@pytest.mark.parametrize("name", list(views.VIEWS) + ["no-such-game"])
+def test_a_view_defines_only_what_the_interface_declares(name):
+    """A view's parts are read from its class with the base's defaults: a class that defines
+    `HINT` or `say_moves` would silently get the default. Each listed view (and the generic
+    one) is a GameView whose own names the base declares, the required ones its own."""
+    shown = views.view_of(name)
+    declared = {attr for attr in vars(GameView) if not attr.startswith("_")}
+    below = shown.__mro__[:shown.__mro__.index(GameView)]
+    own = {attr for klass in below for attr in vars(klass)
+           if not (attr.startswith("__") and attr.endswith("__"))}
+    assert own - declared == set(), shown
+    assert set(game_view.REQUIRED) <= own, shown
 
 
-def test_a_view_module_missing_a_function_is_refused_by_name(monkeypatch):
-    fake = types.ModuleType("board_driver.views.half_done")
-    fake.__file__ = "board_driver/views/half_done.py"
-    fake.frame = lambda state, view, now: ({}, None)
-    monkeypatch.setitem(sys.modules, "board_driver.views.half_done", fake)
-    with pytest.raises(TypeError, match=r"half_done.py: .*svg, terminal"):
+@pytest.mark.parametrize("name", list(views.VIEWS) + ["no-such-game"])
+def test_a_view_binds_every_part_its_module_defines(name):
+    """A part written in the module but not bound in its class would silently be the default
+    (Treeblox's 3D picture gone from the page): every module-level name the interface declares
+    is its class's, the very object."""
+    shown = views.view_of(name)
+    module = vars(sys.modules[shown.__module__])
+    defined = {attr for attr in module if attr in game_view.DECLARED}
+    assert {attr: module[attr] for attr in defined} == \
+        {attr: vars(shown)[attr].__func__ if isinstance(vars(shown)[attr], staticmethod)
+         else vars(shown)[attr] for attr in defined if attr in vars(shown)}, shown
+
+
+def test_a_game_without_a_view_of_its_own_is_shown_generically():
+    from board_driver.views.generic import GenericView
+
+    assert views.view_of("no-such-game") is GenericView
+
+
+def test_a_view_missing_a_required_part_is_refused_when_defined():
+    with pytest.raises(TypeError, match=r"HalfDone: a game's view must define svg, terminal"):
+        class HalfDone(GameView):
+            frame = staticmethod(lambda state, view, now: ({}, None))
+    with pytest.raises(NotImplementedError):
+        GameView.svg(games.get_game("treeblox").new_state(), view())
+
+
+def test_a_view_naming_a_part_the_interface_does_not_declare_is_refused_when_defined():
+    with pytest.raises(TypeError, match=r"Misspelt: HINT, say_moves is not part of a game's view"):
+        class Misspelt(GameView):
+            frame = staticmethod(lambda state, view, now: ({}, None))
+            svg = staticmethod(lambda state, view: "")
+            terminal = staticmethod(lambda state, view, paint: "")
+            HINT = ("off",)
+            say_moves = staticmethod(lambda state, move: move)
+
+
+def test_a_listed_view_that_is_no_game_view_is_refused(monkeypatch):
+    monkeypatch.setitem(views.VIEWS, "half-done", "board_driver.views.base:Moment")
+    with pytest.raises(TypeError, match=r"board_driver.views.base:Moment: a game's view is a "
+                                        r"GameView"):
         views.view_of("half-done")
 
 

@@ -1,0 +1,109 @@
+"""The remote link as a part of the daemon: a seat played from another board over MQTT.
+
+Starts the link (from the config's [remote], or a game joined on the page before a restart,
+kept beside the journal), hands it to the supervisor as a part that can die, and joins or
+leaves a remote game for the page. The link itself (board_driver/remote/link.py) moves the
+moves; the seats stay the referee's, changed through `Referee.set_seats`. The config is
+never written: a joined game is a config value of its own (`dataclasses.replace`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from typing import Any
+
+import games
+from board_driver.daemon.supervisor import Part
+from hardware.base import DIED, Problem
+
+
+class RemotePart:
+    def __init__(self, daemon: Any):
+        self.daemon = daemon
+        self.link = None   # the RemoteLink, when a seat is played from another board
+        self._task: asyncio.Future | None = None
+
+    def start(self, session: Any) -> None:
+        from board_driver.remote.link import load_join, settings_from_config
+
+        config = self.daemon.config
+        if "remote" not in session.referee.seats:
+            joined = load_join(config)   # a remote game joined on the page, before a restart
+            if joined is None:
+                return
+            table, seats = joined
+            session.referee.set_seats(seats)
+            # (the config stays as read: the joined game is kept beside the journal)
+            config = dataclasses.replace(config, remote=table)
+        self._open(settings_from_config(config, session.referee.seats))
+
+    def _open(self, settings) -> None:
+        from board_driver.remote.link import RemoteLink
+
+        daemon = self.daemon
+        self.link = RemoteLink(settings, daemon.session.referee, daemon.loop.time)
+        self.link.after_change = daemon.show
+        self._task = asyncio.ensure_future(self.link.run())
+        if "remote link" not in daemon.supervisor.parts:
+            daemon.supervisor.add(Part("remote link", check=self.problem, restart=self.restart))
+
+    def problem(self) -> str | None:
+        """Why the link's task ended (it runs until cancelled: reconnecting is its own job)."""
+        task = self._task
+        if task is None or not task.done() or task.cancelled():
+            return None
+        exc = task.exception()
+        return Problem("its task ended" if exc is None else f"{type(exc).__name__}: {exc}", DIED)
+
+    def restart(self) -> None:
+        if self.link is not None:
+            self._task = asyncio.ensure_future(self.link.run())
+
+    async def stop(self) -> None:
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+            try:
+                await task
+            except asyncio.CancelledError:
+                pass
+        if self.link is not None:
+            self.link.detach()
+            self.link = None
+        self.daemon.supervisor.remove("remote link")
+
+    def join(self, table: dict, seat: int | None) -> None:
+        """Join a remote game from the page: `table` as the config's [remote] would hold it,
+        `seat` the seat played here (None: watch). A game in progress here is closed first:
+        a remote game starts from its first move on both boards. Kept beside the journal, so
+        the board is still in the game after a restart. Raises ConfigError naming what is wrong."""
+        from board_driver.remote.link import save_join, settings_from_config
+
+        daemon = self.daemon
+        if self.link is not None:
+            raise games.IllegalMove("join", "this board is in a remote game already; leave it first")
+        referee = daemon.session.referee
+        if any(p.startswith("computer") for p in referee.seats):
+            raise games.IllegalMove("join", "the computer plays a seat here; give both seats to "
+                                            "people before joining a remote game")
+        players = ["remote", "remote"]
+        if seat is not None:
+            players[seat] = "human"
+        trial = dataclasses.replace(daemon.config, remote=table)
+        settings = settings_from_config(trial, tuple(players))  # the broker, game id and secret
+        save_join(daemon.config, table, tuple(players))
+        referee.set_seats(players)
+        if referee.state.moves:
+            referee.new_game(daemon.loop.time(), origin="remote-join")
+        self._open(settings)
+
+    async def leave(self) -> None:
+        """Leave the remote game: both seats are played here again."""
+        from board_driver.remote.link import forget_join
+
+        if self.link is None:
+            raise games.IllegalMove("leave", "this board is in no remote game")
+        await self.stop()
+        forget_join(self.daemon.config)
+        self.daemon.session.referee.set_seats(("human", "human"))

@@ -1,0 +1,84 @@
+"""What the referee decided the board shows besides the game, and the frozen moments made of it.
+
+`Decisions` is the referee's own record (it alone writes it, as it reconciles, plays and takes
+back); `Moments` makes from it and the game the `Moment` the views draw (board_driver/moment.py,
+DESIGN.md "The seam"): one frozen value, with a copy of the position made again only when the
+game changed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from board_driver import views
+from board_driver.moment import Correction, Moment, TouchFace, frozen_map
+from board_driver.referee.clock import control_text
+
+
+@dataclass
+class Decisions:
+    """The referee's decisions about what the board shows besides the game itself."""
+
+    corrections: list[Correction] = field(default_factory=list)
+    # A move in progress (reconcile's "in-progress"): where a piece may go next (want set), or
+    # which pieces may be taken off (want None); and the sites whose piece is lifted off.
+    completions: list[Correction] = field(default_factory=list)
+    lifted: frozenset = frozenset()
+    # The other seat's move (the computer's, a remote board's), still to put down, and whose.
+    to_make: frozenset = frozenset()
+    to_make_by: str = "computer"
+    over_since: float | None = None   # when the game ended (the winner's animation)
+    # The computer's hints (hints "best"): site -> "best" / "keeps" / "loses"; why; its move.
+    hints: dict[str, str] = field(default_factory=dict)
+    hint_reason: str | None = None
+    hint_move: str | None = None
+
+
+class Moments:
+    """Makes the referee's `Moment`s (it reads the referee, never writes it)."""
+
+    def __init__(self, referee: Any):
+        self.referee = referee
+        self._position: tuple[Any, Any] = (None, None)   # (the game's key, its copy)
+
+    def at(self, now: float) -> Moment:
+        """What the board is at `now`, frozen."""
+        ref = self.referee
+        state, clocks, decided = ref.state, ref.keeper.clocks, ref.decided
+        key = (ref.game_number, id(state), len(state.moves),
+               str(state.moves[-1]) if state.moves else None)
+        if self._position[0] != key:
+            self._position = (key, state.copy())
+        position = self._position[1]
+        running = clocks.running
+        return Moment(
+            settings=ref.settings, state=position, game=ref.game_number, seats=ref.seats,
+            sensed=tuple(ref.sensed), corrections=tuple(decided.corrections),
+            completions=tuple(decided.completions), lifted=decided.lifted,
+            to_make=decided.to_make, to_make_by=decided.to_make_by, holding=ref.holding,
+            over_since=decided.over_since, flagged=ref.flagged,
+            timed_out=frozenset(ref.timed_out),
+            takeback_depth=ref.takeback_depth() if state.moves and not ref.over else 0,
+            clocks=tuple(ref.keeper.left(now)) if clocks.timed else None, clock_running=running,
+            turn_left=clocks.left(running, now) if running is not None else None,
+            clock_control=control_text(clocks.controls) if clocks.timed else None,
+            hints=decided.hints, hint_reason=decided.hint_reason, hint_move=decided.hint_move,
+            menu=ref.menu.face(ref.touch is not None), touch=self._touch(position))
+
+    def _touch(self, position: Any) -> TouchFace | None:
+        """A touch game's selection as it stands (None: a piece game)."""
+        ref = self.referee
+        touch = ref.touch
+        if touch is None:
+            return None
+        name = position.game.name
+        shown = touch.shown_state(ref.state)   # (the live state: it keys the selection)
+        return TouchFace(
+            shown=position if shown is ref.state else shown, selected=touch.selected,
+            targets=frozenset(touch.targets), stops=frozenset(touch.stops),
+            choice=bool(touch.choice), choice_target=touch.choice_target,
+            confirming=touch.confirming, flash=touch.flash, words=touch.words(name),
+            note=touch.note_words(views.players(name)),
+            note_key=touch.note[0] if touch.note is not None else None,
+            described=frozen_map(touch.describe()))

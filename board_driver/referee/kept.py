@@ -1,0 +1,73 @@
+"""What a session changes of the board (who plays each seat, the hint mode, the clock), kept in
+the journal's settings so that it survives a restart, as the voice's settings are.
+
+The config is read once at start and never written; each change is kept with the config's
+values it was made from, so that a later edit of the config file wins over what a session
+changed before the edit (logged). A remote game's seats are not kept here: the link keeps the
+joined game beside the journal, with its game.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from board_driver import views
+from board_driver.referee.clock import control_text, parse_time_control
+from board_driver.referee.timekeeper import default_controls
+
+log = logging.getLogger("treeboard.referee")
+
+KEY = "board"   # the journal's settings key
+
+#: What a seat may be: a person at this board, the computer at a level, another board.
+SEAT_KINDS = ("human", "computer", "remote")
+
+
+def check_seats(seats: Any) -> tuple[str, str]:
+    """Two seats, each "human", "remote" or "computer:LEVEL"; raises ValueError otherwise."""
+    seats = tuple(seats)
+    if len(seats) != 2 or not all(isinstance(s, str) and s.split(":", 1)[0] in SEAT_KINDS
+                                  for s in seats):
+        raise ValueError(f"seats must be two of human, remote, computer:LEVEL; got {seats!r}")
+    return seats  # type: ignore[return-value]
+
+
+def base(referee: Any) -> dict[str, Any]:
+    """The config's values a session's changes are made from."""
+    config = referee.config
+    return {"seats": list(config.players or ("human", "human")), "moves": config.moves,
+            "clock": control_text(default_controls(config, referee.state.game))}
+
+
+def keep(referee: Any) -> None:
+    """The referee's seats, hint mode and clock into the journal (durable when this returns)."""
+    if "remote" in referee.seats:
+        return
+    referee.journal.save_setting(KEY, {"base": base(referee), "values": {
+        "seats": list(referee.seats), "moves": referee.settings.moves,
+        "clock": control_text(referee.keeper.controls)}})
+
+
+def restore(referee: Any) -> None:
+    """The seats, hint mode and clock a session last kept, when kept from this config; a kept
+    value the board cannot use is logged and the config's apply."""
+    saved = referee.journal.setting(KEY)
+    if saved is None:
+        return
+    if not isinstance(saved, dict) or saved.get("base") != base(referee):
+        log.info("the board's settings changed in a session were made for another config "
+                 "(%s); the config's apply", referee.config.path)
+        return
+    values = saved.get("values") or {}
+    try:
+        seats = check_seats(values.get("seats", ()))
+        moves = values.get("moves")
+        if moves not in views.hint_modes(referee.state.game.name):
+            raise ValueError(f"hint mode {moves!r} is not one of this game's")
+        controls = parse_time_control(str(values.get("clock")))
+    except ValueError as exc:
+        log.error("journal %s: settings.%s: %s; the config's apply", referee.journal.path, KEY,
+                  exc)
+        return
+    referee.restore_kept(seats, moves, controls)
