@@ -13,7 +13,7 @@ from typing import Any
 
 from aiohttp import web
 
-from hardware.kit import FILES, kit_file
+from hardware.kit import FILES, KitError, kit_file
 
 
 class KitFiles:
@@ -34,7 +34,10 @@ class KitFiles:
         if name not in self._made:
             loop = asyncio.get_running_loop()
             self._made[name] = loop.run_in_executor(None, kit_file, layout, name)
-        text = await asyncio.shield(self._made[name])
+        try:
+            text = await asyncio.shield(self._made[name])
+        except KitError as exc:   # a layout the kit cannot draw (a Pico with too few pins)
+            raise web.HTTPConflict(reason=str(exc)) from None
         kind = "attachment" if name.endswith(".csv") else "inline"
         return web.Response(text=text, content_type=FILES[name], charset="utf-8", headers={
             "Content-Disposition": f'{kind}; filename="{layout.name}-{name}"'})
