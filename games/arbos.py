@@ -29,6 +29,7 @@ from functools import lru_cache
 from typing import Any, NamedTuple
 
 from games.base import BadOptions, Game, IllegalMove, InvalidNotation, Reason, State
+from games.plan import Piece, Plan, grid_plan
 
 ROWS = "ABCDEFGHIJKLMNOPQRST"
 MAX_SIDE = len(ROWS)  # the rules label 20 rows A..T and 20 columns 1..20
@@ -36,6 +37,12 @@ MIN_SIDE = 4
 BOX_SEEDS, BOX_SPORES = 10, 80  # per player, in the box
 BOX_CELLS = 400                 # the 20x20 board the box's counts are made for
 MAX_TREES = 3
+#: The physical board. The rules give no dimensions ("a Go board works too"); ours: cells of a
+#: Go board's 22 mm, tokens 16 mm across (an LED fits in the cell's corner beside one), a
+#: 5 x 2 mm magnet in each.
+CELL_MM = 22.0
+TOKEN_MM = (16.0, 4.0)   # diameter, thickness
+TOKEN_MAGNET = "5 x 2 mm neodymium disc (N42), in the token's underside"
 #: Two seeds need at least two empty cells between them along the row or the column: at
 #: least 3 apart in the larger of the two directions (Chebyshev distance >= 3).
 SEED_DISTANCE = 3
@@ -544,6 +551,24 @@ class ArbosState(State):
     def sites(self) -> list[str]:
         """Every cell, row A first, column 1 first."""
         return list(self.geo.names)
+
+    def plan(self) -> Plan:
+        """The cells CELL_MM square, row A at the top; each player's spores and seeds."""
+        geo = self.geo
+        token = f"{TOKEN_MM[0]:g} mm across, {TOKEN_MM[1]:g} mm thick"
+
+        def tokens(name: str, count: int, note: str) -> Piece:
+            return Piece(name, count, token, TOKEN_MAGNET, (TOKEN_MM[0], TOKEN_MM[0]),
+                         round=True, note=note)
+
+        pieces = (tokens("spore, white", self._spores_each, "white's spores"),
+                  tokens("spore, black", self._spores_each, "black's spores"),
+                  tokens("seed, green", 2 * self._seeds_each, "every seed looks the same"))
+        rows = [list(geo.names[r * geo.cols:(r + 1) * geo.cols]) for r in range(geo.rows)]
+        return grid_plan(rows, CELL_MM, pieces=pieces, dimensions=(
+            (f"cells {CELL_MM:g} mm (a Go board's)", "ours"), (f"tokens {token}", "ours"),
+            (f"{geo.rows}x{geo.cols} cells; {self._spores_each} spores and {self._seeds_each} "
+             "seeds each", "the rules")))
 
     def end_turn_move(self) -> Move:
         """A turn is one move, so ending it early is passing."""

@@ -12,8 +12,9 @@ come in (`Game.input_mode`, `State.touch_moves`), a turn time its rules give
 its title in two parts (`Game.short_title`, `Game.description`), which player owns a piece
 kind (`Game.owner_of`), its end-turn and pass moves (`State.end_turn_move`,
 `State.pass_move`), what a turn whose time ran out becomes (`State.timeout_move`), the options
-drawn afresh for each game (`Game.drawn_options`), and the shortcuts the daemon and the search use (`State.moves_at`,
-`State.position_key`, `State.move_prior`).
+drawn afresh for each game (`Game.drawn_options`), the shortcuts the daemon and the search use (`State.moves_at`,
+`State.position_key`, `State.move_prior`), and the physical board with its dimensions and pieces
+(`State.plan`, games/plan.py: the maker's kit draws it).
 
 Rules modules are pure: no I/O, no threads, no clock, no hardware imports.
 """
@@ -23,11 +24,14 @@ from __future__ import annotations
 import json
 import random
 from abc import ABC, abstractmethod
-from typing import Any, ClassVar, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar, Iterable, Mapping, Sequence
 
 # GameError is the rules' family in the project's tree of errors (treeboard/exc.py): a
 # TreeboardError and a ValueError. Re-exported here and by `games`, where callers take it.
 from treeboard.exc import GameError
+
+if TYPE_CHECKING:
+    from games.plan import Plan
 
 
 class Reason(str):
@@ -332,6 +336,14 @@ class State(ABC):
         that the search (games/ai/mcts.py, progressive widening) looks at the likely moves
         first; the default, None, is no opinion (the search orders moves at random)."""
         return None
+
+    def plan(self) -> "Plan":
+        """The physical board this state's options make (games/plan.py): where each of
+        `sites()` lies, in mm, what is cut there, the pieces. Default: the sites as 30 mm cells
+        of a square, in order; a game whose rules give a board overrides it."""
+        from games.plan import square_plan
+
+        return square_plan(self.sites())
 
     def play_all(self, moves: Iterable[Any]) -> None:
         """Play several moves; on an illegal one, the moves before it stay played."""

@@ -25,10 +25,20 @@ from itertools import permutations
 from typing import Any, NamedTuple
 
 from games.base import BadOptions, Game, IllegalMove, InvalidNotation, Reason, State
+from games.plan import CELL, POINT, Piece, Plan, chess_rows, grid_plan
 
 COLOURS = ("black", "white")
 FILES = "abcdefghijklmnopqrstuvwxyz"
 MAX_SIDE = 26  # files are single letters a..z
+
+#: The physical board. The rules give no dimensions ("often played on a designated section
+#: of the Go board"); ours: points (or cells) 30 mm apart, room for a Go stone's 22 mm counter
+#: with its LED beside it, and a 6 x 2 mm magnet in each counter.
+PITCH_MM = 30.0
+COUNTER_MM = (22.0, 5.0)   # diameter, thickness
+COUNTER_MAGNET = "6 x 2 mm neodymium disc (N42), in the counter's underside"
+#: The boards whose counters stand in cells, not on the crossings of lines.
+CELL_BOARDS = frozenset({"8x8"})
 
 #: Ready-made boards, as players name them: grids of squares (counters on their corners) and
 #: the chequerboard (counters in its cells). Value: (rows, columns) of points.
@@ -285,6 +295,24 @@ class FangqiState(State):
     def sites(self) -> list[str]:
         """Every point of the board, in reading order (a1, b1, ..., a2, ...)."""
         return list(self.grid.names)
+
+    def plan(self) -> Plan:
+        """The grid's points PITCH_MM apart on engraved lines (the chequerboard: its cells), and
+        each player's counters."""
+        grid = self.grid
+        size = grid.rows * grid.cols
+        counter = f"{COUNTER_MM[0]:g} mm across, {COUNTER_MM[1]:g} mm thick"
+        pieces = tuple(Piece(f"counter, {COLOURS[p]}", (size + 1 - p) // 2, counter,
+                             COUNTER_MAGNET, (COUNTER_MM[0], COUNTER_MM[0]), round=True,
+                             note="half the points each, black one more on an odd board")
+                       for p in (0, 1))
+        cells = grid.name in CELL_BOARDS
+        return grid_plan(chess_rows(FILES[:grid.cols], grid.rows), PITCH_MM,
+                         shape=CELL if cells else POINT, pieces=pieces, dimensions=(
+                             (f"{'cells' if cells else 'points'} {PITCH_MM:g} mm apart", "ours"),
+                             (f"counters {counter}", "ours"),
+                             (f"{size} {'cells' if cells else 'points'}; counters half the "
+                              "points each", "the rules")))
 
     def parse_move(self, text: str) -> Move:
         if not isinstance(text, str):

@@ -28,6 +28,7 @@ import re
 from typing import Any, NamedTuple, Sequence
 
 from games.base import BadOptions, Game, GameError, IllegalMove, InvalidNotation, Reason, State
+from games.plan import HOLE, Piece, Plan, chess_rows, grid_plan
 
 Cell = tuple[int, int, int]
 
@@ -36,6 +37,20 @@ COLOURS = ("dark", "light")
 COLUMNS = "abcd"
 SIZE = 4
 MAX_CUBES = 16  # cubes of each kind per player in the box
+
+#: The physical set. The rules give no dimensions; ours: linking cubes of 20 mm, so the board's
+#: holes are 20 mm apart (a cube beside another fills the next lattice cell: the pitch must
+#: be the cube's side), each hole 8 mm across for a cube's peg, through the top plate with the
+#: hall sensor under it; the LED beside the hole, under the cube's corner.
+CUBE_MM = 20.0
+HOLE_MM = 8.0
+HOLE_LED_MM = 6.5
+#: One reading tells all four kinds (hardware/layouts/treeblox-adc.toml): the pole facing down
+#: tells dark from light, the magnet's strength a branch from a leaf.
+CUBE_MAGNETS = {"dark-branch": "8 x 3 mm neodymium disc (N42), south pole down",
+                "dark-leaf": "5 x 1 mm neodymium disc (N35), south pole down",
+                "light-leaf": "5 x 1 mm neodymium disc (N35), north pole down",
+                "light-branch": "8 x 3 mm neodymium disc (N42), north pole down"}
 
 #: The board's 16 holes, in reading order a1, b1, c1, d1, a2, ...
 BOARD_HOLES: tuple[Cell, ...] = tuple((x, y, 0) for y in range(SIZE) for x in range(SIZE))
@@ -292,6 +307,18 @@ class TreebloxState(State):
     def sites(self) -> list[str]:
         """The 16 board holes, the only cells with a sensor."""
         return [cell_name(c) for c in BOARD_HOLES]
+
+    def plan(self) -> Plan:
+        """The board's 4x4 holes a cube apart (CUBE_MM), and the 64 cubes with their magnets."""
+        size = f"{CUBE_MM:g} mm cube"
+        pieces = tuple(Piece(f"{kind.replace('-', ' ')} cube", MAX_CUBES, size, magnet,
+                             (CUBE_MM, CUBE_MM), note="the magnet in the face that goes down")
+                       for kind, magnet in CUBE_MAGNETS.items())
+        return grid_plan(chess_rows(COLUMNS, SIZE), CUBE_MM, shape=HOLE, size=HOLE_MM,
+                         led=(HOLE_LED_MM, -HOLE_LED_MM), pieces=pieces, dimensions=(
+                             (f"cubes {CUBE_MM:g} mm, holes {CUBE_MM:g} mm apart", "ours"),
+                             (f"holes {HOLE_MM:g} mm across, through the top plate", "ours"),
+                             ("16 holes, 4x4; 16 cubes of each kind", "the rules")))
 
     def parse_move(self, text: str) -> Move:
         return parse_move(text)

@@ -12,6 +12,8 @@ down: cli -> daemon -> referee -> games); nothing imports the cli.
   ai.py       solve, review
   service.py  install-service
   maker.py    selftest and map: a maker's first contact with a board
+  typed_hands.py  the sim's actions typed for selftest --sim and map --sim
+  kit.py      kit: a layout's parts list, wiring diagram and template to cut
   sim.py      the terminal a simulated board is played from
 """
 
@@ -23,7 +25,7 @@ import signal
 import sys
 from typing import Sequence
 
-from board_driver.cli import ai, board, rules, service
+from board_driver.cli import ai, board, kit, rules, service
 
 
 def _version() -> str:
@@ -47,7 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"treeboard {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
-    for family in (rules, board, ai, service):
+    for family in (rules, board, kit, ai, service):
         family.register(sub)
     return parser
 

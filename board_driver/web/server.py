@@ -49,6 +49,7 @@ from board_driver.referee.journal import JournalError
 from board_driver.views import words
 from board_driver.views.narrate import last_moves
 from board_driver.web import guard, snapshot
+from board_driver.web.kit import KitFiles
 from treeboard.exc import TreeboardError
 
 log = logging.getLogger("treeboard.web")
@@ -245,6 +246,7 @@ class WebServer:
         r.add_post("/api/voice", self._set_voice)
         r.add_get("/api/games/{id:\\d+}/review", self._review)
         r.add_get("/ws", self._ws)
+        KitFiles(self.door).add_routes(r)   # the maker's kit of this board (web/kit.py)
         return app
 
     async def start(self) -> None:
