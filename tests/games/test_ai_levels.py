@@ -403,3 +403,35 @@ def test_the_other_games_beginners_glance_as_before(name):
     assert " ".join(map(str, state.moves)) == path
     beginner = games.ai.LEVELS["beginner"]
     assert [str(games.ai.play_level(state, beginner, seed=s)) for s in range(8)] == answers.split()
+
+
+@pytest.mark.parametrize("name", games.names())
+def test_each_games_table_is_its_own_and_holds_together(name):
+    # How the computer plays a game is its table, games/ai/tuning/<module>.py, found by the
+    # game's name; every key is one the computer reads, every level one it has.
+    import importlib
+
+    game = games.get_game(name)
+    table = tuning.of(game)
+    module = importlib.import_module(f"games.ai.tuning.{name.replace('-', '_')}")
+    assert table is module.TUNING and isinstance(table, tuning.Tuning)
+    assert type(table.search_effort) is int and table.search_effort >= 1
+    assert set(table.search_options) <= games.ai.SEARCH_OPTIONS
+    assert set(table.level_effort) <= set(games.ai.LEVELS)
+    for lvl in games.ai.LEVELS.values():
+        games.ai.game_level(game, lvl)  # raises, naming the key, for one it does not know
+    games.ai.game_glance(game)
+    solver = tuning.exact_solver(game)
+    assert (solver is None) == (table.exact_solver is None)
+    if solver is not None:  # what games.ai and `treeboard solve` ask of it
+        for asked in ("exact_values", "out_of_reach", "solve", "OutOfTime", "BookError"):
+            assert hasattr(solver, asked), asked
+
+
+def test_a_game_without_a_table_plays_with_the_defaults():
+    from types import SimpleNamespace
+
+    table = tuning.of(SimpleNamespace(name="a-sixth-game"))
+    assert type(table) is tuning.Tuning
+    assert (table.search_effort, dict(table.search_options), dict(table.level_effort),
+            dict(table.glance), table.exact_solver) == (1, {}, {}, {}, None)
