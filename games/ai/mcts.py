@@ -285,10 +285,9 @@ class Search:
             if self.prior is not None:
                 # Moves the search visited equally often it could not tell apart (their means
                 # differ by noise): the prior's order decides, the root's moves' order. Where
-                # the playouts' results saturate (Arbos: the mover wins 95 % of them after any
-                # of its moves) the widening lets in more moves the more it searches, all
-                # visited alike, and the noise chose among ever more of them: `hard` lost 4 of
-                # 4 to `medium` (docs/ai.md, the ladder).
+                # the playouts' results saturate the widening lets in more moves the more it
+                # searches, all visited alike, and the noise chose among ever more of them,
+                # so that more search played worse (docs/ai.md, "Every game").
                 root = self.root
                 most = stats[0][1]
                 return next(m for i, m in enumerate(root.moves) if root.n[i] == most)
