@@ -320,7 +320,7 @@ def best_move(state: Any, *, seconds: float, seed: int | None = None, noise: flo
             rng = random.Random(seed)
             keep = [m for m, v in exact.items() if v >= top - round(2 * noise)]
             return rng.choice(sorted(keep, key=str))
-        best = sorted((m for m, v in exact.items() if v == top), key=lambda g: g.index)
+        best = [m for m, v in exact.items() if v == top]  # in the solver's order
         return best[0] if seed is None else random.Random(seed).choice(best)
     searcher = Search(state, seed=seed, **{**search_options(state), **(search or {})})
     searcher.run(seconds=max(0.0, seconds - (clock() - start)), iterations=iterations,

@@ -845,8 +845,9 @@ REACH_FREE_GROOVES = 30
 
 def exact_values(state: TreePlantingState, *, deadline: float, clock: Callable[[], float],
                  only_best: bool = False, free: int | None = None) -> dict[Groove, int] | None:
-    """Groove -> the final tree margin for the mover under perfect play after it, or None
-    when the position is too large (more than `free` grooves free; without `free`, more than
+    """Groove -> the final tree margin for the mover under perfect play after it, in board
+    order (the computer takes the first best, or draws among them), or None when the
+    position is too large (more than `free` grooves free; without `free`, more than
     EXACT_FREE_GROOVES outside the book) or the deadline passes first. With `only_best`,
     just the best grooves (each other groove needs only a null-window test, not its exact
     value; the first found will do)."""
@@ -869,7 +870,7 @@ def exact_values(state: TreePlantingState, *, deadline: float, clock: Callable[[
     except OutOfTime:
         return None
     grooves = state.board.grooves
-    return {grooves[g]: so_far + v for g, v in values.items()}
+    return {grooves[g]: so_far + v for g, v in sorted(values.items())}
 
 
 def out_of_reach(state: TreePlantingState) -> str | None:

@@ -48,7 +48,8 @@ class Tuning:
     #: The module of this game's exact solver (games/ai/<module>.py), or None: the search alone
     #: plays and hints. `games.ai` and `treeboard solve` ask such a module only this:
     #: `exact_values(state, deadline=, clock=, only_best=, free=)`, move -> the final margin
-    #: for the mover under perfect play, or None where it gives no answer (a position beyond
+    #: for the mover under perfect play, in the order the computer draws a best move from,
+    #: or None where it gives no answer (a position beyond
     #: its reach, more than `free` moves left, out of time); `out_of_reach(state)`, why no
     #: exact answer can be had however long it runs, or None; `solve(state, deadline=,
     #: clock=)`, (the margin for the player to move, the best moves), raising `OutOfTime`
