@@ -55,10 +55,6 @@ PLAYOUT_CAP = 400
 #: three trees, only the cells beside the mover's spores: a pass used to check every cell,
 #: 44 % of a 20x20 playout's cell checks for under 2 passes in 138 moves).
 _DRAWS = 48
-#: A playout's spore goes on the best (`_playout_worth`) of this many legal cells drawn at
-#: random, not on the first: 1 is a uniformly random playout. 4 makes fewer playouts end
-#: level (34 %, not 94 %) but did not play better (docs/ai.md, "Arbos"), so 1 stays.
-PLAYOUT_CHOICES = 1
 
 #: The setup's two ways (reading 13): the board draws each seed's cell, or the placer chooses.
 SETUPS = ("random", "chosen")
@@ -191,9 +187,6 @@ class ArbosState(State):
                  "_seeds", "_tree_of", "_trees", "_next_id", "_spores_left", "_seed_dist",
                  "_dist_count", "_placed_seeds", "_history", "_to_move", "_phase", "_follow",
                  "_removing", "_passes", "_end", "_setup", "_setup_seed", "_draws")
-    #: PLAYOUT_CHOICES, on the class so that a benchmark can try another for one side
-    #: (benchmarks/search_pair.py --a-state).
-    playout_choices = PLAYOUT_CHOICES
 
     def __init__(self, game: "Arbos", board_name: str, rows: int, cols: int, seeds: int,
                  spores: int, setup: str = "chosen", setup_seed: int | None = None):
@@ -351,10 +344,13 @@ class ArbosState(State):
          new._end) = self._turn()
         return new
 
-    def playout(self, rng: Any = random, cap: int | None = None) -> tuple[int, int]:
+    def playout(self, rng: Any = random, cap: int | None = None, choices: int = 1
+                ) -> tuple[int, int]:
         """Play on with random legal moves until the game ends or `cap` moves are made (None:
         PLAYOUT_CAP); return the scores. Every move is recorded as usual, so `undo` takes them
-        back.
+        back. `choices`: a spore goes on the best (`_playout_worth`) of this many legal cells
+        drawn at random, not on the first; 1, a uniformly random cell (the search's table,
+        games/ai/tuning/arbos.py, says which it uses).
 
         Not uniform over `legal_moves()`, on purpose: uniformly random players almost never
         pass and keep making a fourth tree and removing a spore, so a uniform game runs to
@@ -375,7 +371,7 @@ class ArbosState(State):
         size, nb8, cell = geo.size, geo.nb8, geo.cell
         randrange, apply, placeable = rng.randrange, self._apply, self._placeable
         draw = rng.random  # a cell: int(draw() * size), uniform to within size / 2**53
-        choices, worth = self.playout_choices, self._playout_worth
+        worth = self._playout_worth
 
         def keeps_three(p: int, i: int) -> bool:
             # A spore at i joins the trees beside it into one: at most three after it?
@@ -1076,17 +1072,6 @@ class Arbos(Game):
                    "score your seeds linked to two of them")
     #: The rules' example turn time limit; the referee applies it (config can change it).
     turn_seconds = 300.0
-    #: 400 moves a turn are too wide for plain UCT within seconds: widen progressively, the
-    #: state's `move_prior` first.
-    search_options = {"widening": (2.0, 0.5), "prior": "game", "prior_bias": 1.0}
-    #: Arbos's strength is its prior: uniform playouts end level 94 % of the time, and the
-    #: common levels did not climb above 160 iterations (640 against 160: 17/40) while 40
-    #: beat the glance 24/24. So its levels are spread where strength grows: 40 iterations
-    #: with three moves in eight a glance, then 40, 160, and 640 kept to the prior
-    #: (docs/ai.md, "Arbos").
-    level_effort = {"easy": {"iterations": 40, "slips": 0.375}, "medium": {"iterations": 40},
-                    "hard": {"iterations": 160},
-                    "strongest": {"iterations": 640, "search": {"prior_bias": 3.0}}}
 
     def options(self) -> dict[str, str]:
         return {

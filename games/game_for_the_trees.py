@@ -1154,12 +1154,6 @@ class GameForTheTrees(Game):
     short_title = "Game for the Trees"
     description = ("grass, underbrush and trees grow across an 8x8 board by momentum; lose "
                    "your Huckleberry and you lose")
-    # About 80 moves a turn and 100 iterations a second: random playouts say little there, so
-    # the search keeps close to the greedy prior (a root visited 100 times weighs its best 2
-    # safe moves); probes of 10 games against greedy at 0.5 s: widening (2, 0.5) 4/10,
-    # (1, 0.35) 8/10, (1, 0.2) 10/10.
-    search_options = {"widening": (1.0, 0.2), "prior": "greedy", "safe_root": True,
-                      "playout_cap": 10}
 
     def options(self) -> dict[str, str]:
         return {

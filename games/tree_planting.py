@@ -475,29 +475,6 @@ class TreePlanting(Game):
     name = "tree-planting"
     short_title = "Tree Planting"
     description = "draw rods in the grooves; close a square to plant a tree and draw again"
-    #: games/ai/tree_planting.py solves it exactly where a position is small enough.
-    exact_solver = True
-    #: A Tree Planting iteration costs tens of microseconds (a hundredth of Game for the
-    #: Trees'): a level searches 16 times its iterations here (docs/ai.md, "Levels").
-    search_effort = 16
-    #: The common levels' exact endgames (12 / 15 / 18 free grooves) made the top step on the
-    #: classic board about 600 points (hard scored 1/32 against the strongest, which is
-    #: perfect there); with medium and hard exact from 17 and 20 free (20: the opening book's
-    #: reach on the classic board), the steps from easy up scored 0.875, 0.84 and 0.875, 32
-    #: games each (docs/ai.md, "The ladder": each step still above the 150-250 asked). The
-    #: beginner's glance below made it about as strong as easy at 12 free (0.49 over 128
-    #: games, seed 104); easy exact from 15 free scored 0.77 against it and medium 0.82
-    #: against easy (128 games each, seed 105; 14 free: 0.66 and 0.88, 16: 0.84 and 0.72,
-    #: seeds 104 and 105).
-    level_effort = {"easy": {"exact_free": 15}, "medium": {"exact_free": 17},
-                    "hard": {"exact_free": 20}}
-    #: The common glance (greedy's view, a gain overlooked once in 10) scored 8/32 against
-    #: the greedy player here: one square overlooked, or one handed over, hands the opponent
-    #: a chain. This beginner, like a child told once, sees a quarter of the time which
-    #: grooves draw a square's third side and keeps off them (never what a chain does):
-    #: about half against greedy, 0.50 and 0.52 over 256 and 512 games (seeds 102, 103;
-    #: docs/ai.md, "The ladder").
-    glance = {"answer": 0.25}
 
     def options(self) -> dict[str, str]:
         return {"board": Reason("a named board ({boards}), an RxC rectangle such as 3x4, or ASCII "

@@ -199,10 +199,9 @@ class TreebloxState(State):
         `play(rng.choice(legal_moves()))`, faster: the moves are legal by construction, so
         they skip the check and the sort), but for one rule: a player who can shade the
         other's last active leaf, which wins at once, does (a decisive move, Teytaud &
-        Teytaud 2010). Uniform players almost never find that cube, so a search on uniform
-        playouts valued a tree with one exposed leaf as safe and lost games in 11-20 moves to
-        the shading, at 2,560 iterations a move as at 160 (docs/ai.md, the ladder). Every
-        move is recorded as usual, so `undo` takes them back."""
+        Teytaud 2010): uniform players almost never find that cube, so a search on uniform
+        playouts valued a tree with one exposed leaf as safe (docs/ai.md, the ladder, what
+        that cost). Every move is recorded as usual, so `undo` takes them back."""
         choice, apply = rng.choice, self._apply
         left = -1 if cap is None else cap
         while not self._end and left:
@@ -545,12 +544,14 @@ class Treeblox(Game):
     short_title = "Treeblox"
     description = "grow a tree of cubes above a 4x4 board; the most leaves open to the sky wins"
     piece_kinds = frozenset({"dark-leaf", "dark-branch", "light-leaf", "light-branch"})
-    #: The common levels (40 / 160 / 640 iterations) made the two middle steps about 100
-    #: points each (medium 0.66 against easy, hard 0.64 against medium, 32 games each): about
-    #: 50 points a doubling of the iterations here, so a step of 150-250 wants about eight
-    #: times the iterations. Hard and strongest keep theirs (the top step was already 0.88);
-    #: easy 10 still beats the beginner (0.91, 32 games), medium 64 (docs/ai.md, "The ladder").
-    level_effort = {"easy": {"iterations": 10}, "medium": {"iterations": 64}}
+    #: A match (below, `play_match`).
+    match_rules = ("players switch colours every game (player 1 is Dark in game 1) and the "
+                   "most active leaves over all games wins")
+
+    def play_match(self, records: Sequence[Sequence[str]], sources: Sequence[str] | None = None,
+                   cubes: int = MAX_CUBES) -> dict[str, Any]:
+        """The match's summary (games/base.py; the module's `play_match`)."""
+        return play_match(records, cubes, sources)
 
     def owner_of(self, kind: str) -> int | None:
         """"dark-leaf", "dark-branch" -> 0; "light-..." -> 1."""
