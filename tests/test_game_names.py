@@ -2,7 +2,8 @@
 DESIGN.md: what a game offers is declared, never recognised by its name). A game's own
 modules are the files named after it (`games/<module>.py`, `games/ai/<module>.py`, its solver,
 `games/ai/tuning/<module>.py`, its computer's table, `board_driver/views/<module>.py`), and
-the registry, `games/__init__.py`'s `_MODULES`, lists them all once.
+the registries, `games/__init__.py`'s `_MODULES` and `board_driver/views/__init__.py`'s `VIEWS`,
+list them all once.
 
 Checked on the code, not the prose: names, attributes, imports, arguments and strings other
 than docstrings. A comment or a docstring may still give a game as an example ("Arbos: 300").
@@ -60,13 +61,17 @@ def _docstrings(tree: ast.AST) -> set[int]:
     return found
 
 
-def _registry(tree: ast.AST) -> set[int]:
-    """The nodes of `_MODULES = {...}`, the one list of the games."""
+#: The registries, each the one list of the games (or of their views): file -> its name.
+REGISTRIES = {"games/__init__.py": "_MODULES", "board_driver/views/__init__.py": "VIEWS"}
+
+
+def _registry(tree: ast.AST, name: str | None) -> set[int]:
+    """The nodes of a registry (`_MODULES = {...}`, `VIEWS = {...}`), the one list."""
     found = set()
     for node in ast.walk(tree):
         if isinstance(node, (ast.Assign, ast.AnnAssign)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            if any(isinstance(t, ast.Name) and t.id == "_MODULES" for t in targets):
+            if any(isinstance(t, ast.Name) and t.id == name for t in targets):
                 found |= {id(n) for n in ast.walk(node)}
     return found
 
@@ -98,7 +103,7 @@ def named_games() -> list[tuple[str, str, int]]:
         for path in sorted((ROOT / top).rglob("*.py")):
             rel = path.relative_to(ROOT).as_posix()
             tree = ast.parse(path.read_text(encoding="utf-8"), rel)
-            skip = _docstrings(tree) | (_registry(tree) if rel == "games/__init__.py" else set())
+            skip = _docstrings(tree) | _registry(tree, REGISTRIES.get(rel))
             others = {module: rx for module, rx in names.items() if module != path.stem}
             for node in ast.walk(tree):
                 if id(node) in skip:
