@@ -16,6 +16,7 @@ from board_driver.cli.sim import run_sim
 from board_driver.config import Voice, load_config, parse_config, sim_config
 from board_driver.referee.tracer import Tracer
 from board_driver.views import words
+from tests.waits import scaled
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
@@ -110,8 +111,9 @@ def test_compiled_catalogs_are_what_the_board_reads(locale_copy, monkeypatch):
     with (locale_copy / "zh.mo").open("rb") as f:
         zh = gettext.GNUTranslations(f)   # as board_driver/views/words.py reads the shipped ones
     assert zh.gettext("Tree Planting") == "植树棋"
-    assert zh.ngettext("lifted {n} piece; the board is empty",
-                       "lifted {n} pieces; the board is empty", 3) == "拿走了 {n} 枚棋子；棋盘已清空"
+    lifted = zh.ngettext("lifted {n} piece; the board is empty",
+                         "lifted {n} pieces; the board is empty", 3)
+    assert lifted == "拿走了 {n} 枚棋子；棋盘已清空"
     shipped = words.translation("zh")
     assert all(zh.gettext(m) == shipped.gettext(m)
                for m in ("Tree Planting", "score {a} to {b}", "Take back"))
@@ -176,7 +178,7 @@ def run_trace_cli(tmp_path, text: str, *args: str) -> list[dict]:
     f = tmp_path / "game.trace"
     f.write_text(text)
     out = subprocess.run([sys.executable, "-m", "board_driver.cli", "trace", *args, str(f)],
-                         capture_output=True, text=True, timeout=120)
+                         capture_output=True, text=True, timeout=scaled(120))
     assert out.returncode == 0, out.stderr
     return [json.loads(line) for line in out.stdout.splitlines()]
 
