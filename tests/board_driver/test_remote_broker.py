@@ -13,6 +13,7 @@ import pytest
 
 import games
 from board_driver.remote import protocol as rp
+from board_driver.remote.link import CONNECTED, WAITING
 from board_driver.config import sim_config
 from board_driver.daemon.loop import Daemon
 from board_driver.daemon.notify import Notifier
@@ -639,7 +640,10 @@ def test_joining_and_leaving_a_remote_game_from_the_page_survives_a_restart(tmp_
         b = board(tmp_path, "b", 0, broker, "tree-planting-classic-pins")   # seat 1, by config
         runners = [asyncio.ensure_future(daemon.run()), asyncio.ensure_future(b.run())]
         try:
-            await until(lambda: daemon.web is not None and b.remote is not None)
+            # b's link connected before anything may stop it: a stop while aiomqtt connects
+            # (in a thread) leaves the socket it opens to the garbage collector.
+            await until(lambda: daemon.web is not None and b.remote is not None
+                        and b.remote.status in (WAITING, CONNECTED), what="b's link to connect")
             async with aiohttp.ClientSession() as http:
                 async def post(path, body=None):
                     async with http.post(f"http://127.0.0.1:{daemon.web.port}{path}",
