@@ -19,3 +19,19 @@ import tempfile  # noqa: E402
 _STATE = tempfile.mkdtemp(prefix="treeboard-test-state-")
 os.environ["XDG_STATE_HOME"] = _STATE
 atexit.register(shutil.rmtree, _STATE, ignore_errors=True)
+
+
+# pytest's own timeout (pyproject's `timeout`, a module's `pytest.mark.timeout`) catches a test
+# that hangs; on a busy machine it stretches as every wait of the tests does (tests/waits.py),
+# read when each test starts, so a slow machine is never what fails a test.
+import pytest  # noqa: E402
+
+from tests.waits import scaled  # noqa: E402
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_timeout_set_timer(item, settings):
+    import pytest_timeout
+
+    return pytest_timeout.pytest_timeout_set_timer(
+        item, settings._replace(timeout=scaled(settings.timeout)))

@@ -3,7 +3,7 @@
     python tools/catalogs.py            extract the messages, update every catalog, compile them
     python tools/catalogs.py check      fail (exit 1) when a catalog lacks a translation, has a
                                         stale or fuzzy one, breaks a {placeholder}, or its .mo
-                                        is not what its .po compiles to (the tests run this)
+                                        does not say what its .po says (the tests run this)
     python tools/catalogs.py init LANG  start a new language's catalog from the template
 
 The catalogs live in board_driver/views/locale/: treeboard.pot (the template, from the source),
@@ -27,7 +27,7 @@ from pathlib import Path
 
 from babel.messages.catalog import Catalog
 from babel.messages.extract import extract_from_dir
-from babel.messages.mofile import write_mo
+from babel.messages.mofile import read_mo, write_mo
 from babel.messages.pofile import read_po, write_po
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -118,12 +118,57 @@ def update(template: Catalog) -> None:
         _write(catalog, path)
 
 
+def _compiled(catalog: Catalog) -> bytes:
+    buf = io.BytesIO()
+    write_mo(buf, catalog, use_fuzzy=False)
+    return buf.getvalue()
+
+
+def _meaning(mo: bytes) -> dict:
+    """What a compiled catalog tells the board: each message's translation (by its context and
+    id), the plural rule and the charset its strings are read in. Never the header lines a
+    Babel release writes (`Generated-By`), nor anything else of the .mo's bytes."""
+    catalog = read_mo(io.BytesIO(mo))
+    messages = {}
+    for m in catalog:
+        if m.id:
+            key = (m.context, tuple(m.id) if isinstance(m.id, (list, tuple)) else m.id)
+            messages[key] = tuple(m.string) if isinstance(m.string, (list, tuple)) else m.string
+    return {"messages": messages, "plural forms": catalog.plural_forms,
+            "charset": (catalog.charset or "").lower()}
+
+
+def _disagreement(mo: Path, catalog: Catalog) -> str | None:
+    """How the shipped .mo differs from what its .po compiles to, in words (None: it does not).
+    The two are compared by their meaning, so a .mo made by another Babel still agrees."""
+    if not mo.is_file():
+        return "missing"
+    try:
+        have = _meaning(mo.read_bytes())
+    except Exception as e:  # a truncated or foreign file: Babel names what it could not read
+        return f"unreadable ({e})"
+    want = _meaning(_compiled(catalog))
+    for field in ("plural forms", "charset"):
+        if have[field] != want[field]:
+            return f"its {field} are {have[field]!r}, the .po's {want[field]!r}"
+    hm, wm = have["messages"], want["messages"]
+    differ = sorted((k for k in hm.keys() | wm.keys() if hm.get(k) != wm.get(k)), key=str)
+    if not differ:
+        return None
+    context, msgid = differ[0]
+    first = msgid[0] if isinstance(msgid, tuple) else msgid
+    more = f" and {len(differ) - 1} more" if len(differ) > 1 else ""
+    return f"{first!r} is {hm.get(differ[0])!r} there, {wm.get(differ[0])!r} in the .po{more}"
+
+
 def compile_all() -> None:
+    """Each .po to its .mo; a .mo that already says what its .po says is left as it is (a newer
+    Babel's header alone changes nothing in the tree)."""
     for lang in languages():
         catalog = _read(LOCALE / f"{lang}.po", lang)
-        buf = io.BytesIO()
-        write_mo(buf, catalog, use_fuzzy=False)
-        (LOCALE / f"{lang}.mo").write_bytes(buf.getvalue())
+        mo = LOCALE / f"{lang}.mo"
+        if _disagreement(mo, catalog) is not None:
+            mo.write_bytes(_compiled(catalog))
 
 
 def problems() -> list[str]:
@@ -161,10 +206,10 @@ def problems() -> list[str]:
                                f"{sorted(set(_FIELD.findall(s)))} are not the message's "
                                f"{sorted(fields)}")
         mo = LOCALE / f"{lang}.mo"
-        buf = io.BytesIO()
-        write_mo(buf, catalog, use_fuzzy=False)
-        if not mo.is_file() or mo.read_bytes() != buf.getvalue():
-            out.append(f"{mo.name}: not compiled from {path.name} (run tools/catalogs.py)")
+        wrong = _disagreement(mo, catalog)
+        if wrong is not None:
+            out.append(f"{mo.name}: not compiled from {path.name}: {wrong} "
+                       "(run tools/catalogs.py)")
     return out
 
 

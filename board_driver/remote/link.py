@@ -480,6 +480,9 @@ class RemoteLink:
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # aiomqtt.MqttError, OSError, ssl.SSLError: broker away
+                # Stopped meanwhile: aiomqtt's __aexit__ may put its own "Operation timed
+                # out" (a disconnect that never finished) in place of the CancelledError.
+                _raise_if_stopped()
                 _close_abandoned_sockets(exc)
                 refused = _refusal(exc)
                 if self._client is not None:
@@ -517,6 +520,7 @@ class RemoteLink:
         self._drain()             # what was queued offline is in the state below
         self._publish_state()
         self._update_status()
+        _raise_if_stopped()       # (before waiting for messages: perhaps for ever)
         sender = asyncio.ensure_future(self._send_loop(client))
         try:
             async for message in client.messages:
@@ -543,6 +547,18 @@ class RemoteLink:
         while True:
             topic, payload, retain = await self._outbox.get()
             await client.publish(topic, payload, qos=1, retain=retain)
+            _raise_if_stopped()
+
+
+def _raise_if_stopped() -> None:
+    """Raise CancelledError when this task was cancelled although no await raised it: Python
+    3.11's asyncio.wait_for (aiomqtt's connect, subscribe and publish wait with it) returns a
+    result that arrives together with the cancellation and drops the cancellation. The link
+    would then wait for the broker's messages for ever, and the board's stop (leaving a remote
+    game, a shutdown) for the link."""
+    task = asyncio.current_task()
+    if task is not None and task.cancelling():
+        raise asyncio.CancelledError()
 
 
 #: At most REFUSALS_LOGGED refused messages are logged in REFUSAL_LOG_S (the others counted).

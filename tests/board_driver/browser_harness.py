@@ -5,6 +5,7 @@ skip on a developer's machine and FAIL under CI=true."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
@@ -15,6 +16,8 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+
+from tests.waits import Deadline, ms, scaled, wait_for
 
 CHROMIUM = os.environ.get("TREEBOARD_CHROMIUM", "/usr/bin/chromium")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -32,7 +35,7 @@ def unavailable(reason: str):
 
 
 @pytest.fixture(scope="module")
-def browser(tmp_path_factory):
+def chromium(tmp_path_factory):
     """One chromium for the module, with a fresh profile (user-data-dir)."""
     try:
         from playwright.sync_api import sync_playwright
@@ -48,6 +51,20 @@ def browser(tmp_path_factory):
             yield context
         finally:
             context.close()
+
+
+@pytest.fixture
+def browser(chromium):
+    """The module's chromium for one test: Playwright's waits (30 s on an idle machine)
+    stretched for the machine's load as the test starts, and the pages the test opened closed
+    after it, whether it passed or not."""
+    chromium.set_default_timeout(ms(30))
+    chromium.set_default_navigation_timeout(ms(30))
+    before = set(chromium.pages)
+    yield chromium
+    for page in chromium.pages:
+        if page not in before:
+            page.close()
 
 
 def free_port() -> int:
@@ -67,16 +84,28 @@ class Sim:
         self.log = open(tmp_path / f"sim-{port}-{time.monotonic_ns()}.log", "w")
         self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=self.log,
                                      stderr=subprocess.STDOUT, text=True)
-        deadline = time.monotonic() + 15
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise AssertionError(f"sim exited: {Path(self.log.name).read_text()}")
-            try:
-                self.state()
-                return
-            except OSError:
-                time.sleep(0.05)
-        raise AssertionError("the page did not come up")
+        try:   # a sim that does not come up is stopped, its log closed, before the test fails
+            wait_for(self._up, 30, f"the page of `treeboard sim` on port {port} to come up")
+        except BaseException as e:
+            self.stop()
+            if isinstance(e, AssertionError):
+                raise AssertionError(f"{e}; its log:\n{self.said()}") from None
+            raise
+
+    def _up(self) -> bool:
+        if self.proc.poll() is not None:
+            raise AssertionError(f"the sim exited with {self.proc.returncode}")
+        try:
+            self.state()
+            return True
+        except OSError:   # not listening yet (or too busy to answer in time)
+            return False
+
+    def said(self) -> str:
+        """What the sim wrote so far (its terminal and its log)."""
+        if not self.log.closed:
+            self.log.flush()
+        return Path(self.log.name).read_text()
 
     def type(self, *lines: str) -> None:
         for line in lines:
@@ -84,26 +113,32 @@ class Sim:
         self.proc.stdin.flush()
 
     def state(self) -> dict:
-        with urllib.request.urlopen(self.url + "api/state", timeout=2) as r:
+        with urllib.request.urlopen(self.url + "api/state", timeout=scaled(5)) as r:
             return json.loads(r.read())
 
     def wait(self, condition, timeout: float = 5.0) -> dict:
-        deadline = time.monotonic() + timeout
+        """The sim's state once `condition` holds of it, or its last state once `timeout`
+        (scaled for the machine's load) has passed: the test's assert says what was wanted."""
+        deadline = Deadline(timeout)
         while True:
             state = self.state()
-            if condition(state) or time.monotonic() > deadline:
+            if condition(state) or deadline.passed():
                 return state
             time.sleep(0.02)
 
     def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.stdin.close()  # end of input: sim quits as after `quit`
+        """End the sim (as after `quit`: the end of its input), killed if it will not; its log
+        closed. Again, or after it ended by itself, it does nothing more."""
+        try:
+            with contextlib.suppress(BrokenPipeError):
+                self.proc.stdin.close()
             try:
-                self.proc.wait(10)
+                self.proc.wait(scaled(10))
             except subprocess.TimeoutExpired:
                 self.proc.kill()
-                self.proc.wait(5)
-        self.log.close()
+                self.proc.wait(scaled(5))
+        finally:
+            self.log.close()
 
 
 def page_reading(browser, sim: Sim, languages: list[str]):
@@ -119,13 +154,12 @@ def page_reading(browser, sim: Sim, languages: list[str]):
 
 @pytest.fixture
 def sims(tmp_path):
-    started: list[Sim] = []
+    """Starts `treeboard sim`s (`sims(*args, port=..., new_game=...)`) and stops every one
+    after the test, each even when another's stop fails."""
+    with contextlib.ExitStack() as stack:
+        def start(*args: str, port: int | None = None, new_game: bool = True) -> Sim:
+            sim = Sim(tmp_path, port or free_port(), *args, new_game=new_game)
+            stack.callback(sim.stop)
+            return sim
 
-    def start(*args: str, port: int | None = None, new_game: bool = True) -> Sim:
-        sim = Sim(tmp_path, port or free_port(), *args, new_game=new_game)
-        started.append(sim)
-        return sim
-
-    yield start
-    for sim in started:
-        sim.stop()
+        yield start

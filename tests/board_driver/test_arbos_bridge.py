@@ -8,24 +8,15 @@ from __future__ import annotations
 import queue
 import time
 
-import pytest
-
 import games
 from board_driver.config import sim_config
 from board_driver.referee.session import open_session
 from hardware.base import PRESENT
+from tests.waits import Deadline, wait_for
 
 LAYOUT = "arbos-20x20-bridge"
 # 20 seeds four apart: white puts black's down first (A1, A9, E1, ...), black puts white's.
 SEED_CELLS = [f"{r}{c}" for r in "AEIMQ" for c in (1, 5, 9, 13)]
-
-
-def wait_for(condition, timeout=5.0, what="condition"):
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            pytest.fail(f"timed out after {timeout} s waiting for {what}")
-        time.sleep(0.002)
 
 
 class BridgeBoard:
@@ -68,7 +59,7 @@ class BridgeBoard:
 
     def settle(self, expect: set, timeout: float = 5.0) -> None:
         got: set = set()
-        deadline = time.monotonic() + timeout
+        deadline = Deadline(timeout)
         while True:
             try:
                 event = self.events.get(timeout=0.002)
@@ -82,8 +73,8 @@ class BridgeBoard:
             self.ref.tick(now)
             if expect <= got and self.ref.next_deadline() is None:
                 break
-            if now > deadline:
-                pytest.fail(f"the board did not settle: saw {got}, expected {expect}")
+            if deadline.passed():
+                raise deadline.failure(f"the board to settle: saw {got}, expected {expect}")
         self.ref.show(time.monotonic())
 
     def move(self, text: str) -> None:

@@ -13,6 +13,7 @@ import pytest
 from board_driver.cli import main
 from board_driver.cli.rules import CHUNK, read_tokens
 from checks import one_line_error
+from tests.waits import scaled
 
 NOT_UTF8 = b"place h0.0\n\xff\xfe oops\n"
 
@@ -28,7 +29,7 @@ def test_a_layout_that_is_not_utf8_is_one_line_from_the_command(tmp_path):
     path = tmp_path / "latin1.toml"
     path.write_bytes("# Brett für Bäume\n[board]\ngrid = \"3x3\"\n".encode("latin-1"))
     out = subprocess.run([sys.executable, "-m", "board_driver.cli", "trace", "--layout", str(path), "-"],
-                         input="", capture_output=True, text=True, timeout=60)
+                         input="", capture_output=True, text=True, timeout=scaled(60))
     assert out.returncode == 2
     assert out.stderr.strip().splitlines() == [
         f"treeboard: {path}: file: expected a text file in UTF-8 (byte 0xfc at offset 9 is not UTF-8)"]
@@ -97,7 +98,7 @@ def test_gpio_backend_without_gpio_is_one_line(tmp_path):
     # A pin factory that does not exist: what gpiozero meets on a machine with none.
     env = dict(os.environ, GPIOZERO_PIN_FACTORY="none-here")
     out = subprocess.run([sys.executable, "-m", "board_driver.cli", "run", "--config", str(config)],
-                         capture_output=True, text=True, env=env, timeout=60)
+                         capture_output=True, text=True, env=env, timeout=scaled(60))
     assert out.returncode == 2
     assert out.stderr.strip().splitlines() == [
         f"treeboard: {config}: backend: \"gpio\" needs a Raspberry Pi's GPIO pins, and gpiozero found "
@@ -110,7 +111,7 @@ def test_a_closed_pipe_ends_quietly():
     os.close(r)  # the reader is gone before the first line, as `| head` after its lines
     try:
         out = subprocess.run([sys.executable, "-m", "board_driver.cli", "games"], stdout=w,
-                             stderr=subprocess.PIPE, text=True, timeout=60)
+                             stderr=subprocess.PIPE, text=True, timeout=scaled(60))
     finally:
         os.close(w)
     assert out.stderr == ""

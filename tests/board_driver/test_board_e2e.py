@@ -16,6 +16,7 @@ from board_driver.views.base import kind_colour
 from board_driver.referee.session import open_session
 from board_driver.referee.tracer import TraceError, Tracer, run_trace
 from hardware.base import SensorEvent
+from tests.waits import scaled
 
 
 def colours(t):
@@ -251,7 +252,7 @@ def test_sigkill_mid_game_loses_no_accepted_move(tmp_path):
                 break
             accepted = line.split()[1:]
         proc.kill()
-        proc.wait(timeout=10)
+        proc.wait(timeout=scaled(10))
         # The player may have run ahead of our reading: what it printed before it died counts
         # as reported too (a loaded machine reads slowly; the pipe holds the lines).
         printed = accepted
@@ -275,7 +276,7 @@ def test_trace_command_prints_one_json_line_per_action(tmp_path):
     f = tmp_path / "game.trace"
     f.write_text("# a start\nplace h0.0\n\nplace h1.0  # second rod\nwait 100\nlift h1.0\n")
     out = subprocess.run([sys.executable, "-m", "board_driver.cli", "trace", str(f)],
-                         capture_output=True, text=True, timeout=60)
+                         capture_output=True, text=True, timeout=scaled(60))
     assert out.returncode == 0, out.stderr
     lines = [json.loads(line) for line in out.stdout.splitlines()]
     assert [r["action"] for r in lines] == ["place h0.0", "place h1.0", "wait 100", "lift h1.0"]
@@ -314,7 +315,7 @@ def test_bad_config_is_refused_with_file_key_and_expectation(tmp_path, toml, wor
     path = tmp_path / "config.toml"
     path.write_text(toml + "\n" + 'journal = "%s"\n' % (tmp_path / "j.sqlite"))
     out = subprocess.run([sys.executable, "-m", "board_driver.cli", "run", "--config", str(path)],
-                         capture_output=True, text=True, timeout=60)
+                         capture_output=True, text=True, timeout=scaled(60))
     assert out.returncode == 2
     assert str(path) in out.stderr and words in out.stderr
     assert "Traceback" not in out.stderr

@@ -14,12 +14,12 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import time
 
 import pytest
 
 from tests.board_driver.browser_harness import (ARTIFACTS, CHROMIUM, DESKTOP, PHONE,  # noqa: F401
-                                                browser, page_reading, sims, unavailable)
+                                                browser, chromium, page_reading, sims, unavailable)
+from tests.waits import Deadline, ms, wait_for
 
 
 def screenshots(page, name: str) -> None:
@@ -34,9 +34,10 @@ def rod(site: str) -> str:
     return f'#board [data-site="{site}"][data-kind="rod"]'
 
 
-def appears(page, selector: str, timeout: float = 3000) -> None:
-    """An SVG element in the DOM (Playwright calls a thin <line> hidden, so ask for attached)."""
-    page.wait_for_selector(selector, state="attached", timeout=timeout)
+def appears(page, selector: str, timeout: float = 3) -> None:
+    """An SVG element in the DOM (Playwright calls a thin <line> hidden, so ask for attached),
+    within `timeout` seconds (scaled for the machine's load)."""
+    page.wait_for_selector(selector, state="attached", timeout=ms(timeout))
 
 
 def test_tree_planting_live_takeback_and_screenshots(browser, sims):
@@ -47,7 +48,7 @@ def test_tree_planting_live_takeback_and_screenshots(browser, sims):
     page.click("#meaning summary")   # the legend: every colour the LEDs show, in words
     assert "bluish green: a free groove that gives nothing away" in page.inner_text("#meaning")
     sim.type("place h0.0")
-    appears(page, rod("h0.0"), timeout=1000)  # the issue's bound: on the page within 1 s
+    appears(page, rod("h0.0"), timeout=1)  # the issue's bound: on the page within 1 s (idle)
     sim.type("place v0.0", "place h1.0", "place v0.1", "place t0.0", "place h2.2")
     appears(page, '#board [data-site="t0.0"][data-kind="tree:1"]')
     appears(page, rod("h2.2"))
@@ -64,7 +65,7 @@ def test_tree_planting_live_takeback_and_screenshots(browser, sims):
     assert "h2.2" not in page.inner_text("#moves")
     screenshots(page, "tree-planting-correction")
     sim.type("lift h2.2")
-    page.wait_for_selector("#banner[hidden]", state="attached", timeout=3000)
+    page.wait_for_selector("#banner[hidden]", state="attached", timeout=ms(3))
     screenshots(page, "tree-planting")
     page.close()
 
@@ -83,7 +84,7 @@ def test_treeblox_entry_above_the_board_refusal_and_screenshots(browser, sims):
     page.click('#board3d [data-place="a2+1"]')
     assert page.input_value("#entry-site") == "a2+1"
     page.click('#entry-kinds button[data-kind="dark-leaf"]')
-    page.wait_for_selector("#moves li.last .move:text-is('La2+1')", timeout=2000)
+    page.wait_for_selector("#moves li.last .move:text-is('La2+1')", timeout=ms(2))
     after = sim.state()
     assert after["game"]["moves"][-1] == "La2+1"
     assert after["leds"]["a2"] != before["leds"]["a2"]  # the LEDs follow the entry
@@ -108,10 +109,10 @@ def test_the_page_survives_a_daemon_restart(browser, sims, tmp_path):
     page.goto(sim.url)
     page.wait_for_selector("body[data-connected=yes]")
     sim.stop()
-    page.wait_for_selector("body[data-connected=no]", timeout=5000)
+    page.wait_for_selector("body[data-connected=no]", timeout=ms(5))
     assert page.inner_text("#conn") == "reconnecting…"
     sim = sims(port=port, new_game=False)
-    page.wait_for_selector("body[data-connected=yes]", timeout=10000)
+    page.wait_for_selector("body[data-connected=yes]", timeout=ms(10))
     sim.type("place h3.0")
     appears(page, rod("h3.0"))
     page.close()
@@ -275,9 +276,9 @@ def test_a_remote_game_joined_on_the_page_then_left(browser, sims, tmp_path):
         page.fill("#join-form [name=secret]", "a family secret")
         page.click("#join-form button[type=submit]")
         page.wait_for_selector("#remote:not([hidden])")
-        deadline = time.monotonic() + 10   # (the page's CSP forbids wait_for_function's eval)
+        deadline = Deadline(10)   # (the page's CSP forbids wait_for_function's eval)
         while "connected" not in page.inner_text("#remote-status"):
-            assert time.monotonic() < deadline, page.inner_text("#remote-status")
+            assert not deadline.passed(), page.inner_text("#remote-status")
             page.wait_for_timeout(50)
         assert page.is_hidden("#join")
         assert page.inner_text("#meaning summary").startswith("you play player 2")
@@ -307,7 +308,7 @@ def test_the_page_shows_both_clocks_the_running_one_marked_and_the_flag(browser,
     running = page.inner_text('#clocks .clock.running')
     assert running.startswith("player 1 0:0")           # 6 s, counting down in the browser
     assert page.inner_text('#clocks .clock[data-seat="1"]') == "player 2 1:00"
-    page.wait_for_selector('#clocks .clock.flag[data-seat="0"]', timeout=10_000)
+    page.wait_for_selector('#clocks .clock.flag[data-seat="0"]', timeout=ms(10))
     assert "player 1's time ran out: player 2 wins on time" in page.inner_text("#result")
     assert page.inner_text("#turn") == "Game over"
     screenshots(page, "clocks-flag")
@@ -383,11 +384,9 @@ def test_the_voice_settings_changed_on_the_page(browser, sims, tmp_path):
     assert page.get_attribute("#toast", "class") == "toast ok"   # a success, not an error
     assert page.get_attribute("#toast", "role") == "status"
     sim.type("place h0.0")
-    deadline = time.monotonic() + 10
-    said: list[str] = []
-    while time.monotonic() < deadline and not said:
-        said = [p.read_text(encoding="utf-8").strip() for p in sorted(voice_dir.glob("*.txt"))]
-        time.sleep(0.05)
+    said = wait_for(lambda: [p.read_text(encoding="utf-8").strip()
+                             for p in sorted(voice_dir.glob("*.txt"))],
+                    10, "the voice's first words")
     assert said == ["一号玩家：第一行第一格的上槽"]
     screenshots(page, "voice-settings")
     # A restart: the page shows what it changed, kept with the board's journal.
@@ -396,10 +395,8 @@ def test_the_voice_settings_changed_on_the_page(browser, sims, tmp_path):
     page.reload()
     page.wait_for_selector("body[data-connected=yes]")
     page.click("#voice summary")
-    deadline = time.monotonic() + 10
-    while page.input_value("#voice-form [name=rate]") != "130" and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert page.input_value("#voice-form [name=rate]") == "130"
+    wait_for(lambda: page.input_value("#voice-form [name=rate]") == "130", 10,
+             "the page to show the saved rate", interval=0.05)
     assert page.input_value("#voice-form [name=language]") == "zh"
     assert page.input_value("#voice-form [name=repeat_moves]") == "5"
     page.close()

@@ -11,13 +11,14 @@ import sys
 import pytest
 
 from board_driver.cli import main
+from tests.waits import scaled
 
 
 def run(*args: str, stdin: str = "") -> subprocess.CompletedProcess:
     exe = shutil.which("treeboard")
     cmd = [exe] if exe else [sys.executable, "-m", "board_driver.cli"]
     return subprocess.run(cmd + list(args), input=stdin, capture_output=True, text=True,
-                          timeout=60)
+                          timeout=scaled(60))
 
 
 def test_games_lists_every_game_with_boards():

@@ -19,6 +19,7 @@ from board_driver.referee.referee import CHECKPOINT_S
 from board_driver.referee.seats import LEAST_S, RESERVE_S, think_seconds
 from board_driver.referee.tracer import Tracer, run_trace
 from board_driver.remote import protocol as rp
+from tests.waits import scaled
 
 
 # --- time controls as written -----------------------------------------------------------------
@@ -483,7 +484,7 @@ os.kill(os.getpid(), signal.SIGKILL)
 """
     root = Path(__file__).resolve().parents[2]
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          cwd=root, env=dict(os.environ, PYTHONPATH=str(root)), timeout=60)
+                          cwd=root, env=dict(os.environ, PYTHONPATH=str(root)), timeout=scaled(60))
     assert done.returncode == -9, done.stderr
     kept, cut = json.loads(done.stdout)
     again = Tracer(sim_config(journal=str(journal)), new_game=False)

@@ -11,6 +11,7 @@ import pytest
 from board_driver.config import ConfigError, load_config, sim_config
 from board_driver.referee.journal import JournalError
 from board_driver.referee.session import open_session
+from tests.waits import scaled
 
 # (section or "", key, a TOML literal of the right shape but wrong for this key)
 BAD_VALUES = [
@@ -77,7 +78,7 @@ def test_every_key_checks_its_type_and_range(tmp_path, section, key, literal):
 def test_the_cli_exits_2_with_one_line(tmp_path, section, key, literal):
     path = write(tmp_path, section, key, literal)
     out = subprocess.run([sys.executable, "-m", "board_driver.cli", "run", "--config", str(path)],
-                         capture_output=True, text=True, timeout=60)
+                         capture_output=True, text=True, timeout=scaled(60))
     assert out.returncode == 2
     lines = out.stderr.strip().splitlines()
     assert len(lines) == 1 and str(path) in lines[0] and f"{section}.{key}" in lines[0]

@@ -13,7 +13,8 @@ import pytest
 from board_driver.config import sim_config
 from board_driver.daemon.loop import Daemon
 from board_driver.daemon.notify import Notifier
-from checks import wait_for
+from tests.waits import scaled, wait_for
+from web_harness import started
 
 
 @pytest.fixture
@@ -21,7 +22,7 @@ def notify_socket(tmp_path):
     path = str(tmp_path / "notify.sock")
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
     sock.bind(path)
-    sock.settimeout(5)
+    sock.settimeout(scaled(10))   # (the daemon's READY, on a busy machine)
     yield path, sock
     sock.close()
 
@@ -157,7 +158,7 @@ def test_a_scan_thread_that_stays_dead_withholds_the_watchdog_and_names_the_sour
         later = await loop.run_in_executor(None, recv_all, 0.4)  # four watchdog intervals
         scanner._read_all = working
         assert await loop.run_in_executor(None, wait_for, lambda: part.state == "up")
-        mended = await loop.run_in_executor(None, recv_all, 0.3)
+        mended = await loop.run_in_executor(None, recv_all, scaled(0.3))   # pings again
         daemon.stop()
         await runner
         return later, mended
@@ -184,14 +185,10 @@ def test_the_daemon_books_the_flag_on_its_own_loop(tmp_path):
     daemon = Daemon(config, notifier=Notifier.from_environment({}))
 
     async def scenario():
-        runner = asyncio.ensure_future(daemon.run())
-        await daemon.started.wait()
-        loop = asyncio.get_running_loop()
-        ok = await loop.run_in_executor(None, wait_for,
-                                        lambda: daemon.session.referee.flagged is not None)
-        assert ok, "the flag never fell"
-        daemon.stop()
-        await runner
+        async with started(daemon):
+            await asyncio.get_running_loop().run_in_executor(
+                None, wait_for, lambda: daemon.session.referee.flagged is not None, 5,
+                "the flag to fall")
 
     asyncio.run(scenario())
     assert daemon.session.referee.flagged == 0

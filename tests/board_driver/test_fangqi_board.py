@@ -16,6 +16,7 @@ from board_driver.referee.session import open_session
 from board_driver.referee.tracer import Tracer
 from board_driver.views.base import scale
 from games.fangqi import GAME
+from tests.waits import scaled
 
 LAYOUT = "fangqi-7x7-matrix"
 
@@ -470,7 +471,8 @@ def test_a_whole_game_through_treeboard_trace(tmp_path):
     path = tmp_path / "fangqi.trace"
     path.write_text("# a whole game of Fangqi\n" + "\n".join(lines) + "\n")
     out = subprocess.run([sys.executable, "-m", "board_driver.cli", "trace", "--layout", LAYOUT,
-                          "--board", "4x4", str(path)], capture_output=True, text=True, timeout=120)
+                          "--board", "4x4", str(path)], capture_output=True, text=True,
+                         timeout=scaled(120))
     assert out.returncode == 0, out.stderr
     records = [json.loads(line) for line in out.stdout.splitlines()]
     assert len(records) == len(lines)

@@ -8,6 +8,7 @@ import time
 from board_driver.cli import build_parser
 from board_driver.cli.board import simulated_config
 from board_driver.cli.sim import run_sim
+from tests.waits import Deadline
 
 
 def test_sim_on_a_bridge_layout_simulates_its_microcontroller_without_being_told(tmp_path):
@@ -150,10 +151,9 @@ def test_the_sim_calls_the_computers_move_a_move_to_make_not_a_correction(tmp_pa
 
     def lines():  # read by the sim's input thread: paced, until the computer has answered
         yield "place h0.0\n"
-        for _ in range(300):
+        deadline = Deadline(30)
+        while "move 2: " not in out.getvalue() and not deadline.passed():
             time.sleep(0.1)
-            if "move 2: " in out.getvalue():
-                break
         yield "wait 300\n"
         yield "quit\n"
 
@@ -177,10 +177,9 @@ def test_the_sim_says_why_the_hinted_move(tmp_path):
 
     def lines():
         yield "place h0.0\n"
-        for _ in range(300):
+        deadline = Deadline(30)
+        while "hint: " not in out.getvalue() and not deadline.passed():
             time.sleep(0.1)
-            if "hint: " in out.getvalue():
-                break
         yield "quit\n"
 
     assert run_sim(config, stdin=lines(), out=out) == 0

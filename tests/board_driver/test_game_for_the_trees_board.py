@@ -17,6 +17,7 @@ from board_driver.referee.tracer import Tracer
 from board_driver.views.game_for_the_trees import KIND_COLOURS
 from games.game_for_the_trees import square_name
 from hardware.leds import gamma_table
+from tests.waits import scaled
 
 
 @pytest.fixture
@@ -228,7 +229,7 @@ def test_a_touch_game_through_treeboard_trace(tmp_path):
                  "place h7\nlift h7\nplace h7\nlift h7\n")
     out = subprocess.run([sys.executable, "-m", "board_driver.cli", "trace", "--layout",
                           "game-for-the-trees-matrix", str(f)],
-                         capture_output=True, text=True, timeout=60)
+                         capture_output=True, text=True, timeout=scaled(60))
     assert out.returncode == 0, out.stderr
     lines = [json.loads(line) for line in out.stdout.splitlines()]
     assert len(lines) == 8
@@ -244,40 +245,39 @@ def test_touch_over_the_bridge_layout_through_the_simulated_firmware(tmp_path):
 
     from board_driver.daemon.loop import Daemon
     from board_driver.daemon.notify import Notifier
-    from test_daemon import wait_for  # the same bounded poll the daemon's tests use
+    from tests.waits import wait_for
+    from web_harness import started
 
     cfg = sim_config(journal=str(tmp_path / "j.sqlite"), backend="bridge", bridge_port="sim",
                      layout="game-for-the-trees-bridge")
     daemon = Daemon(cfg, notifier=Notifier(None))
 
     async def scenario():
-        runner = asyncio.ensure_future(daemon.run())
-        loop = asyncio.get_running_loop()
+        async with started(daemon):
+            loop = asyncio.get_running_loop()
 
-        async def until(condition):
-            assert await loop.run_in_executor(None, wait_for, condition)
+            async def until(condition):
+                assert await loop.run_in_executor(None, wait_for, condition)
 
-        await until(lambda: daemon.session is not None)
-        board = daemon.session.hardware.board
-        ref = daemon.session.referee
+            await until(lambda: daemon.session is not None)
+            board = daemon.session.hardware.board
+            ref = daemon.session.referee
 
-        async def tap(site):
-            board.place(site)
-            await until(lambda: ref.physical.get(site) is not None)
-            board.lift(site)
-            await until(lambda: ref.physical.get(site) is None)
+            async def tap(site):
+                board.place(site)
+                await until(lambda: ref.physical.get(site) is not None)
+                board.lift(site)
+                await until(lambda: ref.physical.get(site) is None)
 
-        await tap("b1")
-        await until(lambda: ref.touch.selected == "b1")
-        await tap("d2")
-        await until(lambda: [str(m) for m in ref.state.moves] == ["Ab1-d2"])
-        # the firmware's strip shows what the daemon rendered for the Ash's new square
-        led = daemon.session.layout.leds_of_site["d2"][0]
-        firmware = board.firmware
-        await until(lambda: firmware.leds()[led] == daemon.session.hardware.leds.shown[led]
-                    != (0, 0, 0))
-        daemon.stop()
-        await runner
+            await tap("b1")
+            await until(lambda: ref.touch.selected == "b1")
+            await tap("d2")
+            await until(lambda: [str(m) for m in ref.state.moves] == ["Ab1-d2"])
+            # the firmware's strip shows what the daemon rendered for the Ash's new square
+            led = daemon.session.layout.leds_of_site["d2"][0]
+            firmware = board.firmware
+            await until(lambda: firmware.leds()[led] == daemon.session.hardware.leds.shown[led]
+                        != (0, 0, 0))
 
     asyncio.run(scenario())
 
@@ -288,13 +288,13 @@ def test_treeboard_replay_reads_every_kind_of_turn(tmp_path):
                  "retreat:a2 a4-a5\n")
     out = subprocess.run([sys.executable, "-m", "board_driver.cli", "replay", "--game",
                           "game-for-the-trees", "--limit", "50", str(f)],
-                         capture_output=True, text=True, timeout=60)
+                         capture_output=True, text=True, timeout=scaled(60))
     assert out.returncode == 2 and out.stdout == ""
     assert "move 8 (a4-a5): a4 holds bare ground" in out.stderr
     f.write_text("Ab1-d2 h7-h6\ng2-f3/d2>f3,g2>f3 stop:h6>h5\nHe1^c3 retreat:h6\n")
     out = subprocess.run([sys.executable, "-m", "board_driver.cli", "replay", "--game",
                           "game-for-the-trees", "--limit", "50", str(f)],
-                         capture_output=True, text=True, timeout=60)
+                         capture_output=True, text=True, timeout=scaled(60))
     assert out.returncode == 0, out.stderr
     game = json.loads(out.stdout)
     assert game["moves"] == ["Ab1-d2", "h7-h6", "g2-f3/d2>f3,g2>f3", "stop:h6>h5", "He1^c3",
@@ -326,7 +326,7 @@ def test_sigkill_mid_game_resumes_with_momentum(tmp_path):
     for _ in range(4):
         accepted = proc.stdout.readline().split()[1:]
     proc.kill()
-    proc.wait(timeout=10)
+    proc.wait(timeout=scaled(10))
     proc.stdout.close()
     proc.stdin.close()
     assert accepted == ["Ab1-d2", "h7-h6", "a2-a3", "g7-g6"]

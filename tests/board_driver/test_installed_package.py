@@ -17,11 +17,14 @@ from pathlib import Path
 
 import pytest
 
+from tests.waits import scaled
+
 REPO = Path(__file__).resolve().parents[2]
 
 
 def _run(argv, **kw) -> subprocess.CompletedProcess:
-    return subprocess.run([str(a) for a in argv], capture_output=True, text=True, timeout=120, **kw)
+    return subprocess.run([str(a) for a in argv], capture_output=True, text=True,
+                          timeout=scaled(120), **kw)
 
 
 @pytest.fixture(scope="session")

@@ -9,12 +9,12 @@ import sqlite3
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 import pytest
 
 from board_driver.referee.journal import Journal, JournalError, default_journal_path
+from tests.waits import Deadline, scaled
 
 PLAYER = Path(__file__).with_name("journal_player.py")
 KILLS = 20
@@ -65,11 +65,11 @@ def start_player(path, seed, prefix):
 def read_lines(proc, want_lines: int, timeout: float = 10.0) -> bytes:
     """Read the player's output until it has printed ``want_lines`` whole lines."""
     data = b""
-    deadline = time.monotonic() + timeout
+    deadline = Deadline(timeout)
     with selectors.DefaultSelector() as selector:
         selector.register(proc.stdout, selectors.EVENT_READ)
         while data.count(b"\n") < want_lines:
-            remaining = deadline - time.monotonic()
+            remaining = deadline.left()
             if remaining <= 0 or not selector.select(remaining):
                 raise AssertionError(f"player stalled: {data[-200:]!r}; stderr: {proc.stderr.read()!r}")
             chunk = os.read(proc.stdout.fileno(), 65536)
@@ -81,7 +81,7 @@ def read_lines(proc, want_lines: int, timeout: float = 10.0) -> bytes:
 
 def kill_and_drain(proc, data: bytes) -> list[str]:
     proc.send_signal(signal.SIGKILL)
-    rest, _ = proc.communicate(timeout=10)
+    rest, _ = proc.communicate(timeout=scaled(10))
     assert proc.returncode == -signal.SIGKILL
     return (data + rest).decode().strip().splitlines()
 
@@ -334,7 +334,7 @@ def test_a_kill_between_the_last_move_and_the_result_loses_neither(tmp_path):
 
     path = tmp_path / "j.sqlite"
     proc = subprocess.run([sys.executable, "-c", FINISHER, str(path), "3"], capture_output=True,
-                          text=True, timeout=60)
+                          text=True, timeout=scaled(60))
     assert proc.returncode == -signal.SIGKILL, proc.stderr
     accepted = proc.stdout.split("\n")[-2].split()[1:]  # all but the last move
     with Journal(path) as journal:

@@ -9,6 +9,7 @@ import uuid
 import pytest
 
 from board_driver.daemon.notify import Notifier, keep_watchdog
+from tests.waits import scaled
 
 
 @pytest.fixture
@@ -142,4 +143,4 @@ def test_keep_watchdog_pings_only_while_healthy(listener, closing):
 
 def test_keep_watchdog_returns_without_a_watchdog():
     notifier = Notifier.from_environment({})
-    asyncio.run(asyncio.wait_for(keep_watchdog(notifier, lambda: True), timeout=2))
+    asyncio.run(asyncio.wait_for(keep_watchdog(notifier, lambda: True), timeout=scaled(2)))

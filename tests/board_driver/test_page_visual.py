@@ -20,7 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.board_driver.browser_harness import ARTIFACTS, browser, sims  # noqa: F401
+from tests.board_driver.browser_harness import ARTIFACTS, browser, chromium, sims  # noqa: F401
+from tests.waits import wait_for
 
 SIZES = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1280, "height": 800}}
 
@@ -218,7 +219,10 @@ def check_page(browser, sims, tmp_path, game, layout, moves, size, name, args=()
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     page.goto(sim.url)
-    page.wait_for_selector(f"body[data-version='{state['version']}']", state="attached")
+    # The page has drawn the state read above, or a later one (the sim pushes a new version
+    # for each change it makes, such as the bridge's news, after the game is in place).
+    wait_for(lambda: int(page.get_attribute("body", "data-version") or -1) >= state["version"],
+             30, f"the page to draw version {state['version']}", interval=0.05)
     page.wait_for_selector("#board svg [data-site]", state="attached")
     page.evaluate("document.fonts.ready")
     ARTIFACTS.mkdir(exist_ok=True)

@@ -13,10 +13,13 @@ import pytest
 
 import games
 from board_driver.remote import protocol as rp
+from board_driver.remote.link import CONNECTED, WAITING
 from board_driver.config import sim_config
 from board_driver.daemon.loop import Daemon
 from board_driver.daemon.notify import Notifier
+from remote_board import ProcessBoard
 from tests.broker import Broker
+from tests.waits import Deadline, until
 
 SECRET = "a shared secret"
 GAME = "family-game"
@@ -34,15 +37,6 @@ def board(tmp_path, name: str, remote_seat: int, broker: Broker, layout: str, *,
                              "keepalive": 2, **remote})
     cfg.web_port = 0
     return Daemon(cfg, notifier=Notifier(None), web=web)
-
-
-async def until(condition, timeout: float = 10.0, what: str = "") -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not condition():
-        if loop.time() > deadline:
-            raise AssertionError(f"timed out waiting for {what or condition}")
-        await asyncio.sleep(0.01)
 
 
 def failed_connects(daemon: Daemon) -> list[str]:
@@ -307,53 +301,6 @@ def test_forged_replayed_reordered_and_wrong_messages_are_refused_with_a_reason(
     run_pair(a, b, scenario)
 
 
-class ProcessBoard:
-    """The other board in a process of its own (tests/board_driver/remote_board.py), so that it
-    can be SIGKILLed as a power cut would stop it."""
-
-    def __init__(self, fields: dict):
-        self.fields = fields
-        self.proc = None
-
-    async def start(self) -> None:
-        import json
-        import sys
-        from pathlib import Path
-
-        script = Path(__file__).with_name("remote_board.py")
-        self.proc = await asyncio.create_subprocess_exec(
-            sys.executable, str(script), json.dumps(self.fields),
-            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE)
-        line = await asyncio.wait_for(self.proc.stdout.readline(), 20)
-        assert line.strip() == b"READY", line
-
-    async def ask(self, command: str) -> str:
-        self.proc.stdin.write(command.encode() + b"\n")
-        await self.proc.stdin.drain()
-        return (await asyncio.wait_for(self.proc.stdout.readline(), 10)).decode().strip()
-
-    async def moves(self) -> list[str]:
-        import json
-        return json.loads(await self.ask("moves"))
-
-    async def status(self) -> dict:
-        import json
-        return json.loads(await self.ask("status"))
-
-    async def kill(self) -> None:
-        self.proc.kill()          # SIGKILL: no goodbye to the broker, no clean shutdown
-        await self.proc.wait()
-
-    async def close(self) -> None:
-        if self.proc is not None and self.proc.returncode is None:
-            self.proc.stdin.close()
-            try:
-                await asyncio.wait_for(self.proc.wait(), 10)
-            except asyncio.TimeoutError:
-                self.proc.kill()
-                await self.proc.wait()
-
-
 def test_a_board_killed_mid_game_comes_back_and_both_agree(tmp_path, broker):
     a = board(tmp_path, "a", 1, broker, "tree-planting-classic-pins")    # seat 0 here
     folder = tmp_path / "b"
@@ -384,10 +331,10 @@ def test_a_board_killed_mid_game_comes_back_and_both_agree(tmp_path, broker):
         return len(await b.moves()) == n
 
     async def until_b(n: int, timeout=15.0) -> None:
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout
+        deadline = Deadline(timeout)
         while not await b_has(n):
-            assert loop.time() < deadline, f"b never reached {n} moves"
+            if deadline.passed():
+                raise deadline.failure(f"b to reach {n} moves")
             await asyncio.sleep(0.02)
 
     async def one_move() -> None:
@@ -693,7 +640,10 @@ def test_joining_and_leaving_a_remote_game_from_the_page_survives_a_restart(tmp_
         b = board(tmp_path, "b", 0, broker, "tree-planting-classic-pins")   # seat 1, by config
         runners = [asyncio.ensure_future(daemon.run()), asyncio.ensure_future(b.run())]
         try:
-            await until(lambda: daemon.web is not None and b.remote is not None)
+            # b's link connected before anything may stop it: a stop while aiomqtt connects
+            # (in a thread) leaves the socket it opens to the garbage collector.
+            await until(lambda: daemon.web is not None and b.remote is not None
+                        and b.remote.status in (WAITING, CONNECTED), what="b's link to connect")
             async with aiohttp.ClientSession() as http:
                 async def post(path, body=None):
                     async with http.post(f"http://127.0.0.1:{daemon.web.port}{path}",

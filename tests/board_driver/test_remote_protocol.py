@@ -241,3 +241,63 @@ def test_an_arbos_setup_is_drawn_from_the_game_id_so_both_boards_draw_the_same(t
     finally:
         for board in boards:
             board.close()
+
+
+def test_a_stop_that_comes_with_the_brokers_answer_still_stops_the_link(tracer, tmp_path,
+                                                                        monkeypatch):
+    """Python 3.11's asyncio.wait_for drops a cancellation that arrives together with the
+    result it waits for (the broker's CONNACK, SUBACK or PUBACK, in aiomqtt): the link went on
+    to wait for messages for ever, and the board's stop (leaving a remote game on the page, a
+    shutdown) waited for the link; on a busy machine, a test hung until its timeout."""
+    import asyncio
+
+    import aiomqtt
+
+    from board_driver.remote.link import RemoteLink, RemoteSettings
+    from tests.waits import within
+
+    class Connecting:
+        """aiomqtt's Client whose connect returns as the stop arrives, the stop dropped."""
+        entered = None
+
+        def __init__(self, *args, **kwargs):
+            pass
+
+        async def __aenter__(self):
+            Connecting.entered.set()
+            try:
+                await asyncio.Event().wait()      # the broker's CONNACK, on its way
+            except asyncio.CancelledError:
+                return self                       # ...arrived as the stop did: dropped
+
+        async def __aexit__(self, *exc):
+            return None
+
+        async def subscribe(self, *args, **kwargs):
+            pass
+
+        async def publish(self, *args, **kwargs):
+            pass
+
+        @property
+        def messages(self):
+            async def never():
+                await asyncio.Event().wait()
+                yield
+            return never()
+
+    monkeypatch.setattr(aiomqtt, "Client", Connecting)
+    t = tracer(players=("human", "remote"))
+    settings = RemoteSettings(host="h", port=1, tls=False, game_id="g1", secret=SECRET.encode(),
+                              seat=1, state_dir=str(tmp_path))
+
+    async def scenario():
+        Connecting.entered = asyncio.Event()
+        link = RemoteLink(settings, t.referee, t.clock)
+        task = asyncio.ensure_future(link.run())
+        await within(Connecting.entered.wait(), 5, "the link to connect")
+        task.cancel()
+        await within(asyncio.gather(task, return_exceptions=True), 5, "the link to stop")
+        assert task.cancelled()
+
+    asyncio.run(scenario())

@@ -3,17 +3,16 @@ one game through a real Mosquitto, as docs/remote.md tells a new user to try it.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import queue
 import re
 import subprocess
 import sys
 import threading
-import time
-
-import pytest
 
 from tests.broker import Broker
+from tests.waits import Deadline, scaled
 
 
 class Sim:
@@ -37,8 +36,8 @@ class Sim:
             self.lines.put(line.rstrip("\n"))
 
     def expect(self, pattern: str, timeout: float = 15.0) -> str:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
+        deadline = Deadline(timeout)
+        while not deadline.passed():
             try:
                 line = self.lines.get(timeout=0.1)
             except queue.Empty:
@@ -46,7 +45,8 @@ class Sim:
             self.seen.append(line)
             if re.search(pattern, line):
                 return line
-        raise AssertionError(f"never printed {pattern!r}; printed:\n" + "\n".join(self.seen[-40:]))
+        raise AssertionError(f"{deadline.failure(repr(pattern))}; printed:\n" +
+                             "\n".join(self.seen[-40:]))
 
     def type(self, line: str) -> None:
         self.proc.stdin.write(line + "\n")
@@ -54,9 +54,10 @@ class Sim:
 
     def close(self) -> None:
         if self.proc.poll() is None:
-            self.type("quit")
+            with contextlib.suppress(BrokenPipeError):
+                self.type("quit")
             try:
-                self.proc.wait(15)
+                self.proc.wait(scaled(15))
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
@@ -67,8 +68,11 @@ class Sim:
 def test_two_sims_play_and_take_back_through_the_broker(tmp_path, broker):
     # The second board's sim also logs (its lines start "INFO:" or "DEBUG:"): its narration is
     # matched from the start of a line.
-    first, second = Sim(tmp_path, broker, 0), Sim(tmp_path, broker, 1, verbose=True)
-    try:
+    with contextlib.ExitStack() as started:   # each closed, whatever fails (its start too)
+        first = Sim(tmp_path, broker, 0)
+        started.callback(first.close)
+        second = Sim(tmp_path, broker, 1, verbose=True)
+        started.callback(second.close)
         first.expect("^you play player 1, drawn blue")      # which player this board is
         second.expect("^you play player 2, drawn yellow")
         first.expect("other board: connected")
@@ -97,9 +101,6 @@ def test_two_sims_play_and_take_back_through_the_broker(tmp_path, broker):
         # Neither board may start another game on its own.
         first.type("new")
         first.expect("a remote game is one game")
-    finally:
-        first.close()
-        second.close()
     assert first.proc.returncode == 0 and second.proc.returncode == 0
 
 
@@ -114,6 +115,7 @@ def test_sim_remote_needs_its_flags_and_a_secret(tmp_path, broker):
                         (["--remote", "http://x", "--join", "g", "--seat", "0",
                           "--secret-file", "/nonexistent"], "remote")]:
         out = subprocess.run([sys.executable, "-m", "board_driver.cli", "sim", "--no-web", *args],
-                             input="", capture_output=True, text=True, timeout=60, env=env)
+                             input="", capture_output=True, text=True, timeout=scaled(60),
+                             env=env)
         assert out.returncode == 2, (args, out.stderr)
         assert words in out.stderr and "Traceback" not in out.stderr, (args, out.stderr)

@@ -134,36 +134,35 @@ def test_the_daemon_plays_the_computer_seat_and_waits_for_the_board(tmp_path):
 
     from board_driver.config import sim_config
     from board_driver.daemon.loop import Daemon
-    from tests.board_driver.test_daemon import wait_for
+    from tests.waits import wait_for
+    from web_harness import started
 
     wait_for = partial(wait_for, timeout=30.0)  # the worker process starts first
     daemon = Daemon(sim_config(journal=str(tmp_path / "j.sqlite"),
                                players=("human", "computer:0.2")), new_game=True)
 
     async def scenario():
-        runner = asyncio.ensure_future(daemon.run())
-        loop = asyncio.get_running_loop()
-        assert await loop.run_in_executor(None, wait_for, lambda: daemon.computer is not None)
-        referee = daemon.session.referee
-        board = daemon.session.hardware.board
-        await loop.run_in_executor(None, board.place, "h0.0")
-        answered = await loop.run_in_executor(None, wait_for,
-                                              lambda: len(referee.state.moves) == 2)
-        assert answered, "the computer did not move"
-        computer_move = str(referee.state.moves[1])
-        assert [c.site for c in referee.corrections] == [computer_move]  # to put on the board
-        # shown as "make it" (breathing, never dark), not as a mistake (blinking on and off)
-        from board_driver.views import render
+        async with started(daemon):
+            loop = asyncio.get_running_loop()
+            assert await loop.run_in_executor(None, wait_for, lambda: daemon.computer is not None)
+            referee = daemon.session.referee
+            board = daemon.session.hardware.board
+            await loop.run_in_executor(None, board.place, "h0.0")
+            answered = await loop.run_in_executor(None, wait_for,
+                                                  lambda: len(referee.state.moves) == 2)
+            assert answered, "the computer did not move"
+            computer_move = str(referee.state.moves[1])
+            assert [c.site for c in referee.corrections] == [computer_move]  # to put on the board
+            # shown as "make it" (breathing, never dark), not as a mistake (blinking on and off)
+            from board_driver.views import render
 
-        assert referee.to_make == {computer_move}
-        lit = [render(referee.state, referee.moment(0), 100 + i / 20)[0][computer_move]
-               for i in range(40)]
-        assert all(any(c) for c in lit) and len(set(lit)) > 1
-        await loop.run_in_executor(None, board.place, computer_move)
-        assert await loop.run_in_executor(None, wait_for, lambda: not referee.corrections)
-        assert referee.state.to_move == 0 and len(referee.state.moves) == 2
-        daemon.stop()
-        await runner
+            assert referee.to_make == {computer_move}
+            lit = [render(referee.state, referee.moment(0), 100 + i / 20)[0][computer_move]
+                   for i in range(40)]
+            assert all(any(c) for c in lit) and len(set(lit)) > 1
+            await loop.run_in_executor(None, board.place, computer_move)
+            assert await loop.run_in_executor(None, wait_for, lambda: not referee.corrections)
+            assert referee.state.to_move == 0 and len(referee.state.moves) == 2
 
     asyncio.run(scenario())
 

@@ -12,6 +12,7 @@ import pytest
 
 from board_driver.cli import service
 from board_driver.cli.service import ServiceError, install_service, install_service_command, render_unit
+from tests.waits import scaled
 
 REPO = Path(__file__).resolve().parents[2]
 UNIT = REPO / "systemd" / "treeboard.service"
@@ -219,7 +220,8 @@ def test_systemd_analyze_verify_accepts_the_unit(tmp_path, fake_exe, with_drop_i
         text += "\n" + DROP_IN.read_text()  # a drop-in's settings, as if in the unit itself
     unit = tmp_path / "treeboard.service"
     unit.write_text(text)
-    result = subprocess.run(["systemd-analyze", "verify", str(unit)], capture_output=True, text=True, timeout=60)
+    result = subprocess.run(["systemd-analyze", "verify", str(unit)], capture_output=True, text=True,
+                            timeout=scaled(60))
     complaints = [line for line in result.stderr.splitlines() if str(unit) in line]
     assert result.returncode == 0 and complaints == [], result.stderr
 
@@ -250,7 +252,7 @@ print("OK")
 def test_memory_deny_write_execute_leaves_the_daemon_working(tmp_path):
     """The unit's MemoryDenyWriteExecute=yes, emulated with the kernel's own PR_SET_MDWE."""
     result = subprocess.run([sys.executable, "-c", MDWE_CHILD, str(tmp_path / "j.sqlite")],
-                            capture_output=True, text=True, timeout=60)
+                            capture_output=True, text=True, timeout=scaled(60))
     if result.stdout.strip() == "NO-MDWE":
         pytest.skip("kernel without PR_SET_MDWE (Linux < 6.3)")
     assert result.returncode == 0 and result.stdout.strip() == "OK", result.stdout + result.stderr
@@ -315,7 +317,7 @@ def test_a_root_service_is_refused_while_others_could_change_what_it_runs(target
 
 
 SECCOMP_CHILD = r"""
-import asyncio, ctypes, json, sys, time
+import asyncio, ctypes, json, sys
 allowed = json.loads(sys.argv[2])
 libc = ctypes.CDLL(None, use_errno=True)
 assert libc.prctl(38, 1, 0, 0, 0) == 0            # PR_SET_NO_NEW_PRIVS, as NoNewPrivileges=yes
@@ -341,6 +343,7 @@ else:
 from board_driver.config import sim_config
 from board_driver.daemon.loop import Daemon
 from board_driver.daemon.notify import Notifier
+from tests.waits import Deadline, scaled   # (the tests' own waits: the child runs in the repo)
 
 async def main():
     config = sim_config(journal=sys.argv[1], layout="tree-planting-classic-matrix")
@@ -348,10 +351,10 @@ async def main():
     config.web_port = 0
     daemon = Daemon(config, notifier=Notifier(None), new_game=True, web=True)
     runner = asyncio.ensure_future(daemon.run())
-    await asyncio.wait_for(daemon.started.wait(), 30)
+    await asyncio.wait_for(daemon.started.wait(), scaled(30))
     daemon.session.hardware.board.place("h0.0")
-    deadline = time.monotonic() + 60
-    while len(daemon.session.referee.state.moves) < 2 and time.monotonic() < deadline:
+    deadline = Deadline(60)
+    while len(daemon.session.referee.state.moves) < 2 and not deadline.passed():
         await asyncio.sleep(0.02)
     moves = len(daemon.session.referee.state.moves)
     parts = {p["name"]: p["state"] for p in daemon.supervisor.summary()}
@@ -366,7 +369,7 @@ asyncio.run(main())
 def _syscalls(group: str) -> set[str]:
     """The system calls of a systemd group, its nested groups expanded."""
     out = subprocess.run(["systemd-analyze", "syscall-filter", group], capture_output=True,
-                         text=True, timeout=60, check=True).stdout
+                         text=True, timeout=scaled(60), check=True).stdout
     names: set[str] = set()
     for line in out.splitlines()[1:]:
         word = line.strip()
@@ -385,7 +388,8 @@ def test_the_units_system_call_filter_leaves_the_daemon_working(tmp_path):
     assert "SystemCallFilter=@system-service\nSystemCallFilter=~@privileged\n" in unit
     allowed = sorted(_syscalls("@system-service") - _syscalls("@privileged"))
     result = subprocess.run([sys.executable, "-c", SECCOMP_CHILD, str(tmp_path / "j.sqlite"),
-                             json.dumps(allowed)], capture_output=True, text=True, timeout=120)
+                             json.dumps(allowed)], capture_output=True, text=True,
+                            timeout=scaled(120))
     assert result.returncode == 0 and result.stdout.strip().endswith("OK"), \
         result.stdout + result.stderr[-3000:]
 

@@ -15,6 +15,7 @@ import pytest
 from board_driver.config import sim_config
 from board_driver.cli.sim import EXIT_INTERRUPTED, run_sim
 from board_driver.referee.tracer import Tracer
+from tests.waits import scaled
 
 
 def play(journal, *lines: str, layout: str | None = None) -> str:
@@ -63,7 +64,7 @@ def test_ctrl_c_ends_the_sim_at_once(tmp_path):
         while "actions:" not in proc.stdout.readline():
             assert proc.poll() is None, proc.stderr.read()
         proc.send_signal(signal.SIGINT)  # stdin stays open: no Enter, no end of input
-        assert proc.wait(timeout=10) == EXIT_INTERRUPTED
+        assert proc.wait(timeout=scaled(10)) == EXIT_INTERRUPTED
         out, err = proc.communicate()
         assert "stopped (Ctrl-C)" in out and "Traceback" not in err
     finally:
@@ -138,7 +139,7 @@ def test_ctrl_c_with_a_computer_seat_prints_no_traceback_from_its_worker(tmp_pat
             assert proc.poll() is None, proc.stderr.read()
         assert _workers_ready(proc.pid)
         os.killpg(proc.pid, signal.SIGINT)
-        assert proc.wait(timeout=20) == EXIT_INTERRUPTED
+        assert proc.wait(timeout=scaled(20)) == EXIT_INTERRUPTED
         out, err = proc.communicate()
         assert "stopped (Ctrl-C)" in out
         assert "Traceback" not in err and "KeyboardInterrupt" not in err, err

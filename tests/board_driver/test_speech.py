@@ -26,6 +26,7 @@ from board_driver.config import Voice, sim_config
 from board_driver.daemon.speech import PACE, QUEUE_LIMIT, Espeak, Speech, SpeechError
 from board_driver.views import words
 from board_driver.views.narrate import Said
+from tests.waits import Deadline, scaled
 
 if shutil.which("espeak-ng") is None:
     if os.environ.get("CI") == "true":
@@ -64,7 +65,7 @@ def test_the_wavs_of_a_traced_game_are_speech(tmp_path, language):
     voices = tmp_path / "voice"
     out = subprocess.run([sys.executable, "-m", "board_driver.cli", "trace", "--language",
                           language, "--voice-dir", str(voices), str(trace)],
-                         capture_output=True, text=True, timeout=120)
+                         capture_output=True, text=True, timeout=scaled(120))
     assert out.returncode == 0, out.stderr
     said = [s for line in out.stdout.splitlines() for s in json.loads(line)["said"]]
     wavs = sorted(voices.glob("*.wav"))
@@ -180,14 +181,14 @@ def test_the_voice_says_why_the_hinted_move(tmp_path):
         hands.write("place h0.0\nplace v0.0\nplace h1.0\n")
         hands.flush()
         # (the worker's answer comes when it comes: on a loaded machine, seconds)
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and not any("围成" in s for s in said):
+        deadline = Deadline(60)
+        while not deadline.passed() and not any("围成" in s for s in said):
             said = [p.read_text(encoding="utf-8").strip()
                     for p in sorted((tmp_path / "voice").glob("*.txt"))]
             time.sleep(0.05)
         hands.write("quit\n")
         hands.close()
-        sim.join(30)
+        sim.join(scaled(30))
         assert done == [0]
     finally:
         lines.close()

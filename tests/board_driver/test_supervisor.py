@@ -19,7 +19,8 @@ from board_driver.daemon.loop import Daemon
 from board_driver.daemon.notify import Notifier
 from board_driver.daemon.supervisor import DOWN, RESTARTING, UP, Part, Supervisor
 from board_driver.referee.journal import Journal
-from checks import wait_for
+from tests.waits import until, wait_for
+from web_harness import started
 
 # --- the mechanism, on a simulated clock ------------------------------------------------------
 
@@ -138,16 +139,6 @@ def test_a_restart_that_raises_says_why_and_a_reported_death_is_restarted():
 FAST = dict(backoff_initial=0.05, backoff_max=0.5, give_up_after=6)
 
 
-async def until(condition, what: str, timeout: float = 30.0) -> float:
-    """Wait (bounded) for `condition()`; returns how long it took."""
-    start = time.monotonic()
-    while not condition():
-        if time.monotonic() - start > timeout:
-            raise AssertionError(f"timed out waiting for {what}")
-        await asyncio.sleep(0.01)
-    return time.monotonic() - start
-
-
 def changes_of(state, move) -> dict[str, str | None]:
     before = state.occupancy()
     after_state = state.copy()
@@ -185,7 +176,7 @@ async def match_board(daemon) -> None:
     ref = daemon.session.referee
     want = ref.state.occupancy()
     await hands(daemon, {s: want.get(s) for s in ref.sensed if want.get(s) != ref.physical.get(s)})
-    await until(lambda: not ref.corrections and not ref.completions, "the board to agree")
+    await until(lambda: not ref.corrections and not ref.completions, 30, "the board to agree")
 
 
 def kill_sensors(daemon) -> str:
@@ -235,60 +226,58 @@ def test_killing_each_part_in_turn_the_board_recovers_and_loses_nothing(tmp_path
     caplog.set_level(logging.WARNING)
 
     async def scenario():
-        runner = asyncio.ensure_future(daemon.run())
-        await asyncio.wait_for(daemon.started.wait(), 30)
-        ref = daemon.session.referee
-        sup = daemon.supervisor
-        moves = lambda: len(ref.state.moves)  # noqa: E731
+        async with started(daemon):
+            ref = daemon.session.referee
+            sup = daemon.supervisor
+            moves = lambda: len(ref.state.moves)  # noqa: E731
 
-        await human_move(daemon)
-        await until(lambda: moves() >= 2, "the computer's first move")
-        await match_board(daemon)
+            await human_move(daemon)
+            await until(lambda: moves() >= 2, 30, "the computer's first move")
+            await match_board(daemon)
 
-        # 1. the computer's worker, killed (the OOM killer) while idle: its next search meets
-        # a broken pool inside the redraw; the supervisor starts a new worker and it plays.
-        for child in multiprocessing.active_children():
-            os.kill(child.pid, signal.SIGKILL)
-        killed = time.monotonic()
-        await human_move(daemon)
-        await until(lambda: moves() >= 3, "the player's move after the worker died")
-        await until(lambda: moves() == 4, "the computer's move from a new worker")
-        recovered["computer"] = time.monotonic() - killed
-        assert sup.parts["computer"].total_restarts >= 1
-        await match_board(daemon)
+            # 1. the computer's worker, killed (the OOM killer) while idle: its next search meets
+            # a broken pool inside the redraw; the supervisor starts a new worker and it plays.
+            for child in multiprocessing.active_children():
+                os.kill(child.pid, signal.SIGKILL)
+            killed = time.monotonic()
+            await human_move(daemon)
+            await until(lambda: moves() >= 3, 30, "the player's move after the worker died")
+            await until(lambda: moves() == 4, 30, "the computer's move from a new worker")
+            recovered["computer"] = time.monotonic() - killed
+            assert sup.parts["computer"].total_restarts >= 1
+            await match_board(daemon)
 
-        # 2. the sensors' thread (or callbacks, or the bridge's link thread), killed; a piece
-        # placed meanwhile is not lost.
-        name = kill_sensors(daemon)
-        killed = time.monotonic()
-        part = sup.parts[name]
-        if name == "bridge":  # the thread dies as the next bytes arrive
-            await until(lambda: part.state != UP, "the bridge link's death to be seen")
-        await human_move(daemon)
-        await until(lambda: part.total_restarts >= 1, f"the {name} to be restarted")
-        await until(lambda: part.state == UP, f"the {name} to be up again")
-        await until(lambda: moves() >= 5, "the move made while the sensors were dead")
-        recovered[name] = time.monotonic() - killed
-        await until(lambda: moves() >= 6, "the computer's next move")
-        await match_board(daemon)
+            # 2. the sensors' thread (or callbacks, or the bridge's link thread), killed; a piece
+            # placed meanwhile is not lost.
+            name = kill_sensors(daemon)
+            killed = time.monotonic()
+            part = sup.parts[name]
+            if name == "bridge":  # the thread dies as the next bytes arrive
+                await until(lambda: part.state != UP, 30, "the bridge link's death to be seen")
+            await human_move(daemon)
+            await until(lambda: part.total_restarts >= 1, 30, f"the {name} to be restarted")
+            await until(lambda: part.state == UP, 30, f"the {name} to be up again")
+            await until(lambda: moves() >= 5, 30, "the move made while the sensors were dead")
+            recovered[name] = time.monotonic() - killed
+            await until(lambda: moves() >= 6, 30, "the computer's next move")
+            await match_board(daemon)
 
-        # 3. the page's listening socket, closed under it: served again.
-        daemon.web._listener._server.close()   # (the listening socket dies)
-        killed = time.monotonic()
-        await until(lambda: sup.parts["page"].total_restarts >= 1, "the page to be restarted")
-        await until(lambda: sup.parts["page"].state == UP and daemon.web is not None,
-                    "the page to be served again")
-        recovered["page"] = time.monotonic() - killed
-        async with aiohttp.ClientSession() as http:
-            async with http.get(f"http://127.0.0.1:{daemon.web.port}/api/state") as resp:
-                body = await resp.json()
-        assert resp.status == 200
-        assert {p["name"]: p["state"] for p in body["parts"]} == \
-            {name: "up", "page": "up", "computer": "up"}
-        assert body["parts_down"] is None
-        played = [str(m) for m in ref.state.moves]
-        daemon.stop()
-        await asyncio.wait_for(runner, 30)
+            # 3. the page's listening socket, closed under it: served again.
+            daemon.web._listener._server.close()
+            killed = time.monotonic()
+            await until(lambda: sup.parts["page"].total_restarts >= 1, 30,
+                        "the page to be restarted")
+            await until(lambda: sup.parts["page"].state == UP and daemon.web is not None, 30,
+                        "the page to be served again")
+            recovered["page"] = time.monotonic() - killed
+            async with aiohttp.ClientSession() as http:
+                async with http.get(f"http://127.0.0.1:{daemon.web.port}/api/state") as resp:
+                    body = await resp.json()
+            assert resp.status == 200
+            assert {p["name"]: p["state"] for p in body["parts"]} == \
+                {name: "up", "page": "up", "computer": "up"}
+            assert body["parts_down"] is None
+            played = [str(m) for m in ref.state.moves]
         return played
 
     played = asyncio.run(scenario())
@@ -411,27 +400,24 @@ def test_the_remote_links_task_that_dies_is_restarted_and_says_why(tmp_path, cap
     caplog.set_level(logging.WARNING)
 
     async def scenario():
-        runner = asyncio.ensure_future(daemon.run())
-        await asyncio.wait_for(daemon.started.wait(), 30)
-        sup, link = daemon.supervisor, daemon.remote
-        part = sup.parts["remote link"]
-        await until(lambda: link.status == "no broker", "the link to find no broker")
-        settings = link.settings
-        # the next reconnect meets a CA file that is not there
-        link.settings = dataclasses.replace(settings, tls=True, ca_file=str(ca))
-        await until(lambda: part.state == DOWN, "the remote link to be down")
-        assert "FileNotFoundError" in part.why and sup.troubled() == "part"
-        parts, words = daemon.door.parts()
-        assert words == "remote link down: stopped working"   # the player's few words
-        # and the program's own reason in the page's details
-        assert [p["why"] for p in parts if p["name"] == "remote link"][0].startswith(
-            "FileNotFoundError")
-        assert sup.watchdog_ok()  # the board still referees its own moves
-        link.settings = settings   # mended
-        await until(lambda: part.state == UP, "the remote link to be up again", timeout=30)
-        await until(lambda: daemon.remote_part.problem() is None, "the link's task to run")
-        daemon.stop()
-        await asyncio.wait_for(runner, 30)
+        async with started(daemon):
+            sup, link = daemon.supervisor, daemon.remote
+            part = sup.parts["remote link"]
+            await until(lambda: link.status == "no broker", 30, "the link to find no broker")
+            settings = link.settings
+            # the next reconnect meets a CA file that is not there
+            link.settings = dataclasses.replace(settings, tls=True, ca_file=str(ca))
+            await until(lambda: part.state == DOWN, 30, "the remote link to be down")
+            assert "FileNotFoundError" in part.why and sup.troubled() == "part"
+            parts, words = daemon.door.parts()
+            assert words == "remote link down: stopped working"   # the player's few words
+            # and the program's own reason in the page's details
+            assert [p["why"] for p in parts if p["name"] == "remote link"][0].startswith(
+                "FileNotFoundError")
+            assert sup.watchdog_ok()  # the board still referees its own moves
+            link.settings = settings   # mended
+            await until(lambda: part.state == UP, 30, "the remote link to be up again")
+            await until(lambda: daemon.remote_part.problem() is None, 30, "the link's task to run")
 
     asyncio.run(scenario())
     said = [r.getMessage() for r in caplog.records if r.name == "treeboard.supervisor"]
@@ -464,28 +450,23 @@ def test_a_restarted_simulated_bridge_board_comes_up_with_its_pieces_in_place(tm
 
     async def play_one():
         daemon = Daemon(config(), notifier=Notifier(None), new_game=True)
-        runner = asyncio.ensure_future(daemon.run())
-        await asyncio.wait_for(daemon.started.wait(), 30)
-        await hands(daemon, {"h0.0": "rod"})
-        await until(lambda: len(daemon.session.referee.state.moves) == 1, "the first move")
-        daemon.stop()
-        await asyncio.wait_for(runner, 30)
+        async with started(daemon):
+            await hands(daemon, {"h0.0": "rod"})
+            await until(lambda: len(daemon.session.referee.state.moves) == 1, 30,
+                        "the first move")
 
     async def restart():
         daemon = Daemon(config(), notifier=Notifier(None))
-        runner = asyncio.ensure_future(daemon.run())
-        await asyncio.wait_for(daemon.started.wait(), 30)
-        ref = daemon.session.referee
-        # the firmware's scans reach the referee and settle (a debounce and more)
-        link = daemon.session.hardware.source.link
-        seen = link.stats["snapshots"]
-        await until(lambda: link.stats["snapshots"] > seen or ref.physical.get("h0.0"),
-                    "the firmware's board")
-        await until(lambda: ref.next_deadline() is None, "the sensors to settle")
-        moves = [str(m) for m in ref.state.moves]
-        physical = ref.physical.get("h0.0")
-        daemon.stop()
-        await asyncio.wait_for(runner, 30)
+        async with started(daemon):
+            ref = daemon.session.referee
+            # the firmware's scans reach the referee and settle (a debounce and more)
+            link = daemon.session.hardware.source.link
+            seen = link.stats["snapshots"]
+            await until(lambda: link.stats["snapshots"] > seen or ref.physical.get("h0.0"), 30,
+                        "the firmware's board")
+            await until(lambda: ref.next_deadline() is None, 30, "the sensors to settle")
+            moves = [str(m) for m in ref.state.moves]
+            physical = ref.physical.get("h0.0")
         return moves, physical
 
     asyncio.run(play_one())
@@ -560,23 +541,20 @@ def test_the_voice_worker_that_dies_is_restarted_and_said(tmp_path, caplog, monk
     caplog.set_level(logging.WARNING)
 
     async def scenario():
-        runner = asyncio.ensure_future(daemon.run())
-        await asyncio.wait_for(daemon.started.wait(), 30)
-        speech, part = daemon.speech, daemon.supervisor.parts["voice"]
-        speak = speech._speak
+        async with started(daemon):
+            speech, part = daemon.speech, daemon.supervisor.parts["voice"]
+            speak = speech._speak
 
-        def dies(u):
-            speech._speak = speak
-            raise RuntimeError("a bug in the voice")
-        speech._speak = dies
-        daemon.say("the first sentence")
-        await until(lambda: part.total_restarts >= 1, "the voice to be restarted")
-        daemon.say("the second sentence")
-        await until(lambda: any(t == "the second sentence" for t, _ in speech.said),
-                    "the second sentence said")
-        await until(lambda: part.state == UP, "the voice up again")
-        daemon.stop()
-        await asyncio.wait_for(runner, 30)
+            def dies(u):
+                speech._speak = speak
+                raise RuntimeError("a bug in the voice")
+            speech._speak = dies
+            daemon.say("the first sentence")
+            await until(lambda: part.total_restarts >= 1, 30, "the voice to be restarted")
+            daemon.say("the second sentence")
+            await until(lambda: any(t == "the second sentence" for t, _ in speech.said), 30,
+                        "the second sentence said")
+            await until(lambda: part.state == UP, 30, "the voice up again")
 
     asyncio.run(scenario())
     said = [r.getMessage() for r in caplog.records if r.name == "treeboard.supervisor"]

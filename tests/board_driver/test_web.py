@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import random
 import xml.etree.ElementTree as ET
@@ -14,7 +15,8 @@ import games
 import games.ai
 from board_driver.config import ConfigError, parse_config
 from board_driver.referee.journal import Journal
-from web_harness import base_url, hands, next_push, running
+from tests.waits import scaled, until
+from web_harness import base_url, hands, next_push, running, started
 
 JSON = {"Content-Type": "application/json"}
 
@@ -221,7 +223,8 @@ def test_review_of_a_finished_game_from_the_computers_worker(tmp_path):
         async with running(tmp_path, journal=path, new_game=False) as daemon, \
                 aiohttp.ClientSession() as http:
             url = base_url(daemon)
-            async with http.get(url + "/api/games/1/review", timeout=aiohttp.ClientTimeout(30)) as r:
+            async with http.get(url + "/api/games/1/review",
+                                timeout=aiohttp.ClientTimeout(scaled(30))) as r:
                 assert r.status == 200
                 body = await r.json()
             rows = body["moves"]
@@ -292,24 +295,20 @@ def test_a_busy_port_leaves_the_board_running_without_its_page(tmp_path, caplog)
     async def scenario():
         from board_driver.config import sim_config
         from board_driver.daemon.loop import Daemon
-        async with running(tmp_path) as first:
-            port = first.web.port
-            config = sim_config(journal=str(tmp_path / "k.sqlite"))
-            config.web_port = port
-            second = Daemon(config, web=True,
-                            supervision=dict(backoff_initial=0.05, backoff_max=0.2))
-            runner = asyncio.ensure_future(second.run())
-            await asyncio.wait_for(second.started.wait(), 10)
-            assert second.web is None and not runner.done()
-            part = second.supervisor.parts["page"]
-            assert part.state != "up" and "address already in use" in part.why
-        for _ in range(200):  # the first daemon let the port go: the second takes it
-            if second.web is not None and part.state == "up":
-                break
-            await asyncio.sleep(0.02)
-        assert second.web is not None and part.state == "up"
-        second.stop()
-        await runner
+        async with contextlib.AsyncExitStack() as second_running:   # (outlives the first)
+            async with running(tmp_path) as first:
+                port = first.web.port
+                config = sim_config(journal=str(tmp_path / "k.sqlite"))
+                config.web_port = port
+                second = Daemon(config, web=True,
+                                supervision=dict(backoff_initial=0.05, backoff_max=0.2))
+                runner = await second_running.enter_async_context(started(second, 10))
+                assert second.web is None and not runner.done()
+                part = second.supervisor.parts["page"]
+                assert part.state != "up" and "address already in use" in part.why
+            # the first daemon let the port go: the second takes it
+            await until(lambda: second.web is not None and part.state == "up", 10,
+                        "the second daemon to serve its page")
     run(scenario())
     said = [r.message for r in caplog.records if "not served on" in r.message]
     assert len(said) == 1 and "another port: web.port" in said[0]
@@ -348,10 +347,7 @@ def test_best_hints_asked_on_the_page_start_the_computer_and_light_its_moves(tmp
             status, after = await post(http, daemon, "/api/hint", {"mode": "best"})
             assert status == 200 and after["hint"] == "best" and daemon.computer is not None
             await hands(daemon, "place", "h0.0")     # a move, so the search has a new position
-            deadline = asyncio.get_running_loop().time() + 30
-            while not daemon.session.referee.hints:
-                assert asyncio.get_running_loop().time() < deadline, "no hints came"
-                await asyncio.sleep(0.05)
+            await until(lambda: daemon.session.referee.hints, 30, "the hints", 0.05)
             best = [s for s, what in daemon.session.referee.hints.items() if what == "best"]
             assert best and all(s in daemon.session.layout.channels_of_site for s in best)
             # and the page says why the lit move, in the words of the game's view
@@ -408,12 +404,9 @@ def test_the_voice_settings_on_the_page_apply_at_once_and_survive_a_restart(tmp_
     journal = str(tmp_path / "j.sqlite")
 
     async def said():
-        for _ in range(300):
-            texts = [p.read_text(encoding="utf-8").strip() for p in sorted(voice_dir.glob("*.txt"))]
-            if texts:
-                return texts
-            await asyncio.sleep(0.05)
-        return []
+        return await until(lambda: [p.read_text(encoding="utf-8").strip()
+                                    for p in sorted(voice_dir.glob("*.txt"))],
+                           15, "the voice's words", 0.05)
 
     async def first():
         async with running(tmp_path, journal=journal, voice=dataclasses.replace(config_voice)) \

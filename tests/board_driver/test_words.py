@@ -16,6 +16,7 @@ from board_driver.cli.sim import run_sim
 from board_driver.config import Voice, load_config, parse_config, sim_config
 from board_driver.referee.tracer import Tracer
 from board_driver.views import words
+from tests.waits import scaled
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
@@ -43,6 +44,79 @@ def test_the_check_finds_a_missing_translation_a_broken_placeholder_and_a_stale_
     assert "'Tree Planting' has no translation" in found
     assert "'score {a} to {b}': the translation's placeholders ['a', 'c']" in found
     assert "zh.mo: not compiled from zh.po" in found
+
+
+@pytest.fixture
+def locale_copy(tmp_path, monkeypatch):
+    """The shipped catalogs in a folder of the test's own, which the catalogs tool then reads."""
+    for f in catalogs.LOCALE.iterdir():
+        shutil.copy(f, tmp_path / f.name)
+    monkeypatch.setattr(catalogs, "LOCALE", tmp_path)
+    return tmp_path
+
+
+def compile_with(po: Path, mo: Path, *, babel_version: str, monkeypatch,
+                 change: tuple[str, str] | None = None) -> None:
+    """`mo` compiled from `po` by another Babel release (its header's Generated-By), with one
+    translation changed when `change` (the message, the new translation) is given."""
+    import babel.messages.catalog
+    from babel.messages.mofile import write_mo
+    from babel.messages.pofile import read_po
+
+    monkeypatch.setattr(babel.messages.catalog, "VERSION", babel_version)
+    with po.open("rb") as f:
+        catalog = read_po(f, locale=po.stem)
+    if change is not None:
+        catalog[change[0]].string = change[1]
+    with mo.open("wb") as f:
+        write_mo(f, catalog, use_fuzzy=False)
+    assert f"Generated-By: Babel {babel_version}".encode() in mo.read_bytes()
+
+
+def test_the_check_reads_the_messages_whatever_babel_wrote_the_header(locale_copy, monkeypatch):
+    for lang in catalogs.languages():
+        compile_with(locale_copy / f"{lang}.po", locale_copy / f"{lang}.mo",
+                     babel_version="0.1.0-another", monkeypatch=monkeypatch)
+    assert catalogs.problems() == []
+    # ...and compiling again leaves a .mo that says what its .po says as it is.
+    before = {p.name: p.read_bytes() for p in locale_copy.glob("*.mo")}
+    catalogs.compile_all()
+    assert {p.name: p.read_bytes() for p in locale_copy.glob("*.mo")} == before
+
+
+def test_the_check_fails_a_mo_whose_translation_differs_from_its_po(locale_copy, monkeypatch):
+    compile_with(locale_copy / "zh.po", locale_copy / "zh.mo", babel_version="0.1.0-another",
+                 monkeypatch=monkeypatch, change=("Tree Planting", "种树"))
+    assert catalogs.problems() == ["zh.mo: not compiled from zh.po: 'Tree Planting' is '种树' "
+                                   "there, '植树棋' in the .po (run tools/catalogs.py)"]
+    catalogs.compile_all()    # the tool puts it right
+    assert catalogs.problems() == []
+
+
+def test_the_check_fails_a_mo_whose_plural_rule_differs_from_its_po(locale_copy):
+    po = locale_copy / "zh.po"
+    po.write_text(po.read_text(encoding="utf-8").replace(
+        "nplurals=1; plural=0;", "nplurals=2; plural=(n != 1);"), encoding="utf-8")
+    assert ("zh.mo: not compiled from zh.po: its plural forms are 'nplurals=1; plural=0;', the "
+            ".po's 'nplurals=2; plural=(n != 1);' (run tools/catalogs.py)") in catalogs.problems()
+
+
+def test_compiled_catalogs_are_what_the_board_reads(locale_copy, monkeypatch):
+    import gettext
+
+    for mo in locale_copy.glob("*.mo"):
+        mo.unlink()
+    catalogs.compile_all()
+    assert catalogs.problems() == []
+    with (locale_copy / "zh.mo").open("rb") as f:
+        zh = gettext.GNUTranslations(f)   # as board_driver/views/words.py reads the shipped ones
+    assert zh.gettext("Tree Planting") == "植树棋"
+    lifted = zh.ngettext("lifted {n} piece; the board is empty",
+                         "lifted {n} pieces; the board is empty", 3)
+    assert lifted == "拿走了 {n} 枚棋子；棋盘已清空"
+    shipped = words.translation("zh")
+    assert all(zh.gettext(m) == shipped.gettext(m)
+               for m in ("Tree Planting", "score {a} to {b}", "Take back"))
 
 
 def test_language_codes_as_browsers_and_configs_write_them():
@@ -104,7 +178,7 @@ def run_trace_cli(tmp_path, text: str, *args: str) -> list[dict]:
     f = tmp_path / "game.trace"
     f.write_text(text)
     out = subprocess.run([sys.executable, "-m", "board_driver.cli", "trace", *args, str(f)],
-                         capture_output=True, text=True, timeout=120)
+                         capture_output=True, text=True, timeout=scaled(120))
     assert out.returncode == 0, out.stderr
     return [json.loads(line) for line in out.stdout.splitlines()]
 

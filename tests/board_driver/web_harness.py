@@ -1,16 +1,42 @@
-"""A real daemon on the simulated board with its companion page on a free port, for the web
-and browser tests: real loop, real clock, the scan thread on mock pins, aiohttp on the loop."""
+"""A real daemon on the simulated board for a block of a test (`started`), or with its companion
+page on a free port (`running`), for the daemon's, the web's and the browser's tests: real loop,
+real clock, the scan thread on mock pins, aiohttp on the loop; stopped whatever fails."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import time
 
 import aiohttp
 
 from board_driver.config import sim_config
 from board_driver.daemon.loop import Daemon
+from tests.waits import scaled, until, within
+
+
+@contextlib.asynccontextmanager
+async def started(daemon: Daemon, timeout: float = 30):
+    """`daemon.run()` on this loop for the block, which begins once the daemon has started (its
+    page served, if it has one). After the block the daemon is stopped and its end awaited,
+    whether the block, or the start itself, failed: a test leaves no daemon, thread or socket
+    behind to fail the next one. Yields the task that runs it."""
+    runner = asyncio.ensure_future(daemon.run())
+    try:
+        await until(lambda: daemon.started.is_set() or runner.done(), timeout,
+                    "the daemon to start")
+        if runner.done():
+            runner.result()   # why it could not start
+            raise AssertionError("the daemon ended before it started")
+        yield runner
+    except BaseException:
+        daemon.stop()
+        await asyncio.wait([runner], timeout=scaled(timeout))
+        if not runner.done():
+            runner.cancel()
+        await asyncio.gather(runner, return_exceptions=True)   # (the failure above is the news)
+        raise
+    daemon.stop()
+    await within(runner, timeout, "the daemon to stop")
 
 
 @contextlib.asynccontextmanager
@@ -23,18 +49,9 @@ async def running(tmp_path, *, layout: str | None = None, token: str | None = No
     config = sim_config(journal=journal or str(tmp_path / "j.sqlite"), **overrides)
     config.web_port, config.web_token = port, token
     daemon = Daemon(config, new_game=new_game, web=True)
-    runner = asyncio.ensure_future(daemon.run())
-    deadline = time.monotonic() + 10
-    while daemon.web is None and not runner.done() and time.monotonic() < deadline:
-        await asyncio.sleep(0.01)
-    if runner.done():
-        runner.result()
-    assert daemon.web is not None, "the page did not start"
-    try:
+    async with started(daemon):
+        assert daemon.web is not None, "the daemon started without serving its page"
         yield daemon
-    finally:
-        daemon.stop()
-        await asyncio.wait_for(runner, 10)
 
 
 def base_url(daemon) -> str:
@@ -50,7 +67,7 @@ async def hands(daemon, verb: str, site: str, kind: str | None = None) -> None:
 
 
 async def next_push(ws: aiohttp.ClientWebSocketResponse, until, timeout: float = 3.0) -> dict:
-    """The first pushed state that satisfies `until` (bounded by `timeout`)."""
+    """The first pushed state that satisfies `until` (bounded by `timeout`, scaled)."""
     async def wait():
         while True:
             msg = await ws.receive()
@@ -59,4 +76,4 @@ async def next_push(ws: aiohttp.ClientWebSocketResponse, until, timeout: float =
             state = msg.json()
             if until(state):
                 return state
-    return await asyncio.wait_for(wait(), timeout)
+    return await asyncio.wait_for(wait(), scaled(timeout))

@@ -1,5 +1,6 @@
 """Fixtures for the bridge tests: a simulated firmware on a real pty, a host link with fast
-timings, bounded polling, and a check that nothing is left running after a test."""
+timings, bounded polling (tests/waits.py's, its deadlines stretched on a busy machine), and a
+check that nothing is left running after a test."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import pytest
 
 from firmware_bridge.host import BridgeTimings, open_bridge
 from firmware_bridge.sim import start_simulated_firmware
+from tests.waits import Deadline, wait_for  # noqa: F401  (the bridge tests' bounded poll)
 
 #: Fast enough for tests, with the same ratios as the defaults (timeout = 4+ heartbeats).
 FAST = BridgeTimings(heartbeat_interval=0.02, heartbeat_timeout=0.25, ack_timeout=0.06,
@@ -17,30 +19,19 @@ FAST = BridgeTimings(heartbeat_interval=0.02, heartbeat_timeout=0.25, ack_timeou
 FAST_FIRMWARE = {"heartbeat_ms": 20, "host_timeout_ms": 2000}
 
 
-def wait_for(condition, timeout=2.0, what="condition"):
-    """Poll `condition` every 2 ms until it holds; fail after `timeout` seconds."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = condition()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            pytest.fail(f"timed out after {timeout} s waiting for {what}")
-        time.sleep(0.002)
-
-
 @pytest.fixture(autouse=True)
 def no_threads_left():
     before = set(threading.enumerate())
     yield
     # close()/stop() join their threads; give a just-ended thread a moment to leave the list
-    deadline = time.monotonic() + 2
-    while time.monotonic() < deadline:
+    deadline = Deadline(2)
+    while True:
         left = [t for t in threading.enumerate() if t not in before and t.is_alive()]
         if not left:
             return
+        if deadline.passed():
+            pytest.fail(f"threads left running: {left}")
         time.sleep(0.005)
-    pytest.fail(f"threads left running: {left}")
 
 
 @pytest.fixture

@@ -9,6 +9,7 @@ from firmware_bridge.faults import LineFaults
 from conftest import wait_for
 from gameplay import board_values, play, tree_planting_moves
 from test_bridge_link import Recorder
+from tests.waits import scaled
 
 pytestmark = pytest.mark.timeout(40)
 
@@ -17,7 +18,7 @@ def faulty_game(make_firmware, make_bridge, seed, **faults):
     to_host = LineFaults(seed, **faults)
     to_firmware = LineFaults(seed + 1000, **faults)
     fw = make_firmware(faults_to_host=to_host, faults_to_firmware=to_firmware)
-    source, sink = make_bridge(fw.port, connect_timeout=5.0)
+    source, sink = make_bridge(fw.port, connect_timeout=scaled(5))
     rec = Recorder()
     start = source.snapshot()
     source.start(rec)
@@ -61,7 +62,7 @@ def test_everything_at_once(make_firmware, make_bridge):
 def test_restart_and_replug_on_a_noisy_line(make_firmware, make_bridge):
     faults = dict(corrupt=0.03, drop=0.03, duplicate=0.03, garbage=0.03)
     fw = make_firmware(faults_to_host=LineFaults(21, **faults), faults_to_firmware=LineFaults(22, **faults))
-    source, sink = make_bridge(fw.port, connect_timeout=5.0)
+    source, sink = make_bridge(fw.port, connect_timeout=scaled(5))
     rec = Recorder()
     start = source.snapshot()
     source.start(rec)
@@ -84,7 +85,7 @@ def test_a_noisy_line_corrupting_bytes(make_firmware, make_bridge):
     to_host = LineFaults(31, corrupt_bytes=0.03)
     to_fw = LineFaults(32, corrupt_bytes=0.03)
     fw = make_firmware(faults_to_host=to_host, faults_to_firmware=to_fw)
-    source, sink = make_bridge(fw.port, connect_timeout=5.0)
+    source, sink = make_bridge(fw.port, connect_timeout=scaled(5))
     rec = Recorder()
     start = source.snapshot()
     source.start(rec)

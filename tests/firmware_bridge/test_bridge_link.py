@@ -16,6 +16,7 @@ from firmware_bridge.firmware import protocol
 from firmware_bridge.host import (BridgeError, IncompatibleFirmware, find_bridge_port, open_bridge)
 from gameplay import board_values, frame_for, play, tree_planting_moves
 from hardware.base import PRESENT, HardwareError
+from tests.waits import scaled
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -148,7 +149,7 @@ def test_unplugged_at_start_then_plugged_in(make_firmware, caplog):
 
     def opener():
         try:
-            result["bridge"] = open_bridge(fw.port, timings=FAST, connect_timeout=3.0)
+            result["bridge"] = open_bridge(fw.port, timings=FAST, connect_timeout=scaled(3))
         except Exception as exc:  # reported below
             result["error"] = exc
 
@@ -159,7 +160,7 @@ def test_unplugged_at_start_then_plugged_in(make_firmware, caplog):
     wait_for(lambda: sum("cannot open" in r.getMessage() for r in caplog.records) >= 2,
              what="two failed attempts to open the port")
     fw.replug()
-    t.join(5)
+    t.join(scaled(5))
     assert "error" not in result, result
     source, sink = result["bridge"]
     try:

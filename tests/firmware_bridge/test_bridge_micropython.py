@@ -35,6 +35,7 @@ from gameplay import board_values, frame_for, play, tree_planting_moves
 from hardware.base import PRESENT
 from misplays import MISPLAYS, patterns
 from test_bridge_link import Recorder
+from tests.waits import scaled
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -77,7 +78,7 @@ def link():
     opened = []
 
     def make(port, **options):
-        source, sink = open_bridge(port, connect_timeout=20, **options)
+        source, sink = open_bridge(port, connect_timeout=scaled(20), **options)
         opened.append((source, sink))
         return source, sink
 
@@ -206,7 +207,7 @@ def test_what_micropython_lacks_fails_the_test(make_mpy, micropython, tmp_path):
 
     fw = start_micropython_firmware(firmware_dir=broken)
     try:
-        source, sink = open_bridge(fw.port, connect_timeout=20)
+        source, sink = open_bridge(fw.port, connect_timeout=scaled(20))
         try:
             fw.command("noop")  # the board is up
             # a frame with a bad CRC reaches the firmware: the copy's error path runs

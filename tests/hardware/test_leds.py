@@ -11,6 +11,7 @@ import pytest
 from hardware import HardwareError
 from hardware.layout import load_layout
 from hardware.leds import Leds, RecordingStrip, estimate_milliamps, gamma_table
+from tests.waits import scaled
 
 WHITE = (255, 255, 255)
 
@@ -110,7 +111,8 @@ def run_blinka(code):
     # stand-in board module, in a fresh interpreter so the environment variable is seen first.
     env = dict(os.environ, BLINKA_OS_AGNOSTIC="1")
     return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], env=env, capture_output=True,
-                          text=True, timeout=60, cwd=os.path.dirname(os.path.dirname(os.path.dirname(__file__))))
+                          text=True, timeout=scaled(60),
+                          cwd=os.path.dirname(os.path.dirname(os.path.dirname(__file__))))
 
 
 def test_the_real_neopixel_import_path_works():

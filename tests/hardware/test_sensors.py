@@ -9,6 +9,7 @@ from hardware import PRESENT, SensorEvent, open_hardware
 from hardware.layout import load_layout
 from hardware.sensors import MatrixSource
 from hardware.sim import SimulatedBoard
+from tests.waits import scaled
 
 
 def present_sites(board):
@@ -117,7 +118,7 @@ def test_the_scan_thread_reports_from_its_own_thread(grid_layout):
 
     board.source.start(callback)
     board.place("a2")
-    assert seen.wait(timeout=5), "the scan thread reported nothing"
+    assert seen.wait(timeout=scaled(5)), "the scan thread reported nothing"
     assert threads[0] is not threading.main_thread()
     board.close()
 

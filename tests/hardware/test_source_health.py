@@ -10,6 +10,7 @@ import pytest
 from hardware.layout import load_layout
 from hardware.sensors import STALL_S, AdcSource, MatrixSource, PinSource
 from hardware.sim import SimulatedBoard
+from tests.waits import scaled, wait_for
 
 
 class Tick:
@@ -24,15 +25,6 @@ def _part(board, kind):
     return next(s for s in board.source.sources if isinstance(s, kind))
 
 
-def _wait(condition, timeout=5.0):
-    done = threading.Event()
-    for _ in range(int(timeout / 0.005)):
-        if condition():
-            return True
-        done.wait(0.005)
-    return False
-
-
 @pytest.mark.parametrize("layout_name,kind", [("tree-planting-classic-matrix", MatrixSource),
                                               ("treeblox-adc", AdcSource)])
 def test_a_scan_thread_that_died_is_named(layout_name, kind, monkeypatch):
@@ -42,13 +34,13 @@ def test_a_scan_thread_that_died_is_named(layout_name, kind, monkeypatch):
     try:
         assert board.source.health() is None  # not started yet: nothing to watch
         board.source.start(lambda event: None)
-        assert _wait(lambda: source._thread is not None) and board.source.health() is None
+        assert wait_for(lambda: source._thread is not None) and board.source.health() is None
 
         def broken():
             raise OSError("the SPI bus went away")
 
         source._read_all = broken
-        assert _wait(lambda: not source._thread.is_alive())
+        assert wait_for(lambda: not source._thread.is_alive())
         problem = board.source.health()
         assert problem is not None
         assert kind.__name__ in problem and "scan thread died" in problem and "SPI bus" in problem
@@ -72,9 +64,9 @@ def test_a_scan_that_stalls_for_over_a_second_is_named_and_recovers():
 
     try:
         board.source.start(lambda event: None)
-        assert _wait(lambda: source._last_scan == tick.now)
+        assert wait_for(lambda: source._last_scan == tick.now)
         source._read_all = blocking
-        assert entered.wait(5)
+        assert entered.wait(scaled(5))
         tick.now += STALL_S / 2
         assert board.source.health() is None
         tick.now += STALL_S
@@ -82,7 +74,7 @@ def test_a_scan_that_stalls_for_over_a_second_is_named_and_recovers():
         assert problem is not None and "MatrixSource" in problem and "no scan for 1.5 s" in problem
         source._read_all = read
         stuck.set()
-        assert _wait(lambda: board.source.health() is None)
+        assert wait_for(lambda: board.source.health() is None)
     finally:
         stuck.set()
         board.close()

@@ -12,6 +12,7 @@ import pytest
 
 from hardware.layout import load_layout, shipped_layouts
 from hardware.leds import SPI_MOSI_BUS
+from tests.waits import scaled
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -20,7 +21,7 @@ def run_blinka(code: str) -> subprocess.CompletedProcess:
     # A fresh interpreter, so Blinka sees the variable before it picks a board.
     env = dict(os.environ, BLINKA_OS_AGNOSTIC="1")
     return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], env=env, capture_output=True,
-                          text=True, timeout=60, cwd=REPO)
+                          text=True, timeout=scaled(60), cwd=REPO)
 
 
 def test_a_strip_on_spi0s_mosi_goes_through_neopixel_spi():
