@@ -369,9 +369,10 @@ class Typed:
 
     async def takeback(self, verb: str, args: list[str]) -> None:
         done = self.door.takeback()
-        # (a touch game has no pieces: the LEDs change back by themselves)
-        pieces = self.door.link is None and self.session.referee.touch is None
-        self.terminal.say(tr("{done}; lift its pieces").format(done=done) if pieces else done)
+        if self.door.link is not None:
+            self.terminal.say(done)   # (asked of the other board)
+        # A takeback done is said as the board changes ("takeback of h1.0: lift the piece on
+        # h1.0"), before the board is drawn: nothing more to say.
         await self.settle()
 
     async def clock(self, verb: str, args: list[str]) -> None:

@@ -59,7 +59,7 @@ class Moments:
             to_make=decided.to_make, to_make_by=decided.to_make_by, holding=ref.holding,
             over_since=decided.over_since, flagged=ref.flagged,
             timed_out=frozenset(ref.timed_out),
-            takeback_depth=ref.takeback_depth() if state.moves and not ref.over else 0,
+            takeback_depth=ref.takeback_depth() if state.moves and ref.flagged is None else 0,
             clocks=tuple(ref.keeper.left(now)) if clocks.timed else None, clock_running=running,
             turn_left=clocks.left(running, now) if running is not None else None,
             clock_control=control_text(clocks.controls) if clocks.timed else None,

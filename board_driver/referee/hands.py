@@ -235,11 +235,13 @@ class Hands:
         """Take back the last move without the board's hands (the page's takeback, or one
         agreed with a remote board; lifting the last piece does the same on the board). The
         pieces it put down then light as corrections, and nothing is played until they are
-        lifted. Returns the move taken back; raises games.IllegalMove when there is none."""
+        lifted. The move that ended a game may be taken back too, until the board is cleared
+        for the next: the game goes on (journalled as playing again). Returns the move taken
+        back; raises games.IllegalMove when there is none, or the game was lost on time."""
         ref = self.referee
-        if ref.over:
-            raise games.IllegalMove("takeback", Reason("the game is over; start a new game "
-                                                       "instead"))
+        if ref.flagged is not None:
+            raise games.IllegalMove("takeback", Reason("the game is over: time ran out; start "
+                                                       "a new game instead"))
         if not ref.state.moves:
             raise games.IllegalMove("takeback", Reason("no move to take back"))
         depth = ref.takeback_depth()

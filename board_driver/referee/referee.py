@@ -287,8 +287,12 @@ class Referee:
 
     def undo_moves(self, depth: int, origin: str) -> list[tuple[str, bool]]:
         """Take back `depth` moves (journal first); returns each (move, made at this board),
-        last move first."""
+        last move first. The move that ended the game reopens it (in the journal too)."""
         undone = []
+        if depth and self.state.is_over():
+            self.journal.reopen()
+            self.decided.over_since = None
+            log.info("the game's last move taken back: the game goes on")
         for _ in range(depth):
             self.journal.record_undo()
             move = self.state.undo()

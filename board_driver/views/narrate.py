@@ -18,7 +18,7 @@ from board_driver import views
 from board_driver.views.base import PIECES, piece_name
 from hardware.base import PRESENT
 from board_driver.views import words
-from board_driver.views.words import N_, reason, tr
+from board_driver.views.words import N_, ngettext, reason, tr
 
 
 @dataclass(frozen=True)
@@ -125,6 +125,17 @@ class Narrator:
                                     move=views.show_move(state.game.name, move)),
                                 tr("takeback of {move}").format(
                                     move=views.say_move_text(state, move)), "takeback", i + 1))
+        if took_back and len(moves) == common and moment.touch is None:
+            # Taken back without the board's hands (the page, the sim): what they do now.
+            hands = hands_words(moment.corrections, names)
+            if hands:
+                last = out[-1]
+                out[-1] = Said(tr("{takeback}: {hands}").format(takeback=last.text, hands=hands),
+                               tr("{takeback}: {hands}").format(takeback=last.spoken,
+                                                                hands=hands_words(
+                                                                    moment.corrections, names,
+                                                                    state)),
+                               last.kind, last.ply)
         timed_out = moment.timed_out
         for i in range(common, len(moves)):
             last = i + 1 == len(moves)
@@ -292,6 +303,27 @@ def first_to_make(moment, names: tuple[str, str]) -> tuple[str, str] | None:
                                                             for c in owed)))
 
 
+def hands_words(fixes, names: tuple[str, str], spoken_in=None) -> str:
+    """What the hands do to put the board right after a takeback, from the sites that differ
+    (Corrections: what must be there, what is there): "lift the piece on h1.0", "put White's
+    spore back on F2"; "" when nothing. `spoken_in`: a state, to say the sites as a person
+    does."""
+    def site(name: str) -> str:
+        return views.say_site(spoken_in, name) if spoken_in is not None else name
+
+    ordered = sorted(fixes, key=lambda c: c.site)
+    lift = [site(c.site) for c in ordered if c.want is None]
+    parts = []
+    if lift:
+        parts.append(ngettext("lift the piece on {sites}", "lift the pieces on {sites}",
+                              len(lift)).format(sites=tr(" and ").join(lift)))
+    for c in ordered:
+        if c.want is not None:
+            parts.append(tr("put {piece} back on {site}").format(
+                piece=piece_name(c.want, names), site=site(c.site)))
+    return tr("; ").join(parts)
+
+
 def with_reply(moment, state, undone: list[str], spoken: bool) -> str:
     """Moves taken back together, from the position before them: "h0.0 and the computer's
     reply v1.2"."""
@@ -362,4 +394,4 @@ def takeback_words(game_name: str, undone: list[tuple[str, bool]]) -> str:
 
 
 __all__ = ["Said", "Narrator", "why_not", "mover", "last_moves", "first_to_make", "with_reply",
-           "takeback_words"]
+           "takeback_words", "hands_words"]

@@ -98,7 +98,7 @@ def test_game_for_the_trees_by_tap_and_hold_whatever_the_pace(tmp_path):
     assert "tap on b4: cancelled, nothing is selected" in said
     assert "tap on a5: nothing of Black's grows from there" in said
     assert "move 2: retreat:h6 (White to move)" in said
-    assert "took back retreat:h6" in said          # a touch game has no pieces to lift
+    assert "takeback of retreat:h6" in said        # a touch game has no pieces to lift
     assert "lift its pieces" not in out
     assert said.index("tap on b4: cancelled, nothing is selected") < said.index(
         "move 2: retreat:h6 (White to move)")
