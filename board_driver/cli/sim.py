@@ -138,7 +138,7 @@ class Terminal:
         # redraw then shows them)
         hints = tuple(sorted(moment.hints.items())) if moment.settings.moves == "best" else ()
         # ...and the flag of a clock run out, and the menu while it is open.
-        return ((moment.state.to_json(), hints), moment.corrections,
+        return ((moment.state.to_json(), hints), (moment.corrections, moment.waiting),
                 moment.completions, said, moment.flagged,
                 tuple(sorted(moment.menu.chosen.items())) if moment.menu is not None else None)
 
@@ -199,7 +199,11 @@ class Terminal:
         a, b = state.scores()
         colours = session.config.colours
         winner = state.winner()
-        status = (tr("game over: {a}:{b}, ").format(a=a, b=b) + (tr("a draw") if winner is None
+        owed = state.is_over() and any(c.want is not None and c.have is None
+                                       for c in moment.corrections)
+        status = tr("score {a}:{b}; the last move is still to put on the board").format(
+            a=a, b=b) if owed else \
+            (tr("game over: {a}:{b}, ").format(a=a, b=b) + (tr("a draw") if winner is None
                   else paint(colours[f"player{winner}"], tr("{player} wins").format(
                       player=names[winner]), bold=True))
                   + (tr(" — hold any square for a new game") if moment.touch is not None else
@@ -219,6 +223,7 @@ class Terminal:
             # The other seat's move is an invitation, not a mistake: say so in other words.
             line = ((tr("make the other board's move at {site}: {do}") if remote else
                      tr("make the computer's move at {site}: {do}")) if fix["move"] else
+                    "{site}: {do}" if fix["waiting"] else
                     tr("correct {site}: {do}")).format(site=fix["site"], do=fix["do"])
             print(f"  {line}", file=self.out)
         self.out.flush()

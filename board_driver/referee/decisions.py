@@ -28,7 +28,12 @@ class Decisions:
     # The other seat's move (the computer's, a remote board's), still to put down, and whose.
     to_make: frozenset = frozenset()
     to_make_by: str = "computer"
+    # The next move's sites, put before the pieces the last move owes (Moment.waiting).
+    waiting: frozenset = frozenset()
     over_since: float | None = None   # when the game ended (the winner's animation)
+    # Once the game is over, the sites of its last moves whose pieces are still to put (the
+    # computer's last rod, the tree of a last square); None until the end is first decided.
+    end_owed: frozenset | None = None
     # The computer's hints (hints "best"): site -> "best" / "keeps" / "loses"; why; its move.
     hints: dict[str, str] = field(default_factory=dict)
     hint_reason: str | None = None
@@ -56,7 +61,8 @@ class Moments:
             settings=ref.settings, state=position, game=ref.game_number, seats=ref.seats,
             sensed=tuple(ref.sensed), corrections=tuple(decided.corrections),
             completions=tuple(decided.completions), lifted=decided.lifted,
-            to_make=decided.to_make, to_make_by=decided.to_make_by, holding=ref.holding,
+            to_make=decided.to_make, to_make_by=decided.to_make_by, waiting=decided.waiting,
+            holding=ref.holding,
             over_since=decided.over_since, flagged=ref.flagged,
             timed_out=frozenset(ref.timed_out),
             takeback_depth=ref.takeback_depth() if state.moves and ref.flagged is None else 0,

@@ -181,7 +181,7 @@ class Referee:
         self._hold = self.touch is None
         self.journal.start_game(self.state.game.name, self.state.options())
         self.keeper.start(now)
-        self.decided.over_since = None
+        self.decided.over_since, self.decided.end_owed = None, None
         log.info("new game of %s %s", self.state.game.name, self.state.options())
         self.tell("new-game", None, origin)
 
@@ -291,7 +291,7 @@ class Referee:
         undone = []
         if depth and self.state.is_over():
             self.journal.reopen()
-            self.decided.over_since = None
+            self.decided.over_since, self.decided.end_owed = None, None
             log.info("the game's last move taken back: the game goes on")
         for _ in range(depth):
             self.journal.record_undo()
@@ -328,7 +328,8 @@ class Referee:
 
     def clear_marks(self) -> None:
         """Nothing to correct or complete is shown (the menu holds the board, the game ended)."""
-        self.decided.corrections, self.decided.completions = [], []
+        decided = self.decided
+        decided.corrections, decided.completions, decided.waiting = [], [], frozenset()
 
     # --- deciding ---------------------------------------------------------------------------
 
@@ -388,8 +389,9 @@ class Referee:
         if swapped and not self.state.is_over():
             self.pieces.swapped(swapped, now)
         if self.over:
-            # The game is decided; the players clear the board. An empty board starts the next.
-            self.decided.corrections, self.decided.completions = [], []
+            # The game is decided: its last move's pieces still to put light (Pieces.at_end);
+            # then the players clear the board. An empty board starts the next.
+            self.pieces.at_end(now)
             if all(self.physical.get(s) is None for s in self.sensed):
                 return self.begin
             return None
@@ -462,7 +464,7 @@ class Referee:
         summary = dict(self.state.summary(), over=True, winner=1 - seat, flag=seat)
         self.journal.finish(summary)
         self.decided.over_since = now
-        self.decided.corrections, self.decided.completions = [], []
+        self.clear_marks()
         log.info("time ran out for %s: the game is lost on time", seat)
         self.tell("flag", seat, origin)
 

@@ -370,9 +370,16 @@ def terminal(state: State, moment: Moment, paint: Paint) -> str:
 
 
 def corrections_in_words(state: State, moment: Moment) -> list[dict[str, str]]:
-    """Each site that disagrees with the game and what to do there, for the banner and sim."""
+    """Each site that disagrees with the game and what to do there, for the banner and sim;
+    then each site of a move put before what is owed (`Moment.waiting`: no mistake, it counts
+    once the rest is in place)."""
     names = players(state.game.name)
+    owed = tr(" and ").join(c.site for c in moment.corrections if c.want is not None) \
+        if moment.waiting else ""
     return [{"site": c.site, "do": correction_words(c, names),
              # the other seat's move (the computer's, a remote board's), to make: no mistake
-             "move": c.have is None and c.want is not None and c.site in moment.to_make}
-            for c in moment.corrections]
+             "move": c.have is None and c.want is not None and c.site in moment.to_make,
+             "waiting": False}
+            for c in moment.corrections] + [
+        {"site": site, "do": tr("the next move: it counts once {sites} is in place").format(
+            sites=owed), "move": False, "waiting": True} for site in sorted(moment.waiting)]

@@ -69,6 +69,7 @@ class Narrator:
         self._moves: list[str] = []
         self._wrong: set[str] = set()     # sites already reported as "not a move"
         self._missing: set[str] = set()   # sites already missing a piece
+        self._waiting: frozenset = frozenset()   # sites of a move already told to wait
         self._occupied: set[str] = set()  # the game's pieces at the last look
         self._score: tuple | None = None
         self._over = False
@@ -93,7 +94,7 @@ class Narrator:
     def __call__(self, moment) -> list[Said]:
         state = moment.state
         key = (moment.game, len(state.moves), str(state.moves[-1]) if state.moves else None,
-               moment.corrections)
+               moment.corrections, moment.waiting)
         if key == self._key:
             return []   # the daemon asks on every frame: a blink has nothing to say
         self._key = key
@@ -105,12 +106,25 @@ class Narrator:
             line = tr("new game of {game}").format(game=title)
             out.append(Said(line, line, "new"))
             self._game, self._moves, self._occupied = moment.game, [], set()
+            self._missing = set()
             self._score, self._over = state.scores(), False
         common = 0
         while common < min(len(moves), len(self._moves)) and moves[common] == self._moves[common]:
             common += 1
         took_back = common < len(self._moves)
         undone = self._moves[common:]
+        missing = {c.site for c in moment.corrections if c.want is not None and c.have is None}
+        if not took_back and moment.game == self._game:
+            # What the last move owed the board, now in place (player 2's tree on t0.0); the
+            # other seat's move made is said by the move itself.
+            occupancy = state.occupancy()
+            for site in sorted(self._missing - missing - moment.to_make):
+                if occupancy.get(site) is not None:
+                    piece = piece_name(occupancy[site], names)
+                    out.append(Said(tr("{piece} in place on {site}").format(piece=piece,
+                                                                           site=site),
+                                    tr("{piece} in place on {site}").format(
+                                        piece=piece, site=views.say_site(state, site)), "fix"))
         if len(undone) > 1 and len(moves) == common and not all(map(moment.at_board, (0, 1))):
             # Against the computer: the player's move and the computer's reply, together.
             out.append(Said(tr("takeback of {move}").format(
@@ -148,7 +162,8 @@ class Narrator:
                 move=views.say_move_text(state, moves[i])) + why
             if last:
                 if state.is_over():
-                    text += tr(" (game over)")
+                    # (its pieces still to put: the end is said once they are down)
+                    text += "" if missing else tr(" (game over)")
                 else:
                     text += tr(" ({player} to move)").format(player=names[state.to_move])
             if not moment.at_board(mover(state, i)):
@@ -174,8 +189,16 @@ class Narrator:
                                 tr("not a move: {why}").format(why=why_not(state, site, True)),
                                 "fix"))
         self._wrong = wrong
+        for site in sorted(moment.waiting - self._waiting):
+            # The next move put before what is owed: it counts once that is in place.
+            owed = owed or first_to_make(moment, names, owed_by_anyone=True)
+            if owed:
+                out.append(Said(tr("not a move yet: {site}: {owed}; then it counts").format(
+                                    site=site, owed=owed[0]),
+                                tr("not a move yet: {site}: {owed}; then it counts").format(
+                                    site=views.say_site(state, site), owed=owed[1]), "fix"))
+        self._waiting = moment.waiting
         # A piece of the last move lifted where lifting takes nothing back: say why.
-        missing = {c.site for c in moment.corrections if c.want is not None and c.have is None}
         last_sites = _last_sites(state)
         off = None
         if last_sites and (missing - self._missing) & last_sites and not took_back:
@@ -189,7 +212,9 @@ class Narrator:
             out.append(Said(off, off, "fix"))
         self._missing = missing
         score, over = state.scores(), state.is_over()
-        if over and not self._over:
+        if over and missing:
+            over = False   # the last move's pieces are not all down yet: not over on the board
+        elif over and not self._over:
             out.append(_end(state, names))
         elif score != self._score and moves:
             a, b = score
@@ -246,8 +271,8 @@ class Narrator:
             return []
         line = tr("hint: {reason}").format(reason=reason)
         move = moment.hint_move
-        # Spoken, the move as a person says it ("v0.1" -> "the left groove of row one, square
-        # two"), wherever the reason names it.
+        # Spoken, the move as a person says it ("v0.1" -> "the left groove of row zero, square
+        # one"), wherever the reason names it.
         spoken = line
         if move:
             said = views.say_move_text(moment.state, move)
@@ -282,12 +307,24 @@ class Narrator:
         return Said(line, line, "score")
 
 
-def first_to_make(moment, names: tuple[str, str]) -> tuple[str, str] | None:
+def first_to_make(moment, names: tuple[str, str], owed_by_anyone: bool = False
+                  ) -> tuple[str, str] | None:
     """While the other seat's move still waits to be made on the board, what to do first
     ("first put the computer's rod on v1.2"), as written and as said; None when nothing is
-    owed."""
+    owed. `owed_by_anyone`: a piece the last move owes the board, whoever made it, too
+    ("first put player 2's tree on t0.0")."""
     owed = [c for c in moment.corrections if c.want is not None and c.have is None
             and c.site in moment.to_make]
+    if not owed and owed_by_anyone:
+        owed = [c for c in moment.corrections if c.want is not None and c.have is None]
+        if not owed:
+            return None
+        state = moment.state
+        words = tr("first put {piece} on {sites}")
+        noun = piece_name(owed[0].want, names, "")
+        return (words.format(piece=noun, sites=tr(" and ").join(c.site for c in owed)),
+                words.format(piece=noun, sites=tr(" and ").join(views.say_site(state, c.site)
+                                                                for c in owed)))
     if not owed:
         return None
     kind = owed[0].want

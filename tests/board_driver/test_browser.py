@@ -387,7 +387,7 @@ def test_the_voice_settings_changed_on_the_page(browser, sims, tmp_path):
     while time.monotonic() < deadline and not said:
         said = [p.read_text(encoding="utf-8").strip() for p in sorted(voice_dir.glob("*.txt"))]
         time.sleep(0.05)
-    assert said == ["第一步，一号玩家：第一行第一格的上槽"]
+    assert said == ["第一步，一号玩家：零号行零号格的上槽"]
     screenshots(page, "voice-settings")
     # A restart: the page shows what it changed, kept with the board's journal.
     sim.stop()

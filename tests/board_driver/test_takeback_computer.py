@@ -102,7 +102,7 @@ def test_a_rod_put_before_the_computers_is_told_to_wait_for_it(board):
     terminal(t.session)
     t.step("place", ["h1.0"])                 # the player's next rod, the computer's not down
     terminal(t.session)
-    assert "not a move: h1.0: first put the computer's rod on v1.2" in \
+    assert "not a move yet: h1.0: first put the computer's rod on v1.2; then it counts" in \
         terminal.out.getvalue().splitlines()
 
 

@@ -116,15 +116,15 @@ GAME = "place h0.0\nplace v0.0\nlift v0.0\nplace h1.0\nplace v0.0\nplace v0.1\n"
 def test_a_trace_says_each_action_in_english_and_in_chinese(tmp_path):
     en = run_trace_cli(tmp_path, GAME)
     assert [r["said"] for r in en[:3]] == [
-        ["move one, player 1: the top groove of row one, square one"],
-        ["move two, player 2: the left groove of row one, square one"],
-        ["takeback of the left groove of row one, square one"]]
+        ["move one, player 1: the top groove of row zero, square zero"],
+        ["move two, player 2: the left groove of row zero, square zero"],
+        ["takeback of the left groove of row zero, square zero"]]
     # the fourth side closes the square: the score changes, and is said
-    assert en[-1]["said"] == ["move four, player 2: the left groove of row one, square two",
+    assert en[-1]["said"] == ["move four, player 2: the left groove of row zero, square one",
                               "score 0 to 1"]
     zh = run_trace_cli(tmp_path, GAME, "--language", "zh")
-    assert zh[0]["said"] == ["第一步，一号玩家：第一行第一格的上槽"]
-    assert zh[2]["said"] == ["悔棋：第一行第一格的左槽"]
+    assert zh[0]["said"] == ["第一步，一号玩家：零号行零号格的上槽"]
+    assert zh[2]["said"] == ["悔棋：零号行零号格的左槽"]
     assert [r["game"] for r in zh] == [r["game"] for r in en]   # the same game, other words
 
 
@@ -134,10 +134,11 @@ def test_site_names_as_a_person_says_them(tmp_path):
     t = Tracer(sim_config(journal=str(tmp_path / "a.sqlite")))
     try:
         state = t.referee.state
-        assert views.say_site(state, "h0.1") == "the top groove of row one, square two"
-        assert views.say_site(state, "v2.3") == "the right groove of row three, square three"
-        assert views.say_site(state, "h3.0") == "the bottom groove of row three, square one"
-        assert views.say_site(state, "t1.2") == "the tree hole of row two, square three"
+        # (as the screen and the page label them, from 0)
+        assert views.say_site(state, "h0.1") == "the top groove of row zero, square one"
+        assert views.say_site(state, "v2.3") == "the right groove of row two, square two"
+        assert views.say_site(state, "h3.0") == "the bottom groove of row two, square zero"
+        assert views.say_site(state, "t1.2") == "the tree hole of row one, square two"
     finally:
         t.close()
     t = Tracer(sim_config(journal=str(tmp_path / "b.sqlite"), layout="arbos-8x8-matrix"))
