@@ -39,6 +39,10 @@ class Decisions:
     hint_reason: str | None = None
     hint_move: str | None = None
 
+    def clear_marks(self) -> None:
+        """Nothing to correct, complete or wait for is shown."""
+        self.corrections, self.completions, self.waiting = [], [], frozenset()
+
 
 class Moments:
     """Makes the referee's `Moment`s (it reads the referee, never writes it)."""

@@ -248,6 +248,11 @@ class Hands:
         if depth == 0:
             raise games.IllegalMove("takeback", Reason("no move of this board's to take back: "
                                                        "the computer's move stands"))
+        if ref.state.is_over():
+            # The move that ended the game: it goes on, its journal row playing again.
+            ref.journal.reopen()
+            ref.decided.over_since, ref.decided.end_owed = None, None
+            log.info("the game's last move taken back: the game goes on")
         undone = ref.undo_moves(depth, origin)
         ref.hold_for_pieces()   # (a touch board has no pieces to lift)
         ref.decide(now)

@@ -287,12 +287,8 @@ class Referee:
 
     def undo_moves(self, depth: int, origin: str) -> list[tuple[str, bool]]:
         """Take back `depth` moves (journal first); returns each (move, made at this board),
-        last move first. The move that ended the game reopens it (in the journal too)."""
+        last move first."""
         undone = []
-        if depth and self.state.is_over():
-            self.journal.reopen()
-            self.decided.over_since, self.decided.end_owed = None, None
-            log.info("the game's last move taken back: the game goes on")
         for _ in range(depth):
             self.journal.record_undo()
             move = self.state.undo()
@@ -328,8 +324,7 @@ class Referee:
 
     def clear_marks(self) -> None:
         """Nothing to correct or complete is shown (the menu holds the board, the game ended)."""
-        decided = self.decided
-        decided.corrections, decided.completions, decided.waiting = [], [], frozenset()
+        self.decided.clear_marks()
 
     # --- deciding ---------------------------------------------------------------------------
 
@@ -389,8 +384,7 @@ class Referee:
         if swapped and not self.state.is_over():
             self.pieces.swapped(swapped, now)
         if self.over:
-            # The game is decided: its last move's pieces still to put light (Pieces.at_end);
-            # then the players clear the board. An empty board starts the next.
+            # Decided (its last pieces to put light: Pieces.at_end); an empty board: the next.
             self.pieces.at_end(now)
             if all(self.physical.get(s) is None for s in self.sensed):
                 return self.begin

@@ -114,17 +114,8 @@ class Narrator:
         took_back = common < len(self._moves)
         undone = self._moves[common:]
         missing = {c.site for c in moment.corrections if c.want is not None and c.have is None}
-        if not took_back and moment.game == self._game:
-            # What the last move owed the board, now in place (player 2's tree on t0.0); the
-            # other seat's move made is said by the move itself.
-            occupancy = state.occupancy()
-            for site in sorted(self._missing - missing - moment.to_make):
-                if occupancy.get(site) is not None:
-                    piece = piece_name(occupancy[site], names)
-                    out.append(Said(tr("{piece} in place on {site}").format(piece=piece,
-                                                                           site=site),
-                                    tr("{piece} in place on {site}").format(
-                                        piece=piece, site=views.say_site(state, site)), "fix"))
+        if not took_back:
+            out += self._in_place(moment, missing, names)
         if len(undone) > 1 and len(moves) == common and not all(map(moment.at_board, (0, 1))):
             # Against the computer: the player's move and the computer's reply, together.
             out.append(Said(tr("takeback of {move}").format(
@@ -140,16 +131,7 @@ class Narrator:
                                 tr("takeback of {move}").format(
                                     move=views.say_move_text(state, move)), "takeback", i + 1))
         if took_back and len(moves) == common and moment.touch is None:
-            # Taken back without the board's hands (the page, the sim): what they do now.
-            hands = hands_words(moment.corrections, names)
-            if hands:
-                last = out[-1]
-                out[-1] = Said(tr("{takeback}: {hands}").format(takeback=last.text, hands=hands),
-                               tr("{takeback}: {hands}").format(takeback=last.spoken,
-                                                                hands=hands_words(
-                                                                    moment.corrections, names,
-                                                                    state)),
-                               last.kind, last.ply)
+            out[-1] = _with_hands(out[-1], moment, names)
         timed_out = moment.timed_out
         for i in range(common, len(moves)):
             last = i + 1 == len(moves)
@@ -189,15 +171,7 @@ class Narrator:
                                 tr("not a move: {why}").format(why=why_not(state, site, True)),
                                 "fix"))
         self._wrong = wrong
-        for site in sorted(moment.waiting - self._waiting):
-            # The next move put before what is owed: it counts once that is in place.
-            owed = owed or first_to_make(moment, names, owed_by_anyone=True)
-            if owed:
-                out.append(Said(tr("not a move yet: {site}: {owed}; then it counts").format(
-                                    site=site, owed=owed[0]),
-                                tr("not a move yet: {site}: {owed}; then it counts").format(
-                                    site=views.say_site(state, site), owed=owed[1]), "fix"))
-        self._waiting = moment.waiting
+        out += self._waits(moment, names)
         # A piece of the last move lifted where lifting takes nothing back: say why.
         last_sites = _last_sites(state)
         off = None
@@ -211,16 +185,50 @@ class Narrator:
         if off:
             out.append(Said(off, off, "fix"))
         self._missing = missing
+        return out + self._score_or_end(state, bool(missing), names)
+
+    def _score_or_end(self, state, missing: bool, names: tuple[str, str]) -> list[Said]:
+        """The end, once (and only once the last move's pieces are all down, not `missing`),
+        or the score when it changed."""
+        out = []
         score, over = state.scores(), state.is_over()
         if over and missing:
             over = False   # the last move's pieces are not all down yet: not over on the board
         elif over and not self._over:
             out.append(_end(state, names))
-        elif score != self._score and moves:
+        elif score != self._score and state.moves:
             a, b = score
             line = tr("score {a} to {b}").format(a=a, b=b)
-            out.append(Said(line, line, "score", len(moves)))
+            out.append(Said(line, line, "score", len(state.moves)))
         self._score, self._over = score, over
+        return out
+
+    def _in_place(self, moment, missing: set[str], names: tuple[str, str]) -> list[Said]:
+        """What the last move owed the board (`_missing` at the last look), now in place:
+        "player 2's tree in place on t0.0" (the other seat's move made is said by the move)."""
+        state, out = moment.state, []
+        occupancy = state.occupancy()
+        for site in sorted(self._missing - missing - moment.to_make):
+            if occupancy.get(site) is not None:
+                piece = piece_name(occupancy[site], names)
+                line = tr("{piece} in place on {site}")
+                out.append(Said(line.format(piece=piece, site=site),
+                                line.format(piece=piece, site=views.say_site(state, site)),
+                                "fix"))
+        return out
+
+    def _waits(self, moment, names: tuple[str, str]) -> list[Said]:
+        """The next move put before what is owed (`Moment.waiting`): it counts once that is in
+        place ("not a move yet: h0.1: first put player 2's tree on t0.0; then it counts")."""
+        out = []
+        new, self._waiting = moment.waiting - self._waiting, moment.waiting
+        owed = first_to_make(moment, names, owed_by_anyone=True) if new else None
+        for site in sorted(new):
+            if owed:
+                line = tr("not a move yet: {site}: {owed}; then it counts")
+                out.append(Said(line.format(site=site, owed=owed[0]),
+                                line.format(site=views.say_site(moment.state, site),
+                                            owed=owed[1]), "fix"))
         return out
 
     def clock(self, moment) -> list[Said]:
@@ -359,6 +367,19 @@ def hands_words(fixes, names: tuple[str, str], spoken_in=None) -> str:
             parts.append(tr("put {piece} back on {site}").format(
                 piece=piece_name(c.want, names), site=site(c.site)))
     return tr("; ").join(parts)
+
+
+def _with_hands(said: Said, moment, names: tuple[str, str]) -> Said:
+    """A takeback made without the board's hands (the page, the sim), with what they do now:
+    "takeback of h1.0: lift the piece on h1.0"."""
+    hands = hands_words(moment.corrections, names)
+    if not hands:
+        return said
+    line = tr("{takeback}: {hands}")
+    return Said(line.format(takeback=said.text, hands=hands),
+                line.format(takeback=said.spoken,
+                            hands=hands_words(moment.corrections, names, moment.state)),
+                said.kind, said.ply)
 
 
 def with_reply(moment, state, undone: list[str], spoken: bool) -> str:
