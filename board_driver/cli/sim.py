@@ -96,11 +96,9 @@ class Terminal:
         before = self._last or (None,) * 6
         drawn = key[:3] != before[:3]
         self._last = key
-        if key[5] is None and before[5] is not None:
-            # The menu closed: its pieces are to come off, which is no mistake to explain.
-            self._wrong = {c.site for c in moment.corrections if c.want is None}
-            self.say(tr("menu: closed; lift its pieces off the board") if self._wrong
-                     else tr("menu: closed"))
+        menu = self._narrator.menu(moment)   # opened, a choice, or what it applied as it closed
+        if moment.menu is None:
+            self.say_all(menu)
         self.narrate(moment)
         if drawn:
             self.draw(session, moment)
@@ -110,9 +108,8 @@ class Terminal:
             words, _ = key[3]
             if words:
                 self.say(words)
-        if key[5] is not None and key[5] != before[5]:
-            self.say(views.menu_words(moment.state.game.name, dict(moment.menu.chosen),
-                                      moment.menu.touch))
+        if moment.menu is not None:
+            self.say_all(menu)
         if key[4] is not None and key[4] != before[4]:
             self.say(views.flag_words(moment.state.game.name, key[4]))
 
@@ -161,6 +158,10 @@ class Terminal:
     def say(self, text: str) -> None:
         print(text, file=self.out, flush=True)
 
+    def say_all(self, said) -> None:
+        for item in said:
+            self.say(item.text)
+
     def start(self, session: Session) -> None:
         """Remember the game as it starts; say so if it was resumed from the journal."""
         moment = self.moment(session.referee)
@@ -173,8 +174,11 @@ class Terminal:
     def narrate(self, moment) -> None:
         """Say in words what changed since the last frame: moves, takebacks, a new game, and
         any piece that is no move, with the reason the rules give."""
+        # (the drawing's status line says the score and the end, and its lines below the board
+        # a new game's pieces to lift)
+        shown = views.leftovers_words(moment)
         for said in self._narrator(moment):
-            if said.kind not in ("score", "end"):  # the drawing's status line says those
+            if said.kind not in ("score", "end") and said.text != shown:
                 self.say(said.text)
 
     def repeat(self, session: Session, count: int = 3) -> None:
@@ -193,6 +197,10 @@ class Terminal:
     def draw(self, session: Session, moment=None) -> None:
         moment = moment or self.moment(session.referee)
         state = moment.state
+        if moment.menu is not None:   # the menu holds the board: its sites, not the game
+            print("\n" + "\n".join(views.menu_lines(state.game.name, moment.menu)),
+                  file=self.out, flush=True)
+            return
         body = views.terminal(state, moment.shown(), self.paint)  # as the LEDs: hints for a player here
         paint = self.paint
         names = views.players(state.game.name)
@@ -219,13 +227,16 @@ class Terminal:
             status += tr(" — other board: {status}").format(status=reason(link))
         print(f"\n{body}\n{status}", file=self.out)
         remote = moment.to_make_by == "remote"
-        for fix in views.corrections_in_words(state, moment):
+        left = views.leftovers_words(moment)
+        for fix in [] if left else views.corrections_in_words(state, moment):
             # The other seat's move is an invitation, not a mistake: say so in other words.
             line = ((tr("make the other board's move at {site}: {do}") if remote else
                      tr("make the computer's move at {site}: {do}")) if fix["move"] else
                     "{site}: {do}" if fix["waiting"] else
                     tr("correct {site}: {do}")).format(site=fix["site"], do=fix["do"])
             print(f"  {line}", file=self.out)
+        if left:   # a new game's board, the last game's pieces (or the menu's) on it
+            print(f"  {left}", file=self.out)
         self.out.flush()
 
 

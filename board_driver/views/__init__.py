@@ -20,8 +20,9 @@ from __future__ import annotations
 import math
 import pkgutil
 
-from board_driver.views.base import (FRAME_S, OFF, Colour, Moment, blink_on, colour_name,
-                                     correction_words, kind_colour, next_blink, scale)
+from board_driver.views.base import (FRAME_S, MENU_COLOURS, MENU_CORNER, OFF, Colour, Moment,
+                                     blink_on, colour_name, correction_words, kind_colour,
+                                     next_blink, scale)
 from board_driver.views.game_view import GameView, say_number  # (say_number: for the views)
 from board_driver.views.generic import GenericView
 from board_driver.views.paint import Paint
@@ -178,8 +179,8 @@ LEVEL_WORDS = {"beginner": N_("beginner"), "easy": N_("easy"), "medium": N_("med
 HINT_WORDS = {"off": N_("off"), "legal": N_("legal"), "safe": N_("safe"), "best": N_("best")}
 
 
-def menu_words(game_name: str, chosen: dict, touch: bool) -> str:
-    """What the board says of its menu: what is chosen, and how to apply or leave."""
+def _menu_choices(game_name: str, chosen: dict) -> dict[str, str]:
+    """The menu's choices in words: {"seats", "clock", "hints"}."""
     names = players(game_name)
     who = chosen.get("seats", "people")
     seats = tr(MENU_SEATS[who]).format(player=names[1] if who == "computer-2" else names[0])
@@ -187,15 +188,75 @@ def menu_words(game_name: str, chosen: dict, touch: bool) -> str:
         level = chosen.get("level", "medium")
         seats = tr("{seats} ({level})").format(seats=seats,
                                                level=tr(LEVEL_WORDS.get(level, level)))
-    clock = chosen.get("clock") or tr("as it is")
-    hints = chosen.get("hints")
+    hints, clock = chosen.get("hints"), chosen.get("clock")
+    # (the clock as written, "5+3"; no clock in words)
+    clock = tr("as it is") if not clock else tr("none") if clock == "none" else clock
+    return {"seats": seats, "clock": clock,
+            "hints": tr(HINT_WORDS[hints]) if hints in HINT_WORDS else hints}
+
+
+def menu_words(game_name: str, chosen: dict, touch: bool) -> str:
+    """What the board says of its menu: what is chosen, and how to apply or leave."""
     how = (tr("tap a lit square to choose, the blinking green one to apply; both corners again "
               "leave") if touch else
            tr("put a piece on a lit site to choose, on the blinking green one to apply; lift "
               "both corner pieces to leave"))
     return tr("menu: {seats}, clock {clock}, hints {hints}; {how}").format(
-        seats=seats, clock=clock, hints=tr(HINT_WORDS[hints]) if hints in HINT_WORDS else hints,
-        how=how)
+        how=how, **_menu_choices(game_name, chosen))
+
+
+def menu_applied_words(game_name: str, chosen: dict) -> str:
+    """What the board says as its menu applies the choices: the new game's settings."""
+    return tr("menu applied, a new game: {seats}, clock {clock}, hints {hints}").format(
+        **_menu_choices(game_name, chosen))
+
+
+#: A menu site's choice in words, by its group (the value fills {value}).
+MENU_CHOICE_WORDS = {"level": N_("the computer's level: {value}"),
+                     "clock": N_("the clock: {value}"), "hints": N_("hints: {value}"),
+                     "apply": N_("apply: a new game with these choices")}
+
+
+def menu_lines(game_name: str, menu) -> list[str]:
+    """The open menu (a MenuFace), site by site in words, what is chosen marked: what the sim
+    shows in place of the game while the menu holds the board."""
+    names = players(game_name)
+    corners = tr(" and ").join(menu.corners or ())
+    lines = [tr("the menu: {corners} are its corners (lift both pieces to leave)").format(
+        corners=corners)]
+    for site, choice in (menu.sites or {}).items():
+        if choice.group == "seats":
+            words = tr(MENU_SEATS[choice.value]).format(
+                player=names[1] if choice.value == "computer-2" else names[0])
+        else:
+            value = {**LEVEL_WORDS, **HINT_WORDS, "none": "none"}.get(choice.value)
+            words = tr(MENU_CHOICE_WORDS[choice.group]).format(
+                value=tr(value) if value else choice.value)
+        chosen = tr(" (chosen)") if site in menu.selected else ""
+        lines.append(f"  {site}: {words}{chosen}")
+    return lines
+
+
+#: The menu's colours in the legend, by group (views/base.py MENU_COLOURS names the colour).
+MENU_MEANINGS = {"seats": N_("who plays (bright: the choice made)"),
+                 "level": N_("the computer's level (bright: the choice made)"),
+                 "clock": N_("the clock (bright: the choice made)"),
+                 "hints": N_("the hints (bright: the choice made)"),
+                 "apply": N_("blinking: apply the choices and start a new game")}
+
+
+def menu_legend(moment: Moment) -> list[dict[str, str]]:
+    """The menu's colours and what they mean, while it is open (the legend's entries)."""
+    colours = moment.settings.colours
+    # (the corners' dim white is nearest a purple by colour_name's reckoning: named as seen)
+    out = [{"name": "corner", "label": tr("white"),
+            "colour": "#%02x%02x%02x" % MENU_CORNER,
+            "means": tr("the menu's corners: lift both pieces to leave")}]
+    for group, means in MENU_MEANINGS.items():
+        colour = colours[MENU_COLOURS[group]]
+        out.append({"name": f"menu-{group}", "label": tr(colour_name(colour)),
+                    "colour": "#%02x%02x%02x" % colour, "means": tr(means)})
+    return out
 
 
 #: The marks at which a running clock is said aloud (voice) and in the sim's words.
@@ -296,7 +357,10 @@ def legend(state: State, moment: Moment) -> list[dict[str, str]]:
     and the page shows (its state JSON's "legend"). Each entry: {"name": the config's colour
     name, "label": the colour in words ("sky blue"), "colour": "#rrggbb", "means": words}; a
     game's own colours (`picture_legend`) also carry "colours", every colour the picture draws
-    for the entry (the page lists those beside the picture)."""
+    for the entry (the page lists those beside the picture). While the menu is open, its own
+    colours (`menu_legend`)."""
+    if moment.menu is not None:
+        return menu_legend(moment)
     names = players(state.game.name)
     own = view_of(state.game.name).COLOUR_MEANINGS
     def entry(name: str, means: str) -> dict[str, str]:
@@ -367,6 +431,36 @@ def picture_legend(state: State, moment: Moment) -> list[dict]:
 def terminal(state: State, moment: Moment, paint: Paint) -> str:
     """The board drawn for a terminal (see `GameView.terminal`)."""
     return view_of(state.game.name).terminal(state, moment, paint)
+
+
+def site_list(sites) -> str:
+    """Sites in a sentence: "a1", "a1 and b2", "a1, b2 and c3"."""
+    sites = list(sites)
+    if len(sites) < 2:
+        return "".join(sites)
+    return tr(" and ").join([tr(", ").join(sites[:-1]), sites[-1]])
+
+
+def leftovers(moment: Moment) -> list[str]:
+    """The pieces of the last game (or of the menu that started this one) still standing on a
+    new game's board, to lift before it begins; [] when there are none (or anything else is
+    to put right)."""
+    fixes = moment.corrections
+    if not moment.holding or moment.state.moves or not fixes or \
+            any(c.want is not None for c in fixes):
+        return []
+    return sorted(c.site for c in fixes)
+
+
+def leftovers_words(moment: Moment, spoken: bool = False) -> str | None:
+    """The pieces to lift before a new game begins, in one sentence ("lift the pieces on a1,
+    b2 and g7 to begin"), or None."""
+    left = leftovers(moment)
+    if not left:
+        return None
+    names = [say_site(moment.state, s) for s in left] if spoken else left
+    return ngettext("lift the piece on {sites} to begin", "lift the pieces on {sites} to begin",
+                    len(left)).format(sites=site_list(names))
 
 
 def corrections_in_words(state: State, moment: Moment) -> list[dict[str, str]]:

@@ -18,11 +18,17 @@ from hardware.base import PRESENT
 
 __all__ = ["Colour", "Correction", "Moment", "Settings", "OFF", "FRAME_S", "DEFAULT_PLAYERS",
            "scale", "kind_colour", "blink_on", "next_blink", "legible", "PIECES", "colour_name",
-           "piece_name", "correction_words", "NAMED_COLOURS"]
+           "piece_name", "correction_words", "NAMED_COLOURS", "MENU_COLOURS", "MENU_CORNER"]
 
 OFF: Colour = (0, 0, 0)
 FRAME_S = 0.05  # animation step: 20 frames a second is smooth on WS2812s and cheap on a Pi Zero
 DEFAULT_PLAYERS = (N_("player 1"), N_("player 2"))  # how players read the sides 0 and 1
+
+
+#: The menu's colour for each group of choices (the config's colours); its corners are grey.
+MENU_COLOURS = {"seats": "player1", "level": "unsafe", "clock": "waiting", "hints": "best",
+                "apply": "safe"}
+MENU_CORNER: Colour = (160, 160, 160)
 
 
 def scale(colour: Colour, factor: float) -> Colour:

@@ -77,6 +77,7 @@ class Narrator:
         self._key: tuple | None = None  # what was looked at last (a blink changes none of it)
         self._hint_said: str | None = None   # the hint's reason last said
         self._menu_said: tuple | None = None   # the menu's choices last said (None: closed)
+        self._menu_game = None   # the game the menu opened over (another when it closed: applied)
 
     def start(self, moment) -> list[Said]:
         """Remember the game as it starts (a Moment); a resumed game says so."""
@@ -102,12 +103,7 @@ class Narrator:
         out: list[Said] = []
         moves = [str(m) for m in state.moves]
         if moment.game != self._game:
-            title = views.title(state.game.name)
-            line = tr("new game of {game}").format(game=title)
-            out.append(Said(line, line, "new"))
-            self._game, self._moves, self._occupied = moment.game, [], set()
-            self._missing = set()
-            self._score, self._over = state.scores(), False
+            out += self._new_game(moment, names)
         common = 0
         while common < min(len(moves), len(self._moves)) and moves[common] == self._moves[common]:
             common += 1
@@ -116,22 +112,7 @@ class Narrator:
         missing = {c.site for c in moment.corrections if c.want is not None and c.have is None}
         if not took_back:
             out += self._in_place(moment, missing, names)
-        if len(undone) > 1 and len(moves) == common and not all(map(moment.at_board, (0, 1))):
-            # Against the computer: the player's move and the computer's reply, together.
-            out.append(Said(tr("takeback of {move}").format(
-                                move=with_reply(moment, state, undone, False)),
-                            tr("takeback of {move}").format(
-                                move=with_reply(moment, state, undone, True)),
-                            "takeback", common + 1))
-        else:
-            for i in reversed(range(common, len(self._moves))):
-                move = self._moves[i]
-                out.append(Said(tr("takeback of {move}").format(
-                                    move=views.show_move(state.game.name, move)),
-                                tr("takeback of {move}").format(
-                                    move=views.say_move_text(state, move)), "takeback", i + 1))
-        if took_back and len(moves) == common and moment.touch is None:
-            out[-1] = _with_hands(out[-1], moment, names)
+        out += self._takebacks(moment, undone, common, names)
         timed_out = moment.timed_out
         for i in range(common, len(moves)):
             last = i + 1 == len(moves)
@@ -148,7 +129,7 @@ class Narrator:
                     text += "" if missing else tr(" (game over)")
                 else:
                     text += tr(" ({player} to move)").format(player=names[state.to_move])
-            if not moment.at_board(mover(state, i)):
+            if not moment.at_board(mover(state, i)) and moment.touch is None:
                 put = tr("; {player}'s move: put it on the board").format(player=who)
                 text += put
                 spoken += put
@@ -203,6 +184,55 @@ class Narrator:
         self._score, self._over = score, over
         return out
 
+    def _new_game(self, moment, names: tuple[str, str]) -> list[Said]:
+        """A new game began: said, and the pieces still standing from the last one (or from the
+        menu that started it) to lift, in one sentence, never each as "not a move"."""
+        state = moment.state
+        # (the menu that started it first: what it applied)
+        out = self.menu(moment) if moment.menu is None and self._menu_said is not None else []
+        line = tr("new game of {game}").format(game=views.title(state.game.name))
+        out.append(Said(line, line, "new"))
+        self._game, self._moves, self._occupied, self._missing = moment.game, [], set(), set()
+        self._score, self._over = state.scores(), False
+        self._wrong = {c.site for c in moment.corrections if c.want is None}
+        left = views.leftovers_words(moment)
+        if left:
+            out.append(Said(left, views.leftovers_words(moment, spoken=True), "fix"))
+        return out
+
+    def _takebacks(self, moment, undone: list[str], common: int,
+                   names: tuple[str, str]) -> list[Said]:
+        """The moves taken back since the last look (`undone`, from move `common` on): against
+        the computer the player's move and its reply together; the menu's corner pieces, which
+        were moves until it opened, as such; a takeback made without the board's hands (the
+        page, the sim) with what they do now."""
+        state = moment.state
+        if not undone:
+            return []
+        if moment.menu is not None:
+            line = tr("the menu's corners, not moves: took back {moves}")
+            return [Said(line.format(moves=tr(" and ").join(
+                             views.show_move(state.game.name, m) for m in undone)),
+                         line.format(moves=tr(" and ").join(
+                             views.say_move_text(state, m) for m in undone)),
+                         "takeback", common + 1)]
+        done = len(state.moves) == common
+        if len(undone) > 1 and done and not all(map(moment.at_board, (0, 1))):
+            # Against the computer: the player's move and the computer's reply, together.
+            out = [Said(tr("takeback of {move}").format(
+                            move=with_reply(moment, state, undone, False)),
+                        tr("takeback of {move}").format(
+                            move=with_reply(moment, state, undone, True)),
+                        "takeback", common + 1)]
+        else:
+            out = [Said(tr("takeback of {move}").format(move=views.show_move(state.game.name, m)),
+                        tr("takeback of {move}").format(move=views.say_move_text(state, m)),
+                        "takeback", common + i + 1)
+                   for i, m in reversed(list(enumerate(undone)))]
+        if done and moment.touch is None:
+            out[-1] = _with_hands(out[-1], moment, names)
+        return out
+
     def _in_place(self, moment, missing: set[str], names: tuple[str, str]) -> list[Said]:
         """What the last move owed the board (`_missing` at the last look), now in place:
         "player 2's tree in place on t0.0" (the other seat's move made is said by the move)."""
@@ -255,16 +285,20 @@ class Narrator:
 
     def menu(self, moment) -> list[Said]:
         """The menu (a board set up with no screen): what is chosen, said when it opens and
-        after each choice, and that it closed."""
+        after each choice, and as it closes what it applied (the new game's settings) or that
+        it changed nothing."""
         menu = moment.menu
         now = tuple(sorted(menu.chosen.items())) if menu is not None else None
         if now == self._menu_said:
             return []
         was, self._menu_said = self._menu_said, now
+        name = moment.state.game.name
         if now is None:
-            line = tr("menu: closed") if was is not None else ""
+            line = "" if was is None else views.menu_applied_words(name, dict(was)) \
+                if moment.game != self._menu_game else tr("menu: closed, nothing changed")
         else:
-            line = views.menu_words(moment.state.game.name, dict(menu.chosen), menu.touch)
+            self._menu_game = moment.game if was is None else self._menu_game
+            line = views.menu_words(name, dict(menu.chosen), menu.touch)
         return [Said(line, line, "menu")] if line else []
 
     def hint(self, moment) -> list[Said]:

@@ -49,7 +49,7 @@ def test_one_legend_names_every_colour_shown_and_the_page_and_sim_read_it(board)
     assert by_name["player0"]["label"] == "blue" and by_name["player1"]["label"] == "yellow"
     assert by_name["wrong"]["colour"] == "#ff0000"
     assert state_json(t)["legend"] == legend                      # the page reads the same
-    printed = "\n".join(legend_lines(t.referee, views.Paint(False)))
+    printed = "\n".join(legend_lines(t.moment(), views.Paint(False)))
     assert "sky blue: the computer's best move" in printed         # and the sim prints it
     t.door.set_hint_mode("off")                                        # no hint colours then
     assert not {"best", "safe", "unsafe"} & {e["name"] for e in

@@ -191,7 +191,8 @@ def test_the_sim_says_the_menu(tmp_path):
                "place b2", "place a3", layout="fangqi-7x7-matrix")
     assert "menu: two people play, clock none, hints safe; put a piece on a lit site" in out
     assert "menu: the computer plays White (medium), clock 5+3, hints safe;" in out
-    assert "menu: closed; lift its pieces off the board\nnew game of Fangqi" in out
+    assert ("menu applied, a new game: the computer plays White (medium), clock 5+3, hints "
+            "safe\nnew game of Fangqi") in out
     assert "clocks: Black 5:00, White 5:00" in out
 
 
