@@ -18,6 +18,7 @@ import games
 from board_driver.referee.clock import control_text, parse_time_control
 from board_driver.referee.menu import current_choices, seats_of
 from board_driver.referee.reconcile import candidate_moves, changed_sites
+from board_driver import views
 from board_driver.views.narrate import takeback_words
 from games.base import Reason
 
@@ -43,8 +44,8 @@ class Hands:
                 found = move
                 break
         if found is None:
-            raise games.IllegalMove(f"{kind} at {site}",
-                                    Reason("no legal move puts that piece there now"))
+            raise games.IllegalMove(f"{kind} at {site}", views.piece_refused(state, site, kind)
+                                    or Reason("no legal move puts that piece there now"))
         if not ref.at_board(state.to_move):
             raise games.IllegalMove(f"{kind} at {site}", Reason("it is the other seat's turn"))
         if ref.flagged is not None:

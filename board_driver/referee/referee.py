@@ -57,11 +57,11 @@ class Referee:
         self.hands = Hands(self)   # entries, buttons, taps and the menu's answers
         self.pieces = Pieces(self)   # the pieces on the board against the game
         self.flagged: int | None = None
-        # How the board draws: the config's colours, and the hint mode in force (the page, the
-        # sim and the menu change it through `set_hint_mode`).
-        self.settings = Settings(colours=config.colours, moves=config.moves,
-                                 blink_hz=config.blink_hz, winner_seconds=config.winner_seconds,
-                                 takeback=config.takeback)
+        # How the board draws: the config's colours, the hint mode in force (the page, sim, menu
+        # change it: `set_hint_mode`; views.hint_mode: the config's as this game shows it).
+        moves = views.hint_mode(state.game.name, config.moves)
+        self.settings = Settings(colours=config.colours, moves=moves, blink_hz=config.blink_hz,
+                                 winner_seconds=config.winner_seconds, takeback=config.takeback)
         # Who plays each seat: "human" at this board, "computer:LEVEL", or "remote" (another
         # board). Only a human seat's moves come in through the sensors. The referee's alone:
         # the config's `players` is where a board starts; `set_seats` changes them.

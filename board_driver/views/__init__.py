@@ -22,7 +22,7 @@ import pkgutil
 
 from board_driver.views.base import (FRAME_S, MENU_COLOURS, MENU_CORNER, OFF, Colour, Moment,
                                      blink_on, colour_name, correction_words, kind_colour,
-                                     next_blink, scale)
+                                     next_blink, piece_name, scale)
 from board_driver.views.game_view import GameView, say_number  # (say_number: for the views)
 from board_driver.views.generic import GenericView
 from board_driver.views.paint import Paint
@@ -124,9 +124,49 @@ def offers_entries(game_name: str) -> bool:
     return bool(view_of(game_name).ENTRIES)
 
 
+def piece_refused(state: State, site: str, kind: str, spoken: bool = False) -> str | None:
+    """Why a piece of `kind` on `site` is no move, where the piece is the reason (a sensor or
+    an entry that names its kind): another player's piece ("b1: that is a Dark leaf, and it is
+    Light's turn"), another kind than the moves put there ("not a Dark branch: a Dark leaf may
+    go there now"), or the rules' own reason for that piece there (the view's `why_not`);
+    None when the piece is not the reason."""
+    game = state.game
+    names = players(game.name)
+    where = say_site(state, site) if spoken else site
+    piece = piece_name(kind, names)
+    owner = game.owner_of(kind)
+    if state.is_over():
+        return None
+    if owner is not None and owner != state.to_move:
+        return tr("{site}: that is {piece}, and it is {player}'s turn").format(
+            site=where, piece=piece, player=names[state.to_move])
+    before = state.occupancy()
+    kinds = set()
+    for move in state.moves_at(site):
+        state.play(move)
+        after = state.occupancy()
+        state.undo()
+        if after.get(site) is not None and after.get(site) != before.get(site):
+            kinds.add(after[site])
+    if kinds and kind not in kinds:
+        return tr("{site}: not {piece}: {others} may go there now").format(
+            site=where, piece=piece,
+            others=tr(" or ").join(piece_name(k, names) for k in sorted(kinds)))
+    return view_of(game.name).why_not(state, site, kind) if not kinds else None
+
+
 def hint_modes(game_name: str) -> tuple[str, ...]:
     """The hint modes a game's view can show (the page offers these)."""
     return tuple(view_of(game_name).HINTS)
+
+
+def hint_mode(game_name: str, mode: str) -> str:
+    """The hint mode a game shows for `mode` (the config's, say): itself where its view has it,
+    else what its pictures then light ("safe" where there is no safe: the legal moves)."""
+    modes = hint_modes(game_name)
+    if mode in modes:
+        return mode
+    return "legal" if mode == "safe" and "legal" in modes else "off"
 
 
 def clock_text(seconds: float | None) -> str:

@@ -132,6 +132,13 @@ class GameView:
         return None
 
     @staticmethod
+    def why_not(state, site: str, kind: str) -> str | None:
+        """Why a piece of `kind` put on `site` is no move, in the rules' words, where no legal
+        move puts any piece there now (Treeblox: "a2+1 is in the air, ..."), in the board's
+        language; None (the default): nothing more to say than that no move puts it there."""
+        return None
+
+    @staticmethod
     def notice(state) -> str | None:
         """What the player to move must do that a piece alone cannot show, one sentence
         (Arbos: "4 trees: lift your spores until three remain"). Default None."""

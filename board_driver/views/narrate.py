@@ -37,9 +37,14 @@ def mover(state, index: int) -> int:
     return probe.to_move
 
 
-def why_not(state, site: str, spoken: bool = False) -> str:
-    """Why a piece on `site` is no move: the rules' reason where the site names a move (a rod
-    in a groove), else that no move puts a piece there now."""
+def why_not(state, site: str, spoken: bool = False, kind: str | None = None) -> str:
+    """Why a piece on `site` is no move: the piece itself where the sensor tells its `kind`
+    (another player's cube, views.piece_refused), the rules' reason where the site names a
+    move (a rod in a groove), else that no move puts a piece there now."""
+    refused = views.piece_refused(state, site, kind, spoken) if kind and kind != PRESENT \
+        else None
+    if refused:
+        return refused
     name = views.say_site(state, site) if spoken else site
     try:
         state.copy().play(state.parse_move(site))
@@ -141,6 +146,7 @@ class Narrator:
         taken_back = self._occupied - occupied if took_back else set()
         self._occupied = occupied
         wrong = {c.site for c in moment.corrections if c.want is None}
+        have = {c.site: c.have for c in moment.corrections}
         owed = first_to_make(moment, names)
         for site in sorted(wrong - self._wrong - taken_back):
             if owed:
@@ -148,9 +154,10 @@ class Narrator:
                                 tr("not a move: {site}: {owed}").format(
                                     site=views.say_site(state, site), owed=owed[1]), "fix"))
             else:
-                out.append(Said(tr("not a move: {why}").format(why=why_not(state, site)),
-                                tr("not a move: {why}").format(why=why_not(state, site, True)),
-                                "fix"))
+                out.append(Said(tr("not a move: {why}").format(
+                                    why=why_not(state, site, kind=have[site])),
+                                tr("not a move: {why}").format(
+                                    why=why_not(state, site, True, have[site])), "fix"))
         self._wrong = wrong
         out += self._waits(moment, names)
         # A piece of the last move lifted where lifting takes nothing back: say why.

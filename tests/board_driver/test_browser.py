@@ -92,7 +92,7 @@ def test_treeblox_entry_above_the_board_refusal_and_screenshots(browser, sims):
     # An entry the game refuses (a cube on a leaf) shows the reason on the page.
     page.evaluate("post('/api/enter', {site: 'b2+1', kind: 'light-leaf'})")
     page.wait_for_selector("#toast:not([hidden])")
-    assert "no legal move puts that piece there now" in page.inner_text("#toast")
+    assert "no cube can be attached to a leaf" in page.inner_text("#toast")
     page.evaluate("document.getElementById('toast').hidden = true")  # not in the screenshots
     for turn in (2, 3, 0):  # round to the first side again, for the screenshots
         page.click("#turn3d")
