@@ -418,6 +418,11 @@ class Typed:
 
     async def clear(self, verb: str, args: list[str]) -> None:
         session = self.session
+        if session.referee.touch is not None:
+            if verb == "clear":   # (`new` on a touch board: the new game is all there is)
+                self.terminal.say(tr("a touch board holds no pieces: nothing to lift"))
+            await self.settle()
+            return
         n = clear_board(session)
         self.terminal.say(ngettext("lifted {n} piece; the board is empty",
                                    "lifted {n} pieces; the board is empty", n).format(n=n))

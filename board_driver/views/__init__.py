@@ -416,9 +416,10 @@ def legend(state: State, moment: Moment) -> list[dict[str, str]]:
     out += [{"name": row["what"], "label": _said(row, "how"), "colour": row["colours"][0],
              "colours": row["colours"], "means": _said(row, "what")}
             for row in picture_legend(state, moment)]
-    out.append({"name": "blinking", "label": tr("blinking"), "colour": "",
-                "means": tr("a piece's colour blinking: put that piece here; breathing: the other "
-                            "seat's move, to make on the board")})
+    if state.game.input_mode != "touch":   # (a touch board has no pieces to put)
+        out.append({"name": "blinking", "label": tr("blinking"), "colour": "",
+                    "means": tr("a piece's colour blinking: put that piece here; breathing: the "
+                                "other seat's move, to make on the board")})
     for name, means in MEANINGS.items():
         modes = _HINT_COLOURS.get(name)
         means = own.get(name, means)

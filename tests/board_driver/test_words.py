@@ -396,6 +396,9 @@ def test_a_takeback_says_the_move_in_chinese(tmp_path):
 def test_a_move_as_the_screen_shows_it(game, notation, zh):
     from board_driver import views
 
-    assert views.show_move(game, notation) == notation       # English: the notation itself
+    # English: the notation itself, but a retreat and a stop in words, as Chinese says them
+    english = {"retreat:d5": "retreat from d5",
+               "stop:d2>f3/d2>f3,g2>f3": "stop d2>f3/d2>f3,g2>f3"}.get(notation, notation)
+    assert views.show_move(game, notation) == english
     with words.speaking("zh"):
         assert views.show_move(game, notation) == zh
