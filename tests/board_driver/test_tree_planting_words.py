@@ -127,3 +127,19 @@ def test_the_drawing_labels_each_row_and_column_once():
     text = views.terminal(big, Moment.still(dict(DEFAULT_COLOURS), moves="off"),
                           views.Paint(False)).splitlines()
     assert text[-4].startswith(" 11 :") and text[-3].startswith("h12 +")
+
+
+def test_an_unknown_site_is_refused_in_the_boards_language(tmp_path):
+    from board_driver.referee.actions import ActionError
+    from board_driver.referee.tracer import run_trace
+    from tests.board_driver.test_words import sim
+
+    out = sim(tmp_path, "place v9.9", "quit")
+    assert "  ? 'v9.9' 不是布局 tree-planting-classic-pins 上的位置，现在也没有哪一步能在那里放棋子" \
+        in out.splitlines()
+    assert "is no site of layout" not in out
+    # a trace's error, a command line's, stays English
+    from board_driver.config import sim_config
+
+    with pytest.raises(ActionError, match="'v9.9' is no site of layout"):
+        list(run_trace(["place v9.9"], sim_config(journal=str(tmp_path / "t.sqlite"))))
