@@ -32,12 +32,14 @@ from board_driver.views.words import N_, ngettext, reason, tr
 from hardware.base import PRESENT
 
 HELP = N_("actions: place SITE [KIND] | lift SITE | press BUTTON | wait MS | clear (lift every "
-          "piece) | new (start a new game) | takeback | repeat (the last moves, whose turn, the "
-          "score) | show | legend | help | quit")
+          "piece) | new (start a new game) | takeback | accept | refuse (the other board's "
+          "takeback request, in a remote game) | repeat (the last moves, whose turn, the score) "
+          "| show | legend | help | quit")
 #: The same, for a game played by touch (no pieces: taps and holds).
 TOUCH_HELP = N_("actions: tap SQ | hold SQ (a tap or a hold however slowly you type; place SQ "
-                "and lift SQ time the wand for real) | takeback | new (start a new game) | "
-                "repeat (the last moves, whose turn, the score) | show | legend | help | quit")
+                "and lift SQ time the wand for real) | takeback | accept | refuse (the other "
+                "board's takeback request, in a remote game) | new (start a new game) | repeat "
+                "(the last moves, whose turn, the score) | show | legend | help | quit")
 #: The players' clocks, set from the sim.
 CLOCK_HELP = N_("clock TC: the clocks (none, 10, 5+3, 30s/move, 10,3+2), now or from the next "
                 "game")
@@ -202,22 +204,7 @@ class Terminal:
                   file=self.out, flush=True)
             return
         body = views.terminal(state, moment.shown(), self.paint)  # as the LEDs: hints for a player here
-        paint = self.paint
-        names = views.players(state.game.name)
-        a, b = state.scores()
-        colours = session.config.colours
-        winner = state.winner()
-        owed = state.is_over() and any(c.want is not None and c.have is None
-                                       for c in moment.corrections)
-        status = tr("score {a}:{b}; the last move is still to put on the board").format(
-            a=a, b=b) if owed else \
-            (tr("game over: {a}:{b}, ").format(a=a, b=b) + (tr("a draw") if winner is None
-                  else paint(colours[f"player{winner}"], tr("{player} wins").format(
-                      player=names[winner]), bold=True))
-                  + (tr(" — hold any square for a new game") if moment.touch is not None else
-                     tr(" — clear the board for a new game"))) if state.is_over() else \
-            (tr("score {a}:{b}, ").format(a=a, b=b) + tr("{player} to move").format(
-                player=paint(colours[f"player{state.to_move}"], names[state.to_move], bold=True)))
+        status = status_line(moment, self.paint, session.config.colours)
         if moment.clocks is not None:
             status += "; " + views.clocks_words(state.game.name, moment.clocks,
                                                 moment.clock_running)
@@ -238,6 +225,29 @@ class Terminal:
         if left:   # a new game's board, the last game's pieces (or the menu's) on it
             print(f"  {left}", file=self.out)
         self.out.flush()
+
+
+def status_line(moment, paint, colours) -> str:
+    """The line under the board: the score (what the game's numbers count: Fangqi's counters
+    left) and whose turn, or the result once the last move's pieces are down."""
+    state = moment.state
+    names = views.players(state.game.name)
+    a, b = state.scores()
+    score = views.score_name(state.game.name)
+    if not state.is_over():
+        return (tr("{score} {a}:{b}, ").format(score=score, a=a, b=b) + tr("{player} to move")
+                .format(player=paint(colours[f"player{state.to_move}"], names[state.to_move],
+                                     bold=True)))
+    if any(c.want is not None and c.have is None for c in moment.corrections):
+        return tr("{score} {a}:{b}; the last move is still to put on the board").format(
+            score=score, a=a, b=b)
+    winner = state.winner()
+    return (tr("game over: {a}:{b}, ").format(a=a, b=b)
+            + (tr("a draw") if winner is None else paint(
+                colours[f"player{winner}"], tr("{player} wins").format(player=names[winner]),
+                bold=True))
+            + (tr(" — hold any square for a new game") if moment.touch is not None else
+               tr(" — clear the board for a new game")))
 
 
 def pieces_on_board(session: Session) -> list[str]:

@@ -72,6 +72,11 @@ def title(game_name: str) -> str:
     return tr(own)
 
 
+def score_name(game_name: str) -> str:
+    """What the game's two numbers count, in words ("score"; Fangqi "counters left")."""
+    return tr(view_of(game_name).SCORE)
+
+
 def game_help(game_name: str) -> str:
     """The game's own help lines (its sites, its entries), in the board's language."""
     own = view_of(game_name).HELP

@@ -337,6 +337,7 @@ def say_move(state, move: str) -> str:
 class FangqiView(GameView):
     """How Fangqi is shown (see GameView)."""
 
+    SCORE = N_("counters left")
     TITLE = TITLE
     PLAYERS = PLAYERS
     HELP = HELP

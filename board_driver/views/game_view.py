@@ -64,6 +64,10 @@ class GameView:
     #: game's `short_title`, untranslated.
     TITLE: ClassVar[str | None] = None
 
+    #: What the game's `scores()` count, in words, marked with `words.N_` ("counters left" in
+    #: Fangqi, where the two numbers are each player's counters). Default "score".
+    SCORE: ClassVar[str] = N_("score")
+
     #: The game's own help lines for `treeboard sim` (its site names, its entries), marked with
     #: `words.N_` (translated where shown). Default none ("").
     HELP: ClassVar[str] = ""

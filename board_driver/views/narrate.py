@@ -186,7 +186,8 @@ class Narrator:
             out.append(_end(state, names))
         elif score != self._score and state.moves:
             a, b = score
-            line = tr("score {a} to {b}").format(a=a, b=b)
+            line = tr("{score} {a} to {b}").format(score=views.score_name(state.game.name),
+                                                   a=a, b=b)
             out.append(Said(line, line, "score", len(state.moves)))
         self._score, self._over = score, over
         return out
@@ -351,8 +352,8 @@ class Narrator:
         if state.is_over():
             return _end(state, names)
         a, b = state.scores()
-        line = tr("score {a} to {b}, {player} to move").format(a=a, b=b,
-                                                            player=names[state.to_move])
+        line = tr("{score} {a} to {b}, {player} to move").format(
+            score=views.score_name(state.game.name), a=a, b=b, player=names[state.to_move])
         return Said(line, line, "score")
 
 

@@ -113,6 +113,8 @@ def page_state(referee, *, layout_name: str, token_required: bool, version: int,
         "about": tr(state.game.description),
         "layout": layout_name,
         "players": list(names),
+        # what the two numbers of game.scores count ("score"; Fangqi "counters left")
+        "score_name": views.score_name(state.game.name),
         "colours": {f"player{p}": "#%02x%02x%02x" % view.settings.colours[f"player{p}"]
                     for p in (0, 1)},
         # each player's pieces as the picture draws them (None: in the colours above)

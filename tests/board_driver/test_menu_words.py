@@ -49,13 +49,12 @@ def test_in_chinese(tmp_path):
 
 
 def test_the_voice_says_what_the_menu_applied_and_the_page_shows_its_legend(board):
-    from board_driver.web.snapshot import page_state
+    from tests.board_driver.test_board_words import state_json
 
     t = board("fangqi-7x7-matrix")
     opened = open_menu(t, None)
     assert opened["said"][0] == "the menu's corners, not moves: took back A one and G seven"
-    legend = page_state(t.referee, now=t.clock.now, layout_name="x", token_required=False,
-                        version=1, instance="x")["legend"]
+    legend = state_json(t)["legend"]
     assert [e["name"] for e in legend] == ["corner", "menu-seats", "menu-level", "menu-clock",
                                            "menu-hints", "menu-apply"]
     put(t, site_of(t, "clock", "10"), None)

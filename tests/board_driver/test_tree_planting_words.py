@@ -16,8 +16,7 @@ from board_driver.cli.sim import Terminal
 from board_driver.config import DEFAULT_COLOURS
 from board_driver.views import words
 from board_driver.views.base import Moment
-from board_driver.web.snapshot import page_state
-from tests.board_driver.test_board_words import board  # noqa: F401 (the fixture)
+from tests.board_driver.test_board_words import board, state_json  # noqa: F401 (a fixture)
 
 CLOSE_00 = ("h0.0", "v0.0", "h1.0", "v0.1")   # player 2 closes square 0.0 with v0.1
 
@@ -51,8 +50,7 @@ def test_a_rod_before_the_owed_tree_waits_and_counts_once_the_tree_is_in(board):
     assert "  h0.1: the next move: it counts once t0.0 is in place" in said
     assert "  correct h0.1: take the piece off" not in said      # no mistake: it waits
     assert [c.site for c in t.referee.corrections] == ["t0.0"]   # only the tree lights
-    fixes = page_state(t.referee, now=t.clock.now, layout_name="x", token_required=False,
-                       version=1, instance="x")["fixes"]
+    fixes = state_json(t)["fixes"]
     assert [(f["site"], f["waiting"]) for f in fixes] == [("t0.0", False), ("h0.1", True)]
     said = step(t, terminal, "place t0.0")
     assert said.count("player 2's tree in place on t0.0") == 1

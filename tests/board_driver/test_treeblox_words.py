@@ -11,8 +11,7 @@ import pytest
 import games
 from board_driver import views
 from board_driver.cli.sim import Terminal
-from board_driver.web.snapshot import page_state
-from tests.board_driver.test_board_words import board  # noqa: F401 (the fixture)
+from tests.board_driver.test_board_words import board, state_json  # noqa: F401 (a fixture)
 from tests.board_driver.test_tree_planting_words import english  # noqa: F401 (the fixture)
 
 
@@ -60,8 +59,7 @@ def test_in_chinese(board, english):
 def test_the_help_says_how_to_win_and_the_page_offers_the_hints_it_shows(board):
     assert "To win: have more leaves that see the sky" in views.game_help("treeblox")
     t = board(layout="treeblox-adc", moves="safe")
-    state = page_state(t.referee, now=t.clock.now, layout_name="x", token_required=False,
-                       version=1, instance="x")
+    state = state_json(t)
     assert state["hints"] == ["off", "legal", "best"] and state["hint"] == "legal"
     with pytest.raises(ValueError, match="hint mode must be one of off, legal, best"):
         t.door.set_hint_mode("safe")

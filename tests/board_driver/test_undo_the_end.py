@@ -13,7 +13,7 @@ import games
 from board_driver.cli.sim import Terminal
 from board_driver.config import sim_config
 from board_driver.referee.tracer import Tracer
-from board_driver.web.snapshot import page_state
+from tests.board_driver.test_board_words import state_json
 from tests.board_driver.test_arbos_board import CHOSEN, SETUP, play
 
 
@@ -39,15 +39,10 @@ def two_passes(t):
     return t.step("press", ["end_turn"])
 
 
-def page(t):
-    return page_state(t.referee, now=t.clock.now, layout_name=t.session.layout.name,
-                      token_required=False, version=1, instance="x")
-
-
 def test_two_end_turn_presses_by_accident_are_taken_back_and_the_game_goes_on(board):
     t = board(layout="treeblox-adc")
     assert two_passes(t)["game"]["over"]
-    assert page(t)["takeback"] and page(t)["takeback_question"] == "Take back end?"
+    assert state_json(t)["takeback"] and state_json(t)["takeback_question"] == "Take back end?"
     terminal = Terminal(io.StringIO(), clock=t.clock)
     terminal.start(t.session)
     assert t.door.takeback() == "took back end"
@@ -122,6 +117,6 @@ def test_a_game_lost_on_time_stays_lost(board):
     t.step("place", ["a1", "dark-leaf"])
     t.step("wait", ["601000"])
     assert t.referee.flagged is not None
-    assert not page(t)["takeback"]
+    assert not state_json(t)["takeback"]
     with pytest.raises(games.IllegalMove, match="time ran out"):
         t.door.takeback()

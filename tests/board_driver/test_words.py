@@ -37,11 +37,11 @@ def test_the_check_finds_a_missing_translation_a_broken_placeholder_and_a_stale_
     po = tmp_path / "zh.po"
     text = po.read_text(encoding="utf-8")
     text = text.replace('msgstr "植树棋"', 'msgstr ""')
-    text = text.replace('msgstr "比分{a}比{b}"', 'msgstr "比分{a}比{c}"')
+    text = text.replace('msgstr "{score}{a}比{b}"', 'msgstr "{score}{a}比{c}"')
     po.write_text(text, encoding="utf-8")
     found = "\n".join(catalogs.problems())
     assert "'Tree Planting' has no translation" in found
-    assert "'score {a} to {b}': the translation's placeholders ['a', 'c']" in found
+    assert "'{score} {a} to {b}': the translation's placeholders ['a', 'c', 'score']" in found
     assert "zh.mo: not compiled from zh.po" in found
 
 
@@ -96,7 +96,7 @@ def test_the_sim_in_chinese(tmp_path):
 def test_the_sim_says_fangqi_by_its_chinese_name(tmp_path):
     out = sim(tmp_path, "quit", layout="fangqi-7x7-matrix")
     assert "方棋：交叉点记作 a1.." in out
-    assert "比分 25:24，轮到黑方" in out   # the counters in hand, Black first
+    assert "剩余棋子 25:24，轮到黑方" in out   # the counters left, Black first
     assert "布子阶段：轮到黑方；黑方 25 枚，白方 24 枚" in out   # the view's own status line
 
 
