@@ -90,7 +90,8 @@ class Pieces:
         plays it), so it is no mistake now. Empty when the board is no such move."""
         ref = self.referee
         state = ref.state
-        if not state.moves or not ref.at_board(state.to_move):
+        if not state.moves or not ref.at_board(state.to_move) or not any(
+                c.want is not None and c.have is None for c in corrections):
             return frozenset()
         probe = state.copy()
         after = probe.occupancy()

@@ -514,7 +514,7 @@ def corrections_in_words(state: State, moment: Moment) -> list[dict[str, str]]:
     then each site of a move put before what is owed (`Moment.waiting`: no mistake, it counts
     once the rest is in place)."""
     names = players(state.game.name)
-    owed = tr(" and ").join(c.site for c in moment.corrections if c.want is not None) \
+    owed = site_list(c.site for c in moment.corrections if c.want is not None) \
         if moment.waiting else ""
     return [{"site": c.site, "do": correction_words(c, names),
              # the other seat's move (the computer's, a remote board's), to make: no mistake

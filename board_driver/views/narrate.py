@@ -245,8 +245,9 @@ class Narrator:
         """What the last move owed the board (`_missing` at the last look), now in place:
         "player 2's tree in place on t0.0" (the other seat's move made is said by the move)."""
         state, out = moment.state, []
-        occupancy = state.occupancy()
-        for site in sorted(self._missing - missing - moment.to_make):
+        put = self._missing - missing - moment.to_make
+        occupancy = state.occupancy() if put else {}
+        for site in sorted(put):
             if occupancy.get(site) is not None:
                 piece = piece_name(occupancy[site], names)
                 line = tr("{piece} in place on {site}")
