@@ -105,6 +105,10 @@ class Moment:
     # "the computer's move: make it", not as a mistake; `to_make_by` says whose.
     to_make: frozenset = frozenset()
     to_make_by: str = "computer"
+    # Sites of the next move, put before what the last move still owes the board (player 2's
+    # rod before the tree its last rod planted, the player's rod before the computer's): no
+    # mistake, the move counts once the owed pieces (the corrections) are in place.
+    waiting: frozenset = frozenset()
     holding: bool = False             # nothing is played until the board matches the game
     over_since: float | None = None   # when the game ended (the winner's animation)
     flagged: int | None = None        # the seat whose time ran out (the game is lost)

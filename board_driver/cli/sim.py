@@ -32,12 +32,14 @@ from board_driver.views.words import N_, ngettext, reason, tr
 from hardware.base import PRESENT
 
 HELP = N_("actions: place SITE [KIND] | lift SITE | press BUTTON | wait MS | clear (lift every "
-          "piece) | new (start a new game) | takeback | repeat (the last moves, whose turn, the "
-          "score) | show | legend | help | quit")
+          "piece) | new (start a new game) | takeback | accept | refuse (the other board's "
+          "takeback request, in a remote game) | repeat (the last moves, whose turn, the score) "
+          "| show | legend | help | quit")
 #: The same, for a game played by touch (no pieces: taps and holds).
 TOUCH_HELP = N_("actions: tap SQ | hold SQ (a tap or a hold however slowly you type; place SQ "
-                "and lift SQ time the wand for real) | takeback | new (start a new game) | "
-                "repeat (the last moves, whose turn, the score) | show | legend | help | quit")
+                "and lift SQ time the wand for real) | takeback | accept | refuse (the other "
+                "board's takeback request, in a remote game) | new (start a new game) | repeat "
+                "(the last moves, whose turn, the score) | show | legend | help | quit")
 #: The players' clocks, set from the sim.
 CLOCK_HELP = N_("clock TC: the clocks (none, 10, 5+3, 30s/move, 10,3+2), now or from the next "
                 "game")
@@ -96,11 +98,9 @@ class Terminal:
         before = self._last or (None,) * 6
         drawn = key[:3] != before[:3]
         self._last = key
-        if key[5] is None and before[5] is not None:
-            # The menu closed: its pieces are to come off, which is no mistake to explain.
-            self._wrong = {c.site for c in moment.corrections if c.want is None}
-            self.say(tr("menu: closed; lift its pieces off the board") if self._wrong
-                     else tr("menu: closed"))
+        menu = self._narrator.menu(moment)   # opened, a choice, or what it applied as it closed
+        if moment.menu is None:
+            self.say_all(menu)
         self.narrate(moment)
         if drawn:
             self.draw(session, moment)
@@ -110,9 +110,8 @@ class Terminal:
             words, _ = key[3]
             if words:
                 self.say(words)
-        if key[5] is not None and key[5] != before[5]:
-            self.say(views.menu_words(moment.state.game.name, dict(moment.menu.chosen),
-                                      moment.menu.touch))
+        if moment.menu is not None:
+            self.say_all(menu)
         if key[4] is not None and key[4] != before[4]:
             self.say(views.flag_words(moment.state.game.name, key[4]))
 
@@ -138,7 +137,7 @@ class Terminal:
         # redraw then shows them)
         hints = tuple(sorted(moment.hints.items())) if moment.settings.moves == "best" else ()
         # ...and the flag of a clock run out, and the menu while it is open.
-        return ((moment.state.to_json(), hints), moment.corrections,
+        return ((moment.state.to_json(), hints), (moment.corrections, moment.waiting),
                 moment.completions, said, moment.flagged,
                 tuple(sorted(moment.menu.chosen.items())) if moment.menu is not None else None)
 
@@ -161,6 +160,10 @@ class Terminal:
     def say(self, text: str) -> None:
         print(text, file=self.out, flush=True)
 
+    def say_all(self, said) -> None:
+        for item in said:
+            self.say(item.text)
+
     def start(self, session: Session) -> None:
         """Remember the game as it starts; say so if it was resumed from the journal."""
         moment = self.moment(session.referee)
@@ -173,8 +176,11 @@ class Terminal:
     def narrate(self, moment) -> None:
         """Say in words what changed since the last frame: moves, takebacks, a new game, and
         any piece that is no move, with the reason the rules give."""
+        # (the drawing's status line says the score and the end, and its lines below the board
+        # a new game's pieces to lift)
+        shown = views.leftovers_words(moment)
         for said in self._narrator(moment):
-            if said.kind not in ("score", "end"):  # the drawing's status line says those
+            if said.kind not in ("score", "end") and said.text != shown:
                 self.say(said.text)
 
     def repeat(self, session: Session, count: int = 3) -> None:
@@ -193,19 +199,12 @@ class Terminal:
     def draw(self, session: Session, moment=None) -> None:
         moment = moment or self.moment(session.referee)
         state = moment.state
+        if moment.menu is not None:   # the menu holds the board: its sites, not the game
+            print("\n" + "\n".join(views.menu_lines(state.game.name, moment.menu)),
+                  file=self.out, flush=True)
+            return
         body = views.terminal(state, moment.shown(), self.paint)  # as the LEDs: hints for a player here
-        paint = self.paint
-        names = views.players(state.game.name)
-        a, b = state.scores()
-        colours = session.config.colours
-        winner = state.winner()
-        status = (tr("game over: {a}:{b}, ").format(a=a, b=b) + (tr("a draw") if winner is None
-                  else paint(colours[f"player{winner}"], tr("{player} wins").format(
-                      player=names[winner]), bold=True))
-                  + (tr(" — hold any square for a new game") if moment.touch is not None else
-                     tr(" — clear the board for a new game"))) if state.is_over() else \
-            (tr("score {a}:{b}, ").format(a=a, b=b) + tr("{player} to move").format(
-                player=paint(colours[f"player{state.to_move}"], names[state.to_move], bold=True)))
+        status = status_line(moment, self.paint, session.config.colours)
         if moment.clocks is not None:
             status += "; " + views.clocks_words(state.game.name, moment.clocks,
                                                 moment.clock_running)
@@ -215,13 +214,40 @@ class Terminal:
             status += tr(" — other board: {status}").format(status=reason(link))
         print(f"\n{body}\n{status}", file=self.out)
         remote = moment.to_make_by == "remote"
-        for fix in views.corrections_in_words(state, moment):
+        left = views.leftovers_words(moment)
+        for fix in [] if left else views.corrections_in_words(state, moment):
             # The other seat's move is an invitation, not a mistake: say so in other words.
             line = ((tr("make the other board's move at {site}: {do}") if remote else
                      tr("make the computer's move at {site}: {do}")) if fix["move"] else
+                    "{site}: {do}" if fix["waiting"] else
                     tr("correct {site}: {do}")).format(site=fix["site"], do=fix["do"])
             print(f"  {line}", file=self.out)
+        if left:   # a new game's board, the last game's pieces (or the menu's) on it
+            print(f"  {left}", file=self.out)
         self.out.flush()
+
+
+def status_line(moment, paint, colours) -> str:
+    """The line under the board: the score (what the game's numbers count: Fangqi's counters
+    left) and whose turn, or the result once the last move's pieces are down."""
+    state = moment.state
+    names = views.players(state.game.name)
+    a, b = state.scores()
+    score = views.score_name(state.game.name)
+    if not state.is_over():
+        return (tr("{score} {a}:{b}, ").format(score=score, a=a, b=b) + tr("{player} to move")
+                .format(player=paint(colours[f"player{state.to_move}"], names[state.to_move],
+                                     bold=True)))
+    if any(c.want is not None and c.have is None for c in moment.corrections):
+        return tr("{score} {a}:{b}; the last move is still to put on the board").format(
+            score=score, a=a, b=b)
+    winner = state.winner()
+    return (tr("game over: {a}:{b}, ").format(a=a, b=b)
+            + (tr("a draw") if winner is None else paint(
+                colours[f"player{winner}"], tr("{player} wins").format(player=names[winner]),
+                bold=True))
+            + (tr(" — hold any square for a new game") if moment.touch is not None else
+               tr(" — clear the board for a new game")))
 
 
 def pieces_on_board(session: Session) -> list[str]:
@@ -369,9 +395,10 @@ class Typed:
 
     async def takeback(self, verb: str, args: list[str]) -> None:
         done = self.door.takeback()
-        # (a touch game has no pieces: the LEDs change back by themselves)
-        pieces = self.door.link is None and self.session.referee.touch is None
-        self.terminal.say(tr("{done}; lift its pieces").format(done=done) if pieces else done)
+        if self.door.link is not None:
+            self.terminal.say(done)   # (asked of the other board)
+        # A takeback done is said as the board changes ("takeback of h1.0: lift the piece on
+        # h1.0"), before the board is drawn: nothing more to say.
         await self.settle()
 
     async def clock(self, verb: str, args: list[str]) -> None:
@@ -401,6 +428,11 @@ class Typed:
 
     async def clear(self, verb: str, args: list[str]) -> None:
         session = self.session
+        if session.referee.touch is not None:
+            if verb == "clear":   # (`new` on a touch board: the new game is all there is)
+                self.terminal.say(tr("a touch board holds no pieces: nothing to lift"))
+            await self.settle()
+            return
         n = clear_board(session)
         self.terminal.say(ngettext("lifted {n} piece; the board is empty",
                                    "lifted {n} pieces; the board is empty", n).format(n=n))

@@ -18,6 +18,7 @@ import games
 from board_driver.referee.door import Door
 from board_driver.referee.reconcile import candidate_moves
 from board_driver.views import words
+from games.base import Reason
 from treeboard.exc import TreeboardError
 
 #: Each action's verb -> (fewest arguments, most arguments, what it takes, as its refusal says).
@@ -118,8 +119,9 @@ def act(door: Door, verb: str, args: list[str]) -> None:
     if verb == "place" and kind is not None and site in layout.channels_of_site and not _tells_kinds(layout, site):
         # A reed switch or a hall switch says only "something is here"; a kind would be
         # silently dropped, and a trace that seems to place a dark leaf would place a piece.
-        raise ActionError(f"the sensor under {site} tells only that a piece is there, not its kind "
-                          f"(layout {layout.name}): write `place {site}`; the game knows whose piece it is")
+        raise ActionError(Reason("the sensor under {site} tells only that a piece is there, not "
+                                 "its kind (layout {layout}): write `place {site}`; the game "
+                                 "knows whose piece it is", site=site, layout=layout.name))
     if verb == "place" and site not in layout.channels_of_site:
         if kind is None:
             raise ActionError(_unsensed_site(session, site))
@@ -132,7 +134,7 @@ def act(door: Door, verb: str, args: list[str]) -> None:
         board.lift(site)
 
 
-def _unsensed_site(session, site: str) -> str:
+def _unsensed_site(session, site: str) -> Reason:
     """Why `place SITE` without a kind cannot be done, with the hint that fits this game: a
     kind only helps where some move could put a piece (Treeblox above the board)."""
     state = session.referee.state
@@ -143,12 +145,15 @@ def _unsensed_site(session, site: str) -> str:
         state.undo()
         if kind is not None:
             kinds.add(kind)
+    layout = session.layout.name
     if kinds:
-        return (f"no sensor sees {site} on layout {session.layout.name}: say which piece, "
-                f"place {site} KIND (here: {', '.join(sorted(kinds))})")
+        return Reason("no sensor sees {site} on layout {layout}: say which piece, place {site} "
+                      "KIND (here: {kinds})", site=site, layout=layout,
+                      kinds=", ".join(sorted(kinds)))
     if site in session.layout.sites:
-        return f"site {site} has no sensor on layout {session.layout.name}"
-    return f"{cut(site)!r} is no site of layout {session.layout.name}, and no move can put a piece there now"
+        return Reason("site {site} has no sensor on layout {layout}", site=site, layout=layout)
+    return Reason("{site} is no site of layout {layout}, and no move can put a piece there now",
+                  site=repr(cut(site)), layout=layout)
 
 
 def _tells_kinds(layout, site: str) -> bool:
@@ -159,7 +164,10 @@ def _tells_kinds(layout, site: str) -> bool:
 
 def describe_error(exc: Exception) -> str:
     """What a refused action's exception says to a player: an illegal move's reason, or the
-    message of a bad site, kind or button (a KeyError's message, without repr's quotes)."""
+    message of a bad site, kind or button (a KeyError's message, without repr's quotes), in the
+    board's language where it is a `Reason` (the message itself, `str(exc)`, stays English)."""
     if isinstance(exc, games.IllegalMove):
         return words.reason(exc.reason)   # in the board's language
+    if exc.args and isinstance(exc.args[0], Reason):
+        return words.reason(exc.args[0])
     return str(exc.args[0]) if exc.args else type(exc).__name__

@@ -28,11 +28,20 @@ class Decisions:
     # The other seat's move (the computer's, a remote board's), still to put down, and whose.
     to_make: frozenset = frozenset()
     to_make_by: str = "computer"
+    # The next move's sites, put before the pieces the last move owes (Moment.waiting).
+    waiting: frozenset = frozenset()
     over_since: float | None = None   # when the game ended (the winner's animation)
+    # Once the game is over, the sites of its last moves whose pieces are still to put (the
+    # computer's last rod, the tree of a last square); None until the end is first decided.
+    end_owed: frozenset | None = None
     # The computer's hints (hints "best"): site -> "best" / "keeps" / "loses"; why; its move.
     hints: dict[str, str] = field(default_factory=dict)
     hint_reason: str | None = None
     hint_move: str | None = None
+
+    def clear_marks(self) -> None:
+        """Nothing to correct, complete or wait for is shown."""
+        self.corrections, self.completions, self.waiting = [], [], frozenset()
 
 
 class Moments:
@@ -56,10 +65,11 @@ class Moments:
             settings=ref.settings, state=position, game=ref.game_number, seats=ref.seats,
             sensed=tuple(ref.sensed), corrections=tuple(decided.corrections),
             completions=tuple(decided.completions), lifted=decided.lifted,
-            to_make=decided.to_make, to_make_by=decided.to_make_by, holding=ref.holding,
+            to_make=decided.to_make, to_make_by=decided.to_make_by, waiting=decided.waiting,
+            holding=ref.holding,
             over_since=decided.over_since, flagged=ref.flagged,
             timed_out=frozenset(ref.timed_out),
-            takeback_depth=ref.takeback_depth() if state.moves and not ref.over else 0,
+            takeback_depth=ref.takeback_depth() if state.moves and ref.flagged is None else 0,
             clocks=tuple(ref.keeper.left(now)) if clocks.timed else None, clock_running=running,
             turn_left=clocks.left(running, now) if running is not None else None,
             clock_control=control_text(clocks.controls) if clocks.timed else None,

@@ -18,6 +18,7 @@ import games
 from board_driver.referee.clock import control_text, parse_time_control
 from board_driver.referee.menu import current_choices, seats_of
 from board_driver.referee.reconcile import candidate_moves, changed_sites
+from board_driver import views
 from board_driver.views.narrate import takeback_words
 from games.base import Reason
 
@@ -43,8 +44,8 @@ class Hands:
                 found = move
                 break
         if found is None:
-            raise games.IllegalMove(f"{kind} at {site}",
-                                    Reason("no legal move puts that piece there now"))
+            raise games.IllegalMove(f"{kind} at {site}", views.piece_refused(state, site, kind)
+                                    or Reason("no legal move puts that piece there now"))
         if not ref.at_board(state.to_move):
             raise games.IllegalMove(f"{kind} at {site}", Reason("it is the other seat's turn"))
         if ref.flagged is not None:
@@ -235,17 +236,24 @@ class Hands:
         """Take back the last move without the board's hands (the page's takeback, or one
         agreed with a remote board; lifting the last piece does the same on the board). The
         pieces it put down then light as corrections, and nothing is played until they are
-        lifted. Returns the move taken back; raises games.IllegalMove when there is none."""
+        lifted. The move that ended a game may be taken back too, until the board is cleared
+        for the next: the game goes on (journalled as playing again). Returns the move taken
+        back; raises games.IllegalMove when there is none, or the game was lost on time."""
         ref = self.referee
-        if ref.over:
-            raise games.IllegalMove("takeback", Reason("the game is over; start a new game "
-                                                       "instead"))
+        if ref.flagged is not None:
+            raise games.IllegalMove("takeback", Reason("the game is over: time ran out; start "
+                                                       "a new game instead"))
         if not ref.state.moves:
             raise games.IllegalMove("takeback", Reason("no move to take back"))
         depth = ref.takeback_depth()
         if depth == 0:
             raise games.IllegalMove("takeback", Reason("no move of this board's to take back: "
                                                        "the computer's move stands"))
+        if ref.state.is_over():
+            # The move that ended the game: it goes on, its journal row playing again.
+            ref.journal.reopen()
+            ref.decided.over_since, ref.decided.end_owed = None, None
+            log.info("the game's last move taken back: the game goes on")
         undone = ref.undo_moves(depth, origin)
         ref.hold_for_pieces()   # (a touch board has no pieces to lift)
         ref.decide(now)

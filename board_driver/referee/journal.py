@@ -320,6 +320,23 @@ class Journal:
             self._mark_finished(db, game_id, summary)
         self._playing = None
 
+    def reopen(self) -> int:
+        """The game that finished last goes back to playing: its finishing move is about to be
+        taken back (`record_undo` next), and a game is over only while that move stands. Its
+        events stay as they are (the move, then the undo). Returns its id; raises JournalError
+        while a game is in progress, or when none has finished."""
+        if self._playing is not None:
+            raise JournalError("a game is in progress: there is no finished game to reopen")
+        row = self._db.execute("SELECT id FROM games WHERE status='finished' "
+                               "ORDER BY id DESC LIMIT 1").fetchone()
+        if row is None:
+            raise JournalError("no finished game to reopen")
+        with self._write() as db:
+            db.execute("UPDATE games SET status='playing', finished_at=NULL, summary=NULL "
+                       "WHERE id=?", (row[0],))
+        self._playing, self._standing = int(row[0]), len(self.game(row[0]).moves)
+        return self._playing
+
     def _mark_finished(self, db: sqlite3.Connection, game_id: int,
                        summary: Mapping[str, Any] | None) -> None:
         db.execute("UPDATE games SET status='finished', finished_at=?, summary=? WHERE id=?",

@@ -12,7 +12,8 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from board_driver.referee.reconcile import differences, reconcile
+from board_driver.moment import Correction
+from board_driver.referee.reconcile import changed_sites, differences, reconcile
 
 log = logging.getLogger("treeboard.referee")
 
@@ -46,13 +47,65 @@ class Pieces:
         state.undo()
         return any(before.get(s) != after.get(s) for s in ref.decided.to_make)
 
-    def put_right(self) -> bool:
-        """Every site that differs from the game, to correct; whether any does."""
+    def put_right(self, waiting: frozenset = frozenset()) -> bool:
+        """Every site that differs from the game, to correct, but the next move's pieces that
+        wait for what is owed (`waiting`); whether any site differs."""
         ref = self.referee
         diff = differences(ref.state.occupancy(), ref.physical, ref.sensed)
-        ref.decided.corrections = sorted(diff.values(), key=lambda c: c.site)
+        ref.decided.corrections = sorted((c for s, c in diff.items() if s not in waiting),
+                                         key=lambda c: c.site)
         ref.decided.completions = []
+        ref.decided.waiting = frozenset(waiting)
         return bool(diff)
+
+    def at_end(self, now: float) -> None:
+        """The game is over: light only what its last moves still owe the board (the
+        computer's last rod, the tree of the last square), each until its piece is first put
+        (clearing the board lifts it again); the winner's animation once none is owed."""
+        ref = self.referee
+        decided, state = ref.decided, ref.state
+        ref.clear_marks()
+        if ref.flagged is not None:
+            return
+        expected = state.occupancy()
+        if decided.end_owed is None and state.moves:
+            probe = state.copy()
+            probe.undo()
+            last = changed_sites(probe.occupancy(), expected) | decided.to_make
+            decided.end_owed = frozenset(s for s in last if s in ref.sensed
+                                         and expected.get(s) is not None)
+        was = decided.end_owed
+        owed = sorted(s for s in was or () if ref.physical.get(s) is None)
+        decided.end_owed = frozenset(owed)
+        decided.corrections = [Correction(s, expected[s], None) for s in owed]
+        if owed:
+            decided.over_since = None
+        elif was:
+            decided.over_since = now   # the last piece is down: now the winner's animation
+
+    def waiting(self, corrections: list) -> frozenset:
+        """The sites of a move made before what the last moves still owe the board (player 2's
+        rod before the tree its rod planted, the player's before the computer's rod): the
+        move that explains the board once the owed pieces are in. It counts then (reconcile
+        plays it), so it is no mistake now. Empty when the board is no such move."""
+        ref = self.referee
+        state = ref.state
+        if not state.moves or not ref.at_board(state.to_move) or not any(
+                c.want is not None and c.have is None for c in corrections):
+            return frozenset()
+        probe = state.copy()
+        after = probe.occupancy()
+        probe.undo()
+        last = changed_sites(probe.occupancy(), after) | ref.decided.to_make
+        owed = {c.site: c.want for c in corrections
+                if c.want is not None and c.have is None and c.site in last}
+        if not owed:
+            return frozenset()
+        board = dict(ref.physical)
+        board.update(owed)
+        if reconcile(state, board, ref.sensed, takeback=False).action != "play":
+            return frozenset()
+        return frozenset(c.site for c in corrections if c.site not in owed)
 
     def settle(self, now: float) -> bool:
         """Play what the board explains, take back what it lifted, or light what to correct.
@@ -73,7 +126,7 @@ class Pieces:
                     and not self.owed(verdict.move):
                 ref.accept(verdict.move, now)
                 if ref.state.is_over():
-                    ref.decided.corrections, ref.decided.completions = [], []
+                    self.at_end(now)
                     return False
             elif verdict.action == "undo":
                 ref.undo_moves(depth, "board")
@@ -85,11 +138,16 @@ class Pieces:
                 # The other seat's turn: a piece put for it is a mistake to correct. Or a move
                 # read where the other seat's move still owes its piece (the computer's or the
                 # remote board's Arbos seed not yet put would read as the player lifting it):
-                # the piece is to be put first.
-                self.put_right()
+                # the piece is to be put first, and the move waits for it.
+                diff = differences(ref.state.occupancy(), ref.physical, ref.sensed)
+                self.put_right(self.waiting(list(diff.values())))
                 return False
             else:  # in sync, a move in progress, or a correction
-                ref.decided.corrections = list(verdict.corrections)
+                waiting = self.waiting(verdict.corrections) if verdict.action == "correct" \
+                    else frozenset()
+                ref.decided.corrections = [c for c in verdict.corrections
+                                           if c.site not in waiting]
+                ref.decided.waiting = waiting
                 ref.decided.completions = list(verdict.completions)
                 expected = ref.state.occupancy()
                 ref.decided.lifted = frozenset(

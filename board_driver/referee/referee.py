@@ -57,11 +57,11 @@ class Referee:
         self.hands = Hands(self)   # entries, buttons, taps and the menu's answers
         self.pieces = Pieces(self)   # the pieces on the board against the game
         self.flagged: int | None = None
-        # How the board draws: the config's colours, and the hint mode in force (the page, the
-        # sim and the menu change it through `set_hint_mode`).
-        self.settings = Settings(colours=config.colours, moves=config.moves,
-                                 blink_hz=config.blink_hz, winner_seconds=config.winner_seconds,
-                                 takeback=config.takeback)
+        # How the board draws: the config's colours, the hint mode in force (the page, sim, menu
+        # change it: `set_hint_mode`; views.hint_mode: the config's as this game shows it).
+        moves = views.hint_mode(state.game.name, config.moves)
+        self.settings = Settings(colours=config.colours, moves=moves, blink_hz=config.blink_hz,
+                                 winner_seconds=config.winner_seconds, takeback=config.takeback)
         # Who plays each seat: "human" at this board, "computer:LEVEL", or "remote" (another
         # board). Only a human seat's moves come in through the sensors. The referee's alone:
         # the config's `players` is where a board starts; `set_seats` changes them.
@@ -181,7 +181,7 @@ class Referee:
         self._hold = self.touch is None
         self.journal.start_game(self.state.game.name, self.state.options())
         self.keeper.start(now)
-        self.decided.over_since = None
+        self.decided.over_since, self.decided.end_owed = None, None
         log.info("new game of %s %s", self.state.game.name, self.state.options())
         self.tell("new-game", None, origin)
 
@@ -324,7 +324,7 @@ class Referee:
 
     def clear_marks(self) -> None:
         """Nothing to correct or complete is shown (the menu holds the board, the game ended)."""
-        self.decided.corrections, self.decided.completions = [], []
+        self.decided.clear_marks()
 
     # --- deciding ---------------------------------------------------------------------------
 
@@ -384,8 +384,8 @@ class Referee:
         if swapped and not self.state.is_over():
             self.pieces.swapped(swapped, now)
         if self.over:
-            # The game is decided; the players clear the board. An empty board starts the next.
-            self.decided.corrections, self.decided.completions = [], []
+            # Decided (its last pieces to put light: Pieces.at_end); an empty board: the next.
+            self.pieces.at_end(now)
             if all(self.physical.get(s) is None for s in self.sensed):
                 return self.begin
             return None
@@ -458,7 +458,7 @@ class Referee:
         summary = dict(self.state.summary(), over=True, winner=1 - seat, flag=seat)
         self.journal.finish(summary)
         self.decided.over_since = now
-        self.decided.corrections, self.decided.completions = [], []
+        self.clear_marks()
         log.info("time ran out for %s: the game is lost on time", seat)
         self.tell("flag", seat, origin)
 

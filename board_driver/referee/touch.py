@@ -246,7 +246,7 @@ class TouchInput:
         if stop:
             parts.append(tr("tap {sites} to stop the chain growing there").format(sites=" ".join(stop)))
         if None in self.targets:
-            parts.append(tr("hold {site} for {move}").format(site=self.selected,
+            parts.append(tr("hold {site}: {move}").format(site=self.selected,
                                                              move=shown(self.targets[None][0])))
         return tr("selected {site}: {parts}; tap {site} again to cancel").format(
             site=self.selected, parts=tr("; ").join(parts))

@@ -20,8 +20,9 @@ from __future__ import annotations
 import math
 import pkgutil
 
-from board_driver.views.base import (FRAME_S, OFF, Colour, Moment, blink_on, colour_name,
-                                     correction_words, kind_colour, next_blink, scale)
+from board_driver.views.base import (FRAME_S, MENU_COLOURS, MENU_CORNER, OFF, Colour, Moment,
+                                     blink_on, colour_name, correction_words, kind_colour,
+                                     next_blink, piece_name, scale)
 from board_driver.views.game_view import GameView, say_number  # (say_number: for the views)
 from board_driver.views.generic import GenericView
 from board_driver.views.paint import Paint
@@ -69,6 +70,11 @@ def title(game_name: str) -> str:
 
         return games.get_game(game_name).short_title
     return tr(own)
+
+
+def score_name(game_name: str) -> str:
+    """What the game's two numbers count, in words ("score"; Fangqi "counters left")."""
+    return tr(view_of(game_name).SCORE)
 
 
 def game_help(game_name: str) -> str:
@@ -123,9 +129,49 @@ def offers_entries(game_name: str) -> bool:
     return bool(view_of(game_name).ENTRIES)
 
 
+def piece_refused(state: State, site: str, kind: str, spoken: bool = False) -> str | None:
+    """Why a piece of `kind` on `site` is no move, where the piece is the reason (a sensor or
+    an entry that names its kind): another player's piece ("b1: that is a Dark leaf, and it is
+    Light's turn"), another kind than the moves put there ("not a Dark branch: a Dark leaf may
+    go there now"), or the rules' own reason for that piece there (the view's `why_not`);
+    None when the piece is not the reason."""
+    game = state.game
+    names = players(game.name)
+    where = say_site(state, site) if spoken else site
+    piece = piece_name(kind, names)
+    owner = game.owner_of(kind)
+    if state.is_over():
+        return None
+    if owner is not None and owner != state.to_move:
+        return tr("{site}: that is {piece}, and it is {player}'s turn").format(
+            site=where, piece=piece, player=names[state.to_move])
+    before = state.occupancy()
+    kinds = set()
+    for move in state.moves_at(site):
+        state.play(move)
+        after = state.occupancy()
+        state.undo()
+        if after.get(site) is not None and after.get(site) != before.get(site):
+            kinds.add(after[site])
+    if kinds and kind not in kinds:
+        return tr("{site}: not {piece}: {others} may go there now").format(
+            site=where, piece=piece,
+            others=tr(" or ").join(piece_name(k, names) for k in sorted(kinds)))
+    return view_of(game.name).why_not(state, site, kind) if not kinds else None
+
+
 def hint_modes(game_name: str) -> tuple[str, ...]:
     """The hint modes a game's view can show (the page offers these)."""
     return tuple(view_of(game_name).HINTS)
+
+
+def hint_mode(game_name: str, mode: str) -> str:
+    """The hint mode a game shows for `mode` (the config's, say): itself where its view has it,
+    else what its pictures then light ("safe" where there is no safe: the legal moves)."""
+    modes = hint_modes(game_name)
+    if mode in modes:
+        return mode
+    return "legal" if mode == "safe" and "legal" in modes else "off"
 
 
 def clock_text(seconds: float | None) -> str:
@@ -178,8 +224,8 @@ LEVEL_WORDS = {"beginner": N_("beginner"), "easy": N_("easy"), "medium": N_("med
 HINT_WORDS = {"off": N_("off"), "legal": N_("legal"), "safe": N_("safe"), "best": N_("best")}
 
 
-def menu_words(game_name: str, chosen: dict, touch: bool) -> str:
-    """What the board says of its menu: what is chosen, and how to apply or leave."""
+def _menu_choices(game_name: str, chosen: dict) -> dict[str, str]:
+    """The menu's choices in words: {"seats", "clock", "hints"}."""
     names = players(game_name)
     who = chosen.get("seats", "people")
     seats = tr(MENU_SEATS[who]).format(player=names[1] if who == "computer-2" else names[0])
@@ -187,15 +233,75 @@ def menu_words(game_name: str, chosen: dict, touch: bool) -> str:
         level = chosen.get("level", "medium")
         seats = tr("{seats} ({level})").format(seats=seats,
                                                level=tr(LEVEL_WORDS.get(level, level)))
-    clock = chosen.get("clock") or tr("as it is")
-    hints = chosen.get("hints")
+    hints, clock = chosen.get("hints"), chosen.get("clock")
+    # (the clock as written, "5+3"; no clock in words)
+    clock = tr("as it is") if not clock else tr("none") if clock == "none" else clock
+    return {"seats": seats, "clock": clock,
+            "hints": tr(HINT_WORDS[hints]) if hints in HINT_WORDS else hints}
+
+
+def menu_words(game_name: str, chosen: dict, touch: bool) -> str:
+    """What the board says of its menu: what is chosen, and how to apply or leave."""
     how = (tr("tap a lit square to choose, the blinking green one to apply; both corners again "
               "leave") if touch else
            tr("put a piece on a lit site to choose, on the blinking green one to apply; lift "
               "both corner pieces to leave"))
     return tr("menu: {seats}, clock {clock}, hints {hints}; {how}").format(
-        seats=seats, clock=clock, hints=tr(HINT_WORDS[hints]) if hints in HINT_WORDS else hints,
-        how=how)
+        how=how, **_menu_choices(game_name, chosen))
+
+
+def menu_applied_words(game_name: str, chosen: dict) -> str:
+    """What the board says as its menu applies the choices: the new game's settings."""
+    return tr("menu applied, a new game: {seats}, clock {clock}, hints {hints}").format(
+        **_menu_choices(game_name, chosen))
+
+
+#: A menu site's choice in words, by its group (the value fills {value}).
+MENU_CHOICE_WORDS = {"level": N_("the computer's level: {value}"),
+                     "clock": N_("the clock: {value}"), "hints": N_("hints: {value}"),
+                     "apply": N_("apply: a new game with these choices")}
+
+
+def menu_lines(game_name: str, menu) -> list[str]:
+    """The open menu (a MenuFace), site by site in words, what is chosen marked: what the sim
+    shows in place of the game while the menu holds the board."""
+    names = players(game_name)
+    corners = tr(" and ").join(menu.corners or ())
+    lines = [tr("the menu: {corners} are its corners (lift both pieces to leave)").format(
+        corners=corners)]
+    for site, choice in (menu.sites or {}).items():
+        if choice.group == "seats":
+            words = tr(MENU_SEATS[choice.value]).format(
+                player=names[1] if choice.value == "computer-2" else names[0])
+        else:
+            value = {**LEVEL_WORDS, **HINT_WORDS, "none": "none"}.get(choice.value)
+            words = tr(MENU_CHOICE_WORDS[choice.group]).format(
+                value=tr(value) if value else choice.value)
+        chosen = tr(" (chosen)") if site in menu.selected else ""
+        lines.append(f"  {site}: {words}{chosen}")
+    return lines
+
+
+#: The menu's colours in the legend, by group (views/base.py MENU_COLOURS names the colour).
+MENU_MEANINGS = {"seats": N_("who plays (bright: the choice made)"),
+                 "level": N_("the computer's level (bright: the choice made)"),
+                 "clock": N_("the clock (bright: the choice made)"),
+                 "hints": N_("the hints (bright: the choice made)"),
+                 "apply": N_("blinking: apply the choices and start a new game")}
+
+
+def menu_legend(moment: Moment) -> list[dict[str, str]]:
+    """The menu's colours and what they mean, while it is open (the legend's entries)."""
+    colours = moment.settings.colours
+    # (the corners' dim white is nearest a purple by colour_name's reckoning: named as seen)
+    out = [{"name": "corner", "label": tr("white"),
+            "colour": "#%02x%02x%02x" % MENU_CORNER,
+            "means": tr("the menu's corners: lift both pieces to leave")}]
+    for group, means in MENU_MEANINGS.items():
+        colour = colours[MENU_COLOURS[group]]
+        out.append({"name": f"menu-{group}", "label": tr(colour_name(colour)),
+                    "colour": "#%02x%02x%02x" % colour, "means": tr(means)})
+    return out
 
 
 #: The marks at which a running clock is said aloud (voice) and in the sim's words.
@@ -296,7 +402,10 @@ def legend(state: State, moment: Moment) -> list[dict[str, str]]:
     and the page shows (its state JSON's "legend"). Each entry: {"name": the config's colour
     name, "label": the colour in words ("sky blue"), "colour": "#rrggbb", "means": words}; a
     game's own colours (`picture_legend`) also carry "colours", every colour the picture draws
-    for the entry (the page lists those beside the picture)."""
+    for the entry (the page lists those beside the picture). While the menu is open, its own
+    colours (`menu_legend`)."""
+    if moment.menu is not None:
+        return menu_legend(moment)
     names = players(state.game.name)
     own = view_of(state.game.name).COLOUR_MEANINGS
     def entry(name: str, means: str) -> dict[str, str]:
@@ -312,9 +421,10 @@ def legend(state: State, moment: Moment) -> list[dict[str, str]]:
     out += [{"name": row["what"], "label": _said(row, "how"), "colour": row["colours"][0],
              "colours": row["colours"], "means": _said(row, "what")}
             for row in picture_legend(state, moment)]
-    out.append({"name": "blinking", "label": tr("blinking"), "colour": "",
-                "means": tr("a piece's colour blinking: put that piece here; breathing: the other "
-                            "seat's move, to make on the board")})
+    if state.game.input_mode != "touch":   # (a touch board has no pieces to put)
+        out.append({"name": "blinking", "label": tr("blinking"), "colour": "",
+                    "means": tr("a piece's colour blinking: put that piece here; breathing: the "
+                                "other seat's move, to make on the board")})
     for name, means in MEANINGS.items():
         modes = _HINT_COLOURS.get(name)
         means = own.get(name, means)
@@ -369,10 +479,47 @@ def terminal(state: State, moment: Moment, paint: Paint) -> str:
     return view_of(state.game.name).terminal(state, moment, paint)
 
 
+def site_list(sites) -> str:
+    """Sites in a sentence: "a1", "a1 and b2", "a1, b2 and c3"."""
+    sites = list(sites)
+    if len(sites) < 2:
+        return "".join(sites)
+    return tr(" and ").join([tr(", ").join(sites[:-1]), sites[-1]])
+
+
+def leftovers(moment: Moment) -> list[str]:
+    """The pieces of the last game (or of the menu that started this one) still standing on a
+    new game's board, to lift before it begins; [] when there are none (or anything else is
+    to put right)."""
+    fixes = moment.corrections
+    if not moment.holding or moment.state.moves or not fixes or \
+            any(c.want is not None for c in fixes):
+        return []
+    return sorted(c.site for c in fixes)
+
+
+def leftovers_words(moment: Moment, spoken: bool = False) -> str | None:
+    """The pieces to lift before a new game begins, in one sentence ("lift the pieces on a1,
+    b2 and g7 to begin"), or None."""
+    left = leftovers(moment)
+    if not left:
+        return None
+    names = [say_site(moment.state, s) for s in left] if spoken else left
+    return ngettext("lift the piece on {sites} to begin", "lift the pieces on {sites} to begin",
+                    len(left)).format(sites=site_list(names))
+
+
 def corrections_in_words(state: State, moment: Moment) -> list[dict[str, str]]:
-    """Each site that disagrees with the game and what to do there, for the banner and sim."""
+    """Each site that disagrees with the game and what to do there, for the banner and sim;
+    then each site of a move put before what is owed (`Moment.waiting`: no mistake, it counts
+    once the rest is in place)."""
     names = players(state.game.name)
+    owed = site_list(c.site for c in moment.corrections if c.want is not None) \
+        if moment.waiting else ""
     return [{"site": c.site, "do": correction_words(c, names),
              # the other seat's move (the computer's, a remote board's), to make: no mistake
-             "move": c.have is None and c.want is not None and c.site in moment.to_make}
-            for c in moment.corrections]
+             "move": c.have is None and c.want is not None and c.site in moment.to_make,
+             "waiting": False}
+            for c in moment.corrections] + [
+        {"site": site, "do": tr("the next move: it counts once {sites} is in place").format(
+            sites=owed), "move": False, "waiting": True} for site in sorted(moment.waiting)]

@@ -12,7 +12,8 @@ import math
 from dataclasses import dataclass
 
 from board_driver.views import svgkit
-from board_driver.views.base import Colour, Moment, colour_name, correction_words, legible, scale
+from board_driver.views.base import (Colour, Moment, correction_words, led_words, legible,
+                                     scale)
 from board_driver.views.game_view import GameView
 from board_driver.views.paint import Paint
 from board_driver.views.svgkit import el, hexc, title
@@ -338,19 +339,23 @@ def terminal(state, moment: Moment, paint: Paint) -> str:
     for r in range(rows):
         lines.append(f" {ROWS[r]} " + "".join(cell(f"{ROWS[r]}{col + 1}") for col in range(cols)))
     lines.append(_status(state, moment))
-    key = tr("W White's spores (drawn {white}), B Black's (drawn "
-             "{black}), (w) (b) seeds (whose), ~W~ a tree over the limit").format(
-        white=tr(colour_name(c['player0'])), black=tr(colour_name(c['player1'])))
+    key = tr("W White's spores, B Black's, (w) (b) seeds (whose), ~W~ a tree over the limit")
     if sc.drawn is not None:
         key += tr(", S the drawn cell of the next seed")
-    if legal and sc.drawn is None:
-        key += tr(", s a seed may go here, + next to your seed, - free-standing")
+    shown = set(legal.values()) if sc.drawn is None else set()
+    # (only what the board shows now: no seed may go anywhere once the setup is done)
+    key += "".join(tr(words) for kind, words in LEGAL_KEY.items() if kind in shown)
     if bar:
         key += tr(", = the turn's time running out (the edge lights go out one by one)")
     if moment.corrections:
         key += tr(", ? put a token here, X take it off")
-    lines.append("   " + key)
+    lines.append("   " + key + "; " + led_words(PLAYERS, c))
     return "\n".join(lines)
+
+
+#: The terminal's letters for the mover's legal cells, by kind (`state.legal_cells()`).
+LEGAL_KEY = {"setup": N_(", s a seed may go here"), "seed": N_(", + next to your seed"),
+             "free": N_(", - free-standing")}
 
 
 def notice(state) -> str | None:

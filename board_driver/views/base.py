@@ -18,11 +18,18 @@ from hardware.base import PRESENT
 
 __all__ = ["Colour", "Correction", "Moment", "Settings", "OFF", "FRAME_S", "DEFAULT_PLAYERS",
            "scale", "kind_colour", "blink_on", "next_blink", "legible", "PIECES", "colour_name",
-           "piece_name", "correction_words", "NAMED_COLOURS"]
+           "piece_name", "correction_words", "NAMED_COLOURS", "MENU_COLOURS", "MENU_CORNER",
+           "led_words"]
 
 OFF: Colour = (0, 0, 0)
 FRAME_S = 0.05  # animation step: 20 frames a second is smooth on WS2812s and cheap on a Pi Zero
 DEFAULT_PLAYERS = (N_("player 1"), N_("player 2"))  # how players read the sides 0 and 1
+
+
+#: The menu's colour for each group of choices (the config's colours); its corners are grey.
+MENU_COLOURS = {"seats": "player1", "level": "unsafe", "clock": "waiting", "hints": "best",
+                "apply": "safe"}
+MENU_CORNER: Colour = (160, 160, 160)
 
 
 def scale(colour: Colour, factor: float) -> Colour:
@@ -101,6 +108,14 @@ def piece_name(kind: str | None, players: tuple[str, str] = DEFAULT_PLAYERS,
                                                     piece=_piece(what))
     return (tr("the {piece}") if the else tr("a {piece}") if article else
             tr("{piece}")).format(piece=_piece(kind))
+
+
+def led_words(players: tuple[str, str], colours) -> str:
+    """Which colour stands for which player on the LEDs (a terminal's letters are painted in
+    it): "the LEDs show White in blue, Black in yellow", whatever the pieces' own colours."""
+    return tr("the LEDs show {player0} in {colour0}, {player1} in {colour1}").format(
+        player0=tr(players[0]), colour0=tr(colour_name(colours["player0"])),
+        player1=tr(players[1]), colour1=tr(colour_name(colours["player1"])))
 
 
 def correction_words(corr: Correction, players: tuple[str, str] = DEFAULT_PLAYERS) -> str:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 
 from board_driver.views import svgkit
-from board_driver.views.base import (FRAME_S, OFF, Colour, Moment, colour_name, correction_words,
+from board_driver.views.base import (FRAME_S, OFF, Colour, Moment, correction_words, led_words,
                                      scale)
 from board_driver.views.game_view import GameView
 from board_driver.views.paint import Paint
@@ -251,9 +251,7 @@ def terminal(state, moment: Moment, paint: Paint) -> str:
                 cells.append(paint(colour, f" {glyph} ", bold=site in last))
         lines.append(f"{row:>3} " + "".join(cells))
     lines.append("  " + _status(state))
-    key = tr("B Black (drawn {black}), "
-             "W White (drawn {white})").format(black=tr(colour_name(c['player0'])),
-                                               white=tr(colour_name(c['player1'])))
+    key = tr("B Black, W White")
     marked = takeable | {comp.site for comp in moment.completions if comp.want is None}
     if marked:
         # the glyph of the counters marked now (the opponent's), not always the same letter
@@ -265,7 +263,7 @@ def terminal(state, moment: Moment, paint: Paint) -> str:
         key += tr(", ^b^ ^w^ the counter lifted off")
     if moment.corrections:
         key += tr(", !B! !W! put back / take off (see below)")
-    lines.append("  " + key)
+    lines.append("  " + key + "; " + led_words(PLAYERS, c))
     return "\n".join(lines)
 
 
@@ -339,6 +337,7 @@ def say_move(state, move: str) -> str:
 class FangqiView(GameView):
     """How Fangqi is shown (see GameView)."""
 
+    SCORE = N_("counters left")
     TITLE = TITLE
     PLAYERS = PLAYERS
     HELP = HELP

@@ -14,7 +14,7 @@ from typing import Any, Hashable
 
 from board_driver.views import CLOCK_WARNINGS as WARNINGS
 from board_driver.views import render
-from board_driver.views.base import FRAME_S, Colour, Moment, scale
+from board_driver.views.base import FRAME_S, MENU_COLOURS, MENU_CORNER, Colour, Moment, scale
 
 #: The last this many seconds of a timed turn are shown running out.
 COUNTDOWN_S = 30.0
@@ -114,10 +114,8 @@ def _turn(state, seats, colours, link, now, wake) -> tuple[Colour, float | None]
     return colour, min(wake or math.inf, now + FRAME_S)
 
 
-#: The menu's colour for each group of choices (the config's colours); the corners are white.
-MENU_COLOURS = {"seats": "player1", "level": "unsafe", "clock": "waiting", "hints": "best",
-                "apply": "safe"}
-MENU_CORNER: Colour = (160, 160, 160)
+#: The menu's colours (views/base.py: MENU_COLOURS by group, MENU_CORNER) and how dim a choice
+#: not made is.
 MENU_DIM = 0.35
 
 

@@ -359,16 +359,16 @@ _GROWS = {"B": N_("a Birch from {src} to {dst}"), "A": N_("an Ash from {src} to 
 
 def move_words(move: str) -> str:
     """A move as a screen shows it (views/__init__.py): a retreat and a stop in the language's
-    words ("retreat:d5", zh "撤退 d5"; "stop:d2>f3", zh "停 d2>f3"), growths and orders as they
-    are written."""
+    words ("retreat from d5", zh "撤退 d5"; "stop d2>f3", zh "停 d2>f3"), growths and orders as
+    they are written."""
     head, slash, order = move.partition("/")
     if head.startswith("retreat:"):
         # TRANSLATORS: a Game for the Trees move on a score sheet: give up {site}.
-        head = tr("retreat:{site}").format(site=head[8:])
+        head = tr("retreat from {site}").format(site=head[8:])
     elif head.startswith("stop:"):
         # TRANSLATORS: a Game for the Trees move on a score sheet: stop the chain {chain}
         # ("d2>f3": from d2, growing to f3 next).
-        head = tr("stop:{chain}").format(chain=head[5:])
+        head = tr("stop {chain}").format(chain=head[5:])
     return head + slash + order
 
 

@@ -64,6 +64,10 @@ class GameView:
     #: game's `short_title`, untranslated.
     TITLE: ClassVar[str | None] = None
 
+    #: What the game's `scores()` count, in words, marked with `words.N_` ("counters left" in
+    #: Fangqi, where the two numbers are each player's counters). Default "score".
+    SCORE: ClassVar[str] = N_("score")
+
     #: The game's own help lines for `treeboard sim` (its site names, its entries), marked with
     #: `words.N_` (translated where shown). Default none ("").
     HELP: ClassVar[str] = ""
@@ -129,6 +133,13 @@ class GameView:
         ("d4 completes your square."), from the position's own shape; the hint shows it for
         the best move, in the sim, on the page and in the voice. Default None (nothing to
         say)."""
+        return None
+
+    @staticmethod
+    def why_not(state, site: str, kind: str) -> str | None:
+        """Why a piece of `kind` put on `site` is no move, in the rules' words, where no legal
+        move puts any piece there now (Treeblox: "a2+1 is in the air, ..."), in the board's
+        language; None (the default): nothing more to say than that no move puts it there."""
         return None
 
     @staticmethod

@@ -18,7 +18,7 @@ from board_driver import views
 from board_driver.views.base import PIECES, piece_name
 from hardware.base import PRESENT
 from board_driver.views import words
-from board_driver.views.words import N_, reason, tr
+from board_driver.views.words import N_, ngettext, reason, tr
 
 
 @dataclass(frozen=True)
@@ -37,9 +37,14 @@ def mover(state, index: int) -> int:
     return probe.to_move
 
 
-def why_not(state, site: str, spoken: bool = False) -> str:
-    """Why a piece on `site` is no move: the rules' reason where the site names a move (a rod
-    in a groove), else that no move puts a piece there now."""
+def why_not(state, site: str, spoken: bool = False, kind: str | None = None) -> str:
+    """Why a piece on `site` is no move: the piece itself where the sensor tells its `kind`
+    (another player's cube, views.piece_refused), the rules' reason where the site names a
+    move (a rod in a groove), else that no move puts a piece there now."""
+    refused = views.piece_refused(state, site, kind, spoken) if kind and kind != PRESENT \
+        else None
+    if refused:
+        return refused
     name = views.say_site(state, site) if spoken else site
     try:
         state.copy().play(state.parse_move(site))
@@ -69,6 +74,7 @@ class Narrator:
         self._moves: list[str] = []
         self._wrong: set[str] = set()     # sites already reported as "not a move"
         self._missing: set[str] = set()   # sites already missing a piece
+        self._waiting: frozenset = frozenset()   # sites of a move already told to wait
         self._occupied: set[str] = set()  # the game's pieces at the last look
         self._score: tuple | None = None
         self._over = False
@@ -76,6 +82,7 @@ class Narrator:
         self._key: tuple | None = None  # what was looked at last (a blink changes none of it)
         self._hint_said: str | None = None   # the hint's reason last said
         self._menu_said: tuple | None = None   # the menu's choices last said (None: closed)
+        self._menu_game = None   # the game the menu opened over (another when it closed: applied)
 
     def start(self, moment) -> list[Said]:
         """Remember the game as it starts (a Moment); a resumed game says so."""
@@ -93,7 +100,7 @@ class Narrator:
     def __call__(self, moment) -> list[Said]:
         state = moment.state
         key = (moment.game, len(state.moves), str(state.moves[-1]) if state.moves else None,
-               moment.corrections)
+               moment.corrections, moment.waiting)
         if key == self._key:
             return []   # the daemon asks on every frame: a blink has nothing to say
         self._key = key
@@ -101,30 +108,16 @@ class Narrator:
         out: list[Said] = []
         moves = [str(m) for m in state.moves]
         if moment.game != self._game:
-            title = views.title(state.game.name)
-            line = tr("new game of {game}").format(game=title)
-            out.append(Said(line, line, "new"))
-            self._game, self._moves, self._occupied = moment.game, [], set()
-            self._score, self._over = state.scores(), False
+            out += self._new_game(moment, names)
         common = 0
         while common < min(len(moves), len(self._moves)) and moves[common] == self._moves[common]:
             common += 1
         took_back = common < len(self._moves)
         undone = self._moves[common:]
-        if len(undone) > 1 and len(moves) == common and not all(map(moment.at_board, (0, 1))):
-            # Against the computer: the player's move and the computer's reply, together.
-            out.append(Said(tr("takeback of {move}").format(
-                                move=with_reply(moment, state, undone, False)),
-                            tr("takeback of {move}").format(
-                                move=with_reply(moment, state, undone, True)),
-                            "takeback", common + 1))
-        else:
-            for i in reversed(range(common, len(self._moves))):
-                move = self._moves[i]
-                out.append(Said(tr("takeback of {move}").format(
-                                    move=views.show_move(state.game.name, move)),
-                                tr("takeback of {move}").format(
-                                    move=views.say_move_text(state, move)), "takeback", i + 1))
+        missing = {c.site for c in moment.corrections if c.want is not None and c.have is None}
+        if not took_back:
+            out += self._in_place(moment, missing, names)
+        out += self._takebacks(moment, undone, common, names)
         timed_out = moment.timed_out
         for i in range(common, len(moves)):
             last = i + 1 == len(moves)
@@ -137,10 +130,11 @@ class Narrator:
                 player=who, move=views.say_move_text(state, moves[i])) + why
             if last:
                 if state.is_over():
-                    text += tr(" (game over)")
+                    # (its pieces still to put: the end is said once they are down)
+                    text += "" if missing else tr(" (game over)")
                 else:
                     text += tr(" ({player} to move)").format(player=names[state.to_move])
-            if not moment.at_board(mover(state, i)):
+            if not moment.at_board(mover(state, i)) and moment.touch is None:
                 text += tr("; {player}'s move: put it on the board").format(player=who)
                 spoken += tr("; put it on the board")   # (its player said already)
             out.append(Said(text, spoken, "move", i + 1))
@@ -151,6 +145,7 @@ class Narrator:
         taken_back = self._occupied - occupied if took_back else set()
         self._occupied = occupied
         wrong = {c.site for c in moment.corrections if c.want is None}
+        have = {c.site: c.have for c in moment.corrections}
         owed = first_to_make(moment, names)
         for site in sorted(wrong - self._wrong - taken_back):
             if owed:
@@ -158,12 +153,13 @@ class Narrator:
                                 tr("not a move: {site}: {owed}").format(
                                     site=views.say_site(state, site), owed=owed[1]), "fix"))
             else:
-                out.append(Said(tr("not a move: {why}").format(why=why_not(state, site)),
-                                tr("not a move: {why}").format(why=why_not(state, site, True)),
-                                "fix"))
+                out.append(Said(tr("not a move: {why}").format(
+                                    why=why_not(state, site, kind=have[site])),
+                                tr("not a move: {why}").format(
+                                    why=why_not(state, site, True, have[site])), "fix"))
         self._wrong = wrong
+        out += self._waits(moment, names)
         # A piece of the last move lifted where lifting takes nothing back: say why.
-        missing = {c.site for c in moment.corrections if c.want is not None and c.have is None}
         last_sites = _last_sites(state)
         off = None
         if last_sites and (missing - self._missing) & last_sites and not took_back:
@@ -176,14 +172,101 @@ class Narrator:
         if off:
             out.append(Said(off, off, "fix"))
         self._missing = missing
+        return out + self._score_or_end(state, bool(missing), names)
+
+    def _score_or_end(self, state, missing: bool, names: tuple[str, str]) -> list[Said]:
+        """The end, once (and only once the last move's pieces are all down, not `missing`),
+        or the score when it changed."""
+        out = []
         score, over = state.scores(), state.is_over()
-        if over and not self._over:
+        if over and missing:
+            over = False   # the last move's pieces are not all down yet: not over on the board
+        elif over and not self._over:
             out.append(_end(state, names))
-        elif score != self._score and moves:
+        elif score != self._score and state.moves:
             a, b = score
-            line = tr("score {a} to {b}").format(a=a, b=b)
-            out.append(Said(line, line, "score", len(moves)))
+            line = tr("{score} {a} to {b}").format(score=views.score_name(state.game.name),
+                                                   a=a, b=b)
+            out.append(Said(line, line, "score", len(state.moves)))
         self._score, self._over = score, over
+        return out
+
+    def _new_game(self, moment, names: tuple[str, str]) -> list[Said]:
+        """A new game began: said, and the pieces still standing from the last one (or from the
+        menu that started it) to lift, in one sentence, never each as "not a move"."""
+        state = moment.state
+        # (the menu that started it first: what it applied)
+        out = self.menu(moment) if moment.menu is None and self._menu_said is not None else []
+        line = tr("new game of {game}").format(game=views.title(state.game.name))
+        out.append(Said(line, line, "new"))
+        self._game, self._moves, self._occupied, self._missing = moment.game, [], set(), set()
+        self._score, self._over = state.scores(), False
+        self._wrong = {c.site for c in moment.corrections if c.want is None}
+        left = views.leftovers_words(moment)
+        if left:
+            out.append(Said(left, views.leftovers_words(moment, spoken=True), "fix"))
+        return out
+
+    def _takebacks(self, moment, undone: list[str], common: int,
+                   names: tuple[str, str]) -> list[Said]:
+        """The moves taken back since the last look (`undone`, from move `common` on): against
+        the computer the player's move and its reply together; the menu's corner pieces, which
+        were moves until it opened, as such; a takeback made without the board's hands (the
+        page, the sim) with what they do now."""
+        state = moment.state
+        if not undone:
+            return []
+        if moment.menu is not None:
+            line = tr("the menu's corners, not moves: took back {moves}")
+            return [Said(line.format(moves=tr(" and ").join(
+                             views.show_move(state.game.name, m) for m in undone)),
+                         line.format(moves=tr(" and ").join(
+                             views.say_move_text(state, m) for m in undone)),
+                         "takeback", common + 1)]
+        done = len(state.moves) == common
+        if len(undone) > 1 and done and not all(map(moment.at_board, (0, 1))):
+            # Against the computer: the player's move and the computer's reply, together.
+            out = [Said(tr("takeback of {move}").format(
+                            move=with_reply(moment, state, undone, False)),
+                        tr("takeback of {move}").format(
+                            move=with_reply(moment, state, undone, True)),
+                        "takeback", common + 1)]
+        else:
+            out = [Said(tr("takeback of {move}").format(move=views.show_move(state.game.name, m)),
+                        tr("takeback of {move}").format(move=views.say_move_text(state, m)),
+                        "takeback", common + i + 1)
+                   for i, m in reversed(list(enumerate(undone)))]
+        if done and moment.touch is None:
+            out[-1] = _with_hands(out[-1], moment, names)
+        return out
+
+    def _in_place(self, moment, missing: set[str], names: tuple[str, str]) -> list[Said]:
+        """What the last move owed the board (`_missing` at the last look), now in place:
+        "player 2's tree in place on t0.0" (the other seat's move made is said by the move)."""
+        state, out = moment.state, []
+        put = self._missing - missing - moment.to_make
+        occupancy = state.occupancy() if put else {}
+        for site in sorted(put):
+            if occupancy.get(site) is not None:
+                piece = piece_name(occupancy[site], names)
+                line = tr("{piece} in place on {site}")
+                out.append(Said(line.format(piece=piece, site=site),
+                                line.format(piece=piece, site=views.say_site(state, site)),
+                                "fix"))
+        return out
+
+    def _waits(self, moment, names: tuple[str, str]) -> list[Said]:
+        """The next move put before what is owed (`Moment.waiting`): it counts once that is in
+        place ("not a move yet: h0.1: first put player 2's tree on t0.0; then it counts")."""
+        out = []
+        new, self._waiting = moment.waiting - self._waiting, moment.waiting
+        owed = first_to_make(moment, names, owed_by_anyone=True) if new else None
+        for site in sorted(new):
+            if owed:
+                line = tr("not a move yet: {site}: {owed}; then it counts")
+                out.append(Said(line.format(site=site, owed=owed[0]),
+                                line.format(site=views.say_site(moment.state, site),
+                                            owed=owed[1]), "fix"))
         return out
 
     def clock(self, moment) -> list[Said]:
@@ -210,16 +293,20 @@ class Narrator:
 
     def menu(self, moment) -> list[Said]:
         """The menu (a board set up with no screen): what is chosen, said when it opens and
-        after each choice, and that it closed."""
+        after each choice, and as it closes what it applied (the new game's settings) or that
+        it changed nothing."""
         menu = moment.menu
         now = tuple(sorted(menu.chosen.items())) if menu is not None else None
         if now == self._menu_said:
             return []
         was, self._menu_said = self._menu_said, now
+        name = moment.state.game.name
         if now is None:
-            line = tr("menu: closed") if was is not None else ""
+            line = "" if was is None else views.menu_applied_words(name, dict(was)) \
+                if moment.game != self._menu_game else tr("menu: closed, nothing changed")
         else:
-            line = views.menu_words(moment.state.game.name, dict(menu.chosen), menu.touch)
+            self._menu_game = moment.game if was is None else self._menu_game
+            line = views.menu_words(name, dict(menu.chosen), menu.touch)
         return [Said(line, line, "menu")] if line else []
 
     def hint(self, moment) -> list[Said]:
@@ -234,8 +321,8 @@ class Narrator:
             return []
         line = tr("hint: {reason}").format(reason=reason)
         move = moment.hint_move
-        # Spoken, the move as a person says it ("v0.1" -> "the left groove of row one, square
-        # two"), wherever the reason names it.
+        # Spoken, the move as a person says it ("v0.1" -> "the left groove of row zero, square
+        # one"), wherever the reason names it.
         spoken = line
         if move:
             said = views.say_move_text(moment.state, move)
@@ -265,17 +352,29 @@ class Narrator:
         if state.is_over():
             return _end(state, names)
         a, b = state.scores()
-        line = tr("score {a} to {b}, {player} to move").format(a=a, b=b,
-                                                            player=names[state.to_move])
+        line = tr("{score} {a} to {b}, {player} to move").format(
+            score=views.score_name(state.game.name), a=a, b=b, player=names[state.to_move])
         return Said(line, line, "score")
 
 
-def first_to_make(moment, names: tuple[str, str]) -> tuple[str, str] | None:
+def first_to_make(moment, names: tuple[str, str], owed_by_anyone: bool = False
+                  ) -> tuple[str, str] | None:
     """While the other seat's move still waits to be made on the board, what to do first
     ("first put the computer's rod on v1.2"), as written and as said; None when nothing is
-    owed."""
+    owed. `owed_by_anyone`: a piece the last move owes the board, whoever made it, too
+    ("first put player 2's tree on t0.0")."""
     owed = [c for c in moment.corrections if c.want is not None and c.have is None
             and c.site in moment.to_make]
+    if not owed and owed_by_anyone:
+        owed = [c for c in moment.corrections if c.want is not None and c.have is None]
+        if not owed:
+            return None
+        state = moment.state
+        words = tr("first put {piece} on {sites}")
+        noun = piece_name(owed[0].want, names, "")
+        return (words.format(piece=noun, sites=tr(" and ").join(c.site for c in owed)),
+                words.format(piece=noun, sites=tr(" and ").join(views.say_site(state, c.site)
+                                                                for c in owed)))
     if not owed:
         return None
     kind = owed[0].want
@@ -289,6 +388,40 @@ def first_to_make(moment, names: tuple[str, str]) -> tuple[str, str] | None:
     return (words.format(piece=noun, sites=tr(" and ").join(c.site for c in owed)),
             words.format(piece=noun, sites=tr(" and ").join(views.say_site(state, c.site)
                                                             for c in owed)))
+
+
+def hands_words(fixes, names: tuple[str, str], spoken_in=None) -> str:
+    """What the hands do to put the board right after a takeback, from the sites that differ
+    (Corrections: what must be there, what is there): "lift the piece on h1.0", "put White's
+    spore back on F2"; "" when nothing. `spoken_in`: a state, to say the sites as a person
+    does."""
+    def site(name: str) -> str:
+        return views.say_site(spoken_in, name) if spoken_in is not None else name
+
+    ordered = sorted(fixes, key=lambda c: c.site)
+    lift = [site(c.site) for c in ordered if c.want is None]
+    parts = []
+    if lift:
+        parts.append(ngettext("lift the piece on {sites}", "lift the pieces on {sites}",
+                              len(lift)).format(sites=tr(" and ").join(lift)))
+    for c in ordered:
+        if c.want is not None:
+            parts.append(tr("put {piece} back on {site}").format(
+                piece=piece_name(c.want, names), site=site(c.site)))
+    return tr("; ").join(parts)
+
+
+def _with_hands(said: Said, moment, names: tuple[str, str]) -> Said:
+    """A takeback made without the board's hands (the page, the sim), with what they do now:
+    "takeback of h1.0: lift the piece on h1.0"."""
+    hands = hands_words(moment.corrections, names)
+    if not hands:
+        return said
+    line = tr("{takeback}: {hands}")
+    return Said(line.format(takeback=said.text, hands=hands),
+                line.format(takeback=said.spoken,
+                            hands=hands_words(moment.corrections, names, moment.state)),
+                said.kind, said.ply)
 
 
 def with_reply(moment, state, undone: list[str], spoken: bool) -> str:
@@ -361,4 +494,4 @@ def takeback_words(game_name: str, undone: list[tuple[str, bool]]) -> str:
 
 
 __all__ = ["Said", "Narrator", "why_not", "mover", "last_moves", "first_to_make", "with_reply",
-           "takeback_words"]
+           "takeback_words", "hands_words"]

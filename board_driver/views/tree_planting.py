@@ -17,9 +17,11 @@ TITLE = N_("Tree Planting")
 PLAYERS = (N_("player 1"), N_("player 2"))
 
 HELP = N_("""Tree Planting: a groove is h ROW.COL (the top side of square ROW.COL) or v ROW.COL (its
-left side); a hole is t ROW.COL. Read ROW at the left of the board, COL above it (for v, below).
+left side); a hole is t ROW.COL. Rows and columns count from 0, as the drawing labels them: a
+square's row at the left, its column above; h ROW at the left of its grooves, v COL below.
 Put a rod in a groove (place h0.0); when it closes a square, plant your tree peg there
-(place t0.0); lift the last rod again to take it back.""")
+(place t0.0); a rod put before that waits, and counts once the tree is in. Lift the last rod
+again to take it back. The most trees wins.""")
 
 
 # --- the LEDs ----------------------------------------------------------------------------------
@@ -217,14 +219,24 @@ def terminal(state, moment: Moment, paint: Paint) -> str:
             return paint(c[f"player{state.to_move}"] if not state.is_over() else grey, "·")
         return paint(c[f"player{owner}"], str(owner + 1), bold=winner == owner)
 
+    def corner(r: int, col: int) -> str:
+        """A corner where any groove meets (none past the board's edge)."""
+        near = (f"h{r}.{col - 1}", f"h{r}.{col}", f"v{r - 1}.{col}", f"v{r}.{col}")
+        return "+" if any(name in board.groove for name in near) else " "
+
+    # Each label says what it numbers: the squares' rows at the left and their columns above
+    # (t ROW.COL, and h ROW.COL along a square's top), the h grooves' rows at the left of
+    # theirs (h3 is the bottom edge of row 2), the v grooves' columns below (v ROW.4 the
+    # right edge of column 3).
     width = 4 * board.cols + 1
-    lines = ["   " + _labels([(4 * col + 2, str(col)) for col in range(board.cols)], width)]
+    pad = " " * 4
+    lines = [pad + _labels([(4 * col + 2, str(col)) for col in range(board.cols)], width)]
     for r in range(board.rows + 1):
         line = ""
         for col in range(board.cols):
             name = f"h{r}.{col}"
-            line += "+" + (groove(name, True) if name in board.groove else "   ")
-        lines.append(f"{r:>2} " + line + "+")
+            line += corner(r, col) + (groove(name, True) if name in board.groove else "   ")
+        lines.append((f"h{r:<2} " + line + corner(r, board.cols)).rstrip())
         if r == board.rows:
             break
         row = ""
@@ -233,8 +245,9 @@ def terminal(state, moment: Moment, paint: Paint) -> str:
             row += groove(name, False) if name in board.groove else " "
             if col < board.cols:
                 row += f" {hole(r, col)} " if (r, col) in cells else "   "
-        lines.append(f"{r:>2} " + row)
-    lines.append("   " + _labels([(4 * col, str(col)) for col in range(board.cols + 1)], width + 2))
+        lines.append((f"{r:>3} " + row).rstrip())
+    lines.append(pad + _labels([(4 * col, f"v{col}") for col in range(board.cols + 1)],
+                               width + 2))
     key = tr("━ rod, 1 2 trees")
     if moment.settings.moves == "safe" and not state.is_over():
         key += tr(", ··· a free groove that gives nothing away, ·!· one that hands a square over")
@@ -264,8 +277,10 @@ def _labels(at: list[tuple[int, str]], width: int) -> str:
 # --- words -------------------------------------------------------------------------------------
 
 def say_site(state, site: str) -> str:
-    """A groove or hole as a person says it: h0.1 -> "the top groove of row one, square two";
-    a groove with no square below (right of) it is the bottom (right) side of the one above."""
+    """A groove or hole as a person says it: h0.1 -> "the top groove of row zero, square one";
+    a groove with no square below (right of) it is the bottom (right) side of the one above.
+    Rows and squares are numbered as the screen, the page and the notation number them, from
+    0: what is heard is what is read at the board's edge."""
     from board_driver.views import say_number
 
     kind, _sep, rest = site.partition(" ") if " " in site else (site[:1], "", site[1:])
@@ -286,7 +301,7 @@ def say_site(state, site: str) -> str:
         words = N_("the tree hole of row {row}, square {col}")
     else:
         return site
-    return tr(words).format(row=say_number(row + 1), col=say_number(col + 1))
+    return tr(words).format(row=say_number(row), col=say_number(col))
 
 
 def say_move(state, move: str) -> str:

@@ -27,7 +27,9 @@ ENTRIES = True  # cubes above or beside the board have no sensor: the page enter
 HELP = N_("""Treeblox: the board's holes are a1..d4 (columns a-d, rows 1-4); a cube in a hole is
 seen by its sensor: place b2 dark-leaf. Cubes above or beside the board have no sensor and are
 entered: place b2+1 light-branch (one cube above b2), place (-1,0,0) dark-leaf (beside a1).
-Kinds: dark-leaf, dark-branch, light-leaf, light-branch. press end_turn ends a turn early.""")
+Kinds: dark-leaf, dark-branch, light-leaf, light-branch. press end_turn ends a turn early.
+To win: have more leaves that see the sky (nothing on them) when the game ends: when a tree has
+no such leaf left, after a pass by each player in a row, or once the cubes run out.""")
 
 
 #: The sides of the board a cell beside it is on, as `site_words` says them.
@@ -94,6 +96,26 @@ def move_words(move: str) -> str:
 
 #: The shared legend's words for this game (board_driver/views/__init__.py: `legend`).
 COLOUR_MEANINGS = {"safe": None, "unsafe": None, "choice": None}
+#: The hint modes its pictures show: the holes a cube may go into (legal, and the computer's
+#: best); nothing tells a safe placement from another ("safe" would light what "legal" does).
+HINTS = ("off", "legal", "best")
+
+
+def why_not(state, site: str, kind: str) -> str | None:
+    """Why a cube of `kind` on `site` is no move, in the rules' words (a cell in the air, a
+    leaf's face): the rules' reason for that placement."""
+    from board_driver.views.words import reason
+    from games import IllegalMove
+
+    what = kind.partition("-")[2]
+    letter = {"leaf": "L", "branch": "B"}.get(what)
+    if letter is None:
+        return None
+    try:
+        state.copy().play(state.parse_move(letter + site))
+    except IllegalMove as exc:
+        return reason(exc.reason)
+    return None
 
 
 def _tops(state) -> dict[tuple[int, int], tuple[str, int]]:
@@ -503,8 +525,10 @@ class TreebloxView(GameView):
     TITLE = TITLE
     PLAYERS = PLAYERS
     HELP = HELP
+    HINTS = HINTS
     ENTRIES = ENTRIES
     COLOUR_MEANINGS = COLOUR_MEANINGS
+    why_not = staticmethod(why_not)
     frame = staticmethod(frame)
     svg = staticmethod(svg)
     terminal = staticmethod(terminal)

@@ -13,7 +13,8 @@ import games
 import games.ai
 from board_driver import views
 from board_driver.referee.reconcile import changed_sites
-from board_driver.views.narrate import takeback_words
+from board_driver.moment import Correction
+from board_driver.views.narrate import hands_words, takeback_words
 from board_driver.views.words import reason, tr
 
 
@@ -112,6 +113,8 @@ def page_state(referee, *, layout_name: str, token_required: bool, version: int,
         "about": tr(state.game.description),
         "layout": layout_name,
         "players": list(names),
+        # what the two numbers of game.scores count ("score"; Fangqi "counters left")
+        "score_name": views.score_name(state.game.name),
         "colours": {f"player{p}": "#%02x%02x%02x" % view.settings.colours[f"player{p}"]
                     for p in (0, 1)},
         # each player's pieces as the picture draws them (None: in the colours above)
@@ -125,7 +128,8 @@ def page_state(referee, *, layout_name: str, token_required: bool, version: int,
         "entries": offered,
         "end_turn": can_end_turn(state),
         "end_turn_button": has_end_turn(state),
-        "takeback": bool(state.moves) and not view.over,
+        # (the move that ended the game too, until the board is cleared: not a flag)
+        "takeback": bool(state.moves) and view.flagged is None,
         # The players' clocks (None: an untimed game): ms left, whose runs, the control.
         "clocks": clocks_state(view),
         "hint": view.settings.moves,
@@ -188,15 +192,20 @@ def clocks_key(referee, now: float) -> tuple:
 def takeback_question(moment) -> str | None:
     """What the takeback button asks before it acts (None: nothing to take back)."""
     state = moment.state
-    if not state.moves or moment.over or not moment.takeback_depth:
+    if not state.moves or moment.flagged is not None or not moment.takeback_depth:
         return None
     probe, undone = state.copy(), []
     for _ in range(moment.takeback_depth):
         move = probe.undo()
         undone.append((str(move), moment.at_board(probe.to_move)))
-    lift = "" if moment.touch is not None else tr(" Lift its pieces from the board afterwards.")
-    return tr("Take back {moves}?{lift}").format(moves=takeback_words(state.game.name, undone),
-                                                 lift=lift)
+    question = tr("Take back {moves}?").format(moves=takeback_words(state.game.name, undone))
+    # What the hands then do on the board (a touch game's LEDs change back by themselves).
+    before, after = state.occupancy(), probe.occupancy()
+    hands = "" if moment.touch is not None else hands_words(
+        [Correction(s, after.get(s), before.get(s)) for s in changed_sites(before, after)],
+        views.players(state.game.name))
+    return tr("{question} Then {hands}.").format(question=question, hands=hands) if hands \
+        else question
 
 
 def saved_state(saved, upto: int | None = None) -> games.State:

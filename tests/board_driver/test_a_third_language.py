@@ -107,7 +107,7 @@ def test_the_copy_speaks_french_in_the_config_the_command_line_and_the_voice(in_
                cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     said = [json.loads(line)["said"] for line in done.stdout.splitlines()]
-    assert said[2] == ["reprise de the left groove of row one, square one"]
+    assert said[2] == ["reprise de the left groove of row zero, square zero"]
     helped = " ".join(run(TREEBOARD, "trace", "--help", cwd=tmp_path).stdout.split())
     assert "{en,fr,zh}" in helped and "en (English), fr (français), zh (中文)" in helped
     wavs = sorted(p.name for p in voice.glob("*.wav"))

@@ -114,7 +114,7 @@ def test_a_touch_games_tap_and_hold_mean_the_same_in_trace_and_the_sim(tmp_path)
     assert records[-1]["game"]["moves"] == ["a3-a4", "retreat:h6"]
     out = sim(tmp_path, *lines, "quit", layout=layout)
     assert "move 1: a3-a4 (Black to move)" in out
-    assert "move 2: retreat:h6 (White to move)" in out
+    assert "move 2: retreat from h6 (White to move)" in out
 
 
 def test_the_sims_commands_take_what_they_take_and_a_comment(tmp_path):

@@ -49,7 +49,7 @@ def test_one_legend_names_every_colour_shown_and_the_page_and_sim_read_it(board)
     assert by_name["player0"]["label"] == "blue" and by_name["player1"]["label"] == "yellow"
     assert by_name["wrong"]["colour"] == "#ff0000"
     assert state_json(t)["legend"] == legend                      # the page reads the same
-    printed = "\n".join(legend_lines(t.referee, views.Paint(False)))
+    printed = "\n".join(legend_lines(t.moment(), views.Paint(False)))
     assert "sky blue: the computer's best move" in printed         # and the sim prints it
     t.door.set_hint_mode("off")                                        # no hint colours then
     assert not {"best", "safe", "unsafe"} & {e["name"] for e in
@@ -96,7 +96,7 @@ def test_colour_words_match_what_is_drawn():
         "put a black counter here"
     view = Moment.still(dict(DEFAULT_COLOURS))
     arbos = games.get_game("arbos").new_state(board="8x8")
-    assert "W White's spores (drawn blue), B Black's (drawn yellow)" in \
+    assert "the LEDs show White in blue, Black in yellow" in \
         views.terminal(arbos, view, views.Paint(False))
 
 
@@ -108,7 +108,8 @@ def test_fangqis_key_marks_the_letter_of_the_counters_that_may_be_taken():
     view = Moment.still(dict(DEFAULT_COLOURS),
                 completions=[Correction(s, None, PRESENT) for s in ("d1", "d2", "d3")])
     text = views.terminal(state, view, views.Paint(False))
-    assert "[W] may be taken" in text and "B Black (drawn blue), W White (drawn yellow)" in text
+    assert "[W] may be taken" in text and "B Black, W White" in text
+    assert "the LEDs show Black in blue, White in yellow" in text
     view = Moment.still(dict(DEFAULT_COLOURS), completions=[Correction("a1", None, PRESENT)])
     assert "[B] may be taken" in views.terminal(state, view, views.Paint(False))   # Black's
 

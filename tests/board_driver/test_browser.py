@@ -93,7 +93,7 @@ def test_treeblox_entry_above_the_board_refusal_and_screenshots(browser, sims):
     # An entry the game refuses (a cube on a leaf) shows the reason on the page.
     page.evaluate("post('/api/enter', {site: 'b2+1', kind: 'light-leaf'})")
     page.wait_for_selector("#toast:not([hidden])")
-    assert "no legal move puts that piece there now" in page.inner_text("#toast")
+    assert "no cube can be attached to a leaf" in page.inner_text("#toast")
     page.evaluate("document.getElementById('toast').hidden = true")  # not in the screenshots
     for turn in (2, 3, 0):  # round to the first side again, for the screenshots
         page.click("#turn3d")
@@ -387,7 +387,7 @@ def test_the_voice_settings_changed_on_the_page(browser, sims, tmp_path):
     said = wait_for(lambda: [p.read_text(encoding="utf-8").strip()
                              for p in sorted(voice_dir.glob("*.txt"))],
                     10, "the voice's first words")
-    assert said == ["一号玩家：第一行第一格的上槽"]
+    assert said == ["一号玩家：零号行零号格的上槽"]
     screenshots(page, "voice-settings")
     # A restart: the page shows what it changed, kept with the board's journal.
     sim.stop()

@@ -105,7 +105,7 @@ def test_piped_actions_wait_for_a_late_scan(tmp_path):
     assert run_sim(config, stdin=io.StringIO("place h0.0\ntakeback\nquit\n"), out=out) == 0
     text = out.getvalue()
     assert "no move to take back" not in text
-    assert text.index("move 1: h0.0") < text.index("took back h0.0")
+    assert text.index("move 1: h0.0") < text.index("takeback of h0.0")
 
 
 def test_a_takeback_command_asks_to_lift_the_piece_without_calling_it_no_move(tmp_path):
@@ -119,12 +119,12 @@ def test_a_takeback_command_asks_to_lift_the_piece_without_calling_it_no_move(tm
     lines = "place h0.0\nplace h1.0\ntakeback\nlift h1.0\nquit\n"
     assert run_sim(config, stdin=io.StringIO(lines), out=out) == 0
     text = out.getvalue()
-    assert "took back h1.0; lift its pieces" in text and "correct h1.0: take the piece off" in text
+    assert "takeback of h1.0: lift the piece on h1.0" in text and "correct h1.0: take the piece off" in text
     assert "not a move" not in text
     # A resumed game: the same, from the journal's pieces.
     out = io.StringIO()
     assert run_sim(sim_config(journal=journal), stdin=io.StringIO("takeback\nquit\n"), out=out) == 0
-    assert "took back h0.0" in out.getvalue() and "not a move" not in out.getvalue()
+    assert "takeback of h0.0: lift the piece on h0.0" in out.getvalue() and "not a move" not in out.getvalue()
 
 
 def test_a_computer_answer_after_the_loop_closed_is_dropped_quietly():

@@ -164,7 +164,7 @@ def test_hold_offers_the_retreat_a_second_tap_confirms_and_a_finished_game_resta
     assert record["game"]["moves"] == []          # a slow hand never destroys: only offered
     touch = t.referee.touch
     assert touch.confirming and str(touch.offered) == "retreat:a3"
-    assert touch.words("game-for-the-trees") == ("retreat:a3? tap a3 again to confirm; any other square cancels")
+    assert touch.words("game-for-the-trees") == ("retreat from a3? tap a3 again to confirm; any other square cancels")
     # the square blinks in the "unsafe" colour (on at whole seconds)
     t.step("wait", [str(round((1.1 - t.clock.now % 1) * 1000))])
     assert t.session.hardware.leds.shown is not None

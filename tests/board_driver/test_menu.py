@@ -239,4 +239,5 @@ def test_the_board_says_its_menu_aloud(board):
         "two people play", "the computer plays White (medium)")]
     assert put(t, site_of(t, "seats", "computer-2"), None)["said"] == []   # nothing new
     applied = put(t, site_of(t, "apply"), None)
-    assert "menu: closed" in applied["said"]
+    assert applied["said"][0] == ("menu applied, a new game: the computer plays White (medium), "
+                                  "clock none, hints safe")

@@ -95,14 +95,14 @@ def test_game_for_the_trees_by_tap_and_hold_whatever_the_pace(tmp_path):
     said = out.splitlines()
     assert "actions: tap SQ | hold SQ" in out
     assert "move 1: a3-a4 (Black to move)" in said
-    assert "retreat:h6? tap h6 again to confirm; any other square cancels" in said
+    assert "retreat from h6? tap h6 again to confirm; any other square cancels" in said
     assert "tap on b4: cancelled, nothing is selected" in said
     assert "tap on a5: nothing of Black's grows from there" in said
-    assert "move 2: retreat:h6 (White to move)" in said
-    assert "took back retreat:h6" in said          # a touch game has no pieces to lift
+    assert "move 2: retreat from h6 (White to move)" in said
+    assert "takeback of retreat from h6" in said   # a touch game has no pieces to lift
     assert "lift its pieces" not in out
     assert said.index("tap on b4: cancelled, nothing is selected") < said.index(
-        "move 2: retreat:h6 (White to move)")
+        "move 2: retreat from h6 (White to move)")
 
 
 def _workers_ready(pid: int) -> bool:
@@ -192,7 +192,8 @@ def test_the_sim_says_the_menu(tmp_path):
                "place b2", "place a3", layout="fangqi-7x7-matrix")
     assert "menu: two people play, clock none, hints safe; put a piece on a lit site" in out
     assert "menu: the computer plays White (medium), clock 5+3, hints safe;" in out
-    assert "menu: closed; lift its pieces off the board\nnew game of Fangqi" in out
+    assert ("menu applied, a new game: the computer plays White (medium), clock 5+3, hints "
+            "safe\nnew game of Fangqi") in out
     assert "clocks: Black 5:00, White 5:00" in out
 
 
@@ -223,11 +224,11 @@ def test_what_quit_waits_for_the_last_action_settled_and_said(tmp_path):
 
 @pytest.mark.parametrize("lines, said", [
     # a touch game's tap: its words come with the next frame
-    ("tap a3\nquit\n", "selected a3: tap a4 b4 to grow there; hold a3 for retreat:a3; tap a3 again to cancel"),
+    ("tap a3\nquit\n", "selected a3: tap a4 b4 to grow there; hold a3: retreat from a3; tap a3 again to cancel"),
     # a lift that takes the move back: said once the lift has settled (debounce)
     ("place h0.0\nlift h0.0\nquit\n", "takeback of h0.0"),
     # the input ends without quit: the same
-    ("tap a3\n", "selected a3: tap a4 b4 to grow there; hold a3 for retreat:a3; tap a3 again to cancel"),
+    ("tap a3\n", "selected a3: tap a4 b4 to grow there; hold a3: retreat from a3; tap a3 again to cancel"),
 ])
 def test_quit_shows_what_the_last_action_did(tmp_path, lines, said):
     """Pasted into a terminal (no settling between lines), `quit` right after an action still

@@ -153,12 +153,12 @@ def test_the_sim_speaks_through_the_daemons_worker_and_repeats(tmp_path):
     said = [p.read_text(encoding="utf-8").strip()
             for p in sorted((tmp_path / "voice").glob("*.txt"))]
     # (aloud, a move without its number: the page shows it)
-    assert said[:3] == ["一号玩家：第一行第一格的上槽",
-                        "二号玩家：第一行第一格的左槽",
-                        "一号玩家：第二行第一格的上槽"]
+    assert said[:3] == ["一号玩家：零号行零号格的上槽",
+                        "二号玩家：零号行零号格的左槽",
+                        "一号玩家：一号行零号格的上槽"]
     # repeat: the last two moves, numbered, then whose turn and the score
-    assert said[3:] == ["第二步，二号玩家：第一行第一格的左槽",
-                        "第三步，一号玩家：第二行第一格的上槽",
+    assert said[3:] == ["第二步，二号玩家：零号行零号格的左槽",
+                        "第三步，一号玩家：一号行零号格的上槽",
                         "比分0比0，轮到二号玩家"]
     assert "第 3 步：h1.0" in out.getvalue()
 
@@ -207,10 +207,10 @@ def test_the_voice_says_why_the_hinted_move(tmp_path):
     # spoken with the move as a person says it
     with words.speaking("zh"):
         sentence = sentence.replace("v0.1", views.say_move_text(state, "v0.1"))
-    assert "v0.1" not in sentence and "第一行第二格的左槽" in sentence
+    assert "v0.1" not in sentence and "零号行一号格的左槽" in sentence
     # said once, after the third move (the hints of the positions before: their own reasons)
     assert said.count(sentence) == 1
-    assert said.index(sentence) > said.index("一号玩家：第二行第一格的上槽")
+    assert said.index(sentence) > said.index("一号玩家：一号行零号格的上槽")
 
 
 # --- the ALSA path: espeak-ng's --stdout into aplay on [voice] device -------------------------
@@ -224,7 +224,7 @@ needs_aplay = pytest.mark.skipif(shutil.which("aplay") is None,
 @needs_aplay
 def test_the_speech_thread_plays_through_aplay_on_an_alsa_device(tmp_path):
     # ALSA's null PCM needs no sound card: the whole pipe runs, and nothing is said wrong.
-    sentence = "player 1: the top groove of row one, square one"
+    sentence = "player 1: the top groove of row zero, square zero"
     speech = Speech(Espeak(Voice(enabled=True, device="null")), Voice(device="null"), "en")
     speech.start()
     speech.say([sentence])

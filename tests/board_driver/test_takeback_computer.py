@@ -66,7 +66,7 @@ def test_the_takeback_command_takes_back_the_move_and_the_reply_and_says_so(boar
     from board_driver.web.snapshot import takeback_question
 
     assert takeback_question(t.moment()) == ("Take back h0.0 and the computer's reply v1.2? "
-                                            "Lift its pieces from the board afterwards.")
+                                            "Then lift the pieces on h0.0 and v1.2.")
     assert t.door.takeback() == "took back h0.0 and the computer's reply v1.2"
     assert t.referee.state.moves == [] and t.referee.state.to_move == 0
     # while the computer still thinks, only the player's move is there to take back
@@ -89,7 +89,7 @@ def test_the_sim_says_both_were_taken_back(board):
     t.step("lift", ["h0.0"])
     terminal(t.session)
     said = terminal.out.getvalue().splitlines()
-    assert "takeback of h0.0 and the computer's reply v1.2" in said
+    assert "takeback of h0.0 and the computer's reply v1.2: lift the piece on v1.2" in said
     assert not any(line.startswith("not a move") for line in said)
 
 
@@ -102,7 +102,7 @@ def test_a_rod_put_before_the_computers_is_told_to_wait_for_it(board):
     terminal(t.session)
     t.step("place", ["h1.0"])                 # the player's next rod, the computer's not down
     terminal(t.session)
-    assert "not a move: h1.0: first put the computer's rod on v1.2" in \
+    assert "not a move yet: h1.0: first put the computer's rod on v1.2; then it counts" in \
         terminal.out.getvalue().splitlines()
 
 

@@ -146,7 +146,7 @@ def test_the_selection_in_words_for_sim():
     t, s = TouchInput(), Lamps(lit={"b"})
     assert t.words("lamps") is None
     touch(t, s, "b", 1.0)
-    assert t.words("lamps") == ("selected b: tap c to grow there; hold b for out b; "
+    assert t.words("lamps") == ("selected b: tap c to grow there; hold b: out b; "
                          "tap b again to cancel")
     touch(t, s, "c", 2.0)
     assert t.words("lamps") == ("2 turns lead to c; offered b-c (1 of 2): tap c to play it, "

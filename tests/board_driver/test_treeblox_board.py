@@ -78,7 +78,7 @@ def test_cubes_above_the_board_are_entered_and_checked(tracer):
     tracer.step("place", ["c4", "light-leaf"])
     record = tracer.step("place", ["b1+1", "dark-leaf"])  # on top of Dark's branch
     assert record["game"]["moves"][-1] == "Lb1+1"
-    with pytest.raises(TraceError, match="no legal move puts that piece there"):
+    with pytest.raises(TraceError, match="your first leaf goes into one of the 16 board holes"):
         list(run_trace(["place b1+1 dark-leaf"], tracer.session.config))
 
 

@@ -163,7 +163,7 @@ def test_tree_planting_terminal_labels_rows_and_columns_and_reads_without_colour
     assert "\x1b" not in text
     lines = text.splitlines()
     assert lines[0].split() == ["0", "1", "2", "3"]
-    line1 = next(line for line in lines if line.startswith(" 1 +"))
+    line1 = next(line for line in lines if line.startswith("h1  +"))
     # h1.2 is on line 1, under column 2's label: the rod is there and nowhere else
     col = lines[0].index("2")
     assert line1[col] == "━" and line1.count("━") == 3

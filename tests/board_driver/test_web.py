@@ -48,7 +48,8 @@ def test_state_push_and_takeback_on_tree_planting(tmp_path):
                 # a takeback from the page: the game forgets the rod, the rod lights to be lifted
                 status, after = await post(http, daemon, "/api/takeback")
                 assert status == 200 and after["game"]["moves"] == []
-                assert after["fixes"] == [{"site": "h0.0", "do": "take the piece off", "move": False}]
+                assert after["fixes"] == [{"site": "h0.0", "do": "take the piece off", "move": False,
+                                           "waiting": False}]
                 await hands(daemon, "lift", "h0.0")
                 clear = await next_push(ws, lambda s: not s["corrections"])
                 assert clear["game"]["moves"] == []
@@ -116,7 +117,7 @@ def test_treeblox_entry_above_the_board_and_a_refused_one(tmp_path):
             async with http.get(base_url(daemon) + "/api/picture3d?turn=9") as r:
                 assert r.status == 400 and "quarter turns" in (await r.json())["error"]
             status, body = await post(http, daemon, "/api/enter", {"site": "b2+1", "kind": "dark-leaf"})
-            assert status == 409 and "no legal move puts that piece there now" in body["error"]
+            assert status == 409 and "no cube can be attached to a leaf" in body["error"]
             before = state["leds"]["a2"]
             status, after = await post(http, daemon, "/api/enter", {"site": "a2+1", "kind": "dark-leaf"})
             assert status == 200 and after["game"]["moves"][-1] == "La2+1"
@@ -431,7 +432,7 @@ def test_the_voice_settings_on_the_page_apply_at_once_and_survive_a_restart(tmp_
             assert body["language"] == "zh" and body["repeat_moves"] == 5
             # the next sentence: spoken in Chinese, at the new rate
             await hands(daemon, "place", "h0.0")
-            assert await said() == ["一号玩家：第一行第一格的上槽"]
+            assert await said() == ["一号玩家：零号行零号格的上槽"]
             assert daemon.speech.engine.settings.rate == 200
         assert not (tmp_path / "config.toml").exists()
 

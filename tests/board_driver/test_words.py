@@ -38,11 +38,11 @@ def test_the_check_finds_a_missing_translation_a_broken_placeholder_and_a_stale_
     po = tmp_path / "zh.po"
     text = po.read_text(encoding="utf-8")
     text = text.replace('msgstr "植树棋"', 'msgstr ""')
-    text = text.replace('msgstr "比分{a}比{b}"', 'msgstr "比分{a}比{c}"')
+    text = text.replace('msgstr "{score}{a}比{b}"', 'msgstr "{score}{a}比{c}"')
     po.write_text(text, encoding="utf-8")
     found = "\n".join(catalogs.problems())
     assert "'Tree Planting' has no translation" in found
-    assert "'score {a} to {b}': the translation's placeholders ['a', 'c']" in found
+    assert "'{score} {a} to {b}': the translation's placeholders ['a', 'c', 'score']" in found
     assert "zh.mo: not compiled from zh.po" in found
 
 
@@ -170,7 +170,7 @@ def test_the_sim_in_chinese(tmp_path):
 def test_the_sim_says_fangqi_by_its_chinese_name(tmp_path):
     out = sim(tmp_path, "quit", layout="fangqi-7x7-matrix")
     assert "方棋：交叉点记作 a1.." in out
-    assert "比分 25:24，轮到黑方" in out   # the counters in hand, Black first
+    assert "剩余棋子 25:24，轮到黑方" in out   # the counters left, Black first
     assert "布子阶段：轮到黑方；黑方 25 枚，白方 24 枚" in out   # the view's own status line
 
 
@@ -190,15 +190,15 @@ GAME = "place h0.0\nplace v0.0\nlift v0.0\nplace h1.0\nplace v0.0\nplace v0.1\n"
 def test_a_trace_says_each_action_in_english_and_in_chinese(tmp_path):
     en = run_trace_cli(tmp_path, GAME)
     assert [r["said"] for r in en[:3]] == [
-        ["player 1: the top groove of row one, square one"],
-        ["player 2: the left groove of row one, square one"],
-        ["takeback of the left groove of row one, square one"]]
+        ["player 1: the top groove of row zero, square zero"],
+        ["player 2: the left groove of row zero, square zero"],
+        ["takeback of the left groove of row zero, square zero"]]
     # the fourth side closes the square: the score changes, and is said
-    assert en[-1]["said"] == ["player 2: the left groove of row one, square two",
+    assert en[-1]["said"] == ["player 2: the left groove of row zero, square one",
                               "score 0 to 1"]
     zh = run_trace_cli(tmp_path, GAME, "--language", "zh")
-    assert zh[0]["said"] == ["一号玩家：第一行第一格的上槽"]
-    assert zh[2]["said"] == ["悔棋：第一行第一格的左槽"]
+    assert zh[0]["said"] == ["一号玩家：零号行零号格的上槽"]
+    assert zh[2]["said"] == ["悔棋：零号行零号格的左槽"]
     assert [r["game"] for r in zh] == [r["game"] for r in en]   # the same game, other words
 
 
@@ -208,10 +208,11 @@ def test_site_names_as_a_person_says_them(tmp_path):
     t = Tracer(sim_config(journal=str(tmp_path / "a.sqlite")))
     try:
         state = t.referee.state
-        assert views.say_site(state, "h0.1") == "the top groove of row one, square two"
-        assert views.say_site(state, "v2.3") == "the right groove of row three, square three"
-        assert views.say_site(state, "h3.0") == "the bottom groove of row three, square one"
-        assert views.say_site(state, "t1.2") == "the tree hole of row two, square three"
+        # (as the screen and the page label them, from 0)
+        assert views.say_site(state, "h0.1") == "the top groove of row zero, square one"
+        assert views.say_site(state, "v2.3") == "the right groove of row two, square two"
+        assert views.say_site(state, "h3.0") == "the bottom groove of row two, square zero"
+        assert views.say_site(state, "t1.2") == "the tree hole of row one, square two"
     finally:
         t.close()
     t = Tracer(sim_config(journal=str(tmp_path / "b.sqlite"), layout="arbos-8x8-matrix"))
@@ -471,6 +472,9 @@ def test_a_takeback_says_the_move_in_chinese(tmp_path):
 def test_a_move_as_the_screen_shows_it(game, notation, zh):
     from board_driver import views
 
-    assert views.show_move(game, notation) == notation       # English: the notation itself
+    # English: the notation itself, but a retreat and a stop in words, as Chinese says them
+    english = {"retreat:d5": "retreat from d5",
+               "stop:d2>f3/d2>f3,g2>f3": "stop d2>f3/d2>f3,g2>f3"}.get(notation, notation)
+    assert views.show_move(game, notation) == english
     with words.speaking("zh"):
         assert views.show_move(game, notation) == zh

@@ -242,7 +242,9 @@ function showStatus(s) {
   }
   const score = $("score");
   score.textContent = "";
-  score.append(playerChip(s, 0), `${s.players[0]} ${a}  `, playerChip(s, 1), `${s.players[1]} ${b}`);
+  // (what the numbers count: "Score", Fangqi's "Counters left")
+  const name = s.score_name ? `${s.score_name[0].toUpperCase()}${s.score_name.slice(1)}: ` : "";
+  score.append(name, playerChip(s, 0), `${s.players[0]} ${a}  `, playerChip(s, 1), `${s.players[1]} ${b}`);
   showClocks(s);
   $("result").hidden = !s.result;
   $("result").textContent = s.result ? STRINGS.result(s.result) : "";
