@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 from babel.messages.pofile import read_po
 
-from tests.board_driver.browser_harness import TREEBOARD, browser, page_reading, sims  # noqa: F401
+from tests.board_driver.browser_harness import (TREEBOARD, browser, chromium,  # noqa: F401
+                                                page_reading, sims)
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))

@@ -591,9 +591,9 @@ def test_a_voice_without_espeak_ng_is_a_part_down_and_speaks_once_it_is_installe
             assert os.environ.get("CI") != "true", "espeak-ng is missing: ./dev installs it"
             pytest.skip("espeak-ng is not installed here: the voice cannot come back")
         (bare / "espeak-ng").symlink_to(espeak)   # installed meanwhile
-        await until(lambda: daemon.supervisor.parts["voice"].state == UP, "the voice up")
+        await until(lambda: daemon.supervisor.parts["voice"].state == UP, 30, "the voice up")
         daemon.say("now I speak")
-        await until(lambda: any(t == "now I speak" for t, _ in daemon.speech.said),
+        await until(lambda: any(t == "now I speak" for t, _ in daemon.speech.said), 30,
                     "the sentence said")
         daemon.stop()
         await asyncio.wait_for(runner, 30)

@@ -75,7 +75,7 @@ def test_a_tree_put_is_said(board):
     assert said[-1] != "" and "player 2's tree in place on t0.0" in said
     # spoken as the screen names it
     record = t.step("place", ["h0.1"])
-    assert record["said"] == ["move five, player 2: the top groove of row zero, square one"]
+    assert record["said"] == ["player 2: the top groove of row zero, square one"]
 
 
 def test_the_computers_last_rod_is_owed_before_the_end(board):
@@ -87,8 +87,8 @@ def test_the_computers_last_rod_is_owed_before_the_end(board):
     step(t, terminal, "place v0.0", "place h1.0")
     t.referee.play_for_seat("v0.1", t.clock(), "computer")     # the last groove: over in the game
     record = t.step("wait", ["0"])
-    assert record["said"] == ["move four, player 2: the right groove of row zero, square zero; "
-                              "player 2's move: put it on the board"]   # no end yet
+    assert record["said"] == ["player 2: the right groove of row zero, square zero; "
+                              "put it on the board"]   # no end yet
     terminal(t.session)
     said = terminal.out.getvalue().splitlines()
     assert "move 4: v0.1; player 2's move: put it on the board" in said
