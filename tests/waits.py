@@ -7,7 +7,7 @@ nothing about speed (a number we claim comes from `benchmarks/`). On a busy mach
 at load 10, a Pi installing its updates just after boot) everything a test starts runs several
 times slower, so every deadline is multiplied by `slowdown()`: `TREEBOARD_TEST_SLOWDOWN` when it
 is set, otherwise the load per core, never below 1, read again each time a wait looks at its
-deadline (a load that rises during the wait stretches it further).
+deadline (the busiest it has been during the wait stretches it).
 
     from tests.waits import scaled, wait_for, until
     subprocess.run(cmd, timeout=scaled(60))
@@ -39,7 +39,11 @@ def slowdown() -> float:
         load = os.getloadavg()[0]
     except OSError:   # no load average on this system
         return 1.0
-    return max(1.0, load / (os.cpu_count() or 1))
+    try:
+        cores = len(os.sched_getaffinity(0))   # (the cores this process may run on)
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    return max(1.0, load / cores)
 
 
 def scaled(seconds: float) -> float:
@@ -53,25 +57,28 @@ def ms(seconds: float) -> float:
 
 
 class Deadline:
-    """`seconds` from now on an idle machine; on a busy one, as much later as the load is when
-    it is asked (so a wait that began on an idle machine still stretches)."""
+    """`seconds` from now on an idle machine; on a busy one, stretched by the busiest the
+    machine has been since (a wait that began on an idle machine still stretches, and one that
+    began on a busy machine keeps what the load cost it)."""
 
     def __init__(self, seconds: float):
         self.seconds = seconds
         self.start = time.monotonic()
+        self.factor = slowdown()
 
     def waited(self) -> float:
         return time.monotonic() - self.start
 
     def left(self) -> float:
-        return max(0.0, scaled(self.seconds) - self.waited())
+        self.factor = max(self.factor, slowdown())
+        return max(0.0, self.seconds * self.factor - self.waited())
 
     def passed(self) -> bool:
         return self.left() == 0.0
 
     def failure(self, what: Any) -> AssertionError:
         return AssertionError(f"timed out after {self.waited():.1f} s (the deadline: "
-                              f"{self.seconds:g} s on an idle machine, x{slowdown():.1f} for "
+                              f"{self.seconds:g} s on an idle machine, x{self.factor:.1f} for "
                               f"its load) waiting for {what}")
 
     def look(self, condition: Callable[[], Any], what: Any = None) -> Any:
