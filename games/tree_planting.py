@@ -411,6 +411,7 @@ def solve(state: TreePlantingState) -> tuple[int, list[Groove]]:
 
 class TreePlanting(Game):
     name = "tree-planting"
+    sgf_number = 7001   # GM[7001] (docs/records.md)
     short_title = "Tree Planting"
     description = "draw rods in the grooves; close a square to plant a tree and draw again"
     #: games/ai/tree_planting.py solves it exactly where a position is small enough.

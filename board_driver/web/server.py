@@ -43,6 +43,7 @@ from board_driver.referee.journal import JournalError
 from board_driver.views import words
 from board_driver.views.narrate import last_moves
 from board_driver.web import snapshot
+from board_driver.web.library import Library
 from treeboard.exc import TreeboardError
 
 log = logging.getLogger("treeboard.web")
@@ -224,6 +225,7 @@ class WebServer:
         r.add_post("/api/voice", self._set_voice)
         r.add_get("/api/games/{id:\\d+}/review", self._review)
         r.add_get("/ws", self._ws)
+        Library(self.door, self._language, self._reviews).add_routes(r)   # web/library.py
         return app
 
     async def start(self) -> None:
