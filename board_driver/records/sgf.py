@@ -148,6 +148,8 @@ def parse(text: str) -> list[Node]:
             raise RecordError(line, _unexpected(rest, bool(opened), bool(roots)))
         kind, token = m.lastgroup, m.group(m.lastgroup)
         line += text.count("\n", pos, m.start(kind))
+        if not opened and token != "(":
+            raise RecordError(line, _unexpected(text[m.start(kind):], False, bool(roots)))
         pos = m.end()
         if token == "(" and kind == "D":
             if opened and node is None:
@@ -156,19 +158,15 @@ def parse(text: str) -> list[Node]:
             node, key = None, None
             _expect_node(text, pos, line)
         elif token == ";" and kind == "D":
-            if not opened:
-                raise RecordError(line, _unexpected(";", False, bool(roots)))
             parent, node, key = node, Node(line), None
             if parent is None and opened[-1] is None:
                 roots.append(node)
             else:
                 (parent or opened[-1]).children.append(node)
         elif kind == "D":
-            if not opened:
-                raise RecordError(line, Reason("a ')' with no '(' before it"))
             node, key = opened.pop(), None
         elif kind == "I":
-            if node is None or token in node.props:
+            if node is None or token in node.props:   # (node: None only right after "(")
                 raise RecordError(line, Reason("{key} stands outside a node, or twice in one",
                                                key=token))
             key = token
