@@ -69,9 +69,9 @@ CREATE TABLE IF NOT EXISTS games (
                 CHECK (status IN ('playing', 'finished', 'abandoned')),
     started_at  REAL NOT NULL,
     finished_at REAL,
-    summary     TEXT,                       -- JSON, once finished
     players     TEXT,                       -- JSON: [{"seat": ..., "name": ...}] x2 (schema 2)
-    origin      TEXT                        -- NULL: played here; "import": from a record
+    origin      TEXT,                       -- NULL: played here; "import": from a record (2)
+    summary     TEXT                        -- JSON, once finished
 );
 CREATE TABLE IF NOT EXISTS events (
     id      INTEGER PRIMARY KEY,            -- the order things happened in

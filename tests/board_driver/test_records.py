@@ -285,11 +285,20 @@ def test_an_illegal_move_inside_a_variation_is_refused(tmp_path):
         "move 3" in str(refused.value) and "not legal" in str(refused.value)
 
 
-def test_a_journal_of_schema_1_is_read_and_migrated(tmp_path):
-    """A journal written before schema 2 (this file's SQL is the old schema, verbatim)."""
-    path = tmp_path / "old.sqlite"
+def schema_1(path) -> None:
+    """A journal as schema 1 wrote it: today's tables without the columns schema 2 added."""
+    Journal(path).close()
     with sqlite3.connect(path) as db:
-        db.executescript(OLD_SCHEMA)
+        for table, column in (("games", "players"), ("games", "origin"), ("events", "clocks")):
+            db.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
+        db.execute("PRAGMA user_version=0")
+
+
+def test_a_journal_of_schema_1_is_read_and_migrated(tmp_path):
+    path = tmp_path / "old.sqlite"
+    schema_1(path)
+    with sqlite3.connect(path) as db:
+        assert "players" not in {row[1] for row in db.execute("PRAGMA table_info(games)")}
         db.execute("INSERT INTO games (game, options, status, started_at, finished_at, summary)"
                    " VALUES ('tree-planting', '{\"board\": \"2x2\"}', 'finished', ?, ?, ?)",
                    (T0, T0 + 60, json.dumps({"winner": 0, "scores": [1, 0], "flag": 1})))
@@ -314,38 +323,6 @@ def test_a_journal_of_schema_1_is_read_and_migrated(tmp_path):
         assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
         assert db.execute("SELECT text FROM events ORDER BY id").fetchall() == [
             ("h0.0",), ("h1.0",), (None,), ("v0.0",), ("h0.0",)]
-
-
-OLD_SCHEMA = """
-CREATE TABLE IF NOT EXISTS games (
-    id          INTEGER PRIMARY KEY,
-    game        TEXT NOT NULL,
-    options     TEXT NOT NULL,              -- JSON
-    status      TEXT NOT NULL DEFAULT 'playing'
-                CHECK (status IN ('playing', 'finished', 'abandoned')),
-    started_at  REAL NOT NULL,
-    finished_at REAL,
-    summary     TEXT                        -- JSON, once finished
-);
-CREATE TABLE IF NOT EXISTS events (
-    id      INTEGER PRIMARY KEY,            -- the order things happened in
-    game_id INTEGER NOT NULL REFERENCES games(id),
-    kind    TEXT NOT NULL CHECK (kind IN ('move', 'undo')),
-    text    TEXT,                           -- the move's notation; NULL for an undo
-    at      REAL NOT NULL
-);
-CREATE INDEX IF NOT EXISTS events_by_game ON events(game_id, id);
-CREATE TABLE IF NOT EXISTS settings (
-    key   TEXT PRIMARY KEY,                 -- what the page changed ("voice")
-    value TEXT NOT NULL,                    -- JSON
-    at    REAL NOT NULL
-);
-CREATE TABLE IF NOT EXISTS clocks (
-    game_id INTEGER PRIMARY KEY REFERENCES games(id),
-    clocks  TEXT NOT NULL,                  -- JSON: control, left_ms [ms, ms], turn_of
-    at      REAL NOT NULL
-);
-"""
 
 
 def test_the_board_journals_its_seats_and_each_moves_clocks(tracer):
