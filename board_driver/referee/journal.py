@@ -305,7 +305,8 @@ class Journal:
                      None if one.players is None else json.dumps(one.players, sort_keys=True)))
                 game_id = int(cursor.lastrowid)
                 db.executemany(
-                    "INSERT INTO events (game_id, kind, text, at, clocks) VALUES (?, 'move', ?, ?, ?)",
+                    "INSERT INTO events (game_id, kind, text, at, clocks)"
+                    " VALUES (?, 'move', ?, ?, ?)",
                     [(game_id, text, started, None if clocks is None else
                       json.dumps(dict(clocks), sort_keys=True)) for text, clocks in one.moves])
                 ids.append(game_id)
@@ -318,9 +319,9 @@ class Journal:
         together, or neither is. `clocks` (a timed game) are kept in the same transaction."""
         game_id = self._playing_id()
         with self._write() as db:
-            db.execute("INSERT INTO events (game_id, kind, text, at, clocks) VALUES (?, 'move', ?, ?, ?)",
-                       (game_id, text, self._clock(), None if clocks is None else
-                        json.dumps(dict(clocks), sort_keys=True)))
+            kept = None if clocks is None else json.dumps(dict(clocks), sort_keys=True)
+            db.execute("INSERT INTO events (game_id, kind, text, at, clocks)"
+                       " VALUES (?, 'move', ?, ?, ?)", (game_id, text, self._clock(), kept))
             if clocks is not None:
                 self._put_clocks(db, game_id, clocks)
             if finish is not None:

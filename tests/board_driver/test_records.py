@@ -18,7 +18,7 @@ from sgfmill import sgf as sgfmill, sgf_grammar
 
 import games
 from board_driver.records import Move, Player, Record, RecordError, library, sgf
-from board_driver.records.record import checked, record_of
+from board_driver.records.record import checked
 from board_driver.referee.journal import SCHEMA_VERSION, Journal
 
 ROOT = Path(__file__).resolve().parents[2]

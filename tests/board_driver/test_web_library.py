@@ -141,7 +141,7 @@ def test_a_record_imported_from_the_page_and_every_bad_one_refused(tmp_path):
                     **JSON, "X-Treeboard-Token": token}, data=json.dumps(
                     {"name": "go.sgf", "data": base64.b64encode(b"(;GM[1])").decode()})) as r:
                 said = (await r.json())["error"]
-            assert said.startswith("go.sgf 没有导入：第 1 行：GM[1] 是这块棋盘不下的游戏"), said
+            assert said.startswith("go.sgf 没有导入：第 1 行：GM[1] 是这块棋盘不下的"), said
             for raw, words in (("[]", "JSON object"), ('{"data": "***"}', "base64"),
                                ('{"data": "AA==", "x": 1}', "JSON object")):
                 status, body = await send(http, url, None, token, raw=raw)
