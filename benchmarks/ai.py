@@ -167,10 +167,10 @@ def solve(board: str, limit: float) -> dict:
 
 
 def mcts_rate(name: str, seconds: float) -> dict:
-    from games.ai.mcts import Search, tuning
+    from games.ai.mcts import Search, search_options
 
     state = games.get_game(name).new_state()
-    search = Search(state, seed=1, **tuning(state))  # as the computer plays it
+    search = Search(state, seed=1, **search_options(state))  # as the computer plays it
     start = time.process_time()
     search.run(seconds=seconds, clock=time.process_time)
     cpu = time.process_time() - start

@@ -89,22 +89,22 @@ def run(workload: str) -> None:
     elif workload == "search-arbos":
         # The computer's move at `medium` (160 iterations) on the full 20x20 board, from a
         # position 60 random moves in: what rating the levels costs (playouts and the tree).
-        from games.ai.mcts import Search, tuning
+        from games.ai.mcts import Search, search_options
 
         state = _new_full("arbos", setup_seed=7)
         for _ in range(60):
             moves = state.legal_moves()
             state.play(moves[rng.randrange(len(moves))])
-        Search(state, seed=1, **tuning(state)).run(seconds=1e9, iterations=160)
+        Search(state, seed=1, **search_options(state)).run(seconds=1e9, iterations=160)
     elif workload == "search-game-for-the-trees":
         # The computer's move at `medium` (160 iterations), 30 random turns in.
-        from games.ai.mcts import Search, tuning
+        from games.ai.mcts import Search, search_options
 
         state = _new("game-for-the-trees")
         for _ in range(30):
             moves = state.legal_moves()
             state.play(moves[rng.randrange(len(moves))])
-        Search(state, seed=1, **tuning(state)).run(seconds=1e9, iterations=160)
+        Search(state, seed=1, **search_options(state)).run(seconds=1e9, iterations=160)
     elif workload == "trace-tree-planting":
         from board_driver.config import sim_config
 

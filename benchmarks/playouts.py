@@ -11,8 +11,8 @@
         each number of iterations with `--seeds` different seeds: a search that settles
         chooses the same move whatever its seed, more so the more it searches.
 
-`--state JSON` sets attributes of the game's state class first (Arbos's
-`{"playout_choices": 4}`), `--tuning JSON` search options over the game's own. Prints one
+`--state JSON` sets attributes of the game's state class first, `--tuning JSON` search
+options over the game's own (Arbos's `{"playout_options": {"choices": 4}}`). Prints one
 JSON object. Deterministic for its seeds; a benchmark, not a test (minutes at 2,560).
 """
 
@@ -29,7 +29,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import games  # noqa: E402
 import games.ai  # noqa: E402
-from games.ai.mcts import Search, tuning as game_tuning  # noqa: E402
+from games.ai import tuning as tables  # noqa: E402
+from games.ai.mcts import Search, search_options  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from strength import drawn_options  # noqa: E402
@@ -79,8 +80,8 @@ def agreement(game, args) -> dict:
         for its in map(int, args.agreement.split(",")):
             picks = collections.Counter()
             for seed in range(args.seeds):
-                search = Search(state, seed=seed, **{**game_tuning(state), **tuning})
-                search.run(seconds=3600.0, iterations=its * game.search_effort)
+                search = Search(state, seed=seed, **{**search_options(state), **tuning})
+                search.run(seconds=3600.0, iterations=its * tables.of(game).search_effort)
                 picks[str(search.best())] += 1
             row[str(its)] = {"distinct": len(picks), "most": picks.most_common(1)[0][1],
                              "picks": dict(picks)}

@@ -7,9 +7,13 @@ a change to the search or a game's playout before making it the game's.
         counter lead worth less as the quiet limit nears, which draws) against the same
         search valuing it by the counters as they stand (before issue 29)
     python benchmarks/search_pair.py --game treeblox --a 640 --a-tuning '{"safe_root": true}' --b 640
+    python benchmarks/search_pair.py --game arbos --a 160 --b 160 \
+            --a-tuning '{"playout_options": {"choices": 4}}'
+        Arbos's playouts putting each spore on the best of 4 cells drawn, against uniform ones
 
 Each side is ITERATIONS a move (times the game's `search_effort`, as a level is), with
-`--X-tuning JSON` over the game's `search_options` and `--X-value rules|scores`. Prints a
+`--X-tuning JSON` over the game's `search_options` (both from its table,
+games/ai/tuning/<game>.py) and `--X-value rules|scores`. Prints a
 line per game as it ends (stderr) and one JSON object: A's share of points with its 95 %
 interval (benchmarks/strength.py's `interval`).
 """
@@ -26,7 +30,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import games  # noqa: E402
-from games.ai.mcts import Search, tuning as game_tuning  # noqa: E402
+from games.ai import tuning as tables  # noqa: E402
+from games.ai.mcts import Search, search_options  # noqa: E402
 from games.base import State  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -38,9 +43,8 @@ def search_move(state, iterations: int, tuning: dict, value: str, seed: int,
     legal = state.legal_moves()
     if len(legal) == 1:
         return legal[0]
-    # The state class's attributes this side searches with (Arbos's playout_choices, say;
-    # valuing by "scores": the scores as they stand, the base State's playout_value), set for
-    # this search only.
+    # The state class's attributes this side searches with (valuing by "scores": the scores as
+    # they stand, the base State's playout_value), set for this search only.
     cls = type(state)
     if value == "scores":
         attributes = {**(attributes or {}), "playout_value": State.playout_value}
@@ -48,8 +52,8 @@ def search_move(state, iterations: int, tuning: dict, value: str, seed: int,
     for name, setting in (attributes or {}).items():
         setattr(cls, name, setting)
     try:
-        search = Search(state, seed=seed, **{**game_tuning(state), **tuning})
-        search.run(seconds=600.0, iterations=iterations * state.game.search_effort)
+        search = Search(state, seed=seed, **{**search_options(state), **tuning})
+        search.run(seconds=600.0, iterations=iterations * tables.of(state.game).search_effort)
         return search.best()
     finally:
         for name in attributes or {}:
@@ -69,7 +73,7 @@ def main() -> None:
         parser.add_argument(f"--{side}-value", default="rules", choices=("rules", "scores"))
         parser.add_argument(f"--{side}-state", default="{}", metavar="JSON",
                             help="attributes of the game's state class for this side's "
-                                 "search, e.g. '{\"playout_choices\": 4}' (Arbos)")
+                                 "search")
     parser.add_argument("--games", type=int, default=10)
     parser.add_argument("--max-moves", type=int, default=600)
     parser.add_argument("--seed", type=int, default=1)

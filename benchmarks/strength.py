@@ -33,8 +33,8 @@ second plays the same setup with the colours swapped.
         `treeboard games` and the page show beside each level's name; --out FILE keeps the
         pairs played so far after each pair, --merge FILE fits an earlier run's pairs too,
         --add FILE adds more games of the same pairs, --level-effort JSON tries a game's own
-        levels (what its Game.level_effort would declare), --glance JSON its own beginner's
-        glance (what its Game.glance would declare)
+        levels (what its table's level_effort, games/ai/tuning/<game>.py, would declare),
+        --glance JSON its own beginner's glance (what its table's glance would declare)
 
 Prints one JSON object per match. A benchmark, not a test: it takes minutes.
 """
@@ -54,7 +54,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import games  # noqa: E402
 import games.ai  # noqa: E402
-from games.ai.mcts import Search, tuning as mcts_tuning  # noqa: E402
+from games.ai import tuning as tables  # noqa: E402
+from games.ai.mcts import Search, search_options  # noqa: E402
 from games.ai.review import review  # noqa: E402
 
 
@@ -120,7 +121,7 @@ def random_move(state, rng: random.Random):
 
 def our_move(state, seconds: float, seed: int, tuning: dict | None, level: str | None = None):
     """games.ai.best_move, or with `tuning` the MCTS with those options over the game's own
-    (its `Game.search_options`): to try options before making them the game's; with `level`,
+    (its table's `search_options`): to try options before making them the game's; with `level`,
     that level's move (games.ai.play_level: its effort, whatever the time)."""
     if level is not None:
         return games.ai.play_level(state, games.ai.level(level), seed=seed)
@@ -129,7 +130,7 @@ def our_move(state, seconds: float, seed: int, tuning: dict | None, level: str |
     legal = state.legal_moves()
     if len(legal) == 1:
         return legal[0]
-    search = Search(state, seed=seed, **{**mcts_tuning(state), **tuning})
+    search = Search(state, seed=seed, **{**search_options(state), **tuning})
     search.run(seconds=seconds)
     return search.best()
 
@@ -165,7 +166,7 @@ def versus(args) -> dict:
               f"{'' if state.is_over() else ' (capped)'}, scores {state.scores()}, "
               f"points {results[-1]}", file=sys.stderr)
     return {"game": args.game, "options": args.option or [], "opponent": args.opponent,
-            "tuning": {**mcts_tuning(state), **(tuning or {})},
+            "tuning": {**search_options(state), **(tuning or {})},
             "ours_seconds": None if args.level else args.seconds, "ours_level": args.level,
             "ours_mean_move_s": round(sum(ours_seconds) / max(1, len(ours_seconds)), 3),
             "max_moves": args.max_moves, "capped": capped, **interval(results)}
@@ -344,12 +345,13 @@ def read_ladder(path: str, game: str) -> dict:
 
 def ladder(args) -> dict:
     game = games.get_game(args.game)
+    table = tables.of(game)
     if getattr(args, "level_effort", None):
-        # Levels to try before the game declares them (its `Game.level_effort`).
-        type(game).level_effort = json.loads(args.level_effort)
+        # Levels to try before the game's table declares them (its `level_effort`).
+        type(table).level_effort = json.loads(args.level_effort)
     if getattr(args, "glance", None):
-        # A beginner's glance to try before the game declares it (its `Game.glance`).
-        type(game).glance = json.loads(args.glance)
+        # A beginner's glance to try before the game's table declares it (its `glance`).
+        type(table).glance = json.loads(args.glance)
     options = dict(o.split("=", 1) for o in args.option or [])
     rng = random.Random(args.seed)
     only = set(args.pairs.split(",")) if args.pairs else None
@@ -371,7 +373,7 @@ def ladder(args) -> dict:
             Path(args.out).write_text(json.dumps(
                 {"game": args.game, "options": options, "games_per_pair": args.games,
                  "seed": args.seed, "max_moves": args.max_moves,
-                 "level_effort": game.level_effort, "glance": game.glance, "pairs": shares}) + "\n")
+                 "level_effort": table.level_effort, "glance": table.glance, "pairs": shares}) + "\n")
     for merge in args.merge or []:
         # Pairs played in an earlier run (its JSON output), unless played again here: a
         # share of n games is as good as the points for the fit.
@@ -403,11 +405,11 @@ def ladder(args) -> dict:
               "--merge a run with the anchors' pairs to fit them", file=sys.stderr)
         return {"game": args.game, "options": options, "games_per_pair": args.games,
                 "seed": args.seed, "max_moves": args.max_moves,
-                "level_effort": game.level_effort, "glance": game.glance, "pairs": shares}
+                "level_effort": table.level_effort, "glance": table.glance, "pairs": shares}
     ratings = fit_ratings(results, anchor="greedy")
     out = {"game": args.game, "options": options, "games_per_pair": args.games,
            "seed": args.seed, "max_moves": args.max_moves,
-           "level_effort": game.level_effort, "glance": game.glance, "pairs": shares,
+           "level_effort": table.level_effort, "glance": table.glance, "pairs": shares,
            "ratings": ratings}
     if args.write:
         path = games.ai.RATINGS_FILE
@@ -586,10 +588,10 @@ def main() -> None:
                    help="write the pairs played so far to this file after each pair "
                         "(for --merge: an interrupted run keeps what it played)")
     p.add_argument("--level-effort", metavar="JSON",
-                   help="try levels of the game's own, as its Game.level_effort would declare "
-                        "them, e.g. '{\"hard\": {\"exact_free\": 20}}'")
+                   help="try levels of the game's own, as its table's level_effort would "
+                        "declare them, e.g. '{\"hard\": {\"exact_free\": 20}}'")
     p.add_argument("--glance", metavar="JSON",
-                   help="try a beginner's glance of the game's own, as its Game.glance would "
+                   help="try a beginner's glance of the game's own, as its table's glance would "
                         "declare it, e.g. '{\"answer\": 0.3}'")
     p.add_argument("--write", action="store_true",
                    help="keep the ratings in games/ai/data/ratings.json")

@@ -55,7 +55,7 @@ class Voice:
     enabled: bool = False
     language: str | None = None     # None: the board's language
     voice: str | None = None        # an espeak-ng voice; None: the language's own ("cmn" for zh)
-    rate: int = 160                 # words a minute
+    rate: int = 160                 # words a minute as English counts them (speech.PACE: others)
     volume: int = 100               # espeak-ng's amplitude, 0..200
     device: str | None = None       # an ALSA device ("plughw:CARD=Headphones"); None: the default
     quiet_hours: tuple[int, int] | None = None  # (start, end) minutes after midnight, or None
@@ -319,7 +319,9 @@ def parse_config(data: dict[str, Any], path: str | Path = "<built-in>") -> Confi
 def _read_top(path, data: dict, cfg: Config) -> None:
     """The keys at the top that name the board, the game, the journal, the players and the
     language (each taken out of `data`)."""
-    cfg.layout = _take(path, data, "", "layout", str, cfg.layout, bool, "a layout name or path")
+    if "layout" in data:
+        cfg.layout = _take(path, data, "", "layout", str, cfg.layout, bool, "a layout name or path")
+        check_layout(path, "layout", cfg.layout)
     cfg.backend = _take(path, data, "", "backend", str, cfg.backend, lambda v: v in BACKENDS,
                         "one of " + ", ".join(BACKENDS))
     cfg.game = _take(path, data, "", "game", str, None, None, "a game name")
@@ -340,6 +342,45 @@ def _read_top(path, data: dict, cfg: Config) -> None:
     shipped = _languages()
     cfg.language = _take(path, data, "", "language", str, cfg.language,
                          lambda v: v in shipped, "one of " + ", ".join(shipped))
+
+
+def check_layout(path, key: str, layout: str) -> None:
+    """A layout the config names: a shipped one, or a file that is a layout. ConfigError naming
+    the config, the key and, for a file that is no layout, what is wrong with it (its own
+    LayoutError's words)."""
+    from hardware.layout import LayoutError, load_layout, shipped_layouts
+
+    shipped = shipped_layouts()
+    if layout in shipped:
+        return
+    expected = f"a shipped layout ({', '.join(shipped)}) or an existing layout file"
+    if not Path(layout).is_file():
+        raise ConfigError(path, key, expected, layout)
+    try:
+        load_layout(layout)
+    except LayoutError as exc:
+        detail = str(exc).removeprefix(f"{exc.path}: ")
+        raise ConfigError(path, key, f"{expected}, and {layout} is none ({detail})") from None
+
+
+#: The config's keys that hold a secret themselves (the others name a file that holds one).
+SECRET_KEYS = (("web", "token"), ("remote", "secret"))
+
+
+def check_private(path, data: dict[str, Any], mode: int) -> None:
+    """A config that holds a secret (SECRET_KEYS) must not be readable by every account, as a
+    secret_file must not (remote/link.py). Its group may read it: the service's user reads
+    /etc/treeboard/config.toml, root's, through its group (install-service writes it 0640,
+    group treeboard). ConfigError naming the file and the key; `mode`: the file's st_mode."""
+    if not mode & 0o004:
+        return
+    for table, key in SECRET_KEYS:
+        section = data.get(table)
+        if isinstance(section, dict) and key in section:
+            raise ConfigError(path, f"{table}.{key}", f"a secret kept in a file not every "
+                              f"account can read, and {path} is (mode {mode & 0o777:o}): "
+                              f"chmod o-rwx {path} (the service reads it through its group: "
+                              f"chgrp treeboard {path})")
 
 
 def _read_clocks(path, data: dict, cfg: Config) -> None:
@@ -439,16 +480,26 @@ def load_config(path: str | Path) -> Config:
     """Read and check a config file."""
     path = Path(path)
     try:
-        raw = path.read_bytes()
+        with open(path, "rb") as f:
+            mode = os.fstat(f.fileno()).st_mode
+            raw = f.read()
     except FileNotFoundError:
         raise ConfigError(path, "", "a config file here (see `treeboard install-service`)") from None
     except OSError as exc:
         raise ConfigError(path, "", f"a readable file ({exc.strerror})") from None
+    data = read_toml(path, raw)
+    check_private(path, data, mode)
+    return parse_config(data, path)
+
+
+def read_toml(path, raw: bytes) -> dict[str, Any]:
+    """A config file's bytes as TOML; ConfigError naming the file. A byte-order mark at the
+    start is accepted and dropped: Windows' Notepad writes one, it means nothing in UTF-8, and
+    TOML's parser would call it an "Invalid statement" at line 1, column 1."""
     try:
-        data = tomllib.loads(raw.decode("utf-8"))
+        return tomllib.loads(raw.decode("utf-8-sig"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(path, "", f"valid TOML ({exc})") from None
-    return parse_config(data, path)
 
 
 def sim_config(**overrides: Any) -> Config:

@@ -29,6 +29,7 @@ from functools import lru_cache
 from typing import Any, NamedTuple
 
 from games.base import BadOptions, Game, IllegalMove, InvalidNotation, Reason, State
+from games.plan import Piece, Plan, grid_plan
 
 ROWS = "ABCDEFGHIJKLMNOPQRST"
 MAX_SIDE = len(ROWS)  # the rules label 20 rows A..T and 20 columns 1..20
@@ -36,6 +37,12 @@ MIN_SIDE = 4
 BOX_SEEDS, BOX_SPORES = 10, 80  # per player, in the box
 BOX_CELLS = 400                 # the 20x20 board the box's counts are made for
 MAX_TREES = 3
+#: The physical board. The rules give no dimensions ("a Go board works too"); ours: cells of a
+#: Go board's 22 mm, tokens 16 mm across (an LED fits in the cell's corner beside one), a
+#: 5 x 2 mm magnet in each.
+CELL_MM = 22.0
+TOKEN_MM = (16.0, 4.0)   # diameter, thickness
+TOKEN_MAGNET = "5 x 2 mm neodymium disc (N42), in the token's underside"
 #: Two seeds need at least two empty cells between them along the row or the column: at
 #: least 3 apart in the larger of the two directions (Chebyshev distance >= 3).
 SEED_DISTANCE = 3
@@ -48,10 +55,6 @@ PLAYOUT_CAP = 400
 #: three trees, only the cells beside the mover's spores: a pass used to check every cell,
 #: 44 % of a 20x20 playout's cell checks for under 2 passes in 138 moves).
 _DRAWS = 48
-#: A playout's spore goes on the best (`_playout_worth`) of this many legal cells drawn at
-#: random, not on the first: 1 is a uniformly random playout. 4 makes fewer playouts end
-#: level (34 %, not 94 %) but did not play better (docs/ai.md, "Arbos"), so 1 stays.
-PLAYOUT_CHOICES = 1
 
 #: The setup's two ways (reading 13): the board draws each seed's cell, or the placer chooses.
 SETUPS = ("random", "chosen")
@@ -184,9 +187,6 @@ class ArbosState(State):
                  "_seeds", "_tree_of", "_trees", "_next_id", "_spores_left", "_seed_dist",
                  "_dist_count", "_placed_seeds", "_history", "_to_move", "_phase", "_follow",
                  "_removing", "_passes", "_end", "_setup", "_setup_seed", "_draws")
-    #: PLAYOUT_CHOICES, on the class so that a benchmark can try another for one side
-    #: (benchmarks/search_pair.py --a-state).
-    playout_choices = PLAYOUT_CHOICES
 
     def __init__(self, game: "Arbos", board_name: str, rows: int, cols: int, seeds: int,
                  spores: int, setup: str = "chosen", setup_seed: int | None = None):
@@ -344,10 +344,13 @@ class ArbosState(State):
          new._end) = self._turn()
         return new
 
-    def playout(self, rng: Any = random, cap: int | None = None) -> tuple[int, int]:
+    def playout(self, rng: Any = random, cap: int | None = None, choices: int = 1
+                ) -> tuple[int, int]:
         """Play on with random legal moves until the game ends or `cap` moves are made (None:
         PLAYOUT_CAP); return the scores. Every move is recorded as usual, so `undo` takes them
-        back.
+        back. `choices`: a spore goes on the best (`_playout_worth`) of this many legal cells
+        drawn at random, not on the first; 1, a uniformly random cell (the search's table,
+        games/ai/tuning/arbos.py, says which it uses).
 
         Not uniform over `legal_moves()`, on purpose: uniformly random players almost never
         pass and keep making a fourth tree and removing a spore, so a uniform game runs to
@@ -368,7 +371,7 @@ class ArbosState(State):
         size, nb8, cell = geo.size, geo.nb8, geo.cell
         randrange, apply, placeable = rng.randrange, self._apply, self._placeable
         draw = rng.random  # a cell: int(draw() * size), uniform to within size / 2**53
-        choices, worth = self.playout_choices, self._playout_worth
+        worth = self._playout_worth
 
         def keeps_three(p: int, i: int) -> bool:
             # A spore at i joins the trees beside it into one: at most three after it?
@@ -544,6 +547,24 @@ class ArbosState(State):
     def sites(self) -> list[str]:
         """Every cell, row A first, column 1 first."""
         return list(self.geo.names)
+
+    def plan(self) -> Plan:
+        """The cells CELL_MM square, row A at the top; each player's spores and seeds."""
+        geo = self.geo
+        token = f"{TOKEN_MM[0]:g} mm across, {TOKEN_MM[1]:g} mm thick"
+
+        def tokens(name: str, count: int, note: str) -> Piece:
+            return Piece(name, count, token, TOKEN_MAGNET, (TOKEN_MM[0], TOKEN_MM[0]),
+                         round=True, note=note)
+
+        pieces = (tokens("spore, white", self._spores_each, "white's spores"),
+                  tokens("spore, black", self._spores_each, "black's spores"),
+                  tokens("seed, green", 2 * self._seeds_each, "every seed looks the same"))
+        rows = [list(geo.names[r * geo.cols:(r + 1) * geo.cols]) for r in range(geo.rows)]
+        return grid_plan(rows, CELL_MM, pieces=pieces, dimensions=(
+            (f"cells {CELL_MM:g} mm (a Go board's)", "ours"), (f"tokens {token}", "ours"),
+            (f"{geo.rows}x{geo.cols} cells; {self._spores_each} spores and {self._seeds_each} "
+             "seeds each", "the rules")))
 
     def end_turn_move(self) -> Move:
         """A turn is one move, so ending it early is passing."""
@@ -1052,17 +1073,6 @@ class Arbos(Game):
                    "score your seeds linked to two of them")
     #: The rules' example turn time limit; the referee applies it (config can change it).
     turn_seconds = 300.0
-    #: 400 moves a turn are too wide for plain UCT within seconds: widen progressively, the
-    #: state's `move_prior` first.
-    search_options = {"widening": (2.0, 0.5), "prior": "game", "prior_bias": 1.0}
-    #: Arbos's strength is its prior: uniform playouts end level 94 % of the time, and the
-    #: common levels did not climb above 160 iterations (640 against 160: 17/40) while 40
-    #: beat the glance 24/24. So its levels are spread where strength grows: 40 iterations
-    #: with three moves in eight a glance, then 40, 160, and 640 kept to the prior
-    #: (docs/ai.md, "Arbos").
-    level_effort = {"easy": {"iterations": 40, "slips": 0.375}, "medium": {"iterations": 40},
-                    "hard": {"iterations": 160},
-                    "strongest": {"iterations": 640, "search": {"prior_bias": 3.0}}}
 
     def options(self) -> dict[str, str]:
         return {

@@ -8,12 +8,17 @@ the rules to the hardware: the daemon compares it with what the sensors see.
 Everything else a game may offer is declared here too, with a default, so that nothing
 outside a game's own module probes it with `getattr` or recognises it by its name: how moves
 come in (`Game.input_mode`, `State.touch_moves`), a turn time its rules give
-(`Game.turn_seconds`), the options of the search (`Game.search_options`, `Game.exact_solver`),
-its title in two parts (`Game.short_title`, `Game.description`), which player owns a piece
-kind (`Game.owner_of`), its end-turn and pass moves (`State.end_turn_move`,
+(`Game.turn_seconds`), its title in two parts (`Game.short_title`, `Game.description`), which
+player owns a piece kind (`Game.owner_of`), its end-turn and pass moves (`State.end_turn_move`,
 `State.pass_move`), what a turn whose time ran out becomes (`State.timeout_move`), the options
-drawn afresh for each game (`Game.drawn_options`), and the shortcuts the daemon and the search use (`State.moves_at`,
-`State.position_key`, `State.move_prior`).
+drawn afresh for each game (`Game.drawn_options`), how a match of several games is totalled
+(`Game.match_rules`, `Game.play_match`), the shortcuts the daemon and the search use
+(`State.moves_at`, `State.position_key`, `State.move_prior`, `State.playout`), and the physical
+board with its dimensions and pieces (`State.plan`, games/plan.py: the maker's kit draws it).
+
+A game module says what the game is. How the computer plays it (its search's options, its
+levels' efforts, its beginner's glance, its exact solver) is the computer's, in
+games/ai/tuning/<game>.py, and why, in docs/ai.md.
 
 Rules modules are pure: no I/O, no threads, no clock, no hardware imports.
 """
@@ -23,11 +28,14 @@ from __future__ import annotations
 import json
 import random
 from abc import ABC, abstractmethod
-from typing import Any, ClassVar, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar, Iterable, Sequence
 
 # GameError is the rules' family in the project's tree of errors (treeboard/exc.py): a
 # TreeboardError and a ValueError. Re-exported here and by `games`, where callers take it.
 from treeboard.exc import GameError
+
+if TYPE_CHECKING:
+    from games.plan import Plan
 
 
 class Reason(str):
@@ -92,12 +100,6 @@ class Game(ABC):
     #: The time a turn may take by the game's own rules, in seconds (Arbos: 300), or None for
     #: no limit. A board's config may set another.
     turn_seconds: ClassVar[float | None] = None
-    #: Keyword options of the generic search for this game (`games.ai.mcts.Search`: widening,
-    #: prior, safe_root, playout_cap), chosen by measurement (docs/ai.md); {}: the defaults.
-    search_options: ClassVar[Mapping[str, Any]] = {}
-    #: Whether games.ai solves this game exactly where a position is small enough (Tree
-    #: Planting: games/ai/tree_planting.py); otherwise the search alone plays and hints.
-    exact_solver: ClassVar[bool] = False
     #: Every piece kind `State.occupancy` can name, for a sensor that tells kinds apart (an
     #: ADC layout's bands are checked against it); None: not declared, nothing is checked.
     piece_kinds: ClassVar[frozenset[str] | None] = None
@@ -108,32 +110,24 @@ class Game(ABC):
     #: only the other options, and a remote game draws them from its game id (each is a whole
     #: number below 2**32).
     drawn_options: ClassVar[frozenset[str]] = frozenset()
-    #: How many of the search's iterations make one unit of a level's effort (games.ai.LEVELS;
-    #: docs/ai.md): a game whose iterations are very cheap (Tree Planting's, tens of
-    #: microseconds) needs many more of them for the same strength. Chosen by measurement.
-    search_effort: ClassVar[int] = 1
-    #: This game's own effort for some levels, where the ladder measured the common levels'
-    #: steps (games.ai.LEVELS) too large or too small for it: level name -> {"iterations": N,
-    #: "exact_free": M, "slips": S, "search": {OPTION: VALUE}} (any of the keys), which
-    #: replace that level's common values in this game (the iterations are still times
-    #: `search_effort`; "slips": the share of moves a glance plays instead of the search;
-    #: "search": options of the search over `search_options`, for that level only). {}: the
-    #: common levels. Chosen by
-    #: measurement (docs/ai.md, "The ladder"); `games.ai.game_level` applies it.
-    level_effort: ClassVar[Mapping[str, Mapping[str, Any]]] = {}
-    #: How this game's beginner glances (`games.ai.glance_move`), where the common glance
-    #: plays too weak or too strong for it: {"miss": M, "answer": A} (either key). "miss": the
-    #: share of gains overlooked (default `games.ai.GLANCE_MISS`); "answer": the share of
-    #: glances that also see the opponent's answer, one move deep (the most the opponent gains
-    #: at once after each move: a square handed over, a recapture), and avoid what gives it
-    #: (default 0: never). {}: the common glance. Chosen by measurement (docs/ai.md, "The
-    #: ladder"); `games.ai.game_glance` reads it.
-    glance: ClassVar[Mapping[str, float]] = {}
+    #: How the game's rules total a match of several games, the end of a sentence
+    #: ("Total a Treeblox match: ...", `treeboard match --help`), for a game whose rules have
+    #: one; None (the default): no match, and `play_match` refuses.
+    match_rules: ClassVar[str | None] = None
 
     @property
     def title(self) -> str:
         """One line for `treeboard games`: "Short title: description"."""
         return f"{self.short_title}: {self.description}"
+
+    def play_match(self, records: Sequence[Sequence[str]], sources: Sequence[str] | None = None,
+                   **options: Any) -> dict[str, Any]:
+        """The summary of a match (`treeboard match` prints it as JSON) of the games
+        `records`, each a list of move texts, game 1 first, played with `options` (as
+        `State.options()` gives them); `sources` names where each game came from, for the
+        errors. Raises GameError naming the game that does not replay or finish. The default:
+        this game's rules have no match (`match_rules` None)."""
+        raise GameError(f"{self.short_title} has no match rules")
 
     def owner_of(self, kind: str) -> int | None:
         """The player (0 or 1) a piece kind (a value of `State.occupancy`) belongs to, or None
@@ -266,7 +260,10 @@ class State(ABC):
 
         The search's inner loop (games/ai/mcts.py). This default chooses uniformly among
         `legal_moves()` move after move; games override it with something faster and, where
-        they say so, differently distributed (a random game for search, not a model of play)."""
+        they say so, differently distributed (a random game for search, not a model of play).
+        A game whose playout can be played more than one way takes keyword arguments with
+        neutral defaults (Arbos: `choices`), which the search passes from its table
+        (games/ai/tuning/<game>.py, the search option `playout_options`)."""
         left = -1 if cap is None else cap
         randrange = rng.randrange
         while left and not self.is_over():
@@ -277,7 +274,7 @@ class State(ABC):
 
     def playout_value(self) -> float | None:
         """For the search (games/ai/mcts.py): player 0's expected share of the points (0..1,
-        a draw 0.5) in this unfinished position, where a capped playout (`search_options`'
+        a draw 0.5) in this unfinished position, where a capped playout (the search option
         `playout_cap`) stopped; None (the default): the scores as they stand decide, more
         a win and equal a draw, as `winner` would at the end. A game whose end is not
         decided by the score (Fangqi, where the quiet limit is a draw however many counters
@@ -335,6 +332,14 @@ class State(ABC):
         that the search (games/ai/mcts.py, progressive widening) looks at the likely moves
         first; the default, None, is no opinion (the search orders moves at random)."""
         return None
+
+    def plan(self) -> "Plan":
+        """The physical board this state's options make (games/plan.py): where each of
+        `sites()` lies, in mm, what is cut there, the pieces. Default: the sites as 30 mm cells
+        of a square, in order; a game whose rules give a board overrides it."""
+        from games.plan import square_plan
+
+        return square_plan(self.sites())
 
     def play_all(self, moves: Iterable[Any]) -> None:
         """Play several moves; on an illegal one, the moves before it stay played."""

@@ -25,10 +25,20 @@ from itertools import permutations
 from typing import Any, NamedTuple
 
 from games.base import BadOptions, Game, IllegalMove, InvalidNotation, Reason, State
+from games.plan import CELL, POINT, Piece, Plan, chess_rows, grid_plan
 
 COLOURS = ("black", "white")
 FILES = "abcdefghijklmnopqrstuvwxyz"
 MAX_SIDE = 26  # files are single letters a..z
+
+#: The physical board. The rules give no dimensions ("often played on a designated section
+#: of the Go board"); ours: points (or cells) 30 mm apart, room for a Go stone's 22 mm counter
+#: with its LED beside it, and a 6 x 2 mm magnet in each counter.
+PITCH_MM = 30.0
+COUNTER_MM = (22.0, 5.0)   # diameter, thickness
+COUNTER_MAGNET = "6 x 2 mm neodymium disc (N42), in the counter's underside"
+#: The boards whose counters stand in cells, not on the crossings of lines.
+CELL_BOARDS = frozenset({"8x8"})
 
 #: Ready-made boards, as players name them: grids of squares (counters on their corners) and
 #: the chequerboard (counters in its cells). Value: (rows, columns) of points.
@@ -45,10 +55,9 @@ PHASES = (PLACEMENT, FIRST_REMOVAL, SQUARE_REMOVAL, MOVEMENT)
 #: Why a game ended.
 REDUCED, BLOCKED, QUIET = "reduced", "blocked", "quiet-limit"
 DEFAULT_QUIET_LIMIT = 50
-#: The search's playouts (`FangqiState.playout_value`): a counter lead counts as a win until
-#: this many quiet moves before the quiet limit, then less, down to the limit's draw. A lead
-#: shrinking over the whole count (from the first quiet move) lost to the count alone: 0 wins,
-#: 3 losses and 8 draws in 11 games at 160 iterations a move (docs/ai.md).
+#: What a stopped playout is worth (`FangqiState.playout_value`): a counter lead counts as a
+#: win until this many quiet moves before the quiet limit, then less, down to the limit's
+#: draw (docs/ai.md, "Strength", how it was chosen).
 QUIET_STRETCH = 10
 # The search's guess (FangqiState.move_prior), by how many of a 2x2 window's other three points
 # hold one's own counters (_BUILD: completing one is a capture) or the opponent's (_BLOCK: the
@@ -285,6 +294,24 @@ class FangqiState(State):
     def sites(self) -> list[str]:
         """Every point of the board, in reading order (a1, b1, ..., a2, ...)."""
         return list(self.grid.names)
+
+    def plan(self) -> Plan:
+        """The grid's points PITCH_MM apart on engraved lines (the chequerboard: its cells), and
+        each player's counters."""
+        grid = self.grid
+        size = grid.rows * grid.cols
+        counter = f"{COUNTER_MM[0]:g} mm across, {COUNTER_MM[1]:g} mm thick"
+        pieces = tuple(Piece(f"counter, {COLOURS[p]}", (size + 1 - p) // 2, counter,
+                             COUNTER_MAGNET, (COUNTER_MM[0], COUNTER_MM[0]), round=True,
+                             note="half the points each, black one more on an odd board")
+                       for p in (0, 1))
+        cells = grid.name in CELL_BOARDS
+        return grid_plan(chess_rows(FILES[:grid.cols], grid.rows), PITCH_MM,
+                         shape=CELL if cells else POINT, pieces=pieces, dimensions=(
+                             (f"{'cells' if cells else 'points'} {PITCH_MM:g} mm apart", "ours"),
+                             (f"counters {counter}", "ours"),
+                             (f"{size} {'cells' if cells else 'points'}; counters half the "
+                              "points each", "the rules")))
 
     def parse_move(self, text: str) -> Move:
         if not isinstance(text, str):
@@ -864,21 +891,6 @@ class Fangqi(Game):
     short_title = "Fangqi"
     description = ("place counters, form 2x2 squares of your colour, take your opponent's "
                    "counters; three left loses")
-    # A random playout to the end is 130-180 moves (3 ms), so plain UCT saw 35 of them in
-    # 0.1 s; capped at 30 moves and scored by the counters left, it sees about ten times as
-    # many. Against the plain search at 0.1 s a move, 20 games each: with the greedy prior
-    # 20/20, the cap of 60 alone 19/20, the prior, widening and safe root without a cap 12/20.
-    # The game's prior (squares built and blocked: a capped playout from the placement ends
-    # before anything is taken, so there only the prior tells points apart) against the
-    # greedy one: 27/40.
-    search_options = {"widening": (1.0, 0.35), "prior": "game", "safe_root": True,
-                      "playout_cap": 30}
-    #: The common medium (160 iterations) hardly beat easy (40): 19.5/32, 21 of seed 42's 24
-    #: drawn at the quiet limit, while hard (640) beat it 28/32; the strength comes between
-    #: 160 and 640 here. Medium 320 went 0.81 against easy and hard 0.69 against it (16 games
-    #: each); 256 went 0.78 against easy and hard 0.83 against it (32 games each, seed 45;
-    #: docs/ai.md, "The ladder").
-    level_effort = {"medium": {"iterations": 256}}
 
     def owner_of(self, kind: str) -> int | None:
         """"black" -> 0, "white" -> 1."""

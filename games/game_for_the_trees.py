@@ -25,6 +25,7 @@ import re
 from typing import Any, Iterator, NamedTuple
 
 from games.base import BadOptions, Game, IllegalMove, InvalidNotation, Reason, State
+from games.plan import Piece, Plan, chess_rows, grid_plan
 from treeboard.exc import TreeboardError
 
 BARE, GRASS, UNDER, HUCK, TREE = range(5)
@@ -47,6 +48,15 @@ _KNIGHT = ((1, 2), (2, 1), (2, -1), (1, -2), (-1, -2), (-2, -1), (-2, 1), (-1, 2
 #: A tree kind's unit directions (sliders) or leaps (Ash): also its links (reading 5).
 _TREE_STEPS = {"B": _ORTH, "E": _DIAG, "P": _KING, "A": _KNIGHT}
 _SLIDERS = frozenset("BEP")
+
+
+#: The physical board. The rules give no dimensions; ours: squares of 30 mm, whose LEDs (one,
+#: or a 2x2 cluster) sit at the centre, where the position shows, and whose reed lies 8 mm below
+#: the centre; a wand with a magnet in its tip for the touches.
+SQUARE_MM = 30.0
+SENSOR_BELOW_MM = 8.0
+WAND_MM = (10.0, 120.0)   # diameter, length
+WAND_MAGNET = "10 x 3 mm neodymium disc (N42), in the wand's tip"
 
 
 def square_name(i: int) -> str:
@@ -610,6 +620,16 @@ class GameForTheTreesState(State):
     def sites(self) -> list[str]:
         return [square_name(i) for i in range(SIZE * SIZE)]
 
+    def plan(self) -> Plan:
+        """The 8x8 squares (SQUARE_MM), LEDs at their centres; a magnet wand for each player."""
+        wand = f"{WAND_MM[0]:g} mm dowel, {WAND_MM[1]:g} mm long"
+        pieces = (Piece("magnet wand", 2, wand, WAND_MAGNET, (WAND_MM[0], WAND_MM[0]), round=True,
+                        note="one for each player: a touch is the wand's tip on a square"),)
+        return grid_plan(chess_rows(FILES, SIZE), SQUARE_MM, led=(0.0, 0.0),
+                         sensor=(0.0, SENSOR_BELOW_MM), pieces=pieces, dimensions=(
+                             (f"squares {SQUARE_MM:g} mm", "ours"), (f"wands: {wand}", "ours"),
+                             ("8x8 squares; the pieces are on the LEDs, touched", "the rules")))
+
     def parse_move(self, text: str) -> Move:
         if type(text) is Move:
             return text
@@ -1135,12 +1155,6 @@ class GameForTheTrees(Game):
     short_title = "Game for the Trees"
     description = ("grass, underbrush and trees grow across an 8x8 board by momentum; lose "
                    "your Huckleberry and you lose")
-    # About 80 moves a turn and 100 iterations a second: random playouts say little there, so
-    # the search keeps close to the greedy prior (a root visited 100 times weighs its best 2
-    # safe moves); probes of 10 games against greedy at 0.5 s: widening (2, 0.5) 4/10,
-    # (1, 0.35) 8/10, (1, 0.2) 10/10.
-    search_options = {"widening": (1.0, 0.2), "prior": "greedy", "safe_root": True,
-                      "playout_cap": 10}
 
     def options(self) -> dict[str, str]:
         return {

@@ -18,6 +18,7 @@ from functools import lru_cache
 from typing import Any
 
 from games.base import BadOptions, Game, IllegalMove, InvalidNotation, Reason, State
+from games.plan import GROOVE, HOLE, Piece, Plan, Spot
 
 # Ready-made boards, named by what players call them or by their square count. Each is a
 # polyomino a maker can cut from one sheet; see docs/games/tree-planting.md for drawings.
@@ -30,6 +31,23 @@ NAMED_BOARDS: dict[str, str] = {
     "64": "########/" * 7 + "########",  # 64 squares, 144 grooves
 }
 NAMED_BOARDS["11"] = NAMED_BOARDS["classic"]
+
+#: The physical board, as the rules give it: each groove 40 mm long, 4 mm wide and 2 mm deep,
+#: and the rods that lie in them 39 x 4 x 6 mm (length, width, height).
+GROOVE_MM = (40.0, 4.0, 2.0)
+ROD_MM = (39.0, 4.0, 6.0)
+#: Ours (the rules give none): the post left at each corner of a square between the ends of
+#: its grooves (so a square's side is 40 + 8 = 48 mm from corner to corner), the hole at a
+#: square's centre and the tree peg that stands in it, and the magnets.
+CORNER_MM = 8.0
+TREE_HOLE_MM = 8.0
+TREE_PEG_MM = (7.5, 25.0)         # diameter, height
+ROD_MAGNET = "3 x 2 mm neodymium disc (N42), in the rod's underside at its middle"
+PEG_MAGNET = "5 x 2 mm neodymium disc (N42), in the peg's foot"
+#: Where a groove's and a hole's LED sit: beside the groove, inside the square below it or to
+#: its right; up and to the right of the hole.
+GROOVE_LED_MM = 7.0
+HOLE_LED_MM = 10.0
 
 _RECT = re.compile(r"^\s*(\d+)\s*[xX]\s*(\d+)\s*$")
 _GROOVE = re.compile(r"^([hv])(\d+)\.(\d+)$")
@@ -258,6 +276,12 @@ class TreePlantingState(State):
     def parse_move(self, text: str) -> Groove:
         return self._groove(text)
 
+    def plan(self) -> Plan:
+        """The rules' board: squares GROOVE_MM[0] + CORNER_MM apart, a groove along each edge,
+        a hole at each centre; a rod for every groove, and a peg of each player's colour for
+        every square (either may plant them all)."""
+        return board_plan(self.board)
+
     @property
     def moves(self) -> list[Groove]:
         return [h[0] for h in self._history]
@@ -409,34 +433,49 @@ def solve(state: TreePlantingState) -> tuple[int, list[Groove]]:
     return a - b + sign * target, best_moves
 
 
+def board_plan(board: Board) -> Plan:
+    """The physical board of `board` (`TreePlantingState.plan`)."""
+    length, width, depth = GROOVE_MM
+    pitch = length + CORNER_MM
+    corner = CORNER_MM / 2   # the first corner's centre, from the playing area's edge
+    spots = []
+    for g in board.grooves:
+        kind, r, c = g.name[0], *map(int, g.name[1:].split("."))
+        along = kind == "h"
+        x = corner + c * pitch + (pitch / 2 if along else 0)
+        y = corner + r * pitch + (0 if along else pitch / 2)
+        spots.append(Spot(g.name, x, y, GROOVE, length, width, depth, vertical=not along,
+                          led=(0.0, GROOVE_LED_MM) if along else (GROOVE_LED_MM, 0.0)))
+    for (r, c), hole in zip(board.cells, board.holes):
+        spots.append(Spot(hole, corner + (c + 0.5) * pitch, corner + (r + 0.5) * pitch, HOLE,
+                          TREE_HOLE_MM, TREE_HOLE_MM, led=(HOLE_LED_MM, -HOLE_LED_MM)))
+    rod = "{:g} x {:g} x {:g} mm".format(*ROD_MM)
+    squares = len(board.cells)
+    pieces = (
+        Piece("rod", len(board.grooves), rod, ROD_MAGNET, (ROD_MM[0], ROD_MM[2]),
+              note="one for every groove; cut from 4 mm sheet, its profile 39 x 6 mm"),
+        *(Piece(f"tree peg, player {p + 1}", squares, f"{TREE_PEG_MM[0]:g} mm across, "
+                f"{TREE_PEG_MM[1]:g} mm tall", PEG_MAGNET, (TREE_PEG_MM[0], TREE_PEG_MM[0]),
+                round=True, note="one for every square: either player may plant them all")
+          for p in (0, 1)),
+    )
+    dimensions = (
+        ("grooves {:g} mm long, {:g} mm wide, {:g} mm deep".format(*GROOVE_MM), "the rules"),
+        (f"rods {rod}", "the rules"),
+        ("a hole at each square's centre", "the rules"),
+        (f"{CORNER_MM:g} mm between groove ends (squares {pitch:g} mm apart)", "ours"),
+        (f"tree holes {TREE_HOLE_MM:g} mm across, through the top plate; pegs "
+         f"{TREE_PEG_MM[0]:g} x {TREE_PEG_MM[1]:g} mm", "ours"),
+    )
+    return Plan(board.cols * pitch + CORNER_MM, board.rows * pitch + CORNER_MM, tuple(spots),
+                pieces=pieces, dimensions=dimensions)
+
+
 class TreePlanting(Game):
     name = "tree-planting"
     sgf_number = 7001   # GM[7001] (docs/records.md)
     short_title = "Tree Planting"
     description = "draw rods in the grooves; close a square to plant a tree and draw again"
-    #: games/ai/tree_planting.py solves it exactly where a position is small enough.
-    exact_solver = True
-    #: A Tree Planting iteration costs tens of microseconds (a hundredth of Game for the
-    #: Trees'): a level searches 16 times its iterations here (docs/ai.md, "Levels").
-    search_effort = 16
-    #: The common levels' exact endgames (12 / 15 / 18 free grooves) made the top step on the
-    #: classic board about 600 points (hard scored 1/32 against the strongest, which is
-    #: perfect there); with medium and hard exact from 17 and 20 free (20: the opening book's
-    #: reach on the classic board), the steps from easy up scored 0.875, 0.84 and 0.875, 32
-    #: games each (docs/ai.md, "The ladder": each step still above the 150-250 asked). The
-    #: beginner's glance below made it about as strong as easy at 12 free (0.49 over 128
-    #: games, seed 104); easy exact from 15 free scored 0.77 against it and medium 0.82
-    #: against easy (128 games each, seed 105; 14 free: 0.66 and 0.88, 16: 0.84 and 0.72,
-    #: seeds 104 and 105).
-    level_effort = {"easy": {"exact_free": 15}, "medium": {"exact_free": 17},
-                    "hard": {"exact_free": 20}}
-    #: The common glance (greedy's view, a gain overlooked once in 10) scored 8/32 against
-    #: the greedy player here: one square overlooked, or one handed over, hands the opponent
-    #: a chain. This beginner, like a child told once, sees a quarter of the time which
-    #: grooves draw a square's third side and keeps off them (never what a chain does):
-    #: about half against greedy, 0.50 and 0.52 over 256 and 512 games (seeds 102, 103;
-    #: docs/ai.md, "The ladder").
-    glance = {"answer": 0.25}
 
     def options(self) -> dict[str, str]:
         return {"board": Reason("a named board ({boards}), an RxC rectangle such as 3x4, or ASCII "

@@ -28,6 +28,7 @@ import re
 from typing import Any, NamedTuple, Sequence
 
 from games.base import BadOptions, Game, GameError, IllegalMove, InvalidNotation, Reason, State
+from games.plan import HOLE, Piece, Plan, chess_rows, grid_plan
 
 Cell = tuple[int, int, int]
 
@@ -36,6 +37,20 @@ COLOURS = ("dark", "light")
 COLUMNS = "abcd"
 SIZE = 4
 MAX_CUBES = 16  # cubes of each kind per player in the box
+
+#: The physical set. The rules give no dimensions; ours: linking cubes of 20 mm, so the board's
+#: holes are 20 mm apart (a cube beside another fills the next lattice cell: the pitch must
+#: be the cube's side), each hole 8 mm across for a cube's peg, through the top plate with the
+#: hall sensor under it; the LED beside the hole, under the cube's corner.
+CUBE_MM = 20.0
+HOLE_MM = 8.0
+HOLE_LED_MM = 6.5
+#: One reading tells all four kinds (hardware/layouts/treeblox-adc.toml): the pole facing down
+#: tells dark from light, the magnet's strength a branch from a leaf.
+CUBE_MAGNETS = {"dark-branch": "8 x 3 mm neodymium disc (N42), south pole down",
+                "dark-leaf": "5 x 1 mm neodymium disc (N35), south pole down",
+                "light-leaf": "5 x 1 mm neodymium disc (N35), north pole down",
+                "light-branch": "8 x 3 mm neodymium disc (N42), north pole down"}
 
 #: The board's 16 holes, in reading order a1, b1, c1, d1, a2, ...
 BOARD_HOLES: tuple[Cell, ...] = tuple((x, y, 0) for y in range(SIZE) for x in range(SIZE))
@@ -184,10 +199,9 @@ class TreebloxState(State):
         `play(rng.choice(legal_moves()))`, faster: the moves are legal by construction, so
         they skip the check and the sort), but for one rule: a player who can shade the
         other's last active leaf, which wins at once, does (a decisive move, Teytaud &
-        Teytaud 2010). Uniform players almost never find that cube, so a search on uniform
-        playouts valued a tree with one exposed leaf as safe and lost games in 11-20 moves to
-        the shading, at 2,560 iterations a move as at 160 (docs/ai.md, the ladder). Every
-        move is recorded as usual, so `undo` takes them back."""
+        Teytaud 2010): uniform players almost never find that cube, so a search on uniform
+        playouts valued a tree with one exposed leaf as safe (docs/ai.md, the ladder, what
+        that cost). Every move is recorded as usual, so `undo` takes them back."""
         choice, apply = rng.choice, self._apply
         left = -1 if cap is None else cap
         while not self._end and left:
@@ -292,6 +306,18 @@ class TreebloxState(State):
     def sites(self) -> list[str]:
         """The 16 board holes, the only cells with a sensor."""
         return [cell_name(c) for c in BOARD_HOLES]
+
+    def plan(self) -> Plan:
+        """The board's 4x4 holes a cube apart (CUBE_MM), and the 64 cubes with their magnets."""
+        size = f"{CUBE_MM:g} mm cube"
+        pieces = tuple(Piece(f"{kind.replace('-', ' ')} cube", MAX_CUBES, size, magnet,
+                             (CUBE_MM, CUBE_MM), note="the magnet in the face that goes down")
+                       for kind, magnet in CUBE_MAGNETS.items())
+        return grid_plan(chess_rows(COLUMNS, SIZE), CUBE_MM, shape=HOLE, size=HOLE_MM,
+                         led=(HOLE_LED_MM, -HOLE_LED_MM), pieces=pieces, dimensions=(
+                             (f"cubes {CUBE_MM:g} mm, holes {CUBE_MM:g} mm apart", "ours"),
+                             (f"holes {HOLE_MM:g} mm across, through the top plate", "ours"),
+                             ("16 holes, 4x4; 16 cubes of each kind", "the rules")))
 
     def parse_move(self, text: str) -> Move:
         return parse_move(text)
@@ -519,12 +545,14 @@ class Treeblox(Game):
     short_title = "Treeblox"
     description = "grow a tree of cubes above a 4x4 board; the most leaves open to the sky wins"
     piece_kinds = frozenset({"dark-leaf", "dark-branch", "light-leaf", "light-branch"})
-    #: The common levels (40 / 160 / 640 iterations) made the two middle steps about 100
-    #: points each (medium 0.66 against easy, hard 0.64 against medium, 32 games each): about
-    #: 50 points a doubling of the iterations here, so a step of 150-250 wants about eight
-    #: times the iterations. Hard and strongest keep theirs (the top step was already 0.88);
-    #: easy 10 still beats the beginner (0.91, 32 games), medium 64 (docs/ai.md, "The ladder").
-    level_effort = {"easy": {"iterations": 10}, "medium": {"iterations": 64}}
+    #: A match (below, `play_match`).
+    match_rules = ("players switch colours every game (player 1 is Dark in game 1) and the "
+                   "most active leaves over all games wins")
+
+    def play_match(self, records: Sequence[Sequence[str]], sources: Sequence[str] | None = None,
+                   cubes: int = MAX_CUBES) -> dict[str, Any]:
+        """The match's summary (games/base.py; the module's `play_match`)."""
+        return play_match(records, cubes, sources)
 
     def owner_of(self, kind: str) -> int | None:
         """"dark-leaf", "dark-branch" -> 0; "light-..." -> 1."""

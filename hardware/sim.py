@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import threading
 import time
+from dataclasses import dataclass, field
 from typing import Callable
 
 from hardware.base import HardwareError
@@ -162,6 +163,9 @@ class MatrixModel:
         self.diodes = diodes
         self._lock = threading.RLock()
         self.closed: set[tuple[int, int]] = set()
+        #: Crossings whose diode was soldered the wrong way round: it never lets its switch
+        #: pull the column low (a fault a maker makes; `SimulatedBoard.faults`).
+        self.backwards: set[tuple[int, int]] = set()
         self.row_pins = [factory.pin(p, pin_class=MatrixRowPin, model=self, row=r) for r, p in enumerate(rows)]
         self.col_pins = [factory.pin(p, pin_class=MatrixColumnPin, model=self, col=c) for c, p in enumerate(cols)]
 
@@ -172,7 +176,8 @@ class MatrixModel:
     def _reaches(self, c: int) -> bool:
         """Whether column c is pulled low."""
         if self.diodes:
-            return any(self._row_low(r) for r, cc in self.closed if cc == c)
+            return any(self._row_low(r) for r, cc in self.closed
+                       if cc == c and (r, cc) not in self.backwards)
         # No diodes: walk the switch graph from the column, both ways through every switch.
         seen_cols, seen_rows, todo = {c}, set(), [c]
         while todo:
@@ -213,6 +218,19 @@ class MatrixModel:
                 self.update_column(col)
 
 
+@dataclass
+class Faults:
+    """Wiring faults of a board as a maker may build it, for the tests of `treeboard selftest`:
+    channels whose switch never closes (`dead`: a dead reed or a broken joint), two channels'
+    wires swapped (`crossed`: a piece over one closes the other; give both ways), and matrix
+    crossings whose diode is in backwards (`backwards`, (row, col): the switch closes but never
+    pulls its column low). Add to `SimulatedBoard.faults`' own sets before placing pieces."""
+
+    dead: set = field(default_factory=set)
+    crossed: dict = field(default_factory=dict)
+    backwards: set = field(default_factory=set)
+
+
 class SimulatedBoard:
     """A board on mock pins: the real sources and LED frame path, with hands to move pieces.
 
@@ -233,9 +251,12 @@ class SimulatedBoard:
         self.factory = TwinFactory(revision=MOCK_REVISION)
         self.matrix = None
         self.adcs: list = []
+        #: Add to its sets (and dict) to break the board as a maker might (`Faults`).
+        self.faults = Faults()
         # The models must own their pins before gpiozero's devices ask the factory for them.
         if layout.matrix is not None:
             self.matrix = MatrixModel(self.factory, layout.matrix.rows, layout.matrix.cols, diodes=diodes)
+            self.matrix.backwards = self.faults.backwards   # one set: the faults' own
         if layout.adc is not None:
             self.adcs = [MockMCP3008(select, pin_factory=self.factory) for select in layout.adc.selects]
             empty = layout.adc.level_of(None)
@@ -283,6 +304,9 @@ class SimulatedBoard:
 
     def _set(self, channel, present: bool, kind: str | None) -> None:
         layout = self.layout
+        channel = self.faults.crossed.get(channel, channel)
+        if channel in self.faults.dead:
+            return
         if layout.pins is not None and channel in layout.pins.channels:
             pin = self.factory.pin(channel)
             (pin.drive_low if present == layout.pins.active_low else pin.drive_high)()

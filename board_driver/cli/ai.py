@@ -1,5 +1,6 @@
-"""The computer's subcommands: `treeboard solve` (the exact value of a Tree Planting position)
-and `treeboard review` (every move of a game against the best one)."""
+"""The computer's subcommands: `treeboard solve` (the exact value of a position, in a game with
+an exact solver: its table in games/ai/tuning/ names it) and `treeboard review` (every move
+of a game against the best one)."""
 
 from __future__ import annotations
 
@@ -10,14 +11,11 @@ import time
 
 import games
 from board_driver.cli.common import add_game_options, fail, game_options
+from games.ai.tuning import exact_solver
 
 
 #: `solve`'s default time budget, in seconds (--seconds 0: no limit).
 SOLVE_SECONDS = 60.0
-#: Beyond this many free grooves (and outside an opening book) no exact answer is within
-#: reach: the 3x3 board from empty (24 free) takes about a second, and each groove more
-#: multiplies the work; a 4x4 board (40 free) would take far longer than anyone waits.
-SOLVE_REACH_FREE = 30
 
 
 def _moves_of(texts: list[str] | None) -> list[str]:
@@ -41,46 +39,42 @@ def _position(args: argparse.Namespace) -> games.State:
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
-    """Print {"value", "for", "for_player", "best", "seconds"}: the final tree margin for the
-    player to move (seat "for", named "for_player") under perfect play, the grooves that reach
+    """Print {"value", "for", "for_player", "best", "seconds"}: the final margin for the
+    player to move (seat "for", named "for_player") under perfect play, the moves that reach
     it, and how long the search took."""
-    solvable = [name for name in games.names() if games.get_game(name).exact_solver]
+    solvable = [name for name in games.names() if exact_solver(games.get_game(name))]
+    if args.game is None and len(solvable) == 1:
+        args.game = solvable[0]
     if args.game not in solvable:
         return fail(f"solve: only {', '.join(solvable)} has an exact solver, not {args.game!r}; "
                      "the other games have `treeboard review` and the computer player")
+    solver = exact_solver(games.get_game(args.game))
     try:
         state = _position(args)
     except (ValueError, games.GameError) as exc:
         return fail(f"solve: {exc}")
     if state.is_over():
         return fail("solve: the game is over after those moves; there is nothing to solve")
-    from games.ai.book import BookError
-    from games.ai.tree_planting import OutOfTime, solve, solver_for
-
     if args.seconds is not None and args.seconds < 0:
         return fail(f"solve: --seconds must be 0 (no limit) or more, not {args.seconds:g}")
-    free = len(state.legal_moves())
-    if free > SOLVE_REACH_FREE:
-        try:
-            in_book = solver_for(state.board).in_book(state.position_key()[0])
-        except BookError as exc:
-            return fail(f"solve: {exc}", status=1)
-        if not in_book:
-            return fail(f"solve: no exact answer is within reach: {free} grooves are free "
-                        f"(the solver reaches about {SOLVE_REACH_FREE}, the classic board "
-                        "through its opening book); give the moves played so far with "
-                        "--moves, or ask `treeboard review` or the computer player, which "
-                        "search without an exact answer", status=1)
+    try:
+        why = solver.out_of_reach(state)
+    except solver.BookError as exc:
+        return fail(f"solve: {exc}", status=1)
+    if why is not None:
+        return fail(f"solve: no exact answer is within reach: {why}; give the moves played so "
+                    "far with --moves, or ask `treeboard review` or the computer player, "
+                    "which search without an exact answer", status=1)
     seconds = SOLVE_SECONDS if args.seconds is None else args.seconds
     start = time.perf_counter()
     deadline = start + seconds if seconds else None
     progress = _Progress(seconds) if sys.stderr.isatty() else None
     try:
-        value, best = solve(state, deadline=deadline, clock=time.perf_counter)
-    except OutOfTime:
-        return fail(f"solve: no exact value within {seconds:g} s ({free} grooves free); "
+        value, best = solver.solve(state, deadline=deadline, clock=time.perf_counter)
+    except solver.OutOfTime as exc:
+        return fail(f"solve: no exact value within {seconds:g} s ({exc}); "
                     "--seconds N allows longer, 0 without a limit", status=1)
-    except BookError as exc:
+    except solver.BookError as exc:
         return fail(f"solve: {exc}", status=1)
     finally:
         if progress is not None:
@@ -90,7 +84,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
 
     print(json.dumps({"value": value, "for": state.to_move,
                       "for_player": players(state.game.name)[state.to_move],
-                      "best": [str(g) for g in best],
+                      "best": [str(m) for m in best],
                       "seconds": round(time.perf_counter() - start, 3)}))
     return 0
 
@@ -188,9 +182,10 @@ def cmd_review(args: argparse.Namespace) -> int:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("solve", help="the exact value and best moves of a Tree Planting position")
-    p.add_argument("--game", default="tree-planting", help="the game (only tree-planting)")
-    add_game_options(p)   # --board B (default classic), as on replay, sim and trace
+    p = sub.add_parser("solve", help="the exact value and best moves of a position, in a game "
+                                     "with an exact solver")
+    p.add_argument("--game", help="the game (default: the one with an exact solver)")
+    add_game_options(p)   # --board B, as on replay, sim and trace
     p.add_argument("--moves", nargs="*", metavar="M", help="the moves played so far")
     p.add_argument("--seconds", type=float, default=None,
                    help=f"give up after this long (default {SOLVE_SECONDS:g}; 0: no limit)")
@@ -198,7 +193,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("review", help="every move of a game against the best one")
     p.add_argument("file", help="a replay object (JSON) or whitespace-separated moves; - stdin")
-    p.add_argument("--game", default="tree-planting", help="the game of a plain move list")
+    p.add_argument("--game", default=games.names()[0],
+                   help=f"the game of a plain move list (default {games.names()[0]}, the first "
+                        "`treeboard games` lists)")
     add_game_options(p)   # the options of a plain move list, as on replay
     p.add_argument("--seconds", type=float, default=2.0, help="thinking time per position")
     p.add_argument("--seed", type=int, default=1)

@@ -361,9 +361,15 @@ def cmd_selftest(args: argparse.Namespace) -> int:
     config = None
     try:
         config = _board_config(args)
-        # Nothing can change on a simulated board unless a test's hands do it: no listening.
-        listen = args.listen if args.listen is not None else 0.0 if args.sim else 60.0
-        return selftest(config, seconds_per_led=args.led_seconds, listen_seconds=listen)
+        simulated = config.backend == "sim"
+        # On the simulated board only typed actions change a sensor: no walk and no listening
+        # unless asked for. A real board walks through every site, then listens if asked.
+        walk = args.walk if args.walk is not None else not simulated
+        listen = args.listen if args.listen is not None else 0.0 if simulated or walk else 60.0
+        hands = _typed_hands() if simulated and (walk or listen > 0) else None
+        return selftest(config, seconds_per_led=args.led_seconds, listen_seconds=listen, walk=walk,
+                        site_seconds=args.site_seconds, quiet_seconds=args.quiet_seconds,
+                        hands=hands)
     except _start_errors() as exc:
         return fail(str(exc))
     except BadPinFactory as exc:
@@ -380,11 +386,19 @@ def cmd_map(args: argparse.Namespace) -> int:
     config = None
     try:
         config = _board_config(args)
-        return map_layout(config, args.output, timeout=args.timeout)
+        hands = _typed_hands() if config.backend == "sim" and not Path(args.output).exists() else None
+        return map_layout(config, args.output, timeout=args.timeout, hands=hands)
     except _start_errors() as exc:
         return fail(str(exc))
     except BadPinFactory as exc:
         return fail(_no_gpio(config, exc) + "; or try the simulated board with --sim")
+
+
+def _typed_hands():
+    """The simulated board's hands: the sim's actions typed on stdin (cli/typed_hands.py)."""
+    from board_driver.cli.typed_hands import typed_hands
+
+    return typed_hands()
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -442,7 +456,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     real(p)
     p.add_argument("--led-seconds", type=float, default=0.3, help="how long each LED stays lit")
     p.add_argument("--listen", type=float,
-                   help="seconds to print sensor changes (default 60; 0 with --sim)")
+                   help="seconds to print sensor changes (default 0; 60 with --no-walk on a real "
+                        "board)")
+    p.add_argument("--walk", action=argparse.BooleanOptionalAction,
+                   help="ask for a piece on each site in turn and report dead sensors, sensors "
+                        "that change by themselves and crossed wires (default: on a real board)")
+    p.add_argument("--site-seconds", type=float, default=20.0,
+                   help="the walk: how long to wait for each site's piece")
+    p.add_argument("--quiet-seconds", type=float, default=5.0,
+                   help="the walk: how long the board lies empty first")
     p.set_defaults(func=cmd_selftest)
 
     p = sub.add_parser("map", help="write a layout by placing a piece on each lit site")

@@ -1,10 +1,13 @@
 """Tools for the maker wiring a board: `treeboard selftest` and `treeboard map`.
 
-`selftest` lights each LED in turn and says whose it is, then prints every sensor change
-(debounced at the layout's window) for a while, and sums up which sensors were seen and which
-sites never were. `map` keeps a layout's hardware (pins, matrix, ADC wiring, LED chain) but
-finds out which sensor sits under which site: it blinks each site's LED, waits for a piece
-there, and writes a new layout file with what it found.
+`selftest` lights each LED in turn and says whose it is; walks the maker through the board
+(empty for a while, then a piece on each site in turn) and names the sensors that never change,
+change by themselves or answer for the wrong site (hardware/kit/diagnose.py judges); prints
+every sensor change (debounced at the layout's window) for a while; and sums up which sensors
+were seen and which sites never were. `map` keeps a layout's hardware (pins, matrix, ADC
+wiring, LED chain) but finds out which sensor sits under which site: it blinks each site's LED,
+waits for a piece there, and writes a new layout file with what it found. On the simulated
+board the hands are the maker's typed actions (cli/typed_hands.py).
 
 Both scan a matrix at *every* row x column crossing, and an MCP3008 at every channel of each
 chip, not only the ones the layout names: a switch soldered to the wrong crossing shows up
@@ -37,6 +40,7 @@ from board_driver.config import Config
 from board_driver.referee.session import load_board_layout
 from hardware.base import HardwareError, SensorEvent
 from hardware.debounce import Debouncer
+from hardware.kit.diagnose import SiteCheck, diagnose, report
 from hardware.layout import ADC_CHANNELS, NO_SITE, Layout, load_layout
 from treeboard.exc import TreeboardError
 
@@ -46,6 +50,9 @@ POLL_S = 0.01
 EXIT_INTERRUPTED = 130
 EXIT_FAILED = 2
 
+#: Selftest's walk: a sensor other than the site's own that goes on is taken as the one under
+#: the piece (a crossed wire) once it has stayed on this long with the site's own still silent.
+WRONG_SITE_HOLD_S = 1.0
 #: Selftest's LED colour: full white before the layout's brightness cap and current limit.
 TEST_WHITE = (255, 255, 255)
 #: Map: mapped sites glow dim green, so the maker sees the progress.
@@ -58,8 +65,9 @@ NO_SITE_LABEL = "(no site)"
 class Step:
     """What a tool is doing at one poll: handed to the `hands` hook before each scan.
 
-    phase: "led" (selftest lights LED `led`), "listen" (selftest prints changes),
-    "place" (map waits for a piece on `site`), "lift" (map waits for it to go).
+    phase: "led" (selftest lights LED `led`), "listen" (selftest prints changes), "quiet"
+    (selftest's walk: the board lies empty), "place" (map, or selftest's walk, waits for a
+    piece on `site`), "lift" (waits for it to go).
     `hardware` is the open `hardware.Hardware`; on the simulator `hardware.board` has the hands
     (`place`, `lift`) and `hardware.board.layout.site_of_channel` names every crossing scanned.
     """
@@ -72,6 +80,11 @@ class Step:
 
 
 Hands = Callable[[Step], None]
+
+
+class HandsStopped(TreeboardError):
+    """The maker's hands stopped the tool (typed actions that ended): it stops as on Ctrl-C,
+    and map writes nothing. The message says why."""
 
 
 # --- the layout as scanned ------------------------------------------------------------------
@@ -226,15 +239,22 @@ def led_owner(layout: Layout, index: int) -> str:
 
 
 def selftest(config: Config, *, seconds_per_led: float = 0.3, listen_seconds: float = 60.0,
+             walk: bool = False, site_seconds: float = 20.0, quiet_seconds: float = 5.0,
              out: TextIO | None = None, err: TextIO | None = None,
              clock: Callable[[], float] = time.monotonic, wait: Callable[[float], None] = time.sleep,
              hands: Hands | None = None, poll_s: float = POLL_S) -> int:
-    """Light each LED in turn, then print each sensor change for `listen_seconds`; 0 when done.
+    """Light each LED in turn; with `walk`, walk the maker through every site; then print each
+    sensor change for `listen_seconds`; 0 when done.
 
-    Prints one line per LED (`LED 3: h0.3`), then one per settled change
-    (`GPIO4 -> t0.0: present`), then a summary: the sensors seen changing, the sites never seen.
-    Ctrl-C ends either phase early, still with the summary; the LEDs go dark and the hardware
-    is released whatever happens. Errors opening the board raise (ConfigError, LayoutError,
+    Prints one line per LED (`LED 3: h0.3`). The walk first asks for an empty board for
+    `quiet_seconds` (a sensor that changes then changes by itself), then lights each sensed
+    site's LEDs in turn, asks for a piece there and waits up to `site_seconds` for a sensor to
+    see it and for it to be lifted. Listening prints one line per settled change
+    (`GPIO4 -> t0.0: present`). Then a summary: the sensors seen changing, the sites never seen,
+    and the walk's findings (hardware/kit/diagnose.py: sensors that never change, that change
+    by themselves, that answer for the wrong site). Ctrl-C (or the typed hands stopping) ends
+    any phase early, still with the summary; the LEDs go dark and the hardware is released
+    whatever happens. Errors opening the board raise (ConfigError, LayoutError,
     HardwareError), as for `treeboard run`.
     """
     out = out or sys.stdout
@@ -243,16 +263,25 @@ def selftest(config: Config, *, seconds_per_led: float = 0.3, listen_seconds: fl
     scanned = discovery_layout(layout)
     bench = _Bench(config, layout, scanned, clock=clock, wait=wait, hands=hands, out=out, err=err, poll_s=poll_s)
     seen: dict[Hashable, int] = {}  # channel -> settled changes seen
+    walked = _Walk()
     try:
         bench.say(f"selftest of {layout.name} ({config.backend}): {layout.led_count} LEDs, "
                   f"{len(scanned.site_of_channel)} sensor channels, {len(layout.sites)} sites")
         try:
             _light_each_led(bench, seconds_per_led)
+            if walk:
+                _walk(bench, walked, seen, quiet_seconds, site_seconds)
             if listen_seconds > 0:
                 _listen(bench, listen_seconds, seen)
         except KeyboardInterrupt:
             bench.say("stopped")
+        except HandsStopped as exc:
+            bench.say(f"stopped: {exc}")
         _summary(bench, seen)
+        if walk:
+            findings = diagnose(layout, walked.checks, walked.quiet, set(seen))
+            for line in report(layout, findings, bench.name):
+                bench.say(line)
     finally:
         bench.close()
     return 0
@@ -287,6 +316,109 @@ def _listen(bench: _Bench, seconds: float, seen: dict[Hashable, int]) -> None:
         if _reached(now, start + seconds):
             return
         bench.pause(start + seconds)
+
+
+class _Walk:
+    """What the walk saw: the changes while the board lay empty, each site's turn."""
+
+    def __init__(self):
+        self.quiet: dict[Hashable, int] = {}
+        self.checks: list[SiteCheck] = []
+
+
+def _walk(bench: _Bench, walked: _Walk, seen: dict[Hashable, int], quiet_seconds: float,
+          site_seconds: float) -> None:
+    """The board empty for `quiet_seconds`, then each sensed site in turn: lit, a piece asked
+    for and (once a sensor sees it) lifted, `site_seconds` for each."""
+    layout = bench.layout
+    bench.say(f"leave the board empty for {quiet_seconds:g} s: a sensor that changes now changes by itself")
+    bench.resync()
+    start = bench.clock()
+    while True:
+        now = bench.clock()
+        for event in bench.poll(Step(now, "quiet", bench.hw)):
+            seen[event.channel] = seen.get(event.channel, 0) + 1
+            walked.quiet[event.channel] = walked.quiet.get(event.channel, 0) + 1
+            bench.say(f"  {bench.name(event.channel)} -> {bench.site_label(event.channel)}: "
+                      f"{_value_text(event.value)}, by itself")
+        if _reached(now, start + quiet_seconds):
+            break
+        bench.pause(start + quiet_seconds)
+    sites = [s for s in layout.sites if s in layout.channels_of_site]
+    bench.say(f"now a piece on each of the {len(sites)} sensed sites in turn, {site_seconds:g} s each:")
+    for n, site in enumerate(sites, 1):
+        check = SiteCheck(site)
+        _walk_site(bench, check, seen, n, len(sites), site_seconds)
+        walked.checks.append(check)   # (a turn cut short by Ctrl-C is not judged)
+    bench.show({})
+
+
+def _walk_site(bench: _Bench, check: SiteCheck, seen: dict[Hashable, int], n: int, total: int,
+               seconds: float) -> None:
+    """One site's turn: lit, a piece asked for, the sensor that answers, the piece lifted.
+
+    The site's own sensor answers at once. Another one that goes on is taken as the answer
+    (a crossed wire) only once it has stayed on for WRONG_SITE_HOLD_S (or to the end of the
+    turn) with the site's own still silent: one that flickers meanwhile (a reed closing by
+    itself) is only counted."""
+    layout, site = bench.layout, check.site
+    own = layout.channels_of_site[site]
+    leds = layout.leds_of_site.get(site, ())
+    bench.show({site: TEST_WHITE} if leds else {})
+    where = f"LED {', '.join(map(str, leds))} lit" if leds else "no LED beside it"
+    bench.say(f"put a piece on {site} ({n}/{total}; {where})")
+    start = bench.clock()
+    lifting_since = None
+    candidate: tuple[Hashable, float] | None = None   # another sensor on, and since when
+
+    def count(channel: Hashable, changes: int = 1) -> None:
+        check.others[channel] = check.others.get(channel, 0) + changes
+
+    while True:
+        now = bench.clock()
+        phase = "place" if check.answered is None else "lift"
+        for event in bench.poll(Step(now, phase, bench.hw, site=site)):
+            channel = event.channel
+            seen[channel] = seen.get(channel, 0) + 1
+            if check.answered is not None:
+                if channel != check.answered:
+                    count(channel)
+            elif event.value is not None and channel in own:
+                lifting_since = _answer(bench, check, channel, now)
+            elif event.value is not None and candidate is None:
+                candidate = (channel, now)
+            elif candidate is not None and channel == candidate[0]:
+                count(channel, 2)   # on and off again before it could count: a flicker
+                candidate = None
+            else:
+                count(channel)
+        if check.answered is None and candidate is not None and (
+                _reached(now, candidate[1] + WRONG_SITE_HOLD_S) or _reached(now, start + seconds)):
+            lifting_since = _answer(bench, check, candidate[0], now)   # still on: it is the one
+        if check.answered is not None and bench.debouncer.settled().get(check.answered) is None:
+            return
+        if check.answered is None and _reached(now, start + seconds):
+            bench.say(f"  not seen within {seconds:g} s")
+            return
+        if lifting_since is not None and _reached(now, lifting_since + seconds):
+            bench.say(f"  still on after {seconds:g} s; going on")
+            return
+        until = start + seconds if lifting_since is None else lifting_since + seconds
+        if candidate is not None and check.answered is None:
+            until = min(until, candidate[1] + WRONG_SITE_HOLD_S)
+        bench.pause(until)
+
+
+def _answer(bench: _Bench, check: SiteCheck, channel: Hashable, now: float) -> float:
+    """Take `channel` as the sensor that answered for the site; say so; the lift starts now."""
+    check.answered = channel
+    owner = bench.layout.site_of_channel.get(channel)
+    if channel in bench.layout.channels_of_site[check.site]:
+        bench.say(f"  seen: {bench.name(channel)}; lift it")
+    else:
+        whose = f"which the layout gives to {owner}" if owner else "which the layout gives no site"
+        bench.say(f"  seen on {bench.name(channel)}, {whose}; lift it")
+    return now
 
 
 def _summary(bench: _Bench, seen: dict[Hashable, int]) -> None:
@@ -363,6 +495,10 @@ def map_layout(config: Config, output: str | Path, *, timeout: float = 120.0,
     except KeyboardInterrupt:
         bench.say(f"stopped after {len(mapping)} of {len(layout.sites)} sites; nothing written")
         return EXIT_INTERRUPTED
+    except HandsStopped as exc:
+        print(f"treeboard map: {exc} after {len(mapping)} of {len(layout.sites)} sites; nothing "
+              "written", file=err, flush=True)
+        return EXIT_FAILED
     finally:
         bench.close()
 

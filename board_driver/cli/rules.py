@@ -1,5 +1,6 @@
 """The rules' own commands: `games` (the games, boards and options), `replay` (a game's moves
-from a file, as JSON) and `match` (a Treeblox match's totals)."""
+from a file, as JSON) and `match` (a match's totals, in a game whose rules have matches:
+`Game.match_rules`)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,6 @@ import games
 import games.ai
 from board_driver.cli.common import EXIT_BAD_INPUT, add_game_options, fail, game_options
 from board_driver.referee.actions import cut
-from games import treeblox
 from treeboard.exc import TreeboardError
 
 
@@ -173,13 +173,27 @@ def read_records(paths: Sequence[str], stdin: TextIO | None = None
     return [parse_record(text) for _, text in texts], [p for p, _ in texts]
 
 
+def match_games() -> list[str]:
+    """The games whose rules total a match of several games (`Game.match_rules`)."""
+    return [name for name in games.names() if games.get_game(name).match_rules]
+
+
 def cmd_match(args: argparse.Namespace) -> int:
-    """Print a Treeblox match's summary (games.treeblox.play_match) as JSON."""
+    """Print a match's summary (`Game.play_match`) as JSON."""
     try:
-        cubes = treeblox.GAME.new_state(cubes=args.cubes).options()["cubes"]
+        if args.game is None:
+            matched = match_games()
+            if len(matched) != 1:
+                raise games.GameError(f"--game: one of {', '.join(matched)}")
+            args.game = matched[0]
+        try:
+            game = games.get_game(args.game)
+        except KeyError as exc:
+            raise games.GameError(exc.args[0]) from None
+        options = game.new_state(**game_options(args)).options()
         records, sources = read_records(args.files)
-        summary = treeblox.play_match(records, cubes, sources)
-    except games.GameError as exc:
+        summary = game.play_match(records, sources, **options)
+    except (games.GameError, ValueError) as exc:
         print(f"treeboard match: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
     if len(records) % 2:
@@ -200,13 +214,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("file", nargs="?", default="-", help="whitespace-separated moves; - for stdin")
     p.set_defaults(func=cmd_replay)
 
+    matched = [games.get_game(name) for name in match_games()]
     p = sub.add_parser(
-        "match", help="total a Treeblox match (colours switch every game)",
-        description="Total a Treeblox match: players switch colours every game (player 1 is "
-                    "Dark in game 1) and the most active leaves over all games wins.")
+        "match",
+        help=f"total a match of several games ({', '.join(g.short_title for g in matched)})",
+        description=" ".join(f"Total a {g.short_title} match: {g.match_rules}." for g in matched))
     p.add_argument("files", nargs="+", metavar="FILE",
                    help="one file: a game per line; several files: a game per file; "
                         "- reads standard input")
-    p.add_argument("--cubes", default=treeblox.MAX_CUBES,
-                   help=f"cubes of each kind per player (default {treeblox.MAX_CUBES})")
+    p.add_argument("--game", help="the game (default: the one whose rules have matches)")
+    add_game_options(p)   # --cubes N, as on replay
     p.set_defaults(func=cmd_match)

@@ -8,7 +8,10 @@ What it does on a Pi (``--dry-run`` prints the same list and changes nothing):
    ``systemd/treeboard.service`` (installed as package data, ``board_driver/systemd/``) with ExecStart= pointing at the ``treeboard``
    executable running this command;
    with ``--neopixel-as-root`` also the drop-in that runs it as root (rpi_ws281x);
-4. ``/etc/treeboard/config.toml`` from the default config, only if there is none;
+4. ``/etc/treeboard/config.toml`` from the default config, only if there is none, root's and
+   readable by the service's group alone (0640: a secret may come to be kept in it); a config
+   there already that holds a secret (``web.token``, ``remote.secret``) readable by every
+   account is refused, as the daemon refuses it and a world-readable ``secret_file``;
 5. the udev rules (ours, and the firmware bridge's) in ``/etc/udev/rules.d/``;
 6. ``systemctl daemon-reload``, ``udevadm control --reload``, ``udevadm trigger``,
    ``systemctl enable treeboard``, ``systemctl restart treeboard``.
@@ -38,6 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import board_driver
+from board_driver.config import ConfigError, check_private, read_toml
 from treeboard.exc import TreeboardError
 
 USER = "treeboard"
@@ -97,6 +101,7 @@ def install_service(
     euid: Callable[[], int] | None = None,
     out: Callable[[str], None] = print,
     trusted_uids: tuple[int, ...] = (0,),
+    chown: Callable[[Path, int, int], None] = os.chown,
 ) -> list[str]:
     """Install (or, with ``dry_run``, describe) the service; returns the steps' texts.
 
@@ -106,6 +111,12 @@ def install_service(
     step first and then raises the same error (``DryRunRefusal``) saying why.
     """
     root = Path(root)
+    # An image's root is a folder (a new one is made); a file there, or above it, is no root.
+    above = next((p for p in (root, *root.parents) if p.exists()), None)
+    if above is not None and not above.is_dir():
+        raise ServiceError(f"--root {root}: expected a folder, the root of a Pi image being "
+                           "prepared, but " + ("it is a file" if above == root else
+                                               f"{above} is a file"))
     live = (root == Path("/")) if live is None else live
     if not dry_run and (euid or os.geteuid)() != 0:
         raise ServiceError("install-service creates a user and writes to /etc: run it with sudo, "
@@ -114,7 +125,7 @@ def install_service(
     refusals: list[str] | None = [] if dry_run else None
     steps = plan(root, run, executable=executable, neopixel_as_root=neopixel_as_root,
                  live=live, read=read, default_config=default_config, package_dir=package_dir,
-                 refusals=refusals, trusted_uids=trusted_uids)
+                 refusals=refusals, trusted_uids=trusted_uids, chown=chown)
     for step in steps:
         out(("would: " if dry_run else "") + step.text)
         if not dry_run:
@@ -131,7 +142,8 @@ class DryRunRefusal(ServiceError):
 def plan(root: Path, run: Callable[..., object], *, executable: Path | None, neopixel_as_root: bool,
          live: bool, read: Callable[[str], str] = service_file,
          default_config: Path = PACKAGE_DIR / "default_config.toml", package_dir: Path = PACKAGE_DIR,
-         refusals: list[str] | None = None, trusted_uids: tuple[int, ...] = (0,)) -> list[Step]:
+         refusals: list[str] | None = None, trusted_uids: tuple[int, ...] = (0,),
+         chown: Callable[[Path, int, int], None] = os.chown) -> list[Step]:
     """Every step of the install, decided up front so --dry-run shows exactly them.
 
     With ``refusals`` (a dry run) a reason the install cannot go on is added there and the
@@ -147,9 +159,15 @@ def plan(root: Path, run: Callable[..., object], *, executable: Path | None, neo
     def command(*argv: str) -> None:
         steps.append(Step("run: " + " ".join(argv), lambda: _run(run, list(argv))))
 
-    def write(target: Path, text: str, note: str = "") -> None:
+    def write(target: Path, text: str, note: str = "", private: bool = False) -> None:
         where = root / target.relative_to("/")
-        steps.append(Step(f"write {where}{note}", lambda: _write(where, text)))
+        if not private:
+            steps.append(Step(f"write {where}{note}", lambda: _write(where, text)))
+            return
+        # Root's, readable by the service's group alone (0640): a secret may be put in it.
+        steps.append(Step(f"write {where}{note}, mode 640, group {USER}",
+                          lambda: _write(where, text, 0o640,
+                                         lambda tmp: chown(tmp, 0, _group_id(root, USER)))))
 
     # 1-2. The user and its groups.
     for group in GROUPS:
@@ -195,9 +213,12 @@ def plan(root: Path, run: Callable[..., object], *, executable: Path | None, neo
     # 4. The config: a user's own is never overwritten.
     config = root / CONFIG_PATH.relative_to("/")
     if config.exists():
+        exposed = exposed_secret(config)
+        if exposed is not None:
+            refuse(ServiceError(exposed))
         steps.append(Step(f"keep {config} (already there)", lambda: None))
     else:
-        write(CONFIG_PATH, _read(default_config), " (the default config)")
+        write(CONFIG_PATH, _read(default_config), " (the default config)", private=True)
 
     # 5. udev rules: ours, and the firmware bridge's.
     for rule in ("99-treeboard.rules", "99-treeboard-bridge.rules"):
@@ -342,6 +363,41 @@ def _under(path: Path, top: Path) -> bool:
     return path == top or top in path.parents
 
 
+def exposed_secret(config: Path) -> str | None:
+    """Why a config kept as it is may not stay so: it holds a secret (web.token, remote.secret)
+    and every account can read it, which the daemon refuses as it refuses such a secret_file
+    (board_driver.config.check_private). None when it is fine, or not even TOML (the daemon
+    says what is wrong with it at start)."""
+    try:
+        with open(config, "rb") as f:
+            mode = os.fstat(f.fileno()).st_mode
+            data = read_toml(config, f.read())
+        check_private(config, data, mode)
+    except ConfigError as exc:
+        return None if exc.key == "" else str(exc)
+    except OSError as exc:
+        return f"cannot read {config}: {exc.strerror}"
+    return None
+
+
+def _group_id(root: Path, name: str) -> int:
+    """The group's number: the running system's (NSS), or in an image its /etc/group's."""
+    if root == Path("/"):
+        try:
+            return grp.getgrnam(name).gr_gid
+        except KeyError:
+            pass
+    else:
+        try:
+            for line in (root / "etc" / "group").read_text().splitlines():
+                fields = line.split(":")
+                if fields[0] == name and len(fields) > 2 and fields[2].isdigit():
+                    return int(fields[2])
+        except OSError:
+            pass
+    raise ServiceError(f"the group {name} is missing (useradd --user-group should have made it)")
+
+
 def _group_exists(root: Path, name: str) -> bool:
     return _exists(root, "group", name, grp.getgrnam)
 
@@ -372,11 +428,17 @@ def _read(path: Path) -> str:
         raise ServiceError(f"cannot read {path}: {exc.strerror}") from exc
 
 
-def _write(path: Path, text: str) -> None:
+def _write(path: Path, text: str, mode: int = 0o644,
+           own: Callable[[Path], None] | None = None) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".treeboard-new")
-    tmp.write_text(text)
-    tmp.chmod(0o644)
+    tmp.unlink(missing_ok=True)   # (created afresh: never readable by all, even for a moment)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(text)
+    tmp.chmod(mode)   # (whatever the umask took away)
+    if own is not None:
+        own(tmp)
     os.replace(tmp, path)  # never a half-written unit or config
 
 

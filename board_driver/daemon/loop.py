@@ -14,11 +14,12 @@ import signal
 from concurrent.futures import BrokenExecutor, Future
 from typing import Any, Callable
 
-from board_driver.config import Config, ConfigError, Voice, voice_from_page, voice_settings
+from board_driver.config import Config, voice_from_page, voice_settings
 from board_driver.daemon.notify import Notifier, keep_watchdog
 from board_driver.daemon.remote_part import RemotePart
-from board_driver.daemon.supervisor import Part, Supervisor
+from board_driver.daemon.supervisor import DOWN, Part, Supervisor
 from board_driver.daemon.speech import SpeechError, open_speech
+from board_driver.referee import kept
 from board_driver.referee.door import Door
 from board_driver.referee.session import Session, open_session
 from board_driver.views import words
@@ -60,8 +61,9 @@ class Daemon:
         self._supervise_handle: asyncio.TimerHandle | None = None
         self._withheld: str | None = None  # why the watchdog ping is withheld, once logged
         self.speech = None    # the voice (daemon/speech.py), when [voice] is enabled
+        self._voice_missing: Problem | None = None   # why it could not open (espeak-ng missing)
         # The voice's settings: the config's [voice], or what the page changed of it (kept in
-        # the journal: `_saved_voice`). The daemon's alone; `set_voice` replaces it whole.
+        # the journal: `kept.voice`). The daemon's alone; `set_voice` replaces it whole.
         self.voice = config.voice
         self._narrator = Narrator()  # what changed, in the sentences the voice says
 
@@ -72,7 +74,7 @@ class Daemon:
         words.use(self.config.language)
         self.session = session = open_session(self.config, clock=loop.time, new_game=self.new_game)
         self._narrator.start(session.referee.moment(loop.time()))
-        self.voice = self._saved_voice(session.journal)
+        self.voice = kept.voice(self.config, session.journal)
         self._start_speech()
         self.door = Door(session, loop.time, after_change=self.show)
         self.door.host = self
@@ -131,20 +133,38 @@ class Daemon:
             session.close()
 
     def _start_speech(self) -> None:
-        """The voice, when [voice] is enabled (or --voice-dir): a board without espeak-ng
-        referees on, and says why in the log."""
-        if not self.voice.enabled:
+        """The voice, when [voice] is enabled (or --voice-dir), a part the supervisor owns: a
+        board without espeak-ng referees on with its voice down (logged once, shown on the LEDs
+        and the page like any part down), and tries again now and then."""
+        if not self.voice.enabled or "voice" in self.supervisor.parts:
             return
+        part = Part("voice", check=self._voice_problem, restart=self._open_voice)
         try:
-            self.speech = open_speech(self.voice, self.config.language)
-        except SpeechError as exc:
-            log.error("the board will not speak: %s", exc)
-            return
+            self._open_voice()
+        except SpeechError:
+            part.state, part.why = DOWN, self._voice_missing
+        self.supervisor.add(part)
+
+    def _open_voice(self) -> None:
+        """Start the voice's worker, opening the engine first if it never opened (SpeechError
+        while espeak-ng is missing). A voice that opens late says what happens from then on,
+        not every move since the board started."""
+        if self.speech is None:
+            try:
+                self.speech = open_speech(self.voice, self.config.language)
+            except SpeechError as exc:
+                self._voice_missing = Problem(str(exc), exc.kind)
+                raise
+            self._voice_missing = None
+            moment = self.session.referee.moment(self.loop.time())
+            self._narrator.start(moment)
+            self._narrator(moment)
         self.speech.start()
-        self.supervisor.add(Part("voice", check=self._voice_problem, restart=self.speech.start))
 
     def _voice_problem(self) -> str | None:
-        health = self.speech.health if self.speech is not None else "up"
+        if self.speech is None:
+            return self._voice_missing
+        health = self.speech.health
         return Problem(health.removeprefix("down: "), kind_of(health)) \
             if health.startswith("down") else None
 
@@ -157,28 +177,10 @@ class Daemon:
 
     # --- the voice's settings (the page, through the door) ---------------------------------------
 
-    def _saved_voice(self, journal) -> Voice:
-        """[voice] as the page last changed it (the journal's "voice" setting), when it was
-        changed from the [voice] the config holds now; else the config's (an edited config
-        file wins over what the page changed before the edit)."""
-        base = self.config.voice
-        saved = journal.setting("voice")
-        if saved is None:
-            return base
-        if not isinstance(saved, dict) or saved.get("base") != voice_settings(base):
-            log.info("the voice settings changed on the page were made for another [voice] in "
-                     "%s; its [voice] applies", self.config.path)
-            return base
-        try:
-            return voice_from_page(saved.get("values"), base, f"{journal.path}: settings.voice")
-        except ConfigError as exc:
-            log.error("%s; the config's [voice] applies", exc)
-            return base
-
     def voice_settings(self) -> dict:
         """The voice's settings as the page shows them, and whether it speaks now."""
         health = self.speech.health if self.speech is not None else (
-            "off" if not self.voice.enabled else "down: espeak-ng is missing")
+            "off" if not self.voice.enabled else f"down: {self._voice_missing or 'not started'}")
         return {**voice_settings(self.voice), "health": health,
                 "board_language": self.config.language}
 
@@ -192,11 +194,9 @@ class Daemon:
         if self.speech is not None:
             self.speech.configure(voice, voice.language or self.config.language)
         elif voice.enabled:
-            # (a voice turned on now starts from now: not every move since the board started)
-            moment = self.session.referee.moment(self.loop.time())
-            self._narrator.start(moment)
-            self._narrator(moment)
-            self._start_speech()
+            self._start_speech()   # (from now: not every move since the board started)
+        else:
+            self.supervisor.remove("voice")   # (one that never opened: no longer wanted)
 
     @property
     def remote(self):

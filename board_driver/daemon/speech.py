@@ -38,6 +38,12 @@ log = logging.getLogger("treeboard.speech")
 #: --voices=LANG`). Which languages the board speaks is its catalogs' (views/words.py); any
 #: other one is spoken by the voice its code names (fr -> espeak-ng's "fr").
 ESPEAK_VOICES = {"en": "en-gb", "zh": "cmn"}
+#: How much faster than [voice] rate (words a minute, as English counts them) a language is
+#: spoken, so that the same rate sounds as natural to each language's listeners. espeak-ng paces
+#: Mandarin a syllable (a character) at a time as if it were a word: at English's 160 a minute
+#: it said 2.3 characters a second, half what a native listener finds natural (4-5); at 1.85
+#: times, 4.5 (benchmarks/voice_rate.py measures both). Any other language: 1.
+PACE = {"zh": 1.85}
 #: How many utterances may wait; past this the oldest goes (a voice minutes behind is no help).
 QUEUE_LIMIT = 16
 #: How many WAV files a voice dir keeps (the oldest go first): a board runs for months.
@@ -86,9 +92,10 @@ class Espeak:
     def _args(self, language: str) -> list[str]:
         v = self.settings
         name = v.voice or ESPEAK_VOICES.get(language, language)
+        rate = round(v.rate * PACE.get(language, 1.0))
         # At the lowest CPU priority: synthesis must never take a core from the sensor path
         # (the scan thread and the loop), only what they leave over.
-        return [*self._nice, self.program, "-v", name, "-s", str(v.rate), "-a", str(v.volume)]
+        return [*self._nice, self.program, "-v", name, "-s", str(rate), "-a", str(v.volume)]
 
     def render(self, text: str, language: str, path: Path) -> None:
         self._run(self._args(language) + ["-w", str(path)], text)

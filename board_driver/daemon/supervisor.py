@@ -13,7 +13,8 @@ computer's worker). Each part is in one state:
 - **restarting**: it stopped working; it is restarted at once, then again with a growing
   backoff (`backoff_initial` doubling up to `backoff_max`) while it stays broken;
 - **down**: `give_up_after` restarts did not bring it back (or it cannot be restarted: a
-  config that names a missing file). It is still retried every `backoff_max` seconds, since a
+  config that names a missing file), or it was down from the start (a part `add`ed down: the
+  voice with espeak-ng missing). It is still retried every `backoff_max` seconds, since a
   cable may come back.
 
 Every change of state is logged once (not once per poll), and `on_change` is told, so the
@@ -86,10 +87,18 @@ class Supervisor:
         self.parts: dict[str, Part] = {}
 
     def add(self, part: Part) -> Part:
+        """Watch `part` (shown from the daemon's next redraw). One added DOWN (with its `why`)
+        could not even start: logged once, and tried again as a part that restarts did not
+        bring back is."""
         if part.name in self.parts:
             raise ValueError(f"a part named {part.name!r} is supervised already")
         part.since = self.clock()
         self.parts[part.name] = part
+        if part.state == DOWN:
+            log.error("%s is down: %s (still trying every %g s)", part.name, part.why,
+                      self.backoff_max)
+            part.restarts = self.give_up_after
+            part.next_try = part.since + self.backoff_max
         return part
 
     def remove(self, name: str) -> None:

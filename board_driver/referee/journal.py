@@ -8,6 +8,10 @@ a crash is a WAL frame with a bad checksum, which SQLite ignores on the next ope
 History is append-only. A takeback is a new ``undo`` event, never an UPDATE or a
 DELETE of the move, so the journal always says what happened at the board.
 
+Whose file: a journal carries its mark in SQLite's header (`APPLICATION_ID`); a file that is
+neither marked, nor empty, nor holding the journal's tables alone (a journal older than the
+mark) is another program's database, refused before a byte of it is written.
+
 Threading: one connection, used only from the daemon's asyncio loop thread
 (sqlite3's ``check_same_thread`` enforces it). A commit costs one fsync, a few
 milliseconds on an SD card, which the loop can afford once per move.
@@ -102,6 +106,16 @@ CREATE TABLE IF NOT EXISTS clocks (
 SCHEMA_VERSION = 2
 _ADDED_COLUMNS = (("games", "players", "TEXT"), ("games", "origin", "TEXT"),
                   ("events", "clocks", "TEXT"))
+
+
+#: The journal's mark in its SQLite header (`PRAGMA application_id`, "TBRD"): a file that
+#: carries it is ours. Journals written before the mark are known by their tables instead.
+APPLICATION_ID = 0x54425244
+#: The tables (and the index) a journal holds: a file whose schema is anything else belongs to
+#: another program, and is refused untouched.
+_OURS = {"games", "events", "settings", "clocks", "events_by_game"}
+#: What a journal of any version holds at least.
+_ESSENTIAL = {"games", "events"}
 
 
 class JournalError(TreeboardError, RuntimeError):
@@ -203,6 +217,8 @@ class Journal:
         # isolation_level=None: we say where transactions begin and end (see _write).
         db = sqlite3.connect(self.path, isolation_level=None)
         try:
+            # Whose file it is, before anything is written to it (WAL mode is a write too).
+            self._check_ours(db)
             mode = db.execute("PRAGMA journal_mode=WAL").fetchone()[0]
             if mode.lower() != "wal":
                 raise JournalError(f"{self.path}: SQLite refused WAL mode (got {mode!r})")
@@ -219,11 +235,27 @@ class Journal:
                 raise error
             db.executescript(_SCHEMA)
             _migrate(db)
+            db.execute(f"PRAGMA application_id={APPLICATION_ID}")
         except BaseException:
             db.close()
             raise
         _fsync_directory(self.path.parent)  # the new file's name must survive a crash too
         return db
+
+    def _check_ours(self, db: sqlite3.Connection) -> None:
+        """A JournalError, nothing written, unless the file is a journal: marked as ours, or
+        (older journals) holding the journal's tables and nothing else, or empty (a new file)."""
+        mark = db.execute("PRAGMA application_id").fetchone()[0]
+        if mark == APPLICATION_ID:
+            return
+        names = {name for (name,) in db.execute(
+            "SELECT name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'")}
+        if mark == 0 and (not names or (_ESSENTIAL <= names and names <= _OURS)):
+            return
+        what = (f"its header names another program (application_id {mark:#x})" if mark else
+                "it holds " + ", ".join(sorted(names)[:5]) + (" ..." if len(names) > 5 else ""))
+        raise JournalError(f"{self.path} is not a treeboard journal ({what}); it was left as it "
+                           "is: name another file for the journal")
 
     def _move_aside(self, exc: Exception) -> None:
         """Keep the unreadable file for a post-mortem; the board starts a fresh journal."""

@@ -1,5 +1,6 @@
-"""What a session changes of the board (who plays each seat, the hint mode, the clock), kept in
-the journal's settings so that it survives a restart, as the voice's settings are.
+"""What a session changes of the board (who plays each seat, the hint mode, the clock; the
+voice's settings, which the page changes), kept in the journal's settings so that it survives
+a restart.
 
 The config is read once at start and never written; each change is kept with the config's
 values it was made from, so that a later edit of the config file wins over what a session
@@ -78,3 +79,24 @@ def restore(referee: Any) -> None:
                   exc)
         return
     referee.restore_kept(seats, moves, controls)
+
+
+def voice(config: Any, journal: Any) -> Any:
+    """[voice] as the page last changed it (the journal's "voice" setting), when it was
+    changed from the [voice] the config holds now; else the config's (an edited config file
+    wins over what the page changed before the edit)."""
+    from board_driver.config import ConfigError, voice_from_page, voice_settings
+
+    base = config.voice
+    saved = journal.setting("voice")
+    if saved is None:
+        return base
+    if not isinstance(saved, dict) or saved.get("base") != voice_settings(base):
+        log.info("the voice settings changed on the page were made for another [voice] in "
+                 "%s; its [voice] applies", config.path)
+        return base
+    try:
+        return voice_from_page(saved.get("values"), base, f"{journal.path}: settings.voice")
+    except ConfigError as exc:
+        log.error("%s; the config's [voice] applies", exc)
+        return base

@@ -132,18 +132,17 @@ class Narrator:
             why = tr(" (the turn's time ran out)") if i + 1 in timed_out else ""
             text = tr("move {n}: {move}").format(
                 n=i + 1, move=views.show_move(state.game.name, moves[i])) + why
-            spoken = tr("move {n}, {player}: {move}").format(
-                n=views.say_number(i + 1), player=who,
-                move=views.say_move_text(state, moves[i])) + why
+            # Aloud without its number (the page's move list shows it): who, and the move.
+            spoken = tr("{player}: {move}").format(
+                player=who, move=views.say_move_text(state, moves[i])) + why
             if last:
                 if state.is_over():
                     text += tr(" (game over)")
                 else:
                     text += tr(" ({player} to move)").format(player=names[state.to_move])
             if not moment.at_board(mover(state, i)):
-                put = tr("; {player}'s move: put it on the board").format(player=who)
-                text += put
-                spoken += put
+                text += tr("; {player}'s move: put it on the board").format(player=who)
+                spoken += tr("; put it on the board")   # (its player said already)
             out.append(Said(text, spoken, "move", i + 1))
         self._moves = moves
         occupied = set(state.occupancy())

@@ -33,6 +33,8 @@ API (JSON; control actions need `X-Treeboard-Token` when the config sets web.tok
     GET  /api/games/<id>/review     {"moves": [{"n","player","move","before","after","exact",
                                     "best","changed_result","loss"}]} (games.ai.review; the
                                     computer's worker, some seconds the first time; cached)
+    GET  /api/kit/<file>            the maker's kit of this board (web/kit.py): parts.csv,
+                                    wiring.svg, template.svg, as `treeboard kit` writes them
     GET  /ws                        the state, pushed after every change
 A refusal is a 4xx with {"error": "<the reason a player can read>"}, and changes nothing.
 """

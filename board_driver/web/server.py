@@ -16,6 +16,12 @@ Safety on a home network:
   send) and, when the browser says where it comes from (Origin), come from this page.
 - Nothing a client sends is evaluated or put into HTML: the page sets text with textContent,
   and the SVG pictures are made here from the game alone.
+- A request must arrive whole in time: its head within `guard.HEADER_TIMEOUT_S` of the
+  connection (or of the answer before it on the same connection), its body within
+  BODY_TIMEOUT_S; otherwise the connection is closed. One client holds at most
+  `guard.MAX_PER_CLIENT` connections, the page at most `guard.MAX_CONNECTIONS` (web/guard.py),
+  and what clients do is logged in one line at most, a few a minute: a half-sent or malformed
+  request costs the board no more.
 """
 
 from __future__ import annotations
@@ -42,7 +48,8 @@ from board_driver.config import ConfigError, is_loopback
 from board_driver.referee.journal import JournalError
 from board_driver.views import words
 from board_driver.views.narrate import last_moves
-from board_driver.web import snapshot
+from board_driver.web import guard, snapshot
+from board_driver.web.kit import KitFiles
 from board_driver.web.library import Library
 from treeboard.exc import TreeboardError
 
@@ -72,6 +79,8 @@ WRONG_TOKEN_WINDOW_S = 60.0
 WRONG_TOKEN_PEERS = 1024
 #: A game id SQLite can hold (a signed 64-bit integer); a longer one is no game of ours.
 MAX_GAME_ID = 2 ** 63 - 1
+#: The longest a POST's body (at most MAX_BODY bytes) may take to arrive after its head.
+BODY_TIMEOUT_S = 10.0
 
 
 # The language of the page a request came from (its ?lang=), for what the answer says: the
@@ -151,6 +160,20 @@ class WrongTokens:
                         "refused for a while", WRONG_TOKENS_ALLOWED, peer, WRONG_TOKEN_WINDOW_S)
 
 
+async def read_body(request: web.Request) -> bytes:
+    """A request's body, whole within BODY_TIMEOUT_S; Refused (408) when it trickles, and (400)
+    when the client went away before sending it all (no one reads that answer)."""
+    try:
+        async with asyncio.timeout(BODY_TIMEOUT_S):
+            return await request.read()
+    except TimeoutError:
+        raise Refused(408, f"the request's body did not all come within {BODY_TIMEOUT_S:g} s"
+                      ) from None
+    except ConnectionError:
+        raise Refused(400, "the connection closed before the request's body had all come"
+                      ) from None
+
+
 def json_fields(raw: bytes, fields: dict[str, bool]) -> dict[str, str]:
     """A POST's body as a JSON object whose fields are all in `fields` (name -> required), each
     text of 1 to MAX_TEXT characters; Refused (400) saying what is wrong."""
@@ -184,8 +207,7 @@ class WebServer:
         self.listen, self.port, self.token = listen, port, token
         self.local = is_loopback(listen)
         self.clients: set[Client] = set()
-        self._runner: web.AppRunner | None = None
-        self._site: web.TCPSite | None = None
+        self._listener: guard.Listener | None = None
         self._assets: dict[str, bytes] = {}
         self._key: Any = None
         self._version = 0
@@ -225,6 +247,7 @@ class WebServer:
         r.add_post("/api/voice", self._set_voice)
         r.add_get("/api/games/{id:\\d+}/review", self._review)
         r.add_get("/ws", self._ws)
+        KitFiles(self.door).add_routes(r)   # the maker's kit of this board (web/kit.py)
         Library(self.door, self._language, self._reviews).add_routes(r)   # web/library.py
         return app
 
@@ -234,21 +257,13 @@ class WebServer:
         self._page_words = sorted(
             {t for _, t in words.html_texts(self._assets["/"].decode("utf-8"))}
             | {t for _, t in words.script_texts(self._assets["/app.js"].decode("utf-8"))})
-        self._runner = web.AppRunner(self.app(), access_log=None, handle_signals=False)
-        await self._runner.setup()
-        site = web.TCPSite(self._runner, self.listen, self.port, reuse_address=True)
-        await site.start()
-        self._site = site
-        addresses = self._runner.addresses  # with port 0, the port the OS chose
-        if addresses:
-            self.port = addresses[0][1]
+        self._listener = guard.Listener(self.app(), self.listen, self.port)
+        self.port = await self._listener.start()   # (with port 0, the port the OS chose)
         log.info("companion page: %s", self.url)
 
     def problem(self) -> str | None:
         """None while the page's listening socket serves; else why not (the supervisor asks)."""
-        site = self._site
-        server = getattr(site, "_server", None)  # aiohttp's asyncio.Server for the site
-        if server is None or not server.is_serving():
+        if self._listener is None or not self._listener.serving():
             return f"its listening socket on {self.listen}:{self.port} is closed"
         return None
 
@@ -263,10 +278,9 @@ class WebServer:
         for client in list(self.clients):
             # 1001 "going away": the page reconnects by itself when the daemon is back.
             await client.ws.close(code=1001, message=b"the board is restarting")
-        if self._runner is not None:
-            await self._runner.cleanup()
-            self._runner = None
-        self._site = None
+        if self._listener is not None:
+            await self._listener.stop()
+            self._listener = None
 
     # --- the state, pushed ----------------------------------------------------------------------
 
@@ -319,6 +333,8 @@ class WebServer:
             response = await handler(request)
         except Refused as exc:
             response = web.json_response({"error": exc.reason}, status=exc.status)
+            if exc.status == 408:
+                response.force_close()   # (what is left of its body is not waited for)
         except web.HTTPException as exc:
             if exc.status < 400:
                 raise
@@ -330,6 +346,9 @@ class WebServer:
         return response
 
     def _check_host(self, request: web.Request) -> None:
+        if "Host" not in request.headers:
+            # (HTTP/1.0 allows none; aiohttp would answer as if it named our own address)
+            raise Refused(400, "a request must name the board in its Host header")
         if not self.local:
             return
         host = request.host.rsplit(":", 1)[0] if not request.host.endswith("]") else request.host
@@ -360,7 +379,7 @@ class WebServer:
 
     async def _body(self, request: web.Request, fields: dict[str, bool]) -> dict[str, str]:
         """The JSON object of a POST, with its string fields checked (name -> required)."""
-        return json_fields(await request.read(), fields)
+        return json_fields(await read_body(request), fields)
 
     # --- acting through the referee ---------------------------------------------------------------
 
@@ -450,7 +469,7 @@ class WebServer:
         """The voice's settings from the page: a JSON object of any of enabled (true/false),
         language (a shipped one, or "" for the board's), voice ("" for the language's own), rate,
         volume, quiet_hours ("21:30-07:00", or "" for none), repeat_moves."""
-        raw = await request.read()
+        raw = await read_body(request)
         try:
             data = json.loads(raw or b"{}")
         except (ValueError, RecursionError):

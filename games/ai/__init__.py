@@ -5,9 +5,10 @@
     >>> move = games.ai.best_move(state, seconds=1.0, seed=1)
     >>> rows = games.ai.analyse(state, seconds=1.0)   # every legal move with its value
 
-A game that declares `exact_solver` (Tree Planting: `games.ai.tree_planting`) is solved
-exactly whenever the solver finishes within the budget; otherwise, and for every other game, a
-generic MCTS (`games.ai.mcts`) searches through the common game interface.
+A game whose table (`games.ai.tuning`) names an exact solver is solved exactly whenever the
+solver finishes within the budget; otherwise, and for every other game, a generic MCTS
+(`games.ai.mcts`) searches through the common game interface. How hard each level searches a
+game, how its beginner glances and the search's options are the game's table's, read here.
 
 Pure: no I/O, no threads of its own. The budget is wall time read from an injected clock
 (`clock`, default `time.perf_counter`); pass `iterations` as well for a result that depends
@@ -23,7 +24,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable
 
-from games.ai.mcts import Search, tuning
+from games.ai import tuning
+from games.ai.mcts import Search, search_options
 
 __all__ = ["best_move", "analyse", "play_level", "game_level", "game_glance", "glance_move",
            "Level", "level", "LEVELS", "ALIASES", "MoveValue", "ratings", "level_label"]
@@ -34,10 +36,11 @@ class Level:
     """A strength, defined by search effort so that a slow Pi plays the same opponent as a fast
     machine: `iterations` of the search a move, times the game's `search_effort` (None: as
     many as `seconds` allow; 0: no search, a glance), with `seconds` only a cap on the wall
-    time (where a slow core reaches it, that level plays a little weaker than its rating). `exact`: the exact solver
-    (Tree Planting) may answer. `slips`: the share of moves a beginner plays from a glance
-    instead of the search (`glance_move`: the mistakes people make). `noise` > 0: a move drawn
-    by its visits instead of the most visited (kept for a level given as seconds)."""
+    time (where a slow core reaches it, that level plays a little weaker than its rating).
+    `exact`: the game's exact solver, where it has one, may answer. `slips`: the share of
+    moves a beginner plays from a glance instead of the search (`glance_move`: the mistakes
+    people make). `noise` > 0: a move drawn by its visits instead of the most visited (kept
+    for a level given as seconds)."""
 
     name: str
     seconds: float
@@ -48,17 +51,17 @@ class Level:
     #: With `exact`: the solver answers only when at most this many moves are free (the
     #: endgame it sees to the end), None: wherever it finishes (the whole board with a book).
     exact_free: int | None = None
-    #: Search options for this level over the game's own (`Game.search_options`), as
+    #: Search options for this level over the game's own (its table's `search_options`), as
     #: (name, value) pairs: how a game's level spends its effort, where the ladder measured
-    #: it better so (`Game.level_effort`'s "search"). (): the game's own.
+    #: it better so (its table's `level_effort`, "search"). (): the game's own.
     search: tuple[tuple[str, Any], ...] = ()
 
 
 #: The ladder, weakest first (docs/ai.md has each level's rating per game, measured by
 #: `benchmarks/strength.py ladder`). `beginner` does not search: every move is a glance
 #: (`glance_move`), with a person's mistakes. From `easy` up, each level searches four times
-#: as much as the one below, and in a game with an exact solver (Tree Planting) sees the
-#: endgame exactly from three more free moves on (the solver's effort grows with them).
+#: as much as the one below, and in a game with an exact solver sees the endgame exactly
+#: from three more free moves on (the solver's effort grows with them).
 LEVELS: dict[str, Level] = {
     "beginner": Level("beginner", 5.0, iterations=0, exact=False, slips=1.0),
     "easy": Level("easy", 10.0, iterations=40, exact_free=12),
@@ -130,22 +133,20 @@ def level_label(game_name: str, name: str) -> str:
     return name if rated is None else f"{name} ({round(rated['rating'])})"
 
 
-#: The share of gains a glance overlooks (a beginner's missed capture): with a tenth, a glance
-#: scored 8/16 against the greedy player in Treeblox and Fangqi, 4/16 in Tree Planting (where
-#: one capture missed in a chain hands the rest of it over); a third: 5/16, 7/16, 1/16.
+#: The share of gains a glance overlooks (a beginner's missed capture), where a game's table
+#: does not say otherwise (docs/ai.md, "Levels", how it was chosen).
 GLANCE_MISS = 0.1
 
 
 def glance_move(state: Any, rng: Any, *, miss: float = GLANCE_MISS, answer: float = 0.0) -> Any:
     """A beginner's move: what a person sees at a glance. The mover's own gain right after
-    each move (the score margin, `greedy_prior`; not the game's prior, whose strategy,
-    Fangqi's blocks say, a beginner does not have: with it a glance beat the greedy player
-    15 games of 16), and, unless `answer` says otherwise, no thought of the opponent's answer
-    (a two-move threat unseen). Gains of one size (a power of ten above the least: a capture
-    in Fangqi, a closed square in Tree Planting) are overlooked together with probability
-    `miss`, as a person misses a capture, not one of its variants.
-    With probability `answer` (a game's own glance, `Game.glance`; 0 by default) the glance
-    also looks one move further, as someone told once to mind it: each move that hands the
+    each move (the score margin, `greedy_prior`; not the game's prior, whose strategy a
+    beginner does not have: docs/ai.md, "Levels"), and, unless `answer` says otherwise, no
+    thought of the opponent's answer (a two-move threat unseen). Gains of one size (a power of
+    ten above the least: a capture in Fangqi, a closed square in Tree Planting) are overlooked
+    together with probability `miss`, as a person misses a capture, not one of its variants.
+    With probability `answer` (a game's own glance, its table's `glance`; 0 by default) the
+    glance also looks one move further, as someone told once to mind it: each move that hands the
     turn over counts the most the opponent then gains at once (a square handed over in Tree
     Planting; never what follows it, a chain), and a move that hands nothing over goes first.
     Ties, and everything overlooked, at random."""
@@ -173,15 +174,15 @@ def glance_move(state: Any, rng: Any, *, miss: float = GLANCE_MISS, answer: floa
     return moves[max(range(len(moves)), key=seen.__getitem__)]
 
 
-#: What a game's own glance (`Game.glance`) may set: glance_move's keyword arguments.
+#: What a game's own glance (its table's `glance`) may set: glance_move's keyword arguments.
 GLANCE_KEYS = ("miss", "answer")
 
 
 def game_glance(game: Any) -> dict[str, float]:
-    """`glance_move`'s keyword arguments as `game`'s beginner glances (`Game.glance`; {}: the
-    common glance). Raises ValueError naming the game and the key it does not know, or the
-    value that is not a share from 0 to 1."""
-    own = dict(game.glance)
+    """`glance_move`'s keyword arguments as `game`'s beginner glances (its table's `glance`;
+    {}: the common glance). Raises ValueError naming the game and the key it does not know,
+    or the value that is not a share from 0 to 1."""
+    own = dict(tuning.of(game).glance)
     unknown = set(own) - set(GLANCE_KEYS)
     if unknown:
         raise ValueError(f"{game.name}: glance names {sorted(unknown)[0]!r}: "
@@ -193,18 +194,18 @@ def game_glance(game: Any) -> dict[str, float]:
     return own
 
 
-#: The options a level's "search" may name (`Game.level_effort`): the Search's own keywords,
-#: read once here rather than at every move.
+#: The options a level's "search" may name (a table's `level_effort`): the Search's own
+#: keywords, read once here rather than at every move.
 SEARCH_OPTIONS = frozenset(inspect.signature(Search).parameters) - {"state", "seed"}
 
 
 def game_level(game: Any, lvl: Level) -> Level:
     """Level `lvl` as `game` plays it: the common level, or with the game's own effort for it
-    (`Game.level_effort`) where the game declares one. A level given as seconds is the same
-    everywhere. Raises ValueError naming the game and the key it does not know."""
+    (its table's `level_effort`) where the table declares one. A level given as seconds is the
+    same everywhere. Raises ValueError naming the game and the key it does not know."""
     from dataclasses import replace
 
-    own = game.level_effort.get(lvl.name) if LEVELS.get(lvl.name) is lvl else None
+    own = tuning.of(game).level_effort.get(lvl.name) if LEVELS.get(lvl.name) is lvl else None
     if not own:
         return lvl
     unknown = set(own) - {"iterations", "exact_free", "slips", "search"}
@@ -239,7 +240,8 @@ def play_level(state: Any, lvl: Level, *, seed: int | None = None,
         if lvl.slips >= 1 or rng.random() < lvl.slips:
             return glance_move(state, rng, **game_glance(state.game))
         seed = rng.randrange(1 << 30)
-    iterations = None if lvl.iterations is None else lvl.iterations * state.game.search_effort
+    effort = tuning.of(state.game).search_effort
+    iterations = None if lvl.iterations is None else lvl.iterations * effort
     return best_move(state, seconds=lvl.seconds, seed=seed, noise=lvl.noise,
                      iterations=iterations, exact=lvl.exact, exact_free=lvl.exact_free,
                      search=dict(lvl.search), clock=clock)
@@ -259,10 +261,6 @@ class MoveValue:
     visits: int = 0
 
 
-#: The exact solver is tried when at most this many grooves are free (a 3x3 board from empty
-#: takes about a second here), or when the board's opening book holds the position
-#: (`games.ai.book`); otherwise the MCTS gets the whole budget.
-EXACT_FREE_GROOVES = 24
 #: The share of the budget the exact solver may use before the MCTS takes over.
 EXACT_SHARE = 0.6
 
@@ -271,31 +269,13 @@ def _exact(state: Any, deadline: float, clock: Callable[[], float], *, only_best
            free: int | None = None):
     """Move -> final margin for the mover, or None when no exact solver applies, the position
     is too large for it, or it runs out of time. With `only_best`, just the best moves (each
-    other move needs only a null-window test, not its exact value; the first found will do)."""
-    if not state.game.exact_solver or state.is_over():
+    other move needs only a null-window test, not its exact value; the first found will do).
+    `free`: only with at most that many moves left (a level's endgame)."""
+    solver = tuning.exact_solver(state.game)
+    if solver is None or state.is_over():
         return None
-    from games.ai.tree_planting import OutOfTime, solver_for
-
-    solver = solver_for(state.board)
-    edges = state.position_key()[0]
-    if free is not None:
-        if len(state.legal_moves()) > free:
-            return None  # a level that sees only the last `free` grooves exactly
-    elif len(state.legal_moves()) > EXACT_FREE_GROOVES and not solver.in_book(edges):
-        return None
-    a, b = state.scores()
-    so_far = a - b if state.to_move == 0 else b - a
-    try:
-        if only_best:
-            value, best = solver.best_moves(edges, first_only=True, deadline=deadline,
-                                            clock=clock)
-            values = dict.fromkeys(best, value)
-        else:
-            values = solver.move_values(edges, deadline=deadline, clock=clock)
-    except OutOfTime:
-        return None
-    grooves = state.board.grooves
-    return {grooves[g]: so_far + v for g, v in values.items()}
+    return solver.exact_values(state, deadline=deadline, clock=clock, only_best=only_best,
+                               free=free)
 
 
 def analyse(state: Any, *, seconds: float, seed: int | None = None,
@@ -310,7 +290,7 @@ def analyse(state: Any, *, seconds: float, seed: int | None = None,
         rows = [MoveValue(m, v, True) for m, v in exact.items()]
         rows.sort(key=lambda r: (-r.value, str(r.move)))
         return rows
-    search = Search(state, seed=seed, **tuning(state))
+    search = Search(state, seed=seed, **search_options(state))
     search.run(seconds=max(0.0, seconds - (clock() - start)), iterations=iterations, clock=clock)
     return [MoveValue(m, round(w, 4), False, n) for m, n, w in search.stats()]
 
@@ -340,9 +320,9 @@ def best_move(state: Any, *, seconds: float, seed: int | None = None, noise: flo
             rng = random.Random(seed)
             keep = [m for m, v in exact.items() if v >= top - round(2 * noise)]
             return rng.choice(sorted(keep, key=str))
-        best = sorted((m for m, v in exact.items() if v == top), key=lambda g: g.index)
+        best = [m for m, v in exact.items() if v == top]  # in the solver's order
         return best[0] if seed is None else random.Random(seed).choice(best)
-    searcher = Search(state, seed=seed, **{**tuning(state), **(search or {})})
+    searcher = Search(state, seed=seed, **{**search_options(state), **(search or {})})
     searcher.run(seconds=max(0.0, seconds - (clock() - start)), iterations=iterations,
                  clock=clock)
     return searcher.best(noise)

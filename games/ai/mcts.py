@@ -6,7 +6,7 @@ records its moves so `undo` takes them back; games/base.py has a plain default),
 the extras games/base.py declares with a default: `position_key()` (a hashable position, which
 lets transpositions share one node; None: no sharing) and, with progressive widening,
 `move_prior(moves)` (which moves to look at first). What differs per game is options only,
-which the game declares (`Game.search_options`).
+which the game's table declares (games/ai/tuning/<game>.py, `search_options`).
 
 The mover can move twice in a row (a Tree Planting capture, a Treeblox turn of two cubes): every
 node remembers whose move it is, and a result is credited from that player's side.
@@ -19,7 +19,9 @@ from __future__ import annotations
 import math
 import random
 import time
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
+
+from games.ai import tuning
 
 #: Exploration constant of UCB1 for rewards in [0, 1].
 EXPLORATION = 1.0
@@ -28,11 +30,11 @@ EXPLORATION = 1.0
 MARGIN_WEIGHT = 0.1
 
 
-def tuning(state: Any) -> dict[str, Any]:
-    """The Search options the game `state` is a position of declares (`Game.search_options`:
-    Arbos, Game for the Trees and Fangqi are too wide, or their playouts too long, for plain
-    UCT within seconds)."""
-    return dict(state.game.search_options)
+def search_options(state: Any) -> dict[str, Any]:
+    """The Search options for the game `state` is a position of, as its table declares them
+    (games/ai/tuning/<game>.py: a game too wide, or whose playouts are too long, for plain UCT
+    within seconds)."""
+    return dict(tuning.of(state.game).search_options)
 
 
 class Node:
@@ -134,13 +136,16 @@ class Search:
                  transpositions: bool = True,
                  widening: tuple[float, float] | None = None, prior: str | None = None,
                  playout_cap: int | None = None, safe_root: bool = False,
-                 margin_weight: float = MARGIN_WEIGHT, prior_bias: float = 0.0):
-        """Options (the per-game tuning is `Game.search_options`): `exploration`, UCB1's constant;
-        `widening` (k, a): a node visited n times considers its first max(1, k * n**a) moves
-        (None: all); `prior`: how moves are ordered for the widening, "game" (the state's
-        `move_prior`), "greedy" (`greedy_prior`) or None (at random); `playout_cap`: stop
-        the engine's playout after this many moves (its `playout(rng, cap=...)`) and score
-        the game as it stands: many short playouts instead of a few long, noisy ones;
+                 margin_weight: float = MARGIN_WEIGHT, prior_bias: float = 0.0,
+                 playout_options: Mapping[str, Any] | None = None):
+        """Options (a game's own: its table's `search_options`, games/ai/tuning/):
+        `exploration`, UCB1's constant; `widening` (k, a): a node visited n times considers its
+        first max(1, k * n**a) moves (None: all); `prior`: how moves are ordered for the
+        widening, "game" (the state's `move_prior`), "greedy" (`greedy_prior`) or None (at
+        random); `playout_cap`: stop the engine's playout after this many moves (its
+        `playout(rng, cap=...)`) and score the game as it stands: many short playouts instead
+        of a few long, noisy ones; `playout_options`: keyword arguments of the engine's
+        playout, for a game whose playout can be played more than one way (Arbos: `choices`);
         `safe_root`: order the root's moves wins at once first, then those after which the
         opponent cannot win at once, the others last (decisive and anti-decisive moves,
         Teytaud & Teytaud 2010: two plies of plays, once per search, so that the widening
@@ -157,6 +162,7 @@ class Search:
         self.widening = widening
         self.prior = prior
         self.playout_cap = playout_cap
+        self.playout_options = dict(playout_options or {})
         self.margin_weight = margin_weight
         self.prior_bias = prior_bias if prior else 0.0
         self.keyed = transpositions and self.state.position_key() is not None
@@ -249,7 +255,8 @@ class Search:
         # Play out from here to the end.
         before = len(state.moves)
         if not state.is_over():
-            state.playout(rng, cap=self.playout_cap)  # None: the game's own default
+            # cap None: the game's own default
+            state.playout(rng, cap=self.playout_cap, **self.playout_options)
         extra = len(state.moves) - before
         r0 = outcome(state, 0, self.margin_weight)
         for _ in range(extra + played):
@@ -278,10 +285,9 @@ class Search:
             if self.prior is not None:
                 # Moves the search visited equally often it could not tell apart (their means
                 # differ by noise): the prior's order decides, the root's moves' order. Where
-                # the playouts' results saturate (Arbos: the mover wins 95 % of them after any
-                # of its moves) the widening lets in more moves the more it searches, all
-                # visited alike, and the noise chose among ever more of them: `hard` lost 4 of
-                # 4 to `medium` (docs/ai.md, the ladder).
+                # the playouts' results saturate the widening lets in more moves the more it
+                # searches, all visited alike, and the noise chose among ever more of them,
+                # so that more search played worse (docs/ai.md, "Every game").
                 root = self.root
                 most = stats[0][1]
                 return next(m for i, m in enumerate(root.moves) if root.n[i] == most)

@@ -28,6 +28,10 @@ What keeps the search small:
   that pays) without search.
 
 Pure: no I/O, no threads; a deadline (a clock reading and the clock) may bound the search.
+
+The game's table (games/ai/tuning/tree_planting.py) names this module its exact solver:
+`games.ai` and `treeboard solve` ask it only `exact_values`, `out_of_reach` and `solve`
+(at the end of this module), and catch `OutOfTime` and `BookError`.
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ from __future__ import annotations
 from functools import cached_property, lru_cache
 from typing import Callable
 
+from games.ai.book import BookError  # noqa: F401  (raised through here: see above)
 from games.tree_planting import Board, Groove, TreePlantingState
 from treeboard.exc import TreeboardError
 
@@ -826,13 +831,71 @@ def solver_for(board: Board, max_entries: int = PLAYER_TABLE_ENTRIES) -> Solver:
     return s
 
 
+# --- what the computer and `treeboard solve` ask (games/ai/tuning/__init__.py, exact_solver) ----
+
+#: The computer tries the solver when at most this many grooves are free (a 3x3 board from
+#: empty takes about a second here), or when the board's opening book holds the position
+#: (`games.ai.book`); otherwise the MCTS gets the whole budget.
+EXACT_FREE_GROOVES = 24
+#: Beyond this many free grooves (and outside an opening book) no exact answer is within
+#: reach, however long it runs: the 3x3 board from empty (24 free) takes about a second, and
+#: each groove more multiplies the work; a 4x4 board (40 free) would take far longer than
+#: anyone waits.
+REACH_FREE_GROOVES = 30
+
+
+def exact_values(state: TreePlantingState, *, deadline: float, clock: Callable[[], float],
+                 only_best: bool = False, free: int | None = None) -> dict[Groove, int] | None:
+    """Groove -> the final tree margin for the mover under perfect play after it, in board
+    order (the computer takes the first best, or draws among them), or None when the
+    position is too large (more than `free` grooves free; without `free`, more than
+    EXACT_FREE_GROOVES outside the book) or the deadline passes first. With `only_best`,
+    just the best grooves (each other groove needs only a null-window test, not its exact
+    value; the first found will do)."""
+    solver = solver_for(state.board)
+    edges = state.position_key()[0]
+    if free is not None:
+        if len(state.legal_moves()) > free:
+            return None  # a level that sees only the last `free` grooves exactly
+    elif len(state.legal_moves()) > EXACT_FREE_GROOVES and not solver.in_book(edges):
+        return None
+    a, b = state.scores()
+    so_far = a - b if state.to_move == 0 else b - a
+    try:
+        if only_best:
+            value, best = solver.best_moves(edges, first_only=True, deadline=deadline,
+                                            clock=clock)
+            values = dict.fromkeys(best, value)
+        else:
+            values = solver.move_values(edges, deadline=deadline, clock=clock)
+    except OutOfTime:
+        return None
+    grooves = state.board.grooves
+    return {grooves[g]: so_far + v for g, v in sorted(values.items())}
+
+
+def out_of_reach(state: TreePlantingState) -> str | None:
+    """Why no exact answer for `state` is within reach however long the solver runs (for
+    `treeboard solve`), or None. Raises BookError when the board's shipped book is missing or
+    damaged."""
+    free = len(state.legal_moves())
+    if free <= REACH_FREE_GROOVES or solver_for(state.board).in_book(state.position_key()[0]):
+        return None
+    return (f"{free} grooves are free (the solver reaches about {REACH_FREE_GROOVES}, the "
+            "classic board through its opening book)")
+
+
 def solve(state: TreePlantingState, *, deadline: float | None = None,
           clock: Callable[[], float] | None = None) -> tuple[int, list[Groove]]:
     """(the final tree margin for the player to move under perfect play, the best grooves in
-    board order). Raises OutOfTime past `deadline` (read from `clock`)."""
+    board order). Raises OutOfTime past `deadline` (read from `clock`), saying how many
+    grooves were free."""
     solver = solver_for(state.board, max_entries=4_000_000)
     edges = state.position_key()[0]
-    rest, best = solver.best_moves(edges, deadline=deadline, clock=clock)
+    try:
+        rest, best = solver.best_moves(edges, deadline=deadline, clock=clock)
+    except OutOfTime:
+        raise OutOfTime(f"{len(state.legal_moves())} grooves free") from None
     a, b = state.scores()
     so_far = a - b if state.to_move == 0 else b - a
     grooves = state.board.grooves

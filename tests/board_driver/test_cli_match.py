@@ -63,6 +63,11 @@ def test_cli_errors_exit_2(tmp_path, capsys):
     with pytest.raises(SystemExit) as exc:  # no file: argparse's usage error
         main(["match"])
     assert exc.value.code == 2
+    # A game whose rules have no match (Game.match_rules), or no game of that name.
+    status, _, err = match(capsys, str(empty), "--game", "fangqi")
+    assert status == 2 and "treeboard match: Fangqi has no match rules" in err
+    status, _, err = match(capsys, str(empty), "--game", "chess")
+    assert status == 2 and "no game 'chess'" in err
 
 
 def test_cli_match_has_its_own_help(capsys):

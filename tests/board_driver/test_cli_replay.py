@@ -69,7 +69,8 @@ def test_bad_game_board_or_file_exit_2(tmp_path, capsys):
 
 # --- the same options everywhere, --help on every subcommand ------------------------------
 
-SUBCOMMANDS = ["games", "replay", "sim", "trace", "run", "selftest", "map", "match", "install-service"]
+SUBCOMMANDS = ["games", "replay", "sim", "trace", "run", "selftest", "map", "kit", "match",
+               "install-service"]
 
 
 @pytest.mark.parametrize("command", SUBCOMMANDS)

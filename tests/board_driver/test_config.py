@@ -110,3 +110,45 @@ def test_an_old_level_name_in_players_is_kept_as_todays(tmp_path):
     assert load_config(str(path)).players == ("human", "computer:strongest")
     path.write_text('players = ["computer:easy", "computer"]\n')
     assert load_config(str(path)).players == ("computer:easy", "computer")
+
+
+@pytest.mark.parametrize("layout", ["../../etc/passwd", "{config}"])
+def test_a_layout_that_is_no_layout_file_names_the_config_and_the_key(tmp_path, layout):
+    path = tmp_path / "config.toml"
+    layout = layout.format(config=path)   # (the config itself: a TOML file, but no layout)
+    path.write_text(f'journal = "{tmp_path / "j.sqlite"}"\nlayout = "{layout}"\n')
+    with pytest.raises(ConfigError) as refused:
+        load_config(path)
+    assert str(refused.value).startswith(f"{path}: layout: expected a shipped layout")
+    assert f"and {layout} is none (" in str(refused.value)
+    out = subprocess.run([sys.executable, "-m", "board_driver.cli", "run", "--config", str(path)],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2 and out.stderr.startswith(f"treeboard: {path}: layout: ")
+    assert len(out.stderr.strip().splitlines()) == 1
+
+
+def test_a_config_that_starts_with_a_byte_order_mark_is_read(tmp_path):
+    path = tmp_path / "config.toml"
+    path.write_bytes("\ufeff".encode() + b'backend = "sim"\n[display]\nmoves = "legal"\n')
+    config = load_config(path)
+    assert (config.backend, config.moves) == ("sim", "legal")
+
+
+@pytest.mark.parametrize("table", ['[web]\nlisten = "0.0.0.0"\ntoken = "a long board secret"\n',
+                                   'players = ["human", "remote"]\n[remote]\nbroker = '
+                                   '"mqtt://127.0.0.1:1"\ngame = "g1"\nsecret = "family secret"\n'])
+def test_a_config_holding_a_secret_is_refused_while_every_account_can_read_it(tmp_path, table):
+    path = tmp_path / "config.toml"
+    path.write_text(table)
+    key = "web.token" if "token" in table else "remote.secret"
+    path.chmod(0o644)
+    with pytest.raises(ConfigError) as refused:
+        load_config(path)
+    assert str(refused.value).startswith(f"{path}: {key}: expected a secret kept in a file")
+    assert "mode 644" in str(refused.value)
+    assert "a long board secret" not in str(refused.value) and "family" not in str(refused.value)
+    path.chmod(0o640)   # its owner and group (the service's) only: as install-service writes it
+    load_config(path)
+    path.chmod(0o604)
+    path.write_text("backend = \"sim\"\n")   # no secret in it: anyone may read it
+    load_config(path)

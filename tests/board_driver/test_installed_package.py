@@ -70,6 +70,19 @@ def test_games_trace_and_sim_run_from_another_directory(installed, tmp_path):
     assert out.returncode == 0 and "h0.0" in out.stdout, out.stderr
 
 
+def test_the_makers_kit_and_a_typed_map_from_the_wheel(installed, tmp_path):
+    out = _run([installed / "treeboard", "kit", "--layout", "treeblox-adc", "--out", "kit"],
+               cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert sorted(p.name for p in (tmp_path / "kit").iterdir()) == ["parts.csv", "template.svg",
+                                                                     "wiring.svg"]
+    script = "".join(f"place {s} dark-leaf\nlift {s}\n" for s in
+                     [f"{c}{r}" for r in range(1, 5) for c in "abcd"])
+    out = _run([installed / "treeboard", "map", "--sim", "--layout", "treeblox-adc", "--output",
+                "mine.toml"], cwd=tmp_path, input=script)
+    assert out.returncode == 0 and "wrote mine.toml: 16 sites mapped" in out.stdout, out.stderr
+
+
 def test_install_service_dry_run_from_the_wheel(installed, tmp_path):
     root = tmp_path / "image"
     out = _run([installed / "treeboard", "install-service", "--dry-run", "--root", root], cwd=tmp_path)

@@ -419,3 +419,74 @@ def test_a_takeback_costs_the_same_at_move_3000_as_at_move_3(tmp_path):
         journal.record_undo()
         with pytest.raises(JournalError, match="no move to take back"):
             journal.record_undo()
+
+
+# Whose database it is ------------------------------------------------------------------
+
+#: The journal's schema as its first version wrote it (no settings, no clocks, no mark in the
+#: header): such journals must still open.
+FIRST_SCHEMA = """
+CREATE TABLE games (id INTEGER PRIMARY KEY, game TEXT NOT NULL, options TEXT NOT NULL,
+    status TEXT NOT NULL DEFAULT 'playing' CHECK (status IN ('playing', 'finished', 'abandoned')),
+    started_at REAL NOT NULL, finished_at REAL, summary TEXT);
+CREATE TABLE events (id INTEGER PRIMARY KEY, game_id INTEGER NOT NULL REFERENCES games(id),
+    kind TEXT NOT NULL CHECK (kind IN ('move', 'undo')), text TEXT, at REAL NOT NULL);
+CREATE INDEX events_by_game ON events(game_id, id);
+"""
+
+
+def _fingerprint(path: Path) -> tuple:
+    import hashlib
+
+    files = sorted(p.name for p in path.parent.iterdir())
+    return hashlib.sha256(path.read_bytes()).hexdigest(), files
+
+
+@pytest.mark.parametrize("schema", [
+    "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes (body) VALUES ('milk')",
+    # another program's table of the same name, and one of its own
+    "CREATE TABLE games (id INTEGER PRIMARY KEY, title TEXT); CREATE TABLE scores (n INTEGER)",
+    # the journal's tables, and another program's beside them
+    FIRST_SCHEMA + "CREATE TABLE contacts (name TEXT);",
+    # another program's mark in the header, no table yet
+    "PRAGMA application_id = 1234",
+])
+def test_another_programs_database_is_refused_and_left_as_it_was(tmp_path, schema):
+    path = tmp_path / "other.sqlite"
+    db = sqlite3.connect(path)
+    db.executescript(schema)
+    db.commit()
+    db.close()
+    before = _fingerprint(path)
+    with pytest.raises(JournalError) as refused:
+        Journal(path)
+    message = str(refused.value)
+    assert str(path) in message and "not a treeboard journal" in message
+    assert "\n" not in message
+    assert _fingerprint(path) == before   # not a byte written, no WAL beside it
+
+
+def test_a_journal_of_the_first_version_still_opens_and_is_marked_as_ours(tmp_path):
+    path = tmp_path / "old.sqlite"
+    db = sqlite3.connect(path)
+    db.executescript(FIRST_SCHEMA)
+    db.execute("INSERT INTO games (game, options, started_at) VALUES ('tree-planting', '{}', 1)")
+    db.execute("INSERT INTO events (game_id, kind, text, at) VALUES (1, 'move', 'h0.0', 2)")
+    db.commit()
+    db.close()
+    with Journal(path) as journal:
+        assert journal.current().moves == ["h0.0"]
+        journal.save_setting("voice", {"enabled": True})   # the newer tables are added
+    check = sqlite3.connect(path)
+    assert check.execute("PRAGMA application_id").fetchone()[0] == 0x54425244
+    check.close()
+    with Journal(path) as journal:   # and it opens again, by its mark
+        assert journal.setting("voice") == {"enabled": True}
+
+
+def test_an_empty_file_becomes_a_journal(tmp_path):
+    path = tmp_path / "empty.sqlite"
+    path.write_bytes(b"")
+    with Journal(path) as journal:
+        journal.start_game("fangqi", {})
+        assert journal.current().moves == []

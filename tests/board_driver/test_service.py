@@ -19,12 +19,16 @@ DROP_IN = REPO / "systemd" / "treeboard-root.conf"
 
 
 class Recorder:
-    def __init__(self):
+    def __init__(self, root: Path | None = None):
         self.commands = []
+        self.root = root
 
     def __call__(self, argv, check):
         assert check is True
         self.commands.append(argv)
+        if argv[0] == "useradd" and self.root is not None:   # its group, as useradd makes it
+            with open(self.root / "etc" / "group", "a") as f:
+                f.write("treeboard:x:996:\n")
 
 
 @pytest.fixture
@@ -54,9 +58,10 @@ def default_config(tmp_path):
 
 
 def install(target, fake_exe, default_config, **kw):
-    recorder = Recorder()
+    recorder = Recorder(target)
     printed = []
     kw.setdefault("euid", lambda: 0)
+    kw.setdefault("chown", lambda path, uid, gid: None)
     kw.setdefault("trusted_uids", (0, os.getuid()))  # (the test's own files: as if root's)
     steps = install_service(root=target, run=recorder, executable=fake_exe,
                             default_config=default_config, out=printed.append, **kw)
@@ -95,6 +100,8 @@ def test_installs_files_and_runs_the_commands(target, fake_exe, default_config):
 
 def test_existing_user_is_added_to_the_groups_and_image_is_only_enabled(target, fake_exe, default_config):
     (target / "etc/passwd").write_text("treeboard:x:990:990::/var/lib/treeboard:/usr/sbin/nologin\n")
+    with open(target / "etc/group", "a") as f:
+        f.write("treeboard:x:990:\n")
     _, commands, _ = install(target, fake_exe, default_config)  # a temp root is an image: not live
     r = str(target)
     assert ["usermod", "--root", r, "--append", "--groups", "gpio,spi,dialout,audio", "treeboard"] in commands
@@ -182,6 +189,9 @@ def test_the_unit_has_the_required_keys():
     }
     assert {k: s.get(k) for k in expected} == expected
     assert "RestartSec" in s
+    # Files: beyond every connection the page may hold (the default 1,024 was not).
+    from board_driver.web.guard import MAX_CONNECTIONS
+    assert int(s["LimitNOFILE"]) >= 4 * MAX_CONNECTIONS
     devices = [v for k, v in s.items() if k.split("#")[0] == "DeviceAllow"]
     assert devices == ["char-gpiochip rw", "char-spi rw", "char-ttyACM rw", "/dev/gpiomem rw", "/dev/pio0 rw",
                        "char-alsa rw"]
@@ -378,3 +388,47 @@ def test_the_units_system_call_filter_leaves_the_daemon_working(tmp_path):
                              json.dumps(allowed)], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0 and result.stdout.strip().endswith("OK"), \
         result.stdout + result.stderr[-3000:]
+
+
+@pytest.mark.parametrize("where", ["a file", "a file's child"])
+def test_a_root_that_is_no_folder_is_a_clear_error(tmp_path, capsys, fake_exe, default_config,
+                                                   where):
+    afile = tmp_path / "image.img"
+    afile.write_text("not a folder")
+    root = {"a file": afile, "a file's child": afile / "root"}[where]
+    before = tree(tmp_path)
+    assert install_service_command(["--dry-run", "--root", str(root)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"treeboard: --root {root}: expected a folder") and "Traceback" not in err
+    assert ("it is a file" if where == "a file" else f"{afile} is a file") in err
+    with pytest.raises(ServiceError, match="expected a folder") as real:   # and a real run
+        install(root, fake_exe, default_config)
+    assert "\n" not in str(real.value) and tree(tmp_path) == before
+
+
+def test_the_config_is_written_for_the_service_group_alone(target, fake_exe, default_config):
+    owned = []
+    steps, _, _ = install(target, fake_exe, default_config,
+                          chown=lambda path, uid, gid: owned.append((path.name, uid, gid)))
+    config = target / "etc/treeboard/config.toml"
+    assert config.read_text() == default_config.read_text()
+    assert config.stat().st_mode & 0o777 == 0o640   # root's, and the treeboard group's to read
+    assert owned == [("config.toml.treeboard-new", 0, 996)]   # (then renamed into place)
+    assert any(s.startswith(f"write {config}") and "mode 640, group treeboard" in s for s in steps)
+
+
+@pytest.mark.parametrize("dry_run", [True, False])
+def test_a_kept_config_holding_a_secret_that_anyone_can_read_is_refused(target, fake_exe,
+                                                                        default_config, dry_run):
+    config = target / "etc/treeboard/config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text('[web]\nlisten = "0.0.0.0"\ntoken = "a long board secret"\n')
+    config.chmod(0o644)
+    before = tree(target)
+    with pytest.raises(ServiceError) as refused:
+        install(target, fake_exe, default_config, dry_run=dry_run)
+    assert f"{config}: web.token: expected a secret kept in a file" in str(refused.value)
+    assert "chmod o-rwx" in str(refused.value) and "a long board secret" not in str(refused.value)
+    assert tree(target) == before
+    config.chmod(0o640)
+    install(target, fake_exe, default_config, dry_run=dry_run)

@@ -23,7 +23,7 @@ import pytest
 
 from board_driver.cli.sim import run_sim
 from board_driver.config import Voice, sim_config
-from board_driver.daemon.speech import QUEUE_LIMIT, Espeak, Speech, SpeechError
+from board_driver.daemon.speech import PACE, QUEUE_LIMIT, Espeak, Speech, SpeechError
 from board_driver.views import words
 from board_driver.views.narrate import Said
 
@@ -50,10 +50,11 @@ def loudness(path: Path) -> tuple[float, float, float]:
 
 def expected_seconds(sentence: str, rate: int) -> float:
     """How long a sentence takes at `rate` words a minute: its words, or, in Chinese, its
-    characters (a syllable each, which espeak-ng's Mandarin voice paces like words)."""
+    characters (a syllable each, which espeak-ng's Mandarin voice paces like words, at the
+    language's pace)."""
     han = len(re.findall(r"[\u4e00-\u9fff]", sentence))
     units = han if han else len(sentence.split())
-    return units * 60 / rate
+    return units * 60 / (rate * (PACE["zh"] if han else 1))
 
 
 @pytest.mark.parametrize("language", ["en", "zh"])
@@ -150,10 +151,11 @@ def test_the_sim_speaks_through_the_daemons_worker_and_repeats(tmp_path):
         words.use("en")
     said = [p.read_text(encoding="utf-8").strip()
             for p in sorted((tmp_path / "voice").glob("*.txt"))]
-    assert said[:3] == ["第一步，一号玩家：第一行第一格的上槽",
-                        "第二步，二号玩家：第一行第一格的左槽",
-                        "第三步，一号玩家：第二行第一格的上槽"]
-    # repeat: the last two moves, then whose turn and the score
+    # (aloud, a move without its number: the page shows it)
+    assert said[:3] == ["一号玩家：第一行第一格的上槽",
+                        "二号玩家：第一行第一格的左槽",
+                        "一号玩家：第二行第一格的上槽"]
+    # repeat: the last two moves, numbered, then whose turn and the score
     assert said[3:] == ["第二步，二号玩家：第一行第一格的左槽",
                         "第三步，一号玩家：第二行第一格的上槽",
                         "比分0比0，轮到二号玩家"]
@@ -207,7 +209,7 @@ def test_the_voice_says_why_the_hinted_move(tmp_path):
     assert "v0.1" not in sentence and "第一行第二格的左槽" in sentence
     # said once, after the third move (the hints of the positions before: their own reasons)
     assert said.count(sentence) == 1
-    assert said.index(sentence) > said.index("第三步，一号玩家：第二行第一格的上槽")
+    assert said.index(sentence) > said.index("一号玩家：第二行第一格的上槽")
 
 
 # --- the ALSA path: espeak-ng's --stdout into aplay on [voice] device -------------------------
@@ -221,7 +223,7 @@ needs_aplay = pytest.mark.skipif(shutil.which("aplay") is None,
 @needs_aplay
 def test_the_speech_thread_plays_through_aplay_on_an_alsa_device(tmp_path):
     # ALSA's null PCM needs no sound card: the whole pipe runs, and nothing is said wrong.
-    sentence = "move one, player 1: the top groove of row one, square one"
+    sentence = "player 1: the top groove of row one, square one"
     speech = Speech(Espeak(Voice(enabled=True, device="null")), Voice(device="null"), "en")
     speech.start()
     speech.say([sentence])
@@ -274,3 +276,24 @@ def test_a_bad_alsa_device_is_the_voice_down_on_the_board(tmp_path):
         await asyncio.wait_for(runner, 30)
 
     asyncio.run(scenario())
+
+
+@pytest.mark.parametrize("rate", [None, 200])
+def test_chinese_is_spoken_at_a_natural_pace_at_the_default_rate(tmp_path, rate):
+    """espeak-ng at English's words a minute said 2.3 Chinese characters a second (7.4 s for
+    the first move's sentence); a native listener hears 4-5 as natural. A rate set faster is
+    faster in both languages."""
+    voice = Voice(enabled=True) if rate is None else Voice(enabled=True, rate=rate)
+    engine = Espeak(voice)
+    zh = "第一步，一号玩家：第一行第一格的上槽"
+    engine.render(zh, "zh", tmp_path / "zh.wav")
+    seconds = loudness(tmp_path / "zh.wav")[0]
+    per_second = len(re.findall(r"[\u4e00-\u9fff]", zh)) / seconds
+    if rate is None:
+        assert 4.0 <= per_second <= 5.2, per_second
+    else:
+        assert per_second > 5.2, per_second
+    en = "move one, player 1: the top groove of row one, square one"
+    engine.render(en, "en", tmp_path / "en.wav")   # English as it was: words a minute
+    minute = len(en.split()) / loudness(tmp_path / "en.wav")[0] * 60
+    assert 0.9 * voice.rate < minute < 1.3 * voice.rate, minute

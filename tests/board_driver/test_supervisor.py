@@ -273,7 +273,7 @@ def test_killing_each_part_in_turn_the_board_recovers_and_loses_nothing(tmp_path
         await match_board(daemon)
 
         # 3. the page's listening socket, closed under it: served again.
-        daemon.web._site._server.close()
+        daemon.web._listener._server.close()   # (the listening socket dies)
         killed = time.monotonic()
         await until(lambda: sup.parts["page"].total_restarts >= 1, "the page to be restarted")
         await until(lambda: sup.parts["page"].state == UP and daemon.web is not None,
@@ -539,18 +539,24 @@ def test_revive_brings_back_edge_callbacks_and_a_dead_scan_thread_with_what_was_
         board.close()
 
 
+def speaking_daemon(tmp_path) -> Daemon:
+    """A simulated board whose voice writes WAVs, its parts retried within a fraction of a
+    second."""
+    from board_driver.config import Voice
+
+    config = sim_config(journal=str(tmp_path / "j.sqlite"))
+    config.voice = Voice(enabled=True, wav_dir=str(tmp_path / "voice"))
+    return Daemon(config, notifier=Notifier(None), new_game=True,
+                  supervision=dict(backoff_initial=0.05, backoff_max=0.2))
+
+
 def test_the_voice_worker_that_dies_is_restarted_and_said(tmp_path, caplog, monkeypatch):
     """The speech worker's thread dies of a bug (not an engine's refusal, which it survives):
     the supervisor names it, starts the worker again, and the board speaks on."""
     import threading
 
-    from board_driver.config import Voice
-
     monkeypatch.setattr(threading, "excepthook", lambda args: None)
-    config = sim_config(journal=str(tmp_path / "j.sqlite"))
-    config.voice = Voice(enabled=True, wav_dir=str(tmp_path / "voice"))
-    daemon = Daemon(config, notifier=Notifier(None), new_game=True,
-                    supervision=dict(backoff_initial=0.05, backoff_max=0.2))
+    daemon = speaking_daemon(tmp_path)
     caplog.set_level(logging.WARNING)
 
     async def scenario():
@@ -575,3 +581,43 @@ def test_the_voice_worker_that_dies_is_restarted_and_said(tmp_path, caplog, monk
     asyncio.run(scenario())
     said = [r.getMessage() for r in caplog.records if r.name == "treeboard.supervisor"]
     assert any(m.startswith("voice stopped: a bug in the voice") for m in said), said
+
+
+def test_a_voice_without_espeak_ng_is_a_part_down_and_speaks_once_it_is_installed(
+        tmp_path, caplog, monkeypatch):
+    """[voice] enabled on a board without espeak-ng: the voice is down on the page's parts and
+    the LEDs (device missing), said in one log line; the board referees on, and the voice
+    speaks once espeak-ng is there (the supervisor tries again)."""
+    import shutil
+
+    espeak = shutil.which("espeak-ng")
+    bare = tmp_path / "bin"
+    bare.mkdir()
+    monkeypatch.setenv("PATH", str(bare))   # no espeak-ng on it
+    daemon = speaking_daemon(tmp_path)
+    caplog.set_level(logging.INFO)
+
+    async def scenario():
+        runner = asyncio.ensure_future(daemon.run())
+        await asyncio.wait_for(daemon.started.wait(), 30)
+        parts, words_down = daemon.door.parts()
+        voice = [p for p in parts if p["name"] == "voice"]
+        assert voice and voice[0]["state"] == DOWN and "espeak-ng" in voice[0]["why"], parts
+        assert voice[0]["trouble"] == "missing" and words_down == "voice down: device missing"
+        assert daemon.supervisor.troubled() == "part" and daemon.supervisor.watchdog_ok()
+        assert daemon.voice_settings()["health"].startswith("down: espeak-ng is not installed")
+        await asyncio.sleep(0.5)   # retried, still missing: nothing more in the log
+        said = [r.getMessage() for r in caplog.records if "espeak-ng" in r.getMessage()]
+        assert len(said) == 1 and said[0].startswith("voice is down: espeak-ng"), said
+        if espeak is None:
+            assert os.environ.get("CI") != "true", "espeak-ng is missing: ./dev installs it"
+            pytest.skip("espeak-ng is not installed here: the voice cannot come back")
+        (bare / "espeak-ng").symlink_to(espeak)   # installed meanwhile
+        await until(lambda: daemon.supervisor.parts["voice"].state == UP, "the voice up")
+        daemon.say("now I speak")
+        await until(lambda: any(t == "now I speak" for t, _ in daemon.speech.said),
+                    "the sentence said")
+        daemon.stop()
+        await asyncio.wait_for(runner, 30)
+
+    asyncio.run(scenario())

@@ -438,7 +438,7 @@ def test_the_voice_settings_on_the_page_apply_at_once_and_survive_a_restart(tmp_
             assert body["language"] == "zh" and body["repeat_moves"] == 5
             # the next sentence: spoken in Chinese, at the new rate
             await hands(daemon, "place", "h0.0")
-            assert await said() == ["第一步，一号玩家：第一行第一格的上槽"]
+            assert await said() == ["一号玩家：第一行第一格的上槽"]
             assert daemon.speech.engine.settings.rate == 200
         assert not (tmp_path / "config.toml").exists()
 

@@ -13,7 +13,7 @@ import pytest
 
 import games
 import games.ai
-from games.ai import mcts
+from games.ai import mcts, tuning
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "ai.md"
 
@@ -46,7 +46,8 @@ def test_each_levels_effort_is_what_the_doc_says():
 
 
 def test_each_games_own_levels_are_what_the_doc_says():
-    # docs/ai.md's table of the levels a game sets itself (Game.level_effort), row by row.
+    # docs/ai.md's table of the levels a game sets itself (its table's level_effort), row by
+    # row.
     text = DOC.read_text()
     table = text[text.index("| game | level | search effort a move | exact solver | why |"):]
     rows = {}
@@ -58,14 +59,14 @@ def test_each_games_own_levels_are_what_the_doc_says():
     declared = {}
     for name in games.names():
         game = games.get_game(name)
-        for level_name in game.level_effort:
+        for level_name in tuning.of(game).level_effort:
             lvl = games.ai.game_level(game, games.ai.LEVELS[level_name])
             effort = f"{lvl.iterations:,} iterations"
             if lvl.slips:
                 effort += f", {lvl.slips * 100:g}% of its moves a glance"
             effort += "".join(f", {option} {value}" for option, value in lvl.search)
             declared[game.short_title, level_name] = (
-                effort, "no" if not lvl.exact or not game.exact_solver
+                effort, "no" if not lvl.exact or not tuning.of(game).exact_solver
                 else "all" if lvl.exact_free is None else f"{lvl.exact_free} free")
     assert declared == rows
 
@@ -110,7 +111,7 @@ def test_the_wall_time_is_only_a_cap(counting):
 
 
 def test_each_level_sees_the_endgame_exactly_from_its_free_grooves_on(counting):
-    # Tree Planting 3x3 (24 grooves), as Tree Planting plays its levels (Game.level_effort:
+    # Tree Planting 3x3 (24 grooves), as Tree Planting plays its levels (its level_effort:
     # easy, medium and hard exact from 15, 17 and 20 free): from empty only the strongest
     # solves (the search does not run); with 17 free, medium and hard too; with 16, easy
     # still searches; with 15 it solves.
@@ -264,11 +265,12 @@ def test_the_ladder_saves_each_pair_as_it_goes_and_merges_earlier_runs(tmp_path)
 
 
 def test_a_game_may_declare_its_own_effort_for_a_level(counting, monkeypatch):
-    # Through the game contract (Game.level_effort), never a test of the game's name: Fangqi
+    # Through the game's table (level_effort), never a test of the game's name: Fangqi
     # declaring 100 iterations for `medium` searches 100 there; the other levels, and a game
     # declaring none, keep the common ones.
     fangqi = games.get_game("fangqi")
-    monkeypatch.setattr(type(fangqi), "level_effort", {"medium": {"iterations": 100}})
+    table = type(tuning.of(fangqi))  # its Tuning class
+    monkeypatch.setattr(table, "level_effort", {"medium": {"iterations": 100}})
     state = fangqi.new_state()
     state.play_all(["d4", "c3"])
     stopped = lambda: 0.0  # noqa: E731
@@ -277,16 +279,16 @@ def test_a_game_may_declare_its_own_effort_for_a_level(counting, monkeypatch):
         games.ai.play_level(state, games.ai.LEVELS[name], seed=1, clock=stopped)
         assert counting == [want], name
     assert games.ai.game_level(fangqi, games.ai.level("2")).iterations is None  # seconds
-    monkeypatch.setattr(type(fangqi), "level_effort", {})
+    monkeypatch.setattr(table, "level_effort", {})
     assert games.ai.game_level(fangqi, games.ai.LEVELS["medium"]) is games.ai.LEVELS["medium"]
-    monkeypatch.setattr(type(fangqi), "level_effort", {"medium": {"iterations": 1, "noise": 2}})
+    monkeypatch.setattr(table, "level_effort", {"medium": {"iterations": 1, "noise": 2}})
     with pytest.raises(ValueError, match="fangqi: level_effort\\['medium'\\] names 'noise'"):
         games.ai.play_level(state, games.ai.LEVELS["medium"], seed=1)
 
 
 def test_a_game_may_declare_how_a_level_searches(monkeypatch):
-    # Level_effort's "search": options over the game's own search_options for that level
-    # only (Arbos's strongest keeps more to its prior); the other levels search as the game
+    # A table's level_effort "search": options over the game's own search_options for that
+    # level only (Arbos's strongest keeps more to its prior); the other levels search as the game
     # does, and a name that is no search option is refused, naming the game and the level.
     seen = []
 
@@ -297,26 +299,28 @@ def test_a_game_may_declare_how_a_level_searches(monkeypatch):
 
     monkeypatch.setattr(games.ai, "Search", Recording)
     fangqi = games.get_game("fangqi")
-    monkeypatch.setattr(type(fangqi), "level_effort",
+    table = type(tuning.of(fangqi))  # its Tuning class
+    monkeypatch.setattr(table, "level_effort",
                         {"hard": {"iterations": 8, "search": {"prior_bias": 3.0}}})
     state = fangqi.new_state()
     state.play_all(["d4", "c3"])
     for name in ("medium", "hard"):
         games.ai.play_level(state, games.ai.LEVELS[name], seed=1)
-    assert seen[0] == dict(fangqi.search_options)
-    assert seen[1] == {**fangqi.search_options, "prior_bias": 3.0}
+    own = tuning.of(fangqi).search_options
+    assert seen[0] == dict(own)
+    assert seen[1] == {**own, "prior_bias": 3.0}
     # "slips": that share of the level's moves a glance instead of the search.
-    monkeypatch.setattr(type(fangqi), "level_effort", {"hard": {"iterations": 8, "slips": 0.5}})
+    monkeypatch.setattr(table, "level_effort", {"hard": {"iterations": 8, "slips": 0.5}})
     seen.clear()
     for seed in range(40):
         games.ai.play_level(state, games.ai.LEVELS["hard"], seed=seed)
     assert 10 < len(seen) < 30  # the others glanced
     for wrong in (1.5, -0.1, True, "half"):
-        monkeypatch.setattr(type(fangqi), "level_effort", {"hard": {"slips": wrong}})
+        monkeypatch.setattr(table, "level_effort", {"hard": {"slips": wrong}})
         with pytest.raises(ValueError, match=r"fangqi: level_effort\['hard'\]\['slips'\] is "
                                              r".*: expected a share from 0 to 1"):
             games.ai.play_level(state, games.ai.LEVELS["hard"], seed=1)
-    monkeypatch.setattr(type(fangqi), "level_effort", {"hard": {"search": {"prior_bais": 3}}})
+    monkeypatch.setattr(table, "level_effort", {"hard": {"search": {"prior_bais": 3}}})
     with pytest.raises(ValueError, match=r"fangqi: level_effort\['hard'\]\['search'\] names "
                                          r"'prior_bais': expected search options \(.*prior_bias"):
         games.ai.play_level(state, games.ai.LEVELS["hard"], seed=1)
@@ -349,26 +353,27 @@ def test_a_glance_that_sees_the_answer_keeps_off_a_squares_third_side():
 
 
 def test_the_beginner_glances_as_its_game_declares(monkeypatch):
-    # Through the game contract (Game.glance), never a test of the game's name.
+    # Through the game's table (glance), never a test of the game's name.
     planting = games.get_game("tree-planting")
+    table = type(tuning.of(planting))  # its Tuning class
     state = planting.new_state(board="1x2")
     state.play_all(["h0.0", "h1.0"])
     unsafe = third_sides(state)
     beginner = games.ai.LEVELS["beginner"]
-    monkeypatch.setattr(type(planting), "glance", {"answer": 1.0})
+    monkeypatch.setattr(table, "glance", {"answer": 1.0})
     assert games.ai.game_glance(planting) == {"answer": 1.0}
     assert not any(games.ai.play_level(state, beginner, seed=s) in unsafe for s in range(100))
-    monkeypatch.setattr(type(planting), "glance", {})
+    monkeypatch.setattr(table, "glance", {})
     assert any(games.ai.play_level(state, beginner, seed=s) in unsafe for s in range(100))
-    monkeypatch.setattr(type(planting), "glance", {"answr": 1.0})
+    monkeypatch.setattr(table, "glance", {"answr": 1.0})
     with pytest.raises(ValueError, match=r"tree-planting: glance names 'answr': expected only"):
         games.ai.play_level(state, beginner, seed=1)
-    monkeypatch.setattr(type(planting), "glance", {"miss": 1.5})
+    monkeypatch.setattr(table, "glance", {"miss": 1.5})
     with pytest.raises(ValueError, match=r"tree-planting: glance\['miss'\] is 1.5: expected a sh"):
         games.ai.play_level(state, beginner, seed=1)
 
 
-#: Each other game's beginner as it played before Game.glance (recorded from the glance of
+#: Each other game's beginner as it played before a game's own glance (recorded from the glance of
 #: commit 64c2914): the moves to a position (the glance itself, seeded 5), then the beginner's
 #: move there for seeds 0-7. A change to the common glance, one draw of its rng more, fails.
 BEFORE_GAME_GLANCE = {
@@ -398,3 +403,35 @@ def test_the_other_games_beginners_glance_as_before(name):
     assert " ".join(map(str, state.moves)) == path
     beginner = games.ai.LEVELS["beginner"]
     assert [str(games.ai.play_level(state, beginner, seed=s)) for s in range(8)] == answers.split()
+
+
+@pytest.mark.parametrize("name", games.names())
+def test_each_games_table_is_its_own_and_holds_together(name):
+    # How the computer plays a game is its table, games/ai/tuning/<module>.py, found by the
+    # game's name; every key is one the computer reads, every level one it has.
+    import importlib
+
+    game = games.get_game(name)
+    table = tuning.of(game)
+    module = importlib.import_module(f"games.ai.tuning.{name.replace('-', '_')}")
+    assert table is module.TUNING and isinstance(table, tuning.Tuning)
+    assert type(table.search_effort) is int and table.search_effort >= 1
+    assert set(table.search_options) <= games.ai.SEARCH_OPTIONS
+    assert set(table.level_effort) <= set(games.ai.LEVELS)
+    for lvl in games.ai.LEVELS.values():
+        games.ai.game_level(game, lvl)  # raises, naming the key, for one it does not know
+    games.ai.game_glance(game)
+    solver = tuning.exact_solver(game)
+    assert (solver is None) == (table.exact_solver is None)
+    if solver is not None:  # what games.ai and `treeboard solve` ask of it
+        for asked in ("exact_values", "out_of_reach", "solve", "OutOfTime", "BookError"):
+            assert hasattr(solver, asked), asked
+
+
+def test_a_game_without_a_table_plays_with_the_defaults():
+    from types import SimpleNamespace
+
+    table = tuning.of(SimpleNamespace(name="a-sixth-game"))
+    assert type(table) is tuning.Tuning
+    assert (table.search_effort, dict(table.search_options), dict(table.level_effort),
+            dict(table.glance), table.exact_solver) == (1, {}, {}, {}, None)

@@ -148,7 +148,8 @@ def test_with_three_trees_a_playout_draws_among_exactly_the_moves_that_keep_thre
 
 
 def test_a_playout_with_choices_puts_its_spore_on_the_best_cell_it_drew(monkeypatch):
-    # PLAYOUT_CHOICES above 1 (benchmarks/search_pair.py --a-state): of the legal cells drawn
+    # `choices` above 1 (the search option `playout_options`, benchmarks/search_pair.py
+    # --a-tuning '{"playout_options": {"choices": 4}}'): of the legal cells drawn
     # the playout plays the one `_playout_worth` values most. With enough draws to see every
     # cell of an 8x8 board, that is the best of all the legal ones; with one choice (the
     # default), a uniformly random one, often worse.
@@ -175,11 +176,9 @@ def test_a_playout_with_choices_puts_its_spore_on_the_best_cell_it_drew(monkeypa
         if not worth:
             continue
         checked += 1
-        monkeypatch.setattr(type(state), "playout_choices", 10**6)
-        state.playout(random.Random(seed), cap=1)
+        state.playout(random.Random(seed), cap=1, choices=10**6)
         assert worth[str(state.undo())] == max(worth.values()), seed
-        monkeypatch.setattr(type(state), "playout_choices", 1)
-        state.playout(random.Random(seed), cap=1)
+        state.playout(random.Random(seed), cap=1, choices=1)
         worse += worth[str(state.undo())] < max(worth.values())
     assert checked >= 15 and worse >= 3
 

@@ -96,7 +96,7 @@ def test_the_contract_is_declared(name):
     game = games.get_game(name)
     assert game.input_mode in ("pieces", "touch")
     assert game.turn_seconds is None or game.turn_seconds > 0
-    assert isinstance(dict(game.search_options), dict) and isinstance(game.exact_solver, bool)
+    assert (game.match_rules is None) == (type(game).play_match is games.Game.play_match)
     assert game.short_title and game.description
     assert game.title == f"{game.short_title}: {game.description}"
     state = game.new_state()
