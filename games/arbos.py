@@ -1067,6 +1067,7 @@ _BOARD = re.compile(r"^\s*(\d+)\s*[xX]\s*(\d+)\s*$")
 
 class Arbos(Game):
     name = "arbos"
+    sgf_number = 7004   # GM[7004] (docs/records.md)
     short_title = "Arbos"
     description = ("place your opponent's seeds, grow spores into at most three trees; "
                    "score your seeds linked to two of them")

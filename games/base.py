@@ -88,6 +88,9 @@ class Game(ABC):
     short_title: ClassVar[str]
     #: What the game is about, in one line (the page shows it under the heading).
     description: ClassVar[str]
+    #: The game's number in an SGF record (`GM[...]`; docs/records.md): SGF assigns none to
+    #: these games, so each takes a private one, unique among them; None: not recorded.
+    sgf_number: ClassVar[int | None] = None
 
     #: How moves come in. "pieces": the sensors watch pieces, and the daemon compares them
     #: with `State.occupancy`. "touch": the board holds no pieces (the position lives on the

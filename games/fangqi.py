@@ -887,6 +887,7 @@ def _flag(name: str, value: Any) -> bool:
 
 class Fangqi(Game):
     name = "fangqi"
+    sgf_number = 7003   # GM[7003] (docs/records.md)
     short_title = "Fangqi"
     description = ("place counters, form 2x2 squares of your colour, take your opponent's "
                    "counters; three left loses")

@@ -1149,6 +1149,7 @@ def _build(position: str, roots: str, chains: str) -> tuple[tuple, tuple]:
 
 class GameForTheTrees(Game):
     name = "game-for-the-trees"
+    sgf_number = 7005   # GM[7005] (docs/records.md)
     #: The board holds no pieces: its sensors are taps (board_driver/referee/touch.py).
     input_mode = "touch"
     short_title = "Game for the Trees"

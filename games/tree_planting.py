@@ -473,6 +473,7 @@ def board_plan(board: Board) -> Plan:
 
 class TreePlanting(Game):
     name = "tree-planting"
+    sgf_number = 7001   # GM[7001] (docs/records.md)
     short_title = "Tree Planting"
     description = "draw rods in the grooves; close a square to plant a tree and draw again"
 

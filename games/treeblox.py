@@ -541,6 +541,7 @@ class TreebloxState(State):
 
 class Treeblox(Game):
     name = "treeblox"
+    sgf_number = 7002   # GM[7002] (docs/records.md)
     short_title = "Treeblox"
     description = "grow a tree of cubes above a 4x4 board; the most leaves open to the sky wins"
     piece_kinds = frozenset({"dark-leaf", "dark-branch", "light-leaf", "light-branch"})

@@ -17,9 +17,10 @@ ROOMS = {
     "referee": {"views"},
     "views": set(),        # the views draw the referee's Moment (board_driver/moment.py): no import up
     "remote": set(),
-    "web": {"referee", "views"},
+    "records": {"referee", "views"},   # the journal's games as records, the library's queries
+    "web": {"referee", "views", "records"},
     "daemon": {"referee", "views", "web", "remote"},
-    "cli": {"referee", "views", "web", "remote", "daemon"},
+    "cli": {"referee", "views", "web", "remote", "daemon", "records"},
 }
 
 

@@ -12,6 +12,7 @@ down: cli -> daemon -> referee -> games); nothing imports the cli.
   ai.py       solve, review
   service.py  install-service
   maker.py    selftest and map: a maker's first contact with a board
+  records.py  export and import: the journal's games as records (SGF, JSON) and back
   typed_hands.py  the sim's actions typed for selftest --sim and map --sim
   kit.py      kit: a layout's parts list, wiring diagram and template to cut
   sim.py      the terminal a simulated board is played from
@@ -25,7 +26,7 @@ import signal
 import sys
 from typing import Sequence
 
-from board_driver.cli import ai, board, kit, rules, service
+from board_driver.cli import ai, board, kit, records, rules, service
 
 
 def _version() -> str:
@@ -49,7 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"treeboard {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
-    for family in (rules, board, kit, ai, service):
+    for family in (rules, board, kit, ai, records, service):
         family.register(sub)
     return parser
 

@@ -30,6 +30,12 @@ How the daemon uses it::
 The finishing move and the game's result are one transaction: a crash between them would
 otherwise leave a finished game "playing", and the next game would mark it abandoned.
 
+What a record needs is kept with the game (board_driver/records/): who played each seat
+(`start_game`'s seats, `set_seats` when they change), the clocks as each move was made, and
+for a game read from a record, that it was (`origin`, "import"; `add_games` writes such games,
+never the game in progress). A journal written before these columns (schema version 1) gains
+them when opened, NULL in its old rows (not known), and reads as it did.
+
 The game in progress (its id and how many moves stand after takebacks) is kept in memory
 from the open on, so that a move or a takeback costs the same at move 10,000 as at move 1:
 this connection is the journal's only writer (one daemon per board).
@@ -42,7 +48,7 @@ import logging
 import os
 import sqlite3
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -67,6 +73,8 @@ CREATE TABLE IF NOT EXISTS games (
                 CHECK (status IN ('playing', 'finished', 'abandoned')),
     started_at  REAL NOT NULL,
     finished_at REAL,
+    players     TEXT,                       -- JSON: [{"seat": ..., "name": ...}] x2 (schema 2)
+    origin      TEXT,                       -- NULL: played here; "import": from a record (2)
     summary     TEXT                        -- JSON, once finished
 );
 CREATE TABLE IF NOT EXISTS events (
@@ -74,7 +82,8 @@ CREATE TABLE IF NOT EXISTS events (
     game_id INTEGER NOT NULL REFERENCES games(id),
     kind    TEXT NOT NULL CHECK (kind IN ('move', 'undo')),
     text    TEXT,                           -- the move's notation; NULL for an undo
-    at      REAL NOT NULL
+    at      REAL NOT NULL,
+    clocks  TEXT                            -- JSON: the clocks as the move was made (schema 2)
 );
 CREATE INDEX IF NOT EXISTS events_by_game ON events(game_id, id);
 CREATE TABLE IF NOT EXISTS settings (
@@ -88,6 +97,15 @@ CREATE TABLE IF NOT EXISTS clocks (
     at      REAL NOT NULL
 );
 """
+
+#: The journal's schema version (SQLite's `user_version`). 1: the tables above without the
+#: columns marked "schema 2"; 2: who played each seat, where a game came from, and the clocks
+#: at each move (what a record needs, board_driver/records/). A journal of version 1 is
+#: migrated when opened: each column added (`ALTER TABLE ... ADD COLUMN`, which keeps every
+#: row), NULL in the rows written before (not known), so an old journal reads as it did.
+SCHEMA_VERSION = 2
+_ADDED_COLUMNS = (("games", "players", "TEXT"), ("games", "origin", "TEXT"),
+                  ("events", "clocks", "TEXT"))
 
 
 #: The journal's mark in its SQLite header (`PRAGMA application_id`, "TBRD"): a file that
@@ -116,6 +134,42 @@ class SavedGame:
     summary: dict[str, Any] | None = None
     events: int = field(default=0, repr=False)  # how many records, takebacks included
     clocks: dict[str, Any] | None = None  # the clocks as last kept (None: an untimed game)
+    # Who played each seat: [{"seat": "human" | "computer:LEVEL" | "remote" | "web", "name":
+    # ...}] x2, either key missing when not known; None: not recorded (a journal before
+    # schema 2).
+    players: list[dict[str, str]] | None = None
+    origin: str | None = None  # None: played at this board; "import": read from a record
+    # The clocks as each standing move was made (None for a move made untimed, or journaled
+    # before schema 2), one per move.
+    move_clocks: list[dict[str, Any] | None] = field(default_factory=list, repr=False)
+
+
+@dataclass
+class Listed:
+    """A game as the library lists it: what `SavedGame` says but its moves, and how many."""
+    game_id: int
+    game: str
+    options: dict[str, Any]
+    status: str
+    started_at: float
+    finished_at: float | None
+    summary: dict[str, Any] | None
+    players: list[dict[str, str]] | None
+    origin: str | None
+    moves: int
+
+
+@dataclass
+class Imported:
+    """A game read from a record, for `Journal.add_games`: its moves each with the clocks as
+    it was made (None: untimed), finished with `summary` or not (status "abandoned")."""
+    game: str
+    options: dict[str, Any]
+    moves: list[tuple[str, dict[str, Any] | None]]
+    players: list[dict[str, str]] | None = None
+    started_at: float | None = None
+    finished_at: float | None = None
+    summary: dict[str, Any] | None = None
 
 
 def default_journal_path(env: Mapping[str, str] | None = None) -> Path:
@@ -180,6 +234,7 @@ class Journal:
                 error.sqlite_errorname = "SQLITE_CORRUPT"  # type: ignore[attr-defined]
                 raise error
             db.executescript(_SCHEMA)
+            _migrate(db)
             db.execute(f"PRAGMA application_id={APPLICATION_ID}")
         except BaseException:
             db.close()
@@ -241,17 +296,53 @@ class Journal:
 
     # Writing ----------------------------------------------------------------------
 
-    def start_game(self, game: str, options: Mapping[str, Any] | None = None) -> int:
-        """A new game; a game still in progress is marked abandoned. Returns its id."""
+    def start_game(self, game: str, options: Mapping[str, Any] | None = None,
+                   seats: Sequence[str] | None = None) -> int:
+        """A new game; a game still in progress is marked abandoned. Returns its id. `seats`:
+        who plays each ("human", "computer:LEVEL", "remote"), kept with the game."""
         now = self._clock()
         with self._write() as db:
             db.execute("UPDATE games SET status='abandoned', finished_at=? WHERE status='playing'", (now,))
             cursor = db.execute(
-                "INSERT INTO games (game, options, started_at) VALUES (?, ?, ?)",
-                (game, json.dumps(dict(options or {}), sort_keys=True), now),
+                "INSERT INTO games (game, options, started_at, players) VALUES (?, ?, ?, ?)",
+                (game, json.dumps(dict(options or {}), sort_keys=True), now, _seats_json(seats)),
             )
         self._playing, self._standing = int(cursor.lastrowid), 0
         return self._playing
+
+    def set_seats(self, seats: Sequence[str]) -> None:
+        """Who plays each seat of the game in progress, from now on (the seats it was last
+        played with are the record's); nothing without a game in progress."""
+        if self._playing is None:
+            return
+        with self._write() as db:
+            db.execute("UPDATE games SET players=? WHERE id=?", (_seats_json(seats), self._playing))
+
+    def add_games(self, found: Sequence[Imported]) -> list[int]:
+        """Games read from records, all in one transaction (or none): each finished (with its
+        summary) or not ("abandoned"), never the game in progress, which stays as it is.
+        Returns their ids."""
+        ids = []
+        now = self._clock()
+        with self._write() as db:
+            for one in found:
+                started = now if one.started_at is None else one.started_at
+                cursor = db.execute(
+                    "INSERT INTO games (game, options, status, started_at, finished_at, summary,"
+                    " players, origin) VALUES (?, ?, ?, ?, ?, ?, ?, 'import')",
+                    (one.game, json.dumps(dict(one.options), sort_keys=True),
+                     "abandoned" if one.summary is None else "finished", started,
+                     one.finished_at, None if one.summary is None else
+                     json.dumps(dict(one.summary), sort_keys=True),
+                     None if one.players is None else json.dumps(one.players, sort_keys=True)))
+                game_id = int(cursor.lastrowid)
+                db.executemany(
+                    "INSERT INTO events (game_id, kind, text, at, clocks)"
+                    " VALUES (?, 'move', ?, ?, ?)",
+                    [(game_id, text, started, None if clocks is None else
+                      json.dumps(dict(clocks), sort_keys=True)) for text, clocks in one.moves])
+                ids.append(game_id)
+        return ids
 
     def record_move(self, text: str, finish: Mapping[str, Any] | None = None,
                     clocks: Mapping[str, Any] | None = None) -> None:
@@ -260,8 +351,9 @@ class Journal:
         together, or neither is. `clocks` (a timed game) are kept in the same transaction."""
         game_id = self._playing_id()
         with self._write() as db:
-            db.execute("INSERT INTO events (game_id, kind, text, at) VALUES (?, 'move', ?, ?)",
-                       (game_id, text, self._clock()))
+            kept = None if clocks is None else json.dumps(dict(clocks), sort_keys=True)
+            db.execute("INSERT INTO events (game_id, kind, text, at, clocks)"
+                       " VALUES (?, 'move', ?, ?, ?)", (game_id, text, self._clock(), kept))
             if clocks is not None:
                 self._put_clocks(db, game_id, clocks)
             if finish is not None:
@@ -351,29 +443,58 @@ class Journal:
         return None if row is None else self.game(row[0])
 
     def history(self, limit: int = 20, include_abandoned: bool = False) -> list[SavedGame]:
-        """Games no longer in progress, newest first."""
+        """Games played at this board and no longer in progress, newest first (the games
+        imported from records are the library's: `listing`)."""
         statuses = ("finished", "abandoned") if include_abandoned else ("finished",)
         rows = self._db.execute(
             f"SELECT id FROM games WHERE status IN ({','.join('?' * len(statuses))}) "
-            "ORDER BY id DESC LIMIT ?", (*statuses, limit)).fetchall()
+            "AND origin IS NULL ORDER BY id DESC LIMIT ?", (*statuses, limit)).fetchall()
         return [self.game(game_id) for (game_id,) in rows]
+
+    def listing(self, *, game: str | None = None, since: float | None = None,
+                until: float | None = None, limit: int = 1000,
+                statuses: Sequence[str] = ("finished", "abandoned")) -> list[Listed]:
+        """The games of `statuses` (by default those no longer in progress: finished,
+        abandoned, imported), newest first, each with how many of its moves stand: of `game`
+        only, begun at `since` or later and before `until`, when given (the library's search
+        and the records' export: board_driver/records/library.py)."""
+        where = [f"g.status IN ({','.join('?' * len(statuses))})"]
+        args: list[Any] = list(statuses)
+        for clause, value in (("g.game = ?", game), ("g.started_at >= ?", since),
+                              ("g.started_at < ?", until)):
+            if value is not None:
+                where.append(clause)
+                args.append(value)
+        rows = self._db.execute(
+            "SELECT g.id, g.game, g.options, g.status, g.started_at, g.finished_at, g.summary,"
+            " g.players, g.origin, (SELECT COALESCE(SUM(CASE e.kind WHEN 'move' THEN 1 ELSE -1"
+            " END), 0) FROM events e WHERE e.game_id = g.id) FROM games g WHERE "
+            + " AND ".join(where) + " ORDER BY g.started_at DESC, g.id DESC LIMIT ?",
+            (*args, limit)).fetchall()
+        return [Listed(i, name, json.loads(options), status, started, finished,
+                       _json_or_none(summary), _json_or_none(players), origin, moves)
+                for (i, name, options, status, started, finished, summary, players, origin,
+                     moves) in rows]
 
     def game(self, game_id: int) -> SavedGame:
         row = self._db.execute(
-            "SELECT game, options, status, started_at, finished_at, summary FROM games WHERE id=?",
-            (game_id,)).fetchone()
+            "SELECT game, options, status, started_at, finished_at, summary, players, origin "
+            "FROM games WHERE id=?", (game_id,)).fetchone()
         if row is None:
             raise JournalError(f"no game {game_id} in the journal")
-        game, options, status, started_at, finished_at, summary = row
+        game, options, status, started_at, finished_at, summary, players, origin = row
         moves: list[str] = []
+        move_clocks: list[dict[str, Any] | None] = []
         events = 0
-        for kind, text in self._db.execute(
-                "SELECT kind, text FROM events WHERE game_id=? ORDER BY id", (game_id,)):
+        for kind, text, at_move in self._db.execute(
+                "SELECT kind, text, clocks FROM events WHERE game_id=? ORDER BY id", (game_id,)):
             events += 1
             if kind == "move":
                 moves.append(text)
+                move_clocks.append(_json_or_none(at_move))
             elif moves:
                 moves.pop()
+                move_clocks.pop()
         row = self._db.execute("SELECT clocks FROM clocks WHERE game_id=?", (game_id,)).fetchone()
         clocks = None
         if row is not None:
@@ -383,7 +504,8 @@ class Journal:
                 log.error("journal %s: game %d: its clocks are not JSON; they start afresh",
                           self.path, game_id)
         return SavedGame(game_id, game, json.loads(options), moves, status, started_at,
-                         finished_at, json.loads(summary) if summary else None, events, clocks)
+                         finished_at, json.loads(summary) if summary else None, events, clocks,
+                         _json_or_none(players), origin, move_clocks)
 
     def _playing_id(self) -> int:
         if self._playing is None:
@@ -399,6 +521,38 @@ class Journal:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _migrate(db: sqlite3.Connection) -> None:
+    """An older journal brought to SCHEMA_VERSION: each column it lacks added (NULL in its
+    rows), in one transaction; a journal at the version is left as it is."""
+    if db.execute("PRAGMA user_version").fetchone()[0] >= SCHEMA_VERSION:
+        return
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        for table, column, kind in _ADDED_COLUMNS:
+            have = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
+            if column not in have:
+                db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
+        db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    db.execute("COMMIT")
+
+
+def _seats_json(seats: Sequence[str] | None) -> str | None:
+    return None if seats is None else json.dumps([{"seat": str(s)} for s in seats])
+
+
+def _json_or_none(text: str | None) -> Any:
+    """A column's JSON, or None (NULL, or not JSON: a row no version of the journal wrote)."""
+    if text is None:
+        return None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return None
 
 
 def _fsync_directory(directory: Path) -> None:

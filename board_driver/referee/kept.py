@@ -50,6 +50,13 @@ def keep(referee: Any) -> None:
         "clock": control_text(referee.keeper.controls)}})
 
 
+def keep_seats(referee: Any) -> None:
+    """The referee's seats changed: the game in progress is played by them from now on (its
+    record names them: the journal's players), and a restart keeps them (`keep`)."""
+    referee.journal.set_seats(referee.seats)
+    keep(referee)
+
+
 def restore(referee: Any) -> None:
     """The seats, hint mode and clock a session last kept, when kept from this config; a kept
     value the board cannot use is logged and the config's apply."""

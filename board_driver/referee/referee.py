@@ -179,7 +179,7 @@ class Referee:
         # lifted, never read as the new game's first moves. (A touch board holds no pieces:
         # nothing to wait for, or the computer would never move again.)
         self._hold = self.touch is None
-        self.journal.start_game(self.state.game.name, self.state.options())
+        self.journal.start_game(self.state.game.name, self.state.options(), self._seats)
         self.keeper.start(now)
         self.decided.over_since, self.decided.end_owed = None, None
         log.info("new game of %s %s", self.state.game.name, self.state.options())
@@ -203,7 +203,7 @@ class Referee:
         """Who plays each seat (the door, the menu, joining or leaving a remote game). Raises
         ValueError for seats that are not two of human, remote, computer:LEVEL."""
         self._seats = check_seats(seats)
-        kept.keep(self)   # (survives a restart: kept.py)
+        kept.keep_seats(self)   # (with the game's record, and across a restart: kept.py)
 
     def restore_kept(self, seats: tuple[str, str], moves: str, controls: Any) -> None:
         """Seats, hint mode and clock as a session last kept them (kept.restore)."""

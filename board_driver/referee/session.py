@@ -138,6 +138,7 @@ def open_session(config: Config, *, clock: Callable[[], float], autoscan: bool =
     debounce = config.debounce_ms / 1000 if config.debounce_ms is not None else None
     referee = Referee(state, layout, hardware.leds, journal, config, debounce_s=debounce)
     kept.restore(referee)   # what a session changed (seats, hints, clock), if any
+    journal.set_seats(referee.seats)   # (the game in progress is played by them: its record)
     referee.resync(hardware.source.snapshot(), clock())
     if saved is not None and saved.status == "playing":
         referee.restore_clocks(saved.clocks, clock())

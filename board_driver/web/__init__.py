@@ -4,8 +4,9 @@ what the page shows from the referee; `static/` holds the page itself (HTML, JS,
 works offline).
 
 Owns the page's connections and its caches, no game state: it acts only through the board's
-door (`referee.door.Door`) and reads the referee. May import: games, games.ai, the referee and
-views rooms, config; never the daemon, remote or cli.
+door (`referee.door.Door`) and reads the referee. May import: games, games.ai, the referee,
+views and records rooms, config; never the daemon, remote or cli. `library.py` is the page's
+library (board_driver/records/: the journal's games searched, a record downloaded or imported).
 
 API (JSON; control actions need `X-Treeboard-Token` when the config sets web.token):
     GET  /api/state                 {"game", "corrections", "leds", ...what the page needs}
@@ -22,7 +23,11 @@ API (JSON; control actions need `X-Treeboard-Token` when the config sets web.tok
                                     easy, medium, hard, strongest; perfect: strongest), at
                                     once; not in a remote game
     GET  /api/picture3d?turn=N      the 3D picture turned N quarter turns (Treeblox)
-    GET  /api/games                 the journal's finished games
+    GET  /api/games                 the journal's finished games (played at this board)
+    GET  /api/library?game=&player=&result=&ended=&from=&to=   the library: every game no
+                                    longer in progress, imported ones too, searched (records)
+    GET  /api/games/<id>/record     its SGF record (?format=json), with the page's review
+    POST /api/records {"name","data"}   a record file (base64) imported: all its games or none
     GET  /api/games/<id>            one as its replay object (?download=1: as a file)
     GET  /api/games/<id>/position?move=N   its picture after N moves
     GET  /api/games/<id>/review     {"moves": [{"n","player","move","before","after","exact",

@@ -94,9 +94,12 @@ const STRINGS = {
   takeback: (move) => tr("Take back {move}? Lift its piece from the board afterwards.", { move }),
   newGame: () => tr("Abandon this game and start a new one?"),
   tokenKept: () => tr("Token kept in this browser."),
-  noFinished: () => tr("No finished game yet."),
-  finished: (g, when) => tr("#{id} {game}: {result}, {moves} moves {when}",
-    { id: g.id, game: g.game, result: g.result || g.status, moves: g.moves, when }),
+  noGames: () => tr("No game answers the search."),
+  listed: (g, when) => tr("#{id} {title}, {players}: {result}, {moves} moves {when}",
+    { id: g.id, title: g.title, result: g.result, moves: g.moves, when,
+      players: tr("{first} against {second}", { first: g.players[0], second: g.players[1] }) }),
+  imported: (ids) => tr("Imported: game {ids}.", { ids: ids.join(tr(", ")) }),
+  chooseFile: () => tr("Choose a record file first."),
   reviewing: () => tr("The computer reviews the game…"),
   reviewTitle: () => tr("Each position's value from the first player's side (up: the first player wins); red: a move that changed the result"),
   reviewUp: () => tr("first player wins"),
@@ -580,6 +583,8 @@ function wire() {
     toast(STRINGS.tokenKept(), true);
   };
   $("history").addEventListener("toggle", () => { if ($("history").open) loadGames(); });
+  $("library-form").onsubmit = (e) => { e.preventDefault(); loadGames(); };
+  $("import-form").onsubmit = (e) => { e.preventDefault(); importRecord(); };
   $("replay-slider").oninput = (e) => replayTo(Number(e.target.value));
   $("replay-first").onclick = () => replayTo(0);
   $("replay-prev").onclick = () => replayTo(replay.at - 1);
@@ -588,32 +593,56 @@ function wire() {
   $("replay-review-ask").onclick = () => loadReview(replay.id);
 }
 
-// --- history ----------------------------------------------------------------------------------
+// --- the library: every game of the journal, searched (GET /api/library), records imported -----
 
 const replay = { id: null, at: 0, moves: [], words: [] };
 
 async function loadGames() {
-  const response = await fetch(`/api/games?lang=${encodeURIComponent(lang)}`);
-  if (!response.ok) return;
-  const { games } = await response.json();
+  const query = new URLSearchParams(new FormData($("library-form")));
+  query.set("lang", lang);
+  const response = await fetch(`/api/library?${query}`);
+  const body = await response.json().catch(() => ({ error: STRINGS.refused(response.status) }));
+  if (!response.ok) { toast(body.error); return; }
+  const { games, titles } = body;
+  const choice = $("library-form").elements.game;
+  if (choice.options.length === 1) {
+    for (const [name, title] of Object.entries(titles)) choice.append(new Option(title, name));
+  }
   const list = $("games");
   list.textContent = "";
   if (games.length === 0) {
     const li = document.createElement("li");
-    li.textContent = STRINGS.noFinished();
+    li.textContent = STRINGS.noGames();
     list.append(li);
   }
   for (const g of games) {
     const li = document.createElement("li");
     const button = document.createElement("button");
     button.type = "button";
-    const when = g.finished_at ? new Date(g.finished_at * 1000).toLocaleString() : "";
-    button.textContent = STRINGS.finished(g, when);
+    const at = g.finished_at || g.started_at;
+    const when = at ? new Date(at * 1000).toLocaleDateString() : "";
+    button.textContent = STRINGS.listed(g, when);
     button.dataset.game = String(g.id);
     button.onclick = () => openReplay(g.id);
     li.append(button);
     list.append(li);
   }
+}
+
+async function importRecord() {
+  // The file's bytes as they are (base64 in JSON): the board checks them, UTF-8 included.
+  const file = $("import-form").elements.file.files[0];
+  if (!file) { toast(STRINGS.chooseFile()); return; }
+  const bytes = new Uint8Array(await file.arrayBuffer());
+  let text = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) {
+    text += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  }
+  const answer = await send("/api/records", { name: file.name, data: btoa(text) });
+  if (!answer) return;
+  toast(STRINGS.imported(answer.imported), true);
+  $("import-form").reset();
+  loadGames();
 }
 
 async function openReplay(id) {
@@ -625,6 +654,8 @@ async function openReplay(id) {
   $("replay").hidden = false;
   $("replay-slider").max = String(game.moves.length);
   $("replay-download").href = `/api/games/${id}?download=1`;
+  $("replay-record").href = `/api/games/${id}/record?lang=${encodeURIComponent(lang)}`;
+  $("replay-record").setAttribute("download", `treeboard-${game.game}-${id}.sgf`);
   $("replay-download").setAttribute("download", `treeboard-${game.game}-${id}.json`);
   replayTo(game.moves.length);
   $("replay-review").textContent = "";
