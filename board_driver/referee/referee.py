@@ -6,10 +6,15 @@ Sensor events in, one frozen value out:  debounce -> channel-to-site -> reconcil
 Synchronous and clock-free (every call takes `now`), so the asyncio daemon, `treeboard trace`
 and the tests drive exactly the same object; only who calls `tick` differs.
 
-Deciding is one loop (`_decide`): reconcile the board with the game; what that sets going (a
+Deciding is one loop (`decide`): reconcile the board with the game; what that sets going (a
 new game once the board is cleared, the menu applied or left) is carried out and the board
 reconciled again; then the clocks, whose running out may pass a turn, which is decided again
-in the same loop. No decision calls back into `_decide`.
+in the same loop. No decision calls back into `decide`.
+
+Its parts, each working through its public methods: the reading of the sensors (reading.py),
+the moves made with pieces (pieces.py) and otherwise (hands.py), the clocks (timekeeper.py),
+its decisions and the moments frozen from them (decisions.py), what a session changed
+(kept.py).
 """
 
 from __future__ import annotations
@@ -20,23 +25,24 @@ from typing import Any, Callable, Hashable, Mapping
 import games
 from board_driver import views
 from board_driver.moment import Correction, Moment, Settings
-from board_driver.referee.decisions import Decisions, Moments
 from board_driver.referee import kept
-from board_driver.referee.kept import check_seats
 from board_driver.referee.clock import TimeControl
+from board_driver.referee.decisions import Decisions, Moments
 from board_driver.referee.hands import Hands
+from board_driver.referee.kept import check_seats
 from board_driver.referee.menu import Menu
 from board_driver.referee.pieces import Pieces
+from board_driver.referee.reading import BoardReading
 from board_driver.referee.timekeeper import (CHECKPOINT_S, Clockwork, Timekeeper,
                                              default_controls)
 from board_driver.referee.touch import TouchInput, is_touch_game
 from board_driver.views.frame import compose
-from board_driver.referee.reading import BoardReading
 from hardware.base import SensorEvent
 
 log = logging.getLogger("treeboard.referee")
 
 __all__ = ["Referee", "CHECKPOINT_S", "site_colours"]
+
 
 class Referee:
     def __init__(self, state: games.State, layout: Any, leds: Any, journal: Any, config: Any,
@@ -261,7 +267,7 @@ class Referee:
             return True
         return self._timed(now)
 
-    # --- entries the board cannot sense, and buttons ------------------------------------------
+    # --- takebacks ------------------------------------------------------------------------------
 
     def takeback(self, now: float, origin: str = "page") -> str:
         """Take back the last move without the board's hands (Hands.takeback); returns it."""
@@ -372,7 +378,7 @@ class Referee:
 
     def _reconcile(self, now: float, swapped: list[str] = ()) -> Callable[[float], None] | None:
         """The board against the game: play, take back or light what must change. Returns what
-        this sets going (a new game, the menu applied or left), for `_decide` to carry out."""
+        this sets going (a new game, the menu applied or left), for `decide` to carry out."""
         if self.touch is not None:
             # Nothing on the board to reconcile, and no piece to wait for (a new game or a
             # takeback holds a piece game until the board matches): taps are decided as they come.
