@@ -235,7 +235,9 @@ class Journal:
                 raise error
             db.executescript(_SCHEMA)
             _migrate(db)
-            db.execute(f"PRAGMA application_id={APPLICATION_ID}")
+            if db.execute("PRAGMA application_id").fetchone()[0] != APPLICATION_ID:
+                # (once: setting it again writes the header, a journal only read is unchanged)
+                db.execute(f"PRAGMA application_id={APPLICATION_ID}")
         except BaseException:
             db.close()
             raise

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from board_driver.records import library, sgf
 from board_driver.referee.journal import Journal
-from tests.board_driver.browser_harness import ARTIFACTS, browser, sims  # noqa: F401
+from tests.board_driver.browser_harness import ARTIFACTS, browser, chromium, sims  # noqa: F401
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
 import record_examples  # noqa: E402
