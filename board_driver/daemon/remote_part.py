@@ -11,11 +11,18 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import logging
 from typing import Any
 
 import games
 from board_driver.daemon.supervisor import Part
 from hardware.base import DIED, Problem
+
+log = logging.getLogger("treeboard.daemon")
+
+#: How long a stop waits for the link's task to end once cancelled: a task that swallows its
+#: cancellation (a library's wait_for dropping it) must never hold the board's own stop.
+STOP_S = 5.0
 
 
 class RemotePart:
@@ -64,10 +71,14 @@ class RemotePart:
         task, self._task = self._task, None
         if task is not None:
             task.cancel()
-            try:
-                await task
-            except asyncio.CancelledError:
-                pass
+            # (asyncio.wait, not wait_for: wait_for would wait for a cancellation it repeats)
+            done, _ = await asyncio.wait({task}, timeout=STOP_S)
+            if not done:
+                log.error("the remote link's task did not stop within %.0f s of its cancel; "
+                          "the board stops without it", STOP_S)
+            elif not task.cancelled() and task.exception() is not None:
+                log.warning("the remote link's task ended with %r as it stopped",
+                            task.exception())
         if self.link is not None:
             self.link.detach()
             self.link = None
