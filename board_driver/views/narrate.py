@@ -432,6 +432,11 @@ def with_reply(moment, state, undone: list[str], spoken: bool) -> str:
         (mine if moment.at_board(probe.to_move) else reply).append(
             views.say_move_text(probe, text) if spoken else views.show_move(state.game.name, text))
         probe.play(probe.parse_move(text))
+    return _together(mine, reply)
+
+
+def _together(mine: list[str], reply: list[str]) -> str:
+    """Moves taken back together, in order: this board's, and the computer's reply after."""
     if not mine or not reply:
         return tr(" and ").join(mine or reply)
     return tr("{moves} and the computer's reply {reply}").format(
@@ -485,12 +490,8 @@ def takeback_words(game_name: str, undone: list[tuple[str, bool]]) -> str:
     """What a takeback took back, in words: "h1.0", or against the computer "h1.0 and the
     computer's reply v1.2" (`undone`: each move and whether it was made at this board, last
     move first; each move as a screen shows it, `views.show_move`)."""
-    mine = [views.show_move(game_name, m) for m, here in undone if here]
-    reply = [views.show_move(game_name, m) for m, here in undone if not here]
-    if not reply or not mine:
-        return tr(" and ").join(reversed(mine or reply))
-    return tr("{moves} and the computer's reply {reply}").format(
-        moves=tr(" and ").join(reversed(mine)), reply=" ".join(reversed(reply)))
+    shown = [(views.show_move(game_name, m), here) for m, here in reversed(undone)]
+    return _together([m for m, here in shown if here], [m for m, here in shown if not here])
 
 
 __all__ = ["Said", "Narrator", "why_not", "mover", "last_moves", "first_to_make", "with_reply",
