@@ -113,15 +113,21 @@ def test_an_old_level_name_in_players_is_kept_as_todays(tmp_path):
     assert load_config(str(path)).players == ("computer:easy", "computer")
 
 
-@pytest.mark.parametrize("layout", ["../../etc/passwd", "{config}"])
+@pytest.mark.parametrize("layout", ["{dir}/passwd", "{config}", "../../no/such/layout.toml"])
 def test_a_layout_that_is_no_layout_file_names_the_config_and_the_key(tmp_path, layout):
+    # (absolute paths but the last: a relative one is read from the working directory, which
+    # differs between a checkout and CI's clone; the last exists nowhere)
     path = tmp_path / "config.toml"
-    layout = layout.format(config=path)   # (the config itself: a TOML file, but no layout)
+    (tmp_path / "passwd").write_text("root:x:0:0:root:/root:/bin/bash\n")
+    layout = layout.format(config=path, dir=tmp_path)   # (the config: a TOML file, but no layout)
     path.write_text(f'journal = "{tmp_path / "j.sqlite"}"\nlayout = "{layout}"\n')
     with pytest.raises(ConfigError) as refused:
         load_config(path)
     assert str(refused.value).startswith(f"{path}: layout: expected a shipped layout")
-    assert f"and {layout} is none (" in str(refused.value)
+    if layout.startswith("../"):
+        assert str(refused.value).endswith(f"an existing layout file; got {layout!r}")
+    else:
+        assert f"and {layout} is none (" in str(refused.value)
     out = subprocess.run([sys.executable, "-m", "board_driver.cli", "run", "--config", str(path)],
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 2 and out.stderr.startswith(f"treeboard: {path}: layout: ")
