@@ -27,6 +27,7 @@ from board_driver.referee.actions import (UnknownAction, act, check_arguments, d
                                           parse_action, split_line)
 from board_driver import views
 from board_driver.views.base import piece_name
+from board_driver.views.ending import ended_words
 from board_driver.views.narrate import Narrator, last_moves
 from board_driver.views.words import N_, ngettext, reason, tr
 from hardware.base import PRESENT
@@ -91,8 +92,8 @@ class Terminal:
             self.narrate_link()
         self.clock_warnings(moment)
         if self._started:
-            for said in self._narrator.hint(moment):   # the hint's reason, once
-                self.say(said.text)
+            for said in self._narrator.hint(moment) + self._narrator.ending(moment):
+                self.say(said.text)   # the hint's reason, a resignation, a draw: once
         if key == self._last or not self._started:
             return  # unchanged, or before `start` (run_sim draws the first board itself)
         before = self._last or (None,) * 6
@@ -234,6 +235,11 @@ def status_line(moment, paint, colours) -> str:
     names = views.players(state.game.name)
     a, b = state.scores()
     score = views.score_name(state.game.name)
+    ended = ended_words(state.game.name, moment.ending)
+    if ended is not None:   # resigned, or a draw agreed (views/ending.py)
+        return tr("game over: {result}").format(result=ended) + (
+            tr(" — hold any square for a new game") if moment.touch is not None else
+            tr(" — clear the board for a new game"))
     if not state.is_over():
         return (tr("{score} {a}:{b}, ").format(score=score, a=a, b=b) + tr("{player} to move")
                 .format(player=paint(colours[f"player{state.to_move}"], names[state.to_move],
@@ -355,7 +361,9 @@ class Typed:
         if verb == "wait":
             await asyncio.sleep(float(args[0]) / 1000)
         else:
-            act(self.door, verb, args)   # (an entry relights the board itself)
+            said = act(self.door, verb, args)   # (an entry relights the board itself)
+            if said:
+                self.terminal.say(said)   # (the games put away)
             if verb in ("place", "lift") and args[0] in session.referee.sensed:
                 site, present = args[0], verb == "place"
                 shown = lambda: (session.referee.physical.get(site)  # noqa: E731

@@ -243,6 +243,9 @@ class Hands:
         if ref.flagged is not None:
             raise games.IllegalMove("takeback", Reason("the game is over: time ran out; start "
                                                        "a new game instead"))
+        if ref.endings.ended is not None:
+            raise games.IllegalMove("takeback", Reason("the game is over: its players ended "
+                                                       "it; start a new game instead"))
         if not ref.state.moves:
             raise games.IllegalMove("takeback", Reason("no move to take back"))
         depth = ref.takeback_depth()

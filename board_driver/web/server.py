@@ -294,7 +294,8 @@ class WebServer:
         key = (ref.state.to_json(), tuple(ref.corrections), tuple(ref.completions),
                ref.settings.moves, tuple(ref.seats), json.dumps(link),
                json.dumps([(p["name"], p["state"], p.get("why")) for p in parts]),
-               snapshot.clocks_key(ref, now))   # (the clocks: to the second while one runs)
+               snapshot.clocks_key(ref, now),   # (the clocks: to the second while one runs)
+               repr(ref.endings.face()))        # (a draw on offer, a resignation: endings.py)
         if key != self._key:
             self._key = key
             self._version += 1
