@@ -168,10 +168,10 @@ class Endings:
         asked = self.asked()
         by = "board" if origin not in ("computer", "remote") else origin
         if asked != by:
-            raise games.IllegalMove("answer", Reason(
-                "the computer answers its own draw offers" if asked == "computer" else
-                "the other board answers this offer" if asked == "remote" else
-                "a person here answers this offer"))
+            raise games.IllegalMove("answer", {
+                "computer": Reason("the computer answers the draws offered to it"),
+                "remote": Reason("the other board answers this offer")}.get(
+                    asked, Reason("a person here answers this offer")))
         seat = 1 - self.offer
         if not accept:
             self.offer = None
