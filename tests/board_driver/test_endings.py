@@ -419,3 +419,114 @@ def test_the_page_resigns_offers_answers_puts_away_and_takes_up(board):
             assert (await post("/api/resign", {}))[0] == 409
 
     asyncio.run(run())
+
+
+# --- a remote board answers (protocol 1.2: board_driver/remote/endings.py) -------------------------
+
+def _linked(board, tmp_path):
+    """Two traced boards in one remote game (A plays seat 0, B seat 1), their links' messages
+    relayed by hand (`relay`), as the broker would carry them."""
+    from board_driver.remote import protocol as rp
+    from board_driver.remote.link import RemoteLink, RemoteSettings
+
+    boards = {}
+    for name, remote in (("a", 1), ("b", 0)):
+        t = board(journal=str(tmp_path / f"{name}.sqlite"))
+        seats = ["human", "human"]
+        seats[remote] = "remote"
+        t.referee.set_seats(seats)
+        link = RemoteLink(RemoteSettings(host="h", port=1, tls=False, game_id="g1",
+                                         secret=b"correct horse battery", seat=remote,
+                                         state_dir=str(tmp_path / name)),
+                          t.referee, clock=lambda t=t: t.clock.now)
+        (tmp_path / name).mkdir()
+        boards[name] = (t, link)
+    (a, la), (b, lb) = boards["a"], boards["b"]
+    for link, other in ((la, lb), (lb, la)):
+        seat = other.settings.local_seat
+        link.handle(rp.presence_topic("g1", seat), other.base_signer.encode(
+            rp.presence_message(seat, True, other.nonce)))
+
+    def relay():
+        for src, dst in ((la, lb), (lb, la), (la, lb)):
+            while not src._outbox.empty():
+                topic, payload, _ = src._outbox.get_nowait()
+                dst.handle(topic, payload)
+
+    return a, b, la, lb, relay
+
+
+def test_a_remote_board_answers_a_draw_and_hears_a_resignation(board, tmp_path):
+    import asyncio
+
+    async def scenario():
+        a, b, la, lb, relay = _linked(board, tmp_path)
+        said(a, "place", "h0.0")
+        relay()
+        assert [str(m) for m in b.referee.state.moves] == ["h0.0"]
+        said(b, "place", "h0.0")   # the other board's move, made on this board
+        said(a, "draw")            # (player 1 offers while player 2 is to move)
+        assert a.moment().ending.asked == "remote"
+        with pytest.raises(games.IllegalMove) as refused:
+            a.door.answer_draw(True)
+        assert str(refused.value.reason) == "the other board answers this offer"
+        relay()
+        face = b.moment().ending
+        assert face.offer_by == 0 and face.asked == "board"
+        assert said(b, "draw", "refuse") == ["player 2 refuses the draw: play on"]
+        relay()
+        assert a.moment().ending.offer_by is None and not a.referee.over
+        said(a, "draw")
+        relay()
+        said(b, "draw", "accept")
+        relay()
+        for t in (a, b):
+            assert t.referee.endings.ended == {"agreed": True}
+            assert t.session.journal.history(limit=1)[0].summary["agreed"] is True
+
+    asyncio.run(scenario())
+
+
+def test_a_remote_resignation_reaches_the_other_board_and_a_stale_one_is_dropped(board,
+                                                                                  tmp_path):
+    import asyncio
+
+    from board_driver.remote import protocol as rp
+
+    async def scenario():
+        a, b, la, lb, relay = _linked(board, tmp_path)
+        said(a, "place", "h0.0")
+        relay()
+        # a resignation about another position (before the move) is not this game's
+        stale = rp.ending_message("resign", games.get_game("tree-planting").new_state(
+            board="4x4"), 0, 1)
+        la.handle(la.topics["move"], lb.signer.encode(stale))
+        assert not a.referee.over
+        said(b, "place", "h0.0")
+        assert said(b, "resign") == ["player 2 resigned: player 1 wins"]
+        relay()
+        assert a.referee.endings.ended == {"resigned": 1}
+        assert a.session.journal.history(limit=1)[0].summary["resigned"] == 1
+        # the retained state says so too, for a board that was away
+        lb._publish_state()
+        _, payload, retain = lb._outbox.get_nowait()
+        assert retain and lb.signer.decode(payload)["resigned"] == 1
+
+    asyncio.run(scenario())
+
+
+def test_protocol_1_2_messages_are_signed_and_checked_like_the_others():
+    from board_driver.remote import protocol as rp
+
+    signer = rp.Signer("correct horse battery", "g1", "0123456789abcdef.fedcba9876543210")
+    state = games.get_game("tree-planting").new_state(board="2x2")
+    for kind in ("resign", "draw-offer", "draw-answer"):
+        body = rp.ending_message(kind, state, 0, 1, accept=True)
+        assert signer.decode(signer.encode(body))["type"] == kind
+    bad = dict(rp.ending_message("draw-answer", state, 0, 1, accept=True), accept="yes")
+    with pytest.raises(rp.RemoteError, match="'accept' missing or of the wrong type"):
+        signer.decode(signer.encode(bad))
+    with pytest.raises(rp.RemoteError, match="'resigned' of the wrong type"):
+        signer.decode(signer.encode(dict(rp.state_message(state, 0, 1), resigned=2)))
+    assert signer.decode(signer.encode(rp.state_message(state, 0, 1, ended={"agreed": True})))[
+        "agreed"] is True
