@@ -66,6 +66,7 @@ class MenuFace:
     corners: tuple[str, str] | None
     chosen: Mapping[str, Any]         # group -> value
     touch: bool                       # chosen by taps (a touch board), not pieces
+    game: bool = False                # the game menu (resign, a draw, put away), mid-game
 
 
 @dataclass(frozen=True)

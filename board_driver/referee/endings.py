@@ -229,7 +229,6 @@ class Endings:
         log.info("game %d put away after %d moves (%s)", game_id, moves, origin)
         ref.begin(now, None, origin)
         self._say("away", game_id, moves)
-        ref.decide(now)
         return game_id
 
     def take_up(self, game_id: int, now: float, origin: str = "board") -> Any:
@@ -300,7 +299,6 @@ class Endings:
         self._say("taken-up", saved.game_id, len(state.moves))
         log.info("game %d taken up at move %d (%s)", saved.game_id, len(state.moves), origin)
         ref.tell("taken-up", saved.game_id, origin)
-        ref.decide(now)
 
     def away(self) -> list[Any]:
         """The games put away, newest first (the journal's `Listed`), of this board's game."""

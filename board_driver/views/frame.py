@@ -135,7 +135,7 @@ def menu_frame(menu, colours: dict[str, Colour], now: float
     apply_site = next((s for s, c in (menu.sites or {}).items() if c.group == "apply"), None)
     if apply_site is not None:
         frame[apply_site] = colours["safe"] if on else (0, 0, 0)
-    for corner in menu.corners or ():
+    for corner in () if menu.game else menu.corners or ():   # (the game menu has none)
         frame[corner] = MENU_CORNER
     return frame, (math.floor(now * 2) + 1) / 2
 

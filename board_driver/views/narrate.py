@@ -85,6 +85,7 @@ class Narrator:
         self._menu_said: tuple | None = None   # the menu's choices last said (None: closed)
         self._menu_game = None   # the game the menu opened over (another when it closed: applied)
         self._ending_said: int | None = None   # the last ending's news said (its count)
+        self._menu_was_game = False   # the menu last open was the game menu (endings)
 
     def start(self, moment) -> list[Said]:
         """Remember the game as it starts (a Moment); a resumed game says so."""
@@ -317,11 +318,14 @@ class Narrator:
         was, self._menu_said = self._menu_said, now
         name = moment.state.game.name
         if now is None:
-            line = "" if was is None else views.menu_applied_words(name, dict(was)) \
-                if moment.game != self._menu_game else tr("menu: closed, nothing changed")
+            # (the game menu's closing is said by what it did, if anything: `ending`)
+            line = "" if was is None or self._menu_was_game else views.menu_applied_words(
+                name, dict(was)) if moment.game != self._menu_game else \
+                tr("menu: closed, nothing changed")
         else:
             self._menu_game = moment.game if was is None else self._menu_game
-            line = views.menu_words(name, dict(menu.chosen), menu.touch)
+            self._menu_was_game = menu.game
+            line = views.menu_words(name, dict(menu.chosen), menu.touch, menu.game)
         return [Said(line, line, "menu")] if line else []
 
     def hint(self, moment) -> list[Said]:

@@ -16,6 +16,7 @@ import pytest
 
 import games
 import games.ai
+from board_driver import views
 from board_driver.config import sim_config
 from board_driver.records import library, sgf
 from board_driver.referee.actions import ActionError, act, parse_action
@@ -318,6 +319,7 @@ def test_a_draw_offered_to_the_computer_is_answered_by_its_search(board, level):
 
 CUT = """
 import sys, time
+from board_driver import views
 from board_driver.config import sim_config
 from board_driver.referee.tracer import Tracer
 from board_driver.referee.clock import parse_time_control
@@ -530,3 +532,88 @@ def test_protocol_1_2_messages_are_signed_and_checked_like_the_others():
         signer.decode(signer.encode(dict(rp.state_message(state, 0, 1), resigned=2)))
     assert signer.decode(signer.encode(rp.state_message(state, 0, 1, ended={"agreed": True})))[
         "agreed"] is True
+
+
+# --- the on-board menu (board_driver/referee/menu.py): the game menu, and taking up ------------
+
+def _with_menu_button(tmp_path):
+    import hardware
+
+    shipped = Path(hardware.__file__).parent / "layouts" / "tree-planting-classic-pins.toml"
+    layout = tmp_path / "with-menu-button.toml"
+    layout.write_text(shipped.read_text() + "\n[buttons]\nmenu = 14\n")
+    return str(layout)
+
+
+def _choose(t, group, value=None):
+    site = next(s for s, c in t.referee.menu.sites.items()
+                if c.group == group and (value is None or c.value == value))
+    return site, t.step("place", [site])
+
+
+def test_the_game_menu_resigns_and_puts_away_and_the_menu_takes_a_game_up(board, tmp_path):
+    t = board(layout=_with_menu_button(tmp_path))
+    said(t, "place", "h0.0")
+    said(t, "place", "h1.1")
+    opened = t.step("press", ["menu"])
+    assert opened["menu"] == {} and any("game menu" in s for s in opened["said"])
+    values = [c.value for c in t.referee.menu.sites.values() if c.group == "ending"]
+    assert values == ["resign", "draw", "away"]
+    assert not set(t.referee.menu.sites) & {"h0.0", "h1.1"}   # on free sites only
+    away_site, _ = _choose(t, "ending", "away")
+    apply_site, done = _choose(t, "apply")
+    assert "menu" not in done and any("put away after move 2" in s for s in done["said"])
+    first = t.door.away()[0].game_id
+    # the new game: the old pieces and the menu's lifted
+    for site in ("h0.0", "h1.1", away_site, apply_site):
+        said(t, "lift", site)
+    assert not t.referee.corrections and not t.referee.state.moves
+    # between games the menu offers the game put away after its apply site
+    t.step("press", ["menu"])
+    up_site, chosen = _choose(t, "take up", first)
+    assert chosen["menu"]["take up"] == first
+    apply_site, done = _choose(t, "apply")
+    assert [str(m) for m in t.referee.state.moves] == ["h0.0", "h1.1"]
+    assert any(f"game {first} taken up again at move 2" in s for s in done["said"])
+    for site in (up_site, apply_site):
+        said(t, "lift", site)
+    said(t, "place", "h0.0")
+    said(t, "place", "h1.1")
+    assert not t.referee.corrections and not t.referee.holding
+    # and the game menu resigns it: the player to move (player 1)
+    t.step("press", ["menu"])
+    _choose(t, "ending", "resign")
+    _, done = _choose(t, "apply")
+    assert "player 1 resigned: player 2 wins" in done["said"]
+    assert t.session.journal.history(limit=1)[0].summary["resigned"] == 0
+
+
+def test_the_game_menu_on_a_touch_board_offers_and_answers_a_draw(board):
+    t = board(layout="game-for-the-trees-matrix")
+    state = t.referee.state
+    move = state.legal_moves()[0]
+    t.referee.accept(move, t.clock.now)    # (a move made, as if by taps)
+    first, last = t.referee.menu.corners
+
+    def game_menu():
+        t.step("place", [first])
+        t.step("place", [last])
+        assert t.referee.menu.game
+        t.step("lift", [first])
+        t.step("lift", [last])
+
+    def tap(group, value=None):
+        site = next(s for s, c in t.referee.menu.sites.items()
+                    if c.group == group and (value is None or c.value == value))
+        return t.step("tap", [site])
+
+    game_menu()
+    tap("ending", "draw")
+    names = views.players(state.game.name)   # (the player to move, the second, offers)
+    assert f"{names[1]} offers a draw: {names[0]}, accept or refuse" in tap("apply")["said"]
+    game_menu()
+    values = [c.value for c in t.referee.menu.sites.values() if c.group == "ending"]
+    assert values == ["resign", "away", "accept", "refuse"]
+    tap("ending", "accept")
+    assert "a draw by agreement" in tap("apply")["said"]
+    assert t.referee.endings.ended == {"agreed": True}
