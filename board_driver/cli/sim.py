@@ -6,7 +6,8 @@ trace file (`place h0.0`, `lift h0.0`, `press end_turn`, `place b2+1 dark-leaf`,
 game `tap c3` and `hold c3`, gestures whatever the pace of typing), or `clear` (lift every
 piece), `new` (start a new game), `takeback`, `repeat` (say it again: the last moves, whose
 turn, the score), `show`, `legend` (the board's colours, from the views' one legend), `help`,
-`quit`. After each change the
+`quit`; and `resign`, `draw`, `draw accept|refuse`, `away`, `waiting`, `take up N` (ending and
+pausing a game: docs/board.md). After each change the
 sim says what happened in words (a move, a takeback, what is not a move and why) and draws
 the board with the LED colours. Ctrl-C ends it at once.
 """
@@ -44,6 +45,9 @@ TOUCH_HELP = N_("actions: tap SQ | hold SQ (a tap or a hold however slowly you t
 #: The players' clocks, set from the sim.
 CLOCK_HELP = N_("clock TC: the clocks (none, 10, 5+3, 30s/move, 10,3+2), now or from the next "
                 "game")
+#: Ending and pausing a game (board_driver/referee/endings.py).
+ENDINGS_HELP = N_("resign [SEAT] | draw [SEAT] (offer a draw) | draw accept | draw refuse | away "
+                  "(put the game away) | waiting (the games put away) | take up N")
 REMOTE_HELP = N_("remote game: takeback asks the other board; accept | refuse answers its request")
 #: The exit status of a sim ended with Ctrl-C (128 + SIGINT), as a shell reports it.
 EXIT_INTERRUPTED = 130
@@ -66,7 +70,8 @@ def game_help(game_name: str) -> str:
 
     own = views.game_help(game_name)
     touch = games.get_game(game_name).input_mode == "touch"
-    actions = (tr(TOUCH_HELP) if touch else tr(HELP)) + "\n" + tr(CLOCK_HELP)
+    actions = (tr(TOUCH_HELP) if touch else tr(HELP)) + "\n" + tr(CLOCK_HELP) + "\n" + \
+        tr(ENDINGS_HELP)
     return f"{actions}\n{own}" if own else actions
 
 
