@@ -143,7 +143,9 @@ class Terminal:
         # redraw then shows them)
         hints = tuple(sorted(moment.hints.items())) if moment.settings.moves == "best" else ()
         # ...and the flag of a clock run out, and the menu while it is open.
-        return ((moment.state.to_json(), hints), (moment.corrections, moment.waiting),
+        # (a game its players ended: drawn again, its status line says how)
+        ended = moment.ending is not None and moment.ending.over
+        return ((moment.state.to_json(), hints, ended), (moment.corrections, moment.waiting),
                 moment.completions, said, moment.flagged,
                 tuple(sorted(moment.menu.chosen.items())) if moment.menu is not None else None)
 

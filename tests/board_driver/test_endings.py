@@ -617,3 +617,38 @@ def test_the_game_menu_on_a_touch_board_offers_and_answers_a_draw(board):
     tap("ending", "accept")
     assert "a draw by agreement" in tap("apply")["said"]
     assert t.referee.endings.ended == {"agreed": True}
+
+
+def test_the_sim_resigns_draws_puts_away_lists_and_takes_up(tmp_path):
+    """The sim's typed commands, through the real daemon (its loop, its door), and bad ones
+    refused in words with nothing changed."""
+    import io
+
+    from board_driver.cli.sim import run_sim
+
+    journal = tmp_path / "j.sqlite"
+
+    def play(*lines):
+        out = io.StringIO()
+        config = sim_config(journal=str(journal))
+        assert run_sim(config, stdin=io.StringIO("".join(f"{line}\n" for line in lines)),
+                       out=out) == 0
+        return out.getvalue()
+
+    out = play("draw accept", "place h0.0", "draw", "draw refuse", "draw 0", "draw accept",
+               "take up 99", "clear", "place h0.0", "away", "waiting", "resign", "quit")
+    assert "  ? no draw is on offer" in out
+    assert "player 2 offers a draw: player 1, accept or refuse" in out
+    assert "player 1 refuses the draw: play on" in out
+    assert "a draw by agreement" in out and "game over: a draw by agreement" in out
+    assert "  ? no game 99 in the journal" in out
+    assert "put away after move 1" in out and "games put away (take up N takes one up" in out
+    with Journal(journal) as read:
+        [away] = read.away()
+    assert f"game {away.game_id}: 1 moves" in out
+    # a restart (the sim again, on its journal): the game put away is still there
+    out = play("clear", f"take up {away.game_id}", "place h0.0", "resign", "resign", "quit")
+    assert f"game {away.game_id} taken up again at move 1" in out
+    assert "player 2 resigned: player 1 wins" in out and "  ? the game is over" in out
+    with Journal(journal) as read:
+        assert read.game(away.game_id).summary["resigned"] == 1 and not read.away()
