@@ -279,12 +279,7 @@ class Endings:
                origin: str) -> None:
         """The game on the board becomes `state` (the journal's `saved`, taken up)."""
         ref = self.referee
-        ref.state = state
-        ref.game_number += 1
-        ref.timed_out = set()
-        ref.reading.watch(state.sites())
-        ref.flagged = None
-        ref.menu = Menu(ref.sensed, views.hint_modes(state.game.name))
+        put_in_place(ref, state)
         ref.hold_for_pieces()   # (until the pieces match it: the corrections say where)
         ref.decided.over_since, ref.decided.end_owed = None, None
         ref.decided.to_make = frozenset()
@@ -304,6 +299,18 @@ class Endings:
         """The games put away, newest first (the journal's `Listed`), of this board's game."""
         name = self.referee.state.game.name
         return [g for g in self.referee.journal.away() if g.game == name]
+
+
+def put_in_place(referee: Any, state: Any) -> None:
+    """The game on the board becomes `state`, a new game's or one taken up: a new game of the
+    board's life, its sites watched, nothing timed out or flagged, a menu of its own (the one
+    place the referee's game is replaced: Referee.begin, Endings.take_up)."""
+    referee.state = state
+    referee.game_number += 1
+    referee.timed_out = set()
+    referee.reading.watch(state.sites())
+    referee.flagged = None
+    referee.menu = Menu(referee.sensed, views.hint_modes(state.game.name))
 
 
 def _seats(players: Any) -> tuple[str, str] | None:

@@ -28,7 +28,7 @@ from board_driver.moment import Correction, Moment, Settings
 from board_driver.referee import kept
 from board_driver.referee.clock import TimeControl
 from board_driver.referee.decisions import Decisions, Moments
-from board_driver.referee.endings import Endings
+from board_driver.referee.endings import Endings, put_in_place
 from board_driver.referee.hands import Hands
 from board_driver.referee.kept import check_seats
 from board_driver.referee.menu import Menu
@@ -177,12 +177,7 @@ class Referee:
         if options is not None and unsensed:
             raise games.BadOptions(f"layout {self.layout.name} has no sensor for {unsensed[0]}: "
                                    "that game does not fit this board")
-        self.state = state
-        self.game_number += 1
-        self.timed_out = set()
-        self.reading.watch(state.sites())
-        self.flagged = None
-        self.menu = Menu(self.sensed, views.hint_modes(state.game.name))
+        put_in_place(self, state)
         # A new game starts from an empty board: pieces of the old one still standing are to be
         # lifted, never read as the new game's first moves. (A touch board holds no pieces:
         # nothing to wait for, or the computer would never move again.)

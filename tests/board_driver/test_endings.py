@@ -5,6 +5,7 @@ bad input refused with nothing changed. Traced boards (simulated time)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -33,18 +34,11 @@ LAYOUT = "tree-planting-4x4-matrix"
 
 @pytest.fixture
 def board(tmp_path):
-    made = []
-
-    def make(new_game=True, **overrides):
-        overrides.setdefault("journal", str(tmp_path / "j.sqlite"))
-        overrides.setdefault("layout", LAYOUT)
-        t = Tracer(sim_config(**overrides), new_game=new_game)
-        made.append(t)
-        return t
-
-    yield make
-    for t in made:
-        t.close()
+    """Traced boards (on LAYOUT, their journal in tmp_path, unless named), closed after."""
+    with contextlib.ExitStack() as boards:
+        yield lambda new_game=True, **named: boards.enter_context(contextlib.closing(Tracer(
+            sim_config(**{"journal": str(tmp_path / "j.sqlite"), "layout": LAYOUT, **named}),
+            new_game=new_game)))
 
 
 def said(t, verb, *args):
