@@ -19,6 +19,12 @@ API (JSON; control actions need `X-Treeboard-Token` when the config sets web.tok
     POST /api/remote/leave          both seats played here again
     POST /api/new-game {options}    start over (same game; its options may change)
     POST /api/hint {"mode"}         off | legal | safe (| best)
+    POST /api/resign {"seat"?}      a seat played here resigns (web/endings.py)
+    POST /api/draw {"seat"?}        a seat played here offers a draw
+    POST /api/draw-answer {"answer"}   accept | refuse a draw a person here is asked
+    POST /api/away                  the game put away (a new game starts)
+    POST /api/take-up {"id"}        a game put away taken up again
+    GET  /api/away                  the games put away
     POST /api/seats {"seat","player"}   seat 0 or 1 played by human | computer:LEVEL (beginner,
                                     easy, medium, hard, strongest; perfect: strongest), at
                                     once; not in a remote game
