@@ -29,6 +29,7 @@ from typing import Any
 import games
 from board_driver import views
 from board_driver.moment import EndingFace
+from board_driver.referee.clock import Clocks, parse_time_control
 from board_driver.referee.journal import STATUS_WORDS, JournalError
 from board_driver.referee.kept import check_seats
 from board_driver.referee.menu import Menu
@@ -92,7 +93,8 @@ class Endings:
         lapses); a new game (or one taken up) has neither an ending nor an offer."""
         if what in ("move", "undo", "flag") and self.offer is not None:
             self.offer = None
-            self._say("lapsed")
+            if what != "flag":   # (a flag says itself)
+                self._say("lapsed")
         if what == "new-game":
             self.ended = self.offer = None
 
@@ -287,9 +289,12 @@ class Endings:
         if ref.touch is not None:
             ref.touch.reset()
         self.ended = self.offer = None
-        ref.keeper.start(now)
-        if saved.clocks is not None:
-            ref.keeper.restore(saved.clocks, now)
+        # Its clocks as they were kept (the time it waited charged to nobody), kept again at
+        # once for the game in progress; an untimed game comes back untimed.
+        if saved.clocks is not None and ref.keeper.restore(saved.clocks, now):
+            ref.journal.save_clocks(ref.keeper.clocks.to_json(now))
+        else:
+            ref.keeper.clocks = Clocks(parse_time_control("none"))
         ref.set_seats(seats)
         self._say("taken-up", saved.game_id, len(state.moves))
         log.info("game %d taken up at move %d (%s)", saved.game_id, len(state.moves), origin)

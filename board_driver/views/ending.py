@@ -59,7 +59,7 @@ def news_words(game_name: str, face: EndingFace | None) -> str | None:
     if what == "refused":
         return tr("{player} refuses the draw: play on").format(player=names[values[0]])
     if what == "lapsed":
-        return tr("the draw offer lapsed: a move was played")
+        return tr("the draw offer lapsed: the game moved on")
     if what == "resigned":
         return tr("{player} resigned: {other} wins").format(player=names[values[0]],
                                                            other=names[1 - values[0]])

@@ -140,7 +140,7 @@ def test_a_draw_answer_with_no_offer_is_refused_and_an_offer_lapses_with_a_move(
         assert str(refused.value.reason) == "no draw is on offer"
     assert untouched(t) == before
     said(t, "draw")   # player 2, to move, offers; then plays on instead
-    assert "the draw offer lapsed: a move was played" in said(t, "place", "h1.0")
+    assert "the draw offer lapsed: the game moved on" in said(t, "place", "h1.0")
     with pytest.raises(games.IllegalMove):
         t.door.answer_draw(True)
     assert not t.referee.over
@@ -646,3 +646,13 @@ def test_the_sim_resigns_draws_puts_away_lists_and_takes_up(tmp_path):
     assert "player 2 resigned: player 1 wins" in out and "  ? the game is over" in out
     with Journal(journal) as read:
         assert read.game(away.game_id).summary["resigned"] == 1 and not read.away()
+
+
+def test_an_untimed_game_taken_up_on_a_timed_board_stays_untimed(board, tmp_path):
+    t = board()
+    said(t, "place", "h0.0")
+    first = t.door.put_away()
+    t.door.set_time_control("5+3")   # the board's next games are timed
+    assert t.referee.clocks.timed
+    t.door.take_up(first)
+    assert not t.referee.clocks.timed and [str(m) for m in t.referee.state.moves] == ["h0.0"]
