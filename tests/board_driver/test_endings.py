@@ -656,3 +656,42 @@ def test_an_untimed_game_taken_up_on_a_timed_board_stays_untimed(board, tmp_path
     assert t.referee.clocks.timed
     t.door.take_up(first)
     assert not t.referee.clocks.timed and [str(m) for m in t.referee.state.moves] == ["h0.0"]
+
+
+def test_a_journal_of_schema_2_is_migrated_to_take_games_put_away(tmp_path):
+    """Schema 2's status CHECK refused 'away': opened, its games table is made again with
+    schema 3's, every row (and the events and clocks naming them) kept."""
+    import json
+    import sqlite3
+
+    from board_driver.referee.journal import SCHEMA_VERSION
+
+    path = tmp_path / "old.sqlite"
+    with Journal(path) as journal:
+        journal.start_game("tree-planting", {"board": "4x4"}, ("human", "computer:easy"))
+        journal.record_move("h0.0", clocks={"control": "10", "left_ms": [1, 2], "turn_of": 1})
+        journal.finish({"winner": 0, "resigned": 1})
+        journal.start_game("tree-planting", {"board": "4x4"})
+        journal.record_move("v0.0")
+    with sqlite3.connect(path) as db:   # as schema 2 made it: the CHECK without 'away'
+        db.execute("PRAGMA foreign_keys=OFF")
+        (made,) = db.execute("SELECT sql FROM sqlite_master WHERE name='games'").fetchone()
+        db.execute(made.replace("CREATE TABLE games", "CREATE TABLE old")
+                   .replace(", 'away'", ""))
+        db.execute("INSERT INTO old SELECT * FROM games")
+        db.execute("DROP TABLE games")
+        db.execute("ALTER TABLE old RENAME TO games")
+        db.execute("PRAGMA user_version=2")
+        with pytest.raises(sqlite3.IntegrityError):
+            db.execute("UPDATE games SET status='away' WHERE id=2")
+    with Journal(path) as journal:
+        first = journal.game(1)
+        assert first.summary == {"winner": 0, "resigned": 1} and first.moves == ["h0.0"]
+        assert first.move_clocks == [{"control": "10", "left_ms": [1, 2], "turn_of": 1}]
+        assert first.players == [{"seat": "human"}, {"seat": "computer:easy"}]
+        assert journal.put_away() == 2 and journal.take_up(2).moves == ["v0.0"]
+    with sqlite3.connect(path) as db:
+        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
+        assert db.execute("PRAGMA foreign_key_check").fetchall() == []
+        assert json.loads(db.execute("SELECT options FROM games WHERE id=1").fetchone()[0]) == \
+            {"board": "4x4"}
