@@ -94,7 +94,7 @@ class EndingFace:
     resigned: int | None = None       # the seat that resigned (the other won)
     agreed: bool = False              # a draw agreed
     offer_by: int | None = None       # the seat whose draw offer waits for its answer
-    asked: str | None = None          # who answers it: "board" (a person here), "computer", "remote"
+    asked: str | None = None          # who answers: "board" (a person here), "computer", "remote"
     # The last thing done, said once: (its count, what: "offer", "refused", "lapsed",
     # "resigned", "agreed", "away", "taken-up", its values: a seat, a game id and moves).
     news: tuple | None = None
