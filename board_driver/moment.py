@@ -8,7 +8,7 @@ Nothing in a Moment can be changed after it is made, so a view can never write b
 referee, and the same Moment can be drawn on the LEDs, the page, the terminal and in words.
 
 Lives below both rooms (referee/ and views/ import it; it imports neither), with the types
-both need: `Correction`, `Settings`, `MenuFace`, `TouchFace`.
+both need: `Correction`, `Settings`, `MenuFace`, `TouchFace`, `EndingFace`.
 """
 
 from __future__ import annotations
@@ -66,6 +66,7 @@ class MenuFace:
     corners: tuple[str, str] | None
     chosen: Mapping[str, Any]         # group -> value
     touch: bool                       # chosen by taps (a touch board), not pieces
+    game: bool = False                # the game menu (resign, a draw, put away), mid-game
 
 
 @dataclass(frozen=True)
@@ -84,6 +85,27 @@ class TouchFace:
     note: str | None = None           # the last tap that made no move, in words
     note_key: int | None = None       # which tap that was (a new one is said again)
     described: Mapping = field(default_factory=lambda: _EMPTY)   # for the page and traces
+
+
+@dataclass(frozen=True)
+class EndingFace:
+    """A game its players ended, or a draw on offer (board_driver/referee/endings.py)."""
+
+    resigned: int | None = None       # the seat that resigned (the other won)
+    agreed: bool = False              # a draw agreed
+    offer_by: int | None = None       # the seat whose draw offer waits for its answer
+    asked: str | None = None          # who answers: "board" (a person here), "computer", "remote"
+    # The last thing done, said once: (its count, what: "offer", "refused", "lapsed",
+    # "resigned", "agreed", "away", "taken-up", its values: a seat, a game id and moves).
+    news: tuple | None = None
+
+    @property
+    def over(self) -> bool:
+        return self.resigned is not None or self.agreed
+
+    @property
+    def winner(self) -> int | None:
+        return None if self.resigned is None else 1 - self.resigned
 
 
 @dataclass(frozen=True)
@@ -127,6 +149,9 @@ class Moment:
     hint_move: str | None = None
     menu: MenuFace | None = None      # the menu, while it is open
     touch: TouchFace | None = None    # a touch game's selection (None: a piece game)
+    # A game its players ended (a resignation, a draw agreed), a draw on offer, and the last
+    # such thing done (None: none of these).
+    ending: EndingFace | None = None
 
     def __post_init__(self):
         object.__setattr__(self, "hints", frozen_map(self.hints))
@@ -149,7 +174,8 @@ class Moment:
 
     @property
     def over(self) -> bool:
-        return self.flagged is not None or (self.state is not None and self.state.is_over())
+        return self.flagged is not None or (self.ending is not None and self.ending.over) \
+            or (self.state is not None and self.state.is_over())
 
     def shown(self) -> "Moment":
         """This moment as the board shows it: no hints while the player to move is not at this
@@ -162,4 +188,5 @@ class Moment:
         return replace(self, settings=self.settings.with_moves("off"), hints=_EMPTY)
 
 
-__all__ = ["Moment", "Settings", "Correction", "MenuFace", "TouchFace", "Colour", "frozen_map"]
+__all__ = ["Moment", "Settings", "Correction", "MenuFace", "TouchFace", "EndingFace", "Colour",
+           "frozen_map"]

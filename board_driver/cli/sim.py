@@ -6,7 +6,8 @@ trace file (`place h0.0`, `lift h0.0`, `press end_turn`, `place b2+1 dark-leaf`,
 game `tap c3` and `hold c3`, gestures whatever the pace of typing), or `clear` (lift every
 piece), `new` (start a new game), `takeback`, `repeat` (say it again: the last moves, whose
 turn, the score), `show`, `legend` (the board's colours, from the views' one legend), `help`,
-`quit`. After each change the
+`quit`; and `resign`, `draw`, `draw accept|refuse`, `away`, `waiting`, `take up N` (ending and
+pausing a game: docs/board.md). After each change the
 sim says what happened in words (a move, a takeback, what is not a move and why) and draws
 the board with the LED colours. Ctrl-C ends it at once.
 """
@@ -27,6 +28,7 @@ from board_driver.referee.actions import (UnknownAction, act, check_arguments, d
                                           parse_action, split_line)
 from board_driver import views
 from board_driver.views.base import piece_name
+from board_driver.views.ending import ended_words
 from board_driver.views.narrate import Narrator, last_moves
 from board_driver.views.words import N_, ngettext, reason, tr
 from hardware.base import PRESENT
@@ -43,6 +45,9 @@ TOUCH_HELP = N_("actions: tap SQ | hold SQ (a tap or a hold however slowly you t
 #: The players' clocks, set from the sim.
 CLOCK_HELP = N_("clock TC: the clocks (none, 10, 5+3, 30s/move, 10,3+2), now or from the next "
                 "game")
+#: Ending and pausing a game (board_driver/referee/endings.py).
+ENDINGS_HELP = N_("resign [SEAT] | draw [SEAT] (offer a draw) | draw accept | draw refuse | away "
+                  "(put the game away) | waiting (the games put away) | take up N")
 REMOTE_HELP = N_("remote game: takeback asks the other board; accept | refuse answers its request")
 #: The exit status of a sim ended with Ctrl-C (128 + SIGINT), as a shell reports it.
 EXIT_INTERRUPTED = 130
@@ -65,7 +70,8 @@ def game_help(game_name: str) -> str:
 
     own = views.game_help(game_name)
     touch = games.get_game(game_name).input_mode == "touch"
-    actions = (tr(TOUCH_HELP) if touch else tr(HELP)) + "\n" + tr(CLOCK_HELP)
+    actions = (tr(TOUCH_HELP) if touch else tr(HELP)) + "\n" + tr(CLOCK_HELP) + "\n" + \
+        tr(ENDINGS_HELP)
     return f"{actions}\n{own}" if own else actions
 
 
@@ -91,8 +97,8 @@ class Terminal:
             self.narrate_link()
         self.clock_warnings(moment)
         if self._started:
-            for said in self._narrator.hint(moment):   # the hint's reason, once
-                self.say(said.text)
+            for said in self._narrator.hint(moment) + self._narrator.ending(moment):
+                self.say(said.text)   # the hint's reason, a resignation, a draw: once
         if key == self._last or not self._started:
             return  # unchanged, or before `start` (run_sim draws the first board itself)
         before = self._last or (None,) * 6
@@ -137,7 +143,9 @@ class Terminal:
         # redraw then shows them)
         hints = tuple(sorted(moment.hints.items())) if moment.settings.moves == "best" else ()
         # ...and the flag of a clock run out, and the menu while it is open.
-        return ((moment.state.to_json(), hints), (moment.corrections, moment.waiting),
+        # (a game its players ended: drawn again, its status line says how)
+        ended = moment.ending is not None and moment.ending.over
+        return ((moment.state.to_json(), hints, ended), (moment.corrections, moment.waiting),
                 moment.completions, said, moment.flagged,
                 tuple(sorted(moment.menu.chosen.items())) if moment.menu is not None else None)
 
@@ -234,6 +242,11 @@ def status_line(moment, paint, colours) -> str:
     names = views.players(state.game.name)
     a, b = state.scores()
     score = views.score_name(state.game.name)
+    ended = ended_words(state.game.name, moment.ending)
+    if ended is not None:   # resigned, or a draw agreed (views/ending.py)
+        return tr("game over: {result}").format(result=ended) + (
+            tr(" — hold any square for a new game") if moment.touch is not None else
+            tr(" — clear the board for a new game"))
     if not state.is_over():
         return (tr("{score} {a}:{b}, ").format(score=score, a=a, b=b) + tr("{player} to move")
                 .format(player=paint(colours[f"player{state.to_move}"], names[state.to_move],
@@ -355,7 +368,9 @@ class Typed:
         if verb == "wait":
             await asyncio.sleep(float(args[0]) / 1000)
         else:
-            act(self.door, verb, args)   # (an entry relights the board itself)
+            said = act(self.door, verb, args)   # (an entry relights the board itself)
+            if said:
+                self.terminal.say(said)   # (the games put away)
             if verb in ("place", "lift") and args[0] in session.referee.sensed:
                 site, present = args[0], verb == "place"
                 shown = lambda: (session.referee.physical.get(site)  # noqa: E731

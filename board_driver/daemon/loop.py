@@ -306,7 +306,7 @@ class Daemon:
 
     def _referee_told(self, what: str, _what: object, _origin: str) -> None:
         """The board's menu applied its choices: the computer's seat and hints follow."""
-        if what == "menu-applied":
+        if what in ("menu-applied", "taken-up"):
             self.seats_changed()
             if self.session.referee.settings.moves == "best":
                 self.want_hints()
@@ -440,6 +440,7 @@ class Daemon:
                 said += self._narrator.clock(moment)   # 1 minute, 10 seconds, flag
                 said += self._narrator.hint(moment)    # why the hinted move
                 said += self._narrator.menu(moment)    # the menu's choices
+                said += self._narrator.ending(moment)  # resigned, a draw, put away
             if said and self.voice.enabled:
                 self.speech.say(said)
         if self.on_frame is not None:

@@ -30,7 +30,9 @@ RESULTS = ("first", "second", "draw", "unfinished")
 #: The most games a search reads from the journal before filtering them.
 SCANNED = 10_000
 #: Every game a record may be exported from: in progress too.
-EVERY_STATUS = ("finished", "abandoned", "playing")
+EVERY_STATUS = ("finished", "abandoned", "playing", "away")
+#: The games the library lists: every one no longer in progress, the games put away too.
+LISTED = ("finished", "abandoned", "away")
 #: A seat as the page's library says it (a computer's: "computer, easy").
 PLAYER_WORDS = {"human": N_("human"), "remote": N_("remote board"), "web": N_("web seat")}
 
@@ -127,7 +129,8 @@ def search(journal: Journal, query: Query, limit: int = 200,
     since = None if query.since is None else midnight(query.since, tz)
     until = None if query.until is None else midnight(query.until + dt.timedelta(days=1), tz)
     found = []
-    for game in journal.listing(game=query.game, since=since, until=until, limit=SCANNED):
+    for game in journal.listing(game=query.game, since=since, until=until, limit=SCANNED,
+                                statuses=LISTED):
         result, ended = _kind(game)
         if ((query.result is None or query.result == result)
                 and (query.ended is None or query.ended == ended)
@@ -172,7 +175,7 @@ def result_words(game: Listed) -> str:
     """How a listed game ended, in the page's words."""
     how = outcome(game.summary) if game.status == "finished" else None
     if how is None:
-        return tr("unfinished")
+        return tr("put away") if game.status == "away" else tr("unfinished")
     names = views.players(game.game)
     winner, ended = how
     scores = (game.summary or {}).get("scores") or (0, 0)

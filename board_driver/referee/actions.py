@@ -18,13 +18,18 @@ import games
 from board_driver.referee.door import Door
 from board_driver.referee.reconcile import candidate_moves
 from board_driver.views import words
+from board_driver.views.ending import away_words
 from games.base import Reason
 from treeboard.exc import TreeboardError
 
 #: Each action's verb -> (fewest arguments, most arguments, what it takes, as its refusal says).
 ACTIONS = {"place": (1, 2, "SITE [KIND]"), "lift": (1, 1, "one argument"),
            "tap": (1, 1, "one argument"), "hold": (1, 1, "one argument"),
-           "press": (1, 1, "one argument"), "wait": (1, 1, "one argument")}
+           "press": (1, 1, "one argument"), "wait": (1, 1, "one argument"),
+           # ending and pausing a game (referee/endings.py), through the board's door
+           "resign": (0, 1, "[SEAT]"), "draw": (0, 1, "[accept | refuse | SEAT]"),
+           "away": (0, 0, "no argument"), "take": (2, 2, "up N"),
+           "waiting": (0, 0, "no argument")}
 #: The longest `wait`: an hour.
 WAIT_LIMIT_MS = 3_600_000
 
@@ -87,6 +92,8 @@ def parse_action(line: str) -> Action | None:
     if verb not in ACTIONS:
         raise UnknownAction(verb)
     check_arguments(verb, args, *ACTIONS[verb])
+    if verb in ENDINGS:
+        check_ending(verb, args)
     if verb == "wait":
         try:
             ms = float(args[0])
@@ -97,11 +104,46 @@ def parse_action(line: str) -> Action | None:
     return Action(verb, args)
 
 
-def act(door: Door, verb: str, args: list[str]) -> None:
+#: The actions that end or pause a game: through the board's door, not the sensors.
+ENDINGS = ("resign", "draw", "away", "take", "waiting")
+
+
+def check_ending(verb: str, args: list[str]) -> None:
+    """Refuse an ending action's arguments that are not what it takes (ActionError)."""
+    if verb in ("resign", "draw") and args and args[0] not in ("0", "1") and not (
+            verb == "draw" and args[0].lower() in ("accept", "refuse")):
+        raise ActionError(f"{verb} takes {ACTIONS[verb][2]}, not {cut(args[0])!r}")
+    if verb == "take" and (args[0].lower() != "up" or not args[1].isdigit()
+                           or len(args[1]) > 18):
+        raise ActionError(f"take takes up N (N a game's number: type waiting to list them), "
+                          f"not {cut(' '.join(args))!r}")
+
+
+def ending(door: Door, verb: str, args: list[str]) -> str | None:
+    """Do an ending action through the board's door; returns what to say besides what the
+    board says of it (the list of games put away), or None."""
+    if verb == "resign":
+        door.resign(int(args[0]) if args else None, origin="board")
+    elif verb == "draw" and args and args[0].lower() in ("accept", "refuse"):
+        door.answer_draw(args[0].lower() == "accept", origin="board")
+    elif verb == "draw":
+        door.offer_draw(int(args[0]) if args else None, origin="board")
+    elif verb == "away":
+        door.put_away(origin="board")
+    elif verb == "take":
+        door.take_up(int(args[1]), origin="board")
+    else:
+        return away_words(door.away())
+    return None
+
+
+def act(door: Door, verb: str, args: list[str]) -> str | None:
     """Do a `place`, `lift`, `tap`, `hold` or `press` action with the board's hands (shared by
-    `trace`, on simulated time, and `sim`, on the real clock). A piece on a site with no sensor
-    is an entry, through the board's door; everything else goes in through the (mock)
-    sensors."""
+    `trace`, on simulated time, and `sim`, on the real clock), or an ending (`ending`). A piece
+    on a site with no sensor is an entry, through the board's door; everything else goes in
+    through the (mock) sensors. Returns what to say besides what the board says, or None."""
+    if verb in ENDINGS:
+        return ending(door, verb, args)
     session = door.session
     board = session.hardware.board
     if verb == "press":

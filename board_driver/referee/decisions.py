@@ -74,7 +74,8 @@ class Moments:
             turn_left=clocks.left(running, now) if running is not None else None,
             clock_control=control_text(clocks.controls) if clocks.timed else None,
             hints=decided.hints, hint_reason=decided.hint_reason, hint_move=decided.hint_move,
-            menu=ref.menu.face(ref.touch is not None), touch=self._touch(position))
+            menu=ref.menu.face(ref.touch is not None), touch=self._touch(position),
+            ending=ref.endings.face())
 
     def _touch(self, position: Any) -> TouchFace | None:
         """A touch game's selection as it stands (None: a piece game)."""

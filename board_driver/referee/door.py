@@ -92,6 +92,12 @@ class Door:
         self.after_change()
         return result
 
+    def _decided(self, result: Any = None) -> Any:
+        """The board decided again after what changed the game outside its own loop (an
+        ending: referee/endings.py), then lit."""
+        self.referee.decide(self.clock())
+        return self._done(result)
+
     def enter(self, site: str, kind: str) -> None:
         """A piece put where no sensor sees it (a Treeblox cube above the board)."""
         referee = self.referee
@@ -168,6 +174,37 @@ class Door:
         player reads when it is not a web seat's turn or the rules refuse it (seats.play_web)."""
         play_web(self.referee, text, self.clock())
         self._done()
+    # --- ending and pausing a game (referee/endings.py) ------------------------------------------
+
+    def resign(self, seat: int | None = None, origin: str = "page") -> int:
+        """`seat` resigns (None: the player to move if a person here plays it, else the one
+        seat a person here plays). Returns the seat."""
+        return self._decided(self.referee.endings.resign(self.clock(), seat, origin))
+
+    def offer_draw(self, seat: int | None = None, origin: str = "page") -> int:
+        """`seat` offers a draw (None: as `resign`); the other side answers. Returns the seat."""
+        # (the computer, asked, looks at the game when the board is next shown: seats.py)
+        return self._decided(self.referee.endings.offer_draw(self.clock(), seat, origin))
+
+    def answer_draw(self, accept: bool, origin: str = "page") -> None:
+        """A person here accepts or refuses the draw the other side offers."""
+        self.referee.endings.answer(accept, self.clock(), origin)
+        self._decided()
+
+    def put_away(self, origin: str = "page") -> int:
+        """The game in progress put away (its position, clocks and seats kept); a new game
+        starts. Returns its journal id."""
+        return self._decided(self.referee.endings.put_away(self.clock(), origin))
+
+    def take_up(self, game_id: int, origin: str = "page") -> Any:
+        """A game put away, taken up again (the game in progress put away first, if a move was
+        made in it). Returns the journal's saved game."""
+        # (the computer's seat follows the game's seats: the daemon hears "taken-up")
+        return self._decided(self.referee.endings.take_up(game_id, self.clock(), origin))
+
+    def away(self) -> list[Any]:
+        """The games put away that this board can take up, newest first."""
+        return self.referee.endings.away()
 
     def set_seat(self, seat: int, player: str) -> None:
         """Who plays `seat`: "human", "web" or "computer:LEVEL", at once (the computer thinks

@@ -16,7 +16,7 @@ from typing import Any, Callable
 
 import games
 from board_driver.referee.clock import control_text, parse_time_control
-from board_driver.referee.menu import current_choices, seats_of
+from board_driver.referee.menu import current_choices, game_choice_sites, seats_of
 from board_driver.referee.reconcile import candidate_moves, changed_sites
 from board_driver import views
 from board_driver.views.narrate import takeback_words
@@ -84,6 +84,8 @@ class Hands:
                 self.carry_out(self.answer("leave", now), now)
             elif ref.menu.available and self.menu_may_open():
                 self.carry_out(self.answer("enter", now, by_button=True), now)
+            elif self.game_menu():
+                self.carry_out(self.answer("game", now), now)   # (mid-game: endings)
             return
         if name != "end_turn" or ref.over or not ref.at_board(ref.state.to_move):
             return
@@ -129,8 +131,27 @@ class Hands:
         if what in ("enter", "leave", "corners"):
             # Both corners touched at once (a wand touches one square at a time).
             ref.touch.forget_touches()
-        if what in ("enter", "leave", "apply"):
+        if what == "corners" and self.game_menu():
+            what = "game"   # mid-game: the game menu (resign, a draw, put away)
+        if what in ("enter", "leave", "apply", "game"):
             self.carry_out(self.answer(what, now), now)
+
+    def game_menu(self) -> list[str]:
+        """What the game menu offers now (menu.ENDINGS; none: it does not open): in a game
+        under way, resigning and offering a draw when a person here plays a seat, answering a
+        draw a person here is asked, putting the game away (not a remote game)."""
+        ref = self.referee
+        endings = ref.endings
+        if ref.over or not ref.state.moves or ref.menu.open:
+            return []
+        values = []
+        if endings.local(0) or endings.local(1):
+            values += ["resign"] + (["draw"] if endings.offer is None else [])
+        if "remote" not in ref.seats:
+            values.append("away")
+        if endings.asked() == "board":
+            values += ["accept", "refuse"]
+        return values
 
     def gestured(self, what: Any, now: float) -> None:
         ref = self.referee
@@ -175,9 +196,23 @@ class Hands:
                 ref.undo_moves(len(ref.state.moves), "menu")
             ref.menu.enter(now, current_choices(ref.seats, control_text(ref.controls),
                                                 ref.settings.moves),
-                           ref.reading.occupied(), by_button)
+                           ref.reading.occupied(), by_button,
+                           [g.game_id for g in ref.endings.away()])
             ref.clear_marks()
             log.info("menu opened")
+            ref.tell("menu-open", None, "board")
+            return None
+        if what == "game":
+            free = [s for s in ref.sensed if ref.touch is not None or (
+                ref.physical.get(s) is None and s not in (ref.menu.corners or ()))]
+            sites = game_choice_sites(free, self.game_menu())
+            if sites is None:
+                log.info("the game menu has no free sites to show its choices on")
+                return None
+            ref.menu.enter_game(now, sites, ref.reading.occupied())
+            ref.clear_marks()
+            log.info("game menu opened: %s", ", ".join(c.value for c in sites.values()
+                                                       if c.value))
             ref.tell("menu-open", None, "board")
             return None
         if what == "leave":
@@ -187,8 +222,12 @@ class Hands:
             ref.tell("menu-closed", None, "board")
             return lambda now: None
         if what == "apply":
-            chosen = ref.menu.chosen
+            chosen, game_menu = ref.menu.chosen, ref.menu.game
             ref.menu.close()
+            if game_menu or chosen.get("take up") is not None:
+                ref.hold_for_pieces()   # the menu's pieces come off before play goes on
+                ref.tell("menu-closed", None, "board")
+                return partial(self.ending_chosen, chosen.get("ending"), chosen.get("take up"))
             if chosen.get("clock") is not None:
                 ref.keeper.set_controls(parse_time_control(chosen["clock"]), now, this_game=False)
             ref.set_seats(seats_of(chosen.get("seats", "people"), chosen.get("level", "medium")))
@@ -199,6 +238,24 @@ class Hands:
             ref.tell("menu-applied", dict(chosen), "board")
             return partial(ref.begin, origin="menu")
         return None   # a choice made: the menu holds the board
+
+    def ending_chosen(self, ending: str | None, take_up: int | None, now: float) -> None:
+        """What the game menu applied (an ending), or the menu between games (a game put away,
+        taken up again), carried out; refused (the game moved on meanwhile): logged."""
+        endings = self.referee.endings
+        try:
+            if take_up is not None:
+                endings.take_up(take_up, now, "menu")
+            elif ending in ("accept", "refuse"):
+                endings.answer(ending == "accept", now, "menu")
+            elif ending == "resign":
+                endings.resign(now, None, "menu")
+            elif ending == "draw":
+                endings.offer_draw(now, None, "menu")
+            elif ending == "away":
+                endings.put_away(now, "menu")
+        except games.IllegalMove as exc:
+            log.info("the menu's %s not done: %s", ending or "take up", exc.reason)
 
     def carry_out(self, follow: Callable[[float], None] | None, now: float) -> None:
         """An outside call's menu answer: carried out, then the board decided again (while the
@@ -243,6 +300,9 @@ class Hands:
         if ref.flagged is not None:
             raise games.IllegalMove("takeback", Reason("the game is over: time ran out; start "
                                                        "a new game instead"))
+        if ref.endings.ended is not None:
+            raise games.IllegalMove("takeback", Reason("the game is over: its players ended "
+                                                       "it; start a new game instead"))
         if not ref.state.moves:
             raise games.IllegalMove("takeback", Reason("no move to take back"))
         depth = ref.takeback_depth()

@@ -70,7 +70,7 @@ CREATE TABLE IF NOT EXISTS games (
     game        TEXT NOT NULL,
     options     TEXT NOT NULL,              -- JSON
     status      TEXT NOT NULL DEFAULT 'playing'
-                CHECK (status IN ('playing', 'finished', 'abandoned')),
+                CHECK (status IN ('playing', 'finished', 'abandoned', 'away')),
     started_at  REAL NOT NULL,
     finished_at REAL,
     players     TEXT,                       -- JSON: [{"seat": ..., "name": ...}] x2 (schema 2)
@@ -103,7 +103,10 @@ CREATE TABLE IF NOT EXISTS clocks (
 #: at each move (what a record needs, board_driver/records/). A journal of version 1 is
 #: migrated when opened: each column added (`ALTER TABLE ... ADD COLUMN`, which keeps every
 #: row), NULL in the rows written before (not known), so an old journal reads as it did.
-SCHEMA_VERSION = 2
+#: 3: a game may be put away (status 'away': board_driver/referee/endings.py), which the
+#: status's CHECK of versions 1 and 2 refuses: its games table is made again with the new
+#: CHECK and every row copied (SQLite's way to change a constraint, lang_altertable.html).
+SCHEMA_VERSION = 3
 _ADDED_COLUMNS = (("games", "players", "TEXT"), ("games", "origin", "TEXT"),
                   ("events", "clocks", "TEXT"))
 
@@ -405,6 +408,49 @@ class Journal:
             log.error("journal %s: setting %r is not JSON; the config's applies", self.path, key)
             return None
 
+    def put_away(self, clocks: Mapping[str, Any] | None = None) -> int:
+        """The game in progress is put away (status 'away'): kept with its moves, seats and
+        clocks (`clocks`, as they show now, kept in the same transaction) until `take_up`;
+        no game is in progress after. Returns its id; durable when this returns."""
+        game_id = self._playing_id()
+        with self._write() as db:
+            if clocks is not None:
+                self._put_clocks(db, game_id, clocks)
+            db.execute("UPDATE games SET status='away' WHERE id=?", (game_id,))
+        self._playing = None
+        return game_id
+
+    def take_up(self, game_id: int) -> SavedGame:
+        """A game put away is the game in progress again (a game in progress, if any, must be
+        put away or finished first). Returns it; raises JournalError saying why not: no such
+        game, or one that is not put away (finished, in progress, imported)."""
+        if self._playing is not None:
+            raise JournalError(f"game {self._playing} is in progress: put it away first")
+        saved = self.game(game_id)
+        if saved.status != "away":
+            raise JournalError(f"game {game_id} is {STATUS_WORDS.get(saved.status, saved.status)}"
+                               ", not put away")
+        with self._write() as db:
+            db.execute("UPDATE games SET status='playing' WHERE id=? AND status='away'",
+                       (game_id,))
+        self._playing, self._standing = game_id, len(saved.moves)
+        saved.status = "playing"
+        return saved
+
+    def away(self) -> list[Listed]:
+        """The games put away, newest first (what `take_up` takes)."""
+        return self.listing(statuses=("away",), limit=-1)
+
+    def abandon(self) -> None:
+        """The game in progress is given up without a result (a game with no move, left for
+        a game taken up); nothing without one."""
+        if self._playing is None:
+            return
+        with self._write() as db:
+            db.execute("UPDATE games SET status='abandoned', finished_at=? WHERE id=?",
+                       (self._clock(), self._playing))
+        self._playing = None
+
     def finish(self, summary: Mapping[str, Any] | None = None) -> None:
         """The game in progress is over without a move (a resignation, a result set by hand);
         ``summary`` (scores, winner...) goes to the history. A game that ends with a move
@@ -527,20 +573,41 @@ class Journal:
 
 def _migrate(db: sqlite3.Connection) -> None:
     """An older journal brought to SCHEMA_VERSION: each column it lacks added (NULL in its
-    rows), in one transaction; a journal at the version is left as it is."""
+    rows), and its games table made again with schema 3's status CHECK, in one transaction; a
+    journal at the version is left as it is."""
     if db.execute("PRAGMA user_version").fetchone()[0] >= SCHEMA_VERSION:
         return
+    # (foreign keys off while the games table is replaced: events and clocks name its ids,
+    # which the copy keeps; checked again before the commit)
+    db.execute("PRAGMA foreign_keys=OFF")
     db.execute("BEGIN IMMEDIATE")
     try:
         for table, column, kind in _ADDED_COLUMNS:
             have = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
             if column not in have:
                 db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
+        (made,) = db.execute("SELECT sql FROM sqlite_master WHERE name='games'").fetchone()
+        if "'away'" not in made:
+            new = _SCHEMA[:_SCHEMA.index(");\n") + 1].replace("IF NOT EXISTS games", "games_new")
+            db.execute(new)
+            columns = ", ".join(row[1] for row in db.execute("PRAGMA table_info(games_new)"))
+            db.execute(f"INSERT INTO games_new ({columns}) SELECT {columns} FROM games")
+            db.execute("DROP TABLE games")
+            db.execute("ALTER TABLE games_new RENAME TO games")
+            if db.execute("PRAGMA foreign_key_check").fetchall():
+                raise JournalError("the journal's events name games it does not hold")
         db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
     except BaseException:
         db.execute("ROLLBACK")
+        db.execute("PRAGMA foreign_keys=ON")
         raise
     db.execute("COMMIT")
+    db.execute("PRAGMA foreign_keys=ON")
+
+
+#: A game's status as an error message says it.
+STATUS_WORDS = {"playing": "in progress", "finished": "finished", "abandoned": "abandoned",
+                "away": "put away"}
 
 
 def _seats_json(seats: Sequence[str] | None) -> str | None:

@@ -11,6 +11,13 @@ A mode of the referee. It opens by a gesture that cannot happen in play, on ever
   square at a time);
 - a layout with a button named `menu` ([buttons] menu = GPIO): pressing it (again: leaving).
 
+In a game under way, the button (a touch board: both corners touched at once) opens the game
+menu instead (docs/board.md, "Ending and pausing a game"): its choices, on sites free of
+pieces, are resign, offer a draw, put the game away, and, while a draw offered by the other
+side waits for a person here, accept or refuse it; the apply site does the one chosen. Between
+games the menu's sites after its apply site take up a game put away (newest first, as many as
+the board has sites for): chosen and applied, that game comes back instead of a new one.
+
 Then every choice is a site lit in its group's colour, the chosen one bright: who plays (two
 people; the computer plays player 2; the computer plays player 1), the computer's level, the
 clock, the hints; and one site that applies. A piece put on a site (a tap on a touch board)
@@ -44,6 +51,8 @@ SEATS = (("people", ("human", "human")), ("computer-2", ("human", "computer")),
 LEVELS = ("easy", "medium", "hard")
 CLOCKS = ("none", "5+3", "10")
 GROUPS = ("seats", "level", "clock", "hints")
+#: The game menu's choices (group "ending"), in the order its sites follow.
+ENDINGS = ("resign", "draw", "away", "accept", "refuse")
 
 
 @dataclass(frozen=True)
@@ -52,17 +61,30 @@ class Choice:
     value: Any
 
 
-def choice_sites(sensed: Sequence[str], hint_modes: Sequence[str]) -> dict[str, Choice] | None:
+def choice_sites(sensed: Sequence[str], hint_modes: Sequence[str],
+                 away: Sequence[int] = ()) -> dict[str, Choice] | None:
     """Site -> choice for a board whose sensed sites are `sensed` (in the game's order): the
-    sites after the first corner, group after group, then the apply site. None when the board
-    has too few sites for the menu."""
+    sites after the first corner, group after group, then the apply site, then a site for each
+    game put away (`away`: their ids, newest first) that the board has a site for. None when
+    the board has too few sites for the menu."""
     items = ([Choice("seats", name) for name, _ in SEATS] + [Choice("level", v) for v in LEVELS]
              + [Choice("clock", v) for v in CLOCKS] + [Choice("hints", v) for v in hint_modes]
              + [Choice("apply", None)])
     rest = list(sensed[1:-1])
     if len(rest) < len(items):
         return None
+    items += [Choice("take up", game_id) for game_id in away][:len(rest) - len(items)]
     return dict(zip(rest, items))
+
+
+def game_choice_sites(free: Sequence[str], values: Sequence[str]) -> dict[str, Choice] | None:
+    """The game menu: site -> choice for `values` (of ENDINGS), then the apply site, on the
+    `free` sites in order (a piece board's sites with no piece, not a corner). None when there
+    are too few, or nothing to choose."""
+    items = [Choice("ending", v) for v in values] + [Choice("apply", None)]
+    if not values or len(free) < len(items):
+        return None
+    return dict(zip(free, items))
 
 
 def seats_of(name: str, level: str) -> tuple[str, str]:
@@ -85,7 +107,9 @@ def current_choices(seats: Sequence[str], controls_text: str, hints: str) -> dic
 class Menu:
     def __init__(self, sensed: Sequence[str], hint_modes: Sequence[str]):
         self.corners: tuple[str, str] | None = (sensed[0], sensed[-1]) if len(sensed) > 1 else None
+        self._made = (tuple(sensed), tuple(hint_modes))   # (its sites are made at each opening)
         self.sites = choice_sites(sensed, hint_modes)
+        self.game = False   # the game menu (ENDINGS) is open, not the one between games
         self.open = False
         self.by_button = False
         self.chosen: dict[str, Any] = {}
@@ -99,14 +123,22 @@ class Menu:
         return self.sites is not None and self.corners is not None
 
     def enter(self, now: float, chosen: dict[str, Any], occupied: set[str],
-              by_button: bool = False) -> None:
+              by_button: bool = False, away: Sequence[int] = ()) -> None:
+        """Open between games, a site for each game put away (`away`) after the apply site."""
+        self.sites = choice_sites(*self._made, away)
         self.open, self.chosen, self._since = True, dict(chosen), now
         self.by_button = by_button   # (then the button, not the corners, leaves it)
         self._seen = set(occupied)
         self.corner_at, self.pair_at = {}, None
 
+    def enter_game(self, now: float, sites: dict[str, Choice], occupied: set[str]) -> None:
+        """Open the game menu (`game_choice_sites`) in a game under way."""
+        self.enter(now, {}, occupied, by_button=True)
+        self.sites, self.game = sites, True
+
     def close(self) -> None:
-        self.open = False
+        self.open = self.game = False
+        self.sites = choice_sites(*self._made)
         self._seen = set()
 
     def forget_gesture(self) -> None:
@@ -149,7 +181,8 @@ class Menu:
         if not self.open:
             return None
         return MenuFace(sites=frozen_map(self.sites), selected=frozenset(self.selected_sites()),
-                        corners=self.corners, chosen=frozen_map(self.chosen), touch=touch)
+                        corners=self.corners, chosen=frozen_map(self.chosen), touch=touch,
+                        game=self.game)
 
     def deadline(self) -> float | None:
         """When the menu leaves by itself, or opens (a pair of corners held): None if neither."""

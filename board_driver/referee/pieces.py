@@ -65,8 +65,8 @@ class Pieces:
         ref = self.referee
         decided, state = ref.decided, ref.state
         ref.clear_marks()
-        if ref.flagged is not None:
-            return
+        if ref.flagged is not None or ref.endings.ended is not None:
+            return   # (lost on time, resigned or drawn: nothing the last move owes is lit)
         expected = state.occupancy()
         if decided.end_owed is None and state.moves:
             probe = state.copy()

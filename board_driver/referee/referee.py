@@ -14,7 +14,7 @@ in the same loop. No decision calls back into `decide`.
 Its parts, each working through its public methods: the reading of the sensors (reading.py),
 the moves made with pieces (pieces.py) and otherwise (hands.py), the clocks (timekeeper.py),
 its decisions and the moments frozen from them (decisions.py), what a session changed
-(kept.py).
+(kept.py), the games its players end or put away (endings.py).
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from board_driver.moment import Correction, Moment, Settings
 from board_driver.referee import kept
 from board_driver.referee.clock import TimeControl
 from board_driver.referee.decisions import Decisions, Moments
+from board_driver.referee.endings import Endings, put_in_place
 from board_driver.referee.hands import Hands
 from board_driver.referee.kept import check_seats
 from board_driver.referee.menu import Menu
@@ -91,6 +92,7 @@ class Referee:
         self.decided = Decisions()
         self.moments = Moments(self)
         self.game_number = 0   # which game of this board's life (the views tell a new one by it)
+        self.endings = Endings(self)   # resigned, drawn, put away, taken up (endings.py)
 
     # --- reading -----------------------------------------------------------------------------
 
@@ -145,8 +147,8 @@ class Referee:
 
     @property
     def over(self) -> bool:
-        """Whether the game is over: decided by its rules, or by a clock that ran out."""
-        return self.flagged is not None or self.state.is_over()
+        """Whether the game is over: by its rules, a clock that ran out, or its players."""
+        return self.flagged is not None or self.endings.ended is not None or self.state.is_over()
 
     def at_board(self, player: int) -> bool:
         """Whether `player` plays here, through the sensors (not the computer, not a remote)."""
@@ -175,12 +177,7 @@ class Referee:
         if options is not None and unsensed:
             raise games.BadOptions(f"layout {self.layout.name} has no sensor for {unsensed[0]}: "
                                    "that game does not fit this board")
-        self.state = state
-        self.game_number += 1
-        self.timed_out = set()
-        self.reading.watch(state.sites())
-        self.flagged = None
-        self.menu = Menu(self.sensed, views.hint_modes(state.game.name))
+        put_in_place(self, state)
         # A new game starts from an empty board: pieces of the old one still standing are to be
         # lifted, never read as the new game's first moves. (A touch board holds no pieces:
         # nothing to wait for, or the computer would never move again.)
@@ -198,9 +195,8 @@ class Referee:
 
     def set_hints(self, hints: dict[str, str], reason: str | None = None,
                   move: str | None = None) -> None:
-        """The computer's hints for the position (site -> "best", "keeps" or "loses"), shown
-        while display.moves is "best", why the best move (a sentence, or None) and its
-        notation; `{}` clears them."""
+        """The computer's hints (site -> "best", "keeps" or "loses") for display.moves "best",
+        why the best move (a sentence, or None) and its notation; `{}` clears them."""
         self.decided.hints = dict(hints)
         self.decided.hint_reason = reason if hints else None
         self.decided.hint_move = move if hints else None

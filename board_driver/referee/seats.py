@@ -67,6 +67,17 @@ def advice(saved: str, seconds: float,
                 str(rows[0].move))
 
 
+def draw_is_level(saved: str, seconds: float) -> bool:
+    """In the worker: whether the computer's search says the position saved as JSON is level,
+    so that it accepts a draw offered to it (endings.is_level: an exact value of 0, or a mean
+    reward within DRAW_LEVEL of 0.5; either holds alike for both players, so whose turn it is
+    does not matter)."""
+    from board_driver.referee.endings import is_level
+
+    rows = games.ai.analyse(games.load_state(saved), seconds=seconds)
+    return bool(rows) and is_level(rows[0].value, rows[0].exact)
+
+
 def _sites(state, rows) -> dict[str, str]:
     before = state.occupancy()
     sites = set(state.sites())
@@ -178,6 +189,7 @@ class ComputerSeat:
         # (the daemon's supervisor calls it with a new worker), or the game moves on.
         self._failed: tuple[str, ...] | None = None
         self.thinking = False
+        self._draw_asked: tuple[str, ...] | None = None   # the offer its search looks at
 
     def _history(self) -> tuple[str, ...]:
         state = self.referee.state
@@ -199,6 +211,8 @@ class ComputerSeat:
         """On the loop: play a ready move, or start thinking, if the game and board allow;
         and keep the hints of display.moves = "best" up to date."""
         self._hint_poke()
+        if self._draw_poke():
+            return   # (a draw offered to it is answered before it plays on)
         seat = self._our_turn()
         history = self._history()
         if self._ready is not None:
@@ -227,6 +241,42 @@ class ComputerSeat:
         future = self.submit(think, self.referee.state.to_json(), level,
                              self.rng.randrange(1 << 30))
         future.add_done_callback(lambda f, h=history: self.call_soon(self._answer, f, h))
+
+    def _draw_offer(self) -> tuple[str, ...] | None:
+        """The draw offered to the computer now, as the game's history and the offering seat
+        (None: none is)."""
+        endings = self.referee.endings
+        if endings.asked() != "computer" or 1 - endings.offer not in self.levels:
+            return None
+        return (*self._history(), "draw", str(endings.offer))
+
+    def _draw_poke(self) -> bool:
+        """A draw offered to the computer: its search, in the worker, says whether the game is
+        level (it accepts then, refuses otherwise). Returns whether an offer waits for it."""
+        offer = self._draw_offer()
+        if offer is None:
+            return False
+        if self._draw_asked != offer:
+            self._draw_asked = offer
+            from board_driver.referee.endings import DRAW_SECONDS
+
+            future = self.submit(draw_is_level, self.referee.state.to_json(), DRAW_SECONDS)
+            future.add_done_callback(lambda f, o=offer: self.call_soon(self._draw_answer, f, o))
+        return True
+
+    def _draw_answer(self, future: Future, offer: tuple[str, ...]) -> None:
+        """On the loop: the search on a draw offer came back; answered if the offer stands."""
+        if future.cancelled() or offer != self._draw_offer():
+            return
+        try:
+            level = future.result()
+        except Exception:
+            log.exception("the search on a draw offer failed: the computer refuses it")
+            level = False
+        self.referee.endings.answer(level, self.clock(), "computer")
+        log.info("computer %s the draw", "accepts" if level else "refuses")
+        self.after_change()
+        self.poke()
 
     def retry(self) -> None:
         """On the loop: a new worker took over from one that died: ask again what the old one

@@ -148,6 +148,8 @@ def open_session(config: Config, *, clock: Callable[[], float], autoscan: bool =
         referee.restore_clocks(saved.clocks, clock())
     elif saved is not None:
         referee.restore_finished(saved, clock())
+        if referee.endings.restore(saved.summary):   # resigned or drawn: shown so
+            referee.decide(clock())
     elif referee.clocks.timed:
         journal.save_clocks(referee.clocks.to_json(clock()))
     return Session(config, layout, hardware, journal, referee)
@@ -181,8 +183,11 @@ def _restore(journal: Journal, fresh: games.State, new_game: bool
             except games.IllegalMove as exc:
                 log.error("journal's game does not replay (%s); starting a new game", exc)
             else:
-                lost_on_time = (saved.summary or {}).get("flag") in (0, 1)
-                if saved.status == "playing" or state.is_over() or lost_on_time:
+                summary = saved.summary or {}
+                # (lost on time, resigned or drawn by agreement: over, though not by the rules)
+                ended = summary.get("flag") in (0, 1) or summary.get("resigned") in (0, 1) \
+                    or bool(summary.get("agreed"))
+                if saved.status == "playing" or state.is_over() or ended:
                     log.info("restored %s after %d moves", saved.game, len(saved.moves))
                     return state, saved
     journal.start_game(fresh.game.name, fresh.options())

@@ -10,6 +10,12 @@ lines are):
     hold SITE           the same, held (a hold only offers its move; a tap confirms it)
     press BUTTON        press and release a named button (Treeblox: end_turn)
     wait MS             let time pass (blinks, animations, nothing settles faster)
+    resign [SEAT]       a seat played here resigns (default: the player to move, if played
+                        here, else the one seat played here)
+    draw [SEAT]         a seat played here offers a draw; `draw accept` / `draw refuse`
+                        answers one (docs/board.md, "Ending and pausing a game")
+    away                put the game away (a new game starts); `take up N` takes game N up
+                        again; `waiting` lists the games put away
     # a comment         (blank lines too)
 
 After each action, once the sensors have settled, one JSON line:
@@ -201,7 +207,8 @@ class Tracer:
             "leds": ref.site_colours(),
             # (and the clocks' warnings and flag, which the daemon says too)
             "said": [said.spoken for said in self.narrator(moment) + self.narrator.clock(moment)
-                     + self.narrator.hint(moment) + self.narrator.menu(moment)],
+                     + self.narrator.hint(moment) + self.narrator.menu(moment)
+                     + self.narrator.ending(moment)],
         }
         if moment.menu is not None:
             record["menu"] = dict(moment.menu.chosen)   # the menu is open: what is chosen
@@ -209,6 +216,8 @@ class Tracer:
             record["clocks"] = ref.clocks.left_ms(self.clock.now)
             if ref.flagged is not None:
                 record["flag"] = ref.flagged
+        if ref.endings.ended is not None:
+            record["ended"] = dict(ref.endings.ended)   # resigned, or a draw agreed
         return record
 
 

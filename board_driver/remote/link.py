@@ -23,6 +23,7 @@ from typing import Any, Callable
 from urllib.parse import urlsplit
 
 import games
+from board_driver.remote import endings as ends
 from board_driver.remote import protocol as rp
 
 log = logging.getLogger("treeboard.remote")
@@ -242,8 +243,8 @@ class RemoteLink:
         state = self.referee.state
         flag = self.referee.flagged if self.referee.flagged == self.settings.local_seat else None
         self._send(rp.state_topic(self.settings.game_id, self.settings.local_seat),
-                   rp.state_message(state, self.takebacks, self.settings.local_seat, flag),
-                   retain=True)
+                   rp.state_message(state, self.takebacks, self.settings.local_seat, flag,
+                                    self.referee.endings.ended), retain=True)
 
     def _on_local_change(self, what: str, move: Any, origin: str) -> None:
         # A referee listener, on the loop. Moves that came from the other board are not echoed
@@ -259,6 +260,7 @@ class RemoteLink:
         elif what == "flag" and origin == "board" and move == seat:
             self._send(self.topics["move"], rp.flag_message(self.referee.state, self.takebacks,
                                                             seat))
+        ends.told(self, what, move, origin)   # resigned, a draw offered or answered here
         self._publish_state()
 
     def request_takeback(self) -> int:
@@ -339,8 +341,8 @@ class RemoteLink:
             if kind == "state":
                 self._apply(rp.on_state_watching(state, self.takebacks, msg), topic)
             return   # moves and takebacks reach a spectator through the states that follow
-        if kind == "flag":
-            self._on_flag(msg)
+        if kind in ("flag", *ends.KINDS):   # (ran out of time; resigned, a draw: ends.heard)
+            self._on_flag(msg) if kind == "flag" else ends.heard(self, msg)
             return
         if kind == "move":
             verdict = rp.on_move(state, self.takebacks, msg, self.settings.seat)
@@ -348,6 +350,7 @@ class RemoteLink:
             verdict = rp.on_state(state, self.takebacks, msg, self.settings.seat, self._asked_to)
             self._apply(verdict, topic)
             self._on_flag(msg)
+            ends.heard_state(self, msg)
             return
         elif kind == "takeback":
             self._on_takeback_request(msg)

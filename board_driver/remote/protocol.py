@@ -181,15 +181,22 @@ _FIELDS: dict[str, dict[str, Any]] = {
     "takeback": {"takebacks": int, "seat": int, "index": int},
     "takeback-answer": {"takebacks": int, "seat": int, "index": int, "accept": bool},
     "flag": {"takebacks": int, "seat": int, "index": int},
+    # protocol 1.2 (remote/endings.py): the sender's seat resigns, offers a draw, answers one
+    "resign": {"takebacks": int, "seat": int, "index": int},
+    "draw-offer": {"takebacks": int, "seat": int, "index": int},
+    "draw-answer": {"takebacks": int, "seat": int, "index": int, "accept": bool},
     "presence": {"seat": int, "online": bool, "nonce": str},
 }
 
-#: Protocol 1.1's optional fields: a move's `clock_ms` (the mover's clock), a state's `flag`.
+#: Protocol 1.1's optional fields: a move's `clock_ms` (the mover's clock), a state's `flag`;
+#: 1.2's: a state's `resigned` (the seat that resigned) and `agreed` (a draw agreed).
 MAX_CLOCK_MS = 48 * 3600 * 1000
 _OPTIONAL: dict[str, Any] = {
     "clock_ms": lambda v: isinstance(v, int) and not isinstance(v, bool)
     and 0 <= v <= MAX_CLOCK_MS,
     "flag": lambda v: v in (0, 1) and not isinstance(v, bool),
+    "resigned": lambda v: v in (0, 1) and not isinstance(v, bool),
+    "agreed": lambda v: v is True,
 }
 
 
@@ -214,13 +221,33 @@ def move_message(state: games.State, takebacks: int, seat: int,
     return body
 
 
-def state_message(state: games.State, takebacks: int, seat: int, flag: int | None = None) -> dict:
+def state_message(state: games.State, takebacks: int, seat: int, flag: int | None = None,
+                  ended: dict | None = None) -> dict:
+    """The whole game as the board of `seat` knows it; `flag` the sender's seat out of time,
+    `ended` how its players ended it ({"resigned": seat} or {"agreed": True}), if they did."""
     body = {"type": "state", "takebacks": takebacks, "seat": seat, "index": len(state.moves),
             "moves": [str(m) for m in state.moves], "hash": position_hash(state),
             "name": state.game.name, "options": _options(state)}
     if flag is not None:
         body["flag"] = flag
+    body.update({k: v for k, v in (ended or {}).items() if k in ("resigned", "agreed")})
     return body
+
+
+def ending_message(kind: str, state: games.State, takebacks: int, seat: int,
+                   accept: bool | None = None) -> dict:
+    """`seat` (the sender's) resigns ("resign"), offers a draw ("draw-offer") or answers the
+    other's offer ("draw-answer", `accept`), after the game's moves so far (protocol 1.2)."""
+    body = {"type": kind, "takebacks": takebacks, "seat": seat, "index": len(state.moves)}
+    if kind == "draw-answer":
+        body["accept"] = bool(accept)
+    return body
+
+
+def in_this_game(state: games.State, takebacks: int, msg: dict) -> bool:
+    """Whether a message was sent about this very game as it stands (the same takebacks and
+    the same number of moves): an ending of an earlier position is no longer meant."""
+    return msg["takebacks"] == takebacks and msg["index"] == len(state.moves)
 
 
 def flag_message(state: games.State, takebacks: int, seat: int) -> dict:

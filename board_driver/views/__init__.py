@@ -240,26 +240,50 @@ def _menu_choices(game_name: str, chosen: dict) -> dict[str, str]:
             "hints": tr(HINT_WORDS[hints]) if hints in HINT_WORDS else hints}
 
 
-def menu_words(game_name: str, chosen: dict, touch: bool) -> str:
-    """What the board says of its menu: what is chosen, and how to apply or leave."""
+def menu_words(game_name: str, chosen: dict, touch: bool, game: bool = False) -> str:
+    """What the board says of its menu: what is chosen, and how to apply or leave (`game`:
+    the game menu, mid-game: resign, a draw, put away)."""
+    if game:
+        how = (tr("tap a lit square to choose, the blinking green one to do it; both corners "
+                  "again leave") if touch else
+               tr("put a piece on a lit free site to choose, on the blinking green one to do "
+                  "it; press the menu button again to leave"))
+        ending = chosen.get("ending")
+        return tr("game menu: {choice}; {how}").format(
+            how=how, choice=tr(ENDING_WORDS[ending]) if ending in ENDING_WORDS
+            else tr("nothing chosen yet"))
     how = (tr("tap a lit square to choose, the blinking green one to apply; both corners again "
               "leave") if touch else
            tr("put a piece on a lit site to choose, on the blinking green one to apply; lift "
               "both corner pieces to leave"))
-    return tr("menu: {seats}, clock {clock}, hints {hints}; {how}").format(
+    said = tr("menu: {seats}, clock {clock}, hints {hints}; {how}").format(
         how=how, **_menu_choices(game_name, chosen))
+    if chosen.get("take up") is not None:
+        said = tr("{menu} (chosen: take up game {n} again)").format(menu=said,
+                                                                   n=chosen["take up"])
+    return said
 
 
 def menu_applied_words(game_name: str, chosen: dict) -> str:
-    """What the board says as its menu applies the choices: the new game's settings."""
+    """What the board says as its menu applies the choices: the new game's settings (or the
+    game put away that it took up again)."""
+    if chosen.get("take up") is not None:
+        return tr("menu applied: game {n} taken up again").format(n=chosen["take up"])
     return tr("menu applied, a new game: {seats}, clock {clock}, hints {hints}").format(
         **_menu_choices(game_name, chosen))
+
+
+#: The game menu's choices in words (board_driver/referee/menu.py, ENDINGS).
+ENDING_WORDS = {"resign": N_("resign"), "draw": N_("offer a draw"),
+                "away": N_("put the game away"), "accept": N_("accept the draw"),
+                "refuse": N_("refuse the draw")}
 
 
 #: A menu site's choice in words, by its group (the value fills {value}).
 MENU_CHOICE_WORDS = {"level": N_("the computer's level: {value}"),
                      "clock": N_("the clock: {value}"), "hints": N_("hints: {value}"),
-                     "apply": N_("apply: a new game with these choices")}
+                     "apply": N_("apply: a new game with these choices"),
+                     "take up": N_("take up game {value} again")}
 
 
 def menu_lines(game_name: str, menu) -> list[str]:
@@ -273,6 +297,10 @@ def menu_lines(game_name: str, menu) -> list[str]:
         if choice.group == "seats":
             words = tr(MENU_SEATS[choice.value]).format(
                 player=names[1] if choice.value == "computer-2" else names[0])
+        elif choice.group == "ending":
+            words = tr(ENDING_WORDS[choice.value])
+        elif choice.group == "apply" and menu.game:
+            words = tr("do the one chosen")
         else:
             value = {**LEVEL_WORDS, **HINT_WORDS, "none": "none"}.get(choice.value)
             words = tr(MENU_CHOICE_WORDS[choice.group]).format(
@@ -287,7 +315,10 @@ MENU_MEANINGS = {"seats": N_("who plays (bright: the choice made)"),
                  "level": N_("the computer's level (bright: the choice made)"),
                  "clock": N_("the clock (bright: the choice made)"),
                  "hints": N_("the hints (bright: the choice made)"),
-                 "apply": N_("blinking: apply the choices and start a new game")}
+                 "apply": N_("blinking: apply the choices and start a new game"),
+                 "take up": N_("a game put away: chosen and applied, it is taken up again"),
+                 "ending": N_("the game menu: resign, offer or answer a draw, put the game "
+                              "away (blinking green: do it)")}
 
 
 def menu_legend(moment: Moment) -> list[dict[str, str]]:
@@ -297,7 +328,11 @@ def menu_legend(moment: Moment) -> list[dict[str, str]]:
     out = [{"name": "corner", "label": tr("white"),
             "colour": "#%02x%02x%02x" % MENU_CORNER,
             "means": tr("the menu's corners: lift both pieces to leave")}]
+    shown = {choice.group for choice in (moment.menu.sites or {}).values()} \
+        if moment.menu is not None else set(MENU_MEANINGS)
     for group, means in MENU_MEANINGS.items():
+        if group not in shown or (group == "apply" and "ending" in shown):
+            continue   # (only the groups the menu shows; the game menu's apply is its own)
         colour = colours[MENU_COLOURS[group]]
         out.append({"name": f"menu-{group}", "label": tr(colour_name(colour)),
                     "colour": "#%02x%02x%02x" % colour, "means": tr(means)})

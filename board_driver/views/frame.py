@@ -14,6 +14,7 @@ from typing import Any, Hashable
 
 from board_driver.views import CLOCK_WARNINGS as WARNINGS
 from board_driver.views import render
+from board_driver.views.ending import light_turn
 from board_driver.views.base import FRAME_S, MENU_COLOURS, MENU_CORNER, Colour, Moment, scale
 
 #: The last this many seconds of a timed turn are shown running out.
@@ -67,6 +68,8 @@ def compose(moment: Moment, layout: Any, now: float, link: str | None = None,
     if "turn" in named and "turn" not in frame:  # (a game's view may draw them itself)
         frame["turn"], wake = _turn(state, moment.seats, colours, link, now, wake)
         frame["turn"], wake = _clock_turn(frame["turn"], moment, colours, link, now, wake)
+    # A draw on offer, a resignation, a draw agreed (views/ending.py says how they look).
+    frame, wake = light_turn(frame, moment.ending, colours, layout, now, wake)
     for player in (0, 1):
         bar = named.get(f"score{player}")
         if bar:
@@ -132,7 +135,7 @@ def menu_frame(menu, colours: dict[str, Colour], now: float
     apply_site = next((s for s, c in (menu.sites or {}).items() if c.group == "apply"), None)
     if apply_site is not None:
         frame[apply_site] = colours["safe"] if on else (0, 0, 0)
-    for corner in menu.corners or ():
+    for corner in () if menu.game else menu.corners or ():   # (the game menu has none)
         frame[corner] = MENU_CORNER
     return frame, (math.floor(now * 2) + 1) / 2
 

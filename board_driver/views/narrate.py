@@ -17,6 +17,7 @@ import games
 from board_driver import views
 from board_driver.views.base import PIECES, piece_name
 from hardware.base import PRESENT
+from board_driver.views import ending as ending_words
 from board_driver.views import words
 from board_driver.views.words import N_, ngettext, reason, tr
 
@@ -83,6 +84,8 @@ class Narrator:
         self._hint_said: str | None = None   # the hint's reason last said
         self._menu_said: tuple | None = None   # the menu's choices last said (None: closed)
         self._menu_game = None   # the game the menu opened over (another when it closed: applied)
+        self._ending_said: int | None = None   # the last ending's news said (its count)
+        self._menu_was_game = False   # the menu last open was the game menu (endings)
 
     def start(self, moment) -> list[Said]:
         """Remember the game as it starts (a Moment); a resumed game says so."""
@@ -197,9 +200,11 @@ class Narrator:
         state = moment.state
         # (the menu that started it first: what it applied)
         out = self.menu(moment) if moment.menu is None and self._menu_said is not None else []
-        line = tr("new game of {game}").format(game=views.title(state.game.name))
-        out.append(Said(line, line, "new"))
-        self._game, self._moves, self._occupied, self._missing = moment.game, [], set(), set()
+        if not state.moves:   # (a game taken up again is said so: `ending`; its moves stand)
+            line = tr("new game of {game}").format(game=views.title(state.game.name))
+            out.append(Said(line, line, "new"))
+        self._game, self._occupied, self._missing = moment.game, set(), set()
+        self._moves = [str(m) for m in state.moves]
         self._score, self._over = state.scores(), False
         self._wrong = {c.site for c in moment.corrections if c.want is None}
         left = views.leftovers_words(moment)
@@ -291,6 +296,17 @@ class Narrator:
                 out.append(Said(line, line, "other"))
         return out
 
+    def ending(self, moment) -> list[Said]:
+        """A game its players end or pause (views/ending.py): each thing done said once."""
+        face = moment.ending
+        news = None if face is None else face.news
+        if news is None or news[0] == self._ending_said:
+            return []
+        self._ending_said = news[0]
+        line = ending_words.news_words(moment.state.game.name, face)
+        return [Said(line, line, "end" if news[1] in ("resigned", "agreed") else "other")] \
+            if line else []
+
     def menu(self, moment) -> list[Said]:
         """The menu (a board set up with no screen): what is chosen, said when it opens and
         after each choice, and as it closes what it applied (the new game's settings) or that
@@ -302,11 +318,14 @@ class Narrator:
         was, self._menu_said = self._menu_said, now
         name = moment.state.game.name
         if now is None:
-            line = "" if was is None else views.menu_applied_words(name, dict(was)) \
-                if moment.game != self._menu_game else tr("menu: closed, nothing changed")
+            # (the game menu's closing is said by what it did, if anything: `ending`)
+            line = "" if was is None or self._menu_was_game else views.menu_applied_words(
+                name, dict(was)) if moment.game != self._menu_game else \
+                tr("menu: closed, nothing changed")
         else:
             self._menu_game = moment.game if was is None else self._menu_game
-            line = views.menu_words(name, dict(menu.chosen), menu.touch)
+            self._menu_was_game = menu.game
+            line = views.menu_words(name, dict(menu.chosen), menu.touch, menu.game)
         return [Said(line, line, "menu")] if line else []
 
     def hint(self, moment) -> list[Said]:

@@ -27,6 +27,12 @@ API (JSON; control actions need `X-Treeboard-Token` when the config sets web.tok
                                     409 with the reason out of turn or against the rules
     GET  /api/entry                 the entry model: every move the mover may make with the
                                     taps on the pictures' [data-site] ids (views/entry.py)
+    POST /api/resign {"seat"?}      a seat played here resigns (web/endings.py)
+    POST /api/draw {"seat"?}        a seat played here offers a draw
+    POST /api/draw-answer {"answer"}   accept | refuse a draw a person here is asked
+    POST /api/away                  the game put away (a new game starts)
+    POST /api/take-up {"id"}        a game put away taken up again
+    GET  /api/away                  the games put away
     GET  /api/picture3d?turn=N      the 3D picture turned N quarter turns (Treeblox)
     GET  /api/games                 the journal's finished games (played at this board)
     GET  /api/library?game=&player=&result=&ended=&from=&to=   the library: every game no

@@ -50,6 +50,7 @@ from board_driver.views import words
 from board_driver.views.narrate import last_moves
 from board_driver.web import guard, snapshot
 from board_driver.web.kit import KitFiles
+from board_driver.web.endings import Endings
 from board_driver.web.library import Library
 from board_driver.web.play import Play
 from treeboard.exc import TreeboardError
@@ -252,6 +253,7 @@ class WebServer:
         KitFiles(self.door).add_routes(r)   # the maker's kit of this board (web/kit.py)
         Library(self.door, self._language, self._reviews).add_routes(r)   # web/library.py
         Play(self.door, self._body, self._act, self._language).add_routes(r)   # web/play.py
+        Endings(self).add_routes(r)   # resign, a draw, put away, take up (web/endings.py)
         return app
 
     async def start(self) -> None:
@@ -297,7 +299,8 @@ class WebServer:
         key = (ref.state.to_json(), tuple(ref.corrections), tuple(ref.completions),
                ref.settings.moves, tuple(ref.seats), json.dumps(link),
                json.dumps([(p["name"], p["state"], p.get("why")) for p in parts]),
-               snapshot.clocks_key(ref, now))   # (the clocks: to the second while one runs)
+               snapshot.clocks_key(ref, now),   # (the clocks: to the second while one runs)
+               repr(ref.endings.face()))        # (a draw on offer, a resignation: endings.py)
         if key != self._key:
             self._key = key
             self._version += 1

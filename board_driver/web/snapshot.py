@@ -15,6 +15,7 @@ from board_driver import views
 from board_driver.referee.reconcile import changed_sites
 from board_driver.moment import Correction
 from board_driver.views import entry
+from board_driver.views.ending import ended_words, news_words, offer_words
 from board_driver.views.narrate import hands_words, takeback_words
 from board_driver.views.words import reason, tr
 
@@ -84,9 +85,13 @@ def _level_words(game_name: str, level: str) -> str:
             if rated is not None else tr("computer, {level}").format(level=name))
 
 
-def result_words(state, names: tuple[str, str], flagged: int | None = None) -> str | None:
+def result_words(state, names: tuple[str, str], flagged: int | None = None,
+                 ending: Any = None) -> str | None:
     if flagged is not None:
         return views.flag_words(state.game.name, flagged)
+    ended = ended_words(state.game.name, ending)   # resigned, or drawn by agreement
+    if ended is not None:
+        return ended
     if not state.is_over():
         return None
     a, b = state.scores()
@@ -136,7 +141,10 @@ def page_state(referee, *, layout_name: str, token_required: bool, version: int,
                     "web": tr("The web seat's move.")}.get(
             view.to_make_by, tr("The other seat's move.")),
         "steps": steps_in_words(view, names),
-        "result": result_words(state, names, view.flagged),
+        "result": result_words(state, names, view.flagged, view.ending),
+        # A game its players end or pause (web/endings.py acts on it): a draw on offer, who
+        # answers it, and what a person here may do now.
+        "ending": ending_state(view),
         "entries": offered,
         # While a web seat is to move: every move it may make, with the taps on the pictures
         # that make it (views/entry.py), for the page's entry.js; else None.
@@ -144,7 +152,8 @@ def page_state(referee, *, layout_name: str, token_required: bool, version: int,
         "end_turn": can_end_turn(state),
         "end_turn_button": has_end_turn(state),
         # (the move that ended the game too, until the board is cleared: not a flag)
-        "takeback": bool(state.moves) and view.flagged is None,
+        "takeback": bool(state.moves) and view.flagged is None and not (
+            view.ending is not None and view.ending.over),
         # The players' clocks (None: an untimed game): ms left, whose runs, the control.
         "clocks": clocks_state(view),
         "hint": view.settings.moves,
@@ -179,6 +188,24 @@ def page_state(referee, *, layout_name: str, token_required: bool, version: int,
         # move and the computer's reply together).
         "takeback_question": takeback_question(view),
     }
+
+
+def ending_state(moment) -> dict[str, Any]:
+    """What the page shows of a game's ending: the draw on offer (by which seat, who answers,
+    in words), and whether resigning, offering a draw and putting the game away may be asked
+    now (the board says why not when they are asked anyway)."""
+    face, state = moment.ending, moment.state
+    local = [s for s in (0, 1) if moment.seats[s].split(":", 1)[0] in ("human", "web")]
+    playing = not moment.over and moment.menu is None
+    return {"offer_by": None if face is None else face.offer_by,
+            "asked": None if face is None else face.asked,
+            "offer_words": offer_words(state.game.name, face),
+            "news": None if face is None or face.news is None else face.news[0],
+            "news_words": news_words(state.game.name, face),
+            "can_resign": playing and bool(local),
+            "can_offer": playing and bool(local) and (face is None or face.offer_by is None),
+            "can_answer": face is not None and face.asked == "board",
+            "can_put_away": playing and bool(state.moves) and "remote" not in moment.seats}
 
 
 def clocks_state(moment) -> dict[str, Any] | None:

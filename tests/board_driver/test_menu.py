@@ -169,12 +169,14 @@ def test_after_the_first_move_the_corners_are_play_or_a_correction(board):
     assert "menu" not in record and record["corrections"] == [last]
 
 
-def test_a_touch_board_opens_the_menu_only_between_games(board):
+def test_a_touch_board_opens_the_setup_menu_only_between_games(board):
     t = board("game-for-the-trees-matrix")
     t.referee.state.play(t.referee.state.legal_moves()[0])   # (a move made, as if by taps)
     first, last = t.referee.menu.corners
     t.step("place", [first])
-    assert "menu" not in t.step("place", [last])
+    # mid-game the corners open the game menu (resign, a draw, put away), not the set-up
+    assert t.step("place", [last])["menu"] == {} and t.referee.menu.game
+    assert {c.group for c in t.referee.menu.sites.values()} == {"ending", "apply"}
 
 
 def test_a_layout_with_a_menu_button_opens_and_leaves_it_by_the_button(tmp_path):
@@ -198,7 +200,8 @@ def test_a_layout_with_a_menu_button_opens_and_leaves_it_by_the_button(tmp_path)
         t.step("lift", [site_of(t, "clock", "10")])
         t.step("lift", [site_of(t, "apply")])
         t.step("place", ["h1.1"])
-        assert "menu" not in t.step("press", ["menu"])  # mid-game: nothing
+        # mid-game: the game menu (resign, a draw, put away: test_endings.py), not the set-up
+        assert t.step("press", ["menu"])["menu"] == {} and t.referee.menu.game
     finally:
         t.close()
 

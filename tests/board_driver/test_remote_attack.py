@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -94,6 +95,7 @@ class Referee:
         self.played = []
         self.flagged = None                   # (an untimed game: no clock, no flag)
         self.clocks = Clocks((NONE, NONE))
+        self.endings = SimpleNamespace(ended=None)   # (not ended by its players)
 
     @property
     def over(self):

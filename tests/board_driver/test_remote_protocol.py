@@ -178,6 +178,7 @@ def test_a_finished_game_is_not_taken_back_by_either_board(tmp_path):
     while not finished.is_over():
         finished.play(sorted(finished.legal_moves(), key=str)[0])
     referee = SimpleNamespace(state=finished, listeners=[], flagged=None, over=True,
+                              endings=SimpleNamespace(ended=None),
                               takeback=lambda now, origin: pytest.fail("took a move back"))
 
     async def scenario():

@@ -25,6 +25,7 @@ class FakeReferee:
         self.holding = False   # no takeback waiting for its pieces to come off
         self.clocks = Clocks((NONE, NONE))
         self.menu = SimpleNamespace(open=False)
+        self.endings = SimpleNamespace(asked=lambda: None, offer=None)   # (no draw on offer)
 
     @property
     def over(self):

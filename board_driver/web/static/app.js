@@ -114,6 +114,10 @@ const STRINGS = {
   playChoose: () => tr("Choose the move:"),
   // (entry.js's own buttons, in the page's words through `tr`)
   entryWords: () => [tr("Undo tap"), tr("Cancel")],
+  resign: () => tr("Resign this game?"),
+  putAway: () => tr("Put this game away? It waits in the library, with its clocks and seats, until it is taken up again."),
+  takeUp: () => tr("Take up"),
+  takeUpAsk: (id) => tr("Take up game {id} again? The game in progress is put away first.", { id }),
   replayStart: () => tr("start"),
   replayAt: (at, n, move) => tr("move {at} of {n}: {move}", { at, n, move }),
 };
@@ -170,6 +174,7 @@ function show(s) {
   $("end-turn").hidden = !s.end_turn_button || Boolean(s.entry);
   $("end-turn").disabled = !s.end_turn;
   $("takeback").disabled = !s.takeback;
+  showEnding(s);
   fillSelect($("hint"), s.hints.map((m) => [m, (s.hint_words || {})[m] || m]), s.hint);
   $("hint-reason").hidden = !s.hint_reason;  // why the lit best move, in one sentence
   $("hint-reason").textContent = s.hint_reason ? tr("Hint: {reason}", { reason: s.hint_reason }) : "";
@@ -536,7 +541,24 @@ function optionInputs() {
   return form;
 }
 
+// A game its players end or pause (web/endings.py): the buttons, and a draw on offer with its
+// answer when a person here is asked.
+function showEnding(s) {
+  const e = s.ending || {};
+  $("resign").disabled = !e.can_resign;
+  $("offer-draw").disabled = !e.can_offer;
+  $("put-away").disabled = !e.can_put_away;
+  $("draw-offer").hidden = e.offer_by === null || e.offer_by === undefined;
+  $("draw-offer-text").textContent = e.offer_words || "";
+  $("draw-answer").hidden = !e.can_answer;
+}
+
 function wire() {
+  $("resign").onclick = () => ask(STRINGS.resign(), () => post("/api/resign", {}));
+  $("offer-draw").onclick = () => post("/api/draw", {});
+  $("draw-accept").onclick = () => post("/api/draw-answer", { answer: "accept" });
+  $("draw-refuse").onclick = () => post("/api/draw-answer", { answer: "refuse" });
+  $("put-away").onclick = () => ask(STRINGS.putAway(), () => post("/api/away", {}));
   $("end-turn").onclick = () => post("/api/press", { button: "end_turn" });
   $("remote-accept").onclick = () => post("/api/takeback-answer", { answer: "accept" });
   $("remote-refuse").onclick = () => post("/api/takeback-answer", { answer: "refuse" });
@@ -653,6 +675,15 @@ async function loadGames() {
     button.dataset.game = String(g.id);
     button.onclick = () => openReplay(g.id);
     li.append(button);
+    if (g.status === "away") {   // a game put away: taken up again from here
+      const up = document.createElement("button");
+      up.type = "button";
+      up.textContent = STRINGS.takeUp();
+      up.dataset.takeUp = String(g.id);
+      up.onclick = () => ask(STRINGS.takeUpAsk(g.id),
+                             () => post("/api/take-up", { id: String(g.id) }));
+      li.append(" ", up);
+    }
     list.append(li);
   }
 }
