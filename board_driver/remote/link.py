@@ -50,6 +50,10 @@ class RemoteSettings:
     keepalive: int = 30
     state_dir: str | None = None     # where the agreed takeback count is kept (beside the journal)
     journal_stem: str = "journal"    # ... named after the journal, the game and the seat
+    guest: bool = False              # the remote seat is played from a browser (remote/guest.py)
+    page: str | None = None          # the seat page's URL and the broker's WebSockets URL
+    ws_broker: str | None = None     # ... for the invitation the board's page shows
+    offer: bool = False              # offer the browser's seat in the family's lobby
 
     @property
     def local_seat(self) -> int | None:
@@ -512,8 +516,8 @@ class RemoteLink:
         self._client = client
         log.info("connected to %s:%d for game %s %s", s.host, s.port, s.game_id,
                  "to watch" if s.watching else f"as seat {s.local_seat}")
-        for topic in ("move", "takeback", "state", "presence"):
-            await client.subscribe(self.topics[topic], qos=1)
+        for topic in self._subscriptions():
+            await client.subscribe(topic, qos=1)
         if presence is not None:
             self._save_takebacks()   # (the nonce, kept before anyone can have seen it)
             await client.publish(presence, self._presence(True), qos=1, retain=True)
@@ -535,9 +539,14 @@ class RemoteLink:
         finally:
             sender.cancel()
 
+    def _subscriptions(self) -> list[str]:
+        return [self.topics[t] for t in ("move", "takeback", "state", "presence")]
+
     def _presence(self, online: bool) -> bytes:
-        return self.base_signer.encode(rp.presence_message(self.settings.local_seat, online,
-                                                           self.nonce))
+        return self.base_signer.encode(self._presence_body(online))
+
+    def _presence_body(self, online: bool) -> dict:
+        return rp.presence_message(self.settings.local_seat, online, self.nonce)
 
     def _drain(self) -> None:
         while not self._outbox.empty():
@@ -728,5 +737,7 @@ def settings_from_config(config: Any, players: tuple[str, str] | None = None) ->
                           seat=remote[0] if len(remote) == 1 else None,  # both: a spectator
                           username=user, password=password,
                           ca_file=r.get("ca_file"), keepalive=r.get("keepalive", 30),
+                          guest=bool(r.get("guest")), page=r.get("page"),
+                          ws_broker=r.get("ws_broker"), offer=bool(r.get("offer")),
                           state_dir=str(Path(config.journal).parent),
                           journal_stem=Path(config.journal).stem)

@@ -50,6 +50,7 @@ from board_driver.views import words
 from board_driver.views.narrate import last_moves
 from board_driver.web import guard, snapshot
 from board_driver.web.kit import KitFiles
+from board_driver.web.invite import Invitation
 from board_driver.web.library import Library
 from treeboard.exc import TreeboardError
 
@@ -249,6 +250,7 @@ class WebServer:
         r.add_get("/ws", self._ws)
         KitFiles(self.door).add_routes(r)   # the maker's kit of this board (web/kit.py)
         Library(self.door, self._language, self._reviews).add_routes(r)   # web/library.py
+        Invitation(self.door).add_routes(r)   # a browser's seat, by invitation (web/invite.py)
         return app
 
     async def start(self) -> None:
