@@ -63,7 +63,8 @@ MAX_TEXT = 64             # a site, a kind, an option value
 HISTORY_LIMIT = 100
 REVIEW_CACHE = 16         # reviewed games kept (a review costs seconds of the worker's time)
 ASSETS = {"/": ("index.html", "text/html"), "/app.js": ("app.js", "text/javascript"),
-          "/app.css": ("app.css", "text/css")}
+          "/app.css": ("app.css", "text/css"),
+          "/entry.js": ("entry.js", "text/javascript")}   # the picture as entry (a web seat)
 SECURITY_HEADERS = {
     "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; "
                                "style-src 'self' 'unsafe-inline'; frame-ancestors 'none'",
