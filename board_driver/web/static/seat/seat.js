@@ -11,6 +11,9 @@
 
 // entry.js (loaded before this module; `treeboard seat-page` copies the board page's own)
 // defines TreeboardEntry: the taps on [data-site] narrowed to one of the board's moves.
+(() => {
+"use strict";
+
 const $ = (id) => document.getElementById(id);
 const enc = new TextEncoder();
 const hex = (bytes) => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
@@ -19,7 +22,7 @@ const PREFIX = "treeboard/v1";
 
 // --- signing: WebCrypto in a secure context (https, localhost), else @noble/hashes ----------
 let nobleHmac = null;
-export async function hmacHex(key, text) {
+async function hmacHex(key, text) {
   const data = enc.encode(text);
   if (window.isSecureContext && window.crypto && crypto.subtle) {
     const k = await crypto.subtle.importKey("raw", key, { name: "HMAC", hash: "SHA-256" },
@@ -28,14 +31,37 @@ export async function hmacHex(key, text) {
   }
   return nobleHex(key, text);
 }
-export async function nobleHex(key, text) {
+async function nobleHex(key, text) {
   if (nobleHmac === null) {
-    const [{ hmac }, { sha256 }] = await Promise.all([
-      import("./vendor/noble-hashes/hmac.js"), import("./vendor/noble-hashes/sha2.js")]);
+    const { hmac } = await loadNoble("hmac.js");
+    const { sha256 } = await loadNoble("sha2.js");
     nobleHmac = (k, d) => hmac(sha256, k, d);
   }
   return hex(nobleHmac(key, enc.encode(text)));
 }
+
+// @noble/hashes ships ES modules; a static host such as Mosquitto's http_dir serves .js
+// without a JavaScript MIME type, which browsers refuse for modules (not for classic
+// scripts). So each vendored module is fetched as text and imported from a blob of the right
+// type, its own imports ("./utils.js") pointed at the blobs already made. The files are used
+// unchanged.
+const nobleBlobs = {};
+async function loadNoble(name) {
+  if (!(name in nobleBlobs)) {
+    nobleBlobs[name] = (async () => {
+      let code = await (await fetch(`vendor/noble-hashes/${name}`)).text();
+      for (const dep of new Set([...code.matchAll(/from "\.\/([\w.]+\.js)"/g)].map((m) => m[1]))) {
+        await loadNoble(dep);
+        code = code.split(`from "./${dep}"`).join(`from "${nobleBlobs[dep].url}"`);
+      }
+      const url = URL.createObjectURL(new Blob([code], { type: "text/javascript" }));
+      return { url, module: await import(url) };
+    })().then((made) => { nobleBlobs[name] = made; return made; });
+  }
+  const made = await nobleBlobs[name];
+  return made.module;
+}
+window.treeboardSeat = { hmacHex, nobleHex };   // (the tests compare both signers)
 
 async function seal(key, body) {
   const text = JSON.stringify(body);
@@ -257,3 +283,4 @@ if (link === null) {
 } else {
   playSeat(link);
 }
+})();
