@@ -49,7 +49,7 @@ def host(sims, broker: Broker, game_id: str, *args: str):
 def hands(sim, game_name: str, options: dict, moves: list[str], new: str | None) -> None:
     """Type into the sim what a family's hands do: put the last move's pieces (the board's
     own move, or the browser's, lit to be put) on the simulated board."""
-    state = games.get_game(game_name).new_state(options)
+    state = games.get_game(game_name).new_state(**options)
     for text in moves:
         state.play(state.parse_move(text))
     before = state.occupancy()
@@ -69,7 +69,8 @@ def moves_of(sim) -> list[str]:
 
 def seat_view(page) -> dict:
     """What the seat page shows: the moves so far (its index) and whether it is its turn."""
-    return page.evaluate("({index: Number(document.body.dataset.index), "
+    return page.evaluate("({refused: document.getElementById('refused').textContent, "
+                         "index: Number(document.body.dataset.index), "
                          "turn: document.body.dataset.turn, board: document.body.dataset.board, "
                          "link: document.body.dataset.link})")
 
@@ -87,7 +88,8 @@ def tap_a_move(page, rng) -> None:
             return
         if not lit:
             return   # the move was handed over (the page waits for the board)
-        page.click(f"#picture [data-site='{rng.choice(sorted(lit))}']", force=True)
+        # (the tap's event on the element itself: a groove's line may lie under a post)
+        page.dispatch_event(f"#picture [data-site='{rng.choice(sorted(lit))}']", "click")
 
 
 def play_tree_planting(sim, page, options, rng, n_moves: int) -> None:
@@ -96,7 +98,7 @@ def play_tree_planting(sim, page, options, rng, n_moves: int) -> None:
         summary = sim.state()["game"]
         moves = summary["moves"]
         if summary["to_move"] == 0:
-            state = games.get_game(game).new_state(options)
+            state = games.get_game(game).new_state(**options)
             for text in moves:
                 state.play(state.parse_move(text))
             move = str(rng.choice(state.legal_moves()))
@@ -125,14 +127,102 @@ def test_a_browser_plays_tree_planting_by_invitation_against_a_board(
     assert SECRET not in link
     page = browser.new_page()
     page.goto(link)
-    page.wait_for_selector("#picture svg [data-site]")
+    page.wait_for_selector("#picture svg [data-site]", state="attached")
     page.wait_for_function("document.body.dataset.board === 'here'")
     wait_for(lambda: sim.state()["remote"]["peer_online"], 15, "the board to see the browser")
     assert sim.state()["remote"]["status"] == "connected"
-    options = {k: v for k, v in sim.state()["game"].items()
-               if k not in ("game", "moves", "scores", "to_move", "over", "winner")}
+    options = sim.state()["options"]
     rng = random.Random(7)
     play_tree_planting(sim, page, options, rng, 8)
     assert len(moves_of(sim)) >= 8
     # A proposal the rules refuse comes back with the reason, and changes nothing.
     # (the page's tap surface offers only moves; a program with the key could send anything)
+
+
+def open_seat(browser, link: str):
+    page = browser.new_page()
+    page.goto(link)
+    page.wait_for_selector("#picture svg [data-site]", state="attached")
+    page.wait_for_function("document.body.dataset.board === 'here'")
+    return page
+
+
+def test_a_tab_closed_and_reopened_and_the_broker_restarted_lose_nothing(
+        tmp_path, ws_broker, sims, browser, monkeypatch):
+    import random
+
+    monkeypatch.setenv("TREEBOARD_REMOTE_SECRET", SECRET)
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    sim = host(sims, ws_broker, "tp2", "--game", "tree-planting")
+    link = invite(ws_broker, "tp2", 1, TREEBOARD_REMOTE_SECRET=SECRET)
+    page = open_seat(browser, link)
+    options, rng = sim.state()["options"], random.Random(3)
+    play_tree_planting(sim, page, options, rng, 2)
+    # The tab closed: the board says the player is away (its will, or its goodbye), and waits.
+    page.close()
+    state = sim.wait(lambda s: not s["remote"]["peer_online"], 20)
+    assert state["remote"]["status"] == "waiting for the player in the browser"
+    assert "other board: waiting for the player in the browser" in sim.said()
+    # Reopened: the retained view brings the game back as it was, and the board sees it.
+    page = open_seat(browser, link)
+    assert seat_view(page)["index"] == 2
+    wait_for(lambda: sim.state()["remote"]["peer_online"], 20, "the board to see the browser")
+    play_tree_planting(sim, page, options, rng, 4)
+    # The broker restarted (it keeps nothing: no persistence): both sides say so, reconnect,
+    # and the game goes on from where it was.
+    ws_broker.stop()
+    page.wait_for_function("document.body.dataset.link === 'down'")
+    sim.wait(lambda s: s["remote"]["status"].startswith("no broker"), 20)
+    ws_broker.start()
+    state = sim.wait(lambda s: s["remote"]["status"] == "connected", 30)
+    assert state["remote"]["status"] == "connected", sim.said()[-1500:]
+    page.wait_for_function("document.body.dataset.link === 'up' && "
+                           "document.body.dataset.board === 'here'", timeout=ms(30))
+    page.wait_for_function("document.body.dataset.index == 4")
+    play_tree_planting(sim, page, options, rng, 6)
+    assert len(moves_of(sim)) == 6
+
+
+def test_a_tampered_link_or_one_for_another_seat_is_refused(tmp_path, ws_broker, sims, browser,
+                                                           monkeypatch):
+    monkeypatch.setenv("TREEBOARD_REMOTE_SECRET", SECRET)
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    sim = host(sims, ws_broker, "tp3", "--game", "tree-planting")
+    link = invite(ws_broker, "tp3", 1, TREEBOARD_REMOTE_SECRET=SECRET)
+    good = open_seat(browser, link)   # (so the view is surely there, retained)
+    good.close()
+    sim.wait(lambda s: not s["remote"]["peer_online"], 20)
+    key = link.rsplit("key=", 1)[1]
+    tampered = link.replace(key, ("0" if key[0] != "0" else "1") + key[1:])
+    other_game = invite(ws_broker, "tp-other", 1, TREEBOARD_REMOTE_SECRET=SECRET)
+    other_game = other_game.replace("game=tp-other", "game=tp3")   # its key, this game
+    other_seat = invite(ws_broker, "tp3", 0, TREEBOARD_REMOTE_SECRET=SECRET).replace(
+        "seat=0", "seat=1")                                         # seat 0's key, seat 1
+    for bad in (tampered, other_game, other_seat):
+        page = browser.new_page()
+        page.goto(bad)
+        page.wait_for_selector("#bad-link:not([hidden])")
+        assert "does not open this game" in page.inner_text("#bad-link")
+        assert page.eval_on_selector_all("#picture [data-site]", "els => els.length") == 0
+        page.close()
+    # Its presence was refused too: the board never took it for the player.
+    state = sim.state()
+    assert not state["remote"]["peer_online"] and state["game"]["moves"] == []
+    assert "refused a message on treeboard/v1/tp3/seat/1/presence: bad signature" in sim.said()
+
+
+def test_the_page_signs_alike_with_webcrypto_and_the_vendored_library(ws_broker, browser):
+    page = browser.new_page()
+    page.goto(f"http://127.0.0.1:{ws_broker.ws_port}/index.html#nothing")
+    page.wait_for_function("window.treeboardSeat !== undefined")
+    import hashlib
+    import hmac
+
+    key = bytes(range(32))
+    text = 'a body {"move":"h0.0"} é 中'
+    want = hmac.new(key, text.encode(), hashlib.sha256).hexdigest()
+    got = page.evaluate("async ([k, t]) => [await treeboardSeat.hmacHex(new Uint8Array(k), t), "
+                        "await treeboardSeat.nobleHex(new Uint8Array(k), t), isSecureContext]",
+                        [list(key), text])
+    assert got == [want, want, True]
+    assert "not a treeboard invitation" in page.inner_text("#bad-link")
