@@ -226,3 +226,79 @@ def test_the_page_signs_alike_with_webcrypto_and_the_vendored_library(ws_broker,
                         [list(key), text])
     assert got == [want, want, True]
     assert "not a treeboard invitation" in page.inner_text("#bad-link")
+
+
+def board_touch_move(sim, state, rng) -> str:
+    """Game for the Trees at the board: a move made by touch (tap its source, then its
+    target), one whose two squares name it alone (no choice to cycle through, no retreat)."""
+    from games.game_for_the_trees import square_name
+
+    pairs: dict[tuple, list] = {}
+    for move in state.legal_moves():
+        if move.action != "retreat":
+            pairs.setdefault((move.src, move.dst), []).append(move)
+    alone = [ms[0] for ms in pairs.values() if len(ms) == 1]
+    move = rng.choice(alone)
+    sim.type(f"tap {square_name(move.src)}", f"tap {square_name(move.dst)}")
+    return str(move)
+
+
+def test_a_browser_plays_game_for_the_trees_against_a_board(tmp_path, ws_broker, sims, browser,
+                                                           monkeypatch):
+    import random
+
+    monkeypatch.setenv("TREEBOARD_REMOTE_SECRET", SECRET)
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    sim = host(sims, ws_broker, "gft1", "--game", "game-for-the-trees")
+    page = open_seat(browser, invite(ws_broker, "gft1", 1, TREEBOARD_REMOTE_SECRET=SECRET))
+    options, rng = sim.state()["options"], random.Random(11)
+    game = games.get_game("game-for-the-trees")
+    for _ in range(6):
+        summary = sim.state()["game"]
+        moves = summary["moves"]
+        if summary["over"]:
+            break
+        state = game.new_state(**options)
+        for text in moves:
+            state.play(state.parse_move(text))
+        if summary["to_move"] == 0:
+            board_touch_move(sim, state, rng)
+        else:
+            page.wait_for_function(f"document.body.dataset.index == {len(moves)} && "
+                                   "document.body.dataset.turn === 'yours'", timeout=ms(20))
+            tap_a_move(page, rng)
+        after = sim.wait(lambda s: len(s["game"]["moves"]) > len(moves), 20)["game"]["moves"]
+        assert len(after) == len(moves) + 1, (seat_view(page), sim.said()[-2000:])
+    assert len(moves_of(sim)) >= 6
+
+
+def test_the_lobby_lists_an_offer_a_browser_takes_it_and_it_goes(tmp_path, ws_broker, sims,
+                                                                 browser, monkeypatch):
+    monkeypatch.setenv("TREEBOARD_REMOTE_SECRET", SECRET)
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    page_url = f"http://127.0.0.1:{ws_broker.ws_port}/index.html"
+    out = subprocess.run([TREEBOARD, "invite", "--lobby", "--page", page_url, "--broker",
+                          ws_broker.ws_url], capture_output=True, text=True, timeout=scaled(60),
+                         env={"TREEBOARD_REMOTE_SECRET": SECRET, "PATH": "/usr/bin"})
+    assert out.returncode == 0, out.stderr
+    lobby_link = out.stdout.strip()
+    assert SECRET not in lobby_link and "game=" not in lobby_link
+    sim = host(sims, ws_broker, "lobby1", "--game", "tree-planting", "--offer")
+    watcher = browser.new_page()     # a second lobby page, to see the offer go
+    watcher.goto(lobby_link)
+    watcher.wait_for_selector("#offers li[data-game=lobby1]")
+    page = browser.new_page()
+    page.goto(lobby_link)
+    page.wait_for_selector("#offers li[data-game=lobby1]")
+    assert "Tree Planting" in page.inner_text("#offers li[data-game=lobby1]")
+    page.click("#offers li[data-game=lobby1] button")
+    page.wait_for_selector("#picture svg [data-site]", state="attached")
+    assert "game=lobby1" in page.url and "seat=1" in page.url
+    wait_for(lambda: sim.state()["remote"]["peer_online"], 20, "the board to see the browser")
+    watcher.wait_for_selector("#offers li[data-game=lobby1]", state="detached")
+    # A board that offers and leaves: its offer goes with it.
+    second = sims("--remote", ws_broker.url, "--join", "lobby2", "--seat", "0", "--guest",
+                  "--offer", "--journal", str(tmp_path / "second.sqlite"))
+    watcher.wait_for_selector("#offers li[data-game=lobby2]")
+    second.stop()
+    watcher.wait_for_selector("#offers li[data-game=lobby2]", state="detached")
