@@ -67,15 +67,20 @@ def cmd_invite(args: argparse.Namespace) -> int:
 
     try:
         secret = _secret(args)
+        login = None
+        if args.login:
+            from board_driver.remote.link import read_credentials
+
+            login = read_credentials(args.login)
         if args.lobby:
             if args.game or args.seat is not None:
                 return fail("--lobby makes the family's lobby link: no --game or --seat")
-            link = sp.lobby_link(args.page, args.broker, secret)
+            link = sp.lobby_link(args.page, args.broker, secret, login)
         else:
             if not args.game or args.seat is None:
                 return fail("an invitation names --game ID and --seat N (or --lobby)")
             link = sp.invitation(args.page, args.broker, args.game, args.seat,
-                                 sp.seat_key(secret, args.game, args.seat))
+                                 sp.seat_key(secret, args.game, args.seat), login)
     except RemoteError as exc:
         return fail(exc.reason)
     print(link)
@@ -106,5 +111,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--lobby", action="store_true", help="the family's lobby link instead")
     p.add_argument("--secret-file", metavar="FILE", help="the family's shared secret (or "
                    "TREEBOARD_REMOTE_SECRET)")
+    p.add_argument("--login", metavar="FILE", help="the broker's guest account, one line "
+                   "'username:password' (its ACL: seat and lobby topics only; docs/remote.md)")
     p.add_argument("--qr", metavar="FILE", help="also write the link as a QR code (SVG)")
     p.set_defaults(func=cmd_invite)

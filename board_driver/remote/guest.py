@@ -36,6 +36,9 @@ class GuestLink(RemoteLink):
     def __init__(self, settings: RemoteSettings, referee: Any, clock: Callable[[], float]):
         super().__init__(settings, referee, clock)
         self.seat_key = sp.seat_key(settings.secret, settings.game_id, settings.seat)
+        # Only the browser's seat's topics: what boards say on the game's is not for this one.
+        self.subscriptions = [sp.seat_topic(settings.game_id, settings.seat, what)
+                              for what in ("play", "presence")]
         # No second board: the game's epoch is this board's nonce alone (its retained state,
         # for a spectator or its own restart, is signed under it).
         self._set_epoch()
@@ -54,16 +57,14 @@ class GuestLink(RemoteLink):
 
     # --- what the link subscribes to and says -------------------------------------------------
 
-    def _subscriptions(self) -> list[str]:
+    def _presence(self, online: bool) -> bytes:
+        """The board's presence as boards read it, with the seat's signature the browser
+        checks (it has the seat key, not the game's)."""
         s = self.settings
-        return [sp.seat_topic(s.game_id, s.seat, "play"), sp.seat_topic(s.game_id, s.seat,
-                                                                        "presence")]
-
-    def _presence_body(self, online: bool) -> dict:
-        body = super()._presence_body(online)
-        body["seat_sig"] = sp.presence_sig(self.seat_key, self.settings.game_id,
-                                           self.settings.local_seat, online, self.nonce)
-        return body
+        body = rp.presence_message(s.local_seat, online, self.nonce)
+        body["seat_sig"] = sp.presence_sig(self.seat_key, s.game_id, s.local_seat, online,
+                                           self.nonce)
+        return self.base_signer.encode(body)
 
     def _update_status(self) -> None:
         if self._client is not None:

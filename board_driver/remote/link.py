@@ -119,6 +119,7 @@ class RemoteLink:
         self._unsigned: collections.deque[tuple[str, dict, bool]] = collections.deque(maxlen=256)
         self._held: collections.deque[tuple[str, bytes]] = collections.deque(maxlen=64)
         self.topics = rp.topics(settings.game_id)
+        self.subscriptions = [self.topics[t] for t in ("move", "takeback", "state", "presence")]
         self.status = CONNECTING
         self.peer_online = False
         self.conflict: str | None = None    # set when the boards cannot agree; shown, not hidden
@@ -516,7 +517,7 @@ class RemoteLink:
         self._client = client
         log.info("connected to %s:%d for game %s %s", s.host, s.port, s.game_id,
                  "to watch" if s.watching else f"as seat {s.local_seat}")
-        for topic in self._subscriptions():
+        for topic in self.subscriptions:
             await client.subscribe(topic, qos=1)
         if presence is not None:
             self._save_takebacks()   # (the nonce, kept before anyone can have seen it)
@@ -539,14 +540,9 @@ class RemoteLink:
         finally:
             sender.cancel()
 
-    def _subscriptions(self) -> list[str]:
-        return [self.topics[t] for t in ("move", "takeback", "state", "presence")]
-
     def _presence(self, online: bool) -> bytes:
-        return self.base_signer.encode(self._presence_body(online))
-
-    def _presence_body(self, online: bool) -> dict:
-        return rp.presence_message(self.settings.local_seat, online, self.nonce)
+        return self.base_signer.encode(rp.presence_message(self.settings.local_seat, online,
+                                                           self.nonce))
 
     def _drain(self) -> None:
         while not self._outbox.empty():

@@ -157,19 +157,28 @@ def check_presence(body: dict[str, Any], game_id: str, seat: int) -> bool:
 
 # --- links ------------------------------------------------------------------------------------
 
-def invitation(page: str, broker: str, game_id: str, seat: int, key: bytes) -> str:
+def invitation(page: str, broker: str, game_id: str, seat: int, key: bytes,
+               login: tuple[str, str] | None = None) -> str:
     """The link that grants one seat of one game: the page, then in the fragment (never sent
-    to any server) the broker, the game, the seat and the seat's key."""
+    to any server) the broker, the game, the seat and the seat's key; and `login`, the
+    broker's guest account (its ACL lets it touch seat and lobby topics only), if it has one."""
     _check_urls(page, broker)
     return (f"{page}#broker={quote(broker, safe='')}&game={check_game_id(game_id)}"
-            f"&seat={seat}&key={key.hex()}")
+            f"&seat={seat}&key={key.hex()}" + _login(login))
 
 
-def lobby_link(page: str, broker: str, secret: bytes | str) -> str:
+def lobby_link(page: str, broker: str, secret: bytes | str,
+               login: tuple[str, str] | None = None) -> str:
     """The family's lobby link: lists the offers, takes one. Carries the lobby key only."""
     _check_urls(page, broker)
     return (f"{page}#broker={quote(broker, safe='')}&lobby={lobby_id(secret)}"
-            f"&key={lobby_key(secret).hex()}")
+            f"&key={lobby_key(secret).hex()}" + _login(login))
+
+
+def _login(login: tuple[str, str] | None) -> str:
+    if login is None:
+        return ""
+    return f"&user={quote(login[0], safe='')}&pass={quote(login[1], safe='')}"
 
 
 def _check_urls(page: str, broker: str) -> None:
@@ -186,11 +195,13 @@ def read_link(link: str) -> dict[str, Any]:
     key = fields.get("key", "")
     if not _HEX.match(key):
         raise RemoteError("the link's key is not 64 hex digits")
+    login = {k: fields[k] for k in ("user", "pass") if k in fields}
     if "lobby" in fields:
-        return {"lobby": fields["lobby"], "broker": fields.get("broker"), "key": bytes.fromhex(key)}
+        return {"lobby": fields["lobby"], "broker": fields.get("broker"), "key": bytes.fromhex(key),
+                **login}
     try:
         seat = int(fields.get("seat", ""))
     except ValueError:
         raise RemoteError("the link names no seat") from None
     return {"broker": fields.get("broker"), "game": check_game_id(fields.get("game", "")),
-            "seat": seat, "key": bytes.fromhex(key)}
+            "seat": seat, "key": bytes.fromhex(key), **login}

@@ -49,7 +49,7 @@ const nobleBlobs = {};
 async function loadNoble(name) {
   if (!(name in nobleBlobs)) {
     nobleBlobs[name] = (async () => {
-      let code = await (await fetch(`vendor/noble-hashes/${name}`)).text();
+      let code = await (await fetch(`vendor/noble_hashes/${name}`)).text();
       for (const dep of new Set([...code.matchAll(/from "\.\/([\w.]+\.js)"/g)].map((m) => m[1]))) {
         await loadNoble(dep);
         code = code.split(`from "./${dep}"`).join(`from "${nobleBlobs[dep].url}"`);
@@ -82,10 +82,14 @@ function readLink() {
   const f = new URLSearchParams(location.hash.slice(1));
   const key = f.get("key") || "";
   if (!/^[0-9a-f]{64}$/.test(key) || !f.get("broker")) return null;
-  if (f.get("lobby")) return { broker: f.get("broker"), lobby: f.get("lobby"), key: unhex(key) };
+  // (the broker's guest account, where the family's broker asks for one)
+  const login = f.get("user") ? { username: f.get("user"), password: f.get("pass") || "" } : {};
+  if (f.get("lobby")) {
+    return { broker: f.get("broker"), lobby: f.get("lobby"), key: unhex(key), login };
+  }
   const seat = Number(f.get("seat"));
   if (!/^[A-Za-z0-9_-]{1,64}$/.test(f.get("game") || "") || !(seat === 0 || seat === 1)) return null;
-  return { broker: f.get("broker"), game: f.get("game"), seat, key: unhex(key) };
+  return { broker: f.get("broker"), game: f.get("game"), seat, key: unhex(key), login };
 }
 
 // Words the page shows before any board told it its own (the board's view carries them in
@@ -110,7 +114,8 @@ function setBoard(state) {
 
 function connect(link, will) {
   const options = { protocolVersion: 5, clean: true, reconnectPeriod: 1000, connectTimeout: 8000,
-    clientId: "treeboard-seat-" + hex(crypto.getRandomValues(new Uint8Array(8))) };
+    clientId: "treeboard-seat-" + hex(crypto.getRandomValues(new Uint8Array(8))),
+    ...link.login };
   if (will) options.will = will;
   const client = mqtt.connect(link.broker, options);
   client.on("close", () => setLink(false));
@@ -263,8 +268,11 @@ function lobby(link) {
       take.addEventListener("click", async () => {
         const key = await xorWrap(link.key, offer.game_id, offer.seat, offer.wrapped);
         client.end(true);
+        const login = new URLSearchParams(location.hash.slice(1));
         location.hash = `broker=${encodeURIComponent(link.broker)}&game=${offer.game_id}` +
-          `&seat=${offer.seat}&key=${hex(key)}`;
+          `&seat=${offer.seat}&key=${hex(key)}` + (login.get("user") ?
+            `&user=${encodeURIComponent(login.get("user"))}` +
+            `&pass=${encodeURIComponent(login.get("pass") || "")}` : "");
         location.reload();
       });
       li.appendChild(take);
