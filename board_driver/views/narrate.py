@@ -384,6 +384,8 @@ def first_to_make(moment, names: tuple[str, str], owed_by_anyone: bool = False
         piece_name(kind, names, "")
     words = (tr("first put the other board's {piece} on {sites}")
              if moment.to_make_by == "remote" else
+             tr("first put the web seat's {piece} on {sites}")
+             if moment.to_make_by == "web" else
              tr("first put the computer's {piece} on {sites}"))
     state = moment.state
     return (words.format(piece=noun, sites=tr(" and ").join(c.site for c in owed)),

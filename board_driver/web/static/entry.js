@@ -39,6 +39,8 @@
     style.textContent =
       `[data-site].${NEXT}{cursor:pointer;filter:drop-shadow(0 0 2px #fff) drop-shadow(0 0 4px #ffd400)}` +
       `[data-site].${MADE}{filter:drop-shadow(0 0 3px #fff) drop-shadow(0 0 6px #00c8ff)}` +
+      // (a groove is a thin dashed line: lit, it is solid and wide enough for a finger)
+      `line[data-site].${NEXT},line[data-site].${MADE}{stroke-width:10px;stroke-dasharray:none}` +
       ".entry-buttons button{margin:.2em}";
     doc.head.append(style);
   }
