@@ -72,8 +72,7 @@ class GuestLink(RemoteLink):
 
     def summary(self) -> dict[str, Any]:
         out = super().summary()
-        out["guest"] = True
-        out["invitation"] = self.invitation()
+        out["guest"] = True   # (not the invitation: every viewer of the page gets the summary)
         return out
 
     def invitation(self) -> str | None:

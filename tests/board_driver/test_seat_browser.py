@@ -14,7 +14,8 @@ import urllib.parse
 import pytest
 
 import games
-from tests.board_driver.browser_harness import TREEBOARD, browser, chromium, sims  # noqa: F401
+from tests.board_driver.browser_harness import (TREEBOARD, browser, chromium,  # noqa: F401
+                                                 page_reading, sims)
 from tests.broker import Broker
 from tests.waits import Deadline, ms, scaled, wait_for
 
@@ -122,9 +123,18 @@ def test_a_browser_plays_tree_planting_by_invitation_against_a_board(
 
     monkeypatch.setenv("TREEBOARD_REMOTE_SECRET", SECRET)
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
-    sim = host(sims, ws_broker, "tp1", "--game", "tree-planting")
+    page_url = f"http://127.0.0.1:{ws_broker.ws_port}/index.html"
+    sim = host(sims, ws_broker, "tp1", "--game", "tree-planting", "--page", page_url,
+               "--ws-broker", ws_broker.ws_url)
     link = invite(ws_broker, "tp1", 1, TREEBOARD_REMOTE_SECRET=SECRET)
     assert SECRET not in link
+    # The board's page makes the same invitation, with its QR code (a control action).
+    board = page_reading(browser, sim, ["en"])
+    board.click("#remote-invite")
+    board.wait_for_selector("#invitation-qr svg")
+    assert board.get_attribute("#invitation-link", "href") == link
+    assert link.split("key=")[1] not in json.dumps(sim.state())   # not what every viewer gets
+    board.close()
     page = browser.new_page()
     page.goto(link)
     page.wait_for_selector("#picture svg [data-site]", state="attached")
