@@ -312,3 +312,48 @@ def test_the_lobby_lists_an_offer_a_browser_takes_it_and_it_goes(tmp_path, ws_br
     watcher.wait_for_selector("#offers li[data-game=lobby2]")
     second.stop()
     watcher.wait_for_selector("#offers li[data-game=lobby2]", state="detached")
+
+
+def test_a_hostile_client_of_the_broker_changes_nothing(tmp_path, ws_broker, sims, browser,
+                                                        monkeypatch):
+    """A client with no key: a 1 MB message and a flood of forged proposals on the seat's
+    topic, a forged view for the browser. The board refuses them (its log bounded), the page
+    keeps the real game, and a real move still goes through."""
+    import random
+
+    import paho.mqtt.client as paho
+
+    from board_driver.remote import seat as sp
+
+    monkeypatch.setenv("TREEBOARD_REMOTE_SECRET", SECRET)
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    sim = host(sims, ws_broker, "tp4", "--game", "tree-planting", "--verbose")
+    page = open_seat(browser, invite(ws_broker, "tp4", 1, TREEBOARD_REMOTE_SECRET=SECRET))
+    options, rng = sim.state()["options"], random.Random(5)
+    play_tree_planting(sim, page, options, rng, 1)
+    hostile = paho.Client(paho.CallbackAPIVersion.VERSION2, client_id="hostile")
+    hostile.connect("127.0.0.1", ws_broker.port)
+    hostile.loop_start()
+    try:
+        forged_key = bytes(32)
+        play = sp.seat_topic("tp4", 1, "play")
+        hostile.publish(play, b"x" * (1024 * 1024), qos=1).wait_for_publish(scaled(10))
+        for i in range(300):
+            body = {"type": "play", "game_id": "tp4", "seat": 1, "epoch": "0" * 16, "index": 1,
+                    "move": "h0.0", "id": f"{i:010x}"}
+            hostile.publish(play, sp.seal(forged_key, body), qos=1)
+        view = {"type": "view", "game_id": "tp4", "seat": 1, "svg": "<svg></svg>", "index": 99,
+                "sentence": "forged", "title": "forged", "you": "", "moves": []}
+        hostile.publish(sp.seat_topic("tp4", 1, "view"), sp.seal(forged_key, view), qos=1,
+                        retain=True).wait_for_publish(scaled(10))
+    finally:
+        hostile.loop_stop()
+        hostile.disconnect()
+    wait_for(lambda: "more refused and not logged" in sim.said() or
+             sim.said().count("refused a message on treeboard/v1/tp4/seat/1/play") >= 20,
+             20, "the board to refuse the forgeries")
+    assert sim.said().count("refused a message on treeboard/v1/tp4/seat/1/play") <= 21
+    assert page.inner_text("#sentence") != "forged" and seat_view(page)["index"] == 1
+    assert page.is_hidden("#bad-link")
+    play_tree_planting(sim, page, options, rng, 3)    # the board still plays the real seat
+    assert len(moves_of(sim)) == 3
