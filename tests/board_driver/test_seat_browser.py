@@ -79,7 +79,10 @@ def seat_view(page) -> dict:
 def tap_a_move(page, rng) -> None:
     """Tap sites the picture lights until the page hands over a move (a button where the taps
     alone do not decide)."""
+    start = page.evaluate("document.body.dataset.index")
     for _ in range(8):
+        if page.evaluate("document.body.dataset.index") != start:
+            return   # the move was played (and perhaps it is this seat's turn again)
         lit = page.eval_on_selector_all("#picture [data-site].tap-next",
                                         "els => els.map(e => e.getAttribute('data-site'))")
         buttons = page.eval_on_selector_all("#buttons button[data-move]",
@@ -91,6 +94,8 @@ def tap_a_move(page, rng) -> None:
             return   # the move was handed over (the page waits for the board)
         # (the tap's event on the element itself: a groove's line may lie under a post)
         page.dispatch_event(f"#picture [data-site='{rng.choice(sorted(lit))}']", "click")
+        if not page.query_selector("#buttons button[data-entry=undo]"):
+            return   # the taps made a move: handed over
 
 
 def play_tree_planting(sim, page, options, rng, n_moves: int) -> None:
@@ -143,10 +148,12 @@ def test_a_browser_plays_tree_planting_by_invitation_against_a_board(
     assert sim.state()["remote"]["status"] == "connected"
     options = sim.state()["options"]
     rng = random.Random(7)
-    play_tree_planting(sim, page, options, rng, 8)
-    assert len(moves_of(sim)) >= 8
-    # A proposal the rules refuse comes back with the reason, and changes nothing.
-    # (the page's tap surface offers only moves; a program with the key could send anything)
+    play_tree_planting(sim, page, options, rng, 10_000)   # the whole game
+    final = sim.state()
+    assert final["game"]["over"] and final["result"], final["game"]
+    page.wait_for_function(f"document.body.dataset.index == {len(final['game']['moves'])}")
+    assert page.inner_text("#sentence") == final["result"]    # the board's words for the end
+    assert page.eval_on_selector_all("#picture [data-site].tap-next", "els => els.length") == 0
 
 
 def open_seat(browser, link: str):

@@ -179,6 +179,7 @@ async function playSeat(link) {
 
   function showView(body) {
     view = body;
+    if (pending && body.index !== pending.index) settle();   // the move was played
     words = { ...words, ...(body.words || {}) };
     setLink(true);
     if (document.body.dataset.board === "unknown") setBoard("here");
@@ -219,16 +220,29 @@ async function playSeat(link) {
     clockTimer = setInterval(draw, 250);
   }
 
+  // The proposal waiting for the board: entry.js offers nothing more until its answer (or the
+  // next position) comes, so a second tap cannot propose twice on one position.
+  let pending = null;
+  function settle() {
+    if (pending) { clearTimeout(pending.timer); pending.resolve(); pending = null; }
+  }
+
   async function propose(move) {
     if (!view) return;
     const body = { type: "play", game_id: link.game, seat: link.seat, epoch: view.epoch,
                    index: view.index, move,
                    id: hex(crypto.getRandomValues(new Uint8Array(8))) };
     $("refused").hidden = true;
+    const answered = new Promise((resolve) => {
+      // (no answer within 20 s: the link is down; the taps are offered again)
+      pending = { id: body.id, index: view.index, resolve, timer: setTimeout(settle, 20000) };
+    });
     client.publish(`${mine}/play`, await seal(link.key, body), { qos: 1 });
+    return answered;
   }
 
   function showAnswer(body) {
+    if (pending && body.id === pending.id && !body.ok) settle();
     if (body.ok) return;   // the view that follows shows the move played
     $("refused").textContent = `${body.move}: ${body.reason}`;
     $("refused").hidden = false;
