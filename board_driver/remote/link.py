@@ -729,6 +729,9 @@ def settings_from_config(config: Any, players: tuple[str, str] | None = None) ->
     remote = [i for i, p in enumerate(players) if p == "remote"]
     if not remote:
         raise ConfigError(config.path, "players", 'a "remote" seat with [remote] set', players)
+    if r.get("guest") and len(remote) != 1:
+        raise ConfigError(config.path, "remote.guest", 'one "remote" seat (the browser\'s) '
+                          "and one played at this board", players)
     return RemoteSettings(host=host, port=port, tls=tls, game_id=game_id, secret=secret.encode(),
                           seat=remote[0] if len(remote) == 1 else None,  # both: a spectator
                           username=user, password=password,

@@ -159,3 +159,56 @@ def test_the_view_is_published_signed_when_it_changes_and_bounded(host):
     for i in range(2000):   # a flood of (signed) proposals: answers bounded by the outbox
         _play(link, key, "x", 1, pid=f"{i:010x}")
     assert link._outbox.qsize() <= 256 and len(link._seen) <= 64
+
+
+def test_the_config_and_the_sim_say_a_seat_is_a_browsers(tmp_path):
+    from board_driver.config import ConfigError, parse_config
+    from board_driver.remote.link import settings_from_config
+
+    table = {"broker": "mqtt://127.0.0.1:1883", "game": "g1", "secret": "kitchen-table-42",
+             "guest": True, "page": "https://home.example/seat/", "ws_broker": "wss://h:8081"}
+    cfg = parse_config({"players": ["human", "remote"], "remote": dict(table),
+                        "journal": str(tmp_path / "j.sqlite")})
+    s = settings_from_config(cfg)
+    assert (s.guest, s.seat, s.page, s.ws_broker, s.offer) == (True, 1, table["page"],
+                                                                table["ws_broker"], False)
+    with pytest.raises(ConfigError, match="remote.guest"):
+        parse_config({"players": ["human", "remote"], "remote": dict(table, guest="yes")})
+    watching = parse_config({"players": ["remote", "remote"], "remote": dict(table)})
+    with pytest.raises(ConfigError, match="remote.guest"):
+        settings_from_config(watching)
+
+
+def test_invite_and_seat_page_on_the_command_line(tmp_path, monkeypatch, capsys):
+    from board_driver.cli import main
+
+    monkeypatch.setenv("TREEBOARD_REMOTE_SECRET", SECRET.decode())
+    assert main(["invite", "--page", "https://h/seat/", "--broker", "wss://h:8081", "--game",
+                 "g1", "--seat", "1"]) == 0
+    link = capsys.readouterr().out.strip()
+    assert sp.read_link(link)["key"] == sp.seat_key(SECRET, "g1", 1)
+    login = tmp_path / "login"
+    login.write_text("guest:pw\n")
+    login.chmod(0o600)
+    assert main(["invite", "--lobby", "--page", "https://h/seat/", "--broker", "wss://h:8081",
+                 "--login", str(login), "--qr", str(tmp_path / "qr.svg")]) == 0
+    lobby = sp.read_link(capsys.readouterr().out.strip())
+    assert lobby["key"] == sp.lobby_key(SECRET) and lobby["user"] == "guest"
+    assert "<svg" in (tmp_path / "qr.svg").read_text()
+    for args, why in [(["--broker", "mqtt://h:1883", "--game", "g1", "--seat", "1"], "ws://"),
+                      (["--broker", "wss://h:1", "--game", "g 1", "--seat", "1"], "game id"),
+                      (["--broker", "wss://h:1", "--seat", "1"], "--game ID and --seat N")]:
+        assert main(["invite", "--page", "https://h/seat/", *args]) == 2
+        assert why in capsys.readouterr().err
+    monkeypatch.delenv("TREEBOARD_REMOTE_SECRET")
+    assert main(["invite", "--page", "https://h/", "--broker", "wss://h:1", "--game", "g1",
+                 "--seat", "0"]) == 2
+    assert "shared secret" in capsys.readouterr().err
+    out = tmp_path / "site"
+    assert main(["seat-page", "--out", str(out)]) == 0
+    for name in ("index.html", "seat.js", "entry.js", "vendor/mqtt.min.js",
+                 "vendor/mqtt.LICENSE.md", "vendor/noble_hashes/hmac.js",
+                 "vendor/noble_hashes/LICENSE", "vendor/VERSIONS.md"):
+        assert (out / name).is_file(), name
+    assert main(["seat-page", "--out", str(out)]) == 2      # not over a page already there
+    assert "not overwriting" in capsys.readouterr().err
