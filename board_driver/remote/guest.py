@@ -75,6 +75,11 @@ class GuestLink(RemoteLink):
         out["guest"] = True   # (not the invitation: every viewer of the page gets the summary)
         return out
 
+    def request_takeback(self) -> int:
+        # (the seat page asks and answers no takebacks yet: refused, not sent to no one)
+        raise games.IllegalMove("takeback", Reason("a game with a seat in a browser has no "
+                                                   "takebacks yet"))
+
     def invitation(self) -> str | None:
         """The link for the browser's seat, when the config names the page and the broker."""
         s = self.settings

@@ -212,3 +212,14 @@ def test_invite_and_seat_page_on_the_command_line(tmp_path, monkeypatch, capsys)
         assert (out / name).is_file(), name
     assert main(["seat-page", "--out", str(out)]) == 2      # not over a page already there
     assert "not overwriting" in capsys.readouterr().err
+
+
+def test_a_takeback_is_refused_with_a_reason_not_sent_to_no_one(host):
+    import games
+
+    tracer, link = host
+    tracer.step("place", ["h0.0"])
+    _sent(link)
+    with pytest.raises(games.IllegalMove, match="no takebacks yet"):
+        link.request_takeback()
+    assert _sent(link) == []
