@@ -213,7 +213,8 @@ def takeback_question(moment) -> str | None:
     for _ in range(moment.takeback_depth):
         move = probe.undo()
         undone.append((str(move), moment.at_board(probe.to_move)))
-    question = tr("Take back {moves}?").format(moves=takeback_words(state.game.name, undone))
+    question = tr("Take back {moves}?").format(moves=takeback_words(state.game.name, undone,
+                                                                     moment.seats))
     # What the hands then do on the board (a touch game's LEDs change back by themselves).
     before, after = state.occupancy(), probe.occupancy()
     hands = "" if moment.touch is not None else hands_words(

@@ -121,3 +121,30 @@ def test_a_refused_move_says_why_and_leaves_the_choices(browser, sims):
     assert "it is not the web seat's turn" in page.inner_text("#toast")
     assert sim.state()["game"]["moves"] == []
     page.close()
+
+
+def test_treeblox_web_seat_taps_a_hole_a_place_in_3d_and_the_cubes_kind(browser, sims):
+    sim = sims("--layout", "treeblox-adc", "--players", "human", "web")
+    page = open_page(browser, sim)
+    sim.type("place a1 dark-leaf")
+    page.wait_for_selector("body[data-web-turn=yes]", timeout=ms(5))
+    tap(page, "c3")   # the first turn takes a leaf only: the tap makes it
+    sim.wait(lambda s: s["game"]["moves"] == ["La1", "Lc3"])
+    sim.type("place c3 light-leaf", "place a2 dark-branch")
+    sim.wait(lambda s: s["game"]["moves"][-1] == "Ba2" and s["entry"] is not None)
+    page.wait_for_selector('#play-buttons button[data-move="end"]', timeout=ms(5))
+    tap(page, "b4")   # a hole: then the cube's kind, a button each
+    page.click('#play-buttons button[data-move="Bb4"]')
+    sim.wait(lambda s: s["game"]["moves"][-1] == "Bb4")
+    sim.type("place b4 light-branch", "place d1 dark-leaf")
+    sim.wait(lambda s: s["game"]["moves"][-1] == "Ld1" and s["entry"] is not None)
+    # Above the light branch: a dashed place of the 3D picture, tapped as a hole is.
+    page.wait_for_selector('#board3d [data-site="b4+1"].tap-next', state="attached",
+                           timeout=ms(5))
+    tap(page, "b4+1", "#board3d")
+    button = page.wait_for_selector('#play-buttons button[data-move="Lb4+1"]', timeout=ms(5))
+    assert button.inner_text() == "Light leaf"
+    button.click()
+    state = sim.wait(lambda s: s["game"]["moves"][-1] == "Lb4+1")
+    assert state["game"]["moves"][-1] == "Lb4+1"
+    page.close()

@@ -56,6 +56,9 @@ def test_a_web_seats_move_is_played_and_lit_for_the_board_and_refused_out_of_tur
             status, body = await post(http, daemon, "/api/play?lang=zh", {"move": "h1.1"})
             assert status == 409 and "一号玩家" in body["error"]
             # A takeback against it takes back both: the person's move and the web's reply.
+            state = await get(http, daemon, "/api/state")
+            assert state["takeback_question"].startswith(
+                "Take back h0.0 and the web seat's reply h1.0?")
             status, state = await post(http, daemon, "/api/takeback")
             assert status == 200 and state["game"]["moves"] == []
     run(scenario())
