@@ -371,3 +371,39 @@ def test_a_hostile_client_of_the_broker_changes_nothing(tmp_path, ws_broker, sim
     assert page.is_hidden("#bad-link")
     play_tree_planting(sim, page, options, rng, 3)    # the board still plays the real seat
     assert len(moves_of(sim)) == 3
+
+
+def test_an_offer_goes_by_its_will_when_its_board_vanishes(tmp_path, ws_broker, sims, browser,
+                                                          monkeypatch):
+    """A board killed (no goodbye): the broker publishes the offer connection's will, an empty
+    retained message, and the offer leaves every lobby page (keepalive 2 s: the broker gives
+    up on a silent client after 1.5 times that)."""
+    import os
+    import signal
+
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    config = tmp_path / "board.toml"
+    config.write_text(f'''backend = "sim"
+layout = "tree-planting-4x4-matrix"
+players = ["human", "remote"]
+[remote]
+broker = "{ws_broker.url}"
+game = "vanish"
+secret = "{SECRET}"
+guest = true
+offer = true
+keepalive = 2
+''')
+    config.chmod(0o600)   # (it holds the secret: the board refuses it readable by others)
+    out = subprocess.run([TREEBOARD, "invite", "--lobby", "--page", "http://127.0.0.1/x",
+                          "--broker", ws_broker.ws_url], capture_output=True, text=True,
+                         timeout=scaled(60), env={"TREEBOARD_REMOTE_SECRET": SECRET})
+    lobby = out.stdout.strip().replace("http://127.0.0.1/x",
+                                       f"http://127.0.0.1:{ws_broker.ws_port}/index.html")
+    sim = sims("--config", str(config))
+    page = browser.new_page()
+    page.goto(lobby)
+    page.wait_for_selector("#offers li[data-game=vanish]")
+    os.kill(sim.proc.pid, signal.SIGKILL)    # no goodbye: only the will can clear the offer
+    page.wait_for_selector("#offers li[data-game=vanish]", state="detached", timeout=ms(30))
+    assert page.is_visible("#no-offers")
