@@ -36,7 +36,7 @@ class Broker:
     """One mosquitto process; `stop` and `start` again on the same port (a broker restart)."""
 
     def __init__(self, directory: Path, *, users: dict[str, str] | None = None,
-                 tls: bool = False, websockets: Path | None = None):
+                 tls: bool = False, websockets: Path | None = None, acl: str | None = None):
         self.binary = mosquitto_binary()
         self.port = free_port()
         self.directory = directory
@@ -57,6 +57,9 @@ class Broker:
                                 "-b", str(passwords), user, password], check=True,
                                capture_output=True)
             lines += ["allow_anonymous false", f"password_file {passwords}"]
+            if acl is not None:   # what each account may touch (docs/remote.md)
+                (directory / "acl").write_text(acl)
+                lines.append(f"acl_file {directory / 'acl'}")
         if tls:
             # A self-signed certificate for localhost and 127.0.0.1, trusted by naming it as the
             # client's CA file: the way a family trusts their own Pi's broker.
