@@ -432,10 +432,15 @@ def _read_remote(path, r: dict, cfg: Config) -> None:
                           ("secret", "the shared secret (or secret_file)"),
                           ("secret_file", "a file holding the shared secret"),
                           ("credentials_file", "a file 'username:password'"),
-                          ("ca_file", "a CA certificate file for mqtts")):
+                          ("ca_file", "a CA certificate file for mqtts"),
+                          ("page", "the seat page's URL, for invitations (docs/remote.md)"),
+                          ("ws_broker", "the broker's ws:// or wss:// URL, for invitations")):
         value = _take(path, r, "remote.", key, str, None, None, expected)
         if value is not None:
             remote[key] = value
+    for key, expected in (("guest", "true: the remote seat is played from a browser"),
+                          ("offer", "true: offer the browser's seat in the family's lobby")):
+        remote[key] = _take(path, r, "remote.", key, bool, False, None, expected)
     remote["keepalive"] = _take(path, r, "remote.", "keepalive", int, 30,
                                 lambda v: 2 <= v <= 600, "whole seconds from 2 to 600")
     for key in ("broker", "game"):

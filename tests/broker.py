@@ -36,7 +36,7 @@ class Broker:
     """One mosquitto process; `stop` and `start` again on the same port (a broker restart)."""
 
     def __init__(self, directory: Path, *, users: dict[str, str] | None = None,
-                 tls: bool = False):
+                 tls: bool = False, websockets: Path | None = None, acl: str | None = None):
         self.binary = mosquitto_binary()
         self.port = free_port()
         self.directory = directory
@@ -57,6 +57,9 @@ class Broker:
                                 "-b", str(passwords), user, password], check=True,
                                capture_output=True)
             lines += ["allow_anonymous false", f"password_file {passwords}"]
+            if acl is not None:   # what each account may touch (docs/remote.md)
+                (directory / "acl").write_text(acl)
+                lines.append(f"acl_file {directory / 'acl'}")
         if tls:
             # A self-signed certificate for localhost and 127.0.0.1, trusted by naming it as the
             # client's CA file: the way a family trusts their own Pi's broker.
@@ -67,8 +70,20 @@ class Broker:
                             "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"],
                            check=True, capture_output=True)
             lines += [f"certfile {self.ca_file}", f"keyfile {key}"]
+        self.ws_port = None
+        if websockets is not None:
+            # A browser's listener (MQTT over WebSockets), serving the seat page from
+            # `websockets` as its http_dir. Debian's 2.0.11 binds it on every interface
+            # whatever address it is given, and starts only beside a normal listener (above).
+            self.ws_port = free_port()
+            lines += [f"listener {self.ws_port}", "protocol websockets",
+                      f"http_dir {websockets}"]
         self.conf.write_text("\n".join(lines) + "\n")
         self.proc: subprocess.Popen | None = None
+
+    @property
+    def ws_url(self) -> str:
+        return f"ws://127.0.0.1:{self.ws_port}"
 
     @property
     def url(self) -> str:
@@ -83,8 +98,11 @@ class Broker:
                 raise RuntimeError(f"mosquitto exited with {self.proc.returncode}; see "
                                    f"{self.directory / 'mosquitto.log'}")
             try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
-                    return
+                for port in (self.port, self.ws_port):
+                    if port is not None:
+                        with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                            pass
+                return
             except OSError:
                 time.sleep(0.02)
         raise RuntimeError("mosquitto did not open its port within 10 s")

@@ -278,6 +278,14 @@ def _remote_flags(p: argparse.ArgumentParser) -> None:
                    help="play no seat: follow a game two other boards play, read-only")
     g.add_argument("--secret-file", metavar="FILE", help="the shared secret (or the "
                    "TREEBOARD_REMOTE_SECRET environment variable)")
+    g.add_argument("--guest", action="store_true", help="the other seat is played from a "
+                   "browser (the seat page, by invitation: treeboard invite), not a board")
+    g.add_argument("--page", metavar="URL", help="with --guest: the seat page's URL, for the "
+                   "invitation this board shows")
+    g.add_argument("--ws-broker", metavar="URL", help="with --guest: the broker's ws:// or "
+                   "wss:// URL, as the browser reaches it")
+    g.add_argument("--offer", action="store_true", help="with --guest: offer the seat in the "
+                   "family's lobby (docs/remote.md)")
 
 
 def _remote_options(config, args: argparse.Namespace) -> None:
@@ -300,6 +308,13 @@ def _remote_options(config, args: argparse.Namespace) -> None:
         raise ConfigError("<command line>", "--join and --seat",
                           "both with --remote (or --join and --watch, to follow a game)")
     remote = {"broker": args.remote, "game": args.join, "keepalive": 30}
+    if (args.page or args.ws_broker or args.offer) and not args.guest:
+        raise ConfigError("<command line>", "--guest", "--guest with --page, --ws-broker or "
+                          "--offer (they are about a seat played from a browser)")
+    if args.guest:
+        if args.watch:
+            raise ConfigError("<command line>", "--guest", "--seat N with --guest, not --watch")
+        remote.update(guest=True, offer=args.offer, page=args.page, ws_broker=args.ws_broker)
     if args.secret_file:
         remote["secret_file"] = args.secret_file
     elif os.environ.get("TREEBOARD_REMOTE_SECRET"):

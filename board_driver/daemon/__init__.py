@@ -7,6 +7,7 @@ board_driver.config, games, hardware. Only the cli imports it.
 
   loop.py    the Daemon: sources and sinks, the computer's worker, the refresh timer
   remote_part.py  the remote link as a supervised part; joining and leaving for the page
+  guest_view.py   what the board shows a seat played from a browser (the views draw it)
   supervisor.py   the parts that can die, restarted with backoff
   notify.py  sd_notify (READY, STATUS, WATCHDOG) without libsystemd
   speech.py  the voice: a bounded queue of sentences, a worker thread, espeak-ng or WAV files

@@ -49,8 +49,11 @@ class RemotePart:
         from board_driver.remote.link import RemoteLink
 
         daemon = self.daemon
-        self.link = RemoteLink(settings, daemon.session.referee, daemon.loop.time)
-        self.link.after_change = daemon.show
+        if settings.guest:   # the remote seat is a browser's: the board draws its view
+            self.link = open_guest(settings, daemon)
+        else:
+            self.link = RemoteLink(settings, daemon.session.referee, daemon.loop.time)
+            self.link.after_change = daemon.show
         self._task = asyncio.ensure_future(self.link.run())
         if "remote link" not in daemon.supervisor.parts:
             daemon.supervisor.add(Part("remote link", check=self.problem, restart=self.restart))
@@ -118,3 +121,22 @@ class RemotePart:
         await self.stop()
         forget_join(self.daemon.config)
         self.daemon.session.referee.set_seats(("human", "human"))
+
+
+def open_guest(settings, daemon: Any):
+    """The link to a browser playing the remote seat (remote/guest.py), with the view the
+    board draws for it (daemon/guest_view.py) and, when offered, the lobby's offer."""
+    from board_driver.daemon.guest_view import guest_view, offer_words, words
+    from board_driver.remote.guest import GuestLink
+
+    referee = daemon.session.referee
+    link = GuestLink(settings, referee, daemon.loop.time)
+    link.view_of = lambda: guest_view(referee, daemon.loop.time(), settings.seat)
+    link.words = words
+    link.offer_words = lambda: offer_words(referee, daemon.loop.time(), settings.seat)
+
+    def changed() -> None:
+        daemon.show()
+        link.publish_view()
+    link.after_change = changed
+    return link

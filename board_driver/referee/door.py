@@ -86,6 +86,10 @@ class Door:
         link = self.link
         return link.summary() if link is not None else None
 
+    def invitation(self) -> str | None:
+        """The link to the browser's seat of the game this board hosts (remote/guest.py)."""
+        return getattr(self.link, "invitation", lambda: None)()
+
     # --- acting -----------------------------------------------------------------------------
 
     def _done(self, result: Any = None) -> Any:

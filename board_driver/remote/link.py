@@ -51,6 +51,10 @@ class RemoteSettings:
     keepalive: int = 30
     state_dir: str | None = None     # where the agreed takeback count is kept (beside the journal)
     journal_stem: str = "journal"    # ... named after the journal, the game and the seat
+    guest: bool = False              # the remote seat is played from a browser (remote/guest.py)
+    page: str | None = None          # the seat page's URL and the broker's WebSockets URL
+    ws_broker: str | None = None     # ... for the invitation the board's page shows
+    offer: bool = False              # offer the browser's seat in the family's lobby
 
     @property
     def local_seat(self) -> int | None:
@@ -116,6 +120,7 @@ class RemoteLink:
         self._unsigned: collections.deque[tuple[str, dict, bool]] = collections.deque(maxlen=256)
         self._held: collections.deque[tuple[str, bytes]] = collections.deque(maxlen=64)
         self.topics = rp.topics(settings.game_id)
+        self.subscriptions = [self.topics[t] for t in ("move", "takeback", "state", "presence")]
         self.status = CONNECTING
         self.peer_online = False
         self.conflict: str | None = None    # set when the boards cannot agree; shown, not hidden
@@ -515,8 +520,8 @@ class RemoteLink:
         self._client = client
         log.info("connected to %s:%d for game %s %s", s.host, s.port, s.game_id,
                  "to watch" if s.watching else f"as seat {s.local_seat}")
-        for topic in ("move", "takeback", "state", "presence"):
-            await client.subscribe(self.topics[topic], qos=1)
+        for topic in self.subscriptions:
+            await client.subscribe(topic, qos=1)
         if presence is not None:
             self._save_takebacks()   # (the nonce, kept before anyone can have seen it)
             await client.publish(presence, self._presence(True), qos=1, retain=True)
@@ -727,9 +732,14 @@ def settings_from_config(config: Any, players: tuple[str, str] | None = None) ->
     remote = [i for i, p in enumerate(players) if p == "remote"]
     if not remote:
         raise ConfigError(config.path, "players", 'a "remote" seat with [remote] set', players)
+    if r.get("guest") and len(remote) != 1:
+        raise ConfigError(config.path, "remote.guest", 'one "remote" seat (the browser\'s) '
+                          "and one played at this board", players)
     return RemoteSettings(host=host, port=port, tls=tls, game_id=game_id, secret=secret.encode(),
                           seat=remote[0] if len(remote) == 1 else None,  # both: a spectator
                           username=user, password=password,
                           ca_file=r.get("ca_file"), keepalive=r.get("keepalive", 30),
+                          guest=bool(r.get("guest")), page=r.get("page"),
+                          ws_broker=r.get("ws_broker"), offer=bool(r.get("offer")),
                           state_dir=str(Path(config.journal).parent),
                           journal_stem=Path(config.journal).stem)

@@ -62,7 +62,8 @@ def why_not(state, site: str, spoken: bool = False, kind: str | None = None) -> 
 
 #: The remote link's states (board_driver/remote/link.py), for the catalog: said as they change.
 LINK_WORDS = (N_("connecting to the broker"), N_("no broker"), N_("waiting for the other board"),
-              N_("connected"), N_("watching"))
+              N_("connected"), N_("watching"),
+              N_("waiting for the player in the browser"))   # (a seat in a browser: remote/guest.py)
 
 
 class Narrator:

@@ -18,6 +18,8 @@ API (JSON; control actions need `X-Treeboard-Token` when the config sets web.tok
     POST /api/remote/join {"broker","game","seat","secret"}   play (seat 0 or 1) or watch a
                                     remote game (docs/remote.md); kept across restarts
     POST /api/remote/leave          both seats played here again
+    POST /api/invitation            {"link","qr"}: the invitation to the browser's seat of the
+                                    game this board hosts (docs/remote.md), and its QR code
     POST /api/new-game {options}    start over (same game; its options may change)
     POST /api/hint {"mode"}         off | legal | safe (| best)
     POST /api/seats {"seat","player"}   seat 0 or 1 played by human | web | computer:LEVEL

@@ -51,6 +51,7 @@ from board_driver.views.narrate import last_moves
 from board_driver.web import guard, snapshot
 from board_driver.web.kit import KitFiles
 from board_driver.web.endings import Endings
+from board_driver.web.invite import Invitation
 from board_driver.web.library import Library
 from board_driver.web.play import Play
 from treeboard.exc import TreeboardError
@@ -252,6 +253,7 @@ class WebServer:
         r.add_get("/ws", self._ws)
         KitFiles(self.door).add_routes(r)   # the maker's kit of this board (web/kit.py)
         Library(self.door, self._language, self._reviews).add_routes(r)   # web/library.py
+        Invitation(self.door).add_routes(r)   # a browser's seat, by invitation (web/invite.py)
         Play(self.door, self._body, self._act, self._language).add_routes(r)   # web/play.py
         Endings(self).add_routes(r)   # resign, a draw, put away, take up (web/endings.py)
         return app

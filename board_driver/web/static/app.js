@@ -328,6 +328,7 @@ function showRemote(s) {
   $("join").hidden = Boolean(r);
   if (!r) return;
   $("remote-game").textContent = r.game;
+  $("remote-invite").hidden = !r.guest;   // a seat played from a browser: its invitation
   let words = r.status_words || r.status;
   if (r.asked_to !== null) words += STRINGS.takebackAsked();
   $("remote-status").textContent = words;
@@ -562,6 +563,14 @@ function wire() {
   $("end-turn").onclick = () => post("/api/press", { button: "end_turn" });
   $("remote-accept").onclick = () => post("/api/takeback-answer", { answer: "accept" });
   $("remote-refuse").onclick = () => post("/api/takeback-answer", { answer: "refuse" });
+  $("remote-invite").onclick = async () => {
+    const data = await send("/api/invitation", {});   // (the token's: the link grants the seat)
+    if (!data) return;
+    $("invitation-link").href = data.link;
+    $("invitation-link").textContent = data.link;
+    $("invitation-qr").innerHTML = data.qr;   // SVG drawn by the board (segno)
+    $("invitation").hidden = false;
+  };
   $("remote-leave").onclick = () =>
     ask(STRINGS.leaveRemote(),
         () => post("/api/remote/leave", {}));

@@ -1,0 +1,199 @@
+"""The hosting board's side of a seat played from a browser (the seat page, by invitation or
+from the lobby): a remote peer with rights for one seat of one game (remote/seat.py).
+
+`GuestLink` is a `RemoteLink` (the same connection, reconnection, bounded queues, retained
+state, presence with its will) whose peer is a browser instead of a board. A browser has no
+rules: the board publishes, for the browser's seat, the view (the picture, the sentence, the
+clocks and the moves the seat may make, drawn by the Python views and handed in by the daemon
+as `view_of`), takes the browser's proposals, plays them through the referee like another
+board's moves (lit as pieces to put) and answers each with the reason it was refused.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import hashlib
+import logging
+from typing import Any, Callable
+
+import games
+from games.base import Reason
+from board_driver.remote import protocol as rp
+from board_driver.remote import seat as sp
+from board_driver.remote.link import CONNECTED, RemoteLink, RemoteSettings
+
+log = logging.getLogger("treeboard.remote")
+
+WAITING_GUEST = "waiting for the player in the browser"
+#: Proposals remembered (their ids), so a proposal delivered twice is answered once.
+SEEN_PLAYS = 64
+
+
+class GuestLink(RemoteLink):
+    """This board plays `settings.local_seat`; a browser holding the seat key plays the other."""
+
+    def __init__(self, settings: RemoteSettings, referee: Any, clock: Callable[[], float]):
+        super().__init__(settings, referee, clock)
+        self.seat_key = sp.seat_key(settings.secret, settings.game_id, settings.seat)
+        # Only the browser's seat's topics: what boards say on the game's is not for this one.
+        self.subscriptions = [sp.seat_topic(settings.game_id, settings.seat, what)
+                              for what in ("play", "presence")]
+        # No second board: the game's epoch is this board's nonce alone (its retained state,
+        # for a spectator or its own restart, is signed under it).
+        self._set_epoch()
+        self.view_of: Callable[[], dict] | None = None     # the daemon's: views draw it
+        self.words: Callable[[Any], str] = str             # a reason in the player's words
+        self._view_digest: str | None = None
+        self._seen: collections.OrderedDict[str, dict] = collections.OrderedDict()
+        self.status = WAITING_GUEST
+        # The lobby's offer (remote/lobby.py): only of a game not begun.
+        self.offered = settings.offer and not referee.state.moves
+        self.offer_taken = asyncio.Event()
+        self.offer_words: Callable[[], dict] | None = None   # the daemon's: views word it
+
+    def _set_epoch(self) -> None:
+        self.signer = rp.Signer(self.settings.secret, self.settings.game_id, f"{self.nonce}.guest")
+
+    # --- what the link subscribes to and says -------------------------------------------------
+
+    def _presence(self, online: bool) -> bytes:
+        """The board's presence as boards read it, with the seat's signature the browser
+        checks (it has the seat key, not the game's)."""
+        s = self.settings
+        body = rp.presence_message(s.local_seat, online, self.nonce)
+        body["seat_sig"] = sp.presence_sig(self.seat_key, s.game_id, s.local_seat, online,
+                                           self.nonce)
+        return self.base_signer.encode(body)
+
+    def _update_status(self) -> None:
+        if self._client is not None:
+            self.status = CONNECTED if self.peer_online else WAITING_GUEST
+
+    def summary(self) -> dict[str, Any]:
+        out = super().summary()
+        out["guest"] = True   # (not the invitation: every viewer of the page gets the summary)
+        return out
+
+    def request_takeback(self) -> int:
+        # (the seat page asks and answers no takebacks yet: refused, not sent to no one)
+        raise games.IllegalMove("takeback", Reason("a game with a seat in a browser has no "
+                                                   "takebacks yet"))
+
+    def invitation(self) -> str | None:
+        """The link for the browser's seat, when the config names the page and the broker."""
+        s = self.settings
+        if not (s.page and s.ws_broker):
+            return None
+        return sp.invitation(s.page, s.ws_broker, s.game_id, s.seat, self.seat_key)
+
+    def _publish_state(self) -> None:
+        super()._publish_state()
+        self.publish_view()
+
+    async def run(self) -> None:
+        """The link, and beside it the lobby's offer while there is one."""
+        from board_driver.remote.lobby import keep_offer
+
+        offer = asyncio.ensure_future(keep_offer(self)) if self.offered else None
+        try:
+            await super().run()
+        finally:
+            if offer is not None:
+                offer.cancel()
+                await asyncio.wait({offer}, timeout=2)
+
+    async def _serve(self, client, presence: str | None) -> None:
+        self._view_digest = None   # a broker that restarted forgot the retained view
+        await super()._serve(client, presence)
+
+    def _on_local_change(self, what: str, move: Any, origin: str) -> None:
+        self._publish_state()
+
+    def publish_view(self, force: bool = False) -> None:
+        """The browser's view, retained, when it changed (or `force`: a reconnect)."""
+        if self.view_of is None:
+            return
+        s = self.settings
+        body = dict(self.view_of(), type="view", game_id=s.game_id, seat=s.seat,
+                    epoch=self.nonce, index=len(self.referee.state.moves),
+                    host_online=True)
+        digest = hashlib.sha256(repr(sorted(body.items())).encode()).hexdigest()
+        if digest == self._view_digest and not force:
+            return
+        self._view_digest = digest
+        self._put(sp.seat_topic(s.game_id, s.seat, "view"), sp.seal(self.seat_key, body), True)
+
+    def _put(self, topic: str, payload: bytes, retain: bool) -> None:
+        try:
+            self._outbox.put_nowait((topic, payload, retain))
+        except asyncio.QueueFull:   # offline for long: the retained view carries the game
+            self._outbox.get_nowait()
+            self._outbox.put_nowait((topic, payload, retain))
+
+    # --- what the browser sends ---------------------------------------------------------------
+
+    def _handle(self, topic: str, payload: bytes) -> None:
+        s = self.settings
+        if topic == sp.seat_topic(s.game_id, s.seat, "presence"):
+            self._on_presence(topic, payload)
+        elif topic == sp.seat_topic(s.game_id, s.seat, "play"):
+            self._on_play(topic, payload)
+
+    def _on_presence(self, topic: str, payload: bytes) -> None:
+        if not payload:
+            return   # a retained presence cleared
+        try:
+            online = sp.check_presence(sp.open_sealed(self.seat_key, payload),
+                                       self.settings.game_id, self.settings.seat)
+        except rp.RemoteError as exc:
+            self._refuse(topic, exc.reason)
+            return
+        if online != self.peer_online:
+            log.info("the player in the browser is %s", "here" if online else "away")
+        self.peer_online = online
+        self._update_status()
+        if online and self.offered:
+            self.offered = False    # taken: the lobby's offer goes (remote/lobby.py)
+            self.offer_taken.set()
+        self.publish_view(force=True)
+
+    def _on_play(self, topic: str, payload: bytes) -> None:
+        s = self.settings
+        try:
+            body = sp.check_play(sp.open_sealed(self.seat_key, payload), s.game_id, s.seat)
+        except rp.RemoteError as exc:
+            self._refuse(topic, exc.reason)
+            return
+        if body["id"] in self._seen:       # delivered twice (QoS 1), or replayed
+            return
+        answer = self._try(body)
+        self._seen[body["id"]] = answer
+        while len(self._seen) > SEEN_PLAYS:
+            self._seen.popitem(last=False)
+        self._put(sp.seat_topic(s.game_id, s.seat, "answer"), sp.seal(self.seat_key, answer),
+                  False)
+        self.publish_view()
+
+    def _try(self, body: dict) -> dict:
+        """Play the browser's proposal if it is a move; the answer to publish either way."""
+        s, state = self.settings, self.referee.state
+        answer = {"type": "answer", "game_id": s.game_id, "seat": s.seat, "id": body["id"],
+                  "move": body["move"], "ok": False}
+        if body["epoch"] != self.nonce:
+            answer["reason"] = self.words(Reason(
+                "that was proposed in an earlier playing of this game"))
+        elif body["index"] != len(state.moves):
+            answer["reason"] = self.words(Reason(
+                "the game has moved on: {n} moves now, that was proposed after {m}",
+                n=len(state.moves), m=body["index"]))
+        else:
+            try:
+                self.referee.play_for_seat(body["move"], self.clock(), "remote")
+            except games.IllegalMove as exc:
+                answer["reason"] = self.words(exc.reason)
+                log.info("refused the browser's move %r: %s", body["move"], exc.reason)
+            else:
+                answer["ok"] = True
+                log.info("browser move %d: %s", len(state.moves), body["move"])
+        return answer

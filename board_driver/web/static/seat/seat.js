@@ -1,0 +1,311 @@
+// The seat page: one seat of one game played from a browser, across the internet, through the
+// family's MQTT broker over WebSockets (docs/remote.md, "A seat in a browser"). A thin client:
+// the hosting board publishes the picture, the sentence, the clocks and the moves this seat
+// may make (the Python views draw them); this page shows them, turns taps on the picture's
+// [data-site] elements into one of those moves (entry.js, shared with the board's own page),
+// proposes it, and shows the board's answer. No rules here.
+//
+// The link (its fragment, never sent to any server) holds the broker, the game, the seat and
+// the seat's key (an invitation), or the broker, the lobby and the lobby key (the lobby link).
+// Every message is an envelope {"body": TEXT, "sig": HMAC-SHA256(key, TEXT)}.
+
+// entry.js (loaded before this module; `treeboard seat-page` copies the board page's own)
+// defines TreeboardEntry: the taps on [data-site] narrowed to one of the board's moves.
+(() => {
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+const enc = new TextEncoder();
+const hex = (bytes) => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+const unhex = (text) => new Uint8Array(text.match(/../g).map((h) => parseInt(h, 16)));
+const PREFIX = "treeboard/v1";
+
+// --- signing: WebCrypto in a secure context (https, localhost), else @noble/hashes ----------
+let nobleHmac = null;
+async function hmacHex(key, text) {
+  const data = enc.encode(text);
+  if (window.isSecureContext && window.crypto && crypto.subtle) {
+    const k = await crypto.subtle.importKey("raw", key, { name: "HMAC", hash: "SHA-256" },
+      false, ["sign"]);
+    return hex(new Uint8Array(await crypto.subtle.sign("HMAC", k, data)));
+  }
+  return nobleHex(key, text);
+}
+async function nobleHex(key, text) {
+  if (nobleHmac === null) {
+    const { hmac } = await loadNoble("hmac.js");
+    const { sha256 } = await loadNoble("sha2.js");
+    nobleHmac = (k, d) => hmac(sha256, k, d);
+  }
+  return hex(nobleHmac(key, enc.encode(text)));
+}
+
+// @noble/hashes ships ES modules; a static host such as Mosquitto's http_dir serves .js
+// without a JavaScript MIME type, which browsers refuse for modules (not for classic
+// scripts). So each vendored module is fetched as text and imported from a blob of the right
+// type, its own imports ("./utils.js") pointed at the blobs already made. The files are used
+// unchanged.
+const nobleBlobs = {};
+async function loadNoble(name) {
+  if (!(name in nobleBlobs)) {
+    nobleBlobs[name] = (async () => {
+      let code = await (await fetch(`vendor/noble_hashes/${name}`)).text();
+      for (const dep of new Set([...code.matchAll(/from "\.\/([\w.]+\.js)"/g)].map((m) => m[1]))) {
+        await loadNoble(dep);
+        code = code.split(`from "./${dep}"`).join(`from "${nobleBlobs[dep].url}"`);
+      }
+      const url = URL.createObjectURL(new Blob([code], { type: "text/javascript" }));
+      return { url, module: await import(url) };
+    })().then((made) => { nobleBlobs[name] = made; return made; });
+  }
+  const made = await nobleBlobs[name];
+  return made.module;
+}
+window.treeboardSeat = { hmacHex, nobleHex };   // (the tests compare both signers)
+
+async function seal(key, body) {
+  const text = JSON.stringify(body);
+  return JSON.stringify({ body: text, sig: await hmacHex(key, text) });
+}
+
+// The body of an envelope signed with `key`, or null (a forged, altered or foreign message).
+async function open(key, payload) {
+  if (payload.length === 0 || payload.length > 256 * 1024) return null;
+  let outer;
+  try { outer = JSON.parse(new TextDecoder().decode(payload)); } catch { return null; }
+  if (!outer || typeof outer.body !== "string" || typeof outer.sig !== "string") return null;
+  if ((await hmacHex(key, outer.body)) !== outer.sig) return null;
+  try { return JSON.parse(outer.body); } catch { return null; }
+}
+
+function readLink() {
+  const f = new URLSearchParams(location.hash.slice(1));
+  const key = f.get("key") || "";
+  if (!/^[0-9a-f]{64}$/.test(key) || !f.get("broker")) return null;
+  // (the broker's guest account, where the family's broker asks for one)
+  const login = f.get("user") ? { username: f.get("user"), password: f.get("pass") || "" } : {};
+  if (f.get("lobby")) {
+    return { broker: f.get("broker"), lobby: f.get("lobby"), key: unhex(key), login };
+  }
+  const seat = Number(f.get("seat"));
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(f.get("game") || "") || !(seat === 0 || seat === 1)) return null;
+  return { broker: f.get("broker"), game: f.get("game"), seat, key: unhex(key), login };
+}
+
+// Words the page shows before any board told it its own (the board's view carries them in
+// the board's language, from its catalogs).
+let words = {
+  link_up: "connected to the broker", link_down: "no link to the broker: reconnecting…",
+  board_here: "the board is here", board_away: "the board is away (its link is down): " +
+    "nothing is lost, the game waits", board_unknown: "the board: not heard yet",
+  bad_link: "This link does not open this game: the board's messages do not check with its " +
+    "key (a link altered, or for another game or seat).",
+};
+
+function setLink(up) {
+  document.body.dataset.link = up ? "up" : "down";
+  $("link-state").textContent = up ? words.link_up : words.link_down;
+}
+
+function setBoard(state) {
+  document.body.dataset.board = state;
+  $("board-state").textContent = words["board_" + state];
+}
+
+function connect(link, will) {
+  const options = { protocolVersion: 5, clean: true, reconnectPeriod: 1000, connectTimeout: 8000,
+    clientId: "treeboard-seat-" + hex(crypto.getRandomValues(new Uint8Array(8))),
+    ...link.login };
+  if (will) options.will = will;
+  const client = mqtt.connect(link.broker, options);
+  client.on("close", () => setLink(false));
+  client.on("offline", () => setLink(false));
+  return client;
+}
+
+// --- a seat, by invitation ---------------------------------------------------------------------
+
+async function playSeat(link) {
+  const base = `${PREFIX}/${link.game}`;
+  const mine = `${base}/seat/${link.seat}`;
+  const host = 1 - link.seat;
+  const presence = (online) => seal(link.key, { type: "presence", game_id: link.game,
+                                                seat: link.seat, online });
+  const client = connect(link, { topic: `${mine}/presence`, payload: await presence(false),
+                                 qos: 1, retain: true });
+  let view = null;
+  let clockTimer = null;
+  $("seat").hidden = false;
+  const entry = TreeboardEntry.create({ surfaces: [$("picture")], buttons: $("buttons"),
+                                        onMove: (move) => propose(move),
+                                        tr: (text) => words[text] || text });
+
+  client.on("connect", async () => {   // every (re)connect: subscribe, say this seat is here
+    setLink(true);
+    client.subscribe([`${mine}/view`, `${mine}/answer`, `${base}/presence/${host}`], { qos: 1 });
+    client.publish(`${mine}/presence`, await presence(true), { qos: 1, retain: true });
+  });
+  window.addEventListener("pagehide", async () => {
+    client.publish(`${mine}/presence`, await presence(false), { qos: 1, retain: true });
+  });
+
+  client.on("message", async (topic, payload) => {
+    if (topic === `${base}/presence/${host}`) return boardPresence(payload);
+    const body = await open(link.key, payload);
+    if (body === null || body.game_id !== link.game || body.seat !== link.seat) {
+      // A view that does not check: the link is wrong, unless a good one came before (then
+      // it is someone else's forgery on the broker, ignored).
+      if (topic === `${mine}/view` && payload.length && view === null) badLink();
+      return;
+    }
+    if (body.type === "view") showView(body);
+    else if (body.type === "answer") showAnswer(body);
+  });
+
+  async function boardPresence(payload) {
+    let msg;
+    try { msg = JSON.parse(new TextDecoder().decode(payload)); } catch { return; }
+    if (!msg || typeof msg.seat_sig !== "string" || msg.seat !== host) return;
+    const said = `presence ${link.game} ${host} ${msg.online ? "online" : "offline"} ${msg.nonce}`;
+    if ((await hmacHex(link.key, said)) !== msg.seat_sig) return;   // forged: ignored
+    setBoard(msg.online ? "here" : "away");
+  }
+
+  function badLink() {
+    $("bad-link").textContent = words.bad_link;
+    $("bad-link").hidden = false;
+    $("seat").hidden = true;
+  }
+
+  function showView(body) {
+    view = body;
+    if (pending && body.index !== pending.index) settle();   // the move was played
+    words = { ...words, ...(body.words || {}) };
+    setLink(true);
+    if (document.body.dataset.board === "unknown") setBoard("here");
+    $("bad-link").hidden = true;
+    $("seat").hidden = false;
+    $("title").textContent = body.title;
+    $("you").textContent = body.you;
+    $("sentence").textContent = body.sentence;
+    $("picture").innerHTML = body.svg;
+    document.body.dataset.index = body.index;
+    document.body.dataset.turn = body.your_turn ? "yours" : "theirs";
+    $("moves").innerHTML = "";
+    for (const m of body.moves || []) {
+      const li = document.createElement("li");
+      li.textContent = m;
+      $("moves").appendChild(li);
+    }
+    showClocks();
+    entry.set(body.entry);   // null: not this seat's turn, nothing to tap
+  }
+
+  function showClocks() {
+    clearInterval(clockTimer);
+    const clocks = view.clocks;
+    $("clocks").hidden = !clocks;
+    if (!clocks) return;
+    const shownAt = Date.now();
+    const draw = () => {
+      const parts = clocks.left_ms.map((ms, p) => {
+        if (ms === null) return "–";
+        const left = Math.max(0, ms - (clocks.running === p ? Date.now() - shownAt : 0));
+        const s = Math.ceil(left / 1000);
+        return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+      });
+      $("clocks").textContent = parts.join("  |  ");
+    };
+    draw();
+    clockTimer = setInterval(draw, 250);
+  }
+
+  // The proposal waiting for the board: entry.js offers nothing more until its answer (or the
+  // next position) comes, so a second tap cannot propose twice on one position.
+  let pending = null;
+  function settle() {
+    if (pending) { clearTimeout(pending.timer); pending.resolve(); pending = null; }
+  }
+
+  async function propose(move) {
+    if (!view) return;
+    const body = { type: "play", game_id: link.game, seat: link.seat, epoch: view.epoch,
+                   index: view.index, move,
+                   id: hex(crypto.getRandomValues(new Uint8Array(8))) };
+    $("refused").hidden = true;
+    const answered = new Promise((resolve) => {
+      // (no answer within 20 s: the link is down; the taps are offered again)
+      pending = { id: body.id, index: view.index, resolve, timer: setTimeout(settle, 20000) };
+    });
+    client.publish(`${mine}/play`, await seal(link.key, body), { qos: 1 });
+    return answered;
+  }
+
+  function showAnswer(body) {
+    if (pending && body.id === pending.id && !body.ok) settle();
+    if (body.ok) return;   // the view that follows shows the move played
+    $("refused").textContent = `${body.move}: ${body.reason}`;
+    $("refused").hidden = false;
+  }
+}
+
+// --- the family's lobby -------------------------------------------------------------------------
+
+async function xorWrap(lobbyKey, game, seat, wrapped) {
+  const pad = unhex(await hmacHex(lobbyKey, `wrap ${game} ${seat}`));
+  return unhex(wrapped).map((b, i) => b ^ pad[i]);
+}
+
+function lobby(link) {
+  const client = connect(link, null);
+  const offers = new Map();
+  $("lobby").hidden = false;
+  document.body.dataset.board = "lobby";
+  $("board-state").textContent = "";
+  client.on("connect", () => {
+    setLink(true);
+    client.subscribe(`${PREFIX}/lobby/${link.lobby}/offer/+`, { qos: 1 });
+  });
+  client.on("message", async (topic, payload) => {
+    const game = topic.split("/").pop();
+    const body = payload.length ? await open(link.key, payload) : null;
+    if (body && body.type === "offer" && body.game_id === game) offers.set(game, body);
+    else offers.delete(game);   // taken, withdrawn, its board gone (its will), or forged
+    draw();
+  });
+  function draw() {
+    $("offers").innerHTML = "";
+    $("no-offers").hidden = offers.size > 0;
+    for (const offer of offers.values()) {
+      const li = document.createElement("li");
+      li.dataset.game = offer.game_id;
+      li.textContent = offer.summary + " ";
+      const take = document.createElement("button");
+      take.textContent = offer.take;
+      take.addEventListener("click", async () => {
+        const key = await xorWrap(link.key, offer.game_id, offer.seat, offer.wrapped);
+        client.end(true);
+        const login = new URLSearchParams(location.hash.slice(1));
+        location.hash = `broker=${encodeURIComponent(link.broker)}&game=${offer.game_id}` +
+          `&seat=${offer.seat}&key=${hex(key)}` + (login.get("user") ?
+            `&user=${encodeURIComponent(login.get("user"))}` +
+            `&pass=${encodeURIComponent(login.get("pass") || "")}` : "");
+        location.reload();
+      });
+      li.appendChild(take);
+      $("offers").appendChild(li);
+    }
+  }
+}
+
+const link = readLink();
+if (link === null) {
+  $("bad-link").textContent = "This link is not a treeboard invitation (it needs its whole " +
+    "fragment, after '#').";
+  $("bad-link").hidden = false;
+} else if (link.lobby) {
+  lobby(link);
+} else {
+  playSeat(link);
+}
+})();
