@@ -425,9 +425,8 @@ class RemoteLink:
             self._apply(rp.Verdict(undo_to=msg["index"], takebacks=msg["takebacks"]), "takeback")
 
     def _refuse(self, topic: str, reason: str) -> None:
-        """A message refused: counted, kept as the last refusal, and logged, at most
-        REFUSALS_LOGGED in every REFUSAL_LOG_S, the next one logged saying how many were not
-        (a flood of forged messages must not fill the disk with log lines)."""
+        """A message refused: counted, kept, logged at most REFUSALS_LOGGED per REFUSAL_LOG_S,
+        the next saying how many were not (a flood of forgeries must not fill the disk)."""
         self.refused += 1
         self.last_refusal = f"{topic}: {reason}"
         now = self.clock()
