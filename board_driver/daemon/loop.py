@@ -480,4 +480,16 @@ class Daemon:
 
 
 def run_daemon(config: Config, **kwargs) -> None:
-    asyncio.run(Daemon(config, **kwargs).run())
+    asyncio.run(_run_with_update(Daemon(config, **kwargs)))
+
+
+async def _run_with_update(daemon: Daemon) -> None:
+    """The daemon, and beside it its part in an update (daemon/update_part.py): it says what
+    the last update came to and confirms a trial of this version."""
+    from board_driver.daemon.update_part import watch_update
+
+    watcher = asyncio.ensure_future(watch_update(daemon))
+    try:
+        await daemon.run()
+    finally:
+        watcher.cancel()
