@@ -19,8 +19,8 @@ from pathlib import Path
 
 from board_driver.cli.common import fail
 from board_driver.config import ConfigError, UpdateSettings, load_config
-from board_driver.update import UpdateError
-from board_driver.update.tree import DEFAULT_JOURNAL, Tree, boot_check, rooted
+from board_driver.update import ReleaseRefused, UpdateError
+from board_driver.update.tree import DEFAULT_JOURNAL, REQUEST, Tree, boot_check, rooted, write_json
 
 CONFIG = Path("/etc/treeboard/config.toml")
 
@@ -54,6 +54,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    "must carry every dependency (made with --with-deps)")
     p.add_argument("--when-idle", action="store_true",
                    help="refuse while a game is in progress (what the schedule runs)")
+    p.add_argument("--scheduled", action="store_true",
+                   help="as treeboard-update.service runs it: only when the page asked, or "
+                        "update.check is on and due; between games; quiet when none is newer")
     p.add_argument("--no-wait", action="store_true",
                    help="(on a board) start the new version and return without waiting")
     p.set_defaults(func=update_command)
@@ -111,14 +114,49 @@ def update_command(args: argparse.Namespace) -> int:
         if not source:
             return fail("no release to update from: give --from URL|DIR, or set update.source "
                         f"in {rooted(args.root, args.config)}")
+        tree = Tree(args.root, journal)
+        if args.scheduled and not due(tree, wanted.check):
+            return 0
         options = Options(public_key=rooted(args.root, wanted.public_key),
                           trial_seconds=wanted.trial_seconds, max_starts=wanted.max_starts,
                           live=live, wait=not args.no_wait, offline=args.offline,
-                          when_idle=args.when_idle)
-        update(source, Tree(args.root, journal), options)
+                          when_idle=args.when_idle or args.scheduled)
+        update(source, tree, options)
+    except ReleaseRefused as exc:
+        if args.scheduled and "is not newer" in str(exc):
+            print(f"no newer release: {exc}")
+            return 0
+        return fail(f"{exc} (nothing was changed)")
     except (UpdateError, ConfigError) as exc:
         return fail(f"{exc} (nothing was changed)" if isinstance(exc, UpdateError) else str(exc))
     return 0
+
+
+#: How long after a scheduled look the next one is due (the timer fires daily).
+DUE_AFTER_S = {"daily": 20 * 3600, "weekly": 6.5 * 86400}
+
+
+def due(tree: Tree, check: str) -> bool:
+    """Whether a scheduled run should look for a release: the page asked (its request is taken
+    now), or update.check is daily/weekly and the last look is that long ago."""
+    import time
+
+    request = tree.state / REQUEST
+    if request.exists():
+        request.unlink()
+        return True
+    if check == "off":
+        print("update.check is off and the page asked for nothing: no update")
+        return False
+    stamp = tree.state / "update-checked.json"
+    try:
+        last = stamp.stat().st_mtime
+    except OSError:
+        last = 0.0
+    if time.time() - last < DUE_AFTER_S[check]:
+        return False
+    write_json(stamp, {"at": time.time()})
+    return True
 
 
 def boot_check_command(args: argparse.Namespace) -> int:

@@ -4,11 +4,10 @@
                and a manifest of their SHA-256, signed with the maintainer's Ed25519 key; read
                back and checked against the board's public key
   tree.py      where versions live on the board (ROOT/opt/treeboard/versions/<v>, the
-               `current` and `previous` links switched atomically) and the trial's files
-               beside the journal (the marker, the result, the journal's copy)
+               `current` and `previous` links switched atomically), the trial's files beside
+               the journal, and the boot check (`treeboard boot-check`; standard library only:
+               copied as /opt/treeboard/boot-check.py, the unit's ExecStartPre)
   updater.py   `treeboard update`: each step atomic, in an order a power cut cannot break
-  boot.py      `treeboard boot-check`: run by systemd before each start (ExecStartPre=+); counts
-               the trial's starts and switches back to the previous version when it fails
   trial.py     the daemon's side: confirms a trial once it runs, and says what an update did
 
 Owns: the version tree and the trial marker. Imports config and the pure layers only; the
@@ -24,6 +23,6 @@ class UpdateError(TreeboardError, RuntimeError):
     """An update could not be done; nothing was changed (the message says why)."""
 
 
-class ReleaseRefused(UpdateError, ValueError):
+class ReleaseRefused(UpdateError):
     """A release refused: unsigned, tampered, signed with another key, or not newer than the
     version installed. The board is left as it was."""

@@ -18,6 +18,7 @@ sandboxed daemon may write, so that it can confirm):
 
     update-trial.json            the marker: a version on trial (written before the switch)
     update-result.json           what the last update came to: confirmed, rolled-back, interrupted
+    update-request               the page asked for an update (systemd's path unit starts it)
     journal-before-<v>.sqlite    the journal as it was before version <v> first opened it
 
 Every change is a write to a new name, an fsync, a rename over the old name and an fsync of the
@@ -53,6 +54,7 @@ from typing import Any, Callable
 
 TRIAL = "update-trial.json"
 RESULT = "update-result.json"
+REQUEST = "update-request"    # the page's "Update" button (treeboard-update.path watches it)
 COMPLETE = "COMPLETE"
 DEFAULT_JOURNAL = "/var/lib/treeboard/journal.sqlite"
 

@@ -51,6 +51,7 @@ from board_driver.views.narrate import last_moves
 from board_driver.web import guard, snapshot
 from board_driver.web.kit import KitFiles
 from board_driver.web.library import Library
+from board_driver.web.update import UpdatePanel
 from treeboard.exc import TreeboardError
 
 log = logging.getLogger("treeboard.web")
@@ -249,6 +250,7 @@ class WebServer:
         r.add_get("/ws", self._ws)
         KitFiles(self.door).add_routes(r)   # the maker's kit of this board (web/kit.py)
         Library(self.door, self._language, self._reviews).add_routes(r)   # web/library.py
+        UpdatePanel(self.door).add_routes(r)   # the software's version and update (web/update.py)
         return app
 
     async def start(self) -> None:
