@@ -19,6 +19,7 @@ from board_driver.daemon.notify import Notifier, keep_watchdog
 from board_driver.daemon.remote_part import RemotePart
 from board_driver.daemon.supervisor import DOWN, Part, Supervisor
 from board_driver.daemon.speech import SpeechError, open_speech
+from board_driver.daemon.update_part import watch_update
 from board_driver.referee import kept
 from board_driver.referee.door import Door
 from board_driver.referee.session import Session, open_session
@@ -102,6 +103,7 @@ class Daemon:
                 await self._start_web()
             self._supervise()
             self.started.set()
+            self.update_watch = asyncio.ensure_future(watch_update(self))   # (update_part.py)
             state = session.referee.state
             self.notifier.ready(status=f"{state.game.name} on {session.layout.name}: "
                                        f"move {len(state.moves) + 1}")
@@ -480,16 +482,4 @@ class Daemon:
 
 
 def run_daemon(config: Config, **kwargs) -> None:
-    asyncio.run(_run_with_update(Daemon(config, **kwargs)))
-
-
-async def _run_with_update(daemon: Daemon) -> None:
-    """The daemon, and beside it its part in an update (daemon/update_part.py): it says what
-    the last update came to and confirms a trial of this version."""
-    from board_driver.daemon.update_part import watch_update
-
-    watcher = asyncio.ensure_future(watch_update(daemon))
-    try:
-        await daemon.run()
-    finally:
-        watcher.cancel()
+    asyncio.run(Daemon(config, **kwargs).run())

@@ -37,8 +37,9 @@ SAID = {"confirmed": N_("Updated to version {version}."),
 
 
 async def watch_update(daemon: Any) -> None:
-    """A task beside the daemon's run: told what an update came to, then confirms a trial."""
-    await daemon.started.wait()
+    """A task beside the daemon's run (started once it has started, before READY is sent):
+    says what an update came to, then confirms a trial."""
+    await asyncio.sleep(0)   # (READY goes out in the same step as this task is made)
     trial = Trial(daemon.session.journal.path, running_version())
     news = trial.news()
     if news is not None and news.get("result") != "confirmed":
