@@ -40,7 +40,13 @@ async def watch_update(daemon: Any) -> None:
     """A task beside the daemon's run (started once it has started, before READY is sent):
     says what an update came to, then confirms a trial."""
     await asyncio.sleep(0)   # (READY goes out in the same step as this task is made)
-    trial = Trial(daemon.session.journal.path, running_version())
+    try:
+        await _watch(daemon, Trial(daemon.session.journal.path, running_version()))
+    except OSError as exc:   # (the journal's folder unwritable: the board referees on)
+        log.error("cannot read or write the update's files beside the journal: %s", exc)
+
+
+async def _watch(daemon: Any, trial: Trial) -> None:
     news = trial.news()
     if news is not None and news.get("result") != "confirmed":
         tell(daemon, news)

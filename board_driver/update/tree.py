@@ -106,7 +106,7 @@ class Tree:
         new.unlink(missing_ok=True)
         os.symlink(os.path.relpath(self.folder(version), link.parent), new)
         os.replace(new, link)
-        fsync_dir(link.parent)
+        fsync(link.parent)
 
     def journal_copy(self, version: str) -> Path:
         return self.state / f"journal-before-{version}.sqlite"
@@ -163,7 +163,7 @@ def write_json(path: Path, data: dict[str, Any]) -> None:
     finally:
         os.close(fd)
     os.replace(new, path)
-    fsync_dir(path.parent)
+    fsync(path.parent)
 
 
 def remove(path: Path) -> None:
@@ -173,15 +173,16 @@ def remove(path: Path) -> None:
         aside = path.with_name(f".{path.name}.removing")
         shutil.rmtree(aside, ignore_errors=True)
         os.replace(path, aside)
-        fsync_dir(path.parent)
+        fsync(path.parent)
         shutil.rmtree(aside, ignore_errors=True)
     elif path.is_symlink() or path.exists():
         path.unlink()
-        fsync_dir(path.parent)
+        fsync(path.parent)
 
 
-def fsync_dir(folder: Path) -> None:
-    fd = os.open(folder, os.O_RDONLY)
+def fsync(path: Path) -> None:
+    """A file's bytes, or a folder's names, on disk."""
+    fd = os.open(path, os.O_RDONLY)
     try:
         os.fsync(fd)
     finally:
@@ -215,13 +216,9 @@ def copy_journal(journal: Path, to: Path) -> None:
         dst.close()
         src.close()
     _same_owner(new, journal)
-    fd = os.open(new, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+    fsync(new)
     os.replace(new, to)
-    fsync_dir(to.parent)
+    fsync(to.parent)
 
 
 def restore_journal(copy: Path, journal: Path) -> None:
@@ -231,15 +228,11 @@ def restore_journal(copy: Path, journal: Path) -> None:
     new = journal.with_name(f".{journal.name}.restoring")
     shutil.copyfile(copy, new)
     _same_owner(new, copy)
-    fd = os.open(new, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+    fsync(new)
     for suffix in ("-wal", "-shm"):
         Path(f"{journal}{suffix}").unlink(missing_ok=True)
     os.replace(new, journal)
-    fsync_dir(journal.parent)
+    fsync(journal.parent)
 
 
 def _same_owner(path: Path, like: Path) -> None:

@@ -64,9 +64,14 @@ class Options:
 
 
 def running_version() -> str:
+    """The version of the treeboard installed in this environment ("unknown" for sources run
+    uninstalled: no trial is ever theirs)."""
     from importlib import metadata
 
-    return metadata.version("treeboard")
+    try:
+        return metadata.version("treeboard")
+    except metadata.PackageNotFoundError:
+        return "unknown"
 
 
 def update(source: str, tree: Tree, options: Options) -> str:

@@ -48,6 +48,7 @@ def build_project_wheel(base: Path) -> Path:
     built = run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation",
                  "-w", base / "wheel", src])
     assert built.returncode == 0, built.stderr
+    assert "license" not in built.stderr.lower(), built.stderr  # no setuptools license warning
     return next((base / "wheel").glob("treeboard-*.whl"))
 
 
