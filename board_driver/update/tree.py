@@ -32,9 +32,10 @@ The boot check (`boot_check`), before each start:
   version runs on, the marker goes, the result says "interrupted";
 - a marker whose version is `current`: one more start of the trial; past its `max_starts`
   (a crash loop) or its `trial_seconds` (it hangs, or never got its sensors up) the board
-  rolls back: the journal's copy put back if the new version changed the journal's schema,
-  `current` pointed at `previous`, the failed version removed, the result says why, the
-  marker goes (last: a cut during a rollback repeats it at the next start).
+  rolls back: the marker says so first ("rolling_back"), then the journal's copy is put back
+  if the new version changed the journal's schema, `current` pointed at `previous`, the
+  failed version removed, the result says why, and the marker goes last: a cut anywhere in a
+  rollback repeats it at the next start.
 """
 
 from __future__ import annotations
@@ -255,6 +256,9 @@ def boot_check(tree: Tree, now: float | None = None, say: Callable[[str], None] 
             say(f"treeboard: {tree.trial} is unreadable; moved aside")
             os.replace(tree.trial, tree.trial.with_suffix(".unreadable"))
         return what
+    if marker.get("rolling_back"):   # a rollback cut halfway: done again
+        rollback(tree, marker, marker["rolling_back"], now, say)
+        return "rolled-back"
     version = marker.get("version")
     result = read_json(tree.result) or {}
     if result.get("result") == "confirmed" and result.get("version") == version:
@@ -286,6 +290,9 @@ def rollback(tree: Tree, marker: dict[str, Any], why: str, now: float | None = N
     cut anywhere leaves the marker, and the next boot check does it again."""
     now = time.time() if now is None else now
     version, previous = marker["version"], marker["previous"]
+    if not marker.get("rolling_back"):   # (first: a cut from here on repeats the rollback)
+        marker = {**marker, "rolling_back": why}
+        write_json(tree.trial, marker)
     copy = Path(marker["journal_copy"]) if marker.get("journal_copy") else None
     if copy is not None and copy.exists() and schema_of(tree.journal) != marker.get("schema"):
         # The new version changed the journal (a migration, perhaps half done): the copy is

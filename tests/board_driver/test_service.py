@@ -439,3 +439,15 @@ def test_a_kept_config_holding_a_secret_that_anyone_can_read_is_refused(target, 
     assert tree(target) == before
     config.chmod(0o640)
     install(target, fake_exe, default_config, dry_run=dry_run)
+
+
+def test_a_version_installed_by_update_is_named_through_the_current_link():
+    from board_driver.cli.service import render_unit, service_file
+
+    exe = Path("/opt/treeboard/versions/0.2.0/venv/bin/treeboard")
+    unit = render_unit(service_file("treeboard.service"), exe)
+    assert "ExecStart=/opt/treeboard/current/venv/bin/treeboard run --config" in unit
+    # Before each start, the boot check of the update, outside the sandbox, with no code of
+    # the version on trial (board_driver/update/tree.py, copied by each update).
+    assert ("ExecStartPre=-+/usr/bin/python3 /opt/treeboard/boot-check.py --config "
+            "/etc/treeboard/config.toml\n") in unit
