@@ -209,14 +209,15 @@ def wait_for_trial(tree: Tree, options: Options, poll: float = 1.0) -> str:
             options.say(f"the trial ended: {result}")
             return result
         time.sleep(poll)
+    if options.live:   # (never a journal put back under a running daemon)
+        _systemctl(options, "stop", UNIT)
     marker = read_json(tree.trial)
-    if marker is None:
-        return (read_json(tree.result) or {}).get("result", "?")
-    rollback(tree, marker, f"it did not confirm within {options.trial_seconds:g} s",
-             say=options.say)
+    if marker is not None:
+        rollback(tree, marker, f"it did not confirm within {options.trial_seconds:g} s",
+                 say=options.say)
     if options.live:
-        _systemctl(options, "restart", UNIT)
-    return "rolled-back"
+        _systemctl(options, "start", UNIT)
+    return (read_json(tree.result) or {}).get("result", "?")
 
 
 def game_in_progress(journal: Path) -> bool:

@@ -126,3 +126,26 @@ def test_a_current_link_to_nothing_is_pointed_back(tmp_path):
     (t.folder("1.1.0") / COMPLETE).unlink()        # a half-installed version
     assert boot_check(t, say=quiet) == "cleaned"
     assert t.linked(t.current) == "1.0.0" and not t.folder("1.1.0").exists()
+
+
+def test_a_board_waiting_for_its_trial_stops_the_service_before_rolling_back(tmp_path):
+    from board_driver.update.updater import Options, wait_for_trial
+
+    t = make(tmp_path)
+    _mark(t)
+    _journal(t.journal, 3, ["h0.0", "broken"])
+    commands = []
+
+    class Done:
+        returncode = 0
+
+    def run(argv, **_):
+        # (the journal is put back only with the daemon stopped)
+        commands.append((argv, t.linked(t.current), _moves(t.journal)))
+        return Done()
+
+    options = Options(public_key=tmp_path / "unused", trial_seconds=0.2, live=True, run=run,
+                      say=quiet)
+    assert wait_for_trial(t, options, poll=0.05) == "rolled-back"
+    assert commands == [(["systemctl", "stop", "treeboard.service"], "1.1.0", ["h0.0", "broken"]),
+                        (["systemctl", "start", "treeboard.service"], "1.0.0", ["h0.0"])]
