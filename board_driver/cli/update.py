@@ -122,8 +122,11 @@ def update_command(args: argparse.Namespace) -> int:
                           live=live, wait=not args.no_wait, offline=args.offline,
                           when_idle=args.when_idle or args.scheduled)
         update(source, tree, options)
+        if args.scheduled:
+            _looked(tree)
     except ReleaseRefused as exc:
         if args.scheduled and "is not newer" in str(exc):
+            _looked(tree)
             print(f"no newer release: {exc}")
             return 0
         return fail(f"{exc} (nothing was changed)")
@@ -132,7 +135,10 @@ def update_command(args: argparse.Namespace) -> int:
     return 0
 
 
-#: How long after a scheduled look the next one is due (the timer fires daily).
+#: The last scheduled look for a release, beside the journal.
+LOOKED = "update-looked.json"
+#: How long after a scheduled look the next one is due (the timer fires hourly, so an update
+#: put off by a game in progress comes within the hour after it).
 DUE_AFTER_S = {"daily": 20 * 3600, "weekly": 6.5 * 86400}
 
 
@@ -148,15 +154,18 @@ def due(tree: Tree, check: str) -> bool:
     if check == "off":
         print("update.check is off and the page asked for nothing: no update")
         return False
-    stamp = tree.state / "update-checked.json"
     try:
-        last = stamp.stat().st_mtime
+        last = (tree.state / LOOKED).stat().st_mtime
     except OSError:
         last = 0.0
-    if time.time() - last < DUE_AFTER_S[check]:
-        return False
-    write_json(stamp, {"at": time.time()})
-    return True
+    return time.time() - last >= DUE_AFTER_S[check]
+
+
+def _looked(tree: Tree) -> None:
+    """A scheduled look is done (a game in progress is no look: the next hour tries again)."""
+    import time
+
+    write_json(tree.state / LOOKED, {"at": time.time()})
 
 
 def boot_check_command(args: argparse.Namespace) -> int:

@@ -103,3 +103,28 @@ def test_update_keys_are_checked(table, key):
 def test_the_update_keys_default_to_off():
     cfg = parse_config({})
     assert cfg.update.check == "off" and cfg.update.public_key == "/etc/treeboard/release.pub"
+
+
+def test_a_scheduled_look_waits_for_the_game_and_is_tried_again(tmp_path, capsys):
+    from board_driver.referee.journal import Journal
+    from board_driver.update import release
+
+    root = tmp_path / "root"
+    config = root / "etc" / "treeboard" / "config.toml"
+    config.parent.mkdir(parents=True)
+    release.make_key(config.parent)
+    (config.parent / "release-key.pem").unlink()   # (a board holds the public key alone)
+    journal = root / "var" / "lib" / "treeboard" / "journal.sqlite"
+    config.write_text(f'journal = "{journal}"\n[update]\ncheck = "daily"\n'
+                      f'source = "{tmp_path / "none"}"\n')
+    with Journal(journal) as j:
+        j.start_game("tree-planting", {"board": "classic"})
+        j.record_move("h0.0")
+    argv = ["update", "--scheduled", "--root", str(root), "--config", str(config)]
+    assert main(argv) == 2
+    assert "a game is in progress" in capsys.readouterr().err
+    assert not (journal.parent / "update-looked.json").exists()   # so the next hour tries again
+    with Journal(journal) as j:
+        j.record_undo()                                          # no move stands: between games
+    assert main(argv) == 2
+    assert "release.json is missing" in capsys.readouterr().err
