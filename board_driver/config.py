@@ -94,6 +94,19 @@ class ConfigError(TreeboardError, ValueError):
         super().__init__(msg)
 
 
+@dataclass(frozen=True)
+class UpdateSettings:
+    """The [update] table: where releases come from and how they are tried (board_driver/update/)."""
+    public_key: str = "/etc/treeboard/release.pub"   # the maintainer's Ed25519 key (PEM)
+    source: str | None = None       # a folder or an http(s) URL holding release.json
+    check: str = "off"              # off | daily | weekly: the schedule (treeboard-update.timer)
+    trial_seconds: float = 180.0    # a new version not confirmed by then is rolled back
+    max_starts: int = 3             # nor one that failed to start this many times
+
+
+UPDATE_CHECKS = ("off", "daily", "weekly")
+
+
 @dataclass
 class Config:
     path: str = "<built-in>"
@@ -125,6 +138,7 @@ class Config:
     web_token: str | None = None             # needed for control when listening beyond localhost
     language: str = "en"                     # what the board says and shows: en | zh
     voice: Voice = field(default_factory=Voice)
+    update: UpdateSettings = field(default_factory=lambda: UpdateSettings())
 
     def freeze(self) -> "Config":
         """Read only from here on (a board opened from it): what a session changes lives in the
@@ -284,7 +298,7 @@ def parse_config(data: dict[str, Any], path: str | Path = "<built-in>") -> Confi
     cfg = Config(path=str(path))
     _read_top(path, data, cfg)
     sections = {}
-    for name in ("sensors", "display", "colours", "bridge", "remote", "web", "voice"):
+    for name in ("sensors", "display", "colours", "bridge", "remote", "web", "voice", "update"):
         value = data.pop(name, {})
         if not isinstance(value, dict):
             raise ConfigError(path, name, "a table", value)
@@ -309,6 +323,7 @@ def parse_config(data: dict[str, Any], path: str | Path = "<built-in>") -> Confi
     _read_remote(path, sections["remote"], cfg)
     _read_web(path, sections["web"], cfg)
     read_voice(path, sections["voice"], cfg.voice)
+    cfg.update = _read_update(path, sections["update"])
 
     for name, table in [("", data)] + [(n + ".", t) for n, t in sections.items()]:
         if table:
@@ -468,6 +483,21 @@ def _read_web(path, w: dict, cfg: Config) -> None:
     if not is_loopback(cfg.web_listen) and cfg.web_token is None:
         raise ConfigError(path, "web.token", f"a token whenever web.listen is beyond localhost "
                           f"({cfg.web_listen!r}), so that no one else on the network can act")
+
+
+def _read_update(path, u: dict) -> UpdateSettings:
+    """The [update] table (each key taken out of `u`)."""
+    d = UpdateSettings()
+    return UpdateSettings(
+        public_key=_take(path, u, "update.", "public_key", str, d.public_key, bool, "a file path"),
+        source=_take(path, u, "update.", "source", str, d.source, bool,
+                     "a folder or an http(s) URL holding release.json"),
+        check=_take(path, u, "update.", "check", str, d.check, lambda v: v in UPDATE_CHECKS,
+                    "one of " + ", ".join(UPDATE_CHECKS)),
+        trial_seconds=float(_take(path, u, "update.", "trial_seconds", _NUMBER, d.trial_seconds,
+                                  lambda v: 10 <= v <= 3600, "seconds from 10 to 3600")),
+        max_starts=_take(path, u, "update.", "max_starts", int, d.max_starts,
+                         lambda v: 1 <= v <= 9, "a number of starts from 1 to 9"))
 
 
 def is_loopback(address: str) -> bool:

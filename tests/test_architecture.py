@@ -18,9 +18,10 @@ ROOMS = {
     "views": set(),        # the views draw the referee's Moment (board_driver/moment.py): no import up
     "remote": set(),
     "records": {"referee", "views"},   # the journal's games as records, the library's queries
-    "web": {"referee", "views", "records"},
-    "daemon": {"referee", "views", "web", "remote"},
-    "cli": {"referee", "views", "web", "remote", "daemon", "records"},
+    "update": set(),       # releases, the version tree, the trial (board_driver/update/)
+    "web": {"referee", "views", "records", "update"},
+    "daemon": {"referee", "views", "web", "remote", "update"},
+    "cli": {"referee", "views", "web", "remote", "daemon", "records", "update"},
 }
 
 

@@ -32,4 +32,5 @@ def test_every_package_and_data_folder_is_listed():
         assert package in listed and (ROOT / folder).is_dir()
     assert mapped == {"board_driver.systemd": "systemd"}
     assert sorted(p.name for p in (ROOT / "systemd").iterdir()) == [
-        "99-treeboard.rules", "treeboard-root.conf", "treeboard.service"]
+        "99-treeboard.rules", "treeboard-root.conf", "treeboard-update.path",
+        "treeboard-update.service", "treeboard-update.timer", "treeboard.service"]

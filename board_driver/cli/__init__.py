@@ -11,6 +11,7 @@ down: cli -> daemon -> referee -> games); nothing imports the cli.
   board.py    run, sim, trace, selftest, map (and the simulated board's config)
   ai.py       solve, review
   service.py  install-service
+  update.py   release-key, release, update, boot-check: signed releases, updates on trial
   maker.py    selftest and map: a maker's first contact with a board
   records.py  export and import: the journal's games as records (SGF, JSON) and back
   typed_hands.py  the sim's actions typed for selftest --sim and map --sim
@@ -27,7 +28,7 @@ import signal
 import sys
 from typing import Sequence
 
-from board_driver.cli import ai, board, kit, records, rules, seat, service
+from board_driver.cli import ai, board, kit, records, rules, seat, service, update
 
 
 def _version() -> str:
@@ -51,7 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"treeboard {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
-    for family in (rules, board, kit, ai, records, service, seat):
+    for family in (rules, board, kit, ai, records, service, seat, update):
         family.register(sub)
     return parser
 

@@ -13,8 +13,9 @@ What it does on a Pi (``--dry-run`` prints the same list and changes nothing):
    there already that holds a secret (``web.token``, ``remote.secret``) readable by every
    account is refused, as the daemon refuses it and a world-readable ``secret_file``;
 5. the udev rules (ours, and the firmware bridge's) in ``/etc/udev/rules.d/``;
+   and the updates' units (treeboard-update.service, .timer, .path: docs/service.md, "Updates");
 6. ``systemctl daemon-reload``, ``udevadm control --reload``, ``udevadm trigger``,
-   ``systemctl enable treeboard``, ``systemctl restart treeboard``.
+   ``systemctl enable treeboard`` (and the update timer and path), ``systemctl restart treeboard``.
 
 With ``--root DIR`` (a Pi image being prepared) files go under DIR, the user is created
 with ``--root DIR`` and the unit is enabled with ``systemctl --root``; nothing is started.
@@ -47,6 +48,10 @@ from treeboard.exc import TreeboardError
 USER = "treeboard"
 GROUPS = ("gpio", "spi", "dialout", "audio")
 UNIT_NAME = "treeboard.service"
+#: The updater's oneshot service, its timer and the path unit of the page's button.
+UPDATE_UNITS = ("treeboard-update.service", "treeboard-update.timer", "treeboard-update.path")
+#: Where the update units name the `treeboard` executable (rendered as the installed one).
+CURRENT_EXE = "/opt/treeboard/current/venv/bin/treeboard"
 CONFIG_PATH = Path("/etc/treeboard/config.toml")  # the unit's ExecStart names it too
 STATE_DIR = Path("/var/lib/treeboard")
 
@@ -204,6 +209,9 @@ def plan(root: Path, run: Callable[..., object], *, executable: Path | None, neo
                                 "whoever can change it could run code as root. Make the install "
                                 "root's, e.g. `sudo chown -R root:root /opt/treeboard && "
                                 "sudo chmod -R go-w /opt/treeboard` (docs/service.md)"))
+    # The updates' units (docs/service.md, "Updates"): the schedule and the page's button.
+    for name in UPDATE_UNITS:
+        write(Path("/etc/systemd/system") / name, read(name).replace(CURRENT_EXE, str(exe)))
     if neopixel_as_root:
         write(drop_in, read("treeboard-root.conf"), " (run as root for rpi_ws281x)")
     elif (root / drop_in.relative_to("/")).exists():
@@ -230,11 +238,11 @@ def plan(root: Path, run: Callable[..., object], *, executable: Path | None, neo
         command("udevadm", "control", "--reload")
         command("udevadm", "trigger", "--subsystem-match=gpio", "--subsystem-match=spidev",
                 "--subsystem-match=tty")
-        command("systemctl", "enable", UNIT_NAME)
+        command("systemctl", "enable", UNIT_NAME, *UPDATE_UNITS[1:])
         # restart, not `enable --now`: a reinstall must replace the running daemon too.
         command("systemctl", "restart", UNIT_NAME)
     else:
-        command("systemctl", f"--root={root}", "enable", UNIT_NAME)
+        command("systemctl", f"--root={root}", "enable", UNIT_NAME, *UPDATE_UNITS[1:])
     return steps
 
 
@@ -324,6 +332,11 @@ def find_executable() -> Path:
 
 def render_unit(template: str, executable: Path, package_dir: Path = PACKAGE_DIR) -> str:
     """The unit with ExecStart= naming ``executable``, fitted to where it is installed."""
+    # A version installed by `treeboard update` (versions/<v>/venv/bin/treeboard): the unit
+    # names it through the `current` link, which each update switches.
+    parts = executable.parts
+    if len(parts) > 5 and parts[-3:] == ("venv", "bin", "treeboard") and parts[-5] == "versions":
+        executable = Path(*parts[:-5]) / "current" / "venv" / "bin" / "treeboard"
     exe = str(executable)
     if any(c.isspace() for c in exe):
         exe = '"' + exe.replace("\\", "\\\\").replace('"', '\\"') + '"'

@@ -19,6 +19,7 @@ from board_driver.daemon.notify import Notifier, keep_watchdog
 from board_driver.daemon.remote_part import RemotePart
 from board_driver.daemon.supervisor import DOWN, Part, Supervisor
 from board_driver.daemon.speech import SpeechError, open_speech
+from board_driver.daemon.update_part import watch_update
 from board_driver.referee import kept
 from board_driver.referee.door import Door
 from board_driver.referee.session import Session, open_session
@@ -102,6 +103,7 @@ class Daemon:
                 await self._start_web()
             self._supervise()
             self.started.set()
+            self.update_watch = asyncio.ensure_future(watch_update(self))   # (update_part.py)
             state = session.referee.state
             self.notifier.ready(status=f"{state.game.name} on {session.layout.name}: "
                                        f"move {len(state.moves) + 1}")

@@ -45,6 +45,7 @@ class Notifier:
         self.watchdog_usec = watchdog_usec
         self._sock: socket.socket | None = None
         self._failing = False  # log the first failure loudly, the repeats quietly
+        self.pings = 0         # WATCHDOG=1 sent so far (an update's trial waits for the first)
 
     @classmethod
     def from_environment(cls, env: Mapping[str, str] | None = None) -> Notifier:
@@ -76,7 +77,9 @@ class Notifier:
 
     def watchdog(self) -> bool:
         """One ping; send it only while the loop is healthy."""
-        return self.send("WATCHDOG=1")
+        sent = self.send("WATCHDOG=1")
+        self.pings += sent
+        return sent
 
     def status(self, text: str) -> bool:
         """A one-line status shown by `systemctl status treeboard`."""

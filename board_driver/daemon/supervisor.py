@@ -40,7 +40,7 @@ UP, RESTARTING, DOWN = "up", "restarting", "down"
 #: The parts and their states as the page names them (`down_words`).
 PART_WORDS = {"sensors": N_("sensors"), "bridge": N_("bridge"), "page": N_("page"),
               "voice": N_("voice"), "remote link": N_("remote link"),
-              "computer": N_("computer")}
+              "computer": N_("computer"), "update": N_("update")}
 STATE_WORDS = {UP: N_("up"), RESTARTING: N_("restarting"), DOWN: N_("down")}
 #: A part's trouble in a few words, where its check knows what kind it is (`hardware.base.
 #: Problem`): what the board and the page's line say. The check's own sentence (the program's

@@ -54,6 +54,7 @@ from board_driver.web.endings import Endings
 from board_driver.web.invite import Invitation
 from board_driver.web.library import Library
 from board_driver.web.play import Play
+from board_driver.web.update import UpdatePanel
 from treeboard.exc import TreeboardError
 
 log = logging.getLogger("treeboard.web")
@@ -256,6 +257,7 @@ class WebServer:
         Invitation(self.door).add_routes(r)   # a browser's seat, by invitation (web/invite.py)
         Play(self.door, self._body, self._act, self._language).add_routes(r)   # web/play.py
         Endings(self).add_routes(r)   # resign, a draw, put away, take up (web/endings.py)
+        UpdatePanel(self.door).add_routes(r)   # the software's version and update (web/update.py)
         return app
 
     async def start(self) -> None:

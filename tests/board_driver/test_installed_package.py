@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.board_driver.release_tree import build_project_wheel
 from tests.waits import scaled
 
 REPO = Path(__file__).resolve().parents[2]
@@ -31,19 +32,7 @@ def _run(argv, **kw) -> subprocess.CompletedProcess:
 def installed(tmp_path_factory) -> Path:
     """The bin/ directory of a new venv with treeboard installed from a wheel."""
     base = tmp_path_factory.mktemp("installed")
-    src = base / "src"
-    files = _run(["git", "-C", REPO, "ls-files", "--cached", "--others", "--exclude-standard"])
-    assert files.returncode == 0, files.stderr
-    for name in files.stdout.splitlines():
-        if name.startswith(("tests/", "benchmarks/")) or not (REPO / name).is_file():
-            continue
-        (src / name).parent.mkdir(parents=True, exist_ok=True)
-        (src / name).write_bytes((REPO / name).read_bytes())
-    built = _run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation",
-                  "-w", base / "wheel", src])
-    assert built.returncode == 0, built.stderr
-    assert "license" not in built.stderr.lower(), built.stderr  # no setuptools license warning
-    wheel = next((base / "wheel").glob("treeboard-*.whl"))
+    wheel = build_project_wheel(base)   # (release_tree.py: the update's tests build it so too)
     env = base / "venv"
     venv.create(env, with_pip=False)
     purelib = Path(sysconfig.get_paths(vars={"base": env, "platbase": env})["purelib"])

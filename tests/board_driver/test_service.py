@@ -84,7 +84,7 @@ def test_installs_files_and_runs_the_commands(target, fake_exe, default_config):
         ["systemctl", "daemon-reload"],
         ["udevadm", "control", "--reload"],
         ["udevadm", "trigger", "--subsystem-match=gpio", "--subsystem-match=spidev", "--subsystem-match=tty"],
-        ["systemctl", "enable", "treeboard.service"],
+        ["systemctl", "enable", "treeboard.service", "treeboard-update.timer", "treeboard-update.path"],
         ["systemctl", "restart", "treeboard.service"],
     ]
     unit = (target / "etc/systemd/system/treeboard.service").read_text()
@@ -96,7 +96,9 @@ def test_installs_files_and_runs_the_commands(target, fake_exe, default_config):
         assert (target / "etc/udev/rules.d/99-treeboard-bridge.rules").read_bytes() == bridge.read_bytes()
     assert not (target / "etc/systemd/system/treeboard.service.d").exists()
     assert (target / "etc/systemd/system/treeboard.service").stat().st_mode & 0o777 == 0o644
-    assert len(printed) == 8 + 3 + bridge.exists() and not any(p.startswith("would") for p in printed)
+    assert len(printed) == 8 + 3 + 3 + bridge.exists() and not any(p.startswith("would") for p in printed)
+    timer = (target / "etc/systemd/system/treeboard-update.service").read_text()
+    assert f"ExecStart={fake_exe} update --scheduled\n" in timer
 
 
 def test_existing_user_is_added_to_the_groups_and_image_is_only_enabled(target, fake_exe, default_config):
@@ -107,7 +109,8 @@ def test_existing_user_is_added_to_the_groups_and_image_is_only_enabled(target, 
     r = str(target)
     assert ["usermod", "--root", r, "--append", "--groups", "gpio,spi,dialout,audio", "treeboard"] in commands
     assert not any(c[0] == "useradd" for c in commands)
-    assert commands[-1] == ["systemctl", f"--root={r}", "enable", "treeboard.service"]
+    assert commands[-1] == ["systemctl", f"--root={r}", "enable", "treeboard.service",
+                            "treeboard-update.timer", "treeboard-update.path"]
     assert not any("daemon-reload" in c or "restart" in c for c in commands)
 
 
@@ -436,3 +439,15 @@ def test_a_kept_config_holding_a_secret_that_anyone_can_read_is_refused(target, 
     assert tree(target) == before
     config.chmod(0o640)
     install(target, fake_exe, default_config, dry_run=dry_run)
+
+
+def test_a_version_installed_by_update_is_named_through_the_current_link():
+    from board_driver.cli.service import render_unit, service_file
+
+    exe = Path("/opt/treeboard/versions/0.2.0/venv/bin/treeboard")
+    unit = render_unit(service_file("treeboard.service"), exe)
+    assert "ExecStart=/opt/treeboard/current/venv/bin/treeboard run --config" in unit
+    # Before each start, the boot check of the update, outside the sandbox, with no code of
+    # the version on trial (board_driver/update/tree.py, copied by each update).
+    assert ("ExecStartPre=-+/usr/bin/python3 /opt/treeboard/boot-check.py --config "
+            "/etc/treeboard/config.toml\n") in unit

@@ -79,6 +79,12 @@ const STRINGS = {
   voiceUp: () => tr("The board speaks."),
   voiceDown: (why) => tr("The voice is down: {why}", { why }),
   voiceSaved: () => tr("The voice's settings are saved: they apply from the next sentence."),
+  version: (version) => tr("Version {version}.", { version }),
+  onTrial: (version) => tr("Version {version} is on trial: it is kept once it runs.", { version }),
+  updateAsked: () => tr("The board looks for an update now, and restarts if it installs one."),
+  updated: (r) => tr("Updated to version {version}.", r),
+  rolledBack: (r) => tr("The update to version {version} did not work; back to version {running}.", r),
+  interrupted: (r) => tr("The update to version {version} was interrupted; version {running} runs on.", r),
   gameOver: () => tr("Game over"),
   toMove: (player) => tr("{player} to move", { player }),
   result: (result) => tr("{result}. Clear the board for the next game.", { result }),
@@ -505,6 +511,23 @@ async function saveVoice(event) {
   }
 }
 
+// --- this board's software: its version and the Update button (GET/POST /api/update) ----------
+
+async function loadSoftware() {
+  const response = await fetch("/api/update").catch(() => null);
+  if (!response || !response.ok) return;
+  const u = await response.json();
+  $("software-version").textContent = u.trial ? STRINGS.onTrial(u.trial.version) : STRINGS.version(u.version);
+  const last = u.last || {};
+  const said = { confirmed: STRINGS.updated, "rolled-back": STRINGS.rolledBack,
+                 interrupted: STRINGS.interrupted }[last.result];
+  $("software-last").textContent = said ? said(last) : "";
+}
+
+async function askUpdate() {
+  if (await send("/api/update", {})) toast(STRINGS.updateAsked(), true);
+}
+
 let toastTimer = null;
 // An error is red and an alert; a success or what the board said is green and polite
 // (a family must not read "saved" as "failed").
@@ -582,6 +605,8 @@ function wire() {
     post("/api/remote/join", body);
   };
   $("voice-form").onsubmit = saveVoice;
+  $("update-now").onclick = askUpdate;
+  $("software").addEventListener("toggle", () => { if ($("software").open) loadSoftware(); });
   $("voice").addEventListener("toggle", () => { if ($("voice").open) loadVoice(); });
   $("repeat").onclick = async () => {
     const data = await post("/api/repeat", {});
