@@ -116,7 +116,8 @@ class Config:
     journal: str = "/var/lib/treeboard/journal.sqlite"
     bridge_port: str = "/dev/treeboard-bridge"
     bridge_baud: int = 1_000_000
-    # Who plays each seat: "human" (at this board), "computer[:LEVEL]", or "remote".
+    # Who plays each seat: "human" (at this board), "web" (on the page, with no board:
+    # POST /api/play), "computer[:LEVEL]", or "remote".
     players: tuple[str, str] = ("human", "human")
     remote: dict[str, Any] | None = None     # the [remote] table, checked (remote play)
     web_listen: str = "127.0.0.1"            # the companion page's address
@@ -140,7 +141,7 @@ class Config:
         object.__setattr__(self, name, value)
 
 
-SEAT = re.compile(r"^(human|remote|computer(:[A-Za-z0-9_.-]+)?)$")
+SEAT = re.compile(r"^(human|web|remote|computer(:[A-Za-z0-9_.-]+)?)$")
 
 
 def seat_name(who: str) -> str:
@@ -334,7 +335,7 @@ def _read_top(path, data: dict, cfg: Config) -> None:
 
     players = _take(path, data, "", "players", list, None,
                     lambda v: len(v) == 2 and all(isinstance(p, str) and SEAT.match(p) for p in v),
-                    'two seats, each "human", "computer", "computer:LEVEL" or "remote"')
+                    'two seats, each "human", "web", "computer", "computer:LEVEL" or "remote"')
     if players is not None:
         check_seats(path, "players", players)
         cfg.players = tuple(seat_name(p) for p in players)

@@ -133,7 +133,8 @@ def _command_line_choices(config: Config, args: argparse.Namespace) -> None:
         for who in args.players:
             if not SEAT.match(who) or who == "remote":
                 raise ConfigError("<command line>", "--players",
-                                  'two seats, each "human", "computer" or "computer:LEVEL"', who)
+                                  'two seats, each "human", "web", "computer" or '
+                                  '"computer:LEVEL"', who)
         check_seats("<command line>", "--players", args.players)
         config.players = tuple(seat_name(who) for who in args.players)
     try:
@@ -437,9 +438,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="through a simulated microcontroller on a pseudo-terminal")
     p.add_argument("--new-game", action="store_true", help="abandon the journal's game in progress")
     p.add_argument("--players", nargs=2, metavar="SEAT",
-                   help="who plays each seat: human, computer or computer:LEVEL (beginner, easy, "
-                        "medium, hard, strongest, or seconds to think), e.g. --players human "
-                        "computer:easy")
+                   help="who plays each seat: human (at the board), web (on the page, with no "
+                        "board), computer or computer:LEVEL (beginner, easy, medium, hard, "
+                        "strongest, or seconds to think), e.g. --players human computer:easy")
     p.add_argument("-v", "--verbose", action="store_true")
     _web_flags(p)
     _remote_flags(p)

@@ -21,10 +21,13 @@ import games
 import games.ai
 from games.base import Reason
 from board_driver import views
+from board_driver.referee.kept import web_refusal
+from board_driver.referee.seats import play_web
 from board_driver.views.words import tr
 
-#: What a seat may be set to from the page or the sim: "human" or "computer:LEVEL".
+#: What a seat may be set to from the page or the sim: "human", "web" or "computer:LEVEL".
 HUMAN = "human"
+WEB = "web"
 
 
 class Host(Protocol):
@@ -166,6 +169,11 @@ class Door:
         self.referee.new_game(self.clock(), options, origin)
         self._done()
 
+    def play(self, text: str) -> None:
+        """A web seat's move, made on the page (POST /api/play): refused with the reason a
+        player reads when it is not a web seat's turn or the rules refuse it (seats.play_web)."""
+        play_web(self.referee, text, self.clock())
+        self._done()
     # --- ending and pausing a game (referee/endings.py) ------------------------------------------
 
     def resign(self, seat: int | None = None, origin: str = "page") -> int:
@@ -199,26 +207,29 @@ class Door:
         return self.referee.endings.away()
 
     def set_seat(self, seat: int, player: str) -> None:
-        """Who plays `seat`: "human" or "computer:LEVEL", at once (the computer thinks now if
-        it is its turn). Kept across a restart in the journal (referee/kept.py), until the
-        config's `players` is edited."""
+        """Who plays `seat`: "human", "web" or "computer:LEVEL", at once (the computer thinks
+        now if it is its turn). Kept across a restart in the journal (referee/kept.py), until
+        the config's `players` is edited."""
         if seat not in (0, 1):
             raise ValueError(f"seat must be 0 (moves first) or 1, not {seat!r}")
         levels = ", ".join(f"computer:{name}" for name in games.ai.LEVELS)
         if player.startswith("computer:"):
             name = player.split(":", 1)[1]
             player = "computer:" + games.ai.ALIASES.get(name, name)  # "perfect": the strongest
-        if player != HUMAN and not (player.startswith("computer:")
-                                    and player.split(":", 1)[1] in games.ai.LEVELS):
-            raise ValueError(f"player must be human or one of {levels}, not {player!r}")
+        if player not in (HUMAN, WEB) and not (player.startswith("computer:")
+                                               and player.split(":", 1)[1] in games.ai.LEVELS):
+            raise ValueError(f"player must be human, web or one of {levels}, not {player!r}")
         if self.link is not None:
             raise games.IllegalMove("seats", Reason("this board is in a remote game, whose "
                                                     "seats are set by joining it: leave it "
                                                     "first"))
-        if self.host is None and player != HUMAN:
+        if self.host is None and player not in (HUMAN, WEB):
             raise games.IllegalMove("seats", Reason("the computer plays only on a running board"))
         players = list(self.seats)
         players[seat] = player
+        refused = web_refusal(tuple(players), self.state.game)
+        if refused is not None:
+            raise games.IllegalMove("seats", refused)
         self.referee.set_seats(players)
         if self.host is not None:
             self.host.seats_changed()

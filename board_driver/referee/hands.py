@@ -317,4 +317,4 @@ class Hands:
         undone = ref.undo_moves(depth, origin)
         ref.hold_for_pieces()   # (a touch board has no pieces to lift)
         ref.decide(now)
-        return takeback_words(ref.state.game.name, undone)
+        return takeback_words(ref.state.game.name, undone, ref.seats)

@@ -14,6 +14,7 @@ import logging
 from typing import Any
 
 from board_driver import views
+from games.base import Reason
 from board_driver.referee.clock import control_text, parse_time_control
 from board_driver.referee.timekeeper import default_controls
 
@@ -21,17 +22,41 @@ log = logging.getLogger("treeboard.referee")
 
 KEY = "board"   # the journal's settings key
 
-#: What a seat may be: a person at this board, the computer at a level, another board.
-SEAT_KINDS = ("human", "computer", "remote")
+#: What a seat may be: a person at this board, the computer at a level, another board, a
+#: person on the page with no board (a web seat: its moves come through POST /api/play).
+SEAT_KINDS = ("human", "computer", "remote", "web")
 
 
-def check_seats(seats: Any) -> tuple[str, str]:
-    """Two seats, each "human", "remote" or "computer:LEVEL"; raises ValueError otherwise."""
+def check_seats(seats: Any, game: Any = None) -> tuple[str, str]:
+    """Two seats, each "human", "web", "remote" or "computer:LEVEL", and, given the `game`,
+    seats it can be played with (`web_refusal`); raises ValueError otherwise."""
     seats = tuple(seats)
     if len(seats) != 2 or not all(isinstance(s, str) and s.split(":", 1)[0] in SEAT_KINDS
                                   for s in seats):
-        raise ValueError(f"seats must be two of human, remote, computer:LEVEL; got {seats!r}")
+        raise ValueError(f"seats must be two of human, web, remote, computer:LEVEL; got {seats!r}")
+    refused = web_refusal(seats, game) if game is not None else None
+    if refused is not None:
+        raise ValueError(f"{refused}; got {list(seats)!r}")
     return seats  # type: ignore[return-value]
+
+
+def web_refusal(seats: tuple[str, ...], game: Any) -> Reason | None:
+    """Why a web seat cannot play `game` against the other seat, or None (docs/board.md, "A
+    seat on the page"). A web seat's moves are put down on the board by the people there, as
+    the computer's are: in a piece game the pieces need hands at the board, so the other seat
+    is the person there ("human"); a touch game's LEDs show the whole position by themselves,
+    so a web seat may play it against anyone here, or two web seats against each other. A
+    remote game's seats are the join's."""
+    if "web" not in seats:
+        return None
+    if "remote" in seats:
+        return Reason("a web seat plays at home, not in a remote game: its seats are set by "
+                      "joining it")
+    if game.input_mode == "touch" or set(seats) == {"web", "human"}:
+        return None
+    return Reason("in {game} a web seat plays against a person at the board (human), who puts "
+                  "its pieces down; two web seats, or web against the computer, play only a "
+                  "game the lights show whole", game=game.short_title)
 
 
 def base(referee: Any) -> dict[str, Any]:
@@ -69,7 +94,7 @@ def restore(referee: Any) -> None:
         return
     values = saved.get("values") or {}
     try:
-        seats = check_seats(values.get("seats", ()))
+        seats = check_seats(values.get("seats", ()), referee.state.game)
         moves = values.get("moves")
         if moves not in views.hint_modes(referee.state.game.name):
             raise ValueError(f"hint mode {moves!r} is not one of this game's")

@@ -203,8 +203,8 @@ class Referee:
 
     def set_seats(self, seats: Any) -> None:
         """Who plays each seat (the door, the menu, joining or leaving a remote game). Raises
-        ValueError for seats that are not two of human, remote, computer:LEVEL."""
-        self._seats = check_seats(seats)
+        ValueError for seats not two of human, web, remote, computer:LEVEL fit for the game."""
+        self._seats = check_seats(seats, self.state.game)
         kept.keep_seats(self)   # (with the game's record, and across a restart: kept.py)
 
     def restore_kept(self, seats: tuple[str, str], moves: str, controls: Any) -> None:

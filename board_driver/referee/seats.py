@@ -1,6 +1,13 @@
-"""The computer's seat: `players = ["human", "computer:LEVEL"]`.
+"""The seats not at this board that the board itself plays for: the computer's
+(`players = ["human", "computer:LEVEL"]`, `ComputerSeat`), and the web seat's moves
+(`players = ["human", "web"]`, `play_web`: a person on the page with no board). A remote
+board's seat is the remote link's (board_driver/remote/).
 
-The search (`games.ai.best_move`) runs in a worker process, so the event loop (and the sensor
+Both play through `Referee.play_for_seat`, so a move of either is shown on the board for the
+people there to put down (lit as "the other seat's move: make it", said), and a takeback at
+the board against it takes back the player's move and the reply together.
+
+The computer's search (`games.ai.best_move`) runs in a worker process, so the event loop (and the sensor
 path behind it) never waits for it and never shares the interpreter lock with it. The loop
 only submits a position (as JSON) and receives a move text. The seat:
 
@@ -27,6 +34,7 @@ import games
 import games.ai
 from board_driver import views
 from board_driver.views import words
+from games.base import Reason
 
 log = logging.getLogger("treeboard.seats")
 
@@ -346,3 +354,26 @@ class ComputerSeat:
             return
         log.info("computer plays %s", move)
         self.after_change()
+
+
+def play_web(referee: Any, text: str, now: float) -> None:
+    """A web seat's move, made on the page (`Door.play`, POST /api/play): `text` in the game's
+    notation, played through `Referee.play_for_seat` as the computer's is. Raises
+    games.IllegalMove with a reason a player reads, and changes nothing, when it is not a web
+    seat's turn, the board is being set up or put right, or the rules refuse the move."""
+    state = referee.state
+    if referee.over:
+        raise games.IllegalMove(text, Reason("the game is over"))
+    if referee.seats[state.to_move] != "web":
+        who = referee.seats[state.to_move].split(":", 1)[0]
+        raise games.IllegalMove(text, Reason(
+            "it is not the web seat's turn: {player} plays now ({where})",
+            player=views.players(state.game.name)[state.to_move],
+            where={"human": Reason("at the board"), "computer": Reason("the computer"),
+                   "remote": Reason("on the other board")}.get(who, who)))
+    if referee.menu.open:
+        raise games.IllegalMove(text, Reason("the board's menu is open: wait until it is closed"))
+    if referee.holding:
+        raise games.IllegalMove(text, Reason("the board is being put right: wait until its "
+                                             "pieces match the game"))
+    referee.play_for_seat(state.parse_move(text), now, "web")

@@ -82,6 +82,10 @@ def open_session(config: Config, *, clock: Callable[[], float], autoscan: bool =
     except (KeyError, TypeError, ValueError, games.GameError) as exc:
         # (TypeError, ValueError: a game that checks an option's type less politely.)
         raise ConfigError(config.path, "game_options", f"options {game_name} accepts ({exc})") from exc
+    refused = kept.web_refusal(config.players, game)   # (a web seat: not in every game)
+    if refused is not None:
+        raise ConfigError(config.path, "players", f"seats {game_name} can be played with "
+                          f"({refused})", list(config.players))
     unsensed = [site for site in fresh.sites() if site not in layout.channels_of_site]
     if unsensed:
         # (the first frame would name a site the strip has no LED for: a KeyError at start)

@@ -14,11 +14,11 @@ from dataclasses import dataclass
 from board_driver.views import svgkit
 from board_driver.views.base import (Colour, Moment, correction_words, led_words, legible,
                                      scale)
-from board_driver.views.game_view import GameView
+from board_driver.views.game_view import GameView, Way
 from board_driver.views.paint import Paint
 from board_driver.views.svgkit import el, hexc, title
 from board_driver.views.words import N_, reason, tr
-from games.arbos import ROWS, parse_cell
+from games.arbos import ROWS, cell_name, parse_cell
 
 TITLE = N_("Arbos")
 PLAYERS = (N_("White"), N_("Black"))
@@ -480,6 +480,12 @@ def say_move(state, move: str) -> str:
     return say_site(state, move)
 
 
+def entry_ways(state) -> list[Way]:
+    """Arbos tapped (views/entry.py): each move at its cell (a seed, a spore, a replacement, a
+    removal: which, the button says where one cell has more than one), a pass a button."""
+    return [Way(move, () if move.cell is None else (cell_name(move.cell),))
+            for move in state.legal_moves()]
+
 class ArbosView(GameView):
     """How Arbos is shown (see GameView)."""
 
@@ -496,3 +502,4 @@ class ArbosView(GameView):
     notice = staticmethod(notice)
     move_words = staticmethod(move_words)
     say_move = staticmethod(say_move)
+    entry_ways = staticmethod(entry_ways)

@@ -12,12 +12,13 @@ the phase (placement, first removal, square removal, movement); at the end, the 
 
 from __future__ import annotations
 
+import itertools
 import math
 
 from board_driver.views import svgkit
 from board_driver.views.base import (FRAME_S, OFF, Colour, Moment, correction_words, led_words,
                                      scale)
-from board_driver.views.game_view import GameView
+from board_driver.views.game_view import GameView, Way
 from board_driver.views.paint import Paint
 from board_driver.views.svgkit import el, hexc, title
 from board_driver.views.words import N_, tr
@@ -334,6 +335,19 @@ def say_move(state, move: str) -> str:
     return tr(", ").join(([said] if said else []) + takes)
 
 
+def entry_ways(state) -> list[Way]:
+    """Fangqi tapped (views/entry.py): a placement at its point, a removal at the counter it
+    takes, a slide at its source, its target, then the counters its squares take, in either
+    order."""
+    ways = []
+    for move in state.legal_moves():
+        if move.frm is None:
+            ways.append(Way(move, (move.to or move.captures[0],)))
+            continue
+        for taken in itertools.permutations(move.captures):
+            ways.append(Way(move, (move.frm, move.to, *taken)))
+    return ways
+
 class FangqiView(GameView):
     """How Fangqi is shown (see GameView)."""
 
@@ -348,3 +362,4 @@ class FangqiView(GameView):
     terminal = staticmethod(terminal)
     hint_reason = staticmethod(hint_reason)
     say_move = staticmethod(say_move)
+    entry_ways = staticmethod(entry_ways)

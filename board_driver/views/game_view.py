@@ -24,8 +24,9 @@ static methods: a view is never instantiated, its class is read.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Callable, ClassVar, Mapping
+from typing import Any, Callable, ClassVar, Mapping
 
 from board_driver.views.base import DEFAULT_PLAYERS, PIECES, Colour, Moment
 from board_driver.views.paint import Paint
@@ -49,6 +50,43 @@ def say_number(n: int) -> str:
 
 _SITE = re.compile(r"\b([A-Za-z])(\d{1,2})\b")
 _WORD = re.compile(r"[a-z]+")
+
+
+@dataclass(frozen=True)
+class Way:
+    """One way to make a move by tapping the game's picture (the entry model, views/entry.py):
+    the sites to tap in order, as the SVG pictures' `data-site` attributes name them (none: a
+    button, such as end turn or pass), and the button's words where these taps also make
+    another move (Treeblox's cube kind, Game for the Trees' retreat), or None: the model then
+    says the move as `move_words` shows it."""
+
+    move: Any
+    taps: tuple[str, ...] = ()
+    label: str | None = None
+
+
+def changed_taps(state, move) -> tuple[str, ...]:
+    """The sites a piece game's `move` changes that it is made at (`moves_at`: a Tree Planting
+    rod's groove, not the hole its tree fills), the ones it empties first (a slide's source)."""
+    before = state.occupancy()
+    state.play(move)
+    after = state.occupancy()
+    state.undo()
+    changed = [s for s in before.keys() | after.keys() if before.get(s) != after.get(s)]
+    made_at = [s for s in changed if move in state.moves_at(s)] or changed
+    # emptied, then changed, then filled; each group in the game's order of sites
+    order = {s: i for i, s in enumerate(state.sites())}
+    return tuple(sorted(made_at, key=lambda s: (s not in before, s in before and s in after,
+                                                 order.get(s, len(order)), s)))
+
+
+def touch_ways(state) -> list[Way]:
+    """A touch game's moves as its board takes them (`State.touch_moves`): a source, then a
+    target; a move made by holding its square is its one tap, told apart by its button."""
+    ways = [Way(move, (site,) if second is None else (site, second))
+            for site in state.sites() for move, second in state.touch_moves(site)]
+    made = {str(w.move) for w in ways}
+    return ways + [Way(m) for m in state.legal_moves() if str(m) not in made]
 
 
 class GameView:
@@ -180,6 +218,20 @@ class GameView:
         said = _SITE.sub(lambda m: cls.say_site(state, m.group(0)), move)
         return _WORD.sub(lambda m: tr(PIECES[m.group(0)]) if m.group(0) in PIECES else m.group(0),
                          said)
+
+    @staticmethod
+    def entry_ways(state) -> list[Way]:
+        """Every legal move of the player to move with the taps on the pictures that make it
+        (the entry model, board_driver/views/entry.py: a web seat plays by tapping the page's
+        picture, and the page holds no rules). A move may have several ways (Fangqi's two
+        captures, in either order); a move with no taps is a button. Every tap names an
+        element's `data-site` in `svg` or `svg_3d`; the same taps with the same words for two
+        moves would make neither (tests/board_driver/test_entry.py checks every game).
+        Default: a touch game's `touch_moves`; a piece game's move at the sites it changes
+        (`changed_taps`), a move that changes none (end turn, pass) a button."""
+        if state.game.input_mode == "touch":
+            return touch_ways(state)
+        return [Way(m, changed_taps(state, m)) for m in state.legal_moves()]
 
     @staticmethod
     def picture_legend(moment: Moment) -> list[dict]:

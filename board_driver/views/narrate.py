@@ -402,6 +402,8 @@ def first_to_make(moment, names: tuple[str, str], owed_by_anyone: bool = False
         piece_name(kind, names, "")
     words = (tr("first put the other board's {piece} on {sites}")
              if moment.to_make_by == "remote" else
+             tr("first put the web seat's {piece} on {sites}")
+             if moment.to_make_by == "web" else
              tr("first put the computer's {piece} on {sites}"))
     state = moment.state
     return (words.format(piece=noun, sites=tr(" and ").join(c.site for c in owed)),
@@ -451,15 +453,17 @@ def with_reply(moment, state, undone: list[str], spoken: bool) -> str:
         (mine if moment.at_board(probe.to_move) else reply).append(
             views.say_move_text(probe, text) if spoken else views.show_move(state.game.name, text))
         probe.play(probe.parse_move(text))
-    return _together(mine, reply)
+    return _together(mine, reply, moment.seats)
 
 
-def _together(mine: list[str], reply: list[str]) -> str:
-    """Moves taken back together, in order: this board's, and the computer's reply after."""
+def _together(mine: list[str], reply: list[str], seats: tuple[str, ...] = ()) -> str:
+    """Moves taken back together, in order: this board's, and the reply after of the seat not
+    at the board (`seats`: the computer's, or a web seat's)."""
     if not mine or not reply:
         return tr(" and ").join(mine or reply)
-    return tr("{moves} and the computer's reply {reply}").format(
-        moves=tr(" and ").join(mine), reply=" ".join(reply))
+    line = (tr("{moves} and the web seat's reply {reply}") if "web" in seats else
+            tr("{moves} and the computer's reply {reply}"))
+    return line.format(moves=tr(" and ").join(mine), reply=" ".join(reply))
 
 
 def _last_sites(state) -> set[str]:
@@ -505,12 +509,14 @@ def last_moves(moment, count: int) -> list[Said]:
     return out
 
 
-def takeback_words(game_name: str, undone: list[tuple[str, bool]]) -> str:
+def takeback_words(game_name: str, undone: list[tuple[str, bool]],
+                   seats: tuple[str, ...] = ()) -> str:
     """What a takeback took back, in words: "h1.0", or against the computer "h1.0 and the
     computer's reply v1.2" (`undone`: each move and whether it was made at this board, last
     move first; each move as a screen shows it, `views.show_move`)."""
     shown = [(views.show_move(game_name, m), here) for m, here in reversed(undone)]
-    return _together([m for m, here in shown if here], [m for m, here in shown if not here])
+    return _together([m for m, here in shown if here], [m for m, here in shown if not here],
+                     seats)
 
 
 __all__ = ["Said", "Narrator", "why_not", "mover", "last_moves", "first_to_make", "with_reply",

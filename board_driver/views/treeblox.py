@@ -12,11 +12,11 @@ import math
 from board_driver.views import svgkit
 from board_driver.views.base import (FRAME_S, OFF, Colour, Moment, correction_words, kind_colour,
                                      piece_name, scale)
-from board_driver.views.game_view import GameView
+from board_driver.views.game_view import GameView, Way
 from board_driver.views.paint import Paint
 from board_driver.views.svgkit import el, hexc, title
 from board_driver.views.words import N_, ngettext, tr
-from games.treeblox import COLUMNS, SIZE, cell_name, parse_cell
+from games.treeblox import COLOURS, COLUMNS, SIZE, cell_name, parse_cell
 
 TITLE = N_("Treeblox")
 PLAYERS = (N_("Dark"), N_("Light"))
@@ -360,8 +360,9 @@ def svg_3d(state, moment: Moment, places: list[str], turn: int = 0) -> str:
                      stroke=hexc(c[f"player{state.to_move}"]), stroke_dasharray="3 3")
         body = (title(tr("{site}: place a cube here").format(site=site_words(site))) + _poly(top, **ghost) + _poly(south, **ghost)
                 + _poly(west, **ghost))
+        # (data-site too: a web seat taps it as it taps a hole, views/entry.py)
         items.append(((-(x + y), z), el("g", body, class_="place", data_place=site,
-                                        tabindex=0, role="button")))
+                                        data_site=site, tabindex=0, role="button")))
     items.sort(key=lambda item: item[0])
 
     board = [_p(0, 0, 0), _p(SIZE, 0, 0), _p(SIZE, SIZE, 0), _p(0, SIZE, 0)]
@@ -519,6 +520,16 @@ def hint_reason(state, move) -> str | None:
     return None
 
 
+def entry_ways(state) -> list[Way]:
+    """Treeblox tapped (views/entry.py): a cube at its cell, a hole of the board or a dashed
+    place of the 3D picture (both carry its data-site), then its kind by a button ("Dark
+    leaf", "Dark branch"); `end` a button."""
+    colour = COLOURS[state.to_move]
+    return [Way(move) if move.cell is None else
+            Way(move, (cell_name(move.cell),), piece_name(f"{colour}-{move.kind}", PLAYERS, ""))
+            for move in state.legal_moves()]
+
+
 class TreebloxView(GameView):
     """How Treeblox is shown (see GameView)."""
 
@@ -538,3 +549,4 @@ class TreebloxView(GameView):
     move_words = staticmethod(move_words)
     say_site = staticmethod(say_site)
     say_move = staticmethod(say_move)
+    entry_ways = staticmethod(entry_ways)

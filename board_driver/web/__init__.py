@@ -6,7 +6,8 @@ works offline).
 Owns the page's connections and its caches, no game state: it acts only through the board's
 door (`referee.door.Door`) and reads the referee. May import: games, games.ai, the referee,
 views and records rooms, config; never the daemon, remote or cli. `library.py` is the page's
-library (board_driver/records/: the journal's games searched, a record downloaded or imported).
+library (board_driver/records/: the journal's games searched, a record downloaded or imported);
+`play.py` a web seat's moves (POST /api/play, GET /api/entry).
 
 API (JSON; control actions need `X-Treeboard-Token` when the config sets web.token):
     GET  /api/state                 {"game", "corrections", "leds", ...what the page needs}
@@ -19,15 +20,19 @@ API (JSON; control actions need `X-Treeboard-Token` when the config sets web.tok
     POST /api/remote/leave          both seats played here again
     POST /api/new-game {options}    start over (same game; its options may change)
     POST /api/hint {"mode"}         off | legal | safe (| best)
+    POST /api/seats {"seat","player"}   seat 0 or 1 played by human | web | computer:LEVEL
+                                    (beginner, easy, medium, hard, strongest; perfect:
+                                    strongest), at once; not in a remote game
+    POST /api/play {"move"}         a web seat's move, in the game's notation (web/play.py):
+                                    409 with the reason out of turn or against the rules
+    GET  /api/entry                 the entry model: every move the mover may make with the
+                                    taps on the pictures' [data-site] ids (views/entry.py)
     POST /api/resign {"seat"?}      a seat played here resigns (web/endings.py)
     POST /api/draw {"seat"?}        a seat played here offers a draw
     POST /api/draw-answer {"answer"}   accept | refuse a draw a person here is asked
     POST /api/away                  the game put away (a new game starts)
     POST /api/take-up {"id"}        a game put away taken up again
     GET  /api/away                  the games put away
-    POST /api/seats {"seat","player"}   seat 0 or 1 played by human | computer:LEVEL (beginner,
-                                    easy, medium, hard, strongest; perfect: strongest), at
-                                    once; not in a remote game
     GET  /api/picture3d?turn=N      the 3D picture turned N quarter turns (Treeblox)
     GET  /api/games                 the journal's finished games (played at this board)
     GET  /api/library?game=&player=&result=&ended=&from=&to=   the library: every game no

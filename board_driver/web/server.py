@@ -52,6 +52,7 @@ from board_driver.web import guard, snapshot
 from board_driver.web.kit import KitFiles
 from board_driver.web.endings import Endings
 from board_driver.web.library import Library
+from board_driver.web.play import Play
 from treeboard.exc import TreeboardError
 
 log = logging.getLogger("treeboard.web")
@@ -63,7 +64,8 @@ MAX_TEXT = 64             # a site, a kind, an option value
 HISTORY_LIMIT = 100
 REVIEW_CACHE = 16         # reviewed games kept (a review costs seconds of the worker's time)
 ASSETS = {"/": ("index.html", "text/html"), "/app.js": ("app.js", "text/javascript"),
-          "/app.css": ("app.css", "text/css")}
+          "/app.css": ("app.css", "text/css"),
+          "/entry.js": ("entry.js", "text/javascript")}   # the picture as entry (a web seat)
 SECURITY_HEADERS = {
     "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; "
                                "style-src 'self' 'unsafe-inline'; frame-ancestors 'none'",
@@ -250,6 +252,7 @@ class WebServer:
         r.add_get("/ws", self._ws)
         KitFiles(self.door).add_routes(r)   # the maker's kit of this board (web/kit.py)
         Library(self.door, self._language, self._reviews).add_routes(r)   # web/library.py
+        Play(self.door, self._body, self._act, self._language).add_routes(r)   # web/play.py
         Endings(self).add_routes(r)   # resign, a draw, put away, take up (web/endings.py)
         return app
 

@@ -15,6 +15,7 @@ from board_driver import views
 from board_driver.referee.endings import LOCAL
 from board_driver.referee.reconcile import changed_sites
 from board_driver.moment import Correction
+from board_driver.views import entry
 from board_driver.views.ending import ended_words, news_words, offer_words
 from board_driver.views.narrate import hands_words, takeback_words
 from board_driver.views.words import reason, tr
@@ -38,6 +39,16 @@ def entries(state, sensed: set[str]) -> list[dict[str, str]]:
                 out.append({"site": site, "kind": after[site], "move": str(move),
                             "words": views.site_words(state.game.name, site)})
     return out
+
+
+def web_entry(moment) -> dict[str, Any] | None:
+    """The entry model while a web seat is to move (and can: not over, not being set up or put
+    right), else None."""
+    state = moment.state
+    if moment.over or moment.menu is not None or moment.holding \
+            or moment.seats[state.to_move] != "web":
+        return None
+    return entry.model(state)
 
 
 def steps_in_words(moment, names: tuple[str, str]) -> list[dict[str, str]]:
@@ -127,7 +138,8 @@ def page_state(referee, *, layout_name: str, token_required: bool, version: int,
         "pieces": views.piece_fills(state.game.name),
         "fixes": views.corrections_in_words(state, view),
         "owed_by": {"computer": tr("The computer's move."),
-                    "remote": tr("The other board's move.")}.get(
+                    "remote": tr("The other board's move."),
+                    "web": tr("The web seat's move.")}.get(
             view.to_make_by, tr("The other seat's move.")),
         "steps": steps_in_words(view, names),
         "result": result_words(state, names, view.flagged, view.ending),
@@ -135,6 +147,9 @@ def page_state(referee, *, layout_name: str, token_required: bool, version: int,
         # answers it, and what a person here may do now.
         "ending": ending_state(view),
         "entries": offered,
+        # While a web seat is to move: every move it may make, with the taps on the pictures
+        # that make it (views/entry.py), for the page's entry.js; else None.
+        "entry": web_entry(view),
         "end_turn": can_end_turn(state),
         "end_turn_button": has_end_turn(state),
         # (the move that ended the game too, until the board is cleared: not a flag)
@@ -157,10 +172,10 @@ def page_state(referee, *, layout_name: str, token_required: bool, version: int,
         # Who plays each seat ("human" here, "computer:LEVEL", "remote"), and the link to the
         # other board in a remote game (None otherwise).
         "seats": list(view.seats),
-        "seat_choices": ["human"] + [f"computer:{name}" for name in games.ai.LEVELS],
+        "seat_choices": ["human", "web"] + [f"computer:{name}" for name in games.ai.LEVELS],
         # How the select reads each choice: a level with its rating in this game (Elo, a
         # greedy player 1000; docs/ai.md), "computer, easy (1180)".
-        "seat_labels": {"human": tr("human"), **{
+        "seat_labels": {"human": tr("human"), "web": tr("web seat (plays on this page)"), **{
             f"computer:{name}": _level_words(state.game.name, name) for name in games.ai.LEVELS}},
         # (with the link's state in the page's words: `status` stays the state as sent)
         "remote": None if remote is None else {**remote, "status_words": reason(remote["status"])},
@@ -226,7 +241,8 @@ def takeback_question(moment) -> str | None:
     for _ in range(moment.takeback_depth):
         move = probe.undo()
         undone.append((str(move), moment.at_board(probe.to_move)))
-    question = tr("Take back {moves}?").format(moves=takeback_words(state.game.name, undone))
+    question = tr("Take back {moves}?").format(moves=takeback_words(state.game.name, undone,
+                                                                     moment.seats))
     # What the hands then do on the board (a touch game's LEDs change back by themselves).
     before, after = state.occupancy(), probe.occupancy()
     hands = "" if moment.touch is not None else hands_words(

@@ -50,7 +50,7 @@ def test_refusals_change_nothing_and_say_why(board):
         t.door.set_hint_mode("everything")
     with pytest.raises(ValueError, match="seat must be 0"):
         t.door.set_seat(2, "human")
-    with pytest.raises(ValueError, match="player must be human or one of"):
+    with pytest.raises(ValueError, match="player must be human, web or one of"):
         t.door.set_seat(1, "computer:medum")
     with pytest.raises(games.IllegalMove, match="only on a running board"):
         t.door.set_seat(1, "computer:easy")

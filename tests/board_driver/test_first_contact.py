@@ -86,7 +86,8 @@ def test_sim_refuses_a_player_it_does_not_know(tmp_path, capsys):
     journal = str(tmp_path / "j.sqlite")
     assert main(["sim", "--no-web", "--journal", journal, "--players", "human", "robot"]) == 2
     assert capsys.readouterr().err == ('treeboard: <command line>: --players: expected two seats, '
-                                       'each "human", "computer" or "computer:LEVEL"; got \'robot\'\n')
+                                       'each "human", "web", "computer" or "computer:LEVEL"; '
+                                       'got \'robot\'\n')
 
 
 def test_piped_actions_wait_for_a_late_scan(tmp_path):

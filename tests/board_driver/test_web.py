@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
-import json
 import random
 import xml.etree.ElementTree as ET
 
@@ -16,19 +14,7 @@ import games.ai
 from board_driver.config import ConfigError, parse_config
 from board_driver.referee.journal import Journal
 from tests.waits import scaled, until
-from web_harness import base_url, hands, next_push, running, started
-
-JSON = {"Content-Type": "application/json"}
-
-
-def run(coro):
-    return asyncio.run(coro)
-
-
-async def post(http, daemon, path, body=None, headers=None):
-    async with http.post(base_url(daemon) + path, data=json.dumps(body or {}),
-                         headers={**JSON, **(headers or {})}) as r:
-        return r.status, await r.json()
+from web_harness import JSON, base_url, hands, next_push, post, run, running, started
 
 
 def test_state_push_and_takeback_on_tree_planting(tmp_path):
@@ -137,13 +123,14 @@ def test_seats_chosen_on_the_page_and_the_computer_answers_on_the_board(tmp_path
                 http.ws_connect(base_url(daemon) + "/ws") as ws:
             first = await next_push(ws, lambda s: True)
             assert first["seats"] == ["human", "human"] and first["seat_choices"] == [
-                "human", "computer:beginner", "computer:easy", "computer:medium", "computer:hard",
-                "computer:strongest"]
+                "human", "web", "computer:beginner", "computer:easy", "computer:medium",
+                "computer:hard", "computer:strongest"]
             # Each level as the select reads it, with its rating in this game when measured.
             assert first["seat_labels"]["computer:hard"] == "computer, " + \
                 games.ai.level_label("tree-planting", "hard")
             for body, words in [({"seat": "2", "player": "human"}, "seat must be 0"),
-                                ({"seat": "1", "player": "robot"}, "player must be human or one of"),
+                                ({"seat": "1", "player": "robot"},
+                                 "player must be human, web or one of"),
                                 ({"seat": "1", "player": "easy"}, "computer:easy"),
                                 ({"seat": "1", "player": "computer:genius"}, "computer:hard"),
                                 ({"seat": "1"}, "missing field 'player'")]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 
 import aiohttp
 
@@ -56,6 +57,20 @@ async def running(tmp_path, *, layout: str | None = None, token: str | None = No
 
 def base_url(daemon) -> str:
     return f"http://127.0.0.1:{daemon.web.port}"
+
+
+JSON = {"Content-Type": "application/json"}
+
+
+def run(coro):
+    return asyncio.run(coro)
+
+
+async def post(http, daemon, path, body=None, headers=None) -> tuple[int, dict]:
+    """A control action's POST to the daemon's page (JSON): its status and its answer."""
+    async with http.post(base_url(daemon) + path, data=json.dumps(body or {}),
+                         headers={**JSON, **(headers or {})}) as r:
+        return r.status, await r.json()
 
 
 async def hands(daemon, verb: str, site: str, kind: str | None = None) -> None:

@@ -12,6 +12,7 @@ let retryMs = 300;
 let chosenSite = null;
 let confirmAction = null;
 let turn3d = 0;  // quarter turns of the 3D view, this page's own choice
+let entry = null;  // the pictures as a move-entry surface while a web seat is to move (entry.js)
 
 // --- the page's language ----------------------------------------------------------------------
 // The one chosen in the switch (kept in this browser), else the browser's first language the
@@ -109,6 +110,10 @@ const STRINGS = {
     ? tr("move {n}: {move} changed the result (best: {best})",
          { n: r.n, move: w.move, best: w.best.join(tr(", ")) })
     : tr("move {n}: {move}", { n: r.n, move: w.move })),
+  playPrompt: (player) => tr("{player} plays on this page: tap a lit place on the picture.", { player }),
+  playChoose: () => tr("Choose the move:"),
+  // (entry.js's own buttons, in the page's words through `tr`)
+  entryWords: () => [tr("Undo tap"), tr("Cancel")],
   resign: () => tr("Resign this game?"),
   putAway: () => tr("Put this game away? It waits in the library, with its clocks and seats, until it is taken up again."),
   takeUp: () => tr("Take up"),
@@ -164,8 +169,9 @@ function show(s) {
   // (the parts' own reasons, the program's words, as the details a hover shows)
   $("conn").title = (s.parts || []).filter((p) => p.why).map((p) => `${p.name}: ${p.why}`).join("\n");
   showEntries(s);
+  showPlay(s);
   showMoves(s);
-  $("end-turn").hidden = !s.end_turn_button;
+  $("end-turn").hidden = !s.end_turn_button || Boolean(s.entry);
   $("end-turn").disabled = !s.end_turn;
   $("takeback").disabled = !s.takeback;
   showEnding(s);
@@ -344,8 +350,30 @@ function siteList(list, items) {
   }
 }
 
+// A web seat's turn: the pictures are the entry surface (entry.js lights what may be tapped,
+// narrows the choices, offers the buttons); its move goes to POST /api/play, which the board
+// may refuse with a reason (a toast) and then the same choices stand again.
+function showPlay(s) {
+  if (!entry) {
+    entry = TreeboardEntry.create({
+      surfaces: [$("board"), $("board3d")], buttons: $("play-buttons"), tr,
+      onMove: (move) => post("/api/play", { move }),
+      onChange: (step) => {
+        const choosing = step.tapped.length > 0 && step.buttons.length > 0 && step.sites.length === 0;
+        if (state && state.entry) {
+          $("play-prompt").textContent = choosing ? STRINGS.playChoose()
+            : STRINGS.playPrompt(state.players[state.game.to_move]);
+        }
+      },
+    });
+  }
+  $("play").hidden = !s.entry;
+  document.body.dataset.webTurn = s.entry ? "yes" : "no";
+  entry.set(s.entry);
+}
+
 function showEntries(s) {
-  $("entry").hidden = s.entries.length === 0;
+  $("entry").hidden = s.entries.length === 0 || Boolean(s.entry);
   const sites = [...new Set(s.entries.map((e) => e.site))];
   if (!sites.includes(chosenSite)) chosenSite = sites[0] || null;
   const words = Object.fromEntries(s.entries.map((e) => [e.site, e.words || e.site]));
