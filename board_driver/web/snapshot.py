@@ -12,6 +12,7 @@ from typing import Any
 import games
 import games.ai
 from board_driver import views
+from board_driver.referee.endings import LOCAL
 from board_driver.referee.reconcile import changed_sites
 from board_driver.moment import Correction
 from board_driver.views import entry
@@ -195,7 +196,7 @@ def ending_state(moment) -> dict[str, Any]:
     in words), and whether resigning, offering a draw and putting the game away may be asked
     now (the board says why not when they are asked anyway)."""
     face, state = moment.ending, moment.state
-    local = [s for s in (0, 1) if moment.seats[s].split(":", 1)[0] in ("human", "web")]
+    local = [s for s in (0, 1) if moment.seats[s].split(":", 1)[0] in LOCAL]
     playing = not moment.over and moment.menu is None
     return {"offer_by": None if face is None else face.offer_by,
             "asked": None if face is None else face.asked,

@@ -695,3 +695,16 @@ def test_a_journal_of_schema_2_is_migrated_to_take_games_put_away(tmp_path):
         assert db.execute("PRAGMA foreign_key_check").fetchall() == []
         assert json.loads(db.execute("SELECT options FROM games WHERE id=1").fetchone()[0]) == \
             {"board": "4x4"}
+
+
+def test_a_web_seat_resigns_and_answers_a_draw_from_the_page(board):
+    """A web seat (played on the page) is a seat a person here plays: it offers, answers and
+    resigns from the page, as a person at the board does."""
+    t = board()
+    t.referee.set_seats(("human", "web"))
+    said(t, "place", "h0.0")
+    t.door.offer_draw(0)
+    assert t.moment().ending.asked == "board" and state_json(t)["ending"]["can_answer"]
+    t.door.answer_draw(False)   # the web seat's player, on the page
+    assert t.door.resign() == 1   # no seat named: the player to move, played on the page
+    assert t.session.journal.history(limit=1)[0].summary["resigned"] == 1
