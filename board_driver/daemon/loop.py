@@ -223,8 +223,8 @@ class Daemon:
         if not levels and self.config.moves != "best":
             return  # no computer seat, no hints: no worker (until the page asks for hints)
         self.computer = ComputerSeat(session.referee, levels, submit=self._submit,
-                                     call_soon=self._from_worker,
-                                     clock=self.loop.time, after_change=self.show)
+                                     call_soon=self._from_worker, clock=self.loop.time,
+                                     after_change=self.show)
         self.computer.poke()
 
     def in_worker(self, fn, *args) -> asyncio.Future:
@@ -286,8 +286,8 @@ class Daemon:
             from board_driver.referee.seats import ComputerSeat
 
             self.computer = ComputerSeat(self.session.referee, {}, submit=self._submit,
-                                         call_soon=self._from_worker,
-                                         clock=self.loop.time, after_change=self.show)
+                                         call_soon=self._from_worker, clock=self.loop.time,
+                                         after_change=self.show)
         return self.computer
 
     def want_hints(self) -> None:
@@ -438,7 +438,8 @@ class Daemon:
                 if self.remote is not None:
                     said += self._narrator.link(self.remote.summary())
                 said += self._narrator.clock(moment)   # 1 minute, 10 seconds, flag
-                said += self._narrator.hint(moment)    # why the hinted move
+                # why the hinted move; a computer its time cap cut short
+                said += self._narrator.hint(moment) + self._narrator.limited(moment)
                 said += self._narrator.menu(moment)    # the menu's choices
             if said and self.voice.enabled:
                 self.speech.say(said)

@@ -31,10 +31,12 @@ from board_driver.views import words
 log = logging.getLogger("treeboard.seats")
 
 
-def think(saved: str, level: games.ai.Level, seed: int) -> str:
-    """In the worker: the move for the position saved as JSON at `level`, as text."""
+def think(saved: str, level: games.ai.Level, seed: int) -> tuple[str, bool]:
+    """In the worker: the move for the position saved as JSON at `level`, as text, and
+    whether the wall-time cap cut the level's effort short (the board says so)."""
     state = games.load_state(saved)
-    return str(games.ai.play_level(state, level, seed=seed))
+    thought = games.ai.think_level(state, level, seed=seed)
+    return str(thought.move), thought.limited
 
 
 def hints(saved: str, seconds: float) -> dict[str, str]:
@@ -253,12 +255,34 @@ class ComputerSeat:
             self.thinking = False
         if future.cancelled():
             return  # the daemon is stopping: ask nothing more of its worker
-        move = self._fresh(future, history, "computer's search")
-        if move is None:
+        answer = self._fresh(future, history, "computer's search")
+        if answer is None:
             self.poke()
             return
+        move, limited = answer
+        self._note_limited(limited)
         self._ready = (history, move)
         self.poke()
+
+    def _note_limited(self, limited: bool) -> None:
+        """Keep which computer seat's last search the cap cut short, at which level (the
+        referee's decided `limited`, which the Moment carries: "computer (hard, limited by time)").
+        Called for a fresh answer: the seat to move is the one that asked."""
+        seat = self.referee.state.to_move
+        if seat not in self.levels:
+            return
+        level = self.levels[seat].name
+        was = dict(self.referee.decided.limited)
+        if limited:
+            if was.get(seat) == level:
+                return
+            was[seat] = level
+            log.warning("computer (seat %d, %s) was cut short by its time cap: it plays "
+                        "weaker than its level here", seat, level)
+        elif was.pop(seat, None) is None:
+            return
+        self.referee.decided.limited = was
+        self.after_change()
 
     def _hint_poke(self) -> None:
         """Hints (display.moves = "best"): for a player at this board, whose turn it is."""

@@ -27,8 +27,9 @@ from typing import Any, Callable
 from games.ai import tuning
 from games.ai.mcts import Search, search_options
 
-__all__ = ["best_move", "analyse", "play_level", "game_level", "game_glance", "glance_move",
-           "Level", "level", "LEVELS", "ALIASES", "MoveValue", "ratings", "level_label"]
+__all__ = ["best_move", "analyse", "play_level", "think_level", "Thought", "game_level",
+           "game_glance", "glance_move", "Level", "level", "LEVELS", "ALIASES", "MoveValue",
+           "ratings", "level_label"]
 
 
 @dataclass(frozen=True)
@@ -205,7 +206,11 @@ def game_level(game: Any, lvl: Level) -> Level:
     same everywhere. Raises ValueError naming the game and the key it does not know."""
     from dataclasses import replace
 
-    own = tuning.of(game).level_effort.get(lvl.name) if LEVELS.get(lvl.name) is lvl else None
+    # A named level with another cap (the board's seat gives a timed game's clock share,
+    # seats.think_seconds) is still that level: its effort is the game's own.
+    base = LEVELS.get(lvl.name)
+    named = base is not None and replace(lvl, seconds=base.seconds) == base
+    own = tuning.of(game).level_effort.get(lvl.name) if named else None
     if not own:
         return lvl
     unknown = set(own) - {"iterations", "exact_free", "slips", "search"}
@@ -231,6 +236,27 @@ def play_level(state: Any, lvl: Level, *, seed: int | None = None,
                clock: Callable[[], float] = time.perf_counter) -> Any:
     """The move the computer plays at level `lvl` (as its game plays it, `game_level`): its
     search effort, its slips (a glance as the game's beginner glances, `game_glance`)."""
+    return think_level(state, lvl, seed=seed, clock=clock).move
+
+
+@dataclass(frozen=True)
+class Thought:
+    """A level's move and the effort behind it: `iterations` the search did of the `wanted`
+    (None: no search, or a level given as seconds). `limited`: the wall-time cap cut the
+    search short of its level's effort, so the move is weaker than the level's rating."""
+
+    move: Any
+    iterations: int = 0
+    wanted: int | None = None
+
+    @property
+    def limited(self) -> bool:
+        return self.wanted is not None and self.iterations < self.wanted
+
+
+def think_level(state: Any, lvl: Level, *, seed: int | None = None,
+                clock: Callable[[], float] = time.perf_counter) -> Thought:
+    """`play_level`, saying whether the level's effort was done (`Thought.limited`)."""
     import random
 
     lvl = game_level(state.game, lvl)
@@ -238,13 +264,15 @@ def play_level(state: Any, lvl: Level, *, seed: int | None = None,
     if lvl.slips > 0 and not state.is_over() and len(state.legal_moves()) > 1:
         rng = random.Random(seed)
         if lvl.slips >= 1 or rng.random() < lvl.slips:
-            return glance_move(state, rng, **game_glance(state.game))
+            return Thought(glance_move(state, rng, **game_glance(state.game)))
         seed = rng.randrange(1 << 30)
     effort = tuning.of(state.game).search_effort
     iterations = None if lvl.iterations is None else lvl.iterations * effort
-    return best_move(state, seconds=lvl.seconds, seed=seed, noise=lvl.noise,
+    done: list[int] = []
+    move = best_move(state, seconds=lvl.seconds, seed=seed, noise=lvl.noise,
                      iterations=iterations, exact=lvl.exact, exact_free=lvl.exact_free,
-                     search=dict(lvl.search), clock=clock)
+                     search=dict(lvl.search), clock=clock, done=done)
+    return Thought(move, done[0], iterations) if done else Thought(move)
 
 
 @dataclass(frozen=True)
@@ -298,11 +326,12 @@ def analyse(state: Any, *, seconds: float, seed: int | None = None,
 def best_move(state: Any, *, seconds: float, seed: int | None = None, noise: float = 0.0,
               iterations: int | None = None, exact: bool = True, exact_free: int | None = None,
               search: dict[str, Any] | None = None,
-              clock: Callable[[], float] = time.perf_counter) -> Any:
+              clock: Callable[[], float] = time.perf_counter, done: list | None = None) -> Any:
     """The move the computer plays. With noise 0 and an exact value, a best move (the first
     the solver proves best: the others need not be searched). `exact` False: the search
     only (a level below the strongest), `iterations` its effort, `search` options over the
-    game's own (a level's: `Level.search`)."""
+    game's own (a level's: `Level.search`). `done`: a list that gets the iterations the
+    search did (nothing when no search ran: one legal move, or the exact solver answered)."""
     if state.is_over():
         raise ValueError("the game is over: there is no move to play")
     legal = state.legal_moves()
@@ -322,7 +351,10 @@ def best_move(state: Any, *, seconds: float, seed: int | None = None, noise: flo
             return rng.choice(sorted(keep, key=str))
         best = [m for m, v in exact.items() if v == top]  # in the solver's order
         return best[0] if seed is None else random.Random(seed).choice(best)
-    searcher = Search(state, seed=seed, **{**search_options(state), **(search or {})})
-    searcher.run(seconds=max(0.0, seconds - (clock() - start)), iterations=iterations,
-                 clock=clock)
+    options = {**search_options(state), **(search or {})}
+    searcher = Search(state, seed=seed, **options)
+    ran = searcher.run(seconds=max(0.0, seconds - (clock() - start)), iterations=iterations,
+                       clock=clock)
+    if done is not None:
+        done.append(ran)
     return searcher.best(noise)
