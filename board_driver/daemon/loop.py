@@ -224,7 +224,7 @@ class Daemon:
             return  # no computer seat, no hints: no worker (until the page asks for hints)
         self.computer = ComputerSeat(session.referee, levels, submit=self._submit,
                                      call_soon=self._from_worker, clock=self.loop.time,
-                                     after_change=self.show)
+                                     after_change=self.show, processes=self.config.search_processes())
         self.computer.poke()
 
     def in_worker(self, fn, *args) -> asyncio.Future:
@@ -287,7 +287,8 @@ class Daemon:
 
             self.computer = ComputerSeat(self.session.referee, {}, submit=self._submit,
                                          call_soon=self._from_worker, clock=self.loop.time,
-                                         after_change=self.show)
+                                         after_change=self.show,
+                                         processes=self.config.search_processes())
         return self.computer
 
     def want_hints(self) -> None:

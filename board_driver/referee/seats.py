@@ -31,12 +31,32 @@ from board_driver.views import words
 log = logging.getLogger("treeboard.seats")
 
 
-def think(saved: str, level: games.ai.Level, seed: int) -> tuple[str, bool]:
+def think(saved: str, level: games.ai.Level, seed: int,
+          processes: int = 1) -> tuple[str, bool]:
     """In the worker: the move for the position saved as JSON at `level`, as text, and
-    whether the wall-time cap cut the level's effort short (the board says so)."""
+    whether the wall-time cap cut the level's effort short (the board says so). With
+    `processes` > 1 the search is spread over the worker and `processes - 1` helpers
+    (`helpers`), the level's iterations in all."""
     state = games.load_state(saved)
-    thought = games.ai.think_level(state, level, seed=seed)
+    pool = helpers(processes - 1) if processes > 1 else None
+    thought = games.ai.think_level(state, level, seed=seed, pool=pool, processes=processes)
     return str(thought.move), thought.limited
+
+
+#: In the worker: its helper processes (started at the first search that wants them) and
+#: how many; one owner, the worker's one thread.
+_helpers: tuple[Executor, int] | None = None
+
+
+def helpers(count: int) -> Executor:
+    """In the worker: `count` helper processes for a search spread over several cores, at the
+    lowest priority as the worker itself; kept for the worker's life (a new count: new ones)."""
+    global _helpers
+    if _helpers is None or _helpers[1] != count:
+        if _helpers is not None:
+            _helpers[0].shutdown(wait=False, cancel_futures=True)
+        _helpers = (_spawned_pool(count), count)
+    return _helpers[0]
 
 
 def hints(saved: str, seconds: float) -> dict[str, str]:
@@ -142,10 +162,14 @@ def _lower_priority() -> None:
 def worker_pool() -> Executor:
     """One worker process, started by spawning (the daemon has threads: forking it is unsafe),
     at the lowest scheduling priority."""
+    return _spawned_pool(1)
+
+
+def _spawned_pool(count: int) -> Executor:
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    return ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"),
+    return ProcessPoolExecutor(max_workers=count, mp_context=multiprocessing.get_context("spawn"),
                                initializer=_lower_priority)
 
 
@@ -153,9 +177,12 @@ class ComputerSeat:
     def __init__(self, referee: Any, levels: dict[int, games.ai.Level], *,
                  submit: Callable[..., Future], call_soon: Callable[..., Any],
                  clock: Callable[[], float], after_change: Callable[[], None] = lambda: None,
-                 seed: int | None = None, hint_seconds: float = 1.0):
+                 seed: int | None = None, hint_seconds: float = 1.0, processes: int = 1):
         """`submit(fn, *args)` runs `fn` in the worker and returns a Future; `call_soon(fn)`
-        runs `fn` on the loop thread (the Future's callback comes from another thread)."""
+        runs `fn` on the loop thread (the Future's callback comes from another thread).
+        `processes`: how many processes a search may use (the config's
+        `computer_processes`)."""
+        self.processes = processes
         self.referee = referee
         self.levels = levels
         self.submit = submit
@@ -219,7 +246,7 @@ class ComputerSeat:
         log.info("computer (seat %d, %s) thinks: %s iterations, %.2f s at most", seat,
                  level.name, level.iterations or "as many", level.seconds)
         future = self.submit(think, self.referee.state.to_json(), level,
-                             self.rng.randrange(1 << 30))
+                             self.rng.randrange(1 << 30), self.processes)
         future.add_done_callback(lambda f, h=history: self.call_soon(self._answer, f, h))
 
     def retry(self) -> None:

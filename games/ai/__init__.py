@@ -255,8 +255,11 @@ class Thought:
 
 
 def think_level(state: Any, lvl: Level, *, seed: int | None = None,
-                clock: Callable[[], float] = time.perf_counter) -> Thought:
-    """`play_level`, saying whether the level's effort was done (`Thought.limited`)."""
+                clock: Callable[[], float] = time.perf_counter, pool: Any = None,
+                processes: int = 1) -> Thought:
+    """`play_level`, saying whether the level's effort was done (`Thought.limited`). With
+    `processes` > 1 and a `pool` (an Executor of processes), the search is spread over that
+    many processes, the level's iterations in all (`games.ai.parallel`)."""
     import random
 
     lvl = game_level(state.game, lvl)
@@ -271,7 +274,8 @@ def think_level(state: Any, lvl: Level, *, seed: int | None = None,
     done: list[int] = []
     move = best_move(state, seconds=lvl.seconds, seed=seed, noise=lvl.noise,
                      iterations=iterations, exact=lvl.exact, exact_free=lvl.exact_free,
-                     search=dict(lvl.search), clock=clock, done=done)
+                     search=dict(lvl.search), clock=clock, done=done, pool=pool,
+                     processes=processes)
     return Thought(move, done[0], iterations) if done else Thought(move)
 
 
@@ -326,12 +330,15 @@ def analyse(state: Any, *, seconds: float, seed: int | None = None,
 def best_move(state: Any, *, seconds: float, seed: int | None = None, noise: float = 0.0,
               iterations: int | None = None, exact: bool = True, exact_free: int | None = None,
               search: dict[str, Any] | None = None,
-              clock: Callable[[], float] = time.perf_counter, done: list | None = None) -> Any:
+              clock: Callable[[], float] = time.perf_counter, done: list | None = None,
+              pool: Any = None, processes: int = 1) -> Any:
     """The move the computer plays. With noise 0 and an exact value, a best move (the first
     the solver proves best: the others need not be searched). `exact` False: the search
     only (a level below the strongest), `iterations` its effort, `search` options over the
     game's own (a level's: `Level.search`). `done`: a list that gets the iterations the
-    search did (nothing when no search ran: one legal move, or the exact solver answered)."""
+    search did (nothing when no search ran: one legal move, or the exact solver answered).
+    `pool`, `processes`: a search of fixed `iterations` spread over that many processes
+    (`games.ai.parallel.root_parallel`; one process: this search itself)."""
     if state.is_over():
         raise ValueError("the game is over: there is no move to play")
     legal = state.legal_moves()
@@ -352,6 +359,15 @@ def best_move(state: Any, *, seconds: float, seed: int | None = None, noise: flo
         best = [m for m, v in exact.items() if v == top]  # in the solver's order
         return best[0] if seed is None else random.Random(seed).choice(best)
     options = {**search_options(state), **(search or {})}
+    if pool is not None and processes > 1 and iterations and iterations > 1 and noise <= 0:
+        from games.ai.parallel import root_parallel
+
+        move, ran = root_parallel(state, seconds=max(0.0, seconds - (clock() - start)),
+                                  seed=seed, iterations=iterations, options=options,
+                                  pool=pool, processes=processes, clock=clock)
+        if done is not None:
+            done.append(ran)
+        return move
     searcher = Search(state, seed=seed, **options)
     ran = searcher.run(seconds=max(0.0, seconds - (clock() - start)), iterations=iterations,
                        clock=clock)
