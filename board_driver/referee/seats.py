@@ -39,8 +39,45 @@ def think(saved: str, level: games.ai.Level, seed: int,
     (`helpers`), the level's iterations in all."""
     state = games.load_state(saved)
     pool = helpers(processes - 1) if processes > 1 else None
-    thought = games.ai.think_level(state, level, seed=seed, pool=pool, processes=processes)
+    pondered = _pondering[1] if _pondering is not None else None
+    thought = games.ai.think_level(state, level, seed=seed, pool=pool, processes=processes,
+                                   pondered=pondered)
     return str(thought.move), thought.limited
+
+
+def position_seed(base: int, saved: str) -> int:
+    """The seed of the computer's search at the position saved as `saved`: fixed by the
+    position and the seat's `base`, so that the worker can ponder a position with the seed
+    the seat will ask with once it comes."""
+    import zlib
+
+    return (zlib.crc32(saved.encode()) ^ base) & ((1 << 30) - 1)
+
+
+#: In the worker: (the position pondered from, its Ponder); one owner, the worker's thread.
+_pondering: tuple[str, Any] | None = None
+
+
+def ponder(saved: str, level: games.ai.Level, base: int, seat: int, seconds: float) -> bool:
+    """In the worker, while a person at the board thinks: `seconds` more of the computer's
+    searches (seat `seat`, at `level`) of the positions after the likely replies at the
+    position `saved` (games/ai/ponder.py); True while there is more to do."""
+    global _pondering
+    from games.ai.ponder import Ponder, likely_replies
+
+    if _pondering is None or _pondering[0] != saved:
+        state = games.load_state(saved)
+        plan = games.ai.level_search(state, level, base)
+        ahead = Ponder()
+        _pondering = (saved, ahead)
+        if plan[0] != "search":
+            return False   # the level glances (a beginner): nothing to think ahead
+        for reply in likely_replies(state, plan[4], base):
+            state.play(reply)
+            if state.to_move == seat:   # (a reply after which the person moves again: no)
+                ahead.start(state, level, position_seed(base, state.to_json()))
+            state.undo()
+    return _pondering[1].step(seconds)
 
 
 #: In the worker: its helper processes (started at the first search that wants them) and
@@ -110,6 +147,9 @@ def _sites(state, rows) -> dict[str, str]:
     return out
 
 
+#: A slice of pondering in the worker: what a search or hint asked meanwhile may wait.
+PONDER_SLICE_S = 0.25
+
 #: In a timed game the computer keeps this much of its clock in hand, never thinking into it:
 #: the round trip to its worker (the position as JSON, the answer back through the loop) and
 #: a slow, busy Pi's scheduling take from it (benchmarks/clock_budget.py measures the trip).
@@ -177,12 +217,16 @@ class ComputerSeat:
     def __init__(self, referee: Any, levels: dict[int, games.ai.Level], *,
                  submit: Callable[..., Future], call_soon: Callable[..., Any],
                  clock: Callable[[], float], after_change: Callable[[], None] = lambda: None,
-                 seed: int | None = None, hint_seconds: float = 1.0, processes: int = 1):
+                 seed: int | None = None, hint_seconds: float = 1.0, processes: int = 1,
+                 think_ahead: bool = True):
         """`submit(fn, *args)` runs `fn` in the worker and returns a Future; `call_soon(fn)`
         runs `fn` on the loop thread (the Future's callback comes from another thread).
         `processes`: how many processes a search may use (the config's
-        `computer_processes`)."""
+        `computer_processes`). `think_ahead`: ponder while a person at the board thinks."""
         self.processes = processes
+        self.think_ahead = think_ahead
+        self._ponder_busy = False   # a slice of pondering is in the worker
+        self._pondered: tuple[str, ...] | None = None   # the history pondered enough
         self.referee = referee
         self.levels = levels
         self.submit = submit
@@ -190,6 +234,7 @@ class ComputerSeat:
         self.clock = clock
         self.after_change = after_change
         self.rng = random.Random(seed)
+        self.base = self.rng.randrange(1 << 30)   # the searches' seeds (position_seed)
         self.hint_seconds = hint_seconds
         self._hinted: tuple[str, ...] | None = None  # the history the shown hints belong to
         self._hint_asked: tuple[str, ...] | None = None
@@ -232,6 +277,8 @@ class ComputerSeat:
                 return
             else:
                 return  # wait for the board to agree
+        if seat is None:
+            self._ponder_poke(history)
         if seat is None or not self._board_agrees():
             return
         if (self.thinking and self._asked == history) or self._failed == history:
@@ -245,9 +292,34 @@ class ComputerSeat:
             level.seconds, clocks.controls[seat], clocks.left(seat, self.clock())))
         log.info("computer (seat %d, %s) thinks: %s iterations, %.2f s at most", seat,
                  level.name, level.iterations or "as many", level.seconds)
-        future = self.submit(think, self.referee.state.to_json(), level,
-                             self.rng.randrange(1 << 30), self.processes)
+        saved = self.referee.state.to_json()
+        future = self.submit(think, saved, level, position_seed(self.base, saved),
+                             self.processes)
         future.add_done_callback(lambda f, h=history: self.call_soon(self._answer, f, h))
+
+    def _ponder_poke(self, history: tuple[str, ...]) -> None:
+        """A person at the board to move against one computer seat: the worker thinks ahead
+        (`ponder`) in slices of PONDER_SLICE_S, so that a search or hint asked meanwhile
+        waits one slice at most, until its searches are done or the game moves on."""
+        referee, state = self.referee, self.referee.state
+        if (not self.think_ahead or self._ponder_busy or self._pondered == history
+                or len(self.levels) != 1
+                or referee.over or not referee.at_board(state.to_move)
+                or not self._board_agrees()):
+            return
+        seat, level = next(iter(self.levels.items()))
+        self._ponder_busy = True
+        future = self.submit(ponder, state.to_json(), level, self.base, seat, PONDER_SLICE_S)
+        future.add_done_callback(lambda f, h=history: self.call_soon(self._ponder_answer, f, h))
+
+    def _ponder_answer(self, future: Future, history: tuple[str, ...]) -> None:
+        self._ponder_busy = False
+        if future.cancelled():
+            return
+        more = self._fresh(future, history, "pondering")
+        if not more:   # done, failed, or the game moved on (then poke ponders the new one)
+            self._pondered = history
+        self.poke()
 
     def retry(self) -> None:
         """On the loop: a new worker took over from one that died: ask again what the old one

@@ -63,10 +63,11 @@ class Worker:
         f.set_result(fn(*args))
 
 
-def seat_for(state, worker):
+def seat_for(state, worker, think_ahead=False):
     referee = FakeReferee(state)
     seat = ComputerSeat(referee, {1: games.ai.level("0.05")}, submit=worker.submit,
-                        call_soon=lambda fn, *a: fn(*a), clock=lambda: 0.0, seed=1)
+                        call_soon=lambda fn, *a: fn(*a), clock=lambda: 0.0, seed=1,
+                        think_ahead=think_ahead)
     return referee, seat
 
 
