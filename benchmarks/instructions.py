@@ -16,7 +16,8 @@ Workloads (each the code a player waits on, or the computer's inner loop):
   path before a game's own playout existed, and the referee's path for legality;
 - `fast-playouts-<game>`: 5 of the game's own `playout(rng)`;
 - `search-arbos`: one move's search at 160 iterations on the 20x20 board, 60 moves in;
-- `search-game-for-the-trees`: one move's search at 160 iterations, 30 turns in;
+- `search-<game>` (every other game): one move's search at 160 iterations with the game's
+  search options, 20 moves in (Game for the Trees: 30 turns);
 - `trace-tree-planting`: a 12-move Tree Planting game through the whole pipeline on the
   simulated board (mock pins, matrix scan, debounce, reconcile, journal, LED frame).
 """
@@ -96,12 +97,14 @@ def run(workload: str) -> None:
             moves = state.legal_moves()
             state.play(moves[rng.randrange(len(moves))])
         Search(state, seed=1, **search_options(state)).run(seconds=1e9, iterations=160)
-    elif workload == "search-game-for-the-trees":
-        # The computer's move at `medium` (160 iterations), 30 random turns in.
+    elif workload.startswith("search-"):
+        # The computer's move at `medium` (160 iterations) with the game's search options,
+        # some random moves in (Game for the Trees: 30 turns; the others: 20 moves).
         from games.ai.mcts import Search, search_options
 
-        state = _new("game-for-the-trees")
-        for _ in range(30):
+        name = workload.removeprefix("search-")
+        state = _new(name)
+        for _ in range(30 if name == "game-for-the-trees" else 20):
             moves = state.legal_moves()
             state.play(moves[rng.randrange(len(moves))])
         Search(state, seed=1, **search_options(state)).run(seconds=1e9, iterations=160)
@@ -122,8 +125,8 @@ def run(workload: str) -> None:
 
 
 WORKLOADS = (["startup"] + [f"playouts-{g}" for g in GAMES]
-             + [f"fast-playouts-{g}" for g in GAMES] + ["search-arbos", "search-game-for-the-trees",
-                                                     "trace-tree-planting"])
+             + [f"fast-playouts-{g}" for g in GAMES] + ["search-arbos"]
+             + [f"search-{g}" for g in GAMES if g != "arbos"] + ["trace-tree-planting"])
 
 
 def count(tree: Path, workload: str) -> int:
@@ -131,9 +134,9 @@ def count(tree: Path, workload: str) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "callgrind.out"
         env = dict(os.environ, PYTHONHASHSEED="0", PYTHONPATH=str(tree))
-        script = tree / "benchmarks" / "instructions.py"
-        if not script.exists():  # a checkout from before this script: run ours on its code
-            script = Path(__file__).resolve()
+        # This script's workloads on `tree`'s code (PYTHONPATH): the same work in both trees,
+        # whatever workloads the other checkout's own copy of this script knows.
+        script = Path(__file__).resolve()
         subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
                         sys.executable, str(script), "--child", workload],
                        cwd=tmp, env=env, check=True, stdout=subprocess.DEVNULL,

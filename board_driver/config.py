@@ -132,6 +132,9 @@ class Config:
     # Who plays each seat: "human" (at this board), "web" (on the page, with no board:
     # POST /api/play), "computer[:LEVEL]", or "remote".
     players: tuple[str, str] = ("human", "human")
+    # How many processes the computer's search may use (None: every core but one, at least
+    # one): a level's iterations spread over them (games/ai/parallel.py).
+    computer_processes: int | None = None
     remote: dict[str, Any] | None = None     # the [remote] table, checked (remote play)
     web_listen: str = "127.0.0.1"            # the companion page's address
     web_port: int = 8080
@@ -139,6 +142,11 @@ class Config:
     language: str = "en"                     # what the board says and shows: en | zh
     voice: Voice = field(default_factory=Voice)
     update: UpdateSettings = field(default_factory=lambda: UpdateSettings())
+
+    def search_processes(self) -> int:
+        """`computer_processes`, or every core but one, which the board's daemon keeps (at
+        least one)."""
+        return self.computer_processes or max(1, (os.cpu_count() or 1) - 1)
 
     def freeze(self) -> "Config":
         """Read only from here on (a board opened from it): what a session changes lives in the
@@ -354,6 +362,8 @@ def _read_top(path, data: dict, cfg: Config) -> None:
     if players is not None:
         check_seats(path, "players", players)
         cfg.players = tuple(seat_name(p) for p in players)
+    cfg.computer_processes = _take(path, data, "", "computer_processes", int, None,
+                                   lambda v: 1 <= v <= 64, "a number of processes, 1 to 64")
 
     shipped = _languages()
     cfg.language = _take(path, data, "", "language", str, cfg.language,

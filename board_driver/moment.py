@@ -147,6 +147,9 @@ class Moment:
     hints: Mapping[str, str] = field(default_factory=lambda: _EMPTY)
     hint_reason: str | None = None
     hint_move: str | None = None
+    # Computer seats whose last search the wall-time cap cut short of their level's effort
+    # (seat -> level): they play weaker than their rating here ("limited by time").
+    limited: Mapping[int, str] = field(default_factory=lambda: _EMPTY)
     menu: MenuFace | None = None      # the menu, while it is open
     touch: TouchFace | None = None    # a touch game's selection (None: a piece game)
     # A game its players ended (a resignation, a draw agreed), a draw on offer, and the last
@@ -155,6 +158,7 @@ class Moment:
 
     def __post_init__(self):
         object.__setattr__(self, "hints", frozen_map(self.hints))
+        object.__setattr__(self, "limited", frozen_map(self.limited))
         object.__setattr__(self, "corrections", tuple(self.corrections))
         object.__setattr__(self, "completions", tuple(self.completions))
 

@@ -566,7 +566,7 @@ class GameForTheTreesState(State):
         left = -1 if cap is None else cap
         while not self._end and left:
             left -= 1
-            actions = list(self._actions())
+            actions = self._actions()  # (a new list: drawn from below)
             # Candidates in a random order, drawn one at a time (as a shuffle, but the first
             # draw usually plays: no need to order them all).
             while actions:
@@ -719,10 +719,14 @@ class GameForTheTreesState(State):
         board, mover = self._board, self._to_move
         return [i for i, (s, _, _) in enumerate(self._chains) if board[s][1] == mover]
 
-    def _actions(self, only: int | None = None) -> Iterator[tuple[str, int, int]]:
+    def _actions(self, only: int | None = None) -> list[tuple[str, int, int]]:
         """Candidate actions: every growth the geometry allows whose squares are suitable now
         or touched by one of the mover's chains (an earlier growth could prepare them), the
-        leap, every stop, every retreat."""
+        leap, every stop, every retreat. A list, built at once: every turn of a playout lists
+        them all to draw one (a generator's resumption per candidate cost a tenth of the
+        search)."""
+        out: list[tuple[str, int, int]] = []
+        add = out.append
         board, mover = self._board, self._to_move
         chain_sq: set[int] = set()
         growing: set[tuple[int, int, int]] = set()
@@ -744,7 +748,7 @@ class GameForTheTreesState(State):
                     if growing and (src, *_direction(dx, dy)) in growing:
                         continue
                     if board[dst][0] == want or chain_sq and dst in chain_sq:
-                        yield GROW, src, dst
+                        add((GROW, src, dst))
                 continue
             root = cell[2]
             for ray in _rays_of(cell[3], src):
@@ -756,7 +760,7 @@ class GameForTheTreesState(State):
                     if clear and (kind == UNDER or kind == HUCK or
                                   kind == TREE and board[dst][2] != root) or \
                             chain_sq and (dst in chain_sq or not chain_sq.isdisjoint(path)):
-                        yield GROW, src, dst
+                        add((GROW, src, dst))
                     if kind != UNDER and kind != HUCK:
                         clear = False
                         if not chain_sq:
@@ -767,15 +771,16 @@ class GameForTheTreesState(State):
                 src = hucks[0] if only is None else only
                 for dst, c in enumerate(board):
                     if c[0] == GRASS and c[1] == mover or dst in chain_sq:
-                        yield LEAP, src, dst
+                        add((LEAP, src, dst))
         for i in self._mover_chains():
             s, dx, dy = self._chains[i]
             if only is None or s == only:
-                yield STOP, s, _at(s, dx, dy)
+                add((STOP, s, _at(s, dx, dy)))
         for sq in (range(64) if only is None else [only]):
             cell = board[sq]
             if cell[1] == mover and not (cell[0] == TREE and cell[2] == sq):
-                yield RETREAT, sq, -1
+                add((RETREAT, sq, -1))
+        return out
 
     def _start(self, action: str, src: int, dst: int) -> tuple[_Turn, list[_Item]]:
         """The turn after its action's immediate part, and its growths in the default order
@@ -850,6 +855,9 @@ class GameForTheTreesState(State):
         # Growths that touch a common square can give different results in different orders;
         # the others commute. Group them, and find each group's different orders.
         groups = _groups(items, turn0.board)
+        if all(len(g) == 1 for g in groups):
+            # Every growth commutes with every other (most turns): one order, the default.
+            return self._turns_in(action, src, dst, letter, turn0, items, [items], results)
         per_group = []
         for g in groups:
             if len(g) == 1:
@@ -869,15 +877,25 @@ class GameForTheTreesState(State):
                     cache[key] = orders
             per_group.append(orders)
         position = {it.key: k for k, it in enumerate(items)}
-        out: list[Move] = []
-        seen: set = set()
+        orders = []
         for combo in itertools.product(*per_group):
             order = list(items)
             for group, chosen in zip(groups, combo):
                 slots = sorted(position[it.key] for it in group)
                 for slot, it in zip(slots, chosen):
                     order[slot] = it
-            turn = turn0.copy()
+            orders.append(order)
+        return self._turns_in(action, src, dst, letter, turn0, items, orders, results)
+
+    @staticmethod
+    def _turns_in(action: str, src: int, dst: int, letter: str, turn0: _Turn,
+                  items: list[_Item], orders: list, results: dict | None) -> list[Move]:
+        """`_turns_of`'s turns for the given orders of the growths (`items`: the default
+        order), each different result once."""
+        out: list[Move] = []
+        seen: set = set()
+        for order in orders:
+            turn = turn0.copy() if len(orders) > 1 else turn0  # (one order: turn0's own)
             try:
                 for item in order:
                     turn.grow(item)
@@ -904,7 +922,10 @@ class GameForTheTreesState(State):
         return out
 
     def _check_end(self, mover: int | None) -> None:
-        h = (self.huckleberry_count(0), self.huckleberry_count(1))
+        # Both players' Huckleberry squares in one pass over the board (after every turn of
+        # every playout: the search's hottest check).
+        owners = [c[1] for c in self._board if c[0] == HUCK]
+        h = (owners.count(0), owners.count(1))
         if not h[0] and not h[1]:
             self._end, self._winner = "mutual", None
         elif not h[0] or not h[1]:
@@ -934,6 +955,10 @@ def _resolutions(turn: _Turn, takers: dict | None,
     """The attacks of a turn resolved, in board order (reading 12). With `takers` (from
     an order) the marked attackers take; else the first in the order, or with `every`,
     one result per choice of takers: (the turn, the keys of its takers)."""
+    if not turn.pending:  # no attack (most turns): the turn as it stands, no taker
+        yield turn, frozenset()
+        return
+
     def go(t: _Turn, targets: list[int], chosen: tuple) -> Iterator[tuple[_Turn, tuple]]:
         if not targets:
             yield t, chosen
@@ -992,6 +1017,8 @@ def _groups(items: list[_Item], board=None) -> list[list[_Item]]:
     that cannot happen (`_inert` on the turn's starting `board`) commutes with everything:
     the result of a turn is the same in either order, so only the orders within a group need
     trying."""
+    if len(items) < 2:  # (a turn without chains: nothing to order)
+        return [items] if items else []
     groups: list[tuple[set[int], set[int], list[_Item]]] = []
     for item in items:
         if board is not None and _inert(item, board):

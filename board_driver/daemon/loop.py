@@ -225,8 +225,8 @@ class Daemon:
         if not levels and self.config.moves != "best":
             return  # no computer seat, no hints: no worker (until the page asks for hints)
         self.computer = ComputerSeat(session.referee, levels, submit=self._submit,
-                                     call_soon=self._from_worker,
-                                     clock=self.loop.time, after_change=self.show)
+                                     call_soon=self._from_worker, clock=self.loop.time,
+                                     after_change=self.show, processes=self.config.search_processes())
         self.computer.poke()
 
     def in_worker(self, fn, *args) -> asyncio.Future:
@@ -288,8 +288,9 @@ class Daemon:
             from board_driver.referee.seats import ComputerSeat
 
             self.computer = ComputerSeat(self.session.referee, {}, submit=self._submit,
-                                         call_soon=self._from_worker,
-                                         clock=self.loop.time, after_change=self.show)
+                                         call_soon=self._from_worker, clock=self.loop.time,
+                                         after_change=self.show,
+                                         processes=self.config.search_processes())
         return self.computer
 
     def want_hints(self) -> None:
@@ -440,7 +441,8 @@ class Daemon:
                 if self.remote is not None:
                     said += self._narrator.link(self.remote.summary())
                 said += self._narrator.clock(moment)   # 1 minute, 10 seconds, flag
-                said += self._narrator.hint(moment)    # why the hinted move
+                # why the hinted move; a computer its time cap cut short
+                said += self._narrator.hint(moment) + self._narrator.limited(moment)
                 said += self._narrator.menu(moment)    # the menu's choices
                 said += self._narrator.ending(moment)  # resigned, a draw, put away
             if said and self.voice.enabled:

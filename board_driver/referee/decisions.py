@@ -38,6 +38,9 @@ class Decisions:
     hints: dict[str, str] = field(default_factory=dict)
     hint_reason: str | None = None
     hint_move: str | None = None
+    # Computer seat -> its level, where its last search the wall-time cap cut short (written
+    # by the computer's seat, seats.py; Moment.limited).
+    limited: dict[int, str] = field(default_factory=dict)
 
     def clear_marks(self) -> None:
         """Nothing to correct, complete or wait for is shown."""
@@ -74,6 +77,8 @@ class Moments:
             turn_left=clocks.left(running, now) if running is not None else None,
             clock_control=control_text(clocks.controls) if clocks.timed else None,
             hints=decided.hints, hint_reason=decided.hint_reason, hint_move=decided.hint_move,
+            limited={seat: level for seat, level in decided.limited.items()
+                     if ref.seats[seat] == f"computer:{level}"},   # (not a seat changed since)
             menu=ref.menu.face(ref.touch is not None), touch=self._touch(position),
             ending=ref.endings.face())
 

@@ -39,10 +39,69 @@ from games.base import Reason
 log = logging.getLogger("treeboard.seats")
 
 
-def think(saved: str, level: games.ai.Level, seed: int) -> str:
-    """In the worker: the move for the position saved as JSON at `level`, as text."""
+def think(saved: str, level: games.ai.Level, seed: int,
+          processes: int = 1) -> tuple[str, bool]:
+    """In the worker: the move for the position saved as JSON at `level`, as text, and
+    whether the wall-time cap cut the level's effort short (the board says so). With
+    `processes` > 1 the search is spread over the worker and `processes - 1` helpers
+    (`helpers`), the level's iterations in all."""
     state = games.load_state(saved)
-    return str(games.ai.play_level(state, level, seed=seed))
+    pool = helpers(processes - 1) if processes > 1 else None
+    pondered = _pondering[1] if _pondering is not None else None
+    thought = games.ai.think_level(state, level, seed=seed, pool=pool, processes=processes,
+                                   pondered=pondered)
+    return str(thought.move), thought.limited
+
+
+def position_seed(base: int, saved: str) -> int:
+    """The seed of the computer's search at the position saved as `saved`: fixed by the
+    position and the seat's `base`, so that the worker can ponder a position with the seed
+    the seat will ask with once it comes."""
+    import zlib
+
+    return (zlib.crc32(saved.encode()) ^ base) & ((1 << 30) - 1)
+
+
+#: In the worker: (the position pondered from, its Ponder); one owner, the worker's thread.
+_pondering: tuple[str, Any] | None = None
+
+
+def ponder(saved: str, level: games.ai.Level, base: int, seat: int, seconds: float) -> bool:
+    """In the worker, while a person at the board thinks: `seconds` more of the computer's
+    searches (seat `seat`, at `level`) of the positions after the likely replies at the
+    position `saved` (games/ai/ponder.py); True while there is more to do."""
+    global _pondering
+    from games.ai.ponder import Ponder, likely_replies
+
+    if _pondering is None or _pondering[0] != saved:
+        state = games.load_state(saved)
+        plan = games.ai.level_search(state, level, base)
+        ahead = Ponder()
+        _pondering = (saved, ahead)
+        if plan[0] != "search":
+            return False   # the level glances (a beginner): nothing to think ahead
+        for reply in likely_replies(state, plan[4], base):
+            state.play(reply)
+            if state.to_move == seat:   # (a reply after which the person moves again: no)
+                ahead.start(state, level, position_seed(base, state.to_json()))
+            state.undo()
+    return _pondering[1].step(seconds)
+
+
+#: In the worker: its helper processes (started at the first search that wants them) and
+#: how many; one owner, the worker's one thread.
+_helpers: tuple[Executor, int] | None = None
+
+
+def helpers(count: int) -> Executor:
+    """In the worker: `count` helper processes for a search spread over several cores, at the
+    lowest priority as the worker itself; kept for the worker's life (a new count: new ones)."""
+    global _helpers
+    if _helpers is None or _helpers[1] != count:
+        if _helpers is not None:
+            _helpers[0].shutdown(wait=False, cancel_futures=True)
+        _helpers = (_spawned_pool(count), count)
+    return _helpers[0]
 
 
 def hints(saved: str, seconds: float) -> dict[str, str]:
@@ -107,6 +166,9 @@ def _sites(state, rows) -> dict[str, str]:
     return out
 
 
+#: A slice of pondering in the worker: what a search or hint asked meanwhile may wait.
+PONDER_SLICE_S = 0.25
+
 #: In a timed game the computer keeps this much of its clock in hand, never thinking into it:
 #: the round trip to its worker (the position as JSON, the answer back through the loop) and
 #: a slow, busy Pi's scheduling take from it (benchmarks/clock_budget.py measures the trip).
@@ -159,10 +221,14 @@ def _lower_priority() -> None:
 def worker_pool() -> Executor:
     """One worker process, started by spawning (the daemon has threads: forking it is unsafe),
     at the lowest scheduling priority."""
+    return _spawned_pool(1)
+
+
+def _spawned_pool(count: int) -> Executor:
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    return ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"),
+    return ProcessPoolExecutor(max_workers=count, mp_context=multiprocessing.get_context("spawn"),
                                initializer=_lower_priority)
 
 
@@ -170,9 +236,16 @@ class ComputerSeat:
     def __init__(self, referee: Any, levels: dict[int, games.ai.Level], *,
                  submit: Callable[..., Future], call_soon: Callable[..., Any],
                  clock: Callable[[], float], after_change: Callable[[], None] = lambda: None,
-                 seed: int | None = None, hint_seconds: float = 1.0):
+                 seed: int | None = None, hint_seconds: float = 1.0, processes: int = 1,
+                 think_ahead: bool = True):
         """`submit(fn, *args)` runs `fn` in the worker and returns a Future; `call_soon(fn)`
-        runs `fn` on the loop thread (the Future's callback comes from another thread)."""
+        runs `fn` on the loop thread (the Future's callback comes from another thread).
+        `processes`: how many processes a search may use (the config's
+        `computer_processes`). `think_ahead`: ponder while a person at the board thinks."""
+        self.processes = processes
+        self.think_ahead = think_ahead
+        self._ponder_busy = False   # a slice of pondering is in the worker
+        self._pondered: tuple[str, ...] | None = None   # the history pondered enough
         self.referee = referee
         self.levels = levels
         self.submit = submit
@@ -180,6 +253,7 @@ class ComputerSeat:
         self.clock = clock
         self.after_change = after_change
         self.rng = random.Random(seed)
+        self.base = self.rng.randrange(1 << 30)   # the searches' seeds (position_seed)
         self.hint_seconds = hint_seconds
         self._hinted: tuple[str, ...] | None = None  # the history the shown hints belong to
         self._hint_asked: tuple[str, ...] | None = None
@@ -225,6 +299,8 @@ class ComputerSeat:
                 return
             else:
                 return  # wait for the board to agree
+        if seat is None:
+            self._ponder_poke(history)
         if seat is None or not self._board_agrees():
             return
         if (self.thinking and self._asked == history) or self._failed == history:
@@ -238,8 +314,9 @@ class ComputerSeat:
             level.seconds, clocks.controls[seat], clocks.left(seat, self.clock())))
         log.info("computer (seat %d, %s) thinks: %s iterations, %.2f s at most", seat,
                  level.name, level.iterations or "as many", level.seconds)
-        future = self.submit(think, self.referee.state.to_json(), level,
-                             self.rng.randrange(1 << 30))
+        saved = self.referee.state.to_json()
+        future = self.submit(think, saved, level, position_seed(self.base, saved),
+                             self.processes)
         future.add_done_callback(lambda f, h=history: self.call_soon(self._answer, f, h))
 
     def _draw_offer(self) -> tuple[str, ...] | None:
@@ -276,6 +353,28 @@ class ComputerSeat:
         self.referee.endings.answer(level, self.clock(), "computer")
         log.info("computer %s the draw", "accepts" if level else "refuses")
         self.after_change()
+    def _ponder_poke(self, history: tuple[str, ...]) -> None:
+        """A person at the board to move against one computer seat: the worker thinks ahead
+        (`ponder`) in slices of PONDER_SLICE_S, so that a search or hint asked meanwhile
+        waits one slice at most, until its searches are done or the game moves on."""
+        referee, state = self.referee, self.referee.state
+        if (not self.think_ahead or self._ponder_busy or self._pondered == history
+                or len(self.levels) != 1
+                or referee.over or not referee.at_board(state.to_move)
+                or not self._board_agrees()):
+            return
+        seat, level = next(iter(self.levels.items()))
+        self._ponder_busy = True
+        future = self.submit(ponder, state.to_json(), level, self.base, seat, PONDER_SLICE_S)
+        future.add_done_callback(lambda f, h=history: self.call_soon(self._ponder_answer, f, h))
+
+    def _ponder_answer(self, future: Future, history: tuple[str, ...]) -> None:
+        self._ponder_busy = False
+        if future.cancelled():
+            return
+        more = self._fresh(future, history, "pondering")
+        if not more:   # done, failed, or the game moved on (then poke ponders the new one)
+            self._pondered = history
         self.poke()
 
     def retry(self) -> None:
@@ -311,12 +410,34 @@ class ComputerSeat:
             self.thinking = False
         if future.cancelled():
             return  # the daemon is stopping: ask nothing more of its worker
-        move = self._fresh(future, history, "computer's search")
-        if move is None:
+        answer = self._fresh(future, history, "computer's search")
+        if answer is None:
             self.poke()
             return
+        move, limited = answer
+        self._note_limited(limited)
         self._ready = (history, move)
         self.poke()
+
+    def _note_limited(self, limited: bool) -> None:
+        """Keep which computer seat's last search the cap cut short, at which level (the
+        referee's decided `limited`, which the Moment carries: "computer (hard, limited by time)").
+        Called for a fresh answer: the seat to move is the one that asked."""
+        seat = self.referee.state.to_move
+        if seat not in self.levels:
+            return
+        level = self.levels[seat].name
+        was = dict(self.referee.decided.limited)
+        if limited:
+            if was.get(seat) == level:
+                return
+            was[seat] = level
+            log.warning("computer (seat %d, %s) was cut short by its time cap: it plays "
+                        "weaker than its level here", seat, level)
+        elif was.pop(seat, None) is None:
+            return
+        self.referee.decided.limited = was
+        self.after_change()
 
     def _hint_poke(self) -> None:
         """Hints (display.moves = "best"): for a player at this board, whose turn it is."""

@@ -499,6 +499,15 @@ def seat_words(game_name: str, seats: tuple[str, str], colours: dict[str, Colour
         player=names[p], colour=tr(colour_name(colours[f'player{p}']))) for p in here)
 
 
+def limited_words(moment: Moment) -> list[str | None]:
+    """Per seat, a computer whose last search the wall-time cap cut short in words ("computer
+    (hard, limited by time)": it plays weaker than its level's rating on this board), else
+    None."""
+    return [tr("computer ({level}, limited by time)").format(
+                level=tr(LEVEL_WORDS.get(moment.limited[p], moment.limited[p])))
+            if p in moment.limited else None for p in (0, 1)]
+
+
 def svg(state: State, moment: Moment) -> str:
     """The board's picture for the page (see `GameView.svg`)."""
     return view_of(state.game.name).svg(state, moment)

@@ -26,7 +26,7 @@ from board_driver.views.words import N_, ngettext, reason, tr
 class Said:
     text: str            # as the terminal writes it
     spoken: str          # as the voice says it
-    kind: str = "other"  # new | move | takeback | fix | score | end | link | hint | menu | other
+    kind: str = "other"  # new | move | takeback | fix | score | end | link | hint | menu | limited | other
     ply: int | None = None  # the move's number (1-based) for a move or a takeback
 
 
@@ -87,6 +87,7 @@ class Narrator:
         self._menu_game = None   # the game the menu opened over (another when it closed: applied)
         self._ending_said: int | None = None   # the last ending's news said (its count)
         self._menu_was_game = False   # the menu last open was the game menu (endings)
+        self._limited_said: tuple = ()   # the seats' "limited by time" words last said
 
     def start(self, moment) -> list[Said]:
         """Remember the game as it starts (a Moment); a resumed game says so."""
@@ -349,6 +350,14 @@ class Narrator:
             shown = views.show_move(moment.state.game.name, move)
             spoken = spoken.replace(shown, said) if shown in spoken else spoken.replace(move, said)
         return [Said(line, spoken, "hint")]
+
+    def limited(self, moment) -> list[Said]:
+        """A computer seat the time cap cut short, said once when it begins (the page shows it
+        beside the seat): "computer (hard, limited by time)"."""
+        now = tuple(views.limited_words(moment))
+        was, self._limited_said = self._limited_said, now
+        return [Said(line, line, "limited") for i, line in enumerate(now)
+                if line and (len(was) <= i or was[i] != line)]
 
     def link(self, summary: dict) -> list[Said]:
         """A remote game: the link to the other board going down or coming back, and its

@@ -172,6 +172,8 @@ def page_state(referee, *, layout_name: str, token_required: bool, version: int,
         # Who plays each seat ("human" here, "computer:LEVEL", "remote"), and the link to the
         # other board in a remote game (None otherwise).
         "seats": list(view.seats),
+        # Per seat, "computer (hard, limited by time)" where the cap cut its search short.
+        "limited": views.limited_words(view),
         "seat_choices": ["human", "web"] + [f"computer:{name}" for name in games.ai.LEVELS],
         # How the select reads each choice: a level with its rating in this game (Elo, a
         # greedy player 1000; docs/ai.md), "computer, easy (1180)".

@@ -27,8 +27,9 @@ from typing import Any, Callable
 from games.ai import tuning
 from games.ai.mcts import Search, search_options
 
-__all__ = ["best_move", "analyse", "play_level", "game_level", "game_glance", "glance_move",
-           "Level", "level", "LEVELS", "ALIASES", "MoveValue", "ratings", "level_label"]
+__all__ = ["best_move", "analyse", "play_level", "think_level", "level_search", "Thought",
+           "game_level", "game_glance", "glance_move", "Level", "level", "LEVELS", "ALIASES",
+           "MoveValue", "ratings", "level_label"]
 
 
 @dataclass(frozen=True)
@@ -205,7 +206,11 @@ def game_level(game: Any, lvl: Level) -> Level:
     same everywhere. Raises ValueError naming the game and the key it does not know."""
     from dataclasses import replace
 
-    own = tuning.of(game).level_effort.get(lvl.name) if LEVELS.get(lvl.name) is lvl else None
+    # A named level with another cap (the board's seat gives a timed game's clock share,
+    # seats.think_seconds) is still that level: its effort is the game's own.
+    base = LEVELS.get(lvl.name)
+    named = base is not None and replace(lvl, seconds=base.seconds) == base
+    own = tuning.of(game).level_effort.get(lvl.name) if named else None
     if not own:
         return lvl
     unknown = set(own) - {"iterations", "exact_free", "slips", "search"}
@@ -231,20 +236,60 @@ def play_level(state: Any, lvl: Level, *, seed: int | None = None,
                clock: Callable[[], float] = time.perf_counter) -> Any:
     """The move the computer plays at level `lvl` (as its game plays it, `game_level`): its
     search effort, its slips (a glance as the game's beginner glances, `game_glance`)."""
+    return think_level(state, lvl, seed=seed, clock=clock).move
+
+
+@dataclass(frozen=True)
+class Thought:
+    """A level's move and the effort behind it: `iterations` the search did of the `wanted`
+    (None: no search, or a level given as seconds). `limited`: the wall-time cap cut the
+    search short of its level's effort, so the move is weaker than the level's rating."""
+
+    move: Any
+    iterations: int = 0
+    wanted: int | None = None
+
+    @property
+    def limited(self) -> bool:
+        return self.wanted is not None and self.iterations < self.wanted
+
+
+def level_search(state: Any, lvl: Level, seed: int | None) -> tuple[Any, ...]:
+    """How level `lvl` answers at `state` with `seed`: ("glance", move) for a slip, else
+    ("search", the level as the game plays it, the search's seed, its iterations (None: as
+    many as the cap allows), its options). One place for `think_level` and pondering
+    (games/ai/ponder.py), so that a pondered search is the one the level would run."""
     import random
 
     lvl = game_level(state.game, lvl)
-
     if lvl.slips > 0 and not state.is_over() and len(state.legal_moves()) > 1:
         rng = random.Random(seed)
         if lvl.slips >= 1 or rng.random() < lvl.slips:
-            return glance_move(state, rng, **game_glance(state.game))
+            return "glance", glance_move(state, rng, **game_glance(state.game))
         seed = rng.randrange(1 << 30)
     effort = tuning.of(state.game).search_effort
     iterations = None if lvl.iterations is None else lvl.iterations * effort
-    return best_move(state, seconds=lvl.seconds, seed=seed, noise=lvl.noise,
+    return "search", lvl, seed, iterations, {**search_options(state), **dict(lvl.search)}
+
+
+def think_level(state: Any, lvl: Level, *, seed: int | None = None,
+                clock: Callable[[], float] = time.perf_counter, pool: Any = None,
+                processes: int = 1, pondered: Any = None) -> Thought:
+    """`play_level`, saying whether the level's effort was done (`Thought.limited`). With
+    `processes` > 1 and a `pool` (an Executor of processes), the search is spread over that
+    many processes, the level's iterations in all (`games.ai.parallel`). `pondered`: a
+    `games.ai.ponder.Ponder` whose search of this position (begun while the opponent
+    thought) is continued to the level's iterations instead of starting afresh."""
+    plan = level_search(state, lvl, seed)
+    if plan[0] == "glance":
+        return Thought(plan[1])
+    _, lvl, seed, iterations, _ = plan
+    done: list[int] = []
+    move = best_move(state, seconds=lvl.seconds, seed=seed, noise=lvl.noise,
                      iterations=iterations, exact=lvl.exact, exact_free=lvl.exact_free,
-                     search=dict(lvl.search), clock=clock)
+                     search=dict(lvl.search), clock=clock, done=done, pool=pool,
+                     processes=processes, pondered=pondered)
+    return Thought(move, done[0], iterations) if done else Thought(move)
 
 
 @dataclass(frozen=True)
@@ -298,11 +343,17 @@ def analyse(state: Any, *, seconds: float, seed: int | None = None,
 def best_move(state: Any, *, seconds: float, seed: int | None = None, noise: float = 0.0,
               iterations: int | None = None, exact: bool = True, exact_free: int | None = None,
               search: dict[str, Any] | None = None,
-              clock: Callable[[], float] = time.perf_counter) -> Any:
+              clock: Callable[[], float] = time.perf_counter, done: list | None = None,
+              pool: Any = None, processes: int = 1, pondered: Any = None) -> Any:
     """The move the computer plays. With noise 0 and an exact value, a best move (the first
     the solver proves best: the others need not be searched). `exact` False: the search
     only (a level below the strongest), `iterations` its effort, `search` options over the
-    game's own (a level's: `Level.search`)."""
+    game's own (a level's: `Level.search`). `done`: a list that gets the iterations the
+    search did (nothing when no search ran: one legal move, or the exact solver answered).
+    `pool`, `processes`: a search of fixed `iterations` spread over that many processes
+    (`games.ai.parallel.root_parallel`; one process: this search itself). `pondered`: a
+    Ponder that may hold this very search begun earlier (same position, seed and options):
+    it is continued, its iterations counting toward `iterations`."""
     if state.is_over():
         raise ValueError("the game is over: there is no move to play")
     legal = state.legal_moves()
@@ -322,7 +373,21 @@ def best_move(state: Any, *, seconds: float, seed: int | None = None, noise: flo
             return rng.choice(sorted(keep, key=str))
         best = [m for m, v in exact.items() if v == top]  # in the solver's order
         return best[0] if seed is None else random.Random(seed).choice(best)
-    searcher = Search(state, seed=seed, **{**search_options(state), **(search or {})})
-    searcher.run(seconds=max(0.0, seconds - (clock() - start)), iterations=iterations,
-                 clock=clock)
+    options = {**search_options(state), **(search or {})}
+    if pool is not None and processes > 1 and iterations and iterations > 1 and noise <= 0:
+        from games.ai.parallel import root_parallel
+
+        move, ran = root_parallel(state, seconds=max(0.0, seconds - (clock() - start)),
+                                  seed=seed, iterations=iterations, options=options,
+                                  pool=pool, processes=processes, clock=clock)
+        if done is not None:
+            done.append(ran)
+        return move
+    searcher = pondered.take(state, seed, options) if pondered is not None else None
+    if searcher is None:
+        searcher = Search(state, seed=seed, **options)
+    left = None if iterations is None else max(0, iterations - searcher.iterations)
+    searcher.run(seconds=max(0.0, seconds - (clock() - start)), iterations=left, clock=clock)
+    if done is not None:
+        done.append(searcher.iterations)   # (with what pondering did before)
     return searcher.best(noise)

@@ -279,7 +279,7 @@ def test_the_computer_asks_its_worker_for_no_more_than_its_clock_allows(tmp_path
                             call_soon=lambda fn, *a: fn(*a), clock=t.clock)
         t.step("place", ["h0.0"])
         seat.poke()
-        (position, level, _seed), = asked
+        (position, level, _seed, _processes), = asked
         assert json.loads(position)["moves"] == ["h0.0"]
         assert level.seconds == pytest.approx((30 - RESERVE_S) / 20)   # not its own cap
     finally:

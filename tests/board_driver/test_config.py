@@ -49,6 +49,8 @@ BAD_VALUES = [
     ("voice", "volume", "201"), ("voice", "device", '"hw 1"'),
     ("voice", "quiet_hours", '"22-7"'), ("voice", "quiet_hours", '"25:00-07:00"'),
     ("voice", "repeat_moves", "0"), ("voice", "repeat_moves", "21"),
+    ("", "computer_processes", "0"), ("", "computer_processes", "65"),
+    ("", "computer_processes", '"all"'), ("", "computer_processes", "true"),
 ]
 
 
@@ -159,3 +161,13 @@ def test_a_config_holding_a_secret_is_refused_while_every_account_can_read_it(tm
     path.chmod(0o604)
     path.write_text("backend = \"sim\"\n")   # no secret in it: anyone may read it
     load_config(path)
+
+
+def test_computer_processes_every_core_but_one_unless_the_config_says(tmp_path):
+    import os
+
+    path = tmp_path / "c.toml"
+    path.write_text("computer_processes = 3\n")
+    assert load_config(str(path)).search_processes() == 3
+    path.write_text("")
+    assert load_config(str(path)).search_processes() == max(1, (os.cpu_count() or 1) - 1)

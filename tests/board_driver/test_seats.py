@@ -3,6 +3,7 @@ answers the game has moved past, and parses levels from the config's seats."""
 
 from __future__ import annotations
 
+import dataclasses
 from concurrent.futures import Future
 from types import SimpleNamespace
 
@@ -26,6 +27,8 @@ class FakeReferee:
         self.clocks = Clocks((NONE, NONE))
         self.menu = SimpleNamespace(open=False)
         self.endings = SimpleNamespace(asked=lambda: None, offer=None)   # (no draw on offer)
+        # (the seat writes decided.limited: a search the cap cut short)
+        self.decided = SimpleNamespace(limited={})
 
     @property
     def over(self):
@@ -61,10 +64,11 @@ class Worker:
         f.set_result(fn(*args))
 
 
-def seat_for(state, worker):
+def seat_for(state, worker, think_ahead=False):
     referee = FakeReferee(state)
     seat = ComputerSeat(referee, {1: games.ai.level("0.05")}, submit=worker.submit,
-                        call_soon=lambda fn, *a: fn(*a), clock=lambda: 0.0, seed=1)
+                        call_soon=lambda fn, *a: fn(*a), clock=lambda: 0.0, seed=1,
+                        think_ahead=think_ahead)
     return referee, seat
 
 
@@ -111,10 +115,42 @@ def test_drops_an_answer_the_game_moved_past():
 def test_the_worker_function_answers_a_legal_move_text():
     state = games.get_game("treeblox").new_state()
     state.play("La1")
-    move = think(state.to_json(), games.ai.level("0.05"), 3)
+    move, _ = think(state.to_json(), games.ai.level("0.05"), 3)
     assert state.parse_move(move) in state.legal_moves()
-    move = think(state.to_json(), games.ai.level("beginner"), 3)
+    move, limited = think(state.to_json(), games.ai.level("beginner"), 3)
     assert state.parse_move(move) in state.legal_moves()
+    assert limited is False   # a glance has no effort to cut short
+
+
+def test_a_level_cut_short_by_its_cap_says_so():
+    # `medium`'s 160 iterations within a millionth of a second: the cap cuts the search (the
+    # first iteration always runs), and the answer says so; with its own cap it does not.
+    state = games.get_game("treeblox").new_state()
+    state.play("La1")
+    medium = games.ai.LEVELS["medium"]
+    move, limited = think(state.to_json(), dataclasses.replace(medium, seconds=1e-6), 3)
+    assert limited is True and state.parse_move(move) in state.legal_moves()
+    thought = games.ai.think_level(state, dataclasses.replace(medium, seconds=600), seed=3)
+    assert not thought.limited and thought.iterations == thought.wanted == 64  # (its own)
+
+
+def test_the_seat_keeps_which_computer_was_limited():
+    state = games.get_game("treeblox").new_state()
+    state.play("La1")
+    worker = Worker()
+    referee, seat = seat_for(state, worker)
+    seat.levels = {1: dataclasses.replace(games.ai.LEVELS["hard"], seconds=1e-6)}
+    seat.poke()
+    worker.finish()
+    assert referee.decided.limited == {1: "hard"}
+    seat.poke()
+    assert referee.played   # it played its (weaker) move
+    assert referee.decided.limited == {1: "hard"}   # until a search says otherwise
+    state.undo()
+    seat.levels = {1: dataclasses.replace(games.ai.LEVELS["easy"], seconds=600)}
+    seat.poke()
+    worker.finish()
+    assert referee.decided.limited == {}
 
 
 def test_levels_from_the_config():
@@ -225,3 +261,22 @@ def test_best_mode_colours_the_grooves_on_the_leds():
     frame, _ = render(tb, Moment.still(dict(DEFAULT_COLOURS), moves="best", hints={"b2": "best"}),
                       0.0)
     assert frame["b2"] == DEFAULT_COLOURS["best"]
+
+
+def test_a_limited_computer_in_words_on_the_page_and_by_voice():
+    from board_driver.moment import Moment
+    from board_driver.config import DEFAULT_COLOURS
+    from board_driver.views import limited_words, words
+    from board_driver.views.narrate import Narrator
+
+    state = games.get_game("treeblox").new_state()
+    moment = Moment.still(dict(DEFAULT_COLOURS), state=state, seats=("human", "computer:hard"),
+                          limited={1: "hard"})
+    assert limited_words(moment) == [None, "computer (hard, limited by time)"]
+    with words.speaking("zh"):
+        assert limited_words(moment)[1] == "电脑（困难，受时间限制）"
+    narrator = Narrator()
+    said = narrator.limited(moment)
+    assert [s.spoken for s in said] == ["computer (hard, limited by time)"]
+    assert narrator.limited(moment) == []   # said once
+    assert narrator.limited(Moment.still(dict(DEFAULT_COLOURS), state=state)) == []

@@ -194,7 +194,9 @@ function showSeats(s) {
   // In a remote game the seats are the join's; otherwise each seat's select says who plays it.
   $("seats").hidden = s.seats.includes("remote");
   for (const seat of [0, 1]) {
-    $(`seat${seat}-name`).textContent = s.players[seat];
+    // (a computer its time cap cut short says so: it plays weaker than its rating here)
+    $(`seat${seat}-name`).textContent = s.players[seat] + (s.limited && s.limited[seat]
+      ? ` (${s.limited[seat]})` : "");
     fillSelect($(`seat${seat}`), s.seat_choices.map((p) => [p, s.seat_labels[p] || p]),
       s.seats[seat]);
   }
