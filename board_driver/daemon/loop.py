@@ -214,7 +214,7 @@ class Daemon:
         await self.remote_part.leave()
 
     def _start_computer(self, session: Session) -> None:
-        from board_driver.referee.seats import ComputerSeat, computer_seats
+        from board_driver.referee.seats import computer_seats
 
         try:
             levels = computer_seats(session.referee.seats)
@@ -224,10 +224,7 @@ class Daemon:
                               str(exc).split("expected ", 1)[-1]) from None
         if not levels and self.config.moves != "best":
             return  # no computer seat, no hints: no worker (until the page asks for hints)
-        self.computer = ComputerSeat(session.referee, levels, submit=self._submit,
-                                     call_soon=self._from_worker, clock=self.loop.time,
-                                     after_change=self.show, processes=self.config.search_processes())
-        self.computer.poke()
+        self._ensure_computer(levels).poke()
 
     def in_worker(self, fn, *args) -> asyncio.Future:
         """`fn(*args)` in the computer's worker process (started now if not yet), awaitable on
@@ -282,12 +279,13 @@ class Daemon:
         if self.computer is not None:
             self.loop.call_soon(self.computer.retry)
 
-    def _ensure_computer(self):
-        """The computer's seat object and its worker, started now if nothing needed it before."""
+    def _ensure_computer(self, levels: dict | None = None):
+        """The computer's seat object (for `levels`: none, until seats are set) and its worker,
+        started now if nothing needed it before."""
         if self.computer is None:
             from board_driver.referee.seats import ComputerSeat
 
-            self.computer = ComputerSeat(self.session.referee, {}, submit=self._submit,
+            self.computer = ComputerSeat(self.session.referee, levels or {}, submit=self._submit,
                                          call_soon=self._from_worker, clock=self.loop.time,
                                          after_change=self.show,
                                          processes=self.config.search_processes())

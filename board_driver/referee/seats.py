@@ -353,6 +353,8 @@ class ComputerSeat:
         self.referee.endings.answer(level, self.clock(), "computer")
         log.info("computer %s the draw", "accepts" if level else "refuses")
         self.after_change()
+        self.poke()
+
     def _ponder_poke(self, history: tuple[str, ...]) -> None:
         """A person at the board to move against one computer seat: the worker thinks ahead
         (`ponder`) in slices of PONDER_SLICE_S, so that a search or hint asked meanwhile
