@@ -61,6 +61,7 @@ class Moments:
             self._position = (key, state.copy())
         position = self._position[1]
         running = clocks.running
+        mode = ref.mode   # a study or a puzzle (one at a time), or None
         return Moment(
             settings=ref.settings, state=position, game=ref.game_number, seats=ref.seats,
             sensed=tuple(ref.sensed), corrections=tuple(decided.corrections),
@@ -74,7 +75,10 @@ class Moments:
             turn_left=clocks.left(running, now) if running is not None else None,
             clock_control=control_text(clocks.controls) if clocks.timed else None,
             hints=decided.hints, hint_reason=decided.hint_reason, hint_move=decided.hint_move,
-            menu=ref.menu.face(ref.touch is not None), touch=self._touch(position))
+            menu=ref.menu.face(ref.touch is not None), touch=self._touch(position),
+            setup=ref.setting_up.face() if ref.setting_up is not None else None,
+            study=mode.face() if mode is not None and mode.kind == "study" else None,
+            puzzle=mode.face() if mode is not None and mode.kind == "puzzle" else None)
 
     def _touch(self, position: Any) -> TouchFace | None:
         """A touch game's selection as it stands (None: a piece game)."""

@@ -232,6 +232,24 @@ class Hands:
         ref.decided.to_make_by = origin
         ref.decide(now)
 
+    def takeback_depth(self) -> int:
+        """How many moves a takeback takes back. Against the computer, a player's move and the
+        computer's reply after it go together (taking back the reply alone, the computer would
+        play it again at once); otherwise the last move."""
+        ref = self.referee
+        here = [ref.at_board(p) for p in (0, 1)]
+        if "remote" in ref.seats or all(here) or not any(here):
+            return 1
+        probe, depth = ref.state.copy(), 0
+        while probe.moves:
+            probe.undo()
+            depth += 1
+            if ref.at_board(probe.to_move):   # the player's move: it goes too, and no more
+                return depth
+        # Only the computer's moves so far (it moved first): none is the players' to take back,
+        # and its move not yet made on the board is an invitation, never a piece lifted.
+        return 0
+
     def takeback(self, now: float, origin: str = "page") -> str:
         """Take back the last move without the board's hands (the page's takeback, or one
         agreed with a remote board; lifting the last piece does the same on the board). The
