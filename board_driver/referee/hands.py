@@ -112,8 +112,9 @@ class Hands:
             raise games.IllegalMove(f"tap {site}", Reason("{site} is no square of this board",
                                                           site=site))
         if ref.menu.open:   # a tap in the menu chooses
-            if ref.menu.choose(site, now) == "apply":
-                self.carry_out(self.answer("apply", now), now)
+            what = ref.menu.choose(site, now)
+            if what is not None:   # apply, or the puzzles
+                self.carry_out(self.answer(what, now), now)
             return
         self.gestured(ref.touch.gesture(site, held, now, ref.state, over=ref.over), now)
 
@@ -129,7 +130,7 @@ class Hands:
         if what in ("enter", "leave", "corners"):
             # Both corners touched at once (a wand touches one square at a time).
             ref.touch.forget_touches()
-        if what in ("enter", "leave", "apply"):
+        if what in ("enter", "leave", "apply", "puzzle"):
             self.carry_out(self.answer(what, now), now)
 
     def gestured(self, what: Any, now: float) -> None:
@@ -166,8 +167,8 @@ class Hands:
     def answer(self, what: str, now: float, by_button: bool = False
                ) -> Callable[[float], None] | None:
         """Carry out what the menu answered; returns what follows for the decide loop (a new
-        game after "apply"; the board reconciled again after "leave"), or None while the menu
-        holds the board."""
+        game after "apply", a puzzle set up after "puzzle"; the board reconciled again after
+        "leave"), or None while the menu holds the board."""
         ref = self.referee
         if what == "enter":
             if ref.state.moves and not ref.over and not by_button:
@@ -198,7 +199,26 @@ class Hands:
                      control_text(ref.controls), ref.settings.moves)
             ref.tell("menu-applied", dict(chosen), "board")
             return partial(ref.begin, origin="menu")
+        if what == "puzzle":
+            ref.menu.close()
+            ref.set_seats(("human", "human"))   # (a puzzle is the players' to answer)
+            log.info("menu: the puzzles")
+            ref.tell("menu-puzzle", None, "board")
+            return self.first_puzzle
         return None   # a choice made: the menu holds the board
+
+    def first_puzzle(self, now: float) -> None:
+        """The menu's puzzle site: the first puzzle of the set shipped for the game, set up on
+        the board (the menu's pieces are lit to take off with the rest)."""
+        from board_driver.referee.puzzle import Puzzle
+        from games.ai.puzzles import PuzzleError, shipped_set
+
+        ref = self.referee
+        try:
+            Puzzle(ref, shipped_set(ref.state.game.name), 0).start(now, decide=False)
+        except PuzzleError as exc:
+            log.error("menu: no puzzles: %s", exc)
+            ref.hold_for_pieces()
 
     def carry_out(self, follow: Callable[[float], None] | None, now: float) -> None:
         """An outside call's menu answer: carried out, then the board decided again (while the

@@ -39,11 +39,12 @@ class Puzzle:
         self.verdict: str | None = None
         self.played: str | None = None
 
-    def start(self, now: float) -> None:
-        """Set the puzzle's position up on the board and listen for its answer."""
+    def start(self, now: float, decide: bool = True) -> None:
+        """Set the puzzle's position up on the board and listen for its answer (`decide`
+        False: from inside the referee's decide loop, which decides next)."""
         ref = self.referee
         state = state_of(self.set["game"], self.puzzle, f"puzzle {self.index + 1}")
-        ref.set_up(state, now, purpose="puzzle")
+        ref.set_up(state, now, purpose="puzzle", decide=decide)
         ref.mode = self
         ref.listeners.append(self.heard)
         log.info("puzzle %d of %d set up", self.index + 1, len(self.set["puzzles"]))

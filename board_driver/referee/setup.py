@@ -86,12 +86,13 @@ class SetUp:
 
 
 def set_up(referee: Any, state: games.State, now: float, *, purpose: str = "record",
-           journal: bool = True, origin: str = "setup") -> None:
+           journal: bool = True, origin: str = "setup", decide: bool = True) -> None:
     """Make `state` (its game must be the board's, its sites sensed by the layout) the game on
     the board and lead the hands until the pieces match it. With `journal` the position is a
     new game of the journal (its options, seats and moves; a power cut resumes it there); a
-    game the journal holds already (taken up again) passes False. Raises games.BadOptions for
-    a game this board cannot hold; changes nothing then."""
+    game the journal holds already (taken up again) passes False. `decide` False: called from
+    inside the referee's decide loop (the menu's puzzle site), which decides next. Raises
+    games.BadOptions for a game this board cannot hold; changes nothing then."""
     ref = referee
     if state.game.name != ref.state.game.name:
         raise games.BadOptions(f"this board plays {ref.state.game.name}, not {state.game.name}")
@@ -106,7 +107,8 @@ def set_up(referee: Any, state: games.State, now: float, *, purpose: str = "reco
     ref.adopt(state, now, origin)
     ref.setting_up = SetUp(ref, purpose)
     log.info("setting up %s at move %d (%s)", state.game.name, len(state.moves), purpose)
-    ref.decide(now)
+    if decide:
+        ref.decide(now)
 
 
 def _entries_only(state: games.State, unsensed: list[str], ref: Any) -> bool:

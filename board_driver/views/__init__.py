@@ -259,7 +259,8 @@ def menu_applied_words(game_name: str, chosen: dict) -> str:
 #: A menu site's choice in words, by its group (the value fills {value}).
 MENU_CHOICE_WORDS = {"level": N_("the computer's level: {value}"),
                      "clock": N_("the clock: {value}"), "hints": N_("hints: {value}"),
-                     "apply": N_("apply: a new game with these choices")}
+                     "apply": N_("apply: a new game with these choices"),
+                     "puzzle": N_("the puzzles: set up the first puzzle of this game")}
 
 
 def menu_lines(game_name: str, menu) -> list[str]:
@@ -287,7 +288,8 @@ MENU_MEANINGS = {"seats": N_("who plays (bright: the choice made)"),
                  "level": N_("the computer's level (bright: the choice made)"),
                  "clock": N_("the clock (bright: the choice made)"),
                  "hints": N_("the hints (bright: the choice made)"),
-                 "apply": N_("blinking: apply the choices and start a new game")}
+                 "apply": N_("blinking: apply the choices and start a new game"),
+                 "puzzle": N_("the puzzles: a position with one best move, set up on the board")}
 
 
 def menu_legend(moment: Moment) -> list[dict[str, str]]:
@@ -297,7 +299,10 @@ def menu_legend(moment: Moment) -> list[dict[str, str]]:
     out = [{"name": "corner", "label": tr("white"),
             "colour": "#%02x%02x%02x" % MENU_CORNER,
             "means": tr("the menu's corners: lift both pieces to leave")}]
+    groups = {c.group for c in (moment.menu.sites or {}).values()} if moment.menu else set()
     for group, means in MENU_MEANINGS.items():
+        if group == "puzzle" and group not in groups:
+            continue   # (a board with no site to spare has no puzzle site)
         colour = colours[MENU_COLOURS[group]]
         out.append({"name": f"menu-{group}", "label": tr(colour_name(colour)),
                     "colour": "#%02x%02x%02x" % colour, "means": tr(means)})

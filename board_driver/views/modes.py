@@ -22,7 +22,7 @@ THEMES = {
     "turning-point": N_("the move that decides the game"),
 }
 RESULTS = {"win": N_("wins"), "draw": N_("draws"), "loss": N_("loses")}
-GOALS = {"win": N_("find the one move that wins"), "draw": N_("find the one move that saves a draw")}
+GOALS = {"win": N_("find the move that wins"), "draw": N_("find the move that saves a draw")}
 
 
 def _site(moment: Moment, site: str, spoken: bool) -> str:
@@ -122,3 +122,23 @@ def puzzle_verdict(moment: Moment, spoken: bool = False) -> str | None:
     if why:
         line += tr(": {why}").format(why=why)
     return line
+
+
+def mode_state(moment: Moment) -> dict | None:
+    """The mode on the board for the page (GET /api/state's `mode`): its kind, its words, and
+    what the page's buttons need; None in plain play."""
+    if moment.setup is not None:
+        face = moment.setup
+        return {"kind": "setup", "words": setup_words(moment), "left": face.left,
+                "total": face.total, "purpose": face.purpose}
+    if moment.puzzle is not None:
+        face = moment.puzzle
+        return {"kind": "puzzle", "words": puzzle_prompt(moment),
+                "verdict": face.verdict, "verdict_words": puzzle_verdict(moment),
+                "number": face.number, "count": face.count}
+    if moment.study is not None:
+        face = moment.study
+        return {"kind": "study", "words": study_words(moment) if not face.off else
+                tr("study: off the record at move {k}").format(k=face.at),
+                "at": face.at, "count": face.count, "off": face.off, "title": face.title}
+    return None

@@ -46,6 +46,7 @@ import games
 from board_driver import views
 from board_driver.config import ConfigError, is_loopback
 from board_driver.referee.journal import JournalError
+from board_driver.web.positions import Positions
 from board_driver.views import words
 from board_driver.views.narrate import last_moves
 from board_driver.web import guard, snapshot
@@ -249,6 +250,7 @@ class WebServer:
         r.add_get("/ws", self._ws)
         KitFiles(self.door).add_routes(r)   # the maker's kit of this board (web/kit.py)
         Library(self.door, self._language, self._reviews).add_routes(r)   # web/library.py
+        Positions(self.door, self.current, self._language).add_routes(r)   # web/positions.py
         return app
 
     async def start(self) -> None:

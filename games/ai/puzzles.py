@@ -14,7 +14,8 @@
   position from the end back searched with a fixed number of iterations (seeded, so a set is
   the same on every machine): a puzzle where the best move's estimate is a win (or, failing
   that, a draw) and every other move's is clearly below it (by `MARGIN`, and a result lower):
-  one move changes the result, the others do not. An estimate, not a proof (said in the set).
+  the move that changes the result, the others do not. Moves alike (a symmetric twin) may
+  share the answer, up to `MOST`. An estimate, not a proof (the set says `"exact": false`).
 
 A set is JSON (`FORMAT`, documented in docs/study.md):
 
@@ -41,15 +42,18 @@ FORMAT = "treeboard-puzzles"
 VERSION = 1
 #: Tree Planting: positions with at most this many free grooves are solved (fast, exact).
 MAX_FREE = 16
-#: The other games: the level of the self-play, the search's iterations per position, how far
-#: below the best every other move's estimate must be, and the estimate that counts as a win.
-LEVEL = "easy"
+#: The other games: the level of the self-play (a beginner's slips make the positions where one
+#: move decides), the search's iterations per position, how far below the best every other
+#: move's estimate must be, the estimate that counts as a win, and how many moves at most may
+#: keep the result (symmetric moves are one idea; more is no puzzle).
+LEVEL = "beginner"
 ITERATIONS = 600
 MARGIN = 0.25
 WIN = 0.7
+MOST = 3
 #: The other games: only the last this many positions of each game are searched (late positions
-#: are where one move decides, and are cheap).
-TAIL = 14
+#: are cheap, and where one move decides).
+TAIL = 30
 #: How many games a set may play before it gives up finding more puzzles; how many puzzles one
 #: game may give (a set of one game's positions in a row would teach one thing); the fewest
 #: moves a puzzle leaves (fewer is no puzzle: a square to close, a last move).
@@ -69,9 +73,11 @@ def result_of(value: float, exact: bool) -> str:
     return "win" if value >= WIN else "loss" if value <= 1 - WIN else "draw"
 
 
-def one_best(values: dict[str, float], exact: bool) -> tuple[str, list[str]] | None:
-    """(the goal, the one move that keeps it) where exactly one move keeps the best result and
-    every other move falls to a lower one (an estimate: by MARGIN too); else None."""
+def one_best(values: dict[str, float], exact: bool, most: int = 1
+             ) -> tuple[str, list[str]] | None:
+    """(the goal, the moves that keep it) where at most `most` moves (and fewer than half of
+    them) keep the best result and every other move falls to a lower one (an estimate: by
+    MARGIN too); else None. Moves the search never tried are not in `values`."""
     if len(values) < 2:
         return None
     rank = {"loss": 0, "draw": 1, "win": 2}
@@ -79,12 +85,12 @@ def one_best(values: dict[str, float], exact: bool) -> tuple[str, list[str]] | N
     best = max(results.values(), key=rank.__getitem__)
     if best == "loss":
         return None
-    keep = [m for m, r in results.items() if r == best]
-    if len(keep) != 1:
+    keep = sorted(m for m, r in results.items() if r == best)
+    if len(keep) > most or 2 * len(keep) >= len(values):
         return None
     if not exact:
-        top = values[keep[0]]
-        if any(v > top - MARGIN for m, v in values.items() if m != keep[0]):
+        low = min(values[m] for m in keep)
+        if any(v > low - MARGIN for m, v in values.items() if m not in keep):
             return None
     return best, keep
 
@@ -174,7 +180,7 @@ def reviewed_puzzles(name: str, options: dict, seed: int, clock: Callable[[], fl
             rows = analyse(position, seconds=1e9, seed=seed, iterations=ITERATIONS, clock=clock)
             exact = bool(rows) and rows[0].exact
             values = {str(r.move): r.value for r in rows if r.exact or r.visits}
-            found = one_best(values, exact)
+            found = one_best(values, exact, 1 if exact else MOST)
             if found is None:
                 continue
             goal, answers = found

@@ -13,7 +13,7 @@ import pytest
 from board_driver.config import sim_config
 from board_driver.referee.tracer import Tracer
 from board_driver.views import words
-from whole_games import piece_actions
+from whole_games import hand, play_by_hand
 
 #: (layout kind, layout, game options, moves into a random game for the target)
 KINDS = [
@@ -32,15 +32,6 @@ def target_of(tracer: Tracer, count: int, seed: int = 5):
     for _ in range(count):
         state.play(rng.choice(sorted(state.legal_moves(), key=str)))
     return state
-
-
-def hand(tracer: Tracer, verb: str, site: str, kind: str | None = None) -> list[str]:
-    """Put (`kind`: what the piece is, told where the sensor tells kinds) or lift a piece."""
-    layout = tracer.session.layout
-    adc = layout.adc
-    tells = adc is not None and all(ch in adc.channels for ch in layout.channels_of_site[site])
-    args = [site, kind] if verb == "place" and tells and kind else [site]
-    return tracer.step(verb, args)["said"]
 
 
 @pytest.mark.parametrize("kind,layout,options,count", KINDS, ids=[k[0] for k in KINDS])
@@ -105,13 +96,7 @@ def test_a_position_set_up_from_empty_with_hands_that_go_wrong(tmp_path, kind, l
         # Play goes on from the position, by hand.
         if not ref.state.is_over():
             move = sorted(ref.state.legal_moves(), key=str)[0]
-            if kind == "touch":
-                from whole_games import touch_actions
-                touch_actions(tracer, move)
-            else:
-                for action in piece_actions(tracer, move):
-                    verb, *args = action.split()
-                    tracer.step(verb, args)
+            play_by_hand(tracer, move)
             assert [str(m) for m in ref.state.moves] == moves + [str(move)]
     finally:
         tracer.close()
