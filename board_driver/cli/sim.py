@@ -43,6 +43,10 @@ TOUCH_HELP = N_("actions: tap SQ | hold SQ (a tap or a hold however slowly you t
 #: The players' clocks, set from the sim.
 CLOCK_HELP = N_("clock TC: the clocks (none, 10, 5+3, 30s/move, 10,3+2), now or from the next "
                 "game")
+#: The modes that bring a position to the board (docs/study.md).
+POSITIONS_HELP = N_("positions: setup MOVES (set up the position they make) | puzzle [N] | study "
+                    "ID (a journal game) | forward [N] | back [N] | branch [SEAT] (play on from "
+                    "the study)")
 REMOTE_HELP = N_("remote game: takeback asks the other board; accept | refuse answers its request")
 #: The exit status of a sim ended with Ctrl-C (128 + SIGINT), as a shell reports it.
 EXIT_INTERRUPTED = 130
@@ -65,7 +69,8 @@ def game_help(game_name: str) -> str:
 
     own = views.game_help(game_name)
     touch = games.get_game(game_name).input_mode == "touch"
-    actions = (tr(TOUCH_HELP) if touch else tr(HELP)) + "\n" + tr(CLOCK_HELP)
+    actions = (tr(TOUCH_HELP) if touch else tr(HELP)) + "\n" + tr(CLOCK_HELP) + "\n" + \
+        tr(POSITIONS_HELP)
     return f"{actions}\n{own}" if own else actions
 
 

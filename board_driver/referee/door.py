@@ -236,9 +236,9 @@ class Door:
         the other `other` ("human" or "computer:LEVEL")."""
         referee = self.referee
         self._studying("branch")
+        self.set_seat(1 - referee.state.to_move, other)   # (refused: the study goes on)
         referee.mode = None
         self._done()
-        self.set_seat(1 - referee.state.to_move, other)
 
     def _studying(self, what: str) -> Any:
         mode = self.referee.mode

@@ -296,7 +296,9 @@ class WebServer:
         key = (ref.state.to_json(), tuple(ref.corrections), tuple(ref.completions),
                ref.settings.moves, tuple(ref.seats), json.dumps(link),
                json.dumps([(p["name"], p["state"], p.get("why")) for p in parts]),
-               snapshot.clocks_key(ref, now))   # (the clocks: to the second while one runs)
+               snapshot.clocks_key(ref, now),   # (the clocks: to the second while one runs)
+               # (a mode begun or ended: its steps and verdicts change the game itself)
+               ref.mode is None or ref.mode.kind, ref.setting_up is None)
         if key != self._key:
             self._key = key
             self._version += 1
