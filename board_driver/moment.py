@@ -107,6 +107,7 @@ class StudyFace:
     comment: str | None = None        # the record's or the review's sentence on that move
     title: str | None = None          # the record's name (players, date), as the page lists it
     off: bool = False                 # a move off the record was played (a branch begun)
+    next: str | None = None           # the record's next move (made by hand, it steps forward)
 
 
 @dataclass(frozen=True)

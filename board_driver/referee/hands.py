@@ -77,13 +77,20 @@ class Hands:
 
     def press(self, name: str, now: float) -> None:
         """A named button: `end_turn` ends the turn (a pass with no placement), where the game
-        has such a move; `menu` opens the menu (between games) or leaves it."""
+        has such a move; `menu` opens the menu (between games) or leaves it; `forward` and
+        `back` step a studied record (study.py)."""
         ref = self.referee
         if name == "menu":   # a layout's menu button: opens the menu between games, or leaves it
             if ref.menu.open:
                 self.carry_out(self.answer("leave", now), now)
             elif ref.menu.available and self.menu_may_open():
                 self.carry_out(self.answer("enter", now, by_button=True), now)
+            return
+        if name in ("forward", "back") and ref.mode is not None and ref.mode.kind == "study":
+            try:   # a layout's study buttons ([buttons] forward = GPIO, back = GPIO)
+                ref.mode.step(1 if name == "forward" else -1, now)
+            except games.IllegalMove as exc:
+                log.info("%s button ignored: %s", name, exc.reason)
             return
         if name != "end_turn" or ref.over or not ref.at_board(ref.state.to_move):
             return

@@ -104,7 +104,7 @@ def set_up(referee: Any, state: games.State, now: float, *, purpose: str = "reco
         ref.journal.start_game(state.game.name, state.options(), ref.seats)
         for move in state.moves:
             ref.journal.record_move(str(move))
-    ref.adopt(state, now, origin)
+    ref.adopt(state.copy(), now, origin)   # (the board's own: the caller keeps its state)
     ref.setting_up = SetUp(ref, purpose)
     log.info("setting up %s at move %d (%s)", state.game.name, len(state.moves), purpose)
     if decide:

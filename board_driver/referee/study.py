@@ -65,8 +65,7 @@ class Study:
 
     @property
     def at(self) -> int:
-        """How many of the record's moves stand in the game (None-safe: the game's own count
-        once it left the record)."""
+        """How many moves stand in the game (the record's, until a move off it is made)."""
         return len(self.referee.state.moves)
 
     def on_record(self) -> bool:
@@ -108,4 +107,4 @@ class Study:
         return StudyFace(at=at, count=len(self.moves),
                          move=str(self.referee.state.moves[-1]) if at else None,
                          comment=self.comments.get(at) if on and at else None, title=self.title,
-                         off=not on)
+                         off=not on, next=self.moves[at] if on and at < len(self.moves) else None)

@@ -71,6 +71,10 @@ def study_words(moment: Moment, spoken: bool = False) -> str | None:
         line = tr("study: move {k} of {n}: {move}").format(k=face.at, n=face.count, move=move)
     if face.comment:
         line += tr(": {comment}").format(comment=face.comment)
+    if face.next is not None:
+        # (made on the board by hand, it steps forward: a board with no buttons needs no more)
+        line += tr("; next: {move}").format(move=views.say_move_text(state, face.next) if spoken
+                                            else views.show_move(state.game.name, face.next))
     return line
 
 

@@ -11,6 +11,7 @@ import random
 import pytest
 
 from board_driver.config import sim_config
+from board_driver.referee.clock import parse_time_control
 from board_driver.referee.tracer import Tracer
 from board_driver.views import words
 from whole_games import hand, play_by_hand
@@ -132,5 +133,28 @@ def test_a_position_of_another_game_is_refused_and_nothing_changes(tmp_path):
         with pytest.raises(games.BadOptions, match="this board plays tree-planting"):
             tracer.door.set_up(other)
         assert tracer.moment().setup is None and tracer.referee.state.moves == []
+    finally:
+        tracer.close()
+
+
+def test_the_clocks_wait_for_the_set_up_and_a_takeback_after_it_works(tmp_path):
+    from whole_games import put_right, set_up_by_hand
+
+    tracer = Tracer(sim_config(layout="tree-planting-classic-matrix", time_control=parse_time_control("5+3"),
+                               journal=str(tmp_path / "j.sqlite")))
+    try:
+        target = target_of(tracer, 4)
+        tracer.door.set_up(target)
+        left = tracer.moment().clocks
+        tracer.step("wait", ["5000"])   # five seconds with the pieces not yet put
+        assert tracer.moment().clocks == left and tracer.moment().clock_running is None
+        set_up_by_hand(tracer)
+        assert tracer.moment().clock_running == target.to_move
+        tracer.step("wait", ["2000"])
+        assert tracer.moment().clocks[target.to_move] < left[target.to_move] - 1.5
+        # A takeback after the set-up takes back the position's last move, as in any game.
+        tracer.door.takeback()
+        put_right(tracer)
+        assert [str(m) for m in tracer.referee.state.moves] == [str(m) for m in target.moves][:-1]
     finally:
         tracer.close()

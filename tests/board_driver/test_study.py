@@ -35,11 +35,13 @@ def test_a_journal_game_studied_forward_and_back(tracer):
     assert said and said[0].startswith("set-up: ") and played(tracer) == []
     said = set_up_by_hand(tracer)   # (the game's pieces lifted: the record's start)
     assert said[-2:] == ["the position is set up: player 1 to move",
-                         "study: the start, 5 moves to step through"]
+                         "study: the start, 5 moves to step through; next: the top groove of "
+                         "row zero, square zero"]
     # Forward: the move is played and lit to put (not a mistake), and said.
     said = tracer.step("forward", [])["said"]
     assert played(tracer) == MOVES[:1] and said == [
-        "study: move 1 of 5: the top groove of row zero, square zero"]
+        "study: move 1 of 5: the top groove of row zero, square zero; next: the top groove of "
+        "row zero, square one"]
     moment = tracer.moment()
     assert moment.to_make == frozenset({"h0.0"}) and moment.study.at == 1
     put_right(tracer)
@@ -80,7 +82,16 @@ def test_an_sgf_record_studied_with_its_comments(tracer):
                             comments=comments)
     set_up_by_hand(tracer)
     said = tracer.step("forward", [])["said"]
-    assert said == ["study: move 1 of 5: the top groove of row zero, square zero: the first rod"]
+    assert said == ["study: move 1 of 5: the top groove of row zero, square zero: the first rod; "
+                    "next: the top groove of row zero, square one"]
+    # A layout's study buttons ([buttons] forward, back) step it too.
+    tracer.door.button("forward")
+    assert played(tracer) == MOVES[:2]
+    put_right(tracer)
+    tracer.door.button("back")
+    tracer.door.button("back")
+    tracer.door.button("back")   # (past the start: ignored, as a button that cannot count)
+    assert played(tracer) == [] and tracer.moment().study.at == 0
 
 
 def test_a_study_refuses_what_is_not_there(tracer):
