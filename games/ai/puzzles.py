@@ -1,15 +1,14 @@
 """Puzzles: positions with one best move, made by the computer (docs/study.md, "Puzzles").
 
-- Tree Planting, from the exact solver: a game played on from empty (random grooves that hand
-  nothing over while there are such, then the squares taken as they come) to its chain
-  endgame, then every position from there on with at most `MAX_FREE` free grooves, each groove
-  valued exactly (`tree_planting.exact_values`). A puzzle is a position where exactly one groove
-  keeps the mover's best result (a win, or else a draw) and every other one loses it. Graded by
-  its free grooves; its theme from the answer's shape: taking squares in a chain
-  ("chain-endgame"), declining the last two squares of a chain to keep control ("sacrifice",
-  the long-chain rule's double deal), the last groove that hands nothing over ("long-chain":
-  the other side must open the first chain), or opening the chain that gives the least
-  ("chain-endgame").
+- A game with an exact solver (Tree Planting's; the game's `Tuning.exact_solver`), from it: a
+  game played on from empty into its endgame (the solver's `walk_to_endgame`: random grooves
+  that hand nothing over while there are such), then every position from there on with at
+  most `MAX_FREE` moves left, each move valued exactly (`exact_values`). A puzzle is a position
+  where exactly one move keeps the mover's best result (a win, or else a draw) and every other
+  one loses it. Graded by its free moves; its theme from the solver's `puzzle_theme` (Tree
+  Planting: taking squares in a chain, "chain-endgame"; declining the last two squares of a
+  chain to keep control, "sacrifice", the long-chain rule's double deal; the last groove that
+  hands nothing over, "long-chain").
 - The other games, from reviewing played games: self-play at `LEVEL` (seeded), then each
   position from the end back searched with a fixed number of iterations (seeded, so a set is
   the same on every machine): a puzzle where the best move's estimate is a win (or, failing
@@ -40,7 +39,7 @@ from treeboard.exc import TreeboardError
 
 FORMAT = "treeboard-puzzles"
 VERSION = 1
-#: Tree Planting: positions with at most this many free grooves are solved (fast, exact).
+#: A game with an exact solver: positions with at most this many moves left are solved.
 MAX_FREE = 16
 #: The other games: the level of the self-play (a beginner's slips make the positions where one
 #: move decides), the search's iterations per position, how far below the best every other
@@ -95,51 +94,22 @@ def one_best(values: dict[str, float], exact: bool, most: int = 1
     return best, keep
 
 
-# --- Tree Planting: the exact solver ----------------------------------------------------------
+# --- a game with an exact solver ---------------------------------------------------------------
 
-def _tree_planting_theme(state: Any, groove: Any) -> str:
-    """What the one winning groove teaches (see the module docstring)."""
-    board = state.board
-    sides = [i for i, s in enumerate(board.square_grooves) if groove in s]
-    if any(state.sides_drawn(i) == 3 for i in sides):
-        return "chain-endgame"   # it takes a square of a chain
-    for i in sides:
-        if state.sides_drawn(i) != 2:
-            continue
-        free = [g for g in board.square_grooves[i] if g is not groove and not state.drawn(g)]
-        if len(free) == 1 and any(j != i and free[0] in other and state.sides_drawn(j) == 3
-                                  for j, other in enumerate(board.square_grooves)):
-            return "sacrifice"   # the double deal: two squares given to keep control
-    if not state.gives_away(groove):
-        state.play(groove)
-        try:
-            if all(state.gives_away(g) for g in state.legal_moves()):
-                return "long-chain"   # the last safe groove: the other side opens the chains
-        finally:
-            state.undo()
-    return "chain-endgame"
-
-
-def _walk_to_endgame(state: Any, rng: random.Random) -> None:
-    """Play on: a random groove that hands nothing over while there is one (squares closed
-    are taken as they come), so the game reaches its chain endgame."""
-    while not state.is_over() and len(state.legal_moves()) > MAX_FREE:
-        legal = state.legal_moves()
-        safe = [g for g in legal if not state.gives_away(g)]
-        state.play(rng.choice(safe or legal))
-
-
-def tree_planting_puzzles(options: dict, seed: int, clock: Callable[[], float]) -> Iterator[dict]:
-    from games.ai.tree_planting import exact_values
-
+def exact_puzzles(name: str, solver: Any, options: dict, seed: int,
+                  clock: Callable[[], float]) -> Iterator[dict]:
+    """Puzzles from the game's exact solver (its module, `Tuning.exact_solver`): a game walked
+    into its endgame by the solver's `walk_to_endgame`, then each position valued exactly; the
+    theme from the solver's `puzzle_theme`."""
     rng = random.Random(seed)
-    game = games.get_game("tree-planting")
+    game = games.get_game(name)
     for _ in range(MAX_GAMES):
         state = game.new_state(**options)
-        _walk_to_endgame(state, rng)
+        solver.walk_to_endgame(state, rng, MAX_FREE)
         given = 0
         while not state.is_over() and given < PER_GAME and len(state.legal_moves()) >= FEWEST:
-            values = exact_values(state, deadline=clock() + 30.0, clock=clock, free=MAX_FREE)
+            values = solver.exact_values(state, deadline=clock() + 30.0, clock=clock,
+                                         free=MAX_FREE)
             if values is None:
                 break
             found = one_best({str(g): v for g, v in values.items()}, exact=True)
@@ -150,7 +120,7 @@ def tree_planting_puzzles(options: dict, seed: int, clock: Callable[[], float]) 
                        "to_move": state.to_move, "goal": goal, "answers": answers,
                        "results": {str(g): result_of(v, True) for g, v in values.items()},
                        "free": len(values),
-                       "theme": _tree_planting_theme(state, state.parse_move(answers[0]))}
+                       "theme": solver.puzzle_theme(state, state.parse_move(answers[0]))}
             # On down the game: a move that keeps the mover's best result (as players would).
             top = max(values.values())
             state.play(rng.choice([g for g, v in values.items() if v == top]))
@@ -197,11 +167,14 @@ def make_set(name: str, count: int, *, seed: int = 1, options: dict | None = Non
     `options`), the same for the same seed; sorted easiest (fewest moves left) first."""
     import time
 
+    from games.ai.tuning import exact_solver
+
     clock = clock or time.perf_counter
     game = games.get_game(name)
     options = game.new_state(**(options or {})).options()
-    exact = name == "tree-planting"
-    source = tree_planting_puzzles(options, seed, clock) if exact else \
+    solver = exact_solver(game)
+    exact = solver is not None
+    source = exact_puzzles(name, solver, options, seed, clock) if exact else \
         reviewed_puzzles(name, options, seed, clock)
     found, seen = [], set()
     for puzzle in source:
