@@ -8,7 +8,8 @@ Nothing in a Moment can be changed after it is made, so a view can never write b
 referee, and the same Moment can be drawn on the LEDs, the page, the terminal and in words.
 
 Lives below both rooms (referee/ and views/ import it; it imports neither), with the types
-both need: `Correction`, `Settings`, `MenuFace`, `TouchFace`, `EndingFace`.
+both need: `Correction`, `Settings`, `MenuFace`, `TouchFace`, `EndingFace`, and the faces of the
+modes (`SetupFace`, `StudyFace`, `PuzzleFace`).
 """
 
 from __future__ import annotations
@@ -109,6 +110,47 @@ class EndingFace:
 
 
 @dataclass(frozen=True)
+class SetupFace:
+    """A position being set up on the board (board_driver/referee/setup.py)."""
+
+    left: int                         # how many sites still differ from the position
+    total: int                        # how many differed when the set-up began
+    purpose: str = "record"           # record | study | puzzle | game (taken up again)
+    next: tuple[Correction, ...] = ()  # the sites lit now: wrong pieces, then the nearest to put
+
+
+@dataclass(frozen=True)
+class StudyFace:
+    """A record studied on the board (board_driver/referee/study.py): move `at` of `count`."""
+
+    at: int                           # how many of the record's moves stand on the board
+    count: int                        # the record's moves
+    move: str | None = None           # the move last stepped to (None: the start)
+    comment: str | None = None        # the record's or the review's sentence on that move
+    title: str | None = None          # the record's name (players, date), as the page lists it
+    off: bool = False                 # a move off the record was played (a branch begun)
+    next: str | None = None           # the record's next move (made by hand, it steps forward)
+
+
+@dataclass(frozen=True)
+class PuzzleFace:
+    """A puzzle on the board (board_driver/referee/puzzle.py): its prompt and, once a move is
+    played, the verdict (the views say why: the game's view's reason for the answer)."""
+
+    number: int                       # which puzzle of its set (1 up)
+    count: int                        # how many the set has
+    mover: int                        # the player to find the move
+    goal: str                         # win | draw: what the one best move keeps
+    free: int | None = None           # its grade: free grooves (Tree Planting) or moves to play
+    theme: str | None = None          # what it teaches (a key: chain-endgame, long-chain, ...)
+    verdict: str | None = None        # None (not answered yet), "right" or "wrong"
+    played: str | None = None         # the move played
+    answers: tuple[str, ...] = ()     # the moves that solve it (shown once answered)
+    result: str | None = None         # what the move played leads to: win, draw, loss (None:
+                                      # not known)
+
+
+@dataclass(frozen=True)
 class Moment:
     """What a moment of the board is. Made by `Referee.moment(now)`; drawn by the views."""
 
@@ -155,6 +197,9 @@ class Moment:
     # A game its players ended (a resignation, a draw agreed), a draw on offer, and the last
     # such thing done (None: none of these).
     ending: EndingFace | None = None
+    setup: SetupFace | None = None    # a position being set up (None: none)
+    study: StudyFace | None = None    # a record studied on the board (None: none)
+    puzzle: PuzzleFace | None = None  # a puzzle on the board (None: none)
 
     def __post_init__(self):
         object.__setattr__(self, "hints", frozen_map(self.hints))
@@ -192,5 +237,5 @@ class Moment:
         return replace(self, settings=self.settings.with_moves("off"), hints=_EMPTY)
 
 
-__all__ = ["Moment", "Settings", "Correction", "MenuFace", "TouchFace", "EndingFace", "Colour",
-           "frozen_map"]
+__all__ = ["Moment", "Settings", "Correction", "MenuFace", "TouchFace", "EndingFace", "SetupFace",
+           "StudyFace", "PuzzleFace", "Colour", "frozen_map"]

@@ -181,6 +181,33 @@ def cmd_review(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_puzzles(args: argparse.Namespace) -> int:
+    """Write a set of puzzles (games/ai/puzzles.py; docs/study.md): JSON, to --out or stdout."""
+    from games.ai.puzzles import make_set
+
+    if args.count < 1:
+        return fail(f"puzzles: --count {args.count}: expected at least 1")
+    try:
+        found = make_set(args.game, args.count, seed=args.seed, options=game_options(args))
+    except (ValueError, games.GameError, TypeError) as exc:
+        return fail(f"puzzles: {exc}")
+    if not found["puzzles"]:
+        return fail(f"puzzles: no puzzle found for {args.game} in the games played", 1)
+    text = json.dumps(found, indent=1, ensure_ascii=False) + "\n"
+    if args.out is None:
+        sys.stdout.write(text)
+    else:
+        try:
+            with open(args.out, "w", encoding="utf-8") as f:
+                f.write(text)
+        except OSError as exc:
+            return fail(f"puzzles: {args.out}: {exc.strerror}")
+        print(f"{len(found['puzzles'])} puzzles of {args.game} written to {args.out}")
+    if len(found["puzzles"]) < args.count:
+        print(f"treeboard: puzzles: only {len(found['puzzles'])} found", file=sys.stderr)
+    return 0
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("solve", help="the exact value and best moves of a position, in a game "
                                      "with an exact solver")
@@ -201,4 +228,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--json", action="store_true", help="one JSON object instead of a table")
     p.set_defaults(func=cmd_review)
+
+    p = sub.add_parser("puzzles", help="positions with one best move, made by the computer "
+                                       "(a JSON set; docs/study.md)")
+    p.add_argument("--game", required=True, choices=games.names())
+    add_game_options(p)   # --board B, as on replay, sim and trace
+    p.add_argument("--count", type=int, default=5, help="how many puzzles (default 5)")
+    p.add_argument("--seed", type=int, default=1, help="the same seed makes the same set")
+    p.add_argument("--out", metavar="FILE", help="write the set here (default: standard output)")
+    p.set_defaults(func=cmd_puzzles)
 

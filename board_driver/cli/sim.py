@@ -48,6 +48,10 @@ CLOCK_HELP = N_("clock TC: the clocks (none, 10, 5+3, 30s/move, 10,3+2), now or 
 #: Ending and pausing a game (board_driver/referee/endings.py).
 ENDINGS_HELP = N_("resign [SEAT] | draw [SEAT] (offer a draw) | draw accept | draw refuse | away "
                   "(put the game away) | waiting (the games put away) | take up N")
+#: The modes that bring a position to the board (docs/study.md).
+POSITIONS_HELP = N_("positions: setup MOVES (set up the position they make) | puzzle [N] | study "
+                    "ID (a journal game) | forward [N] | back [N] | branch [SEAT] (play on from "
+                    "the study)")
 REMOTE_HELP = N_("remote game: takeback asks the other board; accept | refuse answers its request")
 #: The exit status of a sim ended with Ctrl-C (128 + SIGINT), as a shell reports it.
 EXIT_INTERRUPTED = 130
@@ -71,7 +75,7 @@ def game_help(game_name: str) -> str:
     own = views.game_help(game_name)
     touch = games.get_game(game_name).input_mode == "touch"
     actions = (tr(TOUCH_HELP) if touch else tr(HELP)) + "\n" + tr(CLOCK_HELP) + "\n" + \
-        tr(ENDINGS_HELP)
+        tr(ENDINGS_HELP) + "\n" + tr(POSITIONS_HELP)
     return f"{actions}\n{own}" if own else actions
 
 

@@ -18,6 +18,9 @@ rooms, which drive it.
   timekeeper.py the clocks of the game, and what a clock running out does to it
   clock.py      time controls and the two clocks
   menu.py       the menu, a mode: a board set up with no screen
+  setup.py      a position coming to the board: the hands led until the pieces match it
+  study.py      a record studied on the board, a mode: its moves stepped, a branch played
+  puzzle.py     a puzzle on the board, a mode: its answer judged, right or wrong and why
   kept.py       what a session changed of the board, kept in the journal
   door.py       the one way in for everything that acts on a board
   reconcile.py  sensors against the game: which move, what to correct

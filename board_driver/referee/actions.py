@@ -1,7 +1,8 @@
 """The physical actions, as `trace` files and the sim's typed lines write them, and the board's
 hands that do them: `place SITE [KIND]`, `lift SITE`, `tap SITE`, `hold SITE`, `press BUTTON`,
 `wait MS`; `#` starts a comment (tracer.py's docstring says what each does, as trace's file
-format).
+format). And the commands of the modes that bring a position to the board, done through the
+door (`setup`, `puzzle`, `study`, `forward`, `back`, `branch`: `act_mode`; docs/study.md).
 
 One parser for both readers: `parse_action` reads a line as trace does, and the sim reads every
 line that is not one of its own commands with it, so a line means the same action in both and
@@ -30,6 +31,12 @@ ACTIONS = {"place": (1, 2, "SITE [KIND]"), "lift": (1, 1, "one argument"),
            "resign": (0, 1, "[SEAT]"), "draw": (0, 1, "[accept | refuse | SEAT]"),
            "away": (0, 0, "no argument"), "take": (2, 2, "up N"),
            "waiting": (0, 0, "no argument")}
+#: The commands of the modes that bring a position to the board (docs/study.md), done through
+#: the board's door, not its hands (`act_mode`): a set-up from moves, a puzzle, a study's steps
+#: and its branch. Read as the actions are, in a trace and in the sim.
+MODES = {"setup": (0, None, "the moves of the position"), "puzzle": (0, 1, "a puzzle's number"),
+         "study": (1, 1, "a journal game's id"), "forward": (0, 1, "how many moves"),
+         "back": (0, 1, "how many moves"), "branch": (0, 1, "who plays the other seat")}
 #: The longest `wait`: an hour.
 WAIT_LIMIT_MS = 3_600_000
 
@@ -89,9 +96,9 @@ def parse_action(line: str) -> Action | None:
     if split is None:
         return None
     verb, args = split
-    if verb not in ACTIONS:
+    if verb not in ACTIONS and verb not in MODES:
         raise UnknownAction(verb)
-    check_arguments(verb, args, *ACTIONS[verb])
+    check_arguments(verb, args, *(ACTIONS.get(verb) or MODES[verb]))
     if verb in ENDINGS:
         check_ending(verb, args)
     if verb == "wait":
@@ -139,11 +146,15 @@ def ending(door: Door, verb: str, args: list[str]) -> str | None:
 
 def act(door: Door, verb: str, args: list[str]) -> str | None:
     """Do a `place`, `lift`, `tap`, `hold` or `press` action with the board's hands (shared by
-    `trace`, on simulated time, and `sim`, on the real clock), or an ending (`ending`). A piece
-    on a site with no sensor is an entry, through the board's door; everything else goes in
-    through the (mock) sensors. Returns what to say besides what the board says, or None."""
+    `trace`, on simulated time, and `sim`, on the real clock), an ending (`ending`), or a mode's
+    command (`act_mode`). A piece on a site with no sensor is an entry, through the board's
+    door; everything else goes in through the (mock) sensors. Returns what to say besides what
+    the board says, or None."""
     if verb in ENDINGS:
         return ending(door, verb, args)
+    if verb in MODES:
+        act_mode(door, verb, args)
+        return None
     session = door.session
     board = session.hardware.board
     if verb == "press":
@@ -174,6 +185,35 @@ def act(door: Door, verb: str, args: list[str]) -> str | None:
         door.lift_entry(site)  # a cube above the board: a takeback
     else:
         board.lift(site)
+
+
+def act_mode(door: Door, verb: str, args: list[str]) -> None:
+    """A mode's command: `setup M1 M2 ...` sets up the position those moves make (from the
+    game's start, its options as now); `puzzle [N]` starts puzzle N of the board's game's set
+    (none: the next); `study ID` a journal game; `forward [N]`, `back [N]` step it; `branch
+    [SEAT]` plays on from the studied move (SEAT: who plays the side not to move, `human` or
+    `computer:LEVEL`; none: a person)."""
+    if verb == "setup":
+        state = door.state.game.new_state(**door.state.options())
+        for text in args:
+            state.play(state.parse_move(text))
+        door.set_up(state)
+    elif verb == "puzzle":
+        door.puzzle(_number(args[0]) if args else None)
+    elif verb == "study":
+        door.study(_number(args[0]))
+    elif verb in ("forward", "back"):
+        steps = _number(args[0]) if args else 1
+        door.step(steps if verb == "forward" else -steps)
+    else:
+        door.branch(args[0] if args else "human")
+
+
+def _number(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise ActionError(f"expected a whole number, not {cut(text)!r}") from None
 
 
 def _unsensed_site(session, site: str) -> Reason:

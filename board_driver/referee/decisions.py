@@ -64,6 +64,7 @@ class Moments:
             self._position = (key, state.copy())
         position = self._position[1]
         running = clocks.running
+        mode = ref.mode   # a study or a puzzle (one at a time), or None
         return Moment(
             settings=ref.settings, state=position, game=ref.game_number, seats=ref.seats,
             sensed=tuple(ref.sensed), corrections=tuple(decided.corrections),
@@ -80,7 +81,10 @@ class Moments:
             limited={seat: level for seat, level in decided.limited.items()
                      if ref.seats[seat] == f"computer:{level}"},   # (not a seat changed since)
             menu=ref.menu.face(ref.touch is not None), touch=self._touch(position),
-            ending=ref.endings.face())
+            ending=ref.endings.face(),
+            setup=ref.setting_up.face() if ref.setting_up is not None else None,
+            study=mode.face() if mode is not None and mode.kind == "study" else None,
+            puzzle=mode.face() if mode is not None and mode.kind == "puzzle" else None)
 
     def _touch(self, position: Any) -> TouchFace | None:
         """A touch game's selection as it stands (None: a piece game)."""

@@ -178,6 +178,7 @@ class Door:
         player reads when it is not a web seat's turn or the rules refuse it (seats.play_web)."""
         play_web(self.referee, text, self.clock())
         self._done()
+
     # --- ending and pausing a game (referee/endings.py) ------------------------------------------
 
     def resign(self, seat: int | None = None, origin: str = "page") -> int:
@@ -209,6 +210,99 @@ class Door:
     def away(self) -> list[Any]:
         """The games put away that this board can take up, newest first."""
         return self.referee.endings.away()
+
+    def set_up(self, state: games.State, purpose: str = "record") -> None:
+        """A position comes to the board (referee/setup.py): `state` becomes the game, the
+        board leads the hands until the pieces match it, then play continues from it. Refused
+        in a remote game (one game on both boards) and for a game this board does not play."""
+        if self.link is not None:
+            raise games.IllegalMove("set up", Reason("a remote game is one game on both boards: "
+                                                     "leave it first"))
+        self.referee.set_up(state, self.clock(), purpose=purpose)
+        self._done()
+
+    def puzzle(self, number: int | None = None, puzzles: dict | None = None) -> str:
+        """Start puzzle `number` (1 up; None: the next after the one on the board, else the
+        first) of `puzzles` (a set read by games.ai.puzzles.read_set; None: the set shipped for
+        the board's game). Both seats become people (referee/puzzle.py says why). Returns its
+        prompt's number in words. Raises games.IllegalMove (not now) or ValueError (no such
+        puzzle, another game's set)."""
+        from board_driver.referee.puzzle import Puzzle
+        from games.ai.puzzles import shipped_set
+
+        referee = self.referee
+        current = referee.mode if referee.mode is not None and referee.mode.kind == "puzzle" \
+            else None
+        if puzzles is None:
+            puzzles = current.set if current is not None else shipped_set(self.state.game.name)
+        if puzzles["game"] != self.state.game.name:
+            raise ValueError(f"a set of {puzzles['game']} puzzles: this board plays "
+                             f"{self.state.game.name}")
+        if number is None:
+            number = current.index + 2 if current is not None and current.set is puzzles else 1
+        if not 1 <= number <= len(puzzles["puzzles"]):
+            raise ValueError(f"puzzle {number}: the set has 1 to {len(puzzles['puzzles'])}")
+        if self.link is not None:
+            raise games.IllegalMove("puzzle", Reason("a remote game is one game on both "
+                                                     "boards: leave it first"))
+        self._people()
+        Puzzle(referee, puzzles, number - 1).start(self.clock())
+        return self._done(tr("puzzle {k} of {n}").format(k=number, n=len(puzzles["puzzles"])))
+
+    def study(self, game_id: int, at: int = 0) -> None:
+        """Study game `game_id` of the journal on the board, from move `at` (referee/study.py).
+        Raises ValueError for a game the journal does not hold or of another game."""
+        from board_driver.referee.journal import JournalError
+
+        try:
+            saved = self.session.journal.game(game_id)
+        except JournalError:
+            raise ValueError(f"game {game_id}: the journal holds no such game") from None
+        self.study_moves(saved.game, saved.options, saved.moves, at=at,
+                         title=tr("game {id}").format(id=game_id))
+
+    def study_moves(self, game: str, options: dict, moves: list[str], *, at: int = 0,
+                    comments: dict[int, str] | None = None, title: str | None = None) -> None:
+        """Study a record given as its moves (an imported SGF file: the page reads it), with
+        its comments by move number (1 up), from move `at`. Both seats become people."""
+        from board_driver.referee.study import Study
+
+        if game != self.state.game.name:
+            raise ValueError(f"a record of {game}: this board plays {self.state.game.name}")
+        if self.link is not None:
+            raise games.IllegalMove("study", Reason("a remote game is one game on both "
+                                                    "boards: leave it first"))
+        study = Study(self.referee, game, options, moves, comments, title)
+        self._people()
+        study.start(at, self.clock())
+        self._done()
+
+    def step(self, count: int) -> None:
+        """The study `count` moves forward (negative: back)."""
+        self._studying("step").step(count, self.clock())
+        self._done()
+
+    def branch(self, other: str = HUMAN) -> None:
+        """Leave the study and play on from its position: the side to move is a person here,
+        the other `other` ("human" or "computer:LEVEL")."""
+        referee = self.referee
+        self._studying("branch")
+        self.set_seat(1 - referee.state.to_move, other)   # (refused: the study goes on)
+        referee.mode = None
+        self._done()
+
+    def _studying(self, what: str) -> Any:
+        mode = self.referee.mode
+        if mode is None or mode.kind != "study":
+            raise games.IllegalMove(what, Reason("no record is being studied: open one first"))
+        return mode
+
+    def _people(self) -> None:
+        """Both seats people (a study's or a puzzle's position is the players' to play)."""
+        if self.seats != (HUMAN, HUMAN):
+            self.referee.set_seats((HUMAN, HUMAN))
+            if self.host is not None:
+                self.host.seats_changed()
 
     def set_seat(self, seat: int, player: str) -> None:
         """Who plays `seat`: "human", "web" or "computer:LEVEL", at once (the computer thinks

@@ -309,12 +309,13 @@ class Endings:
 def put_in_place(referee: Any, state: Any) -> None:
     """The game on the board becomes `state`, a new game's or one taken up: a new game of the
     board's life, its sites watched, nothing timed out or flagged, a menu of its own (the one
-    place the referee's game is replaced: Referee.begin, Endings.take_up)."""
+    place the referee's game is replaced: Referee.begin and adopt, Endings.take_up)."""
     referee.state = state
     referee.game_number += 1
     referee.timed_out = set()
     referee.reading.watch(state.sites())
     referee.flagged = None
+    referee.setting_up = referee.mode = None   # (a study's, a puzzle's: set again after)
     referee.menu = Menu(referee.sensed, views.hint_modes(state.game.name))
 
 

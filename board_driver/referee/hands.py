@@ -77,7 +77,8 @@ class Hands:
 
     def press(self, name: str, now: float) -> None:
         """A named button: `end_turn` ends the turn (a pass with no placement), where the game
-        has such a move; `menu` opens the menu (between games) or leaves it."""
+        has such a move; `menu` opens the menu (between games) or leaves it; `forward` and
+        `back` step a studied record (study.py)."""
         ref = self.referee
         if name == "menu":   # a layout's menu button: opens the menu between games, or leaves it
             if ref.menu.open:
@@ -86,6 +87,12 @@ class Hands:
                 self.carry_out(self.answer("enter", now, by_button=True), now)
             elif self.game_menu():
                 self.carry_out(self.answer("game", now), now)   # (mid-game: endings)
+            return
+        if name in ("forward", "back") and ref.mode is not None and ref.mode.kind == "study":
+            try:   # a layout's study buttons ([buttons] forward = GPIO, back = GPIO)
+                ref.mode.step(1 if name == "forward" else -1, now)
+            except games.IllegalMove as exc:
+                log.info("%s button ignored: %s", name, exc.reason)
             return
         if name != "end_turn" or ref.over or not ref.at_board(ref.state.to_move):
             return
@@ -114,8 +121,9 @@ class Hands:
             raise games.IllegalMove(f"tap {site}", Reason("{site} is no square of this board",
                                                           site=site))
         if ref.menu.open:   # a tap in the menu chooses
-            if ref.menu.choose(site, now) == "apply":
-                self.carry_out(self.answer("apply", now), now)
+            what = ref.menu.choose(site, now)
+            if what is not None:   # apply, or the puzzles
+                self.carry_out(self.answer(what, now), now)
             return
         self.gestured(ref.touch.gesture(site, held, now, ref.state, over=ref.over), now)
 
@@ -133,7 +141,7 @@ class Hands:
             ref.touch.forget_touches()
         if what == "corners" and self.game_menu():
             what = "game"   # mid-game: the game menu (resign, a draw, put away)
-        if what in ("enter", "leave", "apply", "game"):
+        if what in ("enter", "leave", "apply", "game", "puzzle"):
             self.carry_out(self.answer(what, now), now)
 
     def game_menu(self) -> list[str]:
@@ -187,8 +195,8 @@ class Hands:
     def answer(self, what: str, now: float, by_button: bool = False
                ) -> Callable[[float], None] | None:
         """Carry out what the menu answered; returns what follows for the decide loop (a new
-        game after "apply"; the board reconciled again after "leave"), or None while the menu
-        holds the board."""
+        game after "apply", a puzzle set up after "puzzle"; the board reconciled again after
+        "leave"), or None while the menu holds the board."""
         ref = self.referee
         if what == "enter":
             if ref.state.moves and not ref.over and not by_button:
@@ -237,6 +245,12 @@ class Hands:
                      control_text(ref.controls), ref.settings.moves)
             ref.tell("menu-applied", dict(chosen), "board")
             return partial(ref.begin, origin="menu")
+        if what == "puzzle":
+            ref.menu.close()
+            ref.set_seats(("human", "human"))   # (a puzzle is the players' to answer)
+            log.info("menu: the puzzles")
+            ref.tell("menu-puzzle", None, "board")
+            return self.first_puzzle
         return None   # a choice made: the menu holds the board
 
     def ending_chosen(self, ending: str | None, take_up: int | None, now: float) -> None:
@@ -256,6 +270,19 @@ class Hands:
                 endings.put_away(now, "menu")
         except games.IllegalMove as exc:
             log.info("the menu's %s not done: %s", ending or "take up", exc.reason)
+
+    def first_puzzle(self, now: float) -> None:
+        """The menu's puzzle site: the first puzzle of the set shipped for the game, set up on
+        the board (the menu's pieces are lit to take off with the rest)."""
+        from board_driver.referee.puzzle import Puzzle
+        from games.ai.puzzles import PuzzleError, shipped_set
+
+        ref = self.referee
+        try:
+            Puzzle(ref, shipped_set(ref.state.game.name), 0).start(now, decide=False)
+        except PuzzleError as exc:
+            log.error("menu: no puzzles: %s", exc)
+            ref.hold_for_pieces()
 
     def carry_out(self, follow: Callable[[float], None] | None, now: float) -> None:
         """An outside call's menu answer: carried out, then the board decided again (while the
@@ -288,6 +315,24 @@ class Hands:
                          if before.get(s) != after.get(s)}
         ref.decided.to_make_by = origin
         ref.decide(now)
+
+    def takeback_depth(self) -> int:
+        """How many moves a takeback takes back. Against the computer, a player's move and the
+        computer's reply after it go together (taking back the reply alone, the computer would
+        play it again at once); otherwise the last move."""
+        ref = self.referee
+        here = [ref.at_board(p) for p in (0, 1)]
+        if "remote" in ref.seats or all(here) or not any(here):
+            return 1
+        probe, depth = ref.state.copy(), 0
+        while probe.moves:
+            probe.undo()
+            depth += 1
+            if ref.at_board(probe.to_move):   # the player's move: it goes too, and no more
+                return depth
+        # Only the computer's moves so far (it moved first): none is the players' to take back,
+        # and its move not yet made on the board is an invitation, never a piece lifted.
+        return 0
 
     def takeback(self, now: float, origin: str = "page") -> str:
         """Take back the last move without the board's hands (the page's takeback, or one

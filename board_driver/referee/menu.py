@@ -20,8 +20,10 @@ the board has sites for): chosen and applied, that game comes back instead of a 
 
 Then every choice is a site lit in its group's colour, the chosen one bright: who plays (two
 people; the computer plays player 2; the computer plays player 1), the computer's level, the
-clock, the hints; and one site that applies. A piece put on a site (a tap on a touch board)
-chooses; a piece on the apply site (a tap) applies the choices and starts a new game. Lifting
+clock, the hints; one site that applies, and (where the board has a site to spare) one that
+starts the game's puzzles. A piece put on a site (a tap on a touch board) chooses; a piece on
+the apply site (a tap) applies the choices and starts a new game; on the puzzle site, sets up
+the first puzzle of the set shipped for the game (board_driver/referee/puzzle.py). Lifting
 both corner pieces (touching both corners again), or MENU_TIMEOUT_S without a choice, leaves
 without change.
 
@@ -73,6 +75,10 @@ def choice_sites(sensed: Sequence[str], hint_modes: Sequence[str],
     rest = list(sensed[1:-1])
     if len(rest) < len(items):
         return None
+    if len(rest) > len(items):
+        # A board with a site to spare: the one after apply starts the game's puzzles
+        # (docs/study.md), both seats people.
+        items.append(Choice("puzzle", None))
     items += [Choice("take up", game_id) for game_id in away][:len(rest) - len(items)]
     return dict(zip(rest, items))
 
@@ -173,7 +179,8 @@ class Menu:
                 return "leave"
             return "enter" if may_open else "corners"
         if self.open:
-            return "apply" if not on and self.choose(site, now) == "apply" else "chosen"
+            what = self.choose(site, now) if not on else None
+            return what or "chosen"
         return None
 
     def face(self, touch: bool) -> MenuFace | None:
@@ -217,26 +224,28 @@ class Menu:
         return self.open and now >= self._since + MENU_TIMEOUT_S
 
     def choose(self, site: str, now: float) -> str | None:
-        """A piece put or a tap on `site`: "apply", or None (a choice made, or no choice)."""
+        """A piece put or a tap on `site`: "apply", "puzzle", or None (a choice made, or no
+        choice)."""
         choice = (self.sites or {}).get(site)
         if choice is None:
             return None
         self._since = now
-        if choice.group == "apply":
-            return "apply"
+        if choice.group in ("apply", "puzzle"):
+            return choice.group
         self.chosen[choice.group] = choice.value
         return None
 
     def pieces(self, occupied: set[str], now: float) -> str | None:
-        """A piece board's sites with a piece, in the menu: "apply", "leave" (both corner
-        pieces lifted), or None."""
+        """A piece board's sites with a piece, in the menu: "apply", "puzzle", "leave" (both
+        corner pieces lifted), or None."""
         if not self.by_button and self.corners is not None and not occupied & set(self.corners):
             return "leave"
         new = sorted(occupied - self._seen)
         self._seen = set(occupied)
         for site in new:
-            if self.choose(site, now) == "apply":
-                return "apply"
+            what = self.choose(site, now)
+            if what is not None:
+                return what
         return None
 
     def selected_sites(self) -> set[str]:

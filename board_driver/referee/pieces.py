@@ -117,6 +117,8 @@ class Pieces:
             # computer (lifting one's own last piece takes back the computer's reply with it); a
             # remote board's move is not the players' to lift (a remote takeback is asked).
             takeback = ref.settings.takeback and "remote" not in ref.seats
+            if ref.decided.to_make and ref.decided.to_make_by == "study":
+                takeback = False   # a studied move not yet put is owed, not lifted (study.py)
             depth = ref.takeback_depth() if takeback and ref.state.moves else 1
             if depth == 0:
                 takeback, depth = False, 1

@@ -25,7 +25,7 @@ from typing import Any, Callable, Hashable, Mapping
 import games
 from board_driver import views
 from board_driver.moment import Correction, Moment, Settings
-from board_driver.referee import kept
+from board_driver.referee import kept, setup
 from board_driver.referee.clock import TimeControl
 from board_driver.referee.decisions import Decisions, Moments
 from board_driver.referee.endings import Endings, put_in_place
@@ -93,6 +93,8 @@ class Referee:
         self.moments = Moments(self)
         self.game_number = 0   # which game of this board's life (the views tell a new one by it)
         self.endings = Endings(self)   # resigned, drawn, put away, taken up (endings.py)
+        self.setting_up: setup.SetUp | None = None   # a position being set up (setup.py)
+        self.mode: Any = None   # a study or a puzzle (study.py, puzzle.py): one at a time
 
     # --- reading -----------------------------------------------------------------------------
 
@@ -177,16 +179,25 @@ class Referee:
         if options is not None and unsensed:
             raise games.BadOptions(f"layout {self.layout.name} has no sensor for {unsensed[0]}: "
                                    "that game does not fit this board")
-        put_in_place(self, state)
+        self.journal.start_game(state.game.name, state.options(), self._seats)
+        self.adopt(state, now, origin)
+
+    def adopt(self, state: games.State, now: float, origin: str) -> None:
+        """`state` becomes the game on the board (a new game; a position set up: setup.py)."""
+        put_in_place(self, state)   # (a new game ends a study or a puzzle)
         # A new game starts from an empty board: pieces of the old one still standing are to be
         # lifted, never read as the new game's first moves. (A touch board holds no pieces:
         # nothing to wait for, or the computer would never move again.)
         self._hold = self.touch is None
-        self.journal.start_game(self.state.game.name, self.state.options(), self._seats)
         self.keeper.start(now)
         self.decided.over_since, self.decided.end_owed = None, None
         log.info("new game of %s %s", self.state.game.name, self.state.options())
         self.tell("new-game", None, origin)
+
+    def set_up(self, state: games.State, now: float, **how: Any) -> None:
+        """A position comes to the board: the hands are led until the pieces match `state`,
+        then play continues from it (setup.set_up says how)."""
+        setup.set_up(self, state, now, **how)
 
     def set_hint_mode(self, mode: str) -> None:
         """What the board lights of the moves (display.moves: off, legal, safe, best)."""
@@ -270,22 +281,8 @@ class Referee:
         return self.hands.takeback(now, origin)
 
     def takeback_depth(self) -> int:
-        """How many moves a takeback takes back. Against the computer, a player's move and the
-        computer's reply after it go together (taking back the reply alone, the computer would
-        play it again at once); otherwise the last move."""
-        state = self.state
-        here = [self.at_board(p) for p in (0, 1)]
-        if "remote" in self._seats or all(here) or not any(here):
-            return 1
-        probe, depth = state.copy(), 0
-        while probe.moves:
-            probe.undo()
-            depth += 1
-            if self.at_board(probe.to_move):   # the player's move: it goes too, and no more
-                return depth
-        # Only the computer's moves so far (it moved first): none is the players' to take back,
-        # and its move not yet made on the board is an invitation, never a piece lifted.
-        return 0
+        """How many moves a takeback takes back now (Hands.takeback_depth)."""
+        return self.hands.takeback_depth()
 
     def undo_moves(self, depth: int, origin: str) -> list[tuple[str, bool]]:
         """Take back `depth` moves (journal first); returns each (move, made at this board),
@@ -375,6 +372,8 @@ class Referee:
     def _reconcile(self, now: float, swapped: list[str] = ()) -> Callable[[float], None] | None:
         """The board against the game: play, take back or light what must change. Returns what
         this sets going (a new game, the menu applied or left), for `decide` to carry out."""
+        if self.setting_up is not None and setup.guide(self):
+            return None   # a position still being set up: nothing is played
         if self.touch is not None:
             # Nothing on the board to reconcile, and no piece to wait for (a new game or a
             # takeback holds a piece game until the board matches): taps are decided as they come.

@@ -283,7 +283,8 @@ ENDING_WORDS = {"resign": N_("resign"), "draw": N_("offer a draw"),
 MENU_CHOICE_WORDS = {"level": N_("the computer's level: {value}"),
                      "clock": N_("the clock: {value}"), "hints": N_("hints: {value}"),
                      "apply": N_("apply: a new game with these choices"),
-                     "take up": N_("take up game {value} again")}
+                     "take up": N_("take up game {value} again"),
+                     "puzzle": N_("the puzzles: set up the first puzzle of this game")}
 
 
 def menu_lines(game_name: str, menu) -> list[str]:
@@ -318,7 +319,8 @@ MENU_MEANINGS = {"seats": N_("who plays (bright: the choice made)"),
                  "apply": N_("blinking: apply the choices and start a new game"),
                  "take up": N_("a game put away: chosen and applied, it is taken up again"),
                  "ending": N_("the game menu: resign, offer or answer a draw, put the game "
-                              "away (blinking green: do it)")}
+                              "away (blinking green: do it)"),
+                 "puzzle": N_("the puzzles: a position with one best move, set up on the board")}
 
 
 def menu_legend(moment: Moment) -> list[dict[str, str]]:
@@ -329,7 +331,7 @@ def menu_legend(moment: Moment) -> list[dict[str, str]]:
             "colour": "#%02x%02x%02x" % MENU_CORNER,
             "means": tr("the menu's corners: lift both pieces to leave")}]
     shown = {choice.group for choice in (moment.menu.sites or {}).values()} \
-        if moment.menu is not None else set(MENU_MEANINGS)
+        if moment.menu is not None else set(MENU_MEANINGS) - {"puzzle"}
     for group, means in MENU_MEANINGS.items():
         if group not in shown or (group == "apply" and "ending" in shown):
             continue   # (only the groups the menu shows; the game menu's apply is its own)

@@ -28,7 +28,7 @@ DEFAULT_PLAYERS = (N_("player 1"), N_("player 2"))  # how players read the sides
 
 #: The menu's colour for each group of choices (the config's colours); its corners are grey.
 MENU_COLOURS = {"seats": "player1", "level": "unsafe", "clock": "waiting", "hints": "best",
-                "apply": "safe", "take up": "player0", "ending": "wrong"}
+                "apply": "safe", "take up": "player0", "ending": "wrong", "puzzle": "player0"}
 MENU_CORNER: Colour = (160, 160, 160)
 
 

@@ -18,7 +18,7 @@ from board_driver import views
 from board_driver.views.base import PIECES, piece_name
 from hardware.base import PRESENT
 from board_driver.views import ending as ending_words
-from board_driver.views import words
+from board_driver.views import modes, words
 from board_driver.views.words import N_, ngettext, reason, tr
 
 
@@ -88,6 +88,7 @@ class Narrator:
         self._ending_said: int | None = None   # the last ending's news said (its count)
         self._menu_was_game = False   # the menu last open was the game menu (endings)
         self._limited_said: tuple = ()   # the seats' "limited by time" words last said
+        self._modes_said: dict[str, object] = {}   # a set-up's, study's, puzzle's face last said
 
     def start(self, moment) -> list[Said]:
         """Remember the game as it starts (a Moment); a resumed game says so."""
@@ -105,10 +106,16 @@ class Narrator:
     def __call__(self, moment) -> list[Said]:
         state = moment.state
         key = (moment.game, len(state.moves), str(state.moves[-1]) if state.moves else None,
-               moment.corrections, moment.waiting)
+               moment.corrections, moment.waiting, moment.setup, moment.study, moment.puzzle)
         if key == self._key:
             return []   # the daemon asks on every frame: a blink has nothing to say
         self._key = key
+        if moment.setup is not None or "setup" in self._modes_said or (
+                moment.study is not None and not moment.study.off
+                and moment.study != self._modes_said.get("study")):
+            # A position set up, or a study's step: its moves are the position, not moves just
+            # made (remembered, never said one by one).
+            return self._positioned(moment) + self._puzzle(moment)
         names = views.players(state.game.name)
         out: list[Said] = []
         moves = [str(m) for m in state.moves]
@@ -177,7 +184,49 @@ class Narrator:
         if off:
             out.append(Said(off, off, "fix"))
         self._missing = missing
-        return out + self._score_or_end(state, bool(missing), names)
+        return out + self._score_or_end(state, bool(missing), names) + self._puzzle(moment)
+
+    def _positioned(self, moment) -> list[Said]:
+        """A position being set up (how many sites are left, said as it changes; once done,
+        whose move), or a studied record's step (move k of n, its comment): the game is
+        remembered as it stands, and only that is said."""
+        state = moment.state
+        self._game, self._moves = moment.game, [str(m) for m in state.moves]
+        self._occupied, self._missing = set(state.occupancy()), set()
+        self._wrong = {c.site for c in moment.corrections if c.want is None}
+        self._score, self._over = state.scores(), state.is_over()
+        said, face = self._modes_said, moment.setup
+        if face is not None:
+            if said.get("setup") == face:
+                return []
+            said["setup"] = face
+            return [Said(modes.setup_words(moment), modes.setup_words(moment, True), "fix")]
+        out = []
+        if said.pop("setup", None) is not None:
+            line = modes.set_up_words(moment)
+            out.append(Said(line, line, "new"))
+        if moment.study is not None and moment.study != said.get("study"):
+            said["study"] = moment.study
+            out.append(Said(modes.study_words(moment), modes.study_words(moment, True), "move",
+                            len(state.moves)))
+        return out
+
+    def _puzzle(self, moment) -> list[Said]:
+        """A puzzle's prompt once its position is set up, and its verdict once answered."""
+        face, said = moment.puzzle, self._modes_said
+        if face is None or moment.setup is not None:
+            said.pop("puzzle", None)
+            return []
+        was, said["puzzle"] = said.get("puzzle"), face
+        out = []
+        if was is None or (was.number, was.count) != (face.number, face.count):
+            line = modes.puzzle_prompt(moment)
+            out.append(Said(line, line, "new"))
+        if face.verdict is not None and (was is None or was.verdict != face.verdict
+                                         or was.played != face.played):
+            out.append(Said(modes.puzzle_verdict(moment), modes.puzzle_verdict(moment, True),
+                            "end"))
+        return out
 
     def _score_or_end(self, state, missing: bool, names: tuple[str, str]) -> list[Said]:
         """The end, once (and only once the last move's pieces are all down, not `missing`),
@@ -202,7 +251,9 @@ class Narrator:
         state = moment.state
         # (the menu that started it first: what it applied)
         out = self.menu(moment) if moment.menu is None and self._menu_said is not None else []
-        if not state.moves:   # (a game taken up again is said so: `ending`; its moves stand)
+        news = moment.ending.news if moment.ending is not None else None
+        if not (news and news[1] == "taken-up" and news[0] != self._ending_said):
+            # (a game taken up again is said so by `ending`: its moves stand)
             line = tr("new game of {game}").format(game=views.title(state.game.name))
             out.append(Said(line, line, "new"))
         self._game, self._occupied, self._missing = moment.game, set(), set()

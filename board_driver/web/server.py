@@ -46,6 +46,7 @@ import games
 from board_driver import views
 from board_driver.config import ConfigError, is_loopback
 from board_driver.referee.journal import JournalError
+from board_driver.web.positions import Positions
 from board_driver.views import words
 from board_driver.views.narrate import last_moves
 from board_driver.web import guard, snapshot
@@ -258,6 +259,7 @@ class WebServer:
         Play(self.door, self._body, self._act, self._language).add_routes(r)   # web/play.py
         Endings(self).add_routes(r)   # resign, a draw, put away, take up (web/endings.py)
         UpdatePanel(self.door).add_routes(r)   # the software's version and update (web/update.py)
+        Positions(self.door, self.current, self._language).add_routes(r)   # web/positions.py
         return app
 
     async def start(self) -> None:
@@ -304,7 +306,9 @@ class WebServer:
                ref.settings.moves, tuple(ref.seats), json.dumps(link),
                json.dumps([(p["name"], p["state"], p.get("why")) for p in parts]),
                snapshot.clocks_key(ref, now),   # (the clocks: to the second while one runs)
-               repr(ref.endings.face()))        # (a draw on offer, a resignation: endings.py)
+               repr(ref.endings.face()),        # (a draw on offer, a resignation: endings.py)
+               # (a mode begun or ended: its steps and verdicts change the game itself)
+               ref.mode is None or ref.mode.kind, ref.setting_up is None)
         if key != self._key:
             self._key = key
             self._version += 1

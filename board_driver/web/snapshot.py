@@ -18,6 +18,7 @@ from board_driver.moment import Correction
 from board_driver.views import entry
 from board_driver.views.ending import ended_words, news_words, offer_words
 from board_driver.views.narrate import hands_words, takeback_words
+from board_driver.views import modes
 from board_driver.views.words import reason, tr
 
 
@@ -190,6 +191,8 @@ def page_state(referee, *, layout_name: str, token_required: bool, version: int,
         # What the takeback button asks before it acts (against the computer: the player's
         # move and the computer's reply together).
         "takeback_question": takeback_question(view),
+        # A position being set up, a study or a puzzle (views/modes.py; docs/study.md), or None.
+        "mode": modes.mode_state(view),
     }
 
 

@@ -37,7 +37,7 @@ The game's table (games/ai/tuning/tree_planting.py) names this module its exact 
 from __future__ import annotations
 
 from functools import cached_property, lru_cache
-from typing import Callable
+from typing import Any, Callable
 
 from games.ai.book import BookError  # noqa: F401  (raised through here: see above)
 from games.tree_planting import Board, Groove, TreePlantingState
@@ -900,3 +900,41 @@ def solve(state: TreePlantingState, *, deadline: float | None = None,
     so_far = a - b if state.to_move == 0 else b - a
     grooves = state.board.grooves
     return so_far + rest, [grooves[g] for g in sorted(best)]
+
+
+# --- puzzles (games/ai/puzzles.py asks a game's exact solver these two) -------------------------
+
+def walk_to_endgame(state: TreePlantingState, rng: Any, free: int) -> None:
+    """Play on until at most `free` grooves are free: a random groove that hands nothing over
+    while there is one (squares closed are taken as they come), so the game reaches its chain
+    endgame."""
+    while not state.is_over() and len(state.legal_moves()) > free:
+        legal = state.legal_moves()
+        safe = [g for g in legal if not state.gives_away(g)]
+        state.play(rng.choice(safe or legal))
+
+
+def puzzle_theme(state: TreePlantingState, groove: Groove) -> str:
+    """What a puzzle's one winning groove teaches: taking a square of a chain
+    ("chain-endgame"), the double deal that gives two squares to keep control ("sacrifice"),
+    the last groove that hands nothing over ("long-chain": the other side must open the
+    chains), or else opening the chain that gives least ("chain-endgame")."""
+    board = state.board
+    sides = [i for i, s in enumerate(board.square_grooves) if groove in s]
+    if any(state.sides_drawn(i) == 3 for i in sides):
+        return "chain-endgame"
+    for i in sides:
+        if state.sides_drawn(i) != 2:
+            continue
+        free = [g for g in board.square_grooves[i] if g is not groove and not state.drawn(g)]
+        if len(free) == 1 and any(j != i and free[0] in other and state.sides_drawn(j) == 3
+                                  for j, other in enumerate(board.square_grooves)):
+            return "sacrifice"
+    if not state.gives_away(groove):
+        state.play(groove)
+        try:
+            if all(state.gives_away(g) for g in state.legal_moves()):
+                return "long-chain"
+        finally:
+            state.undo()
+    return "chain-endgame"

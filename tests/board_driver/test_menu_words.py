@@ -56,7 +56,7 @@ def test_the_voice_says_what_the_menu_applied_and_the_page_shows_its_legend(boar
     assert opened["said"][0] == "the menu's corners, not moves: took back A one and G seven"
     legend = state_json(t)["legend"]
     assert [e["name"] for e in legend] == ["corner", "menu-seats", "menu-level", "menu-clock",
-                                           "menu-hints", "menu-apply"]
+                                           "menu-hints", "menu-apply", "menu-puzzle"]
     put(t, site_of(t, "clock", "10"), None)
     applied = put(t, site_of(t, "apply"), None)
     assert applied["said"] == ["menu applied, a new game: two people play, clock 10, hints safe",

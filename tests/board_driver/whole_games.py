@@ -96,3 +96,47 @@ def whole_game(game: str, journal: str, seed: int = 1) -> list[list[str]]:
     finally:
         tracer.close()
     return lines
+
+
+def hand(tracer: Tracer, verb: str, site: str, kind: str | None = None) -> list[str]:
+    """Put (`kind`: what the piece is, told where the sensor tells kinds) or lift a piece; what
+    the board said."""
+    layout = tracer.session.layout
+    adc = layout.adc
+    tells = adc is not None and all(ch in adc.channels for ch in layout.channels_of_site[site])
+    args = [site, kind] if verb == "place" and tells and kind else [site]
+    return tracer.step(verb, args)["said"]
+
+
+def set_up_by_hand(tracer: Tracer) -> list[str]:
+    """Follow a set-up's lights (Moment.setup) until the board matches; what was said."""
+    said: list[str] = []
+    for _ in range(500):
+        face = tracer.moment().setup
+        if face is None:
+            return said
+        c = face.next[0]
+        said += hand(tracer, "lift" if c.want is None else "place", c.site, c.want)
+    raise AssertionError("the set-up never ended")
+
+
+def play_by_hand(tracer: Tracer, move) -> None:
+    """`move` made as hands make it (pieces, or a touch board's taps)."""
+    if tracer.referee.touch is not None:
+        touch_actions(tracer, move)
+        return
+    for action in piece_actions(tracer, move):
+        verb, *args = action.split()
+        tracer.step(verb, args)
+
+
+def put_right(tracer: Tracer) -> list[str]:
+    """Follow the correction lights (a takeback's pieces to lift) until none; what was said."""
+    said: list[str] = []
+    for _ in range(200):
+        fixes = tracer.moment().corrections
+        if not fixes:
+            return said
+        c = fixes[0]
+        said += hand(tracer, "lift" if c.want is None else "place", c.site, c.want)
+    raise AssertionError("the corrections never ended")

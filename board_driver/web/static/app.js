@@ -184,6 +184,7 @@ function show(s) {
   fillSelect($("hint"), s.hints.map((m) => [m, (s.hint_words || {})[m] || m]), s.hint);
   $("hint-reason").hidden = !s.hint_reason;  // why the lit best move, in one sentence
   $("hint-reason").textContent = s.hint_reason ? tr("Hint: {reason}", { reason: s.hint_reason }) : "";
+  showMode(s);
   showSeats(s);
   showMeaning(s);
   $("token-box").hidden = !s.token_required;
@@ -448,6 +449,24 @@ async function fetchTurned() {
   markChosen();
 }
 
+// A position being set up, a study or a puzzle (the state's `mode`; docs/study.md).
+function showMode(s) {
+  const mode = s.mode;
+  $("mode").hidden = !mode;
+  $("mode-words").textContent = mode ? mode.words || "" : "";
+  $("mode-verdict").hidden = !(mode && mode.verdict_words);
+  $("mode-verdict").textContent = mode && mode.verdict_words ? mode.verdict_words : "";
+  const studying = !!mode && mode.kind === "study";
+  $("study-back").hidden = !studying;
+  $("study-forward").hidden = !studying;
+  $("study-branch").hidden = !studying;
+  if (studying) {
+    $("study-back").disabled = mode.at === 0;
+    $("study-forward").disabled = mode.off || mode.at >= mode.count;
+  }
+  $("puzzle-next").hidden = !(mode && mode.kind === "puzzle");
+}
+
 // --- acting -----------------------------------------------------------------------------------
 
 async function post(path, body) {
@@ -632,6 +651,12 @@ function wire() {
       return post("/api/new-game", options);
     }, form);
   };
+  $("puzzle").onclick = () => post("/api/puzzle", { number: 1 });
+  $("puzzle-next").onclick = () => post("/api/puzzle", {});
+  $("study-back").onclick = () => post("/api/study/step", { count: -1 });
+  $("study-forward").onclick = () => post("/api/study/step", { count: 1 });
+  $("study-branch").onclick = () => post("/api/study/branch", { other: "human" });
+  $("replay-study").onclick = () => post("/api/study", { game: Number(replay.id), at: replay.at });
   $("confirm-yes").onclick = () => {
     $("confirm").hidden = true;
     if (confirmAction) confirmAction();
