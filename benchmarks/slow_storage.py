@@ -1,12 +1,13 @@
 """Player-seen latency on storage slowed as a microSD card is, beside the fast one, in one run.
 
     .venv/bin/python benchmarks/slow_storage.py [--rounds 3] [--seen 100] [--fsync-ms 20]
-        [--spike-ms 120] [--spike-every 50] [--ref main]
+        [--spike-ms 120] [--spike-every 50] [--pause-ms 250] [--ref main]
 
 Builds `benchmarks/slow_fsync.c` with gcc (an LD_PRELOAD shim: every fsync/fdatasync takes
 `--fsync-ms`, one in `--spike-every` takes `--spike-ms`), then measures `latency.py`'s
 player-seen latency (the magnet settled at the mock pins -> the frame at the strip, on the real
-daemon, journal on /dev/shm so only the shim's time is the card's) in child processes: the fast
+daemon, journal on /dev/shm so only the shim's time is the card's; the next rod `--pause-ms`
+after a move is lit, a quick player's pace) in child processes: the fast
 storage (no shim) and the slow one, alternating in each round, and, with `--ref REV`, the same
 two with the board_driver of git revision REV (by default main: the journal committing every
 move before the LEDs confirm it) for the before. Each child also counts the fsyncs it waited
@@ -51,7 +52,7 @@ def reference_tree(rev: str, into: Path) -> Path:
     return tree
 
 
-def child(tree: str, seen: int) -> None:
+def child(tree: str, seen: int, pause_s: float) -> None:
     """In a child process: the player-seen latency with the packages of `tree` first."""
     sys.path.insert(0, tree)
     sys.path.insert(1, str(ROOT / "benchmarks"))
@@ -59,7 +60,7 @@ def child(tree: str, seen: int) -> None:
     import latency
 
     assert Path(board_driver.__file__).is_relative_to(tree), board_driver.__file__
-    print(json.dumps(latency.player_seen(seen)))
+    print(json.dumps(latency.player_seen(seen, pause_s=pause_s)))
 
 
 def measure(tree: Path, seen: int, shim: Path | None, args) -> dict:
@@ -68,7 +69,8 @@ def measure(tree: Path, seen: int, shim: Path | None, args) -> dict:
         env.update(LD_PRELOAD=str(shim), SLOW_FSYNC_MS=str(args.fsync_ms),
                    SLOW_FSYNC_SPIKE_MS=str(args.spike_ms),
                    SLOW_FSYNC_SPIKE_EVERY=str(args.spike_every))
-    out = subprocess.run([sys.executable, __file__, "--child", str(tree), "--seen", str(seen)],
+    out = subprocess.run([sys.executable, __file__, "--child", str(tree), "--seen", str(seen),
+                          "--pause-ms", str(args.pause_ms)],
                          env=env, capture_output=True, text=True, timeout=1800)
     if out.returncode:
         sys.exit(f"a child failed:\n{out.stderr[-2000:]}")
@@ -86,11 +88,13 @@ def main(argv=None) -> None:
     parser.add_argument("--fsync-ms", type=int, default=20)
     parser.add_argument("--spike-ms", type=int, default=120)
     parser.add_argument("--spike-every", type=int, default=50)
+    parser.add_argument("--pause-ms", type=int, default=250,
+                        help="a player's time from one move's light to the next rod")
     parser.add_argument("--ref", default=None, help="also the board_driver of this git revision")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
-        child(args.child, args.seen)
+        child(args.child, args.seen, args.pause_ms / 1000)
         return
     with tempfile.TemporaryDirectory() as tmp:
         shim = build_shim(Path(tmp))
@@ -104,7 +108,7 @@ def main(argv=None) -> None:
                     label = f"{name}, {storage} storage"
                     runs.setdefault(label, []).append(measure(tree, args.seen, preload, args))
     result = {"fsync": {"ms": args.fsync_ms, "spike_ms": args.spike_ms,
-                        "one_in": args.spike_every},
+                        "one_in": args.spike_every}, "pause_ms": args.pause_ms,
               "rounds": args.rounds, "moves_a_round": args.seen,
               "load_average": os.getloadavg()}
     for label, results in runs.items():
