@@ -627,6 +627,10 @@ class Journal:
         # the WAL into the database file.
         if self._committer is not None:
             self._committer.stop()
+            if self._committer.unwritten is not None:
+                log.error("journal %s closed with a move lit before its commit still unwritten "
+                          "(%s): the next start adopts it from the pieces on the board",
+                          self.path, self._committer.unwritten)
         self._db.close()
 
     def __enter__(self) -> Journal:
