@@ -176,10 +176,12 @@ class GcPauses:
                 "total_ms": round(sum(self.pauses) * 1000, 3)}
 
 
-def player_seen(moves: int, voice: bool = False) -> dict:
+def player_seen(moves: int, voice: bool = False, pause_s: float = 0.0) -> dict:
     """Magnet settled -> frame at the strip, on the real daemon (real clock, scan thread);
     `voice`: with the board speaking every move (espeak-ng writing WAVs on the speech worker,
-    as on a board with no audio device: the same queue and engine, a file instead of ALSA)."""
+    as on a board with no audio device: the same queue and engine, a file instead of ALSA).
+    `pause_s`: a player's time between one move's light and the next rod (0: as fast as the
+    pegs settle, far faster than a person)."""
     import asyncio
     import random
     import tempfile
@@ -250,6 +252,8 @@ def player_seen(moves: int, voice: bool = False) -> dict:
                     for hole in ref.state.last_planted() if ref.state.moves and str(ref.state.moves[-1]) == move else []:
                         board.place(hole)
                     await asyncio.sleep(ref.debouncer.window_s * 2)  # the pegs settle too
+                    if pause_s:
+                        await asyncio.sleep(pause_s)
                 gc_pauses.extend(pauses.pauses)
                 summary = pauses.summary()
             daemon.stop()

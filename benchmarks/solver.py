@@ -22,6 +22,15 @@ With `--openspiel N`, instead: the final margin of N random positions per rectan
 3x3, a given number of grooves left) by this solver and by OpenSpiel's alpha-beta on its own
 `dots_and_boxes`, and how many agree (exit status 1 unless all do). With `--compare N`: every
 move's value of N random 3x3 and classic positions by both solvers, and how many agree.
+
+With `--reach FREE [FREE ...]` (and `--reach-positions N`, `--reach-board 16`): the solver's
+reach on random positions of the 4x4 board (40 grooves) with FREE grooves left, drawn as
+players play (a groove that gives no square away while there is one): per count, the CPU
+seconds of one fresh solver per position (`Solver.value`, book set aside), this solver and the
+reference alternating first, min / median / max, and how many answered within 1 s. Each value
+is checked against the reference solver (an earlier revision) and, with at most
+`--plain-up-to` grooves free (14), against a plain minimax over the rules module itself
+(`plain_value`: no pruning, no solver code); any disagreement makes the exit status 1.
 """
 
 from __future__ import annotations
@@ -185,6 +194,80 @@ def compare(ref_path: str, count: int) -> dict:
     return out
 
 
+def reach_positions(board: str, free: int, count: int, seed: int) -> list:
+    """`count` random positions of `board` with `free` grooves left, as players play."""
+    rng = random.Random(seed)
+    game = games.get_game("tree-planting")
+    out = []
+    while len(out) < count:
+        state = game.new_state(board=board)
+        while len(state.legal_moves()) > free:
+            legal = list(state.legal_moves())
+            safe = [g for g in legal if not state.gives_away(g)]
+            state.play(rng.choice(safe or legal))
+        if not state.is_over():
+            out.append(state)
+    return out
+
+
+def plain_value(state, memo: dict | None = None) -> int:
+    """The margin the mover gains from here on, by plain minimax over the rules module's
+    `legal_moves`, `play`, `undo` and `scores` (memoised by position): an oracle sharing no
+    code with the solver."""
+    memo = {} if memo is None else memo
+    if state.is_over():
+        return 0
+    key = state.position_key()
+    if key in memo:
+        return memo[key]
+    mover = state.to_move
+    before = state.scores()[mover]
+    best = -INF_PLAIN
+    for g in list(state.legal_moves()):
+        state.play(g)
+        gained = state.scores()[mover] - before
+        rest = plain_value(state, memo)
+        value = gained + rest if state.to_move == mover else gained - rest
+        state.undo()
+        best = max(best, value)
+    memo[key] = best
+    return best
+
+
+INF_PLAIN = 1 << 20
+
+
+def reach(ref_path: str, frees: list[int], count: int, board: str, plain_up_to: int) -> dict:
+    """The solver's time per position by free grooves, against the reference's (see the
+    module's docstring)."""
+    solvers = {"new": load(str(ROOT / MODULE)), "reference": load(ref_path)}
+    out: dict = {}
+    for free in frees:
+        times: dict = {name: [] for name in solvers}
+        disagree = plain_checked = 0
+        for i, state in enumerate(reach_positions(board, free, count, seed=1000 + free)):
+            edges = state.position_key()[0]
+            names = list(solvers) if i % 2 == 0 else list(reversed(solvers))
+            values = {}
+            for name in names:
+                solver = solvers[name].Solver(state.board, max_entries=4_000_000)
+                solver.book = None
+                start = time.process_time()
+                values[name] = solver.value(edges)
+                times[name].append(time.process_time() - start)
+            if free <= plain_up_to:
+                values["plain minimax"] = plain_value(state.copy())
+                plain_checked += 1
+            disagree += len(set(values.values())) > 1
+        out[str(free)] = {
+            **{f"{name} cpu_s min / median / max": " / ".join(
+                f"{v:.3f}" for v in (min(t), statistics.median(t), max(t)))
+               for name, t in times.items()},
+            "new within 1 s": f"{sum(t <= 1.0 for t in times['new'])} of {count}",
+            "values disagreeing": disagree, "checked by plain minimax": plain_checked}
+    return out
+
+
 def run(path: str, task: str, args) -> dict:
     done = subprocess.run([sys.executable, __file__, "--child", path, task,
                            "--mid-positions", str(args.mid_positions),
@@ -207,6 +290,11 @@ def main() -> int:
     parser.add_argument("--compare", type=int, metavar="N", default=0,
                         help="instead: every move's value of N random 3x3 and classic positions "
                              "by both solvers, and how many agree")
+    parser.add_argument("--reach", type=int, nargs="*", metavar="FREE",
+                        help="instead: time per random 4x4 position with FREE grooves free")
+    parser.add_argument("--reach-positions", type=int, default=8)
+    parser.add_argument("--reach-board", default="16")
+    parser.add_argument("--plain-up-to", type=int, default=14)
     parser.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -221,6 +309,14 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         ref_path = os.path.join(tmp, "reference_tree_planting.py")
         Path(ref_path).write_text(source)
+        if args.reach:
+            got = reach(ref_path, args.reach, args.reach_positions, args.reach_board,
+                        args.plain_up_to)
+            print(json.dumps({"reference": args.ref, "board": args.reach_board,
+                              "positions_each": args.reach_positions,
+                              "load_average": [round(x, 2) for x in os.getloadavg()],
+                              "free grooves": got}, indent=1))
+            return 0 if all(r["values disagreeing"] == 0 for r in got.values()) else 1
         if args.compare:
             got = compare(ref_path, args.compare)
             print(json.dumps({"reference": args.ref, **got}, indent=1))

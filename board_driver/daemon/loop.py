@@ -2,8 +2,10 @@
 
 Hardware threads (gpiozero callbacks, a matrix scan thread, the serial reader) only hand
 events over with `call_soon_threadsafe`; the loop debounces, referees, journals and lights.
-Nothing slow runs on the loop: a journal write is one SQLite commit (an fsync, ~ms), and a
-frame is computed only when something changed or a blink is due.
+Nothing slow runs on the loop: a move made with pieces is handed to the journal's writer
+thread and lit at once (the pieces record it; its commit follows, referee/committer.py); any
+other record waits for its commit (an fsync: tens of ms on an SD card) before it is shown.
+A frame is computed only when something changed or a blink is due.
 """
 
 from __future__ import annotations

@@ -12,9 +12,13 @@ Whose file: a journal carries its mark in SQLite's header (`APPLICATION_ID`); a 
 neither marked, nor empty, nor holding the journal's tables alone (a journal older than the
 mark) is another program's database, refused before a byte of it is written.
 
-Threading: one connection, used only from the daemon's asyncio loop thread
-(sqlite3's ``check_same_thread`` enforces it). A commit costs one fsync, a few
-milliseconds on an SD card, which the loop can afford once per move.
+Threading: one connection, owned by the journal's writer thread (committer.py) from the
+end of the open on; every call hands its work to that thread in order. A commit costs one
+fsync, several to tens of milliseconds on an SD card (spikes past 100 ms), which the board's
+answer to a piece must not wait for: `record_move(..., durable=False)` returns at once, for a
+move the pieces on the board record themselves (the referee's `accept`, `seen`), and its
+commit follows in the writer. Every other call returns once its record, and every record
+handed in before it, is on disk.
 
 How the daemon uses it::
 
@@ -24,6 +28,7 @@ How the daemon uses it::
     else:     journal.start_game("tree-planting", {"size": 4})
     ...
     journal.record_move(str(move))   # then light the LEDs to confirm it
+    journal.record_move(str(move), durable=False)   # a move the pieces record: light at once
     journal.record_undo()            # a takeback
     journal.record_move(str(last), finish={"scores": [3, 2], "winner": 0})  # the last move
 
@@ -47,6 +52,7 @@ import json
 import logging
 import os
 import sqlite3
+import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -54,6 +60,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from board_driver.referee.committer import Committer, Unwritten
 from treeboard.exc import TreeboardError
 
 log = logging.getLogger(__name__)
@@ -204,21 +211,63 @@ class Journal:
             except sqlite3.DatabaseError as again:
                 raise self._unusable(again) from again
         # The game in progress and how many of its moves stand: read once, then kept up to
-        # date by every write (see the module's docstring).
+        # date by every write (see the module's docstring). The caller's (the loop's), never
+        # the writer's: a posted move counts from the moment it is handed in.
+        self._committer: Committer | None = None
+        self._caller = threading.get_ident()
+        self._posted: threading.Event | None = None   # the last move posted (set: written)
         saved = self.current()
         self._playing: int | None = saved.game_id if saved else None
         self._standing = len(saved.moves) if saved else 0
+        # From here on the writer thread alone touches the connection.
+        self._committer = Committer(self.path.name)
+        self._committer.start()
+
+    def _do(self, job: Callable[[], Any]) -> Any:
+        """`job` run on the connection's owner after everything handed in before it; its
+        result once done (a write: on disk, with every earlier one)."""
+        if self._committer is None:
+            return job()
+        self._check_caller()
+        try:
+            return self._committer.call(job)
+        except Unwritten as exc:
+            raise self._gap(exc) from exc
+
+    def _gap(self, why: object) -> JournalError:
+        return JournalError(f"{self.path}: a move lit before its commit could not be written "
+                            f"({why}); nothing after it is written until it is")
+
+    def _check_caller(self) -> None:
+        # The game in progress kept in memory is the opening thread's (the daemon's loop): a
+        # call from any other thread would race it, so it is refused, as SQLite refused a
+        # connection used from two threads before the writer thread held it.
+        if threading.get_ident() != self._caller and not self._committer.is_writer():
+            raise JournalError(f"{self.path}: used from a thread other than the one that "
+                               "opened it (the daemon's loop); hand the call to the loop")
+
+    def flush(self) -> None:
+        """Wait until every record handed in so far (a posted move too) is on disk."""
+        self._do(lambda: None)
+
+    @property
+    def unwritten(self) -> str | None:
+        """Why a move lit before its commit is not written yet (it is tried again before each
+        later record), or None."""
+        return None if self._committer is None else self._committer.unwritten
 
     def durable(self, on: bool) -> None:
         """Whether each record is on disk when its call returns (synchronous=FULL, the
         default); off only for a journal nobody keeps (a trace's temporary one)."""
-        self._db.execute(f"PRAGMA synchronous={'FULL' if on else 'OFF'}")
+        self._do(lambda: self._db.execute(f"PRAGMA synchronous={'FULL' if on else 'OFF'}"))
 
     # Opening ----------------------------------------------------------------------
 
     def _open(self) -> sqlite3.Connection:
         # isolation_level=None: we say where transactions begin and end (see _write).
-        db = sqlite3.connect(self.path, isolation_level=None)
+        # check_same_thread=False: opened here, then handed to the writer thread, which alone
+        # uses it from then on (committer.py).
+        db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         try:
             # Whose file it is, before anything is written to it (WAL mode is a write too).
             self._check_ours(db)
@@ -306,13 +355,17 @@ class Journal:
         """A new game; a game still in progress is marked abandoned. Returns its id. `seats`:
         who plays each ("human", "computer:LEVEL", "remote"), kept with the game."""
         now = self._clock()
-        with self._write() as db:
-            db.execute("UPDATE games SET status='abandoned', finished_at=? WHERE status='playing'", (now,))
-            cursor = db.execute(
-                "INSERT INTO games (game, options, started_at, players) VALUES (?, ?, ?, ?)",
-                (game, json.dumps(dict(options or {}), sort_keys=True), now, _seats_json(seats)),
-            )
-        self._playing, self._standing = int(cursor.lastrowid), 0
+
+        def job() -> int:
+            with self._write() as db:
+                db.execute("UPDATE games SET status='abandoned', finished_at=? "
+                           "WHERE status='playing'", (now,))
+                cursor = db.execute(
+                    "INSERT INTO games (game, options, started_at, players) VALUES (?, ?, ?, ?)",
+                    (game, json.dumps(dict(options or {}), sort_keys=True), now,
+                     _seats_json(seats)))
+            return int(cursor.lastrowid)
+        self._playing, self._standing = self._do(job), 0
         return self._playing
 
     def set_seats(self, seats: Sequence[str]) -> None:
@@ -320,15 +373,22 @@ class Journal:
         played with are the record's); nothing without a game in progress."""
         if self._playing is None:
             return
-        with self._write() as db:
-            db.execute("UPDATE games SET players=? WHERE id=?", (_seats_json(seats), self._playing))
+        game_id, players = self._playing, _seats_json(seats)
+
+        def job() -> None:
+            with self._write() as db:
+                db.execute("UPDATE games SET players=? WHERE id=?", (players, game_id))
+        self._do(job)
 
     def add_games(self, found: Sequence[Imported]) -> list[int]:
         """Games read from records, all in one transaction (or none): each finished (with its
         summary) or not ("abandoned"), never the game in progress, which stays as it is.
         Returns their ids."""
-        ids = []
         now = self._clock()
+        return self._do(lambda: self._add_games(found, now))
+
+    def _add_games(self, found: Sequence[Imported], now: float) -> list[int]:
+        ids = []
         with self._write() as db:
             for one in found:
                 started = now if one.started_at is None else one.started_at
@@ -350,19 +410,39 @@ class Journal:
         return ids
 
     def record_move(self, text: str, finish: Mapping[str, Any] | None = None,
-                    clocks: Mapping[str, Any] | None = None) -> None:
+                    clocks: Mapping[str, Any] | None = None, *, durable: bool = True) -> None:
         """Append a move to the game in progress; durable when this returns. With `finish`
         (the game's summary) the move ends the game: the move and the result are committed
-        together, or neither is. `clocks` (a timed game) are kept in the same transaction."""
-        game_id = self._playing_id()
-        with self._write() as db:
-            kept = None if clocks is None else json.dumps(dict(clocks), sort_keys=True)
-            db.execute("INSERT INTO events (game_id, kind, text, at, clocks)"
-                       " VALUES (?, 'move', ?, ?, ?)", (game_id, text, self._clock(), kept))
-            if clocks is not None:
-                self._put_clocks(db, game_id, clocks)
-            if finish is not None:
-                self._mark_finished(db, game_id, finish)
+        together, or neither is. `clocks` (a timed game) are kept in the same transaction.
+
+        `durable=False`: returns once handed to the writer, which commits it next (before
+        anything handed in after it). Only for a move the pieces on the board record
+        themselves: a power cut before its commit loses it from the journal, not from the
+        board, and the next start adopts it from the sensors."""
+        game_id, now = self._playing_id(), self._clock()
+        kept = None if clocks is None else json.dumps(dict(clocks), sort_keys=True)
+        finish = None if finish is None else dict(finish)   # (the caller's may change)
+
+        def job() -> None:
+            with self._write() as db:
+                db.execute("INSERT INTO events (game_id, kind, text, at, clocks)"
+                           " VALUES (?, 'move', ?, ?, ?)", (game_id, text, now, kept))
+                if kept is not None:
+                    self._put_clocks(db, game_id, kept, now)
+                if finish is not None:
+                    self._mark_finished(db, game_id, finish, now)
+        if durable or self._committer is None:
+            self._do(job)
+        else:
+            self._check_caller()
+            # At most one move posted and not yet on disk: a restart adopts one move from the
+            # sensors (two new pieces at once would read as a board to correct). A person
+            # takes far longer than a commit between two moves, so this wait is all but never.
+            if self._posted is not None:
+                self._posted.wait()
+            if self._committer.unwritten is not None:
+                raise self._gap(self._committer.unwritten)
+            self._posted = self._committer.post(job)
         self._standing += 1
         if finish is not None:
             self._playing = None
@@ -374,32 +454,46 @@ class Journal:
             raise JournalError("no game in progress to take a move back from")
         if not self._standing:
             raise JournalError("no move to take back")
-        with self._write() as db:
-            db.execute("INSERT INTO events (game_id, kind, text, at) VALUES (?, 'undo', NULL, ?)",
-                       (self._playing, self._clock()))
+        game_id, now = self._playing, self._clock()
+
+        def job() -> None:
+            with self._write() as db:
+                db.execute("INSERT INTO events (game_id, kind, text, at) "
+                           "VALUES (?, 'undo', NULL, ?)", (game_id, now))
+        self._do(job)
         self._standing -= 1
 
     def save_clocks(self, clocks: Mapping[str, Any]) -> None:
         """What the clocks of the game in progress show (the referee keeps them every few
         seconds while one runs); durable when this returns. A restart resumes them."""
-        game_id = self._playing_id()
-        with self._write() as db:
-            self._put_clocks(db, game_id, clocks)
+        game_id, now = self._playing_id(), self._clock()
+        kept = json.dumps(dict(clocks), sort_keys=True)
 
-    def _put_clocks(self, db: sqlite3.Connection, game_id: int, clocks: Mapping[str, Any]) -> None:
+        def job() -> None:
+            with self._write() as db:
+                self._put_clocks(db, game_id, kept, now)
+        self._do(job)
+
+    @staticmethod
+    def _put_clocks(db: sqlite3.Connection, game_id: int, clocks: str, now: float) -> None:
         db.execute("INSERT OR REPLACE INTO clocks (game_id, clocks, at) VALUES (?, ?, ?)",
-                   (game_id, json.dumps(dict(clocks), sort_keys=True), self._clock()))
+                   (game_id, clocks, now))
 
     def save_setting(self, key: str, value: Any) -> None:
         """A setting changed on the page (the voice), kept with the board's state so that it
         survives a restart; durable when this returns. The config file is never rewritten."""
-        with self._write() as db:
-            db.execute("INSERT OR REPLACE INTO settings (key, value, at) VALUES (?, ?, ?)",
-                       (key, json.dumps(value, sort_keys=True), self._clock()))
+        kept, now = json.dumps(value, sort_keys=True), self._clock()
+
+        def job() -> None:
+            with self._write() as db:
+                db.execute("INSERT OR REPLACE INTO settings (key, value, at) VALUES (?, ?, ?)",
+                           (key, kept, now))
+        self._do(job)
 
     def setting(self, key: str) -> Any:
         """A setting as `save_setting` kept it, or None (never set, or not JSON: logged)."""
-        row = self._db.execute("SELECT value FROM settings WHERE key=?", (key,)).fetchone()
+        row = self._do(lambda: self._db.execute("SELECT value FROM settings WHERE key=?",
+                                                (key,)).fetchone())
         if row is None:
             return None
         try:
@@ -455,9 +549,13 @@ class Journal:
         """The game in progress is over without a move (a resignation, a result set by hand);
         ``summary`` (scores, winner...) goes to the history. A game that ends with a move
         passes the summary to `record_move` instead, so both land in one transaction."""
-        game_id = self._playing_id()
-        with self._write() as db:
-            self._mark_finished(db, game_id, summary)
+        game_id, now = self._playing_id(), self._clock()
+        summary = None if summary is None else dict(summary)
+
+        def job() -> None:
+            with self._write() as db:
+                self._mark_finished(db, game_id, summary, now)
+        self._do(job)
         self._playing = None
 
     def reopen(self) -> int:
@@ -467,37 +565,44 @@ class Journal:
         while a game is in progress, or when none has finished."""
         if self._playing is not None:
             raise JournalError("a game is in progress: there is no finished game to reopen")
-        row = self._db.execute("SELECT id FROM games WHERE status='finished' "
-                               "ORDER BY id DESC LIMIT 1").fetchone()
-        if row is None:
+        def job() -> int | None:
+            row = self._db.execute("SELECT id FROM games WHERE status='finished' "
+                                   "ORDER BY id DESC LIMIT 1").fetchone()
+            if row is None:
+                return None
+            with self._write() as db:
+                db.execute("UPDATE games SET status='playing', finished_at=NULL, summary=NULL "
+                           "WHERE id=?", (row[0],))
+            return int(row[0])
+        game_id = self._do(job)
+        if game_id is None:
             raise JournalError("no finished game to reopen")
-        with self._write() as db:
-            db.execute("UPDATE games SET status='playing', finished_at=NULL, summary=NULL "
-                       "WHERE id=?", (row[0],))
-        self._playing, self._standing = int(row[0]), len(self.game(row[0]).moves)
+        self._playing, self._standing = game_id, len(self.game(game_id).moves)
         return self._playing
 
-    def _mark_finished(self, db: sqlite3.Connection, game_id: int,
-                       summary: Mapping[str, Any] | None) -> None:
+    @staticmethod
+    def _mark_finished(db: sqlite3.Connection, game_id: int,
+                       summary: Mapping[str, Any] | None, now: float) -> None:
         db.execute("UPDATE games SET status='finished', finished_at=?, summary=? WHERE id=?",
-                   (self._clock(), json.dumps(dict(summary or {}), sort_keys=True), game_id))
+                   (now, json.dumps(dict(summary or {}), sort_keys=True), game_id))
 
     # Reading ----------------------------------------------------------------------
 
     def current(self) -> SavedGame | None:
         """The game in progress with its moves (takebacks applied), or None."""
-        row = self._db.execute(
-            "SELECT id FROM games WHERE status='playing' ORDER BY id DESC LIMIT 1").fetchone()
-        return None if row is None else self.game(row[0])
+        def job() -> SavedGame | None:
+            row = self._db.execute(
+                "SELECT id FROM games WHERE status='playing' ORDER BY id DESC LIMIT 1").fetchone()
+            return None if row is None else self.game(row[0])
+        return self._do(job)
 
     def history(self, limit: int = 20, include_abandoned: bool = False) -> list[SavedGame]:
         """Games played at this board and no longer in progress, newest first (the games
         imported from records are the library's: `listing`)."""
         statuses = ("finished", "abandoned") if include_abandoned else ("finished",)
-        rows = self._db.execute(
+        return self._do(lambda: [self.game(game_id) for (game_id,) in self._db.execute(
             f"SELECT id FROM games WHERE status IN ({','.join('?' * len(statuses))}) "
-            "AND origin IS NULL ORDER BY id DESC LIMIT ?", (*statuses, limit)).fetchall()
-        return [self.game(game_id) for (game_id,) in rows]
+            "AND origin IS NULL ORDER BY id DESC LIMIT ?", (*statuses, limit)).fetchall()])
 
     def listing(self, *, game: str | None = None, since: float | None = None,
                 until: float | None = None, limit: int = 1000,
@@ -513,18 +618,21 @@ class Journal:
             if value is not None:
                 where.append(clause)
                 args.append(value)
-        rows = self._db.execute(
+        rows = self._do(lambda: self._db.execute(
             "SELECT g.id, g.game, g.options, g.status, g.started_at, g.finished_at, g.summary,"
             " g.players, g.origin, (SELECT COALESCE(SUM(CASE e.kind WHEN 'move' THEN 1 ELSE -1"
             " END), 0) FROM events e WHERE e.game_id = g.id) FROM games g WHERE "
             + " AND ".join(where) + " ORDER BY g.started_at DESC, g.id DESC LIMIT ?",
-            (*args, limit)).fetchall()
+            (*args, limit)).fetchall())
         return [Listed(i, name, json.loads(options), status, started, finished,
                        _json_or_none(summary), _json_or_none(players), origin, moves)
                 for (i, name, options, status, started, finished, summary, players, origin,
                      moves) in rows]
 
     def game(self, game_id: int) -> SavedGame:
+        return self._do(lambda: self._game(game_id))
+
+    def _game(self, game_id: int) -> SavedGame:
         row = self._db.execute(
             "SELECT game, options, status, started_at, finished_at, summary, players, origin "
             "FROM games WHERE id=?", (game_id,)).fetchone()
@@ -561,7 +669,14 @@ class Journal:
         return self._playing
 
     def close(self) -> None:
-        # Closing the last connection checkpoints the WAL into the database file.
+        # Every record handed in is written first; closing the last connection checkpoints
+        # the WAL into the database file.
+        if self._committer is not None:
+            self._committer.stop()
+            if self._committer.unwritten is not None:
+                log.error("journal %s closed with a move lit before its commit still unwritten "
+                          "(%s): the next start adopts it from the pieces on the board",
+                          self.path, self._committer.unwritten)
         self._db.close()
 
     def __enter__(self) -> Journal:

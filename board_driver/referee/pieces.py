@@ -32,6 +32,8 @@ class Pieces:
         verdict = reconcile(ref.state, momentary, ref.sensed, takeback=False)
         if verdict.action == "play" and ref.at_board(ref.state.to_move):
             log.info("a piece swapped faster than the debounce at %s", ", ".join(sites))
+            # (not `seen`: the board as it now reads may not explain the move by itself, so
+            # a restart could not adopt it from the sensors: durable before it is shown)
             ref.accept(verdict.move, now)
 
     def owed(self, move: Any) -> bool:
@@ -126,7 +128,7 @@ class Pieces:
                                 depth=depth)
             if verdict.action == "play" and ref.at_board(ref.state.to_move) \
                     and not self.owed(verdict.move):
-                ref.accept(verdict.move, now)
+                ref.accept(verdict.move, now, seen=True)
                 if ref.state.is_over():
                     self.at_end(now)
                     return False

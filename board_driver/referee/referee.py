@@ -327,17 +327,17 @@ class Referee:
 
     # --- deciding ---------------------------------------------------------------------------
 
-    def accept(self, move: Any, now: float, origin: str = "board") -> None:
-        # Played first, to know whether it ends the game: the finishing move and the result
-        # go to the journal in one transaction. Durable before the LEDs confirm it; a journal
-        # that refuses the move takes it back out of the game too.
+    def accept(self, move: Any, now: float, origin: str = "board", seen: bool = False) -> None:
+        # Played first, to know whether it ends the game (move and result: one transaction).
+        # Durable before the LEDs confirm it, but a move `seen` (its pieces record it: after a
+        # power cut the start adopts it; committer.py). A refused move leaves the game too.
         if origin == "board":
             self.decided.to_make = frozenset()   # the board moved on: nothing is owed any more
         self.state.play(move)
         summary = self.state.summary() if self.state.is_over() else None
         clocks = self.keeper.at_move(now)
         try:
-            self.journal.record_move(str(move), finish=summary, clocks=clocks)
+            self.journal.record_move(str(move), summary, clocks, durable=not seen)
         except BaseException:
             self.state.undo()
             raise

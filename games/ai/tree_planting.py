@@ -16,9 +16,10 @@ What keeps the search small:
   searching end in the same positions (proof at `_sacrifices`); a chain of two is opened in
   the middle (the hard-hearted handout). Opening a chain of three or more gains at most
   2 - k, a loop 4 - k, so such a move is skipped where a searched one already does as well.
-- A transposition table keyed by the canonical position (board symmetries, and the ground
-  strings of a corner coin are interchangeable), holding lower and upper bounds and the best
-  move (in the key's frame, so a symmetric image's move is mapped back, not lost). Positions
+- A transposition table keyed by the canonical position (board symmetries while at most
+  SYMMETRIC_DRAWN grooves are drawn, and the ground strings of a corner coin are
+  interchangeable), holding lower and upper bounds and the best move (in the key's frame, so a
+  symmetric image's move is mapped back, not lost). Positions
   the long-chain theory settles are stored too.
 - Move ordering: the table's best move, then safe moves from the centre out, then (listed
   only when no safe move cut off) the sacrifices, shortest chain first.
@@ -44,6 +45,13 @@ from games.tree_planting import Board, Groove, TreePlantingState
 from treeboard.exc import TreeboardError
 
 INF = 1 << 10
+
+#: Positions are keyed by their least symmetric image only while at most this many grooves are
+#: drawn. A symmetric image of a position is reached again mostly from a symmetric start (the
+#: empty board, the first moves): on the 4x4 board's random positions (10 drawn) keying every
+#: node by symmetry saved 2 % of the nodes and cost 40 % of the time; on the 3x3 board from
+#: empty, 12 keeps all but 11 % of what symmetry saves (benchmarks/solver.py --reach).
+SYMMETRIC_DRAWN = 12
 
 
 class OutOfTime(TreeboardError):
@@ -259,9 +267,10 @@ class Solver:
     def _key(self, edges: int) -> tuple[int, int]:
         """(canonical key, index of the symmetry mapping the normal form onto it, -1 for
         none). Normalise first: the symmetries map normal positions to normal ones."""
-        if not self.sym_tables:
-            # No symmetry: the key is the position itself. (Normalising the corners merged no
-            # positions on the classic board from empty, and cost 7 % of its time.)
+        if not self.sym_tables or edges.bit_count() > SYMMETRIC_DRAWN:
+            # No symmetry (or past SYMMETRIC_DRAWN): the key is the position itself.
+            # (Normalising the corners merged no positions on the classic board from empty,
+            # and cost 7 % of its time.)
             return edges, -1
         edges = self._normal(edges)
         best, which = edges, -1
@@ -537,8 +546,8 @@ class Solver:
         if not self.nodes & 4095:
             self._tick()
         # The table first: a stored bound often settles the node before any move is listed.
-        # (The key: `_key`, inlined where the board has no symmetry: the position itself.)
-        if self.sym_tables:
+        # (The key: `_key`, inlined where no symmetry applies: the position itself.)
+        if self.sym_tables and edges.bit_count() <= SYMMETRIC_DRAWN:
             key, which = self._key(edges)
         else:
             key, which = edges, -1

@@ -9,7 +9,7 @@ from functools import lru_cache
 import pytest
 
 import games
-from games.ai.tree_planting import INF, OutOfTime, Solver, loony_value, solve
+from games.ai.tree_planting import SYMMETRIC_DRAWN, INF, OutOfTime, Solver, loony_value, solve
 from games.tree_planting import solve as reference_solve
 
 GAME = games.get_game("tree-planting")
@@ -146,8 +146,11 @@ def test_symmetric_images_share_a_key_and_the_table_move_maps_back(board):
     solver = Solver(state.board)
     rng = random.Random(board)
     image = lambda perm, edges: sum(1 << perm[g] for g in range(len(perm)) if edges >> g & 1)
+    n = len(state.board.grooves)
+    # (keyed by symmetry while at most SYMMETRIC_DRAWN grooves are drawn)
+    fewest_free = max(4, n - SYMMETRIC_DRAWN)
     for _ in range(30):
-        edges = random_position(board, rng.randrange(4, 14), rng).position_key()[0]
+        edges = random_position(board, rng.randrange(fewest_free, n), rng).position_key()[0]
         for perm in solver.symmetries:
             assert solver.canonical(image(perm, edges)) == solver.canonical(edges)
     # a corner's two edge grooves are interchangeable: either drawn alone, one key
@@ -158,7 +161,8 @@ def test_symmetric_images_share_a_key_and_the_table_move_maps_back(board):
     # The table's move, mapped back to a symmetric image, reaches the stored lower bound there.
     checked = 0
     for _ in range(40):
-        edges = random_position(board, rng.randrange(6, 12), rng).position_key()[0]
+        edges = random_position(board, rng.randrange(max(6, fewest_free), min(n, 16)),
+                                rng).position_key()[0]
         solver.value(edges)
         entry = solver.table.get(solver.canonical(edges))
         if entry is None or entry >> 24 == 0:
@@ -171,6 +175,32 @@ def test_symmetric_images_share_a_key_and_the_table_move_maps_back(board):
             assert Solver(state.board).move_values(other)[g] >= lower
             checked += 1
     assert checked
+
+
+def test_past_the_symmetric_opening_a_position_is_its_own_key():
+    board = GAME.new_state(board="4x4").board
+    solver = Solver(board)
+    rng = random.Random(4)
+    edges = random_position("4x4", 40 - SYMMETRIC_DRAWN - 1, rng).position_key()[0]
+    assert solver.canonical(edges) == edges
+
+
+@pytest.mark.parametrize("free", [10, 12])
+def test_random_4x4_positions_match_the_brute_force(free):
+    """The 16-square board, as the rules name it: positions drawn as players play (no square
+    given away while a safe groove is left), against the brute force."""
+    rng = random.Random(free)
+    checked = 0
+    while checked < 6:
+        state = GAME.new_state(board="4x4")
+        while len(state.legal_moves()) > free:
+            legal = list(state.legal_moves())
+            safe = [g for g in legal if not state.gives_away(g)]
+            state.play(rng.choice(safe or legal))
+        if state.is_over():
+            continue
+        checked += 1
+        assert Solver(state.board).value(state.position_key()[0]) == brute_force(state)
 
 
 def test_loony_endgame_values():
