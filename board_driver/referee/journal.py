@@ -192,7 +192,67 @@ def default_journal_path(env: Mapping[str, str] | None = None) -> Path:
     return Path(base) / "treeboard" / JOURNAL_NAME
 
 
-class Journal:
+class AwayGames:
+    """The games put away (status 'away'): a part of `Journal` (its base class), apart so
+    that the journal's own class stays one reader's size. Uses the journal's `_do`, `_write`,
+    `_playing_id`, `_put_clocks`, `game`, `listing` and its game in progress (`_playing`)."""
+
+    def put_away(self, clocks: Mapping[str, Any] | None = None) -> int:
+        """The game in progress is put away (status 'away'): kept with its moves, seats and
+        clocks (`clocks`, as they show now, kept in the same transaction) until `take_up`;
+        no game is in progress after. Returns its id; durable when this returns."""
+        game_id, now = self._playing_id(), self._clock()
+        kept = None if clocks is None else json.dumps(dict(clocks), sort_keys=True)
+
+        def job() -> None:
+            with self._write() as db:
+                if kept is not None:
+                    self._put_clocks(db, game_id, kept, now)
+                db.execute("UPDATE games SET status='away' WHERE id=?", (game_id,))
+        self._do(job)
+        self._playing = None
+        return game_id
+
+    def take_up(self, game_id: int) -> Any:
+        """A game put away is the game in progress again (a game in progress, if any, must be
+        put away or finished first). Returns it (a SavedGame); raises JournalError saying why
+        not: no such game, or one that is not put away (finished, in progress, imported)."""
+        if self._playing is not None:
+            raise JournalError(f"game {self._playing} is in progress: put it away first")
+        saved = self.game(game_id)
+        if saved.status != "away":
+            raise JournalError(f"game {game_id} is {STATUS_WORDS.get(saved.status, saved.status)}"
+                               ", not put away")
+
+        def job() -> None:
+            with self._write() as db:
+                db.execute("UPDATE games SET status='playing' WHERE id=? AND status='away'",
+                           (game_id,))
+        self._do(job)
+        self._playing, self._standing = game_id, len(saved.moves)
+        saved.status = "playing"
+        return saved
+
+    def away(self) -> list[Any]:
+        """The games put away, newest first (what `take_up` takes)."""
+        return self.listing(statuses=("away",), limit=-1)
+
+    def abandon(self) -> None:
+        """The game in progress is given up without a result (a game with no move, left for
+        a game taken up); nothing without one."""
+        if self._playing is None:
+            return
+        game_id, now = self._playing, self._clock()
+
+        def job() -> None:
+            with self._write() as db:
+                db.execute("UPDATE games SET status='abandoned', finished_at=? WHERE id=?",
+                           (now, game_id))
+        self._do(job)
+        self._playing = None
+
+
+class Journal(AwayGames):
     def __init__(self, path: str | os.PathLike[str], clock: Callable[[], float] = time.time) -> None:
         self.path = Path(path)
         self._clock = clock
@@ -501,49 +561,6 @@ class Journal:
         except json.JSONDecodeError:
             log.error("journal %s: setting %r is not JSON; the config's applies", self.path, key)
             return None
-
-    def put_away(self, clocks: Mapping[str, Any] | None = None) -> int:
-        """The game in progress is put away (status 'away'): kept with its moves, seats and
-        clocks (`clocks`, as they show now, kept in the same transaction) until `take_up`;
-        no game is in progress after. Returns its id; durable when this returns."""
-        game_id = self._playing_id()
-        with self._write() as db:
-            if clocks is not None:
-                self._put_clocks(db, game_id, clocks)
-            db.execute("UPDATE games SET status='away' WHERE id=?", (game_id,))
-        self._playing = None
-        return game_id
-
-    def take_up(self, game_id: int) -> SavedGame:
-        """A game put away is the game in progress again (a game in progress, if any, must be
-        put away or finished first). Returns it; raises JournalError saying why not: no such
-        game, or one that is not put away (finished, in progress, imported)."""
-        if self._playing is not None:
-            raise JournalError(f"game {self._playing} is in progress: put it away first")
-        saved = self.game(game_id)
-        if saved.status != "away":
-            raise JournalError(f"game {game_id} is {STATUS_WORDS.get(saved.status, saved.status)}"
-                               ", not put away")
-        with self._write() as db:
-            db.execute("UPDATE games SET status='playing' WHERE id=? AND status='away'",
-                       (game_id,))
-        self._playing, self._standing = game_id, len(saved.moves)
-        saved.status = "playing"
-        return saved
-
-    def away(self) -> list[Listed]:
-        """The games put away, newest first (what `take_up` takes)."""
-        return self.listing(statuses=("away",), limit=-1)
-
-    def abandon(self) -> None:
-        """The game in progress is given up without a result (a game with no move, left for
-        a game taken up); nothing without one."""
-        if self._playing is None:
-            return
-        with self._write() as db:
-            db.execute("UPDATE games SET status='abandoned', finished_at=? WHERE id=?",
-                       (self._clock(), self._playing))
-        self._playing = None
 
     def finish(self, summary: Mapping[str, Any] | None = None) -> None:
         """The game in progress is over without a move (a resignation, a result set by hand);
