@@ -14,7 +14,7 @@ from typing import Any, Hashable
 
 from board_driver.moment import Colour, EndingFace
 from board_driver.views import players
-from board_driver.views.words import tr
+from board_driver.views.words import ngettext, tr
 
 #: A draw on offer: the players' colours in turn on the turn LEDs, each for 1 / (2 x OFFER_HZ) s.
 OFFER_HZ = 1.0
@@ -120,6 +120,8 @@ def away_words(listed: list[Any]) -> str:
     lines = [tr("games put away (take up N takes one up again):")]
     for game in listed:
         begun = time.strftime("%Y-%m-%d %H:%M", time.localtime(game.started_at))
-        lines.append("  " + tr("game {n}: {moves} moves, begun {begun}").format(
-            n=game.game_id, moves=game.moves, begun=begun))
+        lines.append("  " + ngettext("game {n}: {moves} move, begun {begun}",
+                                     "game {n}: {moves} moves, begun {begun}",
+                                     game.moves).format(n=game.game_id, moves=game.moves,
+                                                        begun=begun))
     return "\n".join(lines)
