@@ -15,6 +15,7 @@ down: cli -> daemon -> referee -> games); nothing imports the cli.
   records.py  export and import: the journal's games as records (SGF, JSON) and back
   typed_hands.py  the sim's actions typed for selftest --sim and map --sim
   kit.py      kit: a layout's parts list, wiring diagram and template to cut
+  firmware.py firmware check / update: the bridge microcontroller's firmware over its USB line
   sim.py      the terminal a simulated board is played from
 """
 
@@ -26,7 +27,7 @@ import signal
 import sys
 from typing import Sequence
 
-from board_driver.cli import ai, board, kit, records, rules, service
+from board_driver.cli import ai, board, firmware, kit, records, rules, service
 
 
 def _version() -> str:
@@ -50,7 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"treeboard {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
-    for family in (rules, board, kit, ai, records, service):
+    for family in (rules, board, kit, ai, records, service, firmware):
         family.register(sub)
     return parser
 

@@ -83,6 +83,13 @@ class Door:
         link = self.link
         return link.summary() if link is not None else None
 
+    @property
+    def bridge(self) -> Any:
+        """The sensor source when it is a microcontroller bridge (it tells its firmware's
+        release and lends its line for an update: board_driver/web/firmware.py), else None."""
+        source = getattr(self.session.hardware, "source", None)
+        return source if hasattr(source, "lend_port") else None
+
     # --- acting -----------------------------------------------------------------------------
 
     def _done(self, result: Any = None) -> Any:

@@ -49,6 +49,7 @@ from board_driver.referee.journal import JournalError
 from board_driver.views import words
 from board_driver.views.narrate import last_moves
 from board_driver.web import guard, snapshot
+from board_driver.web.firmware import FirmwareUpdates
 from board_driver.web.kit import KitFiles
 from board_driver.web.library import Library
 from treeboard.exc import TreeboardError
@@ -249,6 +250,7 @@ class WebServer:
         r.add_get("/ws", self._ws)
         KitFiles(self.door).add_routes(r)   # the maker's kit of this board (web/kit.py)
         Library(self.door, self._language, self._reviews).add_routes(r)   # web/library.py
+        FirmwareUpdates(self.door, self._language).add_routes(r)   # web/firmware.py
         return app
 
     async def start(self) -> None:
