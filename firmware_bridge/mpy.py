@@ -25,6 +25,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import Callable
 
 from firmware_bridge.faults import LineFaults
 from firmware_bridge.sim import BOOT_NOISE, Pty, SimulatedCells
@@ -64,6 +65,23 @@ def run_micropython(code: str, *, cwd: str | Path | None = None, timeout: float 
         script.write_text(f"import sys\nsys.path.insert(0, {str(FIRMWARE_DIR)!r})\n" + code)
         return subprocess.run([find_micropython(), "-X", f"heapsize={heap}", str(script)],
                               capture_output=True, text=True, timeout=timeout, cwd=cwd)
+
+
+def wait_report(changed: threading.Condition, reports: list[str], prefix: str, timeout: float,
+                after: int, alive: Callable[[], bool], said: Callable[[], str]) -> str:
+    """The first of `reports[after:]` (appended under `changed`, which is notified) that starts
+    with `prefix`; RuntimeError naming what was `said` when none comes in time or the process
+    ends."""
+    deadline = time.monotonic() + timeout
+    with changed:
+        while True:
+            for line in reports[after:]:
+                if line.startswith(prefix):
+                    return line
+            left = deadline - time.monotonic()
+            if left <= 0 or not alive():
+                raise RuntimeError(f"no {prefix.strip()!r} report from MicroPython; {said()}")
+            changed.wait(min(left, 0.05))
 
 
 class MicroPythonFirmware(SimulatedCells):
@@ -157,17 +175,8 @@ class MicroPythonFirmware(SimulatedCells):
         os.write(self._commands_fd, text.encode() + b"\n")
 
     def wait_report(self, prefix: str, timeout: float, after: int = 0) -> str:
-        deadline = time.monotonic() + timeout
-        with self._changed:
-            while True:
-                for line in self.reports[after:]:
-                    if line.startswith(prefix):
-                        return line
-                left = deadline - time.monotonic()
-                if left <= 0 or not self.alive():
-                    raise RuntimeError(f"no {prefix.strip()!r} report from the MicroPython firmware; "
-                                       f"stderr: {self.errors[-20:]}")
-                self._changed.wait(min(left, 0.05))
+        return wait_report(self._changed, self.reports, prefix, timeout, after, self.alive,
+                           lambda: f"the MicroPython firmware's stderr: {self.errors[-20:]}")
 
     def alive(self) -> bool:
         return self._proc is not None and self._proc.poll() is None
@@ -383,16 +392,8 @@ class MicroPythonDevice:
         return self._proc is not None and self._proc.poll() is None
 
     def wait_report(self, prefix: str, timeout: float, after: int = 0) -> str:
-        deadline = time.monotonic() + timeout
-        with self._lock:
-            while True:
-                for line in self.reports[after:]:
-                    if line.startswith(prefix):
-                        return line
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    raise RuntimeError(f"no {prefix!r} from the device; it said {self.reports[-20:]}")
-                self._lock.wait(min(left, 0.05))
+        return wait_report(self._lock, self.reports, prefix, timeout, after, lambda: True,
+                           lambda: f"the device said {self.reports[-20:]}")
 
     def wait_reset(self, timeout: float) -> int:
         """Wait for the process to end (machine.reset() ends it with 3); its exit code."""

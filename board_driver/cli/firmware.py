@@ -55,14 +55,19 @@ def _describe(found) -> str:
     return text
 
 
+def _look(args: argparse.Namespace):
+    """(the port, the firmware's FirmwareStatus or None); raises BridgeError without a port."""
+    port = _port(args)
+    return port, _ask(port, args.baud)
+
+
 def cmd_check(args: argparse.Namespace) -> int:
     from treeboard.exc import BridgeError
 
     try:
-        port = _port(args)
+        port, found = _look(args)
     except BridgeError as exc:
         return fail(str(exc), EXIT_FAILED)
-    found = _ask(port, args.baud)
     if found is None:
         return fail(f"no bridge answers on {port} (the service holds it? the jumper is on? "
                     "`treeboard firmware update` works from the REPL too)", EXIT_FAILED)
@@ -78,10 +83,9 @@ def cmd_update(args: argparse.Namespace) -> int:
     from treeboard.exc import BridgeError
 
     try:
-        port = _port(args)
+        port, found = _look(args)
     except BridgeError as exc:
         return fail(str(exc), EXIT_FAILED)
-    found = _ask(port, args.baud)
     if found is not None:
         print(_describe(found))
         if not found.needs_update and not args.force:

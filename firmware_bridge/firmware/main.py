@@ -140,8 +140,15 @@ class Rp2040:
         self.strip.write()
 
 
+_digests = []
+
+
 def digests():
-    """Each firmware file's digest as protocol.file_digest reads it (the host compares)."""
+    """Each firmware file's digest as protocol.file_digest reads it (the host compares). Read
+    once: the files do not change while the bridge runs, and hashing ~40 KB holds the scans
+    up for a moment on an RP2040."""
+    if _digests:
+        return _digests
     out = []
     for name in protocol.FIRMWARE_FILES:
         try:
@@ -153,7 +160,8 @@ def digests():
             out.append((name, protocol.file_digest(f.readline, hashlib.sha256)))
         finally:
             f.close()
-    return out
+    _digests.extend(out)
+    return _digests
 
 
 def main():

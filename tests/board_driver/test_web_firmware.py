@@ -8,7 +8,6 @@ says what only a Pico can check)."""
 from __future__ import annotations
 
 import asyncio
-import os
 import threading
 
 import aiohttp
@@ -17,8 +16,8 @@ import pytest
 from board_driver.config import sim_config
 from board_driver.daemon.loop import Daemon
 from firmware_bridge.firmware import controller
-from firmware_bridge.mpy import MicroPythonDevice, MicroPythonMissing, find_micropython
-from tests.firmware_bridge.flashes import old_flash
+from firmware_bridge.mpy import MicroPythonDevice
+from tests.firmware_bridge.flashes import micropython_or_skip, old_flash
 from tests.waits import scaled, until
 from web_harness import base_url, started
 
@@ -27,12 +26,7 @@ pytestmark = pytest.mark.timeout(180)
 
 @pytest.fixture
 def device(tmp_path):
-    try:
-        find_micropython()
-    except MicroPythonMissing as exc:
-        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
-            pytest.fail(f"the MicroPython tests cannot run under CI: {exc}")
-        pytest.skip(str(exc))
+    micropython_or_skip()
     dev = MicroPythonDevice(old_flash(tmp_path / "flash", leds=42))  # the layout's strip
     dev.boot()
     yield dev

@@ -1,13 +1,28 @@
-"""Flashes of older firmware for the update's tests (firmware_bridge/flash.py): a folder
-that plays a Pico's flash, for firmware_bridge.mpy.MicroPythonDevice."""
+"""MicroPython for the tests, and flashes of older firmware for the update's tests
+(firmware_bridge/flash.py): a folder that plays a Pico's flash, for
+firmware_bridge.mpy.MicroPythonDevice."""
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
+import pytest
+
 from firmware_bridge.firmware import protocol
-from firmware_bridge.mpy import FIRMWARE_DIR
+from firmware_bridge.mpy import FIRMWARE_DIR, MicroPythonMissing, find_micropython
+
+
+def micropython_or_skip() -> str:
+    """The `micropython` executable; without one the test skips, and under CI=true it fails
+    (CI must run them: ./dev installs it on x86_64)."""
+    try:
+        return find_micropython()
+    except MicroPythonMissing as exc:
+        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+            pytest.fail(f"the MicroPython tests cannot run under CI: {exc}")
+        pytest.skip(str(exc))
 
 
 def old_flash(folder: Path, *, leds: int = 40, before_release_3: bool = False) -> Path:

@@ -27,7 +27,7 @@ import pytest
 from firmware_bridge import flash
 from firmware_bridge.firmware import controller, protocol
 from firmware_bridge.host import open_bridge
-from firmware_bridge.mpy import FIRMWARE_DIR, MicroPythonDevice, MicroPythonMissing, find_micropython
+from firmware_bridge.mpy import FIRMWARE_DIR, MicroPythonDevice
 from tests.firmware_bridge import flashes
 from tests.waits import scaled, wait_for
 
@@ -42,14 +42,7 @@ def old_flash(folder: Path, **options) -> Path:
 
 @pytest.fixture(scope="module")
 def micropython():
-    import os
-
-    try:
-        return find_micropython()
-    except MicroPythonMissing as exc:
-        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
-            pytest.fail(f"the MicroPython tests cannot run under CI: {exc}")
-        pytest.skip(str(exc))
+    return flashes.micropython_or_skip()
 
 
 def ask_info(port: str) -> tuple:
@@ -195,3 +188,28 @@ def test_an_unplug_at_each_step_leaves_a_board_that_boots(device, step):
     assert dev.wait_reset(scaled(10)) == 3
     dev.boot()
     assert not flash.compare(*ask_info(dev.port)).needs_update
+
+
+def test_the_command_line_checks_updates_and_says_so(device, capsys):
+    import threading
+
+    from board_driver.cli import main
+
+    dev = device()
+    dev.boot()
+    assert main(["firmware", "check", "--port", dev.port]) == 0
+    out = capsys.readouterr().out
+    assert "release 2; this host's: 3" in out and "an update is due" in out
+
+    def come_back():   # a Pico boots again by itself after machine.reset()
+        dev.wait_reset(scaled(60))
+        dev.boot()
+
+    back = threading.Thread(target=come_back)
+    back.start()
+    assert main(["firmware", "update", "--port", dev.port]) == 0
+    back.join(scaled(60))
+    out = capsys.readouterr().out
+    assert "wrote and checked" in out and out.rstrip().endswith("release 3; this host's: 3")
+    assert main(["firmware", "update", "--port", dev.port]) == 0
+    assert "nothing to do" in capsys.readouterr().out
