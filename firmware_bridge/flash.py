@@ -25,7 +25,9 @@ again brings the board to the host's files.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import io
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -40,9 +42,8 @@ TEMP_SUFFIX = ".new"
 #: Bytes per exec when writing a file: raw-paste mode (the REPL's own flow control) carries
 #: them; a kilobyte keeps the round trips few and the RP2040's heap (~190 KB) untroubled.
 CHUNK = 1024
-#: How many MAINTENANCE frames, and how far apart, before the raw REPL is tried: one lost to a
-#: noisy line costs a repeat, not the update.
-STOP_TRIES = 3
+#: How long the firmware is given to end its loop after a MAINTENANCE frame before mpremote
+#: tries the raw REPL (tried again, with the frame again, until repl_timeout).
 STOP_GAP_S = 0.2
 
 
@@ -184,20 +185,31 @@ class FirmwareUpdate:
             raise FirmwareUpdateError(
                 f"cannot open {self.port}: {exc} (is the board plugged in? Stop the treeboard "
                 "service first if it holds the line: sudo systemctl stop treeboard)") from exc
-        # The running bridge ignores Ctrl-C; a MAINTENANCE frame ends its loop.
+        # The running bridge ignores Ctrl-C; a MAINTENANCE frame ends its loop. Until it has
+        # ended, the firmware reads the line itself (and would eat mpremote's Ctrl-A): so the
+        # frame, a moment, the raw REPL, and again until the time is up.
         stop = protocol.Encoder().maintenance()
-        for _ in range(STOP_TRIES):
-            self.transport.serial.write(stop)
-            time.sleep(STOP_GAP_S)
+        self.transport.serial.write(stop)
         self.checkpoint("before raw REPL")
-        try:
-            self.transport.enter_raw_repl(soft_reset=False, timeout_overall=self.repl_timeout)
-        except TransportError as exc:
-            raise FirmwareUpdateError(
-                f"the firmware on {self.port} did not give up the line: a firmware before "
-                f"release 3 ignores the request. Put a jumper from GP22 to GND, unplug and plug "
-                f"the board in again, run `treeboard firmware update` again, then remove the "
-                f"jumper (firmware_bridge/README.md, \"Updating\")") from exc
+        deadline = time.monotonic() + self.repl_timeout
+        while True:
+            time.sleep(STOP_GAP_S)
+            left = deadline - time.monotonic()
+            try:
+                # (mpremote prints what it got when it fails: kept off our output)
+                with contextlib.redirect_stdout(io.StringIO()):
+                    self.transport.enter_raw_repl(soft_reset=False,
+                                                  timeout_overall=max(0.5, min(2.0, left)))
+                return
+            except TransportError as exc:
+                if time.monotonic() >= deadline:
+                    raise FirmwareUpdateError(
+                        f"the firmware on {self.port} did not give up the line: a firmware "
+                        f"before release 3 ignores the request. Put a jumper from GP22 to GND, "
+                        f"unplug and plug the board in again, run `treeboard firmware update` "
+                        f"again, then remove the jumper (firmware_bridge/README.md, "
+                        f"\"Updating\")") from exc
+                self.transport.serial.write(stop)
 
     def _update(self) -> list[str]:
         t = self.transport

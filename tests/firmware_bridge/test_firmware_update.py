@@ -213,3 +213,28 @@ def test_the_command_line_checks_updates_and_says_so(device, capsys):
     assert "wrote and checked" in out and out.rstrip().endswith("release 3; this host's: 3")
     assert main(["firmware", "update", "--port", dev.port]) == 0
     assert "nothing to do" in capsys.readouterr().out
+
+
+def test_the_link_lends_its_port_and_comes_back_whatever_the_borrower_did(make_firmware):
+    from firmware_bridge.host import CONNECTED, UPDATING
+
+    fw = make_firmware(5, 8, 40)
+    source, sink = open_bridge(fw.port, connect_timeout=scaled(5))
+    link = source.link
+    seen = []
+
+    def borrower(port):
+        seen.append((port, link.state, link.health()))
+        raise flash.FirmwareUpdateError("the cable came out")
+
+    try:
+        with pytest.raises(flash.FirmwareUpdateError):
+            source.lend_port(borrower)
+        assert seen == [(fw.port, UPDATING, None)]   # the port free, the watchdog fed
+        assert link.wait_state((CONNECTED,), scaled(5)) == CONNECTED
+        wait_for(lambda: source.firmware_info() is not None, scaled(5), "INFO again")
+        assert source.lend_port(lambda port: "done") == "done"
+        assert link.wait_state((CONNECTED,), scaled(5)) == CONNECTED
+    finally:
+        source.close()
+        sink.close()
