@@ -238,3 +238,12 @@ def test_the_link_lends_its_port_and_comes_back_whatever_the_borrower_did(make_f
     finally:
         source.close()
         sink.close()
+
+
+def test_the_stop_frame_is_harmless_to_a_repl_that_has_the_line_already():
+    """The update sends MAINTENANCE again while it waits; a REPL that already has the line
+    reads it as typing: it must hold no Ctrl-A (raw REPL), Ctrl-C, Ctrl-D (a soft reset, which
+    would start main.py again) or Ctrl-E (paste mode). The frame is always the same bytes."""
+    frame = protocol.Encoder().maintenance()
+    assert frame == protocol.Encoder().maintenance()
+    assert not set(frame) & {0x01, 0x03, 0x04, 0x05}
