@@ -28,7 +28,7 @@ import termios
 import threading
 import time
 from dataclasses import dataclass
-from typing import Callable, Hashable, Sequence
+from typing import Any, Callable, Hashable, Sequence
 
 import serial
 import serial.tools.list_ports
@@ -52,6 +52,7 @@ CONNECTING = "connecting"      # port open, waiting for HELLO + SNAPSHOT
 CONNECTED = "connected"        # in sync
 DISCONNECTED = "disconnected"  # no port, or the line died; retrying with back-off
 INCOMPATIBLE = "incompatible"  # the firmware answers but speaks another protocol version
+UPDATING = "updating"          # the port lent to a firmware update (lend_port): no frames meanwhile
 CLOSED = "closed"
 
 
@@ -115,6 +116,12 @@ class BridgeLink:
         self.rows = self.cols = self.leds = None
         self.kinds: list[str] = []
         self.boot_id: int | None = None
+        #: From the firmware's INFO, asked after each HELLO: (release, {file: digest}); (None,
+        #: None) for a firmware before release 3, which does not know INFO; None: not known yet.
+        self.firmware_info: tuple[int | None, dict[str, bytes] | None] | None = None
+        self._info_seq: int | None = None  # our INFO_REQUEST's seq, to know its ERROR answer
+        self._lending = False   # lend_port: the link lets go of the port while set
+        self.opened_port: str | None = None  # the port last opened (the one found, if port is None)
         self.reconnects = 0    # connections lost
         #: When the last valid frame came from the firmware (the link's clock), for health().
         self.last_valid_frame = clock()
@@ -161,8 +168,8 @@ class BridgeLink:
 
     def health(self) -> str | None:
         """None while the firmware is heard from; else a sentence for the watchdog's log."""
-        if self._stopping:
-            return None
+        if self._stopping or self.state == UPDATING:
+            return None  # (an update is bounded by its own timeouts, flash.py)
         name = f"bridge on {self.port or 'its USB port'}"
         if self._thread is not None and not self._thread.is_alive():
             return Problem(f"{name}: its link thread has stopped "
@@ -220,6 +227,28 @@ class BridgeLink:
         elif self._thread is not threading.current_thread():  # close() from a callback: no join
             self._thread.join(timeout=5)
 
+    def lend_port(self, use: Callable[[str], Any], timeout: float = 5.0) -> Any:
+        """`use(port)` with the port closed to the link (a firmware update over the same line,
+        flash.py); the link connects again afterwards, whatever `use` did or raised."""
+        if self._thread is None:
+            raise BridgeError("a lockstep bridge has no port to lend")
+        with self._lock:
+            if self._lending:
+                raise BridgeError("the bridge's port is lent already (an update under way)")
+            self._lending = True
+        self._wake()
+        try:
+            with self._lock:
+                if not self._lock.wait_for(lambda: self.state in (UPDATING, CLOSED), timeout):
+                    raise BridgeError("the bridge link did not let go of its port")
+            return use(self.port or self.opened_port or find_bridge_port())
+        finally:
+            with self._lock:
+                self._lending = False
+                self.firmware_info = None  # asked again at the next HELLO
+                self._lock.notify_all()
+            self._wake()
+
     def revive(self) -> None:
         """A link thread that died (a bug of ours): a new one, which reconnects from scratch.
         The daemon's supervisor calls it; the board's state comes back with the firmware's
@@ -254,6 +283,13 @@ class BridgeLink:
     def _reconnect_forever(self) -> None:
         backoff = self.timings.backoff_initial
         while not self._stopping:
+            if self._lending:
+                self._set_state(UPDATING)
+                while self._lending and not self._stopping:
+                    self._sleep(0.1)
+                backoff = self.timings.backoff_initial
+                self.last_valid_frame = self.clock()  # a fresh start, as after revive()
+                continue
             self.open_attempts += 1
             try:
                 self._open()
@@ -278,6 +314,8 @@ class BridgeLink:
                 self._close_port()
             if self._stopping:
                 break
+            if self._lending:
+                continue  # let go on purpose: no back-off, no warning
             if self.state == CONNECTED:
                 backoff = self.timings.backoff_initial  # it worked: the next try is quick
             if self.state == INCOMPATIBLE:
@@ -298,6 +336,7 @@ class BridgeLink:
         ser.timeout = 0
         ser.write_timeout = 1.0
         ser.open()
+        self.opened_port = port
         try:
             ser.reset_input_buffer()  # stale bytes from before we came: the decoder would cope, but why
         except BaseException:
@@ -322,6 +361,8 @@ class BridgeLink:
             ready, _, _ = select.select([ser.fileno(), self._wake_r], [], [], timeout)
             if self._wake_r in ready:
                 os.read(self._wake_r, 4096)
+            if self._lending:
+                raise _LineDead("the port is lent to a firmware update")
             if ser.fileno() in ready:
                 self._receive(ser.read(max(1, ser.in_waiting)))  # raises SerialException when unplugged
             self._keep(self.clock())
@@ -438,13 +479,24 @@ class BridgeLink:
             self._on_ack(msg)
         elif t == protocol.HEARTBEAT:
             self._on_heartbeat(msg)
+        elif t == protocol.INFO:
+            self._on_info(msg.release, msg.files)
         elif t == protocol.ERROR:
             log.debug("bridge firmware reports error %d about #%d: %s", msg.code, msg.about, msg.text)
+            if msg.code == protocol.ERR_UNKNOWN_TYPE and msg.about == self._info_seq:
+                self._on_info(None, None)  # a firmware before release 3: no INFO
             if msg.code == protocol.ERR_BAD_FRAME:
                 with self._lock:
                     self._fw_rgb = None  # whatever we sent may be the frame it lost
         else:
             log.debug("bridge: ignoring %r", msg)
+
+    def _on_info(self, release: int | None, files: dict[str, bytes] | None) -> None:
+        self._info_seq = None
+        with self._lock:
+            self.firmware_info = (release, files)
+            self._lock.notify_all()
+        log.info("bridge firmware release %s", release if release is not None else "before 3")
 
     def _incompatible(self, version: int) -> None:
         self.last_problem = (
@@ -474,6 +526,11 @@ class BridgeLink:
         self._rx_seq = msg.seq
         self._rx_key = (msg.seq, msg.frame_crc)
         self._synced = False  # the SNAPSHOT that follows every HELLO brings us back in sync
+        if self._thread is not None:
+            # What the firmware is: its release and files' digests (the board offers an
+            # update when they are not the host's). The lockstep bridge's trace never asks.
+            self._info_seq = self._enc.seq
+            self._write(self._enc.info_request())
         self._snapshot_asked = self.clock()  # ... and if it is lost, ask again after ack_timeout
         self._heard = None  # a restarted firmware's board is unknown until its SNAPSHOT
         self._witness = None
@@ -690,6 +747,14 @@ class BridgeSensorSource(SensorSource):
 
     def revive(self) -> None:
         self.link.revive()
+
+    def firmware_info(self) -> tuple[int | None, dict[str, bytes] | None] | None:
+        """The firmware's (release, {file: digest}) from its INFO; None until it has answered."""
+        return self.link.firmware_info
+
+    def lend_port(self, use: Callable[[str], Any]) -> Any:
+        """`use(port)` with the line free (a firmware update, firmware_bridge/flash.py)."""
+        return self.link.lend_port(use)
 
     def close(self) -> None:
         if not self._closed:

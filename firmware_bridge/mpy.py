@@ -25,6 +25,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import Callable
 
 from firmware_bridge.faults import LineFaults
 from firmware_bridge.sim import BOOT_NOISE, Pty, SimulatedCells
@@ -64,6 +65,23 @@ def run_micropython(code: str, *, cwd: str | Path | None = None, timeout: float 
         script.write_text(f"import sys\nsys.path.insert(0, {str(FIRMWARE_DIR)!r})\n" + code)
         return subprocess.run([find_micropython(), "-X", f"heapsize={heap}", str(script)],
                               capture_output=True, text=True, timeout=timeout, cwd=cwd)
+
+
+def wait_report(changed: threading.Condition, reports: list[str], prefix: str, timeout: float,
+                after: int, alive: Callable[[], bool], said: Callable[[], str]) -> str:
+    """The first of `reports[after:]` (appended under `changed`, which is notified) that starts
+    with `prefix`; RuntimeError naming what was `said` when none comes in time or the process
+    ends."""
+    deadline = time.monotonic() + timeout
+    with changed:
+        while True:
+            for line in reports[after:]:
+                if line.startswith(prefix):
+                    return line
+            left = deadline - time.monotonic()
+            if left <= 0 or not alive():
+                raise RuntimeError(f"no {prefix.strip()!r} report from MicroPython; {said()}")
+            changed.wait(min(left, 0.05))
 
 
 class MicroPythonFirmware(SimulatedCells):
@@ -157,17 +175,8 @@ class MicroPythonFirmware(SimulatedCells):
         os.write(self._commands_fd, text.encode() + b"\n")
 
     def wait_report(self, prefix: str, timeout: float, after: int = 0) -> str:
-        deadline = time.monotonic() + timeout
-        with self._changed:
-            while True:
-                for line in self.reports[after:]:
-                    if line.startswith(prefix):
-                        return line
-                left = deadline - time.monotonic()
-                if left <= 0 or not self.alive():
-                    raise RuntimeError(f"no {prefix.strip()!r} report from the MicroPython firmware; "
-                                       f"stderr: {self.errors[-20:]}")
-                self._changed.wait(min(left, 0.05))
+        return wait_report(self._changed, self.reports, prefix, timeout, after, self.alive,
+                           lambda: f"the MicroPython firmware's stderr: {self.errors[-20:]}")
 
     def alive(self) -> bool:
         return self._proc is not None and self._proc.poll() is None
@@ -299,3 +308,117 @@ class MicroPythonFirmware(SimulatedCells):
 
 def start_micropython_firmware(**options) -> MicroPythonFirmware:
     return MicroPythonFirmware(**options)
+
+
+class MicroPythonDevice:
+    """A Pico's flash and its USB line for an update (firmware_bridge/flash.py): `files` is a
+    folder that plays the flash (the firmware's files, flat), MicroPython's unix port runs
+    boot.py then main.py from it (through mpy_board.py, with `-i`: when main.py returns, as
+    on a Pico, MicroPython's REPL takes the line). Its stdin and stdout are the line, relayed
+    to a raw pty whose slave the host opens by the name `port`, as it opens /dev/ttyACM0.
+
+    `unplug()` ends the process and closes the line at once (the power and the cable go
+    together); `boot()` plugs it in again; `wait_reset()` waits for machine.reset()."""
+
+    def __init__(self, files: str | Path, *, heap: str = HEAP, **settings) -> None:
+        self.files = Path(files)
+        self.heap_size = heap
+        self.settings = [f"{k}={v!r}" for k, v in settings.items()]
+        self.jumper = False  # GP22 to GND at the next boot(): main.py stays in the REPL
+        self.exe = find_micropython()
+        self.reports: list[str] = []
+        self._lock = threading.Condition()
+        self._proc: subprocess.Popen | None = None
+        self._pty: Pty | None = None
+        self._relay: threading.Thread | None = None
+        self._tmp = tempfile.TemporaryDirectory(prefix="treeboard-mpy-device-")
+        self.port = str(Path(self._tmp.name) / "ttyACM")
+        self._commands_fd: int | None = None
+        self.boots = 0
+
+    def boot(self) -> None:
+        self.unplug()
+        self._pty = Pty()
+        if os.path.lexists(self.port):
+            os.remove(self.port)
+        os.symlink(self._pty.name, self.port)
+        fifo = Path(self._tmp.name) / f"commands-{self.boots}"
+        os.mkfifo(fifo)
+        self._commands_fd = os.open(fifo, os.O_RDWR)
+        self._proc = subprocess.Popen(
+            [self.exe, "-X", f"heapsize={self.heap_size}", "-i", str(BOARD_SCRIPT),
+             str(self.files), str(fifo), "cells=", f"jumper={int(self.jumper)}"] + self.settings,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            cwd=self.files, bufsize=0)
+        self._reader = threading.Thread(target=self._read_reports, args=(self._proc,),
+                                        daemon=True, name="micropython-device-stderr")
+        self._reader.start()
+        self._relay = threading.Thread(target=self._run_relay, args=(self._proc, self._pty),
+                                       daemon=True, name="micropython-device-line")
+        self._relay.start()
+        self.boots += 1
+
+    def _run_relay(self, proc: subprocess.Popen, pty: Pty) -> None:
+        """The USB line: pty master <-> the process's stdin and stdout, until either ends."""
+        out = proc.stdout.fileno()
+        while True:
+            try:
+                ready, _, _ = select.select([pty.master, out], [], [], 0.1)
+                if pty.master in ready:
+                    try:
+                        data = os.read(pty.master, 65536)
+                    except BlockingIOError:
+                        data = b"-"  # nothing after all
+                    else:
+                        os.write(proc.stdin.fileno(), data)
+                if out in ready:
+                    data = os.read(out, 65536)
+                    if not data:
+                        return  # the device is off
+                    try:
+                        os.write(pty.master, data)
+                    except BlockingIOError:
+                        pass  # nobody reading: dropped, as on USB
+            except (OSError, ValueError):
+                return  # unplugged: the pty or the pipes are closed
+
+    def _read_reports(self, proc: subprocess.Popen) -> None:
+        for raw in proc.stderr:
+            with self._lock:
+                self.reports.append(raw.decode(errors="replace").rstrip("\n"))
+                self._lock.notify_all()
+
+    def alive(self) -> bool:
+        return self._proc is not None and self._proc.poll() is None
+
+    def wait_report(self, prefix: str, timeout: float, after: int = 0) -> str:
+        return wait_report(self._lock, self.reports, prefix, timeout, after, lambda: True,
+                           lambda: f"the device said {self.reports[-20:]}")
+
+    def wait_reset(self, timeout: float) -> int:
+        """Wait for the process to end (machine.reset() ends it with 3); its exit code."""
+        assert self._proc is not None
+        return self._proc.wait(timeout=timeout)
+
+    def unplug(self) -> None:
+        proc, self._proc = self._proc, None
+        if proc is not None:
+            proc.kill()
+            proc.wait(timeout=10)
+        if self._pty is not None:
+            self._pty.close()
+            self._pty = None
+        if self._relay is not None:
+            self._relay.join(timeout=5)
+            self._relay = None
+        if proc is not None:
+            self._reader.join(timeout=5)
+            for f in (proc.stdin, proc.stdout, proc.stderr):
+                f.close()
+        if self._commands_fd is not None:
+            os.close(self._commands_fd)
+            self._commands_fd = None
+
+    def close(self) -> None:
+        self.unplug()
+        self._tmp.cleanup()

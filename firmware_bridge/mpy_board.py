@@ -1,7 +1,7 @@
 # This file runs under MicroPython (the unix port), not CPython: see firmware_bridge/mpy.py.
 """A scripted board for the real firmware on the real MicroPython interpreter.
 
-    micropython mpy_board.py FIRMWARE_DIR COMMANDS [cells=N,N,...] [NAME=VALUE ...]
+    micropython mpy_board.py FIRMWARE_DIR COMMANDS [cells=N,N,...] [jumper=1] [NAME=VALUE ...]
 
 Runs firmware/main.py itself, unchanged but for the wiring constants given as NAME=VALUE (as a
 maker edits them at its top), with what the unix port lacks shimmed, and only that:
@@ -13,7 +13,7 @@ maker edits them at its top), with what the unix port lacks shimmed, and only th
   board (MATRIX = "pins", main.py's 5 x 8 default) a column pin, pulled up, reads low while a
   row pin driven low (output, value 0) has a closed switch at that crossing; a row left an
   input is high-Z. Reading a pin main.py did not set up so (a row, a column without its
-  pull-up) raises. The maintenance jumper is off.
+  pull-up) raises. The maintenance jumper is off, or on with the argument `jumper=1`.
 - `neopixel`: a NeoPixel with micropython-lib's buffer (GRB, `ORDER`, `bpp`); `write()` tells the
   host test what the strip shows, on stderr: `shown <hex r,g,b ...>`.
 - `time`: the real ticks and sleeps; main.py's 1 ms sleep in its loop is where the scripted hand
@@ -98,10 +98,13 @@ class Board:
         self.settings = {}
         # The cells holding a magnet at power-up: the board is physical, it outlives a reboot.
         self.cells = ()
+        self.jumper = False  # GP22 to GND (the maintenance jumper): set by "jumper=1"
         for item in SETTINGS:
             name, value = item.split("=", 1)
             if name == "cells":
                 self.cells = [int(c) for c in value.split(",") if c]
+            elif name == "jumper":
+                self.jumper = value == "1"
             else:
                 self.settings[name] = value
         self.chain = None
@@ -192,7 +195,7 @@ class Pin:
         ns = BOARD.main_ns
         if level is None:
             if self.number == ns["MAINTENANCE_PIN"]:
-                return 1  # no jumper: the bridge runs
+                return 0 if BOARD.jumper else 1  # the jumper to GND: main.py keeps the REPL
             return self.read_column()
         rising = self.level == 0 and level == 1
         falling = self.level == 1 and level == 0
@@ -241,7 +244,11 @@ class SPI:
 
 
 class Machine:
-    pass
+    @staticmethod
+    def reset():
+        # A Pico's hard reset: this process ends (code 3); the host test boots the files again.
+        say("reset")
+        sys.exit(3)
 
 
 machine = Machine()
@@ -314,6 +321,19 @@ def main_source():
     return "\n".join(lines)
 
 
+def run_boot_file():
+    """boot.py before main.py, as the rp2 port runs them (an update's journal is finished
+    there); in the current directory, which is the flash on a device test."""
+    try:
+        f = open(FIRMWARE_DIR + "/boot.py")
+    except OSError:
+        return
+    code = f.read()
+    f.close()
+    exec(code, {"__name__": "boot"})
+
+
+run_boot_file()
 source = main_source()
 ns = {"__name__": "main"}
 BOARD.main_ns = ns

@@ -30,6 +30,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from firmware_bridge.faults import LineFaults
+from firmware_bridge.flash import firmware_digests
 from firmware_bridge.firmware.controller import Controller
 from firmware_bridge.firmware.shiftreg import ShiftRegisterMatrix
 from firmware_bridge.shiftchain import SimulatedShiftChain
@@ -281,7 +282,9 @@ class SimulatedFirmware(SimulatedCells):
         shim = _Shim(self, self._pty)
         if self.boot_noise:
             shim.write(self.boot_noise)
+        # (the simulated flash holds the host's own files: its INFO says so)
         self._fw = Controller(shim, self.rows, self.cols, self.led_count, self._rng.getrandbits(16),
+                              digests=firmware_digests,
                               **self.controller_options)
         self._shown = bytes(self.led_count * 3)
         self._fw.boot()

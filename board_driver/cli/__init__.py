@@ -17,6 +17,7 @@ down: cli -> daemon -> referee -> games); nothing imports the cli.
   typed_hands.py  the sim's actions typed for selftest --sim and map --sim
   kit.py      kit: a layout's parts list, wiring diagram and template to cut
   seat.py     seat-page and invite: a seat played from a browser across the internet
+  firmware.py firmware check / update: the bridge microcontroller's firmware over its USB line
   sim.py      the terminal a simulated board is played from
 """
 
@@ -28,7 +29,7 @@ import signal
 import sys
 from typing import Sequence
 
-from board_driver.cli import ai, board, kit, records, rules, seat, service, update
+from board_driver.cli import ai, board, firmware, kit, records, rules, seat, service, update
 
 
 def _version() -> str:
@@ -52,7 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"treeboard {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
-    for family in (rules, board, kit, ai, records, service, seat, update):
+    for family in (rules, board, kit, ai, records, service, seat, update, firmware):
         family.register(sub)
     return parser
 

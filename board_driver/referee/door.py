@@ -90,6 +90,13 @@ class Door:
         """The link to the browser's seat of the game this board hosts (remote/guest.py)."""
         return getattr(self.link, "invitation", lambda: None)()
 
+    @property
+    def bridge(self) -> Any:
+        """The sensor source when it is a microcontroller bridge (it tells its firmware's
+        release and lends its line for an update: board_driver/web/firmware.py), else None."""
+        source = getattr(self.session.hardware, "source", None)
+        return source if hasattr(source, "lend_port") else None
+
     # --- acting -----------------------------------------------------------------------------
 
     def _done(self, result: Any = None) -> Any:

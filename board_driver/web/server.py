@@ -50,6 +50,7 @@ from board_driver.web.positions import Positions
 from board_driver.views import words
 from board_driver.views.narrate import last_moves
 from board_driver.web import guard, snapshot
+from board_driver.web.firmware import FirmwareUpdates
 from board_driver.web.kit import KitFiles
 from board_driver.web.endings import Endings
 from board_driver.web.invite import Invitation
@@ -260,6 +261,7 @@ class WebServer:
         Endings(self).add_routes(r)   # resign, a draw, put away, take up (web/endings.py)
         UpdatePanel(self.door).add_routes(r)   # the software's version and update (web/update.py)
         Positions(self.door, self.current, self._language).add_routes(r)   # web/positions.py
+        FirmwareUpdates(self.door, self._language).add_routes(r)   # web/firmware.py
         return app
 
     async def start(self) -> None:

@@ -20,6 +20,10 @@ try:
 except ImportError:
     import protocol  # flat on the microcontroller's filesystem
 
+# The firmware's release: one more with every change to its files. A host whose own files are
+# of a later release (or whose digests differ) offers to update the board (flash.py).
+RELEASE = 3
+
 # When the host has been silent this long the firmware shows it on the strip: the host can't.
 WAITING_COLOUR = (0, 0, 24)
 # How many recently changed channels are remembered for repeating (a burst bigger than this,
@@ -31,8 +35,13 @@ REPEAT_CHANNELS = 8
 class Controller:
     def __init__(self, hw, rows, cols, leds, boot_id, scan_ms=2, debounce_scans=4,
                  heartbeat_ms=250, host_timeout_ms=1500, repeat_ms=25, repeats=8,
-                 version=protocol.VERSION):
+                 version=protocol.VERSION, digests=None):
         self.hw = hw
+        # digests() -> [(file name, digest)] for INFO (main.py hashes its files on the flash);
+        # None: a simulation without files, which reports none.
+        self.digests = digests
+        # Set by the host's MAINTENANCE: the main loop ends and leaves the line to the REPL.
+        self.stopped = False
         self.version = version  # only a test makes a firmware of another version
         self.rows = rows
         self.cols = cols
@@ -255,6 +264,11 @@ class Controller:
                 self.rgb[3 * index + 1] = g
                 self.rgb[3 * index + 2] = b
             self.lit(msg.seq)
+        elif t == protocol.INFO_REQUEST:
+            files = self.digests() if self.digests is not None else []
+            self.send(self.encoder.info(RELEASE, files))
+        elif t == protocol.MAINTENANCE:
+            self.stopped = True
         elif t == protocol.HEARTBEAT:
             pass  # host_seen is already refreshed
         elif t == protocol.ERROR:

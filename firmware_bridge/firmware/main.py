@@ -6,6 +6,7 @@ controller.py (and shiftreg.py for a shift-register matrix); this file is only t
 shim: the matrix, the NeoPixel strip and the USB serial line.
 """
 
+import hashlib
 import sys
 import time
 
@@ -15,6 +16,7 @@ import neopixel
 import os
 import select
 
+import protocol
 from controller import Controller
 from shiftreg import ShiftRegisterMatrix
 
@@ -41,8 +43,9 @@ PL_PIN = 6                    # the 165s' /PL (parallel load), all in parallel
 SETTLE_US = 5                 # a row's column lines settle (pull-ups, diode capacitance)
 LED_PIN = 16
 LED_COUNT = 40
-# Hold this pin low (a jumper to GND) while powering up to skip the bridge and keep the REPL,
-# e.g. to copy a new version with mpremote: the bridge switches Ctrl-C off, see main().
+# Hold this pin low (a jumper to GND) while powering up to skip the bridge and keep the REPL.
+# Only a firmware older than release 3 needs it for an update: from 3 on the host stops the
+# bridge with a MAINTENANCE frame (`treeboard firmware update`), no jumper.
 MAINTENANCE_PIN = 22
 # The one debounce on a bridge board (the host adds none): a cell changes after 4 equal scans
 # 2 ms apart, so a reading that holds under 6 ms (reed bounce, a rod rolling in its groove, a
@@ -50,6 +53,7 @@ MAINTENANCE_PIN = 22
 # (docs/hardware.md, "Debounce").
 SCAN_MS = 2
 DEBOUNCE_SCANS = 4
+# --- end of wiring: an update keeps the lines above as this board has them (flash.py)
 
 
 class ShiftBus:
@@ -136,6 +140,30 @@ class Rp2040:
         self.strip.write()
 
 
+_digests = []
+
+
+def digests():
+    """Each firmware file's digest as protocol.file_digest reads it (the host compares). Read
+    once: the files do not change while the bridge runs, and hashing ~40 KB holds the scans
+    up for a moment on an RP2040."""
+    if _digests:
+        return _digests
+    out = []
+    for name in protocol.FIRMWARE_FILES:
+        try:
+            f = open(name, "rb")
+        except OSError:
+            out.append((name, b""))  # not on the flash: reported as zeros
+            continue
+        try:
+            out.append((name, protocol.file_digest(f.readline, hashlib.sha256)))
+        finally:
+            f.close()
+    _digests.extend(out)
+    return _digests
+
+
 def main():
     if machine.Pin(MAINTENANCE_PIN, machine.Pin.IN, machine.Pin.PULL_UP).value() == 0:
         print("treeboard bridge: maintenance jumper set, staying in the REPL")
@@ -146,11 +174,15 @@ def main():
     rnd = os.urandom(2)
     boot_id = (rnd[0] << 8) | rnd[1]
     fw = Controller(hw, hw.shape[0], hw.shape[1], LED_COUNT, boot_id,
-                    scan_ms=SCAN_MS, debounce_scans=DEBOUNCE_SCANS)
+                    scan_ms=SCAN_MS, debounce_scans=DEBOUNCE_SCANS, digests=digests)
     fw.boot()
-    while True:
+    while not fw.stopped:
         fw.poll()
         time.sleep_ms(1)
+    # The host asked for the REPL (an update): Ctrl-C works again, and the REPL that follows
+    # main.py takes the line, where mpremote's raw REPL (Ctrl-A) finds it.
+    micropython.kbd_intr(3)
+    print("treeboard bridge: stopped for maintenance")
 
 
 main()

@@ -28,10 +28,13 @@ HELLO = 0x01
 SNAPSHOT = 0x02
 CHANGE = 0x03
 ACK = 0x04
+INFO = 0x05            # the firmware's release and its files' digests (answers INFO_REQUEST)
 HOST_HELLO = 0x10
 LED_FRAME = 0x11
 LED_PARTIAL = 0x12
 SNAPSHOT_REQUEST = 0x13
+INFO_REQUEST = 0x14
+MAINTENANCE = 0x15     # stop the bridge and give the line to MicroPython's REPL (an update)
 HEARTBEAT = 0x20
 ERROR = 0x21
 
@@ -39,7 +42,19 @@ TYPE_NAMES = {
     HELLO: "HELLO", SNAPSHOT: "SNAPSHOT", CHANGE: "CHANGE", ACK: "ACK",
     HOST_HELLO: "HOST_HELLO", LED_FRAME: "LED_FRAME", LED_PARTIAL: "LED_PARTIAL",
     SNAPSHOT_REQUEST: "SNAPSHOT_REQUEST", HEARTBEAT: "HEARTBEAT", ERROR: "ERROR",
+    INFO: "INFO", INFO_REQUEST: "INFO_REQUEST", MAINTENANCE: "MAINTENANCE",
 }
+
+# The firmware's files, in the order an update renames them into place: main.py, the boot
+# file, last (firmware_bridge/flash.py). boot.py finishes an update an unplug interrupted.
+FIRMWARE_FILES = ("protocol.py", "controller.py", "shiftreg.py", "boot.py", "main.py")
+# MAINTENANCE's payload: a frame that means "stop" says so in words, not in one byte.
+MAINTENANCE_WORD = b"REPL"
+# main.py's wiring block lies between these lines: the board's own pins and sizes, which an
+# update keeps and which the files' digests leave out.
+WIRING_BEGIN = b"# --- wiring"
+WIRING_END = b"# --- end of wiring"
+DIGEST_BYTES = 8
 
 # ERROR codes.
 ERR_BAD_FRAME = 1     # a frame failed COBS/CRC: the receiver lost something, resend state
@@ -257,6 +272,30 @@ def decode_body(body):
         msg.updates = [(_u16(p, i), p[i + 2], p[i + 3], p[i + 4]) for i in range(0, len(p), 5)]
     elif mtype == SNAPSHOT_REQUEST:
         _need(p, 0, "SNAPSHOT_REQUEST")
+    elif mtype == INFO_REQUEST:
+        _need(p, 0, "INFO_REQUEST")
+    elif mtype == MAINTENANCE:
+        if bytes(p) != MAINTENANCE_WORD:
+            raise ProtocolError("MAINTENANCE without its word")
+    elif mtype == INFO:
+        if len(p) < 3:
+            raise ProtocolError("INFO payload too short")
+        msg.release = _u16(p, 0)
+        files = {}
+        i = 3
+        for _ in range(p[2]):
+            if i >= len(p) or i + 1 + p[i] + DIGEST_BYTES > len(p):
+                raise ProtocolError("INFO file list runs past the end")
+            try:
+                name = bytes(p[i + 1:i + 1 + p[i]]).decode()
+            except UnicodeError:
+                raise ProtocolError("INFO file name is not UTF-8")
+            i += 1 + p[i]
+            files[name] = bytes(p[i:i + DIGEST_BYTES])
+            i += DIGEST_BYTES
+        if i != len(p):
+            raise ProtocolError("INFO has trailing bytes")
+        msg.files = files
     elif mtype == HEARTBEAT:
         if len(p) == 0:
             msg.sensor_crc = None
@@ -277,6 +316,25 @@ def decode_body(body):
     else:
         raise ProtocolError("unknown message type 0x%02x" % mtype)
     return msg
+
+
+def file_digest(readline, sha256):
+    """The first DIGEST_BYTES of the sha256 of a firmware file read line by line through
+    `readline` (bytes), leaving out main.py's wiring block. The firmware (MicroPython's
+    hashlib) and the host (CPython's) both call it, so their digests of one file agree."""
+    h = sha256()
+    skipping = False
+    while True:
+        line = readline()
+        if not line:
+            break
+        if line.startswith(WIRING_BEGIN):
+            skipping = True
+        if not skipping:
+            h.update(line)
+        if line.startswith(WIRING_END):
+            skipping = False
+    return h.digest()[:DIGEST_BYTES]
 
 
 def decode_frame(encoded):
@@ -370,7 +428,25 @@ class Encoder:
         _put_u32(p, led_crc)
         return self.frame(ACK, p)
 
+    def info(self, release, files):
+        # files: [(name, digest of DIGEST_BYTES)]; a missing file has b"" (sent as zeros)
+        p = bytearray()
+        _put_u16(p, release)
+        p.append(len(files))
+        for name, digest in files:
+            raw = name.encode()
+            p.append(len(raw))
+            p.extend(raw)
+            p.extend((digest + bytes(DIGEST_BYTES))[:DIGEST_BYTES])
+        return self.frame(INFO, p)
+
     # host -> firmware
+    def info_request(self):
+        return self.frame(INFO_REQUEST)
+
+    def maintenance(self):
+        return self.frame(MAINTENANCE, MAINTENANCE_WORD)
+
     def host_hello(self, version=VERSION):
         return self.frame(HOST_HELLO, bytes((version,)))
 

@@ -30,7 +30,8 @@ from conftest import wait_for
 from firmware_bridge.faults import LineFaults
 from firmware_bridge.firmware import protocol
 from firmware_bridge.host import open_bridge
-from firmware_bridge.mpy import FIRMWARE_DIR, MicroPythonMissing, find_micropython, run_micropython
+from firmware_bridge.mpy import FIRMWARE_DIR, run_micropython
+from tests.firmware_bridge.flashes import micropython_or_skip
 from gameplay import board_values, frame_for, play, tree_planting_moves
 from hardware.base import PRESENT
 from misplays import MISPLAYS, patterns
@@ -46,12 +47,7 @@ WAITING = (0, 0, 24)  # controller.WAITING_COLOUR, every fourth pixel
 
 @pytest.fixture(scope="module")
 def micropython():
-    try:
-        return find_micropython()
-    except MicroPythonMissing as exc:
-        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
-            pytest.fail(f"the MicroPython tests cannot run under CI: {exc}")
-        pytest.skip(str(exc))
+    return micropython_or_skip()
 
 
 @pytest.fixture

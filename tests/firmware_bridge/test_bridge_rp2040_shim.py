@@ -103,6 +103,7 @@ class FakeBoard:
                                                                                poll=lambda t: []),
                                             POLLIN=1),
             "controller": controller,
+            "protocol": protocol,
             "shiftreg": shiftreg,
         }
 

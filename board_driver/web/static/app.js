@@ -628,6 +628,7 @@ function wire() {
   $("voice-form").onsubmit = saveVoice;
   $("update-now").onclick = askUpdate;
   $("software").addEventListener("toggle", () => { if ($("software").open) loadSoftware(); });
+  $("firmware-update").onclick = updateFirmware;
   $("voice").addEventListener("toggle", () => { if ($("voice").open) loadVoice(); });
   $("repeat").onclick = async () => {
     const data = await post("/api/repeat", {});
@@ -895,6 +896,27 @@ async function replayTo(n) {
   $("replay-board").innerHTML = pos.svg + (pos.svg3d || "");
 }
 
+// --- the microcontroller's firmware: offered when older than the board's (web/firmware.py) ------
+
+async function loadFirmware() {
+  const response = await fetch(`/api/firmware?lang=${encodeURIComponent(lang)}`).catch(() => null);
+  if (!response || !response.ok) return;
+  const f = await response.json();
+  $("firmware").hidden = !(f.bridge && (f.said || f.updating));
+  $("firmware-said").textContent = f.said || "";
+  // (a firmware before release 3 needs the jumper: the sentence says so, no button)
+  $("firmware-update").hidden = !f.offer || f.needs_jumper;
+  $("firmware-update").disabled = f.updating;
+}
+
+async function updateFirmware() {
+  $("firmware-update").disabled = true;
+  const data = await send("/api/firmware/update", {});
+  if (data) toast(tr("The firmware is updated: the board restarts it and reconnects."), true);
+  $("firmware-update").disabled = false;
+  loadFirmware();
+}
+
 // --- start ------------------------------------------------------------------------------------
 
 function fetchState() {
@@ -908,6 +930,9 @@ $("language").addEventListener("change", async (event) => {
   await loadWords();
   state = null;
   fetchState();
+  loadFirmware();
   if (socket) socket.close();  // it reconnects asking for the new language
 });
-loadWords().catch(() => {}).finally(() => { fetchState(); connect(); });
+loadWords().catch(() => {}).finally(() => { fetchState(); connect(); loadFirmware(); });
+// (the firmware's INFO comes a moment after the bridge connects, and again after each reconnect)
+setInterval(loadFirmware, 60000);
