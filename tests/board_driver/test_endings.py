@@ -639,7 +639,7 @@ def test_the_sim_resigns_draws_puts_away_lists_and_takes_up(tmp_path):
     assert "put away after move 1" in out and "games put away (take up N takes one up" in out
     with Journal(journal) as read:
         [away] = read.away()
-    assert f"game {away.game_id}: 1 moves" in out
+    assert f"game {away.game_id}: 1 move," in out
     # a restart (the sim again, on its journal): the game put away is still there
     out = play("clear", f"take up {away.game_id}", "place h0.0", "resign", "resign", "quit")
     assert f"game {away.game_id} taken up again at move 1" in out
