@@ -443,7 +443,8 @@ class Referee:
 
     def pass_on_time(self, move: Any, seat: int, now: float) -> None:
         """`seat`'s turn ran out of time: the game's move for it (Arbos: `time`), played."""
-        self.accept(move, now, "board" if self.at_board(seat) else "computer")
+        self.accept(move, now, "board" if self.at_board(seat) else  # (a web seat's: "web")
+                    "web" if self.seats[seat] == "web" else "computer")
         self._hold = self.touch is None  # what it took off (Arbos: `time`) is lifted first
         # (said with its reason: "move 5: pass (the turn's time ran out)")
         self.timed_out = {i for i in self.timed_out if i < len(self.state.moves)}

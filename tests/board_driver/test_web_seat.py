@@ -134,3 +134,20 @@ def test_the_seat_kind_in_the_config_and_its_refusals(tmp_path):
         assert web_refusal(seats, games.get_game("fangqi")) is not None
     assert web_refusal(("web", "remote"), games.get_game("game-for-the-trees")) is not None
     assert web_refusal(("human", "web"), games.get_game("treeblox")) is None
+
+
+def test_a_web_seats_turn_run_out_of_time_is_told_as_the_web_seats(tmp_path):
+    """The move a seat's clock plays for it (Arbos's `time`, a pass) is told with who played
+    it: the web seat's as "web", never as the computer's (the narrator and remote play read it)."""
+    from board_driver.referee.tracer import Tracer
+
+    tracer = Tracer(sim_config(layout="game-for-the-trees-matrix",
+                               journal=str(tmp_path / "j.sqlite"), players=("web", "web")))
+    try:
+        ref, told = tracer.referee, []
+        ref.listeners.append(lambda what, move, origin: told.append((what, origin)))
+        move = sorted(ref.state.legal_moves(), key=str)[0]
+        ref.pass_on_time(move, ref.state.to_move, tracer.clock.now)
+        assert ("move", "web") in told and not any(o == "computer" for _, o in told)
+    finally:
+        tracer.close()
