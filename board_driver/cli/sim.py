@@ -52,6 +52,9 @@ ENDINGS_HELP = N_("resign [SEAT] | draw [SEAT] (offer a draw) | draw accept | dr
 POSITIONS_HELP = N_("positions: setup MOVES (set up the position they make) | puzzle [N] | study "
                     "ID (a journal game) | forward [N] | back [N] | branch [SEAT] (play on from "
                     "the study)")
+#: A web seat's move typed in the sim, as the page makes it (board_driver/web/play.py).
+WEB_HELP = N_("web MOVE: the move of a seat played on the page (players human web), as the page "
+              "makes it")
 REMOTE_HELP = N_("remote game: takeback asks the other board; accept | refuse answers its request")
 #: The exit status of a sim ended with Ctrl-C (128 + SIGINT), as a shell reports it.
 EXIT_INTERRUPTED = 130
@@ -75,7 +78,7 @@ def game_help(game_name: str) -> str:
     own = views.game_help(game_name)
     touch = games.get_game(game_name).input_mode == "touch"
     actions = (tr(TOUCH_HELP) if touch else tr(HELP)) + "\n" + tr(CLOCK_HELP) + "\n" + \
-        tr(ENDINGS_HELP) + "\n" + tr(POSITIONS_HELP)
+        tr(ENDINGS_HELP) + "\n" + tr(POSITIONS_HELP) + "\n" + tr(WEB_HELP)
     return f"{actions}\n{own}" if own else actions
 
 

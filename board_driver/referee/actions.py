@@ -30,7 +30,9 @@ ACTIONS = {"place": (1, 2, "SITE [KIND]"), "lift": (1, 1, "one argument"),
            # ending and pausing a game (referee/endings.py), through the board's door
            "resign": (0, 1, "[SEAT]"), "draw": (0, 1, "[accept | refuse | SEAT]"),
            "away": (0, 0, "no argument"), "take": (2, 2, "up N"),
-           "waiting": (0, 0, "no argument")}
+           "waiting": (0, 0, "no argument"),
+           # a web seat's move (seat kind `web`), as the page makes it: through the board's door
+           "web": (1, 1, "a move in the game's notation")}
 #: The commands of the modes that bring a position to the board (docs/study.md), done through
 #: the board's door, not its hands (`act_mode`): a set-up from moves, a puzzle, a study's steps
 #: and its branch. Read as the actions are, in a trace and in the sim.
@@ -154,6 +156,9 @@ def act(door: Door, verb: str, args: list[str]) -> str | None:
         return ending(door, verb, args)
     if verb in MODES:
         act_mode(door, verb, args)
+        return None
+    if verb == "web":
+        door.play(args[0])   # (refused as the page's is: out of turn, against the rules)
         return None
     session = door.session
     board = session.hardware.board

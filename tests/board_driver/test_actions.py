@@ -76,7 +76,7 @@ def test_an_unknown_first_word_is_named_with_the_actions_expected():
                                   "press, wait, resign, draw, away, take or waiting")
     # (the hands' actions, and ending or pausing a game: board_driver/referee/endings.py)
     assert set(ACTIONS) == {"place", "lift", "tap", "hold", "press", "wait",
-                            "resign", "draw", "away", "take", "waiting"}
+                            "resign", "draw", "away", "take", "waiting", "web"}
 
 
 def test_the_sims_commands_are_no_actions():

@@ -151,3 +151,28 @@ def test_a_web_seats_turn_run_out_of_time_is_told_as_the_web_seats(tmp_path):
         assert ("move", "web") in told and not any(o == "computer" for _, o in told)
     finally:
         tracer.close()
+
+
+def test_the_sim_and_a_trace_make_a_web_seats_move_as_the_page_does(tmp_path):
+    """`web MOVE`, typed: the web seat's move, through the board's door as POST /api/play;
+    refused with the reason a player reads out of turn, and nothing changed."""
+    from board_driver.referee.actions import parse_action
+    from board_driver.referee.tracer import Tracer
+
+    tracer = Tracer(sim_config(layout="tree-planting-4x4-matrix",
+                               journal=str(tmp_path / "j.sqlite"), players=("human", "web")))
+    try:
+        ref = tracer.referee
+        with pytest.raises(games.IllegalMove):   # the person's turn: not the web seat's
+            tracer.step(*_split(parse_action("web h0.0")))
+        assert not ref.state.moves
+        tracer.step("place", ["h0.0"])
+        tracer.step(*_split(parse_action("web v0.0")))
+        assert [str(m) for m in ref.state.moves] == ["h0.0", "v0.0"]
+        assert "v0.0" in {c.site for c in tracer.moment().corrections}   # lit to put down
+    finally:
+        tracer.close()
+
+
+def _split(action):
+    return action.verb, action.args
