@@ -38,9 +38,7 @@ def run(argv, **kw) -> subprocess.CompletedProcess:
 def build_project_wheel(base: Path) -> Path:
     """The project's wheel, built from a copy of the tracked sources into `base`/wheel."""
     src = base / "src"
-    files = run(["git", "-C", REPO, "ls-files", "--cached", "--others", "--exclude-standard"])
-    assert files.returncode == 0, files.stderr
-    for name in files.stdout.splitlines():
+    for name in _sources():
         if name.startswith(("tests/", "benchmarks/")) or not (REPO / name).is_file():
             continue
         (src / name).parent.mkdir(parents=True, exist_ok=True)
@@ -50,6 +48,24 @@ def build_project_wheel(base: Path) -> Path:
     assert built.returncode == 0, built.stderr
     assert "license" not in built.stderr.lower(), built.stderr  # no setuptools license warning
     return next((base / "wheel").glob("treeboard-*.whl"))
+
+
+#: What a tree without git (a copied checkout: tools/arm64-check's root) holds but a wheel's
+#: sources do not.
+_NOT_SOURCES = {".git", ".venv", "test-artifacts", "build", "dist", "__pycache__"}
+
+
+def _sources() -> list[str]:
+    """The checkout's files as git lists them (tracked and new, not ignored); in a copy with
+    no git, every file outside _NOT_SOURCES, dot folders and egg-info."""
+    files = run(["git", "-C", REPO, "ls-files", "--cached", "--others", "--exclude-standard"])
+    if files.returncode == 0:
+        return files.stdout.splitlines()
+    assert "not a git repository" in files.stderr, files.stderr
+    return [path.relative_to(REPO).as_posix() for path in REPO.rglob("*")
+            if path.is_file() and not any(part in _NOT_SOURCES or part.startswith(".")
+                                          or part.endswith(".egg-info")
+                                          for part in path.relative_to(REPO).parts[:-1])]
 
 
 def rewheel(wheel: Path, version: str, out: Path, patches: dict[str, tuple[str, str]] = {}) -> Path:
