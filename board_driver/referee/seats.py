@@ -46,10 +46,21 @@ def think(saved: str, level: games.ai.Level, seed: int,
     `processes` > 1 the search is spread over the worker and `processes - 1` helpers
     (`helpers`), the level's iterations in all."""
     state = games.load_state(saved)
-    pool = helpers(processes - 1) if processes > 1 else None
     pondered = _pondering[1] if _pondering is not None else None
-    thought = games.ai.think_level(state, level, seed=seed, pool=pool, processes=processes,
-                                   pondered=pondered)
+    for attempt in (1, 2):
+        pool = helpers(processes - 1) if processes > 1 else None
+        try:
+            thought = games.ai.think_level(state, level, seed=seed, pool=pool,
+                                           processes=processes, pondered=pondered)
+            break
+        except BrokenExecutor:
+            # A helper died (killed, out of memory): its pool is broken for good, and kept it
+            # would fail every search after while the worker itself lives on. New helpers,
+            # the same search again (the same seeds and shares: the same move).
+            if pool is None or attempt == 2:
+                raise
+            log.warning("a search helper process died: new helpers, the search again")
+            _drop_helpers()
     return str(thought.move), thought.limited
 
 
@@ -98,10 +109,17 @@ def helpers(count: int) -> Executor:
     lowest priority as the worker itself; kept for the worker's life (a new count: new ones)."""
     global _helpers
     if _helpers is None or _helpers[1] != count:
-        if _helpers is not None:
-            _helpers[0].shutdown(wait=False, cancel_futures=True)
+        _drop_helpers()
         _helpers = (_spawned_pool(count), count)
     return _helpers[0]
+
+
+def _drop_helpers() -> None:
+    """In the worker: forget its helpers (a broken pool); the next search starts new ones."""
+    global _helpers
+    if _helpers is not None:
+        _helpers[0].shutdown(wait=False, cancel_futures=True)
+        _helpers = None
 
 
 def hints(saved: str, seconds: float) -> dict[str, str]:

@@ -66,3 +66,27 @@ def test_a_cap_that_cuts_the_shares_says_so(pool):
     thought = games.ai.think_level(state, fast, seed=1, pool=pool, processes=2)
     assert thought.limited and 2 <= thought.iterations < 640   # each share's first iteration
     assert json.loads(state.to_json())["moves"] == ["La1", "Ld4", "Lb2"]   # left alone
+
+
+def test_a_helper_that_died_is_replaced_and_the_search_made_again(monkeypatch):
+    """A helper process killed under the worker breaks its pool for good: the worker starts
+    new helpers and searches again (the same seeds and shares: the same move), rather than
+    failing every search after while it lives on itself."""
+    import os
+    import signal
+
+    from board_driver.referee import seats
+
+    state = _position()
+    saved, hard = state.to_json(), games.ai.LEVELS["hard"]
+    monkeypatch.setattr(seats, "_helpers", None)
+    try:
+        first = seats.think(saved, hard, 7, processes=2)
+        pool = seats._helpers[0]
+        pool.submit(os.getpid).result()   # (its process is up)
+        for pid in list(pool._processes):  # (the pool's own processes: killed as the OOM killer does)
+            os.kill(pid, signal.SIGKILL)
+        assert seats.think(saved, hard, 7, processes=2) == first
+        assert seats._helpers[0] is not pool
+    finally:
+        seats._drop_helpers()
