@@ -19,7 +19,7 @@ from typing import Any, Callable
 from board_driver.config import Config, voice_from_page, voice_settings
 from board_driver.daemon.notify import Notifier, keep_watchdog
 from board_driver.daemon.remote_part import RemotePart
-from board_driver.daemon.supervisor import DOWN, Part, Supervisor
+from board_driver.daemon.supervisor import DOWN, Part, Supervisor, journal_part
 from board_driver.daemon.speech import SpeechError, open_speech
 from board_driver.daemon.update_part import watch_update
 from board_driver.referee import kept
@@ -87,6 +87,7 @@ class Daemon:
             source.start(self._from_thread)
             self.supervisor.add(Part("bridge" if self.config.backend == "bridge" else "sensors",
                                      check=source.health, restart=source.revive, critical=True))
+            self.supervisor.add(journal_part(session.journal))   # (a commit that cannot be made)
             for name, button in session.hardware.buttons.items():
                 button.when_pressed = lambda _d=None, n=name: loop.call_soon_threadsafe(self._press, n)
             # Events may have raced the start: take a fresh snapshot now that we listen.
@@ -282,8 +283,7 @@ class Daemon:
             self.loop.call_soon(self.computer.retry)
 
     def _ensure_computer(self, levels: dict | None = None):
-        """The computer's seat object (for `levels`: none, until seats are set) and its worker,
-        started now if nothing needed it before."""
+        """The computer's seat (for `levels`; none yet: hints), started when first needed."""
         if self.computer is None:
             from board_driver.referee.seats import ComputerSeat
 

@@ -40,13 +40,21 @@ UP, RESTARTING, DOWN = "up", "restarting", "down"
 #: The parts and their states as the page names them (`down_words`).
 PART_WORDS = {"sensors": N_("sensors"), "bridge": N_("bridge"), "page": N_("page"),
               "voice": N_("voice"), "remote link": N_("remote link"),
-              "computer": N_("computer"), "update": N_("update")}
+              "computer": N_("computer"), "update": N_("update"), "journal": N_("journal")}
 STATE_WORDS = {UP: N_("up"), RESTARTING: N_("restarting"), DOWN: N_("down")}
 #: A part's trouble in a few words, where its check knows what kind it is (`hardware.base.
 #: Problem`): what the board and the page's line say. The check's own sentence (the program's
 #: English, with its details) stays in the log and in the page's details (`summary()`'s why).
 TROUBLE_WORDS = {MISSING: N_("device missing"), SILENT: N_("no answer"),
                  DIED: N_("stopped working"), INCOMPATIBLE: N_("firmware to update")}
+
+
+def journal_part(journal: Any) -> "Part":
+    """The journal's writer as a part: down while a move lit ahead of its commit cannot be
+    written (a full or failing card: `Journal.unwritten`), so the board says so rather than
+    play on with a journal that keeps nothing; its restart tries the write again (`flush`
+    raises while it still cannot be written). Not critical: the pieces still hold the game."""
+    return Part("journal", check=lambda: journal.unwritten, restart=journal.flush)
 
 
 @dataclass

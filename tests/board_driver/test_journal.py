@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from board_driver.daemon.supervisor import journal_part
 from board_driver.referee.journal import Journal, JournalError, default_journal_path
 from tests.waits import Deadline, scaled, wait_for
 
@@ -405,9 +406,14 @@ def test_a_failure_inside_the_finishing_transaction_keeps_the_move_out_of_game_a
         with Journal(tmp_path / "j.sqlite") as other:   # (what a restart would read)
             saved = other.current()
         assert saved.status == "playing" and saved.moves == ["La1", "Ld4", "Bb1"]
+        part = journal_part(journal)   # the daemon's supervisor says so (LEDs, page, voice)
+        assert "injected cut" in part.check()
+        with pytest.raises(JournalError, match="injected cut"):
+            part.restart()   # (tried again: still refused)
         db.execute("DROP TRIGGER cut")
         journal.save_setting("voice", {})   # the move first, then this
-        assert journal.unwritten is None
+        assert journal.unwritten is None and part.check() is None
+        part.restart()   # (nothing left to write: the part is up)
         with Journal(tmp_path / "j.sqlite") as other:
             assert other.history(limit=1)[0].moves == ["La1", "Ld4", "Bb1", "Bc4"]
     finally:

@@ -275,7 +275,7 @@ def test_killing_each_part_in_turn_the_board_recovers_and_loses_nothing(tmp_path
                     body = await resp.json()
             assert resp.status == 200
             assert {p["name"]: p["state"] for p in body["parts"]} == \
-                {name: "up", "page": "up", "computer": "up"}
+                {name: "up", "journal": "up", "page": "up", "computer": "up"}
             assert body["parts_down"] is None
             played = [str(m) for m in ref.state.moves]
         return played
