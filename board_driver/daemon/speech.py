@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import datetime
 import logging
+import os
 import shutil
 import subprocess
 import threading
@@ -284,7 +285,15 @@ class Speech:
                 self._count += 1
                 path = self.wav_dir / f"{self._count:05d}-{language}.wav"
                 self.engine.render(u.text, language, path)
-                path.with_suffix(".txt").write_text(u.text + "\n", encoding="utf-8")
+                # Its words beside it, whole or not at all: a reader (a test, a hearing aid's
+                # caption) that lists the folder never finds an empty file.
+                part = path.with_suffix(".txt.part")
+                try:
+                    part.write_text(u.text + "\n", encoding="utf-8")
+                    os.replace(part, path.with_suffix(".txt"))
+                except OSError:
+                    part.unlink(missing_ok=True)
+                    raise
                 self._trim()
             else:
                 path = None

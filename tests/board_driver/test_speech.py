@@ -141,6 +141,28 @@ def test_an_engine_that_cannot_speak_says_why_and_the_queue_lives_on(tmp_path):
     assert speech.health == "down: espeak-ng: Error: The specified espeak-ng voice does not exist."
 
 
+def test_the_words_beside_a_recording_are_whole_or_absent(tmp_path, monkeypatch):
+    """The card fills while the words are written: no empty or half caption is left for a
+    reader that lists the folder (CI once read an empty one while it was being written)."""
+    speech = voice_dir(tmp_path)
+    speech.say(["move one"])
+    speech.flush()
+    real = Path.write_text
+
+    def half_then_full(self, text, *args, **kwargs):
+        real(self, text[:2], *args, **kwargs)
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(Path, "write_text", half_then_full)
+    speech.say(["move two"])
+    speech.flush()
+    monkeypatch.undo()
+    captions = sorted((tmp_path / "voice").glob("*.txt"))
+    assert [p.read_text(encoding="utf-8") for p in captions] == ["move one\n"]
+    assert not list((tmp_path / "voice").glob("*.part"))
+    assert speech.health.startswith("down: ") and "No space left" in speech.health
+
+
 def test_the_sim_speaks_through_the_daemons_worker_and_repeats(tmp_path):
     config = sim_config(journal=str(tmp_path / "j.sqlite"), language="zh")
     config.voice = Voice(enabled=True, wav_dir=str(tmp_path / "voice"), repeat_moves=2)
