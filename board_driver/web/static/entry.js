@@ -64,24 +64,218 @@
     return [r.left + r.width / 2, r.top + r.height / 2];
   }
 
+  // --- the keyboard: the lit sites as one tab stop --------------------------------------------
+  // `act` taps, undoes and cancels as the pointer does; `zone` is where the entry's focus may be
+  // (the pictures, the buttons, the typed box), kept there through redraws while the keyboard
+  // is used.
+  function keyboardOf(doc, surfaces, zone, typed, act) {
+    const tabs = new WeakMap();   // a site's own tabindex (or null), before this script's
+    let names = {};
+    let rover = null;     // the lit site that is the pictures' tab stop
+    let lastAt = null;    // where the focus was last on a picture
+    let on = false;       // the keyboard is on the entry
+    let typing = false;   // ... in the typed box (kept there), else on the pictures
+    const helpId = typed ? typed.querySelector("small").id : null;
+
+    // A site as this script leaves it: its own tabindex back, no name or role of ours.
+    function release(e) {
+      if (!tabs.has(e)) return;
+      const own = tabs.get(e);
+      if (own === null) e.removeAttribute("tabindex"); else e.setAttribute("tabindex", own);
+      for (const a of ["role", "aria-label"]) {
+        const was = e.getAttribute("data-entry-" + a);
+        if (was === null) continue;
+        if (was === "") e.removeAttribute(a); else e.setAttribute(a, was);
+        e.removeAttribute("data-entry-" + a);
+      }
+      tabs.delete(e);
+    }
+
+    function claim(e) {
+      if (!tabs.has(e)) {
+        tabs.set(e, e.getAttribute("tabindex"));
+        for (const a of ["role", "aria-label"]) e.setAttribute("data-entry-" + a, e.getAttribute(a) || "");
+      }
+      const site = e.getAttribute("data-site");
+      e.setAttribute("role", "button");
+      e.setAttribute("aria-label", names[site] || site);
+      e.setAttribute("tabindex", e === rover ? "0" : "-1");
+    }
+
+    // A picture's SVG is an image to a screen reader (role img: its parts unread) until it
+    // has sites to pick; then it is a group of them, described by the keys' help.
+    function markPictures(lit) {
+      for (const svg of surfaces.flatMap((s) => [...s.querySelectorAll("svg")])) {
+        const has = lit.some((e) => svg.contains(e));
+        if (has && svg.getAttribute("role") === "img") {
+          svg.setAttribute("role", "group");
+          svg.dataset.entryRole = "img";
+        } else if (!has && svg.dataset.entryRole) {
+          svg.setAttribute("role", svg.dataset.entryRole);
+          delete svg.dataset.entryRole;
+        }
+        if (has && helpId) svg.setAttribute("aria-describedby", helpId);
+        else svg.removeAttribute("aria-describedby");
+      }
+    }
+
+    // The tab stop: the site that had it (the same element, or the same site redrawn), else
+    // the lit site nearest where the focus was, else the first.
+    function pickRover(lit) {
+      if (lit.includes(rover)) return rover;
+      const same = rover && lit.find((e) => e.getAttribute("data-site") === rover.getAttribute("data-site"));
+      if (same) return same;
+      if (lastAt && lit.length) {
+        const far = (e) => { const [x, y] = centre(e); return Math.hypot(x - lastAt[0], y - lastAt[1]); };
+        return lit.reduce((a, b) => (far(b) < far(a) ? b : a));
+      }
+      return lit[0] || null;
+    }
+
+    // The lit site nearest `from` in an arrow's direction, on the same picture: within 60
+    // degrees of it if any, nearer and straighter first.
+    function toward(from, [dx, dy]) {
+      const svg = from.closest("svg");
+      const [x, y] = centre(from);
+      let best = null;
+      let bestScore = Infinity;
+      for (const wide of [false, true]) {
+        for (const e of svg.querySelectorAll(`[data-site].${NEXT}`)) {
+          if (e === from || !tabs.has(e)) continue;
+          const [ex, ey] = centre(e);
+          const along = (ex - x) * dx + (ey - y) * dy;
+          const across = Math.abs((ex - x) * dy - (ey - y) * dx);
+          if (along < 1 || (!wide && across > along * 1.8)) continue;
+          const score = along + 2 * across;
+          if (score < bestScore) { best = e; bestScore = score; }
+        }
+        if (best) return best;
+      }
+      return null;
+    }
+
+    function onKey(event) {
+      if (event.altKey || event.ctrlKey || event.metaKey || event.defaultPrevented) return;
+      const hit = event.target.closest && event.target.closest("[data-site]");
+      const site = hit && tabs.has(hit) ? hit : null;
+      const key = event.key;
+      if (site) lastAt = centre(site);
+      if ((key === "Escape" || key === "Backspace") && act.canUndo()) {
+        on = true;
+        if (key === "Escape") act.cancel(); else act.undo();
+      } else if (site && (key === "Enter" || key === " ")) {
+        on = true;
+        act.tap(site.getAttribute("data-site"));
+      } else if (site && ARROWS[key]) {
+        on = true;
+        const to = toward(site, ARROWS[key]);
+        if (to) {
+          rover.setAttribute("tabindex", "-1");
+          rover = to;
+          to.setAttribute("tabindex", "0");
+          to.focus();
+        }
+      } else {
+        return;
+      }
+      event.preventDefault();
+      event.stopPropagation();
+    }
+
+    // The keyboard leaves the entry when the focus goes elsewhere, or a pointer is used.
+    function onFocus(event) {
+      const e = event.target;
+      if (!zone.some((z) => z.contains(e))) on = false;
+      else if (e.matches && e.matches(":focus-visible")) on = true;
+      typing = Boolean(typed) && typed.contains(e);
+      if (tabs.has(e)) { rover = e; lastAt = centre(e); }
+    }
+    function onPointer() { on = false; }
+
+    const keyed = zone.filter((z) => z !== typed);   // (keys typed in the box are the box's)
+    for (const z of keyed) z.addEventListener("keydown", onKey, true);
+    doc.addEventListener("focusin", onFocus);
+    doc.addEventListener("pointerdown", onPointer, true);
+
+    return {
+      set names(given) { names = given; },
+      // The lit sites the keyboard's (one the tab stop), every other site as it was.
+      show(all, lit) {
+        for (const e of all) if (!lit.includes(e)) release(e);
+        rover = pickRover(lit);
+        for (const e of lit) claim(e);
+        markPictures(lit);
+      },
+      // While the keyboard is on the entry, its focus follows the tab stop (a tapped site is
+      // no longer lit, a redrawn picture has new elements, the next turn lights others), or
+      // stays in the typed box.
+      keep() {
+        const active = doc.activeElement;
+        const lost = !active || active === doc.body || surfaces.some((s) => s.contains(active));
+        if (!on || !lost) return;
+        if (typing && !typed.hidden) typed.elements.move.focus();
+        else if (rover && active !== rover) rover.focus();
+      },
+      stop() {
+        for (const z of keyed) z.removeEventListener("keydown", onKey, true);
+        doc.removeEventListener("focusin", onFocus);
+        doc.removeEventListener("pointerdown", onPointer, true);
+      },
+    };
+  }
+
+  // --- the box a move is typed into (the game's notation, as the move list writes it) -------
+  // After the buttons; its words and its list of moves arrive with the model; a move typed is
+  // handed to `submit`, which the board may refuse (the box keeps it, to be put right).
+  function typedBox(doc, box, submit) {
+    const form = doc.createElement("form");
+    form.className = "entry-typed";
+    form.hidden = true;
+    form.innerHTML = '<label><span></span> <input name="move" autocomplete="off" ' +
+      'spellcheck="false" autocapitalize="off"></label> <button type="submit"></button>' +
+      "<datalist></datalist><small></small>";
+    const list = form.querySelector("datalist");
+    list.id = "entry-moves-" + Math.random().toString(36).slice(2);
+    form.querySelector("small").id = list.id + "-keys";
+    form.elements.move.setAttribute("list", list.id);
+    form.onsubmit = (event) => {
+      event.preventDefault();
+      const move = form.elements.move.value.trim();
+      if (move) submit(move);
+    };
+    box.after(form);
+    let played = null;   // the model's count of moves: a new one empties the box
+    form.fill = (model) => {
+      const keys = (model && model.keys) || {};
+      form.querySelector("span").textContent = keys.typed || "";
+      form.querySelector("button").textContent = keys.play || "";
+      form.querySelector("small").textContent = keys.help || "";
+      const choices = (model && model.choices) || [];
+      list.textContent = "";
+      for (const move of new Set(choices.map((c) => c.move))) list.append(new Option("", move));
+      form.hidden = choices.length === 0;
+      if ((model ? model.moves : null) !== played) form.elements.move.value = "";
+      played = model ? model.moves : null;
+    };
+    return form;
+  }
+
+  // --- the entry ------------------------------------------------------------------------------
+
   function create(options) {
     const surfaces = options.surfaces.filter(Boolean);
     const tr = options.tr || ((text) => text);
     const box = options.buttons;
     let choices = [];
-    let names = {};
-    let moves = null;    // the model's count of moves played: a new one clears the typed box
     let tapped = [];
     let busy = false;    // a move handed over and not yet answered: no second one
-    let rover = null;    // the lit site that is the picture's tab stop
-    let lastAt = null;   // where the keyboard's focus was last on the picture
-    let keyboard = false;   // the keyboard is on the entry: its focus is kept through redraws
-    let typing = false;     // ... in the typed box (kept there), else on the picture
     const doc = (surfaces[0] || box).ownerDocument;
-    const tabs = new WeakMap();   // a site's own tabindex (or null), before this script's
     injectStyle(doc);
     if (box) box.classList.add("entry-buttons");
-    const typed = typedBox();
+    const typed = box ? typedBox(doc, box, (move) => { if (!busy) make(move); }) : null;
+    const zone = [...surfaces, box, typed].filter(Boolean);
+    const keys = keyboardOf(doc, surfaces, zone, typed,
+                            { tap, undo, cancel, canUndo: () => tapped.length > 0 && !busy });
 
     function step() { return narrow(choices, tapped); }
 
@@ -98,101 +292,19 @@
       return b;
     }
 
-    // The box a move is typed into (the game's notation, as the move list writes it), after
-    // the buttons; its words arrive with the model.
-    function typedBox() {
-      if (!box) return null;
-      const form = doc.createElement("form");
-      form.className = "entry-typed";
-      form.hidden = true;
-      form.innerHTML = '<label><span></span> <input name="move" autocomplete="off" ' +
-        'spellcheck="false" autocapitalize="off"></label> <button type="submit"></button>' +
-        "<datalist></datalist><small></small>";
-      const list = form.querySelector("datalist");
-      list.id = "entry-moves-" + Math.random().toString(36).slice(2);
-      form.querySelector("small").id = list.id + "-keys";
-      form.elements.move.setAttribute("list", list.id);
-      form.onsubmit = (event) => {
-        event.preventDefault();
-        const move = form.elements.move.value.trim();
-        if (move && !busy) make(move);
-      };
-      box.after(form);
-      return form;
-    }
-
-    function fillTyped(model) {
-      if (!typed) return;
-      const keys = (model && model.keys) || {};
-      typed.querySelector("span").textContent = keys.typed || "";
-      typed.querySelector("button").textContent = keys.play || "";
-      typed.querySelector("small").textContent = keys.help || "";
-      const list = typed.querySelector("datalist");
-      list.textContent = "";
-      for (const move of new Set(choices.map((c) => c.move))) list.append(new Option("", move));
-      typed.hidden = choices.length === 0;
-    }
-
-    // A site as this script leaves it: its own tabindex back, no name or role of ours.
-    function release(e) {
-      if (!tabs.has(e)) return;
-      const own = tabs.get(e);
-      if (own === null) e.removeAttribute("tabindex"); else e.setAttribute("tabindex", own);
-      for (const a of ["role", "aria-label"]) {
-        const was = e.getAttribute("data-entry-" + a);
-        if (was === null) continue;
-        if (was === "") e.removeAttribute(a); else e.setAttribute(a, was);
-        e.removeAttribute("data-entry-" + a);
-      }
-      tabs.delete(e);
-    }
-
-    function claim(e, site) {
-      if (!tabs.has(e)) {
-        tabs.set(e, e.getAttribute("tabindex"));
-        for (const a of ["role", "aria-label"]) e.setAttribute("data-entry-" + a, e.getAttribute(a) || "");
-      }
-      e.setAttribute("role", "button");
-      e.setAttribute("aria-label", names[site] || site);
-    }
-
-    // The picture's SVG is an image to a screen reader (role img: its parts unread) until it
-    // has sites to pick; then it is a group of them, described by the keys' help.
-    function markPictures(lit) {
-      for (const s of surfaces) {
-        for (const svg of s.querySelectorAll("svg")) {
-          const has = lit.some((e) => svg.contains(e));
-          if (has && svg.getAttribute("role") === "img") {
-            svg.setAttribute("role", "group");
-            svg.dataset.entryRole = "img";
-          } else if (!has && svg.dataset.entryRole) {
-            svg.setAttribute("role", svg.dataset.entryRole);
-            delete svg.dataset.entryRole;
-          }
-          if (has && typed) svg.setAttribute("aria-describedby", typed.querySelector("small").id);
-          else svg.removeAttribute("aria-describedby");
-        }
-      }
-    }
-
-    // Light the sites, make the lit ones the keyboard's, and put the buttons, for the taps so far.
+    // Light the sites (the lit ones the keyboard's), and put the buttons, for the taps so far.
     function draw() {
       const now = step();
       const next = new Set(busy ? [] : now.sites);
       const made = new Set(tapped);
-      const lit = [];
-      for (const e of elements()) {
+      const all = elements();
+      for (const e of all) {
         const site = e.getAttribute("data-site");
         e.classList.toggle(NEXT, next.has(site));
         e.classList.toggle(MADE, made.has(site));
-        if (next.has(site) && e.getClientRects().length) lit.push(e); else release(e);
       }
-      rover = pickRover(lit);
-      for (const e of lit) {
-        claim(e, e.getAttribute("data-site"));
-        e.setAttribute("tabindex", e === rover ? "0" : "-1");
-      }
-      markPictures(lit);
+      // (a site drawn twice is the keyboard's where it is shown: not in a hidden 3D view)
+      keys.show(all, all.filter((e) => e.classList.contains(NEXT) && e.getClientRects().length));
       if (box) {
         box.textContent = "";
         for (const c of busy ? [] : now.buttons) {
@@ -204,94 +316,9 @@
         }
         box.hidden = box.childElementCount === 0;
       }
-      keepFocus();
+      keys.keep();
       if (options.onChange) options.onChange({ tapped: [...tapped], sites: now.sites, buttons: now.buttons });
     }
-
-    // The tab stop: the site that had it (the same element, or the same site redrawn), else
-    // the lit site nearest where the focus was, else the first.
-    function pickRover(lit) {
-      if (lit.includes(rover)) return rover;
-      const same = rover && lit.find((e) => e.getAttribute("data-site") === rover.getAttribute("data-site"));
-      if (same) return same;
-      if (lastAt && lit.length) {
-        const far = (e) => { const [x, y] = centre(e); return Math.hypot(x - lastAt[0], y - lastAt[1]); };
-        return lit.reduce((a, b) => (far(b) < far(a) ? b : a));
-      }
-      return lit[0] || null;
-    }
-
-    // While the keyboard is on the picture, its focus follows the tab stop: a tapped site is
-    // no longer lit, a redrawn picture has new elements, and the next turn lights others.
-    function keepFocus() {
-      const active = doc.activeElement;
-      const lost = !active || active === doc.body || surfaces.some((s) => s.contains(active));
-      if (!keyboard || !lost) return;
-      if (typing && !typed.hidden) typed.elements.move.focus();
-      else if (rover && active !== rover) rover.focus();
-    }
-
-    // The lit site nearest `from` in an arrow's direction, on the same picture: within 60
-    // degrees of it if any, nearer and straighter first.
-    function toward(from, [dx, dy]) {
-      const svg = from.closest("svg");
-      const [x, y] = centre(from);
-      let best = null;
-      let bestScore = Infinity;
-      for (const wide of [false, true]) {
-        for (const e of elements()) {
-          if (e === from || !e.classList.contains(NEXT) || e.closest("svg") !== svg || !tabs.has(e)) continue;
-          const [ex, ey] = centre(e);
-          const along = (ex - x) * dx + (ey - y) * dy;
-          const across = Math.abs((ex - x) * dy - (ey - y) * dx);
-          if (along < 1 || (!wide && across > along * 1.8)) continue;
-          const score = along + 2 * across;
-          if (score < bestScore) { best = e; bestScore = score; }
-        }
-        if (best) return best;
-      }
-      return null;
-    }
-
-    function focusSite(e) {
-      rover.setAttribute("tabindex", "-1");
-      rover = e;
-      e.setAttribute("tabindex", "0");
-      e.focus();
-    }
-
-    function onKey(event) {
-      if (event.altKey || event.ctrlKey || event.metaKey || event.defaultPrevented) return;
-      const hit = event.target.closest && event.target.closest("[data-site]");
-      const site = hit && surfaces.some((s) => s.contains(hit)) && tabs.has(hit) ? hit : null;
-      const key = event.key;
-      if (site) lastAt = centre(site);
-      if ((key === "Escape" || key === "Backspace") && tapped.length && !busy) {
-        keyboard = true;
-        if (key === "Escape") cancel(); else undo();
-      } else if (site && (key === "Enter" || key === " ")) {
-        keyboard = true;
-        tap(site.getAttribute("data-site"));
-      } else if (site && ARROWS[key]) {
-        keyboard = true;
-        const to = toward(site, ARROWS[key]);
-        if (to) focusSite(to);
-      } else {
-        return;
-      }
-      event.preventDefault();
-      event.stopPropagation();
-    }
-
-    // The keyboard leaves the entry when the focus goes elsewhere, or a pointer is used.
-    function onFocus(event) {
-      const e = event.target;
-      if (!zone.some((z) => z.contains(e))) keyboard = false;
-      else if (e.matches && e.matches(":focus-visible")) keyboard = true;
-      typing = Boolean(typed) && typed.contains(e);
-      if (tabs.has(e)) { rover = e; lastAt = centre(e); }
-    }
-    function onPointer() { keyboard = false; }
 
     async function make(move) {
       busy = true;
@@ -331,27 +358,19 @@
     // Pictures are redrawn whenever the board pushes: light the new elements again. (Our own
     // changes are attributes, which the observer does not watch.)
     const observer = new MutationObserver(() => draw());
-    const keyed = box ? [...surfaces, box] : surfaces;
-    const zone = typed ? [...keyed, typed] : keyed;   // where the keyboard's focus is kept
     for (const s of surfaces) {
       s.addEventListener("click", onClick, true);
       observer.observe(s, { childList: true, subtree: true });
     }
-    for (const s of keyed) s.addEventListener("keydown", onKey, true);
-    doc.addEventListener("focusin", onFocus);
-    doc.addEventListener("pointerdown", onPointer, true);
 
     return {
       set(model) {
         const fresh = (model && model.choices) || [];
         const same = JSON.stringify(fresh) === JSON.stringify(choices);
         choices = fresh;
-        names = (model && model.names) || {};
+        keys.names = (model && model.names) || {};
         if (!same) tapped = [];
-        const played = model ? model.moves : null;
-        if (typed && played !== moves) typed.elements.move.value = "";
-        moves = played;
-        fillTyped(model);
+        if (typed) typed.fill(model);
         draw();
       },
       tap, undo, cancel,
@@ -361,10 +380,8 @@
         tapped = [];
         draw();
         observer.disconnect();
+        keys.stop();
         for (const s of surfaces) s.removeEventListener("click", onClick, true);
-        for (const s of keyed) s.removeEventListener("keydown", onKey, true);
-        doc.removeEventListener("focusin", onFocus);
-        doc.removeEventListener("pointerdown", onPointer, true);
         if (box) { box.textContent = ""; box.hidden = true; }
         if (typed) typed.remove();
       },
