@@ -13,6 +13,8 @@ from board_driver import views
 from board_driver.views import words
 from tests.board_driver.browser_harness import (ARTIFACTS, browser, chromium,  # noqa: F401
                                                  page_reading, sims)
+from tests.board_driver.test_seat_browser import (SECRET, board_touch_move, invite,  # noqa: F401
+                                                  host, open_seat, ws_broker)
 from tests.waits import ms, wait_for
 
 #: The focused element, as the tests ask about it.
@@ -55,8 +57,8 @@ def tab_to(page, want, what: str, back: bool = False, most: int = 30) -> dict:
     raise AssertionError(f"{most} presses of Tab never reached {what}; the focus is on {now}")
 
 
-def on_picture(f: dict) -> bool:
-    return f["site"] is not None and f["picture"] == "board"
+def on_picture(f: dict, picture: str = "board") -> bool:
+    return f["site"] is not None and f["picture"] == picture
 
 
 def press(page, key: str) -> dict:
@@ -248,3 +250,57 @@ def test_the_sites_names_and_the_keys_words_are_the_pages_language(browser, sims
         "Type a move in the game's notation"
     page.close()
 
+
+
+def test_the_seat_page_by_keyboard_a_retreat_and_a_typed_move_refused_then_played(
+        tmp_path, ws_broker, sims, browser, monkeypatch):
+    """The internet seat page uses the same entry.js: its picture by keyboard (a retreat, its
+    button reached with Tab), and the typed box, whose refusal the page shows with the board's
+    reason."""
+    import random
+
+    monkeypatch.setenv("TREEBOARD_REMOTE_SECRET", SECRET)
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    sim = host(sims, ws_broker, "keys1", "--game", "game-for-the-trees")
+    page = open_seat(browser, invite(ws_broker, "keys1", 1, TREEBOARD_REMOTE_SECRET=SECRET))
+    game, rng = games.get_game("game-for-the-trees"), random.Random(5)
+    state = game.new_state(**sim.state()["options"])
+    first = board_touch_move(sim, state, rng)
+    sim.wait(lambda s: s["game"]["moves"] == [first], 20)
+    state.play(state.parse_move(first))
+    page.wait_for_function("document.body.dataset.index == 1 && "
+                           "document.body.dataset.turn === 'yours'", timeout=ms(20))
+    page.wait_for_selector("#picture [data-site].tap-next", state="attached", timeout=ms(5))
+    page.focus("body")
+    now = tab_to(page, lambda f: on_picture(f, "picture"), "the seat page's picture")
+    assert now["name"] == views.say_site(state, now["site"]) and now["role"] == "button"
+    retreat = sorted(str(m) for m in state.legal_moves() if str(m).startswith("retreat:"))[0]
+    walk_grid(page, now["site"], retreat.split(":")[1])
+    press(page, "Enter")
+    tab_to(page, lambda f: f["move"] == retreat, "the retreat's button")
+    press(page, "Enter")
+    sim.wait(lambda s: len(s["game"]["moves"]) == 2, 20)
+    assert sim.state()["game"]["moves"] == [first, retreat]
+    state.play(state.parse_move(retreat))
+
+    third = board_touch_move(sim, state, rng)
+    sim.wait(lambda s: len(s["game"]["moves"]) == 3, 20)
+    state.play(state.parse_move(third))
+    page.wait_for_function("document.body.dataset.index == 3 && "
+                           "document.body.dataset.turn === 'yours'", timeout=ms(20))
+    tab_to(page, lambda f: f["tag"] == "input" and f["value"] is not None,
+           "the box a move is typed into")
+    page.keyboard.type("a1-a2")   # the other side's square
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#refused:not([hidden])", timeout=ms(20))
+    refused = page.inner_text("#refused")
+    assert refused == "a1-a2: a1 holds a White Birch, nothing of yours to grow", refused
+    assert len(sim.state()["game"]["moves"]) == 3 and focused(page)["value"] == "a1-a2"
+    legal = next(str(m) for m in state.legal_moves() if not str(m).startswith("retreat:"))
+    page.keyboard.press("Control+A")
+    page.keyboard.type(legal)
+    page.keyboard.press("Enter")
+    sim.wait(lambda s: len(s["game"]["moves"]) == 4, 20)
+    assert sim.state()["game"]["moves"][-1] == legal
+    page.wait_for_function("document.querySelector('.entry-typed input').value === ''",
+                           timeout=ms(20))
