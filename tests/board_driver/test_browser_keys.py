@@ -11,7 +11,7 @@ from __future__ import annotations
 import games
 from board_driver import views
 from board_driver.views import words
-from tests.board_driver.browser_harness import (ARTIFACTS, browser, chromium,  # noqa: F401
+from tests.board_driver.browser_harness import (ARTIFACTS, PHONE, browser, chromium,  # noqa: F401
                                                  page_reading, sims)
 from tests.board_driver.test_seat_browser import (SECRET, board_touch_move, invite,  # noqa: F401
                                                   host, open_seat, ws_broker)
@@ -85,6 +85,24 @@ def walk_grid(page, start: str, goal: str) -> None:
         now = press(page, key)
         assert now["site"] == expected and now["lit"], f"{key} from {at}: {now}"
         at = expected
+
+
+def walk_to(page, site: str, picture: str = "#board", most: int = 20) -> None:
+    """From the focused lit site to `site` on the same picture by the arrows, each press the
+    arrow most toward it on the screen; every press lands on a lit site nearer to it."""
+    target = page.locator(f'{picture} [data-site="{site}"]').first.bounding_box()
+    tx, ty = target["x"] + target["width"] / 2, target["y"] + target["height"] / 2
+    for _ in range(most):
+        now = focused(page)
+        if now["site"] == site:
+            return
+        box = page.locator(f'{picture} [data-site="{now["site"]}"]').first.bounding_box()
+        dx, dy = tx - (box["x"] + box["width"] / 2), ty - (box["y"] + box["height"] / 2)
+        key = ("ArrowRight" if dx > 0 else "ArrowLeft") if abs(dx) >= abs(dy) else \
+            ("ArrowDown" if dy > 0 else "ArrowUp")
+        after = press(page, key)
+        assert after["lit"] and after["site"] != now["site"], f"{key} from {now}: {after}"
+    raise AssertionError(f"the arrows never reached {site}; the focus is on {focused(page)}")
 
 
 def test_tree_planting_played_with_the_keyboard_alone(browser, sims):
@@ -290,6 +308,9 @@ def test_the_seat_page_by_keyboard_a_retreat_and_a_typed_move_refused_then_playe
                            "document.body.dataset.turn === 'yours'", timeout=ms(20))
     tab_to(page, lambda f: f["tag"] == "input" and f["value"] is not None,
            "the box a move is typed into")
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.set_viewport_size(PHONE)
+    page.screenshot(path=str(ARTIFACTS / "keys-seat-page-phone.png"), full_page=True)
     page.keyboard.type("a1-a2")   # the other side's square
     page.keyboard.press("Enter")
     page.wait_for_selector("#refused:not([hidden])", timeout=ms(20))
@@ -304,3 +325,43 @@ def test_the_seat_page_by_keyboard_a_retreat_and_a_typed_move_refused_then_playe
     assert sim.state()["game"]["moves"][-1] == legal
     page.wait_for_function("document.querySelector('.entry-typed input').value === ''",
                            timeout=ms(20))
+
+
+def test_treeblox_two_pictures_each_a_tab_stop_a_hole_and_a_place_above_by_keyboard(
+        browser, sims):
+    """Treeblox's lit sites are on two pictures (the board's holes, the 3D view's places
+    above): each picture is a tab stop of its own, and the cube's kind a button after them."""
+    sim = sims("--layout", "treeblox-adc", "--players", "human", "web")
+    page = open_page(browser, sim)
+    sim.type("place a1 dark-leaf")
+    web_turn(page)
+    page.focus("#language")
+    tab_to(page, on_picture, "the board's picture")
+    walk_to(page, "c3")
+    press(page, "Enter")   # the first turn takes a leaf only: the key makes it
+    sim.wait(lambda s: s["game"]["moves"] == ["La1", "Lc3"])
+    sim.type("place c3 light-leaf", "place a2 dark-branch")
+    sim.wait(lambda s: s["game"]["moves"][-1] == "Ba2" and s["entry"] is not None)
+    until(page, "document.activeElement.classList.contains('tap-next')",
+          "the focus back on a lit hole")
+    walk_to(page, "b4")
+    press(page, "Enter")
+    tab_to(page, lambda f: f["move"] == "Bb4", "the branch's button")
+    press(page, "Enter")
+    sim.wait(lambda s: s["game"]["moves"][-1] == "Bb4")
+    sim.type("place b4 light-branch", "place d1 dark-leaf")
+    sim.wait(lambda s: s["game"]["moves"][-1] == "Ld1" and s["entry"] is not None)
+    page.wait_for_selector('#board3d [data-site="b4+1"].tap-next', state="attached",
+                           timeout=ms(5))
+    until(page, "document.activeElement.classList.contains('tap-next')",
+          "the focus back on a lit hole")
+    assert focused(page)["picture"] == "board"
+    now = tab_to(page, lambda f: on_picture(f, "board3d") and f["lit"], "the 3D picture")
+    assert now["name"] == sim.state()["entry"]["names"][now["site"]]
+    walk_to(page, "b4+1", "#board3d")
+    press(page, "Enter")
+    tab_to(page, lambda f: f["move"] == "Lb4+1", "the leaf's button")
+    press(page, "Enter")
+    state = sim.wait(lambda s: s["game"]["moves"][-1] == "Lb4+1")
+    assert state["game"]["moves"][-1] == "Lb4+1"
+    page.close()

@@ -5,9 +5,9 @@
 // the taps alone do not decide (end turn, pass, a cube's kind, a retreat), and hands the move
 // to `onMove`. Used by the board's page (app.js) and the seat page. No dependencies.
 //
-// By keyboard too (as lichess's keyboard move input and accessible board): the lit sites are
-// one tab stop (a roving tabindex), the arrows go to the nearest lit site that way on the
-// picture, Enter or Space taps, Backspace takes a tap back, Escape cancels; each lit site is a
+// By keyboard too (as lichess's keyboard move input and accessible board): each picture's lit
+// sites are one tab stop (a roving tabindex), the arrows go to the nearest lit site that way on
+// the picture, Enter or Space taps, Backspace takes a tap back, Escape cancels; each lit site is a
 // button named as a person says it (the model's "names", from the views); and a box takes a
 // move typed in the game's notation, handed to `onMove` as a tapped move is (the board
 // refuses what is not a move, with its reason). Every word comes from the model.
@@ -64,14 +64,15 @@
     return [r.left + r.width / 2, r.top + r.height / 2];
   }
 
-  // --- the keyboard: the lit sites as one tab stop --------------------------------------------
+  // --- the keyboard: each picture's lit sites as one tab stop -----------------------------------
   // `act` taps, undoes and cancels as the pointer does; `zone` is where the entry's focus may be
   // (the pictures, the buttons, the typed box), kept there through redraws while the keyboard
   // is used.
   function keyboardOf(doc, surfaces, zone, typed, act) {
     const tabs = new WeakMap();   // a site's own tabindex (or null), before this script's
     let names = {};
-    let rover = null;     // the lit site that is the pictures' tab stop
+    let rovers = [];      // each picture's tab stop: one of its lit sites
+    let home = 0;         // the surface the focus was last on
     let lastAt = null;    // where the focus was last on a picture
     let on = false;       // the keyboard is on the entry
     let typing = false;   // ... in the typed box (kept there), else on the pictures
@@ -99,7 +100,7 @@
       const site = e.getAttribute("data-site");
       e.setAttribute("role", "button");
       e.setAttribute("aria-label", names[site] || site);
-      e.setAttribute("tabindex", e === rover ? "0" : "-1");
+      e.setAttribute("tabindex", rovers.includes(e) ? "0" : "-1");
     }
 
     // A picture's SVG is an image to a screen reader (role img: its parts unread) until it
@@ -119,17 +120,30 @@
       }
     }
 
-    // The tab stop: the site that had it (the same element, or the same site redrawn), else
-    // the lit site nearest where the focus was, else the first.
+    // A picture's tab stop among its lit sites: the site that had it (the same element, or
+    // the same site redrawn), else the lit site nearest where the focus was, else the first.
     function pickRover(lit) {
-      if (lit.includes(rover)) return rover;
-      const same = rover && lit.find((e) => e.getAttribute("data-site") === rover.getAttribute("data-site"));
-      if (same) return same;
-      if (lastAt && lit.length) {
+      const site = (e) => e.getAttribute("data-site");
+      const had = lit.find((e) => rovers.includes(e)) ||
+        lit.find((e) => rovers.some((r) => site(r) === site(e)));
+      if (had) return had;
+      if (lastAt) {
         const far = (e) => { const [x, y] = centre(e); return Math.hypot(x - lastAt[0], y - lastAt[1]); };
         return lit.reduce((a, b) => (far(b) < far(a) ? b : a));
       }
-      return lit[0] || null;
+      return lit[0];
+    }
+
+    // The tab stop the focus goes back to: the one on the surface it was last on.
+    function rover() {
+      return rovers.find((e) => surfaces[home].contains(e)) || rovers[0] || null;
+    }
+
+    function becomes(e) {   // `e` its picture's tab stop
+      const svg = e.closest("svg");
+      rovers = rovers.filter((r) => r.closest("svg") !== svg).concat([e]);
+      home = Math.max(0, surfaces.findIndex((s) => s.contains(e)));
+      lastAt = centre(e);
     }
 
     // The lit site nearest `from` in an arrow's direction, on the same picture: within 60
@@ -170,9 +184,9 @@
         on = true;
         const to = toward(site, ARROWS[key]);
         if (to) {
-          rover.setAttribute("tabindex", "-1");
-          rover = to;
+          site.setAttribute("tabindex", "-1");
           to.setAttribute("tabindex", "0");
+          becomes(to);
           to.focus();
         }
       } else {
@@ -188,7 +202,7 @@
       if (!zone.some((z) => z.contains(e))) on = false;
       else if (e.matches && e.matches(":focus-visible")) on = true;
       typing = Boolean(typed) && typed.contains(e);
-      if (tabs.has(e)) { rover = e; lastAt = centre(e); }
+      if (tabs.has(e)) becomes(e);
     }
     function onPointer() { on = false; }
 
@@ -202,7 +216,8 @@
       // The lit sites the keyboard's (one the tab stop), every other site as it was.
       show(all, lit) {
         for (const e of all) if (!lit.includes(e)) release(e);
-        rover = pickRover(lit);
+        const pictures = [...new Set(lit.map((e) => e.closest("svg")))];
+        rovers = pictures.map((svg) => pickRover(lit.filter((e) => e.closest("svg") === svg)));
         for (const e of lit) claim(e);
         markPictures(lit);
       },
@@ -213,8 +228,9 @@
         const active = doc.activeElement;
         const lost = !active || active === doc.body || surfaces.some((s) => s.contains(active));
         if (!on || !lost) return;
+        const stop = rover();
         if (typing && !typed.hidden) typed.elements.move.focus();
-        else if (rover && active !== rover) rover.focus();
+        else if (stop && active !== stop) stop.focus();
       },
       stop() {
         for (const z of keyed) z.removeEventListener("keydown", onKey, true);
