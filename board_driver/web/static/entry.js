@@ -52,10 +52,12 @@
       // (a groove is a thin dashed line: lit, it is solid and wide enough for a finger)
       `line[data-site].${NEXT},line[data-site].${MADE}{stroke-width:10px;stroke-dasharray:none}` +
       "[data-site]:focus{outline:none}" +
-      "[data-site]:focus-visible{outline:3px solid #fff;outline-offset:2px;" +
+      "[data-site]:focus-visible{outline:3px solid #fff;outline-offset:-3px;" +
       "filter:drop-shadow(0 0 2px #fff) drop-shadow(0 0 3px #f0f) drop-shadow(0 0 6px #f0f)}" +
       ".entry-buttons button{margin:.2em}.entry-typed{margin-top:.4em}" +
-      ".entry-typed input{width:12em;max-width:60%}.entry-typed small{display:block;opacity:.8}";
+      ".entry-typed input,.entry-typed button{font-size:1rem;padding:.4em .7em}" +
+      ".entry-typed input{width:12em;max-width:60%}" +
+      ".entry-typed small{display:block;font-size:.9em;opacity:.85;margin-top:.3em}";
     doc.head.append(style);
   }
 
