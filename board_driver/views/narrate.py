@@ -420,9 +420,14 @@ class Narrator:
             line = tr("other board: {status}").format(status=reason(status))
             out.append(Said(line, line, "link"))
         if summary["request"] is not None and summary["request"] != was.get("request"):
-            line = tr("the other board asks to take back move {n}: accept or refuse").format(
+            line = (tr("the player in the browser asks to take back move {n}: accept or refuse")
+                    if summary.get("guest") else
+                    tr("the other board asks to take back move {n}: accept or refuse")).format(
                 n=summary["request"] + 1)
             out.append(Said(line, line, "link"))
+        said = summary.get("takeback_said")   # (a seat in a browser: how its takeback ended)
+        if said is not None and said != was.get("takeback_said"):
+            out.append(Said(said[1], said[1], "link"))
         return out
 
     def turn(self, moment) -> Said:
