@@ -114,6 +114,8 @@ class GuestLink(RemoteLink):
         await super()._serve(client, presence)
 
     def _on_local_change(self, what: str, move: Any, origin: str) -> None:
+        if what == "takeback-lifted":   # (lifting the last piece asks: referee/pieces.py)
+            self.takeback_part.lifted()
         self.takeback_part.game_changed()
         self._publish_state()
 

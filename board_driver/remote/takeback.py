@@ -125,6 +125,18 @@ class GuestTakebacks:
         log.info("asked the browser to take back to %d moves", to)
         return to
 
+    def lifted(self) -> None:
+        """The people at the board lifted their last move's piece: asked of the browser, or
+        said why not (the lifted piece is to be put back then)."""
+        try:
+            to = self.ask()
+        except games.IllegalMove as exc:
+            self._say(self.link.words(Reason("not taken back: {why}; put it back",
+                                             why=exc.reason)))
+            return
+        self._say(self.link.words(Reason("asked the player in the browser to take back move "
+                                         "{n}: wait for the answer, or put it back", n=to + 1)))
+
     def _why_not(self, to: int | None) -> Reason | None:
         if self.link.referee.over:
             return Reason("the game is over: a finished game is not taken back")

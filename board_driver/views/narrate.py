@@ -178,7 +178,8 @@ class Narrator:
             if not moment.settings.takeback:
                 off = tr("takebacks by lifting are off (display.takeback = false): put it "
                          "back, or type takeback")
-            elif "remote" in moment.seats:
+            elif "remote" in moment.seats and not self._link.get("guest"):
+                # (with a seat in a browser, lifting asks it: the link says what came of it)
                 off = tr("in a remote game a takeback is asked of the other board: put it "
                          "back, or type takeback")
         if off:

@@ -184,11 +184,42 @@ def test_the_browsers_request_after_the_boards_reply_goes_back_before_its_move_o
     (no,) = sent(link)["answer"]
     assert not no["ok"] and no["reason"] == "the board refused the takeback: nothing changed"
     assert moves(tracer) == ["h0.0", "v0.0", "h1.0"]
-    # Asked, then the game moves on (a move here): the request lapses, answered as such.
-    tracer.step("lift", ["h1.0"])    # (taking nothing back: a remote game's pieces)
+    # Asked, then not answered in time: answered as such.
     ask(link, 3, mid="00000000d2")
     tracer.step("wait", [str(int(TAKEBACK_S * 1000) + 10)])
     link.takeback_part.lapse(tracer.clock())
     (lapsed,) = sent(link)["answer"]
     assert not lapsed["ok"] and "in time" in lapsed["reason"]
-    assert moves(tracer) == ["h0.0", "v0.0", "h1.0"] and link.takebacks == 0
+    # Asked, then the game moves on (the browser plays instead): the request lapses.
+    ask(link, 3, mid="00000000d3")
+    _play(link, KEY, "v1.0", 3, pid="00000000b2")
+    answers = sent(link)["answer"]
+    assert [a["ok"] for a in answers] == [False, True] and "moved on" in answers[0]["reason"]
+    assert link.summary()["request"] is None and link.takebacks == 0
+    assert moves(tracer) == ["h0.0", "v0.0", "h1.0", "v1.0"]
+
+
+def test_lifting_the_boards_last_piece_asks_the_browser(host):
+    tracer, link = host
+    play_three(tracer, link)
+    # Away: lifting takes nothing back, says why; the piece is to be put back.
+    tracer.step("lift", ["h1.0"])
+    assert "not taken back: the player in the browser is away" in \
+        link.summary()["takeback_said"][1]
+    assert moves(tracer) == ["h0.0", "v0.0", "h1.0"] and link.summary()["asked_to"] is None
+    assert [(c.site, c.want) for c in tracer.moment().corrections] == [("h1.0", "rod")]
+    tracer.step("place", ["h1.0"])
+    here(link)
+    _sent(link)
+    # Here: lifted, asked once (however long it stays lifted), and accepted: the board agrees.
+    tracer.step("lift", ["h1.0"])
+    assert link.summary()["asked_to"] == 2
+    assert link.summary()["takeback_said"][1] == \
+        "asked the player in the browser to take back move 3: wait for the answer, or put it back"
+    tracer.step("wait", ["500"])
+    (view,) = [v for v in views(link) if v["takeback"]["asked"]][-1:]
+    answer(link, view, True)
+    assert moves(tracer) == ["h0.0", "v0.0"] and tracer.moment().corrections == ()
+    # The browser's own move lifted: not the board's to take back by lifting; corrected.
+    tracer.step("lift", ["v0.0"])
+    assert link.summary()["asked_to"] is None and moves(tracer) == ["h0.0", "v0.0"]
