@@ -16,7 +16,8 @@ from typing import Any, Callable
 
 import games
 from board_driver.referee.clock import control_text, parse_time_control
-from board_driver.referee.menu import current_choices, game_choice_sites, seats_of
+from board_driver.referee.kept import web_refusal
+from board_driver.referee.menu import applied_seats, current_choices, game_choice_sites
 from board_driver.referee.reconcile import candidate_moves, changed_sites
 from board_driver import views
 from board_driver.views.narrate import takeback_words
@@ -238,7 +239,10 @@ class Hands:
                 return partial(self.ending_chosen, chosen.get("ending"), chosen.get("take up"))
             if chosen.get("clock") is not None:
                 ref.keeper.set_controls(parse_time_control(chosen["clock"]), now, this_game=False)
-            ref.set_seats(seats_of(chosen.get("seats", "people"), chosen.get("level", "medium")))
+            # (a web seat is kept where the choice puts a person: menu.applied_seats)
+            ref.set_seats(applied_seats(ref.seats, chosen.get("seats", "people"),
+                                        chosen.get("level", "medium"),
+                                        lambda seats: web_refusal(seats, ref.state.game) is None))
             if chosen.get("hints") is not None:
                 ref.set_hint_mode(chosen["hints"])
             log.info("menu applied: seats %s, clock %s, hints %s", ref.seats,

@@ -99,6 +99,23 @@ def seats_of(name: str, level: str) -> tuple[str, str]:
     return tuple(f"computer:{level}" if s == "computer" else s for s in seats)  # type: ignore
 
 
+#: Seats the menu does not choose: played on the page (a web seat), from another board or a
+#: browser (a remote seat; the menu does not open in a remote game, whose seats are the join's).
+NOT_CHOSEN = ("web", "remote")
+
+
+def applied_seats(now: Sequence[str], name: str, level: str, fits: Any) -> tuple[str, str]:
+    """The seats the menu's "seats" choice and level make of the seats `now`. The choice says
+    who plays each seat: a person, or the computer. A seat the menu does not choose (a web
+    seat: its person plays on the page) is kept where the choice puts a person, and the
+    computer takes it where the choice puts the computer; kept seats the game cannot play
+    (`fits(seats)` false: web against the computer in a piece game) are the choice's own."""
+    chosen = seats_of(name, level)
+    kept = tuple(seat if seat in NOT_CHOSEN and want == "human" else want
+                 for seat, want in zip(now, chosen))
+    return kept if fits(kept) else chosen  # type: ignore[return-value]
+
+
 def current_choices(seats: Sequence[str], controls_text: str, hints: str) -> dict[str, Any]:
     """What the menu shows chosen when it opens: the board's settings now."""
     name, level = "people", "medium"
