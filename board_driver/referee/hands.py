@@ -29,6 +29,9 @@ log = logging.getLogger("treeboard.referee")
 class Hands:
     def __init__(self, referee: Any):
         self.referee = referee
+        # The move count the other side's takeback request asks for, while one waits for the
+        # people here (a remote link's; set by daemon/remote_part.py), else None.
+        self.takeback_asked: Callable[[], int | None] = lambda: None
 
     def enter(self, site: str, kind: str, now: float) -> None:
         """A piece placed where no sensor sees it (Treeblox above the board): play the one legal
@@ -160,6 +163,8 @@ class Hands:
             values.append("away")
         if endings.asked() == "board":
             values += ["accept", "refuse"]
+        elif self.takeback_asked() is not None:   # (the other side's: the remote link's)
+            values += ["accept-takeback", "refuse-takeback"]
         return values
 
     def gestured(self, what: Any, now: float) -> None:
@@ -266,6 +271,9 @@ class Hands:
                 endings.take_up(take_up, now, "menu")
             elif ending in ("accept", "refuse"):
                 endings.answer(ending == "accept", now, "menu")
+            elif ending in ("accept-takeback", "refuse-takeback"):
+                # (the remote link answers it, after this decision: daemon/remote_part.py)
+                self.referee.tell("takeback-answer", ending == "accept-takeback", "menu")
             elif ending == "resign":
                 endings.resign(now, None, "menu")
             elif ending == "draw":

@@ -14,7 +14,9 @@ A mode of the referee. It opens by a gesture that cannot happen in play, on ever
 In a game under way, the button (a touch board: both corners touched at once) opens the game
 menu instead (docs/board.md, "Ending and pausing a game"): its choices, on sites free of
 pieces, are resign, offer a draw, put the game away, and, while a draw offered by the other
-side waits for a person here, accept or refuse it; the apply site does the one chosen. Between
+side waits for a person here, accept or refuse it, and, while the other side's takeback
+request waits (a remote board's, a browser's), accept or refuse that; the apply site does the
+one chosen. Between
 games the menu's sites after its apply site take up a game put away (newest first, as many as
 the board has sites for): chosen and applied, that game comes back instead of a new one.
 
@@ -54,7 +56,7 @@ LEVELS = ("easy", "medium", "hard")
 CLOCKS = ("none", "5+3", "10")
 GROUPS = ("seats", "level", "clock", "hints")
 #: The game menu's choices (group "ending"), in the order its sites follow.
-ENDINGS = ("resign", "draw", "away", "accept", "refuse")
+ENDINGS = ("resign", "draw", "away", "accept", "refuse", "accept-takeback", "refuse-takeback")
 
 
 @dataclass(frozen=True)

@@ -223,3 +223,68 @@ def test_lifting_the_boards_last_piece_asks_the_browser(host):
     # The browser's own move lifted: not the board's to take back by lifting; corrected.
     tracer.step("lift", ["v0.0"])
     assert link.summary()["asked_to"] is None and moves(tracer) == ["h0.0", "v0.0"]
+
+
+def test_the_game_menu_on_the_board_answers_the_browsers_request(tmp_path):
+    """The on-board way: the game menu (a touch board: both corners at once) offers accept and
+    refuse while the browser's request waits; applied, the link answers it after the board's
+    decision (daemon/remote_part.py's wiring, as the daemon makes it)."""
+    from board_driver.config import sim_config
+    from board_driver.daemon.remote_part import answered_on_the_board
+    from board_driver.referee.tracer import Tracer
+    from board_driver.remote.guest import GuestLink
+    from board_driver.remote.link import RemoteSettings
+    from tests.board_driver.test_menu import site_of
+
+    t = Tracer(sim_config(layout="game-for-the-trees-matrix", journal=str(tmp_path / "j.sqlite")))
+    try:
+        t.referee.set_seats(("remote", "human"))        # the browser plays seat 0, first
+        link = GuestLink(RemoteSettings(host="h", port=1, tls=False, game_id="g1",
+                                        secret=SECRET, seat=0, state_dir=str(tmp_path),
+                                        guest=True), t.referee, t.clock)
+        soon: list = []
+        answered_on_the_board(t.referee, lambda: link, lambda fn, *a: soon.append((fn, a)))
+        key = sp.seat_key(SECRET, "g1", 0)
+        link.handle(sp.seat_topic("g1", 0, "presence"),
+                    sp.seal(key, {"type": "presence", "game_id": "g1", "seat": 0,
+                                  "online": True}))
+        move = str(t.referee.state.legal_moves()[0])
+        link.handle(sp.seat_topic("g1", 0, "play"), sp.seal(key, {
+            "type": "play", "game_id": "g1", "seat": 0, "epoch": link.nonce, "index": 0,
+            "move": move, "id": "00000000b1"}))
+        assert moves(t) == [move]
+        first, last = t.referee.menu.corners
+
+        def game_menu():
+            t.step("place", [first])
+            opened = t.step("place", [last])        # both corners touched at once
+            t.step("lift", [first])
+            t.step("lift", [last])
+            return opened
+
+        # No request: the game menu has no takeback to answer.
+        game_menu()
+        assert t.referee.menu.open and "accept-takeback" not in [
+            c.value for c in t.referee.menu.sites.values()]
+        t.step("place", [first])
+        t.step("place", [last])                     # (both corners again: leave it)
+        t.step("lift", [first])
+        t.step("lift", [last])
+        assert not t.referee.menu.open
+        link.handle(sp.seat_topic("g1", 0, "takeback"), sp.seal(key, {
+            "type": "takeback", "game_id": "g1", "seat": 0, "epoch": link.nonce, "index": 1,
+            "id": "00000000d1"}))
+        assert link.takeback_request == 0
+        assert "menu" in game_menu()
+        for site in (site_of(t, "ending", "accept-takeback"), site_of(t, "apply")):
+            t.step("place", [site])
+            t.step("lift", [site])
+        assert not t.referee.menu.open and moves(t) == [move] and len(soon) == 1
+        _sent(link)
+        for fn, args in soon:                       # the loop's next turn
+            fn(*args)
+        assert moves(t) == [] and link.takebacks == 1 and link.takeback_request is None
+        (ok,) = [sp.open_sealed(key, p) for topic, p in _sent(link) if topic.endswith("/answer")]
+        assert ok["ok"] and ok["id"] == "00000000d1"
+    finally:
+        t.close()
