@@ -288,3 +288,30 @@ def test_the_game_menu_on_the_board_answers_the_browsers_request(tmp_path):
         assert ok["ok"] and ok["id"] == "00000000d1"
     finally:
         t.close()
+
+
+def test_the_takeback_words_are_the_boards_language(host):
+    """Said through the catalogs: the browser's view, the board's voice and its refusals in
+    the board's language (zh here), as daemon/guest_view.py words them."""
+    from board_driver.daemon.guest_view import page_words, words
+    from board_driver.views.words import speaking
+
+    tracer, link = host
+    link.words = words
+    play_three(tracer, link)
+    with speaking("zh"):
+        with pytest.raises(games.IllegalMove) as refused:
+            link.request_takeback()
+        assert words(refused.value.reason) == \
+            "浏览器里的棋手不在线：现在没有人能回应悔棋；什么都没有改变"
+        here(link)
+        link.request_takeback()
+        (view,) = [v for v in views(link) if v["takeback"]["asked"]][-1:]
+        assert view["takeback"]["asked"]["text"] == "棋盘请求悔回第 3 步：同意或拒绝"
+        answer(link, view, False)
+        summary = link.summary()
+        assert summary["takeback_said"][1] == "浏览器里的棋手拒绝了悔棋：什么都没有改变"
+        ask(link, 3)
+        said = [s.text for s in Narrator().link(link.summary())]
+        assert "浏览器里的棋手请求悔回第 2 步：accept 同意或 refuse 拒绝" in said
+        assert page_words()["ask_takeback"] == "悔回我的上一步"
