@@ -342,8 +342,9 @@ function showRemote(s) {
   $("remote-invite").hidden = !r.guest;   // a seat played from a browser: its invitation
   let words = r.status_words || r.status;
   if (r.asked_to !== null) words += r.guest ? STRINGS.takebackAskedGuest() : STRINGS.takebackAsked();
-  // (a seat in a browser: how its last takeback ended, refused or not answered)
-  if (r.takeback_said) words += ` — ${r.takeback_said[1]}`;
+  // (a seat in a browser: how its last takeback ended, until the game goes on)
+  const said = r.takeback_said;
+  if (said && said[2] === s.game.moves.length) words += ` — ${said[1]}`;
   $("remote-status").textContent = words;
   $("remote").classList.toggle("bad", r.out_of_step || r.status.startsWith("no broker"));
   $("remote-ask").hidden = r.request === null;
