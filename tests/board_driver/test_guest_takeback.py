@@ -225,57 +225,73 @@ def test_lifting_the_boards_last_piece_asks_the_browser(host):
     assert link.summary()["asked_to"] is None and moves(tracer) == ["h0.0", "v0.0"]
 
 
-def test_the_game_menu_on_the_board_answers_the_browsers_request(tmp_path):
+def from_the_other_side(link, guest: bool, move: str | None) -> None:
+    """Seat 0's side (a browser, or another board) is here and plays `move`; or (None) asks
+    for it back."""
+    from board_driver.remote import protocol as rp
+
+    if guest:
+        said = [("takeback", {"type": "takeback", "epoch": link.nonce, "index": 1,
+                              "id": "00000000d1"})] if move is None else [
+            ("presence", {"type": "presence", "online": True}),
+            ("play", {"type": "play", "epoch": link.nonce, "index": 0, "move": move,
+                      "id": "00000000b1"})]
+        for what, body in said:
+            link.handle(sp.seat_topic("g1", 0, what),
+                        sp.seal(sp.seat_key(SECRET, "g1", 0), dict(body, game_id="g1", seat=0)))
+    elif move is None:
+        link.handle(rp.topics("g1")["takeback"],
+                    link.signer.encode(rp.takeback_message(0, 0, 0)))
+    else:
+        link.handle(rp.presence_topic("g1", 0), rp.Signer(SECRET, "g1").encode(
+            rp.presence_message(0, True, "fedcba9876543210")))
+        after = link.referee.state.copy()
+        after.play(after.parse_move(move))
+        link.handle(rp.topics("g1")["move"], link.signer.encode(rp.move_message(after, 0, 0)))
+
+
+@pytest.mark.parametrize("other", ["browser", "board"])
+def test_the_game_menu_on_the_board_answers_the_other_sides_request(tmp_path, other):
     """The on-board way: the game menu (a touch board: both corners at once) offers accept and
-    refuse while the browser's request waits; applied, the link answers it after the board's
-    decision (daemon/remote_part.py's wiring, as the daemon makes it)."""
+    refuse while a browser's (or another board's) request waits; applied, the link answers it
+    after the board's decision (daemon/remote_part.py's wiring, as the daemon makes it)."""
     from board_driver.config import sim_config
     from board_driver.daemon.remote_part import answered_on_the_board
     from board_driver.referee.tracer import Tracer
+    from board_driver.remote import protocol as rp
     from board_driver.remote.guest import GuestLink
-    from board_driver.remote.link import RemoteSettings
+    from board_driver.remote.link import RemoteLink, RemoteSettings
     from tests.board_driver.test_menu import site_of
 
     t = Tracer(sim_config(layout="game-for-the-trees-matrix", journal=str(tmp_path / "j.sqlite")))
     try:
-        t.referee.set_seats(("remote", "human"))        # the browser plays seat 0, first
-        link = GuestLink(RemoteSettings(host="h", port=1, tls=False, game_id="g1",
-                                        secret=SECRET, seat=0, state_dir=str(tmp_path),
-                                        guest=True), t.referee, t.clock)
+        t.referee.set_seats(("remote", "human"))        # seat 0 plays elsewhere, first
+        guest = other == "browser"
+        link = (GuestLink if guest else RemoteLink)(RemoteSettings(
+            host="h", port=1, tls=False, game_id="g1", secret=SECRET, seat=0,
+            state_dir=str(tmp_path), guest=guest), t.referee, t.clock)
         soon: list = []
         answered_on_the_board(t.referee, lambda: link, lambda fn, *a: soon.append((fn, a)))
-        key = sp.seat_key(SECRET, "g1", 0)
-        link.handle(sp.seat_topic("g1", 0, "presence"),
-                    sp.seal(key, {"type": "presence", "game_id": "g1", "seat": 0,
-                                  "online": True}))
-        move = str(t.referee.state.legal_moves()[0])
-        link.handle(sp.seat_topic("g1", 0, "play"), sp.seal(key, {
-            "type": "play", "game_id": "g1", "seat": 0, "epoch": link.nonce, "index": 0,
-            "move": move, "id": "00000000b1"}))
-        assert moves(t) == [move]
         first, last = t.referee.menu.corners
 
-        def game_menu():
+        def corners():
             t.step("place", [first])
             opened = t.step("place", [last])        # both corners touched at once
             t.step("lift", [first])
             t.step("lift", [last])
             return opened
 
-        # No request: the game menu has no takeback to answer.
-        game_menu()
-        assert t.referee.menu.open and "accept-takeback" not in [
-            c.value for c in t.referee.menu.sites.values()]
-        t.step("place", [first])
-        t.step("place", [last])                     # (both corners again: leave it)
-        t.step("lift", [first])
-        t.step("lift", [last])
+        move = str(t.referee.state.legal_moves()[0])
+        from_the_other_side(link, guest, move)
+        assert moves(t) == [move]
+        # With no request waiting, the game menu has no takeback to answer.
+        assert "menu" in corners()
+        assert "accept-takeback" not in [c.value for c in t.referee.menu.sites.values()]
+        corners()                                   # (both corners again: leave it)
         assert not t.referee.menu.open
-        link.handle(sp.seat_topic("g1", 0, "takeback"), sp.seal(key, {
-            "type": "takeback", "game_id": "g1", "seat": 0, "epoch": link.nonce, "index": 1,
-            "id": "00000000d1"}))
+        from_the_other_side(link, guest, None)
         assert link.takeback_request == 0
-        assert "menu" in game_menu()
+        assert "menu" in corners()
         for site in (site_of(t, "ending", "accept-takeback"), site_of(t, "apply")):
             t.step("place", [site])
             t.step("lift", [site])
@@ -284,8 +300,14 @@ def test_the_game_menu_on_the_board_answers_the_browsers_request(tmp_path):
         for fn, args in soon:                       # the loop's next turn
             fn(*args)
         assert moves(t) == [] and link.takebacks == 1 and link.takeback_request is None
-        (ok,) = [sp.open_sealed(key, p) for topic, p in _sent(link) if topic.endswith("/answer")]
-        assert ok["ok"] and ok["id"] == "00000000d1"
+        if guest:
+            (ok,) = [sp.open_sealed(sp.seat_key(SECRET, "g1", 0), p)
+                     for topic, p in _sent(link) if topic.endswith("/answer")]
+            assert ok["ok"] and ok["id"] == "00000000d1"
+        else:
+            (ok,) = [link.signer.decode(p) for topic, p in _sent(link)
+                     if topic == rp.topics("g1")["takeback"]]
+            assert ok["accept"] is True and ok["type"] == "takeback-answer"
     finally:
         t.close()
 
