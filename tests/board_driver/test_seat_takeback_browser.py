@@ -137,3 +137,14 @@ def test_takebacks_both_ways_between_a_board_and_a_browser(tmp_path, ws_broker, 
     sim.type("takeback")
     wait_for(lambda: "the player in the browser is away" in sim.said(), 15, "the refusal said")
     assert moves_of(sim) == left and sim.state()["remote"]["asked_to"] is None
+
+    # The board gone (its will: the power cut): the page says a takeback cannot be asked now,
+    # and sends none.
+    page = open_seat(browser, invite(ws_broker, "tb1", 1, TREEBOARD_REMOTE_SECRET=SECRET))
+    page.wait_for_selector("#ask-takeback:not([hidden])")
+    sim.proc.kill()
+    page.wait_for_function("document.body.dataset.board === 'away'")
+    page.click("#ask-takeback")
+    page.wait_for_selector("#refused:not([hidden])")
+    assert page.inner_text("#refused") == \
+        "the board is away: a takeback can be asked once it is back"
