@@ -55,7 +55,8 @@ POSITIONS_HELP = N_("positions: setup MOVES (set up the position they make) | pu
 #: A web seat's move typed in the sim, as the page makes it (board_driver/web/play.py).
 WEB_HELP = N_("web MOVE: the move of a seat played on the page (players human web), as the page "
               "makes it")
-REMOTE_HELP = N_("remote game: takeback asks the other board; accept | refuse answers its request")
+REMOTE_HELP = N_("remote game: takeback asks the other board (or the player in the browser); accept | "
+                 "refuse answers its request")
 #: The exit status of a sim ended with Ctrl-C (128 + SIGINT), as a shell reports it.
 EXIT_INTERRUPTED = 130
 

@@ -46,7 +46,11 @@ def page_words() -> dict[str, str]:
             "board_unknown": tr("the board: not heard yet"),
             "bad_link": tr("This link does not open this game: the board's messages do not "
                            "check with its key (a link altered, or for another game or seat)."),
-            "Undo tap": tr("Undo tap"), "Cancel": tr("Cancel")}
+            "Undo tap": tr("Undo tap"), "Cancel": tr("Cancel"),
+            # takebacks (remote/takeback.py): asked from the page, the board's answered there
+            "ask_takeback": tr("Take back my last move"), "Accept": tr("Accept"),
+            "Refuse": tr("Refuse"),
+            "takeback_away": tr("the board is away: a takeback can be asked once it is back")}
 
 
 def words(text: Any) -> str:

@@ -35,6 +35,8 @@ class RemotePart:
         from board_driver.remote.link import load_join, settings_from_config
 
         config = self.daemon.config
+        # (the game menu's answer to a takeback request: for whichever link comes, once)
+        answered_on_the_board(session.referee, lambda: self.link, self.daemon.loop.call_soon)
         if "remote" not in session.referee.seats:
             joined = load_join(config)   # a remote game joined on the page, before a restart
             if joined is None:
@@ -121,6 +123,29 @@ class RemotePart:
         await self.stop()
         forget_join(self.daemon.config)
         self.daemon.session.referee.set_seats(("human", "human"))
+
+
+def answered_on_the_board(referee: Any, link_of: Any, call_soon: Any) -> None:
+    """The game menu answers the other side's takeback request (referee/hands.py offers
+    accept and refuse while one waits): the link (`link_of()`) answers it once the board has
+    decided, by `call_soon` (never inside the referee's decide loop: the answer takes the game
+    back, and deciding is one loop). Wired once per referee, as the daemon starts."""
+    referee.hands.takeback_asked = lambda: getattr(link_of(), "takeback_request", None)
+
+    def answer(accept: bool) -> None:
+        link = link_of()
+        if link is None:
+            return
+        try:
+            link.answer_takeback(accept)
+        except games.IllegalMove as exc:   # (answered meanwhile, or lapsed: nothing to do)
+            log.info("the menu's takeback answer not sent: %s", exc.reason)
+
+    def told_takeback_answer(what: str, accept: Any, origin: str) -> None:
+        if what == "takeback-answer":
+            call_soon(answer, bool(accept))
+
+    referee.listeners.append(told_takeback_answer)
 
 
 def open_guest(settings, daemon: Any):

@@ -160,11 +160,14 @@ class Door:
         link = self.link
         if link is not None:
             asked = link.request_takeback()
+            if getattr(link.settings, "guest", False):   # (a seat in a browser: remote/guest.py)
+                return self._done(tr("asked the player in the browser to take back move {n}")
+                                  .format(n=asked + 1))
             return self._done(tr("asked the other board to take back move {n}").format(n=asked + 1))
         return self._done(tr("took back {moves}").format(moves=self.referee.takeback(self.clock(), origin)))
 
     def answer_takeback(self, accept: bool) -> None:
-        """Accept or refuse the other board's takeback request."""
+        """Accept or refuse the other board's (or the browser's) takeback request."""
         link = self.link
         if link is None:
             raise games.IllegalMove("answer", Reason("this board plays no remote game"))

@@ -16,7 +16,8 @@ from typing import Any, Callable
 
 import games
 from board_driver.referee.clock import control_text, parse_time_control
-from board_driver.referee.menu import current_choices, game_choice_sites, seats_of
+from board_driver.referee.kept import web_refusal
+from board_driver.referee.menu import applied_seats, current_choices, game_choice_sites
 from board_driver.referee.reconcile import candidate_moves, changed_sites
 from board_driver import views
 from board_driver.views.narrate import takeback_words
@@ -28,6 +29,9 @@ log = logging.getLogger("treeboard.referee")
 class Hands:
     def __init__(self, referee: Any):
         self.referee = referee
+        # The move count the other side's takeback request asks for, while one waits for the
+        # people here (a remote link's; set by daemon/remote_part.py), else None.
+        self.takeback_asked: Callable[[], int | None] = lambda: None
 
     def enter(self, site: str, kind: str, now: float) -> None:
         """A piece placed where no sensor sees it (Treeblox above the board): play the one legal
@@ -159,6 +163,8 @@ class Hands:
             values.append("away")
         if endings.asked() == "board":
             values += ["accept", "refuse"]
+        elif self.takeback_asked() is not None:   # (the other side's: the remote link's)
+            values += ["accept-takeback", "refuse-takeback"]
         return values
 
     def gestured(self, what: Any, now: float) -> None:
@@ -238,7 +244,10 @@ class Hands:
                 return partial(self.ending_chosen, chosen.get("ending"), chosen.get("take up"))
             if chosen.get("clock") is not None:
                 ref.keeper.set_controls(parse_time_control(chosen["clock"]), now, this_game=False)
-            ref.set_seats(seats_of(chosen.get("seats", "people"), chosen.get("level", "medium")))
+            # (a web seat is kept where the choice puts a person: menu.applied_seats)
+            ref.set_seats(applied_seats(ref.seats, chosen.get("seats", "people"),
+                                        chosen.get("level", "medium"),
+                                        lambda seats: web_refusal(seats, ref.state.game) is None))
             if chosen.get("hints") is not None:
                 ref.set_hint_mode(chosen["hints"])
             log.info("menu applied: seats %s, clock %s, hints %s", ref.seats,
@@ -262,6 +271,9 @@ class Hands:
                 endings.take_up(take_up, now, "menu")
             elif ending in ("accept", "refuse"):
                 endings.answer(ending == "accept", now, "menu")
+            elif ending in ("accept-takeback", "refuse-takeback"):
+                # (the remote link answers it, after this decision: daemon/remote_part.py)
+                self.referee.tell("takeback-answer", ending == "accept-takeback", "menu")
             elif ending == "resign":
                 endings.resign(now, None, "menu")
             elif ending == "draw":

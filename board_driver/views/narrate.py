@@ -178,7 +178,8 @@ class Narrator:
             if not moment.settings.takeback:
                 off = tr("takebacks by lifting are off (display.takeback = false): put it "
                          "back, or type takeback")
-            elif "remote" in moment.seats:
+            elif "remote" in moment.seats and not self._link.get("guest"):
+                # (with a seat in a browser, lifting asks it: the link says what came of it)
                 off = tr("in a remote game a takeback is asked of the other board: put it "
                          "back, or type takeback")
         if off:
@@ -420,9 +421,14 @@ class Narrator:
             line = tr("other board: {status}").format(status=reason(status))
             out.append(Said(line, line, "link"))
         if summary["request"] is not None and summary["request"] != was.get("request"):
-            line = tr("the other board asks to take back move {n}: accept or refuse").format(
+            line = (tr("the player in the browser asks to take back move {n}: accept or refuse")
+                    if summary.get("guest") else
+                    tr("the other board asks to take back move {n}: accept or refuse")).format(
                 n=summary["request"] + 1)
             out.append(Said(line, line, "link"))
+        said = summary.get("takeback_said")   # (a seat in a browser: how its takeback ended)
+        if said is not None and said != was.get("takeback_said"):
+            out.append(Said(said[1], said[1], "link"))
         return out
 
     def turn(self, moment) -> Said:

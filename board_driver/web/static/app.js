@@ -92,8 +92,10 @@ const STRINGS = {
   wrongTitle: () => tr("The board disagrees with the game."),
   wrongSub: () => tr("Put it right there:"),
   takebackAsked: () => tr(" — takeback asked, waiting for the other board"),
+  takebackAskedGuest: () => tr(" — takeback asked, waiting for the player in the browser"),
   lightsMean: () => tr("What the lights mean"),
   otherAsks: (move) => tr("The other board asks to take back {move}.", { move }),
+  guestAsks: (move) => tr("The player in the browser asks to take back {move}.", { move }),
   place: (kind, where) => tr("Place {kind}: {where}", { kind, where }),
   noAnswer: () => tr("The board does not answer; it may be restarting."),
   refused: (status) => tr("refused ({status})", { status }),
@@ -339,13 +341,16 @@ function showRemote(s) {
   $("remote-game").textContent = r.game;
   $("remote-invite").hidden = !r.guest;   // a seat played from a browser: its invitation
   let words = r.status_words || r.status;
-  if (r.asked_to !== null) words += STRINGS.takebackAsked();
+  if (r.asked_to !== null) words += r.guest ? STRINGS.takebackAskedGuest() : STRINGS.takebackAsked();
+  // (a seat in a browser: how its last takeback ended, until the game goes on)
+  const said = r.takeback_said;
+  if (said && said[2] === s.game.moves.length) words += ` — ${said[1]}`;
   $("remote-status").textContent = words;
   $("remote").classList.toggle("bad", r.out_of_step || r.status.startsWith("no broker"));
   $("remote-ask").hidden = r.request === null;
   if (r.request !== null) {
     const move = s.game.moves[r.request];
-    $("remote-ask-text").textContent = STRINGS.otherAsks(move);
+    $("remote-ask-text").textContent = r.guest ? STRINGS.guestAsks(move) : STRINGS.otherAsks(move);
   }
 }
 
