@@ -140,18 +140,21 @@ def outcome(summary: Mapping[str, Any] | None) -> tuple[int | None, str] | None:
     (the seat that resigned), a draw agreed with `agreed`."""
     if summary is None:
         return None
-    for key, how in (("flag", "time"), ("resigned", "resignation")):
+    for key, how in (("flag", "time"), ("resigned", "resignation"), ("forfeit", "forfeit")):
         if summary.get(key) in (0, 1):
             return 1 - summary[key], how
     if summary.get("agreed"):
         return None, "agreement"
+    if summary.get("drawn_away") in (0, 1):
+        return None, "absence"
     winner = summary.get("winner")
     return (winner if winner in (0, 1) else None), "score"
 
 
 def result_text(summary: Mapping[str, Any] | None) -> str | None:
     """SGF's RE for a finished game: B+3 (by 3), B+ (a win the score does not measure), B+T
-    (on time), B+R (by resignation), 0 (a draw, by the rules or agreed)."""
+    (on time), B+R (by resignation), B+F (by forfeit: claimed while the other was away), 0 (a
+    draw, by the rules, agreed, or called while the other was away)."""
     found = outcome(summary)
     if found is None:
         return None
@@ -159,7 +162,7 @@ def result_text(summary: Mapping[str, Any] | None) -> str | None:
     if winner is None:
         return "0"
     if how != "score":
-        return f"{COLOURS[winner]}+{'T' if how == 'time' else 'R'}"
+        return f"{COLOURS[winner]}+{ {'time': 'T', 'forfeit': 'F'}.get(how, 'R')}"
     scores = summary.get("scores") or (0, 0)
     margin = scores[winner] - scores[1 - winner]
     return f"{COLOURS[winner]}+{margin if margin > 0 else ''}"
