@@ -12,6 +12,7 @@ from types import SimpleNamespace
 import pytest
 
 from board_driver.config import sim_config
+from board_driver.daemon.guest_view import guest_view
 from board_driver.daemon.remote_part import tell_presence
 from board_driver.records import library, sgf
 from board_driver.referee.absence import GRACE_S
@@ -117,6 +118,7 @@ def test_a_claim_or_a_draw_ends_the_game_journaled_with_its_record(board, choice
     said(t, "wait", str(int(GRACE_S * 1000 + 500)))
     assert words in said(t, "absent", choice)
     assert t.referee.over and state_json(t)["result"] == words
+    assert guest_view(t.referee, t.clock.now, 1)["sentence"] == words   # the browser's view
     saved = t.session.journal.history(limit=1)[0]
     assert saved.status == "finished" and summary.items() <= saved.summary.items()
     [record] = library.export(t.session.journal, [saved.game_id])
