@@ -88,6 +88,16 @@ class Absence:
             clocks.paused_for = None
             self._quiet_until, self._asked = None, False
 
+    def away(self, seat: int) -> bool:
+        """Whether the link says `seat`'s player is away (a clock that runs out then loses
+        nothing: timekeeper.py)."""
+        return seat in self._away
+
+    def decides(self, seat: int) -> bool:
+        """Whether this board alone decides `seat`'s game (a browser's seat: its clock is this
+        board's to flag), as the link last said."""
+        return seat in self._hosted
+
     # --- what the board asks --------------------------------------------------------------------
 
     def _candidate(self) -> tuple[int, float] | None:

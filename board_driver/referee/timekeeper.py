@@ -200,11 +200,15 @@ class Clockwork:
             keeper.keep(now, was_running, over=False)
             return None
         move = self.pass_move() if control.per_move_s is not None else None
-        if ref.seats[seat] == "remote" or (move is None and control.per_move_s is not None
-                                           and state.timeout_move() is not None):
-            # A remote seat's clock is its own board's: that board says when it ran out. A
-            # game's move for a turn out of time that is not legal now: the clock stays at 0
-            # until it is, or the action under way ends the turn.
+        absence = ref.absence
+        if (ref.seats[seat] == "remote" and not absence.decides(seat)) or (move is None and (
+                absence.away(seat) or (control.per_move_s is not None
+                                       and state.timeout_move() is not None))):
+            # A remote board's seat's clock is its own board's: that board says when it ran
+            # out (a browser's is this board's: flagged here). A player away never loses by it:
+            # the clock stays at 0 and the present player is asked (absence.py). A game's move
+            # for a turn out of time that is not legal now: the clock stays at 0 until it is,
+            # or the action under way ends the turn.
             clocks.stop(now)
             keeper.keep(now, was_running, over=False)
             return None

@@ -192,3 +192,21 @@ def test_the_page_chooses_with_a_control_action(board):
                                                         "the game")
 
     asyncio.run(run())
+
+
+def test_a_browsers_clock_is_flagged_here_while_it_is_there_and_never_while_it_is_away(board):
+    t = board("0.05")                    # 3 s each
+    said(t, "place", "h0.0")
+    said(t, "absent", "1", "here")       # the browser is there: its clock is this board's
+    said(t, "wait", "4000")
+    assert t.referee.flagged == 1 and t.referee.over
+    t.close()
+    t = board("0.05")
+    said(t, "place", "h0.0")
+    said(t, "absent", "1", "away")       # away: its clock stops at 0, and nothing is lost
+    said(t, "wait", "4000")
+    assert t.referee.flagged is None and not t.referee.over and left(t)[1] == 0
+    said(t, "wait", str(int(GRACE_S * 1000)))
+    assert t.moment().absent.asked and "claim" in t.moment().absent.choices
+    said(t, "absent", "1", "here")       # back, with no time left: lost on time now
+    assert t.referee.flagged == 1
