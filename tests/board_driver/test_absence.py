@@ -63,6 +63,9 @@ def test_the_player_to_move_away_is_asked_after_the_grace_and_never_forfeited(bo
     assert page["words"] == question and [c["choice"] for c in page["choices"]] == [
         "pause", "wait", "claim", "draw"]
     assert left(t)[1] < 60 - GRACE_S + 1   # its clock ran all along (lichess's way)
+    now, half = t.clock.now, 1 / (2 * ASK_HZ)   # the turn LEDs blink the present player's colour
+    assert {t.referee.frame(now + i * half)[0]["turn"] for i in (0, 1)} == {
+        t.referee.settings.colours["player0"], (0, 0, 0)}
     said(t, "wait", "600000")               # its minute is long gone: still not forfeited
     assert not t.referee.over and t.referee.flagged is None
     # "wait": the clock runs on, the question comes back after another grace
@@ -94,6 +97,8 @@ def test_paused_clocks_stay_paused_across_a_restart_and_run_when_the_player_retu
     kept = left(t)
     said(t, "wait", "120000")
     assert left(t) == kept and t.moment().absent.paused
+    colours = t.referee.settings.colours
+    assert t.referee.frame(t.clock.now)[0]["turn"] == colours["waiting"]   # the LEDs say it
     assert state_json(t)["absent"]["words"] == ("player 2 is away: the clocks are paused until "
                                                 "player 2 returns")
     t.close()
