@@ -31,7 +31,7 @@ COLOURS = ("B", "W")
 SEAT_WORDS = {"human": "person at the board", "remote": "remote board", "web": "web seat",
               "computer": "computer"}
 #: How a game ends, as a record's RE says it (and the library searches it).
-ENDINGS = ("score", "time", "resignation", "agreement")
+ENDINGS = ("score", "time", "resignation", "agreement", "forfeit", "absence")
 
 
 class RecordError(TreeboardError, ValueError):
@@ -135,7 +135,8 @@ def seat_words(seat: str | None) -> str | None:
 
 def outcome(summary: Mapping[str, Any] | None) -> tuple[int | None, str] | None:
     """Who won a finished game (None: a draw) and how ("score", "time", "resignation",
-    "agreement"), from the journal's summary; None for a game not finished. A summary says a
+    "agreement", "forfeit" and "absence": claimed or drawn while one was away), from the
+    journal's summary; None for a game not finished. A summary says a
     loss on time with `flag` (the seat whose time ran out), a resignation with `resigned`
     (the seat that resigned), a draw agreed with `agreed`."""
     if summary is None:

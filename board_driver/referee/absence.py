@@ -4,7 +4,7 @@ A part of the referee, as its endings and clockwork are. The link tells it wheth
 side is there (`seen`: a browser's presence with its will, the other board's, or no broker).
 A family game is never forfeited because someone is away: once the player to move has been
 away GRACE_S, the board says so (the moment's `absent`: the LEDs, the page, the voice) and the
-present player chooses (`choose`, from the page, the sim):
+present player chooses (`choose`, from the page, the sim, the board's game menu):
 
 - "pause": the away player's clock stops until they return (kept with the clocks in the
   journal: a restart keeps it paused; their return, or a move of theirs, starts it again);
@@ -144,6 +144,15 @@ class Absence:
         """What the present player may choose about `seat`: in a timed game this board alone
         decides, CHOICES; otherwise nothing (the game waits)."""
         return CHOICES if self.referee.keeper.timed and seat in self._hosted else ()
+
+    def menu_choices(self) -> tuple[str, ...]:
+        """What the game menu offers of it as it opens: the choices about the away player to
+        move while the board asks (at its last `check`) or the clocks are paused for them."""
+        found = self._candidate()
+        if found is None or not (self._asked or
+                                 self.referee.keeper.clocks.paused_for == found[0]):
+            return ()
+        return self.choices(found[0])
 
     def choose(self, choice: str, now: float, origin: str = "board") -> int:
         """The present player's choice about the away player to move. Returns the away seat.

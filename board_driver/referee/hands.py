@@ -159,6 +159,8 @@ class Hands:
             values.append("away")
         if endings.asked() == "board":
             values += ["accept", "refuse"]
+        # the player to move away: pause, wait, claim, a draw (referee/absence.py)
+        values += [f"absent-{c}" for c in ref.absence.menu_choices()]
         return values
 
     def gestured(self, what: Any, now: float) -> None:
@@ -268,6 +270,8 @@ class Hands:
                 endings.offer_draw(now, None, "menu")
             elif ending == "away":
                 endings.put_away(now, "menu")
+            elif ending is not None and ending.startswith("absent-"):
+                self.referee.absence.choose(ending.split("-", 1)[1], now, "menu")
         except games.IllegalMove as exc:
             log.info("the menu's %s not done: %s", ending or "take up", exc.reason)
 

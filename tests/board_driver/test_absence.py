@@ -215,3 +215,27 @@ def test_a_browsers_clock_is_flagged_here_while_it_is_there_and_never_while_it_i
     assert t.moment().absent.asked and "claim" in t.moment().absent.choices
     said(t, "absent", "1", "here")       # back, with no time left: lost on time now
     assert t.referee.flagged == 1
+
+
+def test_the_boards_game_menu_offers_the_choices_while_the_player_to_move_is_away(tmp_path):
+    from tests.board_driver.test_endings import _choose, _with_menu_button
+
+    t = Tracer(sim_config(journal=str(tmp_path / "j.sqlite"), layout=_with_menu_button(tmp_path),
+                          players=("human", "remote"), time_control=parse_time_control("5")))
+    try:
+        said(t, "place", "h0.0")
+        said(t, "absent", "1", "away")
+        t.step("press", ["menu"])           # not past the grace: nothing of it
+        assert not [c for c in t.referee.menu.sites.values() if c.value and
+                    str(c.value).startswith("absent-")]
+        t.step("press", ["menu"])           # (leaves it)
+        said(t, "wait", str(int(GRACE_S * 1000 + 500)))
+        t.step("press", ["menu"])
+        values = [c.value for c in t.referee.menu.sites.values() if c.group == "ending"]
+        assert values[-4:] == ["absent-pause", "absent-wait", "absent-claim", "absent-draw"]
+        _choose(t, "ending", "absent-pause")
+        _, done = _choose(t, "apply")
+        assert "the clocks are paused until player 2 returns" in done["said"]
+        assert t.moment().absent.paused
+    finally:
+        t.close()
