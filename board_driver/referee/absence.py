@@ -32,7 +32,8 @@ from games.base import Reason
 log = logging.getLogger("treeboard.referee")
 
 #: How long the player to move may be away before the present player is asked (lichess offers
-#: its claim after a similar wait; long enough for a phone to reconnect after a tunnel).
+#: its claim after a similar wait; long enough for a phone to reconnect after a tunnel), unless
+#: the config says otherwise (away_grace_seconds).
 GRACE_S = 60.0
 #: What the present player may choose, in a timed game.
 CHOICES = ("pause", "wait", "claim", "draw")
@@ -100,6 +101,12 @@ class Absence:
 
     # --- what the board asks --------------------------------------------------------------------
 
+    @property
+    def grace(self) -> float:
+        """The config's away_grace_seconds, else GRACE_S."""
+        grace = self.referee.config.away_grace_seconds
+        return GRACE_S if grace is None else grace
+
     def _candidate(self) -> tuple[int, float] | None:
         """The seat to move and when its absence asks, if it is away in a game in progress that
         a person here plays the other seat of; else None."""
@@ -110,7 +117,7 @@ class Absence:
         since = self._away.get(seat)
         if since is None or not ref.endings.local(1 - seat):
             return None
-        return seat, since + GRACE_S
+        return seat, since + self.grace
 
     def away_to_move(self, now: float) -> int | None:
         """The seat to move when its player has been away GRACE_S (`_candidate`), else None."""
@@ -173,7 +180,7 @@ class Absence:
                 ref.keeper.pause(seat, now)
                 self._say("paused", seat)
         elif choice == "wait":
-            self._quiet_until, self._asked = now + GRACE_S, False
+            self._quiet_until, self._asked = now + self.grace, False
             if ref.keeper.clocks.paused_for == seat:
                 ref.keeper.pause(None, now)   # (paused before: the clock runs again)
             self._say("waiting", seat)

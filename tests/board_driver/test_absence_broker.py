@@ -13,7 +13,6 @@ import pytest
 from board_driver.config import sim_config
 from board_driver.daemon.loop import Daemon
 from board_driver.daemon.notify import Notifier
-from board_driver.referee import absence
 from board_driver.referee.clock import parse_time_control
 from board_driver.remote import seat as sp
 from tests.waits import scaled, until
@@ -41,9 +40,9 @@ def say_presence(port: int, online: bool) -> None:
 
 @pytest.mark.timeout(120)
 def test_the_board_hears_the_browser_go_asks_pauses_and_runs_again_when_it_is_back(
-        tmp_path, broker, monkeypatch):
-    monkeypatch.setattr(absence, "GRACE_S", 1.0)   # (a minute on a real board)
-    cfg = sim_config(journal=str(tmp_path / "journal.sqlite"),
+        tmp_path, broker):
+    cfg = sim_config(away_grace_seconds=1.0,   # (a minute by default)
+                     journal=str(tmp_path / "journal.sqlite"),
                      layout="tree-planting-classic-pins", players=("human", "remote"),
                      time_control=parse_time_control("5"),
                      remote={"broker": broker.url, "game": GAME, "secret": SECRET,
