@@ -18,7 +18,8 @@ def guest_view(referee: Any, now: float, seat: int, language: str | None = None)
     moment = referee.moment(now)
     state = moment.state
     names = views.players(state.game.name)
-    result = snapshot.result_words(state, names, moment.flagged)
+    # (a game its players ended counts too: resigned, a draw, claimed while one was away)
+    result = snapshot.result_words(state, names, moment.flagged, moment.ending)
     mine = not state.is_over() and state.to_move == seat
     owed = bool(moment.to_make) and moment.to_make_by == "remote"
     return {

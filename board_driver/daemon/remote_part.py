@@ -56,6 +56,7 @@ class RemotePart:
         else:
             self.link = RemoteLink(settings, daemon.session.referee, daemon.loop.time)
             self.link.after_change = daemon.show
+        tell_presence(self.link, daemon)
         self._task = asyncio.ensure_future(self.link.run())
         if "remote link" not in daemon.supervisor.parts:
             daemon.supervisor.add(Part("remote link", check=self.problem, restart=self.restart))
@@ -165,3 +166,21 @@ def open_guest(settings, daemon: Any):
         link.publish_view()
     link.after_change = changed
     return link
+
+
+def tell_presence(link: Any, daemon: Any) -> None:
+    """The referee hears, after each change of the link, whether the other side is there (a
+    browser's presence, the other board's; no broker: not there), and whether this board
+    alone decides that seat's game (a browser's: referee/absence.py offers the choices)."""
+    seat = link.settings.seat
+    if seat is None or link.settings.watching:
+        return   # (a spectator: no one plays here)
+    shown = link.after_change
+
+    def changed() -> None:
+        referee = daemon.session.referee
+        if referee.absence.seen(seat, link.peer_online, daemon.loop.time(),
+                                hosted=link.settings.guest):
+            referee.decide(daemon.loop.time())
+        shown()
+    link.after_change = changed

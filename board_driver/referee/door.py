@@ -206,6 +206,16 @@ class Door:
         self.referee.endings.answer(accept, self.clock(), origin)
         self._decided()
 
+    def absent_choice(self, choice: str, origin: str = "page") -> int:
+        """The present player's choice while the player to move is away (referee/absence.py):
+        pause, wait, claim or draw. Returns the away seat."""
+        return self._decided(self.referee.absence.choose(choice, self.clock(), origin))
+
+    def seen(self, seat: int, here: bool, hosted: bool = True) -> None:
+        """Whether `seat`'s player is there, as a link says it (a trace says it by hand)."""
+        if self.referee.absence.seen(seat, here, self.clock(), hosted):
+            self._decided()
+
     def put_away(self, origin: str = "page") -> int:
         """The game in progress put away (its position, clocks and seats kept); a new game
         starts. Returns its journal id."""

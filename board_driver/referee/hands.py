@@ -165,6 +165,8 @@ class Hands:
             values += ["accept", "refuse"]
         elif self.takeback_asked() is not None:   # (the other side's: the remote link's)
             values += ["accept-takeback", "refuse-takeback"]
+        # the player to move away: pause, wait, claim, a draw (referee/absence.py)
+        values += [f"absent-{c}" for c in ref.absence.menu_choices()]
         return values
 
     def gestured(self, what: Any, now: float) -> None:
@@ -280,6 +282,8 @@ class Hands:
                 endings.offer_draw(now, None, "menu")
             elif ending == "away":
                 endings.put_away(now, "menu")
+            elif ending is not None and ending.startswith("absent-"):
+                self.referee.absence.choose(ending.split("-", 1)[1], now, "menu")
         except games.IllegalMove as exc:
             log.info("the menu's %s not done: %s", ending or "take up", exc.reason)
 

@@ -57,6 +57,8 @@ CLOCKS = ("none", "5+3", "10")
 GROUPS = ("seats", "level", "clock", "hints")
 #: The game menu's choices (group "ending"), in the order its sites follow.
 ENDINGS = ("resign", "draw", "away", "accept", "refuse", "accept-takeback", "refuse-takeback")
+#: ... and while the player to move is away (referee/absence.py), its choices, after those.
+ABSENT = ("absent-pause", "absent-wait", "absent-claim", "absent-draw")
 
 
 @dataclass(frozen=True)

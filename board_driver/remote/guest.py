@@ -23,6 +23,7 @@ from board_driver.remote import protocol as rp
 from board_driver.remote import seat as sp
 from board_driver.remote.link import CONNECTED, RemoteLink, RemoteSettings
 from board_driver.remote.takeback import GuestTakebacks
+from board_driver.remote.view_guard import ViewGuard
 
 log = logging.getLogger("treeboard.remote")
 
@@ -46,6 +47,11 @@ class GuestLink(RemoteLink):
         self.view_of: Callable[[], dict] | None = None     # the daemon's: views draw it
         self.words: Callable[[Any], str] = str             # a reason in the player's words
         self._view_digest: str | None = None
+        # The retained view on the broker is the board's: a forgery there is answered with the
+        # board's own, at once and rate-limited (remote/view_guard.py).
+        self.view_topic = sp.seat_topic(settings.game_id, settings.seat, "view")
+        self.view_guard = ViewGuard(lambda payload: self._put(self.view_topic, payload, True),
+                                    clock, _later)
         self._seen: collections.OrderedDict[str, dict] = collections.OrderedDict()
         self.status = WAITING_GUEST
         # The lobby's offer (remote/lobby.py): only of a game not begun.
@@ -111,6 +117,8 @@ class GuestLink(RemoteLink):
 
     async def _serve(self, client, presence: str | None) -> None:
         self._view_digest = None   # a broker that restarted forgot the retained view
+        self.view_guard.forget()
+        await watch_own_view(client, self.view_topic)
         await super()._serve(client, presence)
 
     def _on_local_change(self, what: str, move: Any, origin: str) -> None:
@@ -131,7 +139,9 @@ class GuestLink(RemoteLink):
         if digest == self._view_digest and not force:
             return
         self._view_digest = digest
-        self._put(sp.seat_topic(s.game_id, s.seat, "view"), sp.seal(self.seat_key, body), True)
+        payload = sp.seal(self.seat_key, body)
+        self.view_guard.published(payload)
+        self._put(self.view_topic, payload, True)
 
     def _put(self, topic: str, payload: bytes, retain: bool) -> None:
         try:
@@ -150,6 +160,9 @@ class GuestLink(RemoteLink):
             self._on_play(topic, payload)
         elif topic == sp.seat_topic(s.game_id, s.seat, "takeback"):
             self._on_takeback(topic, payload)
+        elif topic == self.view_topic and self.view_guard.heard(payload):
+            self._refuse(topic, "a seat view this board did not publish (its own published "
+                                "again)")
 
     def _on_presence(self, topic: str, payload: bytes) -> None:
         if not payload:
@@ -224,3 +237,20 @@ class GuestLink(RemoteLink):
                 answer["ok"] = True
                 log.info("browser move %d: %s", len(state.moves), body["move"])
         return answer
+
+
+async def watch_own_view(client: Any, topic: str) -> None:
+    """Subscribe to the board's own retained view (view_guard.py), without its own publishes
+    echoed back (MQTT 5's No Local: a view is up to 200 kB, sent once, not twice)."""
+    from paho.mqtt.subscribeoptions import SubscribeOptions
+
+    await client.subscribe(topic, options=SubscribeOptions(qos=1, noLocal=True))
+
+
+def _later(delay: float, fn: Callable[[], None]) -> asyncio.TimerHandle | None:
+    """`fn` after `delay` seconds on the running loop; None where none runs (a test driving
+    the link by hand)."""
+    try:
+        return asyncio.get_running_loop().call_later(delay, fn)
+    except RuntimeError:
+        return None

@@ -601,6 +601,18 @@ function showEnding(s) {
   $("draw-offer").hidden = e.offer_by === null || e.offer_by === undefined;
   $("draw-offer-text").textContent = e.offer_words || "";
   $("draw-answer").hidden = !e.can_answer;
+  // The player to move away (web/endings.py: POST /api/absent): the sentence and the present player's choices.
+  const a = s.absent;
+  $("absent").hidden = !a;
+  $("absent-text").textContent = a ? a.words : "";
+  $("absent-choices").replaceChildren(...(a ? a.choices : []).map((c) => {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.dataset.choice = c.choice;
+    b.textContent = c.words;
+    b.onclick = () => post("/api/absent", { choice: c.choice });
+    return b;
+  }));
 }
 
 function wire() {
