@@ -27,6 +27,7 @@ from board_driver.referee.session import Session
 from board_driver.referee.actions import (UnknownAction, act, check_arguments, describe_error,
                                           parse_action, split_line)
 from board_driver import views
+from board_driver.cli import sim_lobby
 from board_driver.views.base import piece_name
 from board_driver.views.ending import ended_words
 from board_driver.views.narrate import Narrator, last_moves
@@ -93,7 +94,7 @@ class Terminal:
         self._last = None
         self._started = False  # `start` has seen the game
         self._narrator = Narrator()  # what changed, in words (views/narrate.py)
-        self.link = None  # the RemoteLink of a remote game, once the daemon runs
+        self.link_of: Callable[[], object] = lambda: None   # the daemon's RemoteLink, if any
         self._link_said: dict | None = None
         self._warned: dict[tuple, set[float]] = {}   # the clock warnings said this turn
 
@@ -205,6 +206,11 @@ class Terminal:
             self.say(item.text)
         if self.speak is not None:
             self.speak([item.spoken for item in said])
+
+    @property
+    def link(self):
+        """The remote game's link as it is now (joined or replaced since the sim began)."""
+        return self.link_of()
 
     def narrate_link(self) -> None:
         """A remote game: say when the link to the other board changes, and its requests."""
@@ -487,6 +493,9 @@ COMMANDS = {
     "refuse": Command(Typed.answer), "new": Command(Typed.new), "clear": Command(Typed.clear),
     "clock": Command(Typed.clock, takes=(0, None, "a time control")),
     "quit": Command(Typed.quit, acts=False), "exit": Command(Typed.quit, acts=False),
+    # the family's lobby (sim --remote URL --lobby: cli/sim_lobby.py)
+    "lobby": Command(sim_lobby.lobby, acts=False),
+    "take": Command(sim_lobby.take, takes=(1, 1, "a game id the lobby offers")),
 }
 
 
@@ -504,13 +513,13 @@ def greet(daemon: Daemon, terminal: Terminal) -> None:
     """What the sim says as it starts: the game's help, a remote game's seats, the page's
     address, and the board."""
     session, out = daemon.session, terminal.out
+    terminal.link_of = lambda: daemon.remote
     print(game_help(session.referee.state.game.name), file=out)
     if daemon.remote is not None:
         print(tr(REMOTE_HELP), file=out)
         ref = session.referee
         print(views.seat_words(ref.state.game.name, tuple(ref.seats), ref.settings.colours),
               file=out)
-        terminal.link = daemon.remote
     if daemon.web is not None:
         print(tr("the board in a browser: {url}").format(url=daemon.web.url), file=out)
     terminal.start(session)

@@ -1,0 +1,112 @@
+"""Two boards meeting in the family's lobby, with the real parts: Debian's Mosquitto and two
+`treeboard sim`s in their own processes. One hosts a game and offers its open seat
+(`--guest --offer`); the other, with no game arranged (`--remote URL --lobby`), lists the
+lobby (`lobby`, and `treeboard lobby` on the command line) and takes the offer (`take GAME`):
+both then play board to board, the game id, options and seats from the offer alone."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import queue
+import subprocess
+import sys
+import threading
+
+from tests.board_driver.test_remote_sim import Sim
+from tests.waits import scaled
+
+SECRET = "kitchen-table-42"
+
+
+class LineSim(Sim):
+    """`treeboard sim --no-web ARGS` in a process; its printed lines read as they come."""
+
+    def __init__(self, tmp_path, name: str, *args: str, secret: str = SECRET):
+        env = dict(os.environ, XDG_STATE_HOME=str(tmp_path / "state"),
+                   TREEBOARD_REMOTE_SECRET=secret, NO_COLOR="1")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "board_driver.cli", "sim", "--no-web", "--verbose",
+             "--journal", str(tmp_path / f"{name}.sqlite"), *args],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+            env=env)
+        self.lines: queue.Queue = queue.Queue()
+        self.seen: list[str] = []
+        threading.Thread(target=self._read, daemon=True).start()
+
+
+def lobby_cli(broker) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "board_driver.cli", "lobby", "--broker",
+                           broker.url], capture_output=True, text=True, timeout=scaled(60),
+                          env=dict(os.environ, TREEBOARD_REMOTE_SECRET=SECRET))
+
+
+def test_two_boards_meet_in_the_lobby_and_play_board_to_board(tmp_path, broker):
+    with contextlib.ExitStack() as started:
+        host = LineSim(tmp_path, "host", "--remote", broker.url, "--join", "meet1", "--seat",
+                       "0", "--guest", "--offer")
+        started.callback(host.close)
+        host.expect("offered seat 1 of meet1 in the lobby")
+        # The command line lists it (the family secret makes the lobby's id and key).
+        out = lobby_cli(broker)
+        assert out.returncode == 0 and out.stdout.startswith("meet1: "), out
+        guest = LineSim(tmp_path, "guest", "--remote", broker.url, "--lobby")
+        started.callback(guest.close)
+        guest.type("lobby")
+        guest.expect(r"offered: meet1 .*take meet1")
+        guest.type("take meet1")
+        guest.expect("took meet1 from the lobby: this board plays seat 1")
+        host.expect("a board took the lobby's offer of meet1")
+        host.expect("the lobby's offer of meet1 is withdrawn")
+        guest.expect("^other board: connected", 20)
+        host.expect("other board: connected", 20)
+        # The offer is gone from the lobby.
+        out = lobby_cli(broker)
+        assert out.returncode == 0 and out.stdout == "", out
+        # They play: a move at the host is the guest board's to put, and back.
+        host.type("place h0.0")
+        host.expect(r"move 1: h0\.0")
+        guest.expect(r"make the other board's move at h0\.0: put a rod here")
+        guest.type("place h0.0")
+        guest.type("place v0.0")
+        guest.expect(r"^move 2: v0\.0")
+        host.expect(r"move 2: v0\.0.*put it on the board")
+    assert host.proc.returncode == 0 and guest.proc.returncode == 0
+
+
+def offers_in(broker) -> list[str]:
+    """The game ids the lobby lists now, read as a board reads them (remote/meet.py)."""
+    import asyncio
+
+    from board_driver.remote.link import parse_broker
+    from board_driver.remote.meet import Broker, read_offers
+
+    host, port, tls = parse_broker(broker.url)
+    try:
+        return [o.game_id for o in asyncio.run(read_offers(Broker(host, port, tls,
+                                                                  SECRET.encode())))]
+    except OSError:   # (the broker not up yet)
+        return []
+
+
+def test_the_offer_comes_back_after_the_broker_restarts(tmp_path, broker):
+    """A broker without persistence forgets the retained offer as it restarts; the offer's own
+    connection drops with it and, connected again, offers the game again."""
+    from tests.waits import wait_for
+
+    with contextlib.ExitStack() as started:
+        host = LineSim(tmp_path, "host", "--remote", broker.url, "--join", "again1", "--seat",
+                       "0", "--guest", "--offer")
+        started.callback(host.close)
+        host.expect("offered seat 1 of again1 in the lobby")
+        assert offers_in(broker) == ["again1"]
+        broker.stop()
+        broker.start()
+        wait_for(lambda: offers_in(broker) == ["again1"], 30,
+                 "the offer to be made again on the restarted broker")
+        # ... and it still goes when taken.
+        guest = LineSim(tmp_path, "guest", "--remote", broker.url, "--lobby")
+        started.callback(guest.close)
+        guest.type("take again1")
+        guest.expect("took again1 from the lobby")
+        wait_for(lambda: offers_in(broker) == [], 30, "the taken offer to go")
