@@ -13,6 +13,7 @@ import paho.mqtt.client as paho
 import pytest
 
 from tests.broker import Broker
+from tests.board_driver.browser_harness import browser, chromium, sims  # noqa: F401
 from tests.waits import scaled, wait_for
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "remote.md"
@@ -134,3 +135,60 @@ def test_a_guest_account_reads_its_own_game_and_nothing_of_another(family_broker
             lobby.close()
     finally:
         board.close()
+
+
+def test_a_browser_takes_an_offer_through_the_lobby_account_and_plays_as_the_games_guest(
+        tmp_path, sims, browser, monkeypatch):
+    """The documented set-up end to end: the lobby link carries the lobby's account, which
+    reads offers only; the offer carries the game's own account (wrapped for lobby members),
+    with which the browser opens the seat it took and plays."""
+    import random
+    import subprocess
+
+    from board_driver.remote import seat as sp
+    from tests.board_driver.browser_harness import TREEBOARD
+    from tests.board_driver.test_seat_browser import SECRET, play_tree_planting
+
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    site = tmp_path / "site"
+    subprocess.run([TREEBOARD, "seat-page", "--out", str(site)], check=True,
+                   capture_output=True, timeout=scaled(60))
+    game, password = sp.game_login(SECRET, "acl3")
+    broker = Broker(tmp_path, users={**PASSWORDS, game: password}, websockets=site,
+                    acl=documented_acl())
+    broker.start()
+    try:
+        for name, text in (("board", "board:board-pw-1"), ("lobby", "lobby:lobby-pw-1"),
+                           ("secret", SECRET)):
+            (tmp_path / name).write_text(text + "\n")
+            (tmp_path / name).chmod(0o600)
+        config = tmp_path / "board.toml"
+        config.write_text(f'''backend = "sim"
+layout = "tree-planting-4x4-matrix"
+players = ["human", "remote"]
+[remote]
+broker = "{broker.url}"
+game = "acl3"
+secret_file = "{tmp_path / 'secret'}"
+credentials_file = "{tmp_path / 'board'}"
+guest = true
+offer = true
+game_login = true
+''')
+        config.chmod(0o600)
+        sim = sims("--config", str(config))
+        out = subprocess.run([TREEBOARD, "invite", "--lobby", "--page",
+                              f"http://127.0.0.1:{broker.ws_port}/index.html", "--broker",
+                              broker.ws_url, "--login", str(tmp_path / "lobby"), "--secret-file",
+                              str(tmp_path / "secret")], capture_output=True, text=True,
+                             timeout=scaled(60))
+        assert out.returncode == 0, out.stderr
+        page = browser.new_page()
+        page.goto(out.stdout.strip())
+        page.click("#offers li[data-game=acl3] button")
+        page.wait_for_selector("#picture svg [data-site]", state="attached")
+        page.wait_for_function("document.body.dataset.board === 'here'")
+        assert f"user={game}" in page.url and "user=lobby" not in page.url
+        play_tree_planting(sim, page, sim.state()["options"], random.Random(3), 3)
+    finally:
+        broker.stop()
