@@ -56,6 +56,8 @@ POSITIONS_HELP = N_("positions: setup MOVES (set up the position they make) | pu
 #: A web seat's move typed in the sim, as the page makes it (board_driver/web/play.py).
 WEB_HELP = N_("web MOVE: the move of a seat played on the page (players human web), as the page "
               "makes it")
+LOBBY_HELP = N_("the family's lobby: lobby lists the games the family's boards offer; "
+                "take GAME plays one")
 REMOTE_HELP = N_("remote game: takeback asks the other board; accept | refuse answers its request")
 #: The exit status of a sim ended with Ctrl-C (128 + SIGINT), as a shell reports it.
 EXIT_INTERRUPTED = 130
@@ -520,6 +522,8 @@ def greet(daemon: Daemon, terminal: Terminal) -> None:
         ref = session.referee
         print(views.seat_words(ref.state.game.name, tuple(ref.seats), ref.settings.colours),
               file=out)
+    elif daemon.config.remote:   # (--lobby: no game arranged yet)
+        print(tr(LOBBY_HELP), file=out)
     if daemon.web is not None:
         print(tr("the board in a browser: {url}").format(url=daemon.web.url), file=out)
     terminal.start(session)
