@@ -13,6 +13,7 @@ import subprocess
 import sys
 import threading
 
+from tests.board_driver.browser_harness import sims  # noqa: F401
 from tests.board_driver.test_remote_sim import Sim
 from tests.waits import scaled
 
@@ -110,3 +111,66 @@ def test_the_offer_comes_back_after_the_broker_restarts(tmp_path, broker):
         guest.type("take again1")
         guest.expect("took again1 from the lobby")
         wait_for(lambda: offers_in(broker) == [], 30, "the taken offer to go")
+
+
+def test_a_board_that_met_another_stays_in_that_game_after_a_restart(tmp_path, broker):
+    """The host's game, taken by a board, is kept as a board-to-board game: restarted, the
+    host plays it with that board again, and offers nothing to a browser."""
+    with contextlib.ExitStack() as started:
+        args = ("--remote", broker.url, "--join", "kept1", "--seat", "0", "--guest", "--offer")
+        host = LineSim(tmp_path, "host", *args)
+        started.callback(host.close)
+        host.expect("offered seat 1 of kept1 in the lobby")
+        guest = LineSim(tmp_path, "guest", "--remote", broker.url, "--lobby")
+        started.callback(guest.close)
+        guest.type("take kept1")
+        host.expect("other board: connected", 20)
+        host.type("place h0.0")
+        guest.expect(r"make the other board's move at h0\.0")
+        host.close()
+        again = LineSim(tmp_path, "host", *args)
+        started.callback(again.close)
+        again.expect("other board: connected", 20)
+        assert not any("offered seat" in line for line in again.seen)
+        assert offers_in(broker) == []
+        guest.type("place h0.0")
+        guest.type("place v0.0")
+        again.expect(r"move 2: v0\.0.*put it on the board")
+
+
+def test_the_page_lists_the_lobby_and_takes_an_offer_or_says_why_not(tmp_path, broker, sims,
+                                                                     monkeypatch):
+    import json
+    import urllib.error
+    import urllib.request
+
+    monkeypatch.setenv("TREEBOARD_REMOTE_SECRET", SECRET)
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    with contextlib.ExitStack() as started:
+        host = LineSim(tmp_path, "host", "--remote", broker.url, "--join", "page1", "--seat",
+                       "0", "--guest", "--offer")
+        started.callback(host.close)
+        host.expect("offered seat 1 of page1 in the lobby")
+        board = sims("--remote", broker.url, "--lobby")
+
+        def post(path: str, body: dict):
+            request = urllib.request.Request(board.url + path, json.dumps(body).encode(),
+                                             {"Content-Type": "application/json"})
+            try:
+                with urllib.request.urlopen(request, timeout=scaled(30)) as r:
+                    return r.status, json.loads(r.read())
+            except urllib.error.HTTPError as exc:
+                return exc.code, json.loads(exc.read())["error"]
+
+        with urllib.request.urlopen(board.url + "api/lobby", timeout=scaled(30)) as r:
+            offers = json.loads(r.read())["offers"]
+        assert [(o["game_id"], o["seat"], o["game"]) for o in offers] == [
+            ("page1", 1, "tree-planting")]
+        assert "wrapped" not in json.dumps(offers) and "login" not in json.dumps(offers)
+        status, reason = post("api/lobby/take", {"game": "nowhere"})
+        assert status == 409 and "no game nowhere is offered" in reason, reason
+        status, state = post("api/lobby/take", {"game": "page1"})
+        assert status == 200 and state["remote"]["game"] == "page1", state
+        host.expect("other board: connected", 20)
+        board.wait(lambda s: s["remote"]["status"] == "connected", 20)
+        assert offers_in(broker) == []
