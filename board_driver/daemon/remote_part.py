@@ -164,6 +164,7 @@ class RemotePart:
             return
         table = {**self.daemon.config.remote, "guest": False, "offer": False, "met": True}
         settings = dataclasses.replace(link.settings, guest=False, offer=False)
+        await link.clear_view()   # (no browser plays this game now: its picture goes)
         await self.stop()
         save_join(self.daemon.config, table, tuple(self.daemon.session.referee.seats))
         self._open(settings)

@@ -133,6 +133,18 @@ class GuestLink(RemoteLink):
         self._view_digest = digest
         self._put(sp.seat_topic(s.game_id, s.seat, "view"), sp.seal(self.seat_key, body), True)
 
+    async def clear_view(self) -> None:
+        """Delete the browser's retained view (a board took the game: remote/meet.py)."""
+        import aiomqtt
+
+        s, client = self.settings, self._client
+        if client is not None:
+            try:
+                await asyncio.wait_for(client.publish(sp.seat_topic(s.game_id, s.seat, "view"),
+                                                      b"", qos=1, retain=True), 5)
+            except (aiomqtt.MqttError, asyncio.TimeoutError) as exc:   # the broker away
+                log.info("the browser's view of %s stays on the broker: %s", s.game_id, exc)
+
     def _put(self, topic: str, payload: bytes, retain: bool) -> None:
         try:
             self._outbox.put_nowait((topic, payload, retain))

@@ -15,7 +15,7 @@ import threading
 
 from tests.board_driver.browser_harness import sims  # noqa: F401
 from tests.board_driver.test_remote_sim import Sim
-from tests.waits import scaled
+from tests.waits import scaled, wait_for
 
 SECRET = "kitchen-table-42"
 
@@ -42,12 +42,35 @@ def lobby_cli(broker) -> subprocess.CompletedProcess:
                           env=dict(os.environ, TREEBOARD_REMOTE_SECRET=SECRET))
 
 
+def retained(broker, topic: str, marker: str) -> bytes | None:
+    """The message retained on `topic`, or None: `marker`, a topic known to hold one and
+    subscribed after it, comes after it would."""
+    import paho.mqtt.client as paho
+
+    got: dict[str, bytes] = {}
+    client = paho.Client(paho.CallbackAPIVersion.VERSION2, client_id="test-retained")
+    client.on_message = lambda c, u, m: got.setdefault(m.topic, m.payload)
+    client.connect("127.0.0.1", broker.port)
+    client.loop_start()
+    try:
+        client.subscribe(topic, qos=1)
+        client.subscribe(marker, qos=1)
+        wait_for(lambda: marker in got, 10, f"the retained message on {marker}")
+        return got.get(topic)
+    finally:
+        client.loop_stop()
+        client.disconnect()
+
+
 def test_two_boards_meet_in_the_lobby_and_play_board_to_board(tmp_path, broker):
     with contextlib.ExitStack() as started:
         host = LineSim(tmp_path, "host", "--remote", broker.url, "--join", "meet1", "--seat",
                        "0", "--guest", "--offer")
         started.callback(host.close)
         host.expect("offered seat 1 of meet1 in the lobby")
+        wait_for(lambda: retained(broker, "treeboard/v1/meet1/seat/1/view",
+                                  "treeboard/v1/meet1/presence/0"), 10,
+                 "the view for a browser (until a board takes the seat)")
         # The command line lists it (the family secret makes the lobby's id and key).
         out = lobby_cli(broker)
         assert out.returncode == 0 and out.stdout.startswith("meet1: "), out
@@ -61,9 +84,11 @@ def test_two_boards_meet_in_the_lobby_and_play_board_to_board(tmp_path, broker):
         host.expect("the lobby's offer of meet1 is withdrawn")
         guest.expect("^other board: connected", 20)
         host.expect("other board: connected", 20)
-        # The offer is gone from the lobby.
+        # The offer is gone from the lobby, and the browser's view from its seat.
         out = lobby_cli(broker)
         assert out.returncode == 0 and out.stdout == "", out
+        assert retained(broker, "treeboard/v1/meet1/seat/1/view",
+                        "treeboard/v1/meet1/presence/0") is None
         # They play: a move at the host is the guest board's to put, and back.
         host.type("place h0.0")
         host.expect(r"move 1: h0\.0")
@@ -93,8 +118,6 @@ def offers_in(broker) -> list[str]:
 def test_the_offer_comes_back_after_the_broker_restarts(tmp_path, broker):
     """A broker without persistence forgets the retained offer as it restarts; the offer's own
     connection drops with it and, connected again, offers the game again."""
-    from tests.waits import wait_for
-
     with contextlib.ExitStack() as started:
         host = LineSim(tmp_path, "host", "--remote", broker.url, "--join", "again1", "--seat",
                        "0", "--guest", "--offer")
