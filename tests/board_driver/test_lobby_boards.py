@@ -13,7 +13,7 @@ import subprocess
 import sys
 import threading
 
-from tests.board_driver.browser_harness import sims  # noqa: F401
+from tests.board_driver.browser_harness import browser, chromium, page_reading, sims  # noqa: F401
 from tests.board_driver.test_remote_sim import Sim
 from tests.waits import scaled, wait_for
 
@@ -107,12 +107,16 @@ def offers_in(broker) -> list[str]:
     from board_driver.remote.link import parse_broker
     from board_driver.remote.meet import Broker, read_offers
 
+    from concurrent.futures import ThreadPoolExecutor
+
     host, port, tls = parse_broker(broker.url)
-    try:
-        return [o.game_id for o in asyncio.run(read_offers(Broker(host, port, tls,
-                                                                  SECRET.encode())))]
+    reading = Broker(host, port, tls, SECRET.encode())
+    try:   # (a thread of its own: a browser test's thread runs Playwright's loop)
+        with ThreadPoolExecutor(1) as pool:
+            offers = pool.submit(asyncio.run, read_offers(reading)).result()
     except OSError:   # (the broker not up yet)
         return []
+    return [o.game_id for o in offers]
 
 
 def test_the_offer_comes_back_after_the_broker_restarts(tmp_path, broker):
@@ -162,7 +166,7 @@ def test_a_board_that_met_another_stays_in_that_game_after_a_restart(tmp_path, b
 
 
 def test_the_page_lists_the_lobby_and_takes_an_offer_or_says_why_not(tmp_path, broker, sims,
-                                                                     monkeypatch):
+                                                                     browser, monkeypatch):
     import json
     import urllib.error
     import urllib.request
@@ -192,8 +196,13 @@ def test_the_page_lists_the_lobby_and_takes_an_offer_or_says_why_not(tmp_path, b
         assert "wrapped" not in json.dumps(offers) and "login" not in json.dumps(offers)
         status, reason = post("api/lobby/take", {"game": "nowhere"})
         assert status == 409 and "no game nowhere is offered" in reason, reason
-        status, state = post("api/lobby/take", {"game": "page1"})
-        assert status == 200 and state["remote"]["game"] == "page1", state
+        # The page lists the offer and takes it with a button.
+        page = page_reading(browser, board, ["en"])
+        page.click("#join summary")
+        page.click("#lobby-look")
+        page.click("#lobby-offers li[data-game=page1] button")
+        state = board.wait(lambda s: (s.get("remote") or {}).get("game") == "page1", 20)
+        assert state["remote"]["game"] == "page1", state
         host.expect("other board: connected", 20)
         board.wait(lambda s: s["remote"]["status"] == "connected", 20)
         assert offers_in(broker) == []
