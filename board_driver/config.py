@@ -471,16 +471,21 @@ def _read_remote(path, r: dict, cfg: Config) -> None:
         if value is not None:
             remote[key] = value
     for key, expected in (("guest", "true: the remote seat is played from a browser"),
-                          ("offer", "true: offer the browser's seat in the family's lobby")):
+                          ("offer", "true: offer the browser's seat in the family's lobby"),
+                          ("game_login", "true: the broker has the game's own guest account "
+                                         "(docs/remote.md)")):
         remote[key] = _take(path, r, "remote.", key, bool, False, None, expected)
     remote["keepalive"] = _take(path, r, "remote.", "keepalive", int, 30,
                                 lambda v: 2 <= v <= 600, "whole seconds from 2 to 600")
-    for key in ("broker", "game"):
+    # (no game and no remote seat: a board that meets another in the family's lobby, and
+    # takes the game id an offer names: remote/meet.py)
+    lobby_only = "game" not in remote and "remote" not in cfg.players
+    for key in ("broker",) if lobby_only else ("broker", "game"):
         if key not in remote:
             raise ConfigError(path, f"remote.{key}", "a value (remote play needs it)")
     if ("secret" in remote) == ("secret_file" in remote):
         raise ConfigError(path, "remote.secret", "exactly one of secret and secret_file")
-    if cfg.players.count("remote") == 0:
+    if cfg.players.count("remote") == 0 and not lobby_only:
         raise ConfigError(path, "players", 'one "remote" seat with [remote] set (or two, to '
                           'watch a game two other boards play)', list(cfg.players))
     cfg.remote = remote

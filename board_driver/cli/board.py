@@ -285,18 +285,30 @@ def _remote_flags(p: argparse.ArgumentParser) -> None:
     g.add_argument("--ws-broker", metavar="URL", help="with --guest: the broker's ws:// or "
                    "wss:// URL, as the browser reaches it")
     g.add_argument("--offer", action="store_true", help="with --guest: offer the seat in the "
-                   "family's lobby (docs/remote.md)")
+                   "family's lobby (docs/remote.md), to a browser or another board")
+    g.add_argument("--game-login", action="store_true", help="with --guest: the broker has "
+                   "the game's own guest account (treeboard invite --game-login; docs/remote.md)")
+    g.add_argument("--lobby", action="store_true", help="no game arranged: meet another board "
+                   "in the family's lobby (sim: lobby lists the offers, take GAME takes one)")
 
 
 def _remote_options(config, args: argparse.Namespace) -> None:
     """`sim --remote URL --join GAME --seat N`: this board plays seat N, the other board the
     other seat. Each game and seat gets a journal of its own, so two simulated boards of one
     game can run side by side on one machine."""
-    import os
-
     if args.remote is None:
-        if args.join or args.seat is not None or args.watch:
-            raise ConfigError("<command line>", "--remote", "a broker URL with --join and --seat")
+        if args.join or args.seat is not None or args.watch or args.lobby:
+            raise ConfigError("<command line>", "--remote", "a broker URL with --join and --seat"
+                              " (or --lobby)")
+        return
+    if args.lobby:
+        if args.join or args.seat is not None or args.watch or args.guest:
+            raise ConfigError("<command line>", "--lobby", "no --join, --seat, --watch or "
+                              "--guest with --lobby: the offer taken names the game and seat")
+        config.remote = {"broker": args.remote, "keepalive": 30, **_secret_table(args)}
+        if not args.config and not getattr(args, "journal", None):
+            journal = Path(config.journal)
+            config.journal = str(journal.with_name(f"{journal.stem}-remote-lobby.sqlite"))
         return
     if getattr(args, "players", None):
         # (it was dropped silently: the seats of a remote game are --seat's or --watch's)
@@ -308,20 +320,16 @@ def _remote_options(config, args: argparse.Namespace) -> None:
         raise ConfigError("<command line>", "--join and --seat",
                           "both with --remote (or --join and --watch, to follow a game)")
     remote = {"broker": args.remote, "game": args.join, "keepalive": 30}
-    if (args.page or args.ws_broker or args.offer) and not args.guest:
-        raise ConfigError("<command line>", "--guest", "--guest with --page, --ws-broker or "
-                          "--offer (they are about a seat played from a browser)")
+    if (args.page or args.ws_broker or args.offer or args.game_login) and not args.guest:
+        raise ConfigError("<command line>", "--guest", "--guest with --page, --ws-broker, "
+                          "--offer or --game-login (they are about a seat played from a "
+                          "browser)")
     if args.guest:
         if args.watch:
             raise ConfigError("<command line>", "--guest", "--seat N with --guest, not --watch")
-        remote.update(guest=True, offer=args.offer, page=args.page, ws_broker=args.ws_broker)
-    if args.secret_file:
-        remote["secret_file"] = args.secret_file
-    elif os.environ.get("TREEBOARD_REMOTE_SECRET"):
-        remote["secret"] = os.environ["TREEBOARD_REMOTE_SECRET"]
-    else:
-        raise ConfigError("<command line>", "--secret-file", "the game's shared secret: "
-                          "--secret-file FILE, or TREEBOARD_REMOTE_SECRET in the environment")
+        remote.update(guest=True, offer=args.offer, page=args.page, ws_broker=args.ws_broker,
+                      game_login=args.game_login)
+    remote.update(_secret_table(args))
     players = ["remote", "remote"]
     if not args.watch:
         players[args.seat] = "human"
@@ -331,6 +339,17 @@ def _remote_options(config, args: argparse.Namespace) -> None:
         role = "watch" if args.watch else f"seat{args.seat}"
         config.journal = str(journal.with_name(
             f"{journal.stem}-remote-{_file_slug(args.join, 64)}-{role}.sqlite"))
+
+
+def _secret_table(args: argparse.Namespace) -> dict[str, str]:
+    import os
+
+    if args.secret_file:
+        return {"secret_file": args.secret_file}
+    if os.environ.get("TREEBOARD_REMOTE_SECRET"):
+        return {"secret": os.environ["TREEBOARD_REMOTE_SECRET"]}
+    raise ConfigError("<command line>", "--secret-file", "the game's shared secret: "
+                      "--secret-file FILE, or TREEBOARD_REMOTE_SECRET in the environment")
 
 
 def _web_flags(p: argparse.ArgumentParser) -> None:

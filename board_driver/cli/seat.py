@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import sys
 from importlib import resources
 from pathlib import Path
 
@@ -72,6 +73,14 @@ def cmd_invite(args: argparse.Namespace) -> int:
             from board_driver.remote.link import read_credentials
 
             login = read_credentials(args.login)
+        if args.game_login:
+            if args.login or args.lobby or not args.game:
+                return fail("--game-login is the game's own account: with --game, without "
+                            "--login or --lobby")
+            login = sp.game_login(secret, args.game)
+            # (the family registers it once on the broker: docs/remote.md, step 3)
+            print(f"the game's broker account: register it once with\n  sudo mosquitto_passwd "
+                  f"-b /etc/mosquitto/passwd {login[0]} {login[1]}", file=sys.stderr)
         if args.lobby:
             if args.game or args.seat is not None:
                 return fail("--lobby makes the family's lobby link: no --game or --seat")
@@ -94,6 +103,35 @@ def cmd_invite(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_lobby(args: argparse.Namespace) -> int:
+    """The games the family's boards offer in the lobby now (remote/meet.py), one a line:
+    `GAME ID: the host's sentence`. A board takes one with `take GAME ID` (sim) or the page."""
+    import asyncio
+
+    from board_driver.remote.link import parse_broker, read_credentials
+    from board_driver.remote.meet import Broker, read_offers
+    from board_driver.remote.protocol import RemoteError
+
+    try:
+        host, port, tls = parse_broker(args.broker)
+        login = read_credentials(args.login) if args.login else (None, None)
+        broker = Broker(host, port, tls, _secret(args).encode(), *login, args.ca_file)
+    except RemoteError as exc:
+        return fail(exc.reason)
+    import aiomqtt
+
+    try:
+        offers = asyncio.run(read_offers(broker))
+    except (aiomqtt.MqttError, OSError) as exc:   # (ssl.SSLError is an OSError)
+        print(f"treeboard: the broker {args.broker} cannot be reached: {exc}", file=sys.stderr)
+        return 1
+    for offer in offers:
+        print(offer.line())
+    if not offers:
+        print("no game is offered in the lobby now", file=sys.stderr)
+    return 0
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("seat-page", help="write the static seat page (a seat played from a "
                                          "browser) to a folder")
@@ -109,9 +147,23 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--game", help="the game id the board hosts")
     p.add_argument("--seat", type=int, choices=(0, 1), help="the seat the link grants")
     p.add_argument("--lobby", action="store_true", help="the family's lobby link instead")
-    p.add_argument("--secret-file", metavar="FILE", help="the family's shared secret (or "
-                   "TREEBOARD_REMOTE_SECRET)")
-    p.add_argument("--login", metavar="FILE", help="the broker's guest account, one line "
-                   "'username:password' (its ACL: seat and lobby topics only; docs/remote.md)")
+    _secret_and_login(p, "the broker's guest account (the lobby link's: its ACL reads the "
+                         "lobby only; docs/remote.md)")
+    p.add_argument("--game-login", action="store_true", help="carry the game's own broker "
+                   "account (named after the game id; its password from the secret): its ACL "
+                   "reads that game only (docs/remote.md)")
     p.add_argument("--qr", metavar="FILE", help="also write the link as a QR code (SVG)")
     p.set_defaults(func=cmd_invite)
+    p = sub.add_parser("lobby", help="list the games the family's boards offer in the lobby "
+                                     "(a board takes one: sim's take GAME, or its page)")
+    p.add_argument("--broker", required=True, help="the broker, mqtt://host[:port] or "
+                                                   "mqtts://host[:port]")
+    _secret_and_login(p, "the board's broker account")
+    p.add_argument("--ca-file", metavar="FILE", help="the broker's CA certificate (mqtts)")
+    p.set_defaults(func=cmd_lobby)
+
+
+def _secret_and_login(p: argparse.ArgumentParser, login: str) -> None:
+    p.add_argument("--secret-file", metavar="FILE", help="the family's shared secret (or "
+                   "TREEBOARD_REMOTE_SECRET)")
+    p.add_argument("--login", metavar="FILE", help=f"{login}, one line 'username:password'")

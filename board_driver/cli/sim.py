@@ -27,6 +27,7 @@ from board_driver.referee.session import Session
 from board_driver.referee.actions import (UnknownAction, act, check_arguments, describe_error,
                                           parse_action, split_line)
 from board_driver import views
+from board_driver.cli import sim_lobby
 from board_driver.views.base import piece_name
 from board_driver.views.ending import ended_words
 from board_driver.views.narrate import Narrator, last_moves
@@ -56,6 +57,8 @@ POSITIONS_HELP = N_("positions: setup MOVES (set up the position they make) | pu
 #: A web seat's move typed in the sim, as the page makes it (board_driver/web/play.py).
 WEB_HELP = N_("web MOVE: the move of a seat played on the page (players human web), as the page "
               "makes it")
+LOBBY_HELP = N_("the family's lobby: lobby lists the games the family's boards offer; "
+                "take GAME plays one")
 REMOTE_HELP = N_("remote game: takeback asks the other board (or the player in the browser); accept | "
                  "refuse answers its request")
 #: The exit status of a sim ended with Ctrl-C (128 + SIGINT), as a shell reports it.
@@ -95,7 +98,7 @@ class Terminal:
         self._last = None
         self._started = False  # `start` has seen the game
         self._narrator = Narrator()  # what changed, in words (views/narrate.py)
-        self.link = None  # the RemoteLink of a remote game, once the daemon runs
+        self.link_of: Callable[[], object] = lambda: None   # the daemon's RemoteLink, if any
         self._link_said: dict | None = None
         self._warned: dict[tuple, set[float]] = {}   # the clock warnings said this turn
 
@@ -207,6 +210,11 @@ class Terminal:
             self.say(item.text)
         if self.speak is not None:
             self.speak([item.spoken for item in said])
+
+    @property
+    def link(self):
+        """The remote game's link as it is now (joined or replaced since the sim began)."""
+        return self.link_of()
 
     def narrate_link(self) -> None:
         """A remote game: say when the link to the other board changes, and its requests."""
@@ -489,6 +497,9 @@ COMMANDS = {
     "refuse": Command(Typed.answer), "new": Command(Typed.new), "clear": Command(Typed.clear),
     "clock": Command(Typed.clock, takes=(0, None, "a time control")),
     "quit": Command(Typed.quit, acts=False), "exit": Command(Typed.quit, acts=False),
+    # the family's lobby (sim --remote URL --lobby: cli/sim_lobby.py)
+    "lobby": Command(sim_lobby.lobby, acts=False),
+    "take": Command(sim_lobby.take, takes=(1, 1, "a game id the lobby offers")),
 }
 
 
@@ -506,13 +517,15 @@ def greet(daemon: Daemon, terminal: Terminal) -> None:
     """What the sim says as it starts: the game's help, a remote game's seats, the page's
     address, and the board."""
     session, out = daemon.session, terminal.out
+    terminal.link_of = lambda: daemon.remote
     print(game_help(session.referee.state.game.name), file=out)
     if daemon.remote is not None:
         print(tr(REMOTE_HELP), file=out)
         ref = session.referee
         print(views.seat_words(ref.state.game.name, tuple(ref.seats), ref.settings.colours),
               file=out)
-        terminal.link = daemon.remote
+    elif daemon.config.remote:   # (--lobby: no game arranged yet)
+        print(tr(LOBBY_HELP), file=out)
     if daemon.web is not None:
         print(tr("the board in a browser: {url}").format(url=daemon.web.url), file=out)
     terminal.start(session)

@@ -16,6 +16,7 @@ from typing import Any
 
 import games
 from board_driver.daemon.supervisor import Part
+from games.base import Reason
 from hardware.base import DIED, Problem
 
 log = logging.getLogger("treeboard.daemon")
@@ -37,14 +38,18 @@ class RemotePart:
         config = self.daemon.config
         # (the game menu's answer to a takeback request: for whichever link comes, once)
         answered_on_the_board(session.referee, lambda: self.link, self.daemon.loop.call_soon)
+        joined = load_join(config)   # a remote game joined on the page, before a restart
         if "remote" not in session.referee.seats:
-            joined = load_join(config)   # a remote game joined on the page, before a restart
             if joined is None:
                 return
             table, seats = joined
             session.referee.set_seats(seats)
             # (the config stays as read: the joined game is kept beside the journal)
             config = dataclasses.replace(config, remote=table)
+        elif joined is not None and met_here(config.remote, joined[0]):
+            # the game this board offered, taken by a board before the restart: played board
+            # to board again, not with a browser
+            config = dataclasses.replace(config, remote=joined[0])
         self._open(settings_from_config(config, session.referee.seats))
 
     def _open(self, settings) -> None:
@@ -90,6 +95,91 @@ class RemotePart:
             self.link = None
         self.daemon.supervisor.remove("remote link")
 
+    # --- the family's lobby (remote/meet.py) ------------------------------------------------
+
+    def lobby_broker(self):
+        """The family's broker as this board reaches it (the config's [remote] table, with or
+        without a game), or IllegalMove saying it has none."""
+        from board_driver.remote.link import broker_from_config
+        from board_driver.remote.meet import Broker
+
+        config = self.daemon.config
+        if not config.remote:
+            raise games.IllegalMove("lobby", Reason(
+                "this board knows no broker: set [remote] broker and secret (or sim --remote "
+                "URL --lobby)"))
+        return Broker(**broker_from_config(config))
+
+    async def offers(self) -> list:
+        """The games offered in the family's lobby now (IllegalMove: no broker reached)."""
+        from board_driver.remote.meet import read_offers
+
+        import aiomqtt
+
+        broker = self.lobby_broker()
+        try:
+            return await read_offers(broker)
+        except (aiomqtt.MqttError, OSError) as exc:   # (ssl.SSLError is an OSError)
+            raise games.IllegalMove("lobby", Reason(
+                "the family's broker cannot be reached: {why}", why=str(exc))) from None
+
+    async def take(self, game_id: str) -> None:
+        """Take the lobby's offer of `game_id`: this board plays its open seat as a remote
+        board (a RemoteLink, with the family secret), with the offer's game, options and
+        clock; the offering board withdraws the offer as this board's presence arrives."""
+        from board_driver.referee.clock import parse_time_control
+        from board_driver.remote.meet import find
+
+        offer = find(await self.offers(), game_id)
+        if offer is None:
+            raise games.IllegalMove("take", Reason(
+                "no game {game} is offered in the lobby now (taken, or its board left)",
+                game=game_id))
+        referee = self.daemon.session.referee
+        if offer.game != referee.state.game.name:
+            raise games.IllegalMove("take", Reason(
+                "this board plays {mine}; that offer is a game of {theirs}",
+                mine=referee.state.game.name, theirs=offer.game or "?"))
+        self._can_join()
+        now = self.daemon.loop.time()
+        try:
+            controls = parse_time_control(offer.time_control or "none")
+            referee.new_game(now, offer.options, "remote-join")
+        except (ValueError, games.GameError) as exc:
+            raise games.IllegalMove("take", Reason(
+                "that offer's options do not fit this board: {why}", why=str(exc))) from None
+        referee.set_controls(controls, now)
+        table = {k: v for k, v in self.daemon.config.remote.items()
+                 if k not in ("guest", "offer", "page", "ws_broker")}
+        self.join({**table, "game": offer.game_id}, offer.seat)
+
+    def met_board(self) -> None:
+        """A board took this board's offer (remote/meet.py): the game is played board to
+        board from now on (the browser's link makes way for a RemoteLink, on the loop, as
+        the link's own task cannot wait for its own end), and kept so across a restart."""
+        asyncio.ensure_future(self._become_board_game())
+
+    async def _become_board_game(self) -> None:
+        from board_driver.remote.link import save_join
+
+        link = self.link
+        if link is None:
+            return
+        table = {**self.daemon.config.remote, "guest": False, "offer": False, "met": True}
+        settings = dataclasses.replace(link.settings, guest=False, offer=False)
+        await link.clear_view()   # (no browser plays this game now: its picture goes)
+        await self.stop()
+        save_join(self.daemon.config, table, tuple(self.daemon.session.referee.seats))
+        self._open(settings)
+        self.daemon.show()
+
+    def _can_join(self) -> None:
+        if self.link is not None:
+            raise games.IllegalMove("join", "this board is in a remote game already; leave it first")
+        if any(p.startswith("computer") for p in self.daemon.session.referee.seats):
+            raise games.IllegalMove("join", "the computer plays a seat here; give both seats to "
+                                            "people before joining a remote game")
+
     def join(self, table: dict, seat: int | None) -> None:
         """Join a remote game from the page: `table` as the config's [remote] would hold it,
         `seat` the seat played here (None: watch). A game in progress here is closed first:
@@ -98,12 +188,8 @@ class RemotePart:
         from board_driver.remote.link import save_join, settings_from_config
 
         daemon = self.daemon
-        if self.link is not None:
-            raise games.IllegalMove("join", "this board is in a remote game already; leave it first")
+        self._can_join()
         referee = daemon.session.referee
-        if any(p.startswith("computer") for p in referee.seats):
-            raise games.IllegalMove("join", "the computer plays a seat here; give both seats to "
-                                            "people before joining a remote game")
         players = ["remote", "remote"]
         if seat is not None:
             players[seat] = "human"
@@ -149,6 +235,12 @@ def answered_on_the_board(referee: Any, link_of: Any, call_soon: Any) -> None:
     referee.listeners.append(told_takeback_answer)
 
 
+def met_here(config_table: dict, joined_table: dict) -> bool:
+    """Whether the game joined (kept beside the journal) is this board's own offered game,
+    taken by another board before a restart (RemotePart._become_board_game)."""
+    return bool(joined_table.get("met")) and joined_table.get("game") == config_table.get("game")
+
+
 def open_guest(settings, daemon: Any):
     """The link to a browser playing the remote seat (remote/guest.py), with the view the
     board draws for it (daemon/guest_view.py) and, when offered, the lobby's offer."""
@@ -160,6 +252,7 @@ def open_guest(settings, daemon: Any):
     link.view_of = lambda: guest_view(referee, daemon.loop.time(), settings.seat)
     link.words = words
     link.offer_words = lambda: offer_words(referee, daemon.loop.time(), settings.seat)
+    link.met_board = daemon.remote_part.met_board
 
     def changed() -> None:
         daemon.show()

@@ -11,5 +11,6 @@ May import: games, board_driver.config. Never the referee, daemon, web or cli ro
   seat.py      a seat played from a browser: seat and lobby keys, links, signed envelopes (pure)
   guest.py     the hosting board's link to a browser's seat (a RemoteLink whose peer is a browser)
   takeback.py  its takebacks: the board asks the browser, the browser asks the board
-  lobby.py     the lobby's offer of a browser's seat, on a connection of its own (its will)
+  lobby.py     the lobby's offer of the open seat, on a connection of its own (its will)
+  meet.py      two boards meeting in the lobby: the offers read, a board's taking noticed
 """

@@ -19,6 +19,7 @@ from typing import Any, Callable
 
 import games
 from games.base import Reason
+from board_driver.remote import meet
 from board_driver.remote import protocol as rp
 from board_driver.remote import seat as sp
 from board_driver.remote.link import CONNECTED, RemoteLink, RemoteSettings
@@ -59,6 +60,11 @@ class GuestLink(RemoteLink):
         self.offer_taken = asyncio.Event()
         self.offer_words: Callable[[], dict] | None = None   # the daemon's: views word it
         self.takeback_part = GuestTakebacks(self)   # takebacks both ways (remote/takeback.py)
+        # ... which a board of the family may take too (remote/meet.py): its presence on the
+        # open seat's board topic; the daemon then plays the game board to board.
+        self.met_board: Callable[[], None] | None = None
+        if self.offered:
+            self.subscriptions.append(rp.presence_topic(settings.game_id, settings.seat))
 
     def _set_epoch(self) -> None:
         self.signer = rp.Signer(self.settings.secret, self.settings.game_id, f"{self.nonce}.guest")
@@ -97,7 +103,8 @@ class GuestLink(RemoteLink):
         s = self.settings
         if not (s.page and s.ws_broker):
             return None
-        return sp.invitation(s.page, s.ws_broker, s.game_id, s.seat, self.seat_key)
+        return sp.invitation(s.page, s.ws_broker, s.game_id, s.seat, self.seat_key,
+                             sp.game_login(s.secret, s.game_id) if s.game_login else None)
 
     def _publish_state(self) -> None:
         super()._publish_state()
@@ -112,8 +119,10 @@ class GuestLink(RemoteLink):
             await super().run()
         finally:
             if offer is not None:
-                offer.cancel()
+                if not self.offer_taken.is_set():
+                    offer.cancel()   # (taken: it withdraws the offer and ends by itself)
                 await asyncio.wait({offer}, timeout=2)
+                offer.cancel()
 
     async def _serve(self, client, presence: str | None) -> None:
         self._view_digest = None   # a broker that restarted forgot the retained view
@@ -143,6 +152,18 @@ class GuestLink(RemoteLink):
         self.view_guard.published(payload)
         self._put(self.view_topic, payload, True)
 
+    async def clear_view(self) -> None:
+        """Delete the browser's retained view (a board took the game: remote/meet.py)."""
+        import aiomqtt
+
+        s, client = self.settings, self._client
+        if client is not None:
+            try:
+                await asyncio.wait_for(client.publish(sp.seat_topic(s.game_id, s.seat, "view"),
+                                                      b"", qos=1, retain=True), 5)
+            except (aiomqtt.MqttError, asyncio.TimeoutError) as exc:   # the broker away
+                log.info("the browser's view of %s stays on the broker: %s", s.game_id, exc)
+
     def _put(self, topic: str, payload: bytes, retain: bool) -> None:
         try:
             self._outbox.put_nowait((topic, payload, retain))
@@ -163,6 +184,8 @@ class GuestLink(RemoteLink):
         elif topic == self.view_topic and self.view_guard.heard(payload):
             self._refuse(topic, "a seat view this board did not publish (its own published "
                                 "again)")
+        elif topic == rp.presence_topic(s.game_id, s.seat):
+            meet.board_took(self, topic, payload)
 
     def _on_presence(self, topic: str, payload: bytes) -> None:
         if not payload:

@@ -55,6 +55,7 @@ class RemoteSettings:
     page: str | None = None          # the seat page's URL and the broker's WebSockets URL
     ws_broker: str | None = None     # ... for the invitation the board's page shows
     offer: bool = False              # offer the browser's seat in the family's lobby
+    game_login: bool = False         # the broker has this game's guest account (seat.game_login)
 
     @property
     def local_seat(self) -> int | None:
@@ -701,14 +702,38 @@ def settings_from_config(config: Any, players: tuple[str, str] | None = None) ->
     from board_driver.config import ConfigError
 
     r = config.remote
+    broker = broker_from_config(config)
     try:
-        host, port, tls = parse_broker(r["broker"])
-    except rp.RemoteError as exc:
-        raise ConfigError(config.path, "remote.broker", exc.reason) from None
-    try:
-        game_id = rp.check_game_id(r["game"])
+        game_id = rp.check_game_id(r.get("game"))
     except rp.RemoteError as exc:
         raise ConfigError(config.path, "remote.game", exc.reason) from None
+    remote = [i for i, p in enumerate(players) if p == "remote"]
+    if not remote:
+        raise ConfigError(config.path, "players", 'a "remote" seat with [remote] set', players)
+    if r.get("guest") and len(remote) != 1:
+        raise ConfigError(config.path, "remote.guest", 'one "remote" seat (the browser\'s) '
+                          "and one played at this board", players)
+    return RemoteSettings(**broker, game_id=game_id,
+                          seat=remote[0] if len(remote) == 1 else None,  # both: a spectator
+                          keepalive=r.get("keepalive", 30),
+                          guest=bool(r.get("guest")), page=r.get("page"),
+                          ws_broker=r.get("ws_broker"), offer=bool(r.get("offer")),
+                          game_login=bool(r.get("game_login")),
+                          state_dir=str(Path(config.journal).parent),
+                          journal_stem=Path(config.journal).stem)
+
+
+def broker_from_config(config: Any) -> dict[str, Any]:
+    """The broker, the secret and the login of the config's `[remote]` table, checked
+    (ConfigError naming the key): what a board needs to reach the family's broker, in a game
+    or in the lobby (remote/meet.py), as RemoteSettings' fields."""
+    from board_driver.config import ConfigError
+
+    r = config.remote
+    try:
+        host, port, tls = parse_broker(r.get("broker", ""))
+    except rp.RemoteError as exc:
+        raise ConfigError(config.path, "remote.broker", exc.reason) from None
     try:
         secret = r.get("secret") or read_private_file(r["secret_file"], "secret")
         user = password = None
@@ -728,17 +753,5 @@ def settings_from_config(config: Any, players: tuple[str, str] | None = None) ->
             raise ConfigError(config.path, "remote.ca_file",
                               "a readable file of PEM certificates (the broker's CA)",
                               f"{ca_file}: {getattr(exc, 'strerror', None) or exc}") from None
-    remote = [i for i, p in enumerate(players) if p == "remote"]
-    if not remote:
-        raise ConfigError(config.path, "players", 'a "remote" seat with [remote] set', players)
-    if r.get("guest") and len(remote) != 1:
-        raise ConfigError(config.path, "remote.guest", 'one "remote" seat (the browser\'s) '
-                          "and one played at this board", players)
-    return RemoteSettings(host=host, port=port, tls=tls, game_id=game_id, secret=secret.encode(),
-                          seat=remote[0] if len(remote) == 1 else None,  # both: a spectator
-                          username=user, password=password,
-                          ca_file=r.get("ca_file"), keepalive=r.get("keepalive", 30),
-                          guest=bool(r.get("guest")), page=r.get("page"),
-                          ws_broker=r.get("ws_broker"), offer=bool(r.get("offer")),
-                          state_dir=str(Path(config.journal).parent),
-                          journal_stem=Path(config.journal).stem)
+    return {"host": host, "port": port, "tls": tls, "secret": secret.encode(), "username": user,
+            "password": password, "ca_file": ca_file}

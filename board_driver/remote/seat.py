@@ -82,17 +82,34 @@ def offer_topic(lobby: str, game_id: str) -> str:
     return f"{PREFIX}/lobby/{lobby}/offer/{check_game_id(game_id)}"
 
 
-def _wrapping(lobby: bytes, game_id: str, seat: int) -> bytes:
-    return hmac.new(lobby, f"wrap {game_id} {seat}".encode(), hashlib.sha256).digest()
+def _wrapping(lobby: bytes, game_id: str, seat: int, what: str = "") -> bytes:
+    # (`what` names what is wrapped: two things wrapped with one pad would give away their XOR)
+    label = f"wrap {game_id} {seat}" + (f" {what}" if what else "")
+    return hmac.new(lobby, label.encode(), hashlib.sha256).digest()
 
 
-def wrap(key: bytes, lobby: bytes, game_id: str, seat: int) -> str:
-    """`key` (a seat key) as a lobby member, and only one, can unwrap it: hex."""
-    return bytes(a ^ b for a, b in zip(key, _wrapping(lobby, game_id, seat))).hex()
+def wrap(key: bytes, lobby: bytes, game_id: str, seat: int, what: str = "") -> str:
+    """`key` (a seat key; with `what`, another secret of at most 32 bytes) as a lobby member,
+    and only one, can unwrap it: hex."""
+    pad = _wrapping(lobby, game_id, seat, what)
+    if len(key) > len(pad):
+        raise RemoteError(f"at most {len(pad)} bytes can be wrapped")
+    return bytes(a ^ b for a, b in zip(key, pad)).hex()
 
 
-def unwrap(wrapped: str, lobby: bytes, game_id: str, seat: int) -> bytes:
-    return bytes(a ^ b for a, b in zip(bytes.fromhex(wrapped), _wrapping(lobby, game_id, seat)))
+def unwrap(wrapped: str, lobby: bytes, game_id: str, seat: int, what: str = "") -> bytes:
+    pad = _wrapping(lobby, game_id, seat, what)
+    return bytes(a ^ b for a, b in zip(bytes.fromhex(wrapped), pad))
+
+
+def game_login(secret: bytes | str, game_id: str) -> tuple[str, str]:
+    """The broker account of one game's guests (docs/remote.md, "What each may touch"): named
+    after the game id, so Mosquitto's pattern ACL (`%u`) lets it read that game's seat topics
+    and its boards' presence and nothing of another game; its password derived from the
+    secret, so the board, `treeboard invite --game-login` and the lobby's offer (wrapped for
+    lobby members) all know it, and the family registers it once on the broker."""
+    label = f"treeboard broker login {check_game_id(game_id)}".encode()
+    return game_id, hmac.new(_secret(secret), label, hashlib.sha256).hexdigest()[:24]
 
 
 def presence_sig(key: bytes, game_id: str, seat: int, online: bool, nonce: str) -> str:

@@ -20,6 +20,8 @@ API (JSON; control actions need `X-Treeboard-Token` when the config sets web.tok
     POST /api/remote/leave          both seats played here again
     POST /api/invitation            {"link","qr"}: the invitation to the browser's seat of the
                                     game this board hosts (docs/remote.md), and its QR code
+    GET  /api/lobby                 the games the family's boards offer in the lobby now
+    POST /api/lobby/take {"game"}   take one: play its open seat as a remote board (web/lobby.py)
     POST /api/new-game {options}    start over (same game; its options may change)
     POST /api/hint {"mode"}         off | legal | safe (| best)
     POST /api/seats {"seat","player"}   seat 0 or 1 played by human | web | computer:LEVEL

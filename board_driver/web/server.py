@@ -54,6 +54,7 @@ from board_driver.web.firmware import FirmwareUpdates
 from board_driver.web.kit import KitFiles
 from board_driver.web.endings import Endings
 from board_driver.web.invite import Invitation
+from board_driver.web.lobby import LobbyRoutes
 from board_driver.web.library import Library
 from board_driver.web.play import Play
 from board_driver.web.update import UpdatePanel
@@ -262,6 +263,7 @@ class WebServer:
         UpdatePanel(self.door).add_routes(r)   # the software's version and update (web/update.py)
         Positions(self.door, self.current, self._language).add_routes(r)   # web/positions.py
         FirmwareUpdates(self.door, self._language).add_routes(r)   # web/firmware.py
+        LobbyRoutes(self.door, self._body, self._act).add_routes(r)   # the lobby (web/lobby.py)
         return app
 
     async def start(self) -> None:

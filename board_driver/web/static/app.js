@@ -71,6 +71,9 @@ function languageOptions(select, languages, chosen) {
 // (GET /api/words gives `words` for them in the page's language; {field}s are filled in
 // after). Sentences from the daemon (the board's words) arrive already composed.
 const STRINGS = {
+  lobbyEmpty: () => tr("No game is offered in the family's lobby now."),
+  lobbyUnreachable: () => tr("the board did not answer"),
+  lobbyTake: () => tr("Play it here"),
   live: () => tr("live"),
   reconnecting: () => tr("reconnecting…"),
   pageTitle: (title) => tr("{title} — treeboard", { title }),
@@ -550,6 +553,30 @@ async function loadSoftware() {
   $("software-last").textContent = said ? said(last) : "";
 }
 
+// The family's lobby (web/lobby.py): the offers listed, each with a button that takes it.
+async function lookInLobby() {
+  const response = await fetch(`/api/lobby?lang=${encodeURIComponent(lang)}`).catch(() => null);
+  if (!response) return toast(STRINGS.lobbyUnreachable());
+  const data = await response.json().catch(() => ({}));
+  if (!response.ok) return toast(data.error || STRINGS.lobbyUnreachable());
+  const list = $("lobby-offers");
+  list.innerHTML = "";
+  if (!data.offers.length) toast(STRINGS.lobbyEmpty(), true);
+  for (const offer of data.offers) {
+    const li = document.createElement("li");
+    li.dataset.game = offer.game_id;
+    li.textContent = `${offer.game_id}: ${offer.summary} `;
+    const take = document.createElement("button");
+    take.type = "button";
+    take.textContent = STRINGS.lobbyTake();
+    take.onclick = async () => {
+      if (await post("/api/lobby/take", { game: offer.game_id })) list.innerHTML = "";
+    };
+    li.appendChild(take);
+    list.appendChild(li);
+  }
+}
+
 async function askUpdate() {
   if (await send("/api/update", {})) toast(STRINGS.updateAsked(), true);
 }
@@ -642,6 +669,7 @@ function wire() {
     for (const [key, value] of form.entries()) body[key] = String(value).trim();
     post("/api/remote/join", body);
   };
+  $("lobby-look").onclick = lookInLobby;
   $("voice-form").onsubmit = saveVoice;
   $("update-now").onclick = askUpdate;
   $("software").addEventListener("toggle", () => { if ($("software").open) loadSoftware(); });

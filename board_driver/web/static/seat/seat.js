@@ -304,8 +304,9 @@ async function playSeat(link) {
 
 // --- the family's lobby -------------------------------------------------------------------------
 
-async function xorWrap(lobbyKey, game, seat, wrapped) {
-  const pad = unhex(await hmacHex(lobbyKey, `wrap ${game} ${seat}`));
+// (`what`: what else is wrapped, as remote/seat.py's wrap names it; the seat key: nothing)
+async function xorWrap(lobbyKey, game, seat, wrapped, what = "") {
+  const pad = unhex(await hmacHex(lobbyKey, `wrap ${game} ${seat}` + (what ? ` ${what}` : "")));
   return unhex(wrapped).map((b, i) => b ^ pad[i]);
 }
 
@@ -338,11 +339,18 @@ function lobby(link) {
       take.addEventListener("click", async () => {
         const key = await xorWrap(link.key, offer.game_id, offer.seat, offer.wrapped);
         client.end(true);
+        // The broker account: the game's own, when the offer carries it (its ACL reads that
+        // game only: docs/remote.md), else the lobby link's.
         const login = new URLSearchParams(location.hash.slice(1));
+        let user = login.get("user"), pass = login.get("pass") || "";
+        if (typeof offer.login === "string" && /^[0-9a-f]{2,64}$/.test(offer.login)) {
+          user = offer.game_id;
+          pass = new TextDecoder().decode(
+            await xorWrap(link.key, offer.game_id, offer.seat, offer.login, "login"));
+        }
         location.hash = `broker=${encodeURIComponent(link.broker)}&game=${offer.game_id}` +
-          `&seat=${offer.seat}&key=${hex(key)}` + (login.get("user") ?
-            `&user=${encodeURIComponent(login.get("user"))}` +
-            `&pass=${encodeURIComponent(login.get("pass") || "")}` : "");
+          `&seat=${offer.seat}&key=${hex(key)}` + (user ?
+            `&user=${encodeURIComponent(user)}&pass=${encodeURIComponent(pass)}` : "");
         location.reload();
       });
       li.appendChild(take);

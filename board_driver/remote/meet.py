@@ -1,0 +1,160 @@
+"""Two boards meeting in the family's lobby (docs/remote.md, "The lobby").
+
+A board that hosts a game offers its open seat in the lobby (remote/lobby.py). Whoever comes
+first takes it: a browser with the lobby link (it unwraps the seat key: a guest), or another
+board of the family. A board needs no link: it holds the family secret, from which it makes the
+lobby's id and key itself, reads the offers (`read_offers`), and takes one by joining its game
+id as a remote **board** (the daemon's RemotePart.take), on the offer's seat, with the offer's
+game, options and clock. No game id is agreed out of band: the offer names it.
+
+The host knows a board took its offer from that board's presence on the game's `presence/<open
+seat>` topic, signed with the game's key (`HMAC(secret, "treeboard remote <game>")`): only a
+holder of the family secret can make it, so a lobby link (the lobby key, never the secret)
+cannot pass for a board. The host then withdraws the offer and plays the game board-to-board
+(`board_took`: its daemon replaces the browser's link by a RemoteLink), which both boards keep
+across restarts as a game joined (link.save_join).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+import ssl
+from dataclasses import dataclass
+from typing import Any
+
+from board_driver.remote import protocol as rp
+from board_driver.remote import seat as sp
+
+log = logging.getLogger("treeboard.remote")
+
+#: Reading the lobby: the retained offers come at once after the subscription; the list is
+#: read until the broker has been quiet this long (or LISTEN_S in all). A person's command,
+#: not a protocol step: a late offer is in the next listing.
+QUIET_S = 0.4
+LISTEN_S = 4.0
+#: At most this many offers are kept from one listing (a flood of forged ones is refused
+#: anyway; this bounds the memory of valid ones).
+MAX_OFFERS = 100
+
+
+@dataclass(frozen=True)
+class Offer:
+    """One game offered in the lobby: its id, the open seat, the game, its options and clock,
+    and the host's sentence for it (in the host's language)."""
+
+    game_id: str
+    seat: int
+    game: str | None
+    options: dict[str, Any]
+    time_control: str | None
+    summary: str
+
+    def line(self) -> str:
+        return f"{self.game_id}: {self.summary}"
+
+
+def read_offer(lobby: bytes, topic: str, payload: bytes) -> Offer | None:
+    """The offer a retained lobby message holds; None for an empty one (withdrawn). Raises
+    RemoteError for one that is forged, altered or malformed."""
+    if not payload:
+        return None
+    body = sp.open_sealed(lobby, payload)
+    game_id = rp.check_game_id(str(body.get("game_id")))
+    if body.get("type") != "offer" or topic.rsplit("/", 1)[1] != game_id:
+        raise rp.RemoteError("not an offer of the game its topic names")
+    seat = body.get("seat")
+    if seat not in (0, 1) or isinstance(seat, bool):
+        raise rp.RemoteError("an offer's seat is 0 or 1")
+    options = body.get("game_options", {})
+    control = body.get("time_control")
+    if not isinstance(options, dict) or not (control is None or isinstance(control, str)):
+        raise rp.RemoteError("an offer's options or clock are malformed")
+    game = body.get("game")
+    return Offer(game_id, seat, game if isinstance(game, str) else None, options, control,
+                 str(body.get("summary", game_id))[:300])
+
+
+@dataclass(frozen=True)
+class Broker:
+    """Where the family's lobby is: the broker and the board's login (the [remote] table
+    without a game)."""
+
+    host: str
+    port: int
+    tls: bool
+    secret: bytes
+    username: str | None = None
+    password: str | None = None
+    ca_file: str | None = None
+
+    @classmethod
+    def of(cls, settings: Any) -> "Broker":
+        """From a RemoteSettings (or anything with its fields)."""
+        return cls(settings.host, settings.port, settings.tls, settings.secret,
+                   settings.username, settings.password, settings.ca_file)
+
+    def tls_context(self) -> ssl.SSLContext | None:
+        return ssl.create_default_context(cafile=self.ca_file) if self.tls else None
+
+
+async def read_offers(broker: Broker) -> list[Offer]:
+    """The games offered in the family's lobby now, by game id. Raises aiomqtt.MqttError
+    (OSError) when the broker cannot be reached."""
+    import aiomqtt
+
+    lobby = sp.lobby_key(broker.secret)
+    offers: dict[str, Offer] = {}
+    async with aiomqtt.Client(broker.host, broker.port, username=broker.username,
+                              password=broker.password, tls_context=broker.tls_context(),
+                              identifier=f"treeboard-lobby-{secrets.token_hex(6)}") as client:
+        await client.subscribe(f"{rp.PREFIX}/lobby/{sp.lobby_id(broker.secret)}/offer/+", qos=1)
+        loop = asyncio.get_running_loop()
+        end = loop.time() + LISTEN_S
+        messages = aiter(client.messages)
+        while loop.time() < end:
+            try:
+                message = await asyncio.wait_for(anext(messages), min(QUIET_S, end - loop.time()))
+            except asyncio.TimeoutError:
+                break   # quiet: every retained offer has come
+            topic = message.topic.value
+            try:
+                offer = read_offer(lobby, topic, bytes(message.payload or b""))
+            except rp.RemoteError as exc:
+                log.warning("the lobby: refused %s: %s", topic, exc.reason)
+                continue
+            game_id = topic.rsplit("/", 1)[1]
+            if offer is None:
+                offers.pop(game_id, None)
+            elif game_id in offers or len(offers) < MAX_OFFERS:
+                offers[game_id] = offer
+    return sorted(offers.values(), key=lambda o: o.game_id)
+
+
+def find(offers: list[Offer], game_id: str) -> Offer | None:
+    return next((o for o in offers if o.game_id == game_id), None)
+
+
+# --- the host's side: a board took the offer -------------------------------------------------
+
+def board_took(link: Any, topic: str, payload: bytes) -> bool:
+    """`payload` on the open seat's board presence topic: True when it is a family board
+    (signed with the game's key) come to play the offered seat; the offer is then withdrawn
+    and `link.met_board()` (the daemon's) turns the game into a board-to-board one."""
+    if not payload or not link.offered:
+        return False
+    try:
+        msg = link.base_signer.decode(payload)
+    except rp.RemoteError as exc:
+        link._refuse(topic, exc.reason)
+        return False
+    if msg["seat"] != link.settings.seat or not msg["online"]:
+        return False
+    log.info("a board took the lobby's offer of %s: playing it board to board",
+             link.settings.game_id)
+    link.offered = False
+    link.offer_taken.set()        # the offer goes (remote/lobby.py)
+    if link.met_board is not None:
+        link.met_board()
+    return True

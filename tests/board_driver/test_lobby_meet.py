@@ -1,0 +1,116 @@
+"""The lobby without a broker: an offer as a board reads it (remote/meet.py), the host's link
+fed a board's presence by hand (only the family secret's signature takes the offer), the
+game's own broker account, and a board with no game arranged in the config and the sim's
+flags. (With the real Mosquitto: test_lobby_boards.py, test_lobby_acl.py.)"""
+
+from __future__ import annotations
+
+import pytest
+
+from board_driver.config import ConfigError, parse_config, sim_config
+from board_driver.referee.tracer import Tracer
+from board_driver.remote import lobby, meet
+from board_driver.remote import protocol as rp
+from board_driver.remote import seat as sp
+from board_driver.remote.guest import GuestLink
+from board_driver.remote.link import RemoteSettings
+
+SECRET = b"kitchen-table-42"
+TOPIC = sp.offer_topic(sp.lobby_id(SECRET), "g1")
+
+
+@pytest.fixture
+def offering(tmp_path):
+    """A board hosting game g1 and offering seat 1 in the lobby (in the sim's tracer)."""
+    tracer = Tracer(sim_config(journal=str(tmp_path / "j.sqlite")))
+    tracer.referee.set_seats(("human", "remote"))
+    settings = RemoteSettings(host="h", port=1, tls=False, game_id="g1", secret=SECRET, seat=1,
+                              state_dir=str(tmp_path), guest=True, offer=True, game_login=True)
+    link = GuestLink(settings, tracer.referee, tracer.clock)
+    met = []
+    link.met_board = lambda: met.append(True)
+    yield link, met
+    tracer.close()
+
+
+def test_a_board_reads_the_offer_a_host_makes(offering):
+    link, _ = offering
+    payload = sp.seal(sp.lobby_key(SECRET), lobby.offer_body(link, {"summary": "a game"}))
+    offer = meet.read_offer(sp.lobby_key(SECRET), TOPIC, payload)
+    assert (offer.game_id, offer.seat, offer.game, offer.time_control, offer.summary) == (
+        "g1", 1, "tree-planting", None, "a game")
+    assert offer.options == link.referee.state.options()
+    # The game's own account, wrapped for lobby members under its own pad.
+    body = sp.open_sealed(sp.lobby_key(SECRET), payload)
+    password = sp.unwrap(body["login"], sp.lobby_key(SECRET), "g1", 1, "login").decode()
+    assert ("g1", password) == sp.game_login(SECRET, "g1")
+    assert body["login"] != sp.wrap(password.encode(), sp.lobby_key(SECRET), "g1", 1)
+    assert meet.read_offer(sp.lobby_key(SECRET), TOPIC, b"") is None   # withdrawn
+    # Another family's lobby key, an offer under another game's topic, a malformed one.
+    with pytest.raises(rp.RemoteError, match="bad signature"):
+        meet.read_offer(sp.lobby_key(b"another-family"), TOPIC, payload)
+    with pytest.raises(rp.RemoteError, match="the game its topic names"):
+        meet.read_offer(sp.lobby_key(SECRET), TOPIC.replace("/g1", "/g2"), payload)
+    bad = sp.seal(sp.lobby_key(SECRET), {"type": "offer", "game_id": "g1", "seat": 2})
+    with pytest.raises(rp.RemoteError, match="seat is 0 or 1"):
+        meet.read_offer(sp.lobby_key(SECRET), TOPIC, bad)
+
+
+def test_only_a_board_with_the_family_secret_takes_the_offer(offering):
+    link, met = offering
+    presence = rp.presence_topic("g1", 1)
+    assert presence in link.subscriptions
+    # A lobby link's holder has the lobby key and the seat key, not the game's: refused.
+    for key in (sp.lobby_key(SECRET), sp.seat_key(SECRET, "g1", 1), b"another-family"):
+        forged = rp.Signer(key, "g1").encode(rp.presence_message(1, True, "ab" * 8))
+        link.handle(presence, forged)
+    assert link.offered and not met and link.refused == 3
+    # A board's presence for the other seat, or offline: not a taking.
+    board = rp.Signer(SECRET, "g1")
+    link.handle(presence, board.encode(rp.presence_message(0, True, "ab" * 8)))
+    link.handle(presence, board.encode(rp.presence_message(1, False, "ab" * 8)))
+    assert link.offered and not met
+    link.handle(presence, board.encode(rp.presence_message(1, True, "ab" * 8)))
+    assert not link.offered and link.offer_taken.is_set() and met == [True]
+    link.handle(presence, board.encode(rp.presence_message(1, True, "ab" * 8)))
+    assert met == [True]   # (taken once)
+
+
+def test_the_games_own_account_and_its_invitation(offering):
+    link, _ = offering
+    user, password = sp.game_login(SECRET, "g1")
+    assert user == "g1" and len(password) == 24 and password != sp.game_login(SECRET, "g2")[1]
+    assert SECRET.decode() not in password
+    link.settings.page, link.settings.ws_broker = "https://h/seat/", "wss://h:8081"
+    fields = sp.read_link(link.invitation())
+    assert (fields["user"], fields["pass"]) == (user, password)
+
+
+def test_a_board_with_no_game_arranged_in_the_config_and_the_sim(tmp_path, monkeypatch):
+    from board_driver.cli.board import _remote_options
+
+    table = {"broker": "mqtt://127.0.0.1:1883", "secret": "kitchen-table-42"}
+    cfg = parse_config({"remote": dict(table), "journal": str(tmp_path / "j.sqlite")})
+    assert cfg.remote["broker"] == table["broker"] and "game" not in cfg.remote
+    # A remote seat still needs its game, and a game a remote seat.
+    with pytest.raises(ConfigError, match="remote.game"):
+        parse_config({"players": ["human", "remote"], "remote": dict(table)})
+    with pytest.raises(ConfigError, match="players"):
+        parse_config({"remote": dict(table, game="g1")})
+
+    class Args:
+        remote, join, seat, watch, guest, lobby, config, journal = (
+            "mqtt://127.0.0.1:1883", None, None, False, False, True, None, None)
+        page = ws_broker = None
+        offer = game_login = False
+        secret_file = None
+        players = None
+
+    monkeypatch.setenv("TREEBOARD_REMOTE_SECRET", "kitchen-table-42")
+    config = sim_config(journal=str(tmp_path / "sim.sqlite"))
+    _remote_options(config, Args)
+    assert config.remote["secret"] == "kitchen-table-42" and "game" not in config.remote
+    assert config.journal.endswith("sim-remote-lobby.sqlite")
+    Args.join, Args.seat = "g1", 0
+    with pytest.raises(ConfigError, match="--lobby"):
+        _remote_options(sim_config(), Args)
