@@ -18,7 +18,7 @@ down: cli -> daemon -> referee -> games); nothing imports the cli.
   kit.py      kit: a layout's parts list, wiring diagram and template to cut
   seat.py     seat-page, invite and lobby: a seat played from a browser across the internet,
               the games offered in the family's lobby
-  sim_lobby.py  the sim's lobby and take: a board meets another in the lobby
+  sim_lobby.py  the sim's lobby and join: a board meets another in the lobby
   firmware.py firmware check / update: the bridge microcontroller's firmware over its USB line
   sim.py      the terminal a simulated board is played from
 """

@@ -289,7 +289,7 @@ def _remote_flags(p: argparse.ArgumentParser) -> None:
     g.add_argument("--game-login", action="store_true", help="with --guest: the broker has "
                    "the game's own guest account (treeboard invite --game-login; docs/remote.md)")
     g.add_argument("--lobby", action="store_true", help="no game arranged: meet another board "
-                   "in the family's lobby (sim: lobby lists the offers, take GAME takes one)")
+                   "in the family's lobby (sim: lobby lists the offers, join GAME takes one)")
 
 
 def _remote_options(config, args: argparse.Namespace) -> None:

@@ -105,7 +105,7 @@ def cmd_invite(args: argparse.Namespace) -> int:
 
 def cmd_lobby(args: argparse.Namespace) -> int:
     """The games the family's boards offer in the lobby now (remote/meet.py), one a line:
-    `GAME ID: the host's sentence`. A board takes one with `take GAME ID` (sim) or the page."""
+    `GAME ID: the host's sentence`. A board takes one with `join GAME ID` (sim) or the page."""
     import asyncio
 
     from board_driver.remote.link import parse_broker, read_credentials
@@ -155,7 +155,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--qr", metavar="FILE", help="also write the link as a QR code (SVG)")
     p.set_defaults(func=cmd_invite)
     p = sub.add_parser("lobby", help="list the games the family's boards offer in the lobby "
-                                     "(a board takes one: sim's take GAME, or its page)")
+                                     "(a board takes one: sim's join GAME, or its page)")
     p.add_argument("--broker", required=True, help="the broker, mqtt://host[:port] or "
                                                    "mqtts://host[:port]")
     _secret_and_login(p, "the board's broker account")

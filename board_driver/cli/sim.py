@@ -58,7 +58,7 @@ POSITIONS_HELP = N_("positions: setup MOVES (set up the position they make) | pu
 WEB_HELP = N_("web MOVE: the move of a seat played on the page (players human web), as the page "
               "makes it")
 LOBBY_HELP = N_("the family's lobby: lobby lists the games the family's boards offer; "
-                "take GAME plays one")
+                "join GAME plays one")
 REMOTE_HELP = N_("remote game: takeback asks the other board (or the player in the browser); accept | "
                  "refuse answers its request")
 #: The exit status of a sim ended with Ctrl-C (128 + SIGINT), as a shell reports it.
@@ -499,7 +499,7 @@ COMMANDS = {
     "quit": Command(Typed.quit, acts=False), "exit": Command(Typed.quit, acts=False),
     # the family's lobby (sim --remote URL --lobby: cli/sim_lobby.py)
     "lobby": Command(sim_lobby.lobby, acts=False),
-    "take": Command(sim_lobby.take, takes=(1, 1, "a game id the lobby offers")),
+    "join": Command(sim_lobby.join, takes=(1, 1, "a game id the lobby offers")),
 }
 
 

@@ -1,7 +1,7 @@
 """Two boards meeting in the family's lobby, with the real parts: Debian's Mosquitto and two
 `treeboard sim`s in their own processes. One hosts a game and offers its open seat
 (`--guest --offer`); the other, with no game arranged (`--remote URL --lobby`), lists the
-lobby (`lobby`, and `treeboard lobby` on the command line) and takes the offer (`take GAME`):
+lobby (`lobby`, and `treeboard lobby` on the command line) and takes the offer (`join GAME`):
 both then play board to board, the game id, options and seats from the offer alone."""
 
 from __future__ import annotations
@@ -77,8 +77,8 @@ def test_two_boards_meet_in_the_lobby_and_play_board_to_board(tmp_path, broker):
         guest = LineSim(tmp_path, "guest", "--remote", broker.url, "--lobby")
         started.callback(guest.close)
         guest.type("lobby")
-        guest.expect(r"offered: meet1 .*take meet1")
-        guest.type("take meet1")
+        guest.expect(r"offered: meet1 .*join meet1")
+        guest.type("join meet1")
         guest.expect("took meet1 from the lobby: this board plays seat 1")
         host.expect("a board took the lobby's offer of meet1")
         host.expect("the lobby's offer of meet1 is withdrawn")
@@ -135,7 +135,7 @@ def test_the_offer_comes_back_after_the_broker_restarts(tmp_path, broker):
         # ... and it still goes when taken.
         guest = LineSim(tmp_path, "guest", "--remote", broker.url, "--lobby")
         started.callback(guest.close)
-        guest.type("take again1")
+        guest.type("join again1")
         guest.expect("took again1 from the lobby")
         wait_for(lambda: offers_in(broker) == [], 30, "the taken offer to go")
 
@@ -150,7 +150,7 @@ def test_a_board_that_met_another_stays_in_that_game_after_a_restart(tmp_path, b
         host.expect("offered seat 1 of kept1 in the lobby")
         guest = LineSim(tmp_path, "guest", "--remote", broker.url, "--lobby")
         started.callback(guest.close)
-        guest.type("take kept1")
+        guest.type("join kept1")
         host.expect("other board: connected", 20)
         host.type("place h0.0")
         guest.expect(r"make the other board's move at h0\.0")
