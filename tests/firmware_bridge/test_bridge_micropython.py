@@ -26,7 +26,7 @@ import zlib
 
 import pytest
 
-from conftest import wait_for
+from tests.waits import wait_for
 from firmware_bridge.faults import LineFaults
 from firmware_bridge.firmware import protocol
 from firmware_bridge.host import open_bridge
