@@ -15,6 +15,7 @@ from functools import partial
 from typing import Any, Callable
 
 import games
+from board_driver.referee import kept
 from board_driver.referee.clock import control_text, parse_time_control
 from board_driver.referee.menu import current_choices, game_choice_sites, seats_of
 from board_driver.referee.reconcile import candidate_moves, changed_sites
@@ -238,9 +239,12 @@ class Hands:
                 return partial(self.ending_chosen, chosen.get("ending"), chosen.get("take up"))
             if chosen.get("clock") is not None:
                 ref.keeper.set_controls(parse_time_control(chosen["clock"]), now, this_game=False)
-            ref.set_seats(seats_of(chosen.get("seats", "people"), chosen.get("level", "medium")))
+            # (all the choices kept at once, once: each kept as it changed wrote them twice)
+            ref.set_seats(seats_of(chosen.get("seats", "people"), chosen.get("level", "medium")),
+                          keep=False)
             if chosen.get("hints") is not None:
-                ref.set_hint_mode(chosen["hints"])
+                ref.set_hint_mode(chosen["hints"], keep=False)
+            kept.keep(ref)
             log.info("menu applied: seats %s, clock %s, hints %s", ref.seats,
                      control_text(ref.controls), ref.settings.moves)
             ref.tell("menu-applied", dict(chosen), "board")
