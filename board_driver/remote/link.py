@@ -481,10 +481,14 @@ class RemoteLink:
                 keepalive=s.keepalive, tls_context=self._tls(),
                 will=None if presence is None else
                 aiomqtt.Will(presence, self._presence(False), qos=1, retain=True))
+            entered = False
             try:
                 async with client:
+                    entered = True
                     await self._serve(client, presence)
             except asyncio.CancelledError:
+                if not entered:   # stopped while connecting: aiomqtt leaves the socket open
+                    await _abandon_connect(client)
                 raise
             except Exception as exc:  # aiomqtt.MqttError, OSError, ssl.SSLError: broker away
                 # Stopped meanwhile: aiomqtt's __aexit__ may put its own "Operation timed
@@ -611,6 +615,19 @@ def board_name(settings: RemoteSettings) -> str:
         f.write(name + "\n")
     os.replace(tmp, path)
     return name
+
+
+async def _abandon_connect(client) -> None:
+    """Close what aiomqtt's connect, cut short by a stop, leaves open: aiomqtt closes nothing
+    when its __aenter__ is cancelled, so the socket to the broker stayed connected (and was a
+    ResourceWarning whenever the garbage collector found it), with aiomqtt's task serving it.
+    paho's blocking connect runs in aiomqtt's executor thread, which a cancel does not stop:
+    a socket it opens after this is closed as it opens. (aiomqtt offers no public close of
+    its paho client; paho's own close is the one its __del__ uses.)"""
+    paho = client._client
+    paho.on_socket_open = lambda _client, _userdata, sock: sock.close()
+    paho._reset_sockets()     # (aiomqtt hears of it: it stops watching the socket)
+    await asyncio.sleep(0)    # (and its task serving the socket takes its cancel)
 
 
 def _close_abandoned_sockets(exc: BaseException) -> None:
