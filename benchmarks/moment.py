@@ -1,12 +1,11 @@
 """The cost of a frame's Moment (Referee.moment, what the views draw from at every frame) in a
 game against the computer, as the game grows.
 
-    .venv/bin/python benchmarks/moment.py [--moves 10 20 40] [--frames 2000] [--rounds 5]
+    .venv/bin/python benchmarks/moment.py [--moves 8 16 24] [--frames 2000] [--rounds 5]
 
-A Fangqi game on the simulated board (`treeboard trace`'s Tracer), its moves chosen at random
-(seeded) and handed in as a seat's moves, then the first seat given to a person and the second
-to the computer: a takeback there
-walks a copy of the game back to the player's last move. Compared in the same run, rounds
+A Tree Planting game on the simulated classic board (`treeboard trace`'s Tracer), its moves
+chosen at random (seeded) and made with pieces, then the second seat given to the computer: a
+takeback there walks a copy of the game back to the player's last move. Compared in the same run, rounds
 alternating: the tree as it is (how many moves a takeback takes back is worked out once a
 change) and the reference, the same code made to work it out again at every frame, as it did.
 Prints one JSON object: microseconds per frame for each, median and spread (min-max) of the
@@ -32,15 +31,16 @@ from board_driver.referee.tracer import Tracer  # noqa: E402
 
 
 def board(tmp: str, moves: int) -> Tracer:
-    t = Tracer(sim_config(journal=str(Path(tmp) / f"j{moves}.sqlite"), layout="fangqi-7x7-matrix"),
-               new_game=True)
+    t = Tracer(sim_config(journal=str(Path(tmp) / f"j{moves}.sqlite"),
+                          layout="tree-planting-classic-matrix"))
     t.session.journal.durable(False)
     rng = random.Random(moves)
     state = t.referee.state
-    t.referee.set_seats(("computer:easy", "computer:easy"))   # (its moves typed in, not made)
-    while len(state.moves) < moves and not state.is_over():
+    while len(state.moves) < moves and not state.is_over():   # played by hand, as people do
         move = rng.choice(sorted(state.legal_moves(), key=str))
-        t.referee.play_for_seat(str(move), t.clock(), "computer")
+        t.step("place", [str(move)])
+        for hole in state.last_planted() if str(state.moves[-1]) == str(move) else []:
+            t.step("place", [hole])
     t.referee.set_seats(("human", "computer:easy"))
     return t
 
@@ -57,11 +57,11 @@ def per_frame(t: Tracer, frames: int, reference: bool) -> float:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--moves", type=int, nargs="+", default=[10, 20, 40])
+    ap.add_argument("--moves", type=int, nargs="+", default=[8, 16, 24])
     ap.add_argument("--frames", type=int, default=2000)
     ap.add_argument("--rounds", type=int, default=5)
     args = ap.parse_args()
-    out = {"what": "microseconds per frame's Moment, a Fangqi game against the computer",
+    out = {"what": "microseconds per frame's Moment, a Tree Planting game against the computer",
            "frames": args.frames, "rounds": args.rounds, "python": platform.python_version()}
     with tempfile.TemporaryDirectory(prefix="treeboard-moment-") as tmp:
         for moves in args.moves:
