@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
 import json
 import logging
 import os
@@ -481,14 +482,10 @@ class RemoteLink:
                 keepalive=s.keepalive, tls_context=self._tls(),
                 will=None if presence is None else
                 aiomqtt.Will(presence, self._presence(False), qos=1, retain=True))
-            entered = False
             try:
-                async with client:
-                    entered = True
+                async with _connection(client):
                     await self._serve(client, presence)
             except asyncio.CancelledError:
-                if not entered:   # stopped while connecting: aiomqtt leaves the socket open
-                    await _abandon_connect(client)
                 raise
             except Exception as exc:  # aiomqtt.MqttError, OSError, ssl.SSLError: broker away
                 # Stopped meanwhile: aiomqtt's __aexit__ may put its own "Operation timed
@@ -615,6 +612,24 @@ def board_name(settings: RemoteSettings) -> str:
         f.write(name + "\n")
     os.replace(tmp, path)
     return name
+
+
+@contextlib.asynccontextmanager
+async def _connection(client):
+    """`async with client`, but a stop that cuts aiomqtt's connect short closes what aiomqtt
+    leaves open (`_abandon_connect`)."""
+    try:
+        await client.__aenter__()
+    except asyncio.CancelledError:
+        await _abandon_connect(client)
+        raise
+    try:
+        yield client
+    except BaseException as exc:
+        if not await client.__aexit__(type(exc), exc, exc.__traceback__):
+            raise
+    else:
+        await client.__aexit__(None, None, None)
 
 
 async def _abandon_connect(client) -> None:
