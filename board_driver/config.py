@@ -125,6 +125,9 @@ class Config:
     # The players' clocks (board_driver/referee/clock.py), one TimeControl a seat; None: from
     # turn_seconds, else the game's own (Arbos: 300 s a turn), else none.
     time_control: tuple | None = None
+    # How long the player to move may be away before the present player is asked what to do
+    # (referee/absence.py); None: its GRACE_S, a minute.
+    away_grace_seconds: float | None = None
     colours: dict[str, Colour] = field(default_factory=lambda: dict(DEFAULT_COLOURS))
     journal: str = "/var/lib/treeboard/journal.sqlite"
     bridge_port: str = "/dev/treeboard-bridge"
@@ -410,7 +413,11 @@ def check_private(path, data: dict[str, Any], mode: int) -> None:
 
 
 def _read_clocks(path, data: dict, cfg: Config) -> None:
-    """turn_seconds or time_control, at the top (each taken out of `data`)."""
+    """turn_seconds or time_control, and away_grace_seconds, at the top (each taken out of
+    `data`)."""
+    grace = _take(path, data, "", "away_grace_seconds", _NUMBER, None,
+                  lambda v: 1 <= v <= 3600, "a number of seconds from 1 to 3600")
+    cfg.away_grace_seconds = None if grace is None else float(grace)
     turn = _take(path, data, "", "turn_seconds", _NUMBER, None, lambda v: 0 <= v <= 86_400,
                  "a number of seconds from 0 (no limit) to 86400")
     cfg.turn_seconds = None if turn is None else float(turn)

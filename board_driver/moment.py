@@ -8,8 +8,8 @@ Nothing in a Moment can be changed after it is made, so a view can never write b
 referee, and the same Moment can be drawn on the LEDs, the page, the terminal and in words.
 
 Lives below both rooms (referee/ and views/ import it; it imports neither), with the types
-both need: `Correction`, `Settings`, `MenuFace`, `TouchFace`, `EndingFace`, and the faces of the
-modes (`SetupFace`, `StudyFace`, `PuzzleFace`).
+both need: `Correction`, `Settings`, `MenuFace`, `TouchFace`, `EndingFace`, `AbsentFace`, and the
+faces of the modes (`SetupFace`, `StudyFace`, `PuzzleFace`).
 """
 
 from __future__ import annotations
@@ -94,19 +94,40 @@ class EndingFace:
 
     resigned: int | None = None       # the seat that resigned (the other won)
     agreed: bool = False              # a draw agreed
+    # The seat that was away when the present player ended the game (referee/absence.py):
+    # claimed (the other won: `forfeit`) or called a draw (`drawn_away`).
+    forfeit: int | None = None
+    drawn_away: int | None = None
     offer_by: int | None = None       # the seat whose draw offer waits for its answer
     asked: str | None = None          # who answers: "board" (a person here), "computer", "remote"
     # The last thing done, said once: (its count, what: "offer", "refused", "lapsed",
-    # "resigned", "agreed", "away", "taken-up", its values: a seat, a game id and moves).
+    # "resigned", "agreed", "away", "taken-up", "forfeit", "drawn_away", its values: a seat,
+    # a game id and moves).
     news: tuple | None = None
 
     @property
     def over(self) -> bool:
-        return self.resigned is not None or self.agreed
+        return self.resigned is not None or self.agreed or self.forfeit is not None \
+            or self.drawn_away is not None
 
     @property
     def winner(self) -> int | None:
-        return None if self.resigned is None else 1 - self.resigned
+        lost = self.resigned if self.resigned is not None else self.forfeit
+        return None if lost is None else 1 - lost
+
+
+@dataclass(frozen=True)
+class AbsentFace:
+    """The player to move away (board_driver/referee/absence.py): whether the present player
+    is asked now and may choose what, and whether that player's clock is paused."""
+
+    seat: int | None = None           # the away seat to move (None: no one away, news only)
+    asked: bool = False               # away past the grace: the present player is asked
+    paused: bool = False              # its clock paused until it returns
+    choices: tuple[str, ...] = ()     # pause, wait, claim, draw (none: the game just waits)
+    hosted: bool = True               # this board decides that seat's game (a browser's)
+    # The last choice or return, said once: (its count, "paused" | "waiting" | "back", seat).
+    news: tuple | None = None
 
 
 @dataclass(frozen=True)
@@ -200,6 +221,7 @@ class Moment:
     setup: SetupFace | None = None    # a position being set up (None: none)
     study: StudyFace | None = None    # a record studied on the board (None: none)
     puzzle: PuzzleFace | None = None  # a puzzle on the board (None: none)
+    absent: AbsentFace | None = None  # the player to move away (None: no one, nothing new)
 
     def __post_init__(self):
         object.__setattr__(self, "hints", frozen_map(self.hints))
@@ -238,4 +260,4 @@ class Moment:
 
 
 __all__ = ["Moment", "Settings", "Correction", "MenuFace", "TouchFace", "EndingFace", "SetupFace",
-           "StudyFace", "PuzzleFace", "Colour", "frozen_map"]
+           "StudyFace", "PuzzleFace", "AbsentFace", "Colour", "frozen_map"]

@@ -7,7 +7,7 @@ game `tap c3` and `hold c3`, gestures whatever the pace of typing), or `clear` (
 piece), `new` (start a new game), `takeback`, `repeat` (say it again: the last moves, whose
 turn, the score), `show`, `legend` (the board's colours, from the views' one legend), `help`,
 `quit`; and `resign`, `draw`, `draw accept|refuse`, `away`, `waiting`, `take up N` (ending and
-pausing a game: docs/board.md). After each change the
+pausing a game: docs/board.md), `absent pause|wait|claim|draw` (the player to move is away). After each change the
 sim says what happened in words (a move, a takeback, what is not a move and why) and draws
 the board with the LED colours. Ctrl-C ends it at once.
 """
@@ -47,7 +47,8 @@ CLOCK_HELP = N_("clock TC: the clocks (none, 10, 5+3, 30s/move, 10,3+2), now or 
                 "game")
 #: Ending and pausing a game (board_driver/referee/endings.py).
 ENDINGS_HELP = N_("resign [SEAT] | draw [SEAT] (offer a draw) | draw accept | draw refuse | away "
-                  "(put the game away) | waiting (the games put away) | take up N")
+                  "(put the game away) | waiting (the games put away) | take up N | absent "
+                  "pause|wait|claim|draw (the player to move is away: your choice)")
 #: The modes that bring a position to the board (docs/study.md).
 POSITIONS_HELP = N_("positions: setup MOVES (set up the position they make) | puzzle [N] | study "
                     "ID (a journal game) | forward [N] | back [N] | branch [SEAT] (play on from "
@@ -55,7 +56,8 @@ POSITIONS_HELP = N_("positions: setup MOVES (set up the position they make) | pu
 #: A web seat's move typed in the sim, as the page makes it (board_driver/web/play.py).
 WEB_HELP = N_("web MOVE: the move of a seat played on the page (players human web), as the page "
               "makes it")
-REMOTE_HELP = N_("remote game: takeback asks the other board; accept | refuse answers its request")
+REMOTE_HELP = N_("remote game: takeback asks the other board (or the player in the browser); accept | "
+                 "refuse answers its request")
 #: The exit status of a sim ended with Ctrl-C (128 + SIGINT), as a shell reports it.
 EXIT_INTERRUPTED = 130
 

@@ -18,7 +18,8 @@ def guest_view(referee: Any, now: float, seat: int, language: str | None = None)
     moment = referee.moment(now)
     state = moment.state
     names = views.players(state.game.name)
-    result = snapshot.result_words(state, names, moment.flagged)
+    # (a game its players ended counts too: resigned, a draw, claimed while one was away)
+    result = snapshot.result_words(state, names, moment.flagged, moment.ending)
     mine = not state.is_over() and state.to_move == seat
     owed = bool(moment.to_make) and moment.to_make_by == "remote"
     return {
@@ -46,7 +47,11 @@ def page_words() -> dict[str, str]:
             "board_unknown": tr("the board: not heard yet"),
             "bad_link": tr("This link does not open this game: the board's messages do not "
                            "check with its key (a link altered, or for another game or seat)."),
-            "Undo tap": tr("Undo tap"), "Cancel": tr("Cancel")}
+            "Undo tap": tr("Undo tap"), "Cancel": tr("Cancel"),
+            # takebacks (remote/takeback.py): asked from the page, the board's answered there
+            "ask_takeback": tr("Take back my last move"), "Accept": tr("Accept"),
+            "Refuse": tr("Refuse"),
+            "takeback_away": tr("the board is away: a takeback can be asked once it is back")}
 
 
 def words(text: Any) -> str:

@@ -35,6 +35,8 @@ class RemotePart:
         from board_driver.remote.link import load_join, settings_from_config
 
         config = self.daemon.config
+        # (the game menu's answer to a takeback request: for whichever link comes, once)
+        answered_on_the_board(session.referee, lambda: self.link, self.daemon.loop.call_soon)
         if "remote" not in session.referee.seats:
             joined = load_join(config)   # a remote game joined on the page, before a restart
             if joined is None:
@@ -54,6 +56,7 @@ class RemotePart:
         else:
             self.link = RemoteLink(settings, daemon.session.referee, daemon.loop.time)
             self.link.after_change = daemon.show
+        tell_presence(self.link, daemon)
         self._task = asyncio.ensure_future(self.link.run())
         if "remote link" not in daemon.supervisor.parts:
             daemon.supervisor.add(Part("remote link", check=self.problem, restart=self.restart))
@@ -123,6 +126,29 @@ class RemotePart:
         self.daemon.session.referee.set_seats(("human", "human"))
 
 
+def answered_on_the_board(referee: Any, link_of: Any, call_soon: Any) -> None:
+    """The game menu answers the other side's takeback request (referee/hands.py offers
+    accept and refuse while one waits): the link (`link_of()`) answers it once the board has
+    decided, by `call_soon` (never inside the referee's decide loop: the answer takes the game
+    back, and deciding is one loop). Wired once per referee, as the daemon starts."""
+    referee.hands.takeback_asked = lambda: getattr(link_of(), "takeback_request", None)
+
+    def answer(accept: bool) -> None:
+        link = link_of()
+        if link is None:
+            return
+        try:
+            link.answer_takeback(accept)
+        except games.IllegalMove as exc:   # (answered meanwhile, or lapsed: nothing to do)
+            log.info("the menu's takeback answer not sent: %s", exc.reason)
+
+    def told_takeback_answer(what: str, accept: Any, origin: str) -> None:
+        if what == "takeback-answer":
+            call_soon(answer, bool(accept))
+
+    referee.listeners.append(told_takeback_answer)
+
+
 def open_guest(settings, daemon: Any):
     """The link to a browser playing the remote seat (remote/guest.py), with the view the
     board draws for it (daemon/guest_view.py) and, when offered, the lobby's offer."""
@@ -140,3 +166,21 @@ def open_guest(settings, daemon: Any):
         link.publish_view()
     link.after_change = changed
     return link
+
+
+def tell_presence(link: Any, daemon: Any) -> None:
+    """The referee hears, after each change of the link, whether the other side is there (a
+    browser's presence, the other board's; no broker: not there), and whether this board
+    alone decides that seat's game (a browser's: referee/absence.py offers the choices)."""
+    seat = link.settings.seat
+    if seat is None or link.settings.watching:
+        return   # (a spectator: no one plays here)
+    shown = link.after_change
+
+    def changed() -> None:
+        referee = daemon.session.referee
+        if referee.absence.seen(seat, link.peer_online, daemon.loop.time(),
+                                hosted=link.settings.guest):
+            referee.decide(daemon.loop.time())
+        shown()
+    link.after_change = changed

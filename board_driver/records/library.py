@@ -22,6 +22,7 @@ from board_driver.records import sgf
 from board_driver.records.record import (ENDINGS, Record, RecordError, checked, midnight,
                                          outcome, record_of, seat_words)
 from board_driver.referee.journal import Imported, Journal, Listed
+from board_driver.views.absence import claimed_words
 from board_driver.views.words import N_, tr
 from treeboard.exc import TreeboardError
 
@@ -186,6 +187,8 @@ def result_words(game: Listed) -> str:
                                                            other=names[winner])
     if ended == "agreement":
         return tr("a draw by agreement")
+    if ended in ("forfeit", "absence"):
+        return claimed_words(game.game, game.summary)
     if winner is None:
         return tr("a draw, {a}:{b}").format(a=scores[0], b=scores[1])
     return tr("{player} wins, {a}:{b}").format(player=names[winner], a=scores[0], b=scores[1])

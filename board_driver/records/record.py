@@ -31,7 +31,7 @@ COLOURS = ("B", "W")
 SEAT_WORDS = {"human": "person at the board", "remote": "remote board", "web": "web seat",
               "computer": "computer"}
 #: How a game ends, as a record's RE says it (and the library searches it).
-ENDINGS = ("score", "time", "resignation", "agreement")
+ENDINGS = ("score", "time", "resignation", "agreement", "forfeit", "absence")
 
 
 class RecordError(TreeboardError, ValueError):
@@ -135,23 +135,27 @@ def seat_words(seat: str | None) -> str | None:
 
 def outcome(summary: Mapping[str, Any] | None) -> tuple[int | None, str] | None:
     """Who won a finished game (None: a draw) and how ("score", "time", "resignation",
-    "agreement"), from the journal's summary; None for a game not finished. A summary says a
+    "agreement", "forfeit" and "absence": claimed or drawn while one was away), from the
+    journal's summary; None for a game not finished. A summary says a
     loss on time with `flag` (the seat whose time ran out), a resignation with `resigned`
     (the seat that resigned), a draw agreed with `agreed`."""
     if summary is None:
         return None
-    for key, how in (("flag", "time"), ("resigned", "resignation")):
+    for key, how in (("flag", "time"), ("resigned", "resignation"), ("forfeit", "forfeit")):
         if summary.get(key) in (0, 1):
             return 1 - summary[key], how
     if summary.get("agreed"):
         return None, "agreement"
+    if summary.get("drawn_away") in (0, 1):
+        return None, "absence"
     winner = summary.get("winner")
     return (winner if winner in (0, 1) else None), "score"
 
 
 def result_text(summary: Mapping[str, Any] | None) -> str | None:
     """SGF's RE for a finished game: B+3 (by 3), B+ (a win the score does not measure), B+T
-    (on time), B+R (by resignation), 0 (a draw, by the rules or agreed)."""
+    (on time), B+R (by resignation), B+F (by forfeit: claimed while the other was away), 0 (a
+    draw, by the rules, agreed, or called while the other was away)."""
     found = outcome(summary)
     if found is None:
         return None
@@ -159,7 +163,7 @@ def result_text(summary: Mapping[str, Any] | None) -> str | None:
     if winner is None:
         return "0"
     if how != "score":
-        return f"{COLOURS[winner]}+{'T' if how == 'time' else 'R'}"
+        return f"{COLOURS[winner]}+{ {'time': 'T', 'forfeit': 'F'}.get(how, 'R')}"
     scores = summary.get("scores") or (0, 0)
     margin = scores[winner] - scores[1 - winner]
     return f"{COLOURS[winner]}+{margin if margin > 0 else ''}"

@@ -17,6 +17,7 @@ from typing import NamedTuple
 
 import games
 from board_driver.referee.door import Door
+from board_driver.referee.absence import CHOICES as ABSENT_CHOICES
 from board_driver.referee.reconcile import candidate_moves
 from board_driver.views import words
 from board_driver.views.ending import away_words
@@ -31,6 +32,9 @@ ACTIONS = {"place": (1, 2, "SITE [KIND]"), "lift": (1, 1, "one argument"),
            "resign": (0, 1, "[SEAT]"), "draw": (0, 1, "[accept | refuse | SEAT]"),
            "away": (0, 0, "no argument"), "take": (2, 2, "up N"),
            "waiting": (0, 0, "no argument"),
+           # a player away (referee/absence.py): the present player's choice, or (a trace)
+           # what a link says of a seat
+           "absent": (1, 2, "pause | wait | claim | draw, or SEAT away | here"),
            # a web seat's move (seat kind `web`), as the page makes it: through the board's door
            "web": (1, 1, "a move in the game's notation")}
 #: The commands of the modes that bring a position to the board (docs/study.md), done through
@@ -114,7 +118,7 @@ def parse_action(line: str) -> Action | None:
 
 
 #: The actions that end or pause a game: through the board's door, not the sensors.
-ENDINGS = ("resign", "draw", "away", "take", "waiting")
+ENDINGS = ("resign", "draw", "away", "take", "waiting", "absent")
 
 
 def check_ending(verb: str, args: list[str]) -> None:
@@ -122,6 +126,9 @@ def check_ending(verb: str, args: list[str]) -> None:
     if verb in ("resign", "draw") and args and args[0] not in ("0", "1") and not (
             verb == "draw" and args[0].lower() in ("accept", "refuse")):
         raise ActionError(f"{verb} takes {ACTIONS[verb][2]}, not {cut(args[0])!r}")
+    if verb == "absent" and [a.lower() for a in args] not in (
+            *([c] for c in ABSENT_CHOICES), *([s, w] for s in "01" for w in ("away", "here"))):
+        raise ActionError(f"absent takes {ACTIONS[verb][2]}, not {cut(' '.join(args))!r}")
     if verb == "take" and (args[0].lower() != "up" or not args[1].isdigit()
                            or len(args[1]) > 18):
         raise ActionError(f"take takes up N (N a game's number: type waiting to list them), "
@@ -141,6 +148,10 @@ def ending(door: Door, verb: str, args: list[str]) -> str | None:
         door.put_away(origin="board")
     elif verb == "take":
         door.take_up(int(args[1]), origin="board")
+    elif verb == "absent" and len(args) == 2:
+        door.seen(int(args[0]), args[1].lower() == "here")
+    elif verb == "absent":
+        door.absent_choice(args[0].lower(), origin="board")
     else:
         return away_words(door.away())
     return None

@@ -139,6 +139,9 @@ class Clocks:
         self.turn_of: int | None = None   # whose turn the clocks follow (None: no turn yet)
         self.running: int | None = None   # the seat whose clock runs now
         self._since = 0.0
+        # The seat whose clock the present player paused while it is away (referee/absence.py):
+        # it does not run until that player returns. Kept with the clocks: a restart keeps it.
+        self.paused_for: int | None = None
 
     @property
     def timed(self) -> bool:
@@ -214,8 +217,11 @@ class Clocks:
     # --- the journal's form -----------------------------------------------------------------
 
     def to_json(self, now: float) -> dict[str, Any]:
-        return {"control": control_text(self.controls), "left_ms": self.left_ms(now),
-                "turn_of": self.turn_of}
+        out = {"control": control_text(self.controls), "left_ms": self.left_ms(now),
+               "turn_of": self.turn_of}
+        if self.paused_for is not None:
+            out["paused_for"] = self.paused_for
+        return out
 
     @classmethod
     def from_json(cls, data: Any, where: str = "journal") -> Clocks:
@@ -234,5 +240,7 @@ class Clocks:
             clocks._left[seat] = ms / 1000
         turn = data.get("turn_of")
         clocks.turn_of = turn if turn in (0, 1) else None
+        paused = data.get("paused_for")
+        clocks.paused_for = paused if paused in (0, 1) and not isinstance(paused, bool) else None
         return clocks
 

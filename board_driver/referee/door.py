@@ -160,11 +160,14 @@ class Door:
         link = self.link
         if link is not None:
             asked = link.request_takeback()
+            if getattr(link.settings, "guest", False):   # (a seat in a browser: remote/guest.py)
+                return self._done(tr("asked the player in the browser to take back move {n}")
+                                  .format(n=asked + 1))
             return self._done(tr("asked the other board to take back move {n}").format(n=asked + 1))
         return self._done(tr("took back {moves}").format(moves=self.referee.takeback(self.clock(), origin)))
 
     def answer_takeback(self, accept: bool) -> None:
-        """Accept or refuse the other board's takeback request."""
+        """Accept or refuse the other board's (or the browser's) takeback request."""
         link = self.link
         if link is None:
             raise games.IllegalMove("answer", Reason("this board plays no remote game"))
@@ -202,6 +205,16 @@ class Door:
         """A person here accepts or refuses the draw the other side offers."""
         self.referee.endings.answer(accept, self.clock(), origin)
         self._decided()
+
+    def absent_choice(self, choice: str, origin: str = "page") -> int:
+        """The present player's choice while the player to move is away (referee/absence.py):
+        pause, wait, claim or draw. Returns the away seat."""
+        return self._decided(self.referee.absence.choose(choice, self.clock(), origin))
+
+    def seen(self, seat: int, here: bool, hosted: bool = True) -> None:
+        """Whether `seat`'s player is there, as a link says it (a trace says it by hand)."""
+        if self.referee.absence.seen(seat, here, self.clock(), hosted):
+            self._decided()
 
     def put_away(self, origin: str = "page") -> int:
         """The game in progress put away (its position, clocks and seats kept); a new game

@@ -45,6 +45,9 @@ LOCAL = ("human", "web")
 DRAW_LEVEL = 0.1
 #: How long the computer looks at a draw offer (its worker; seats.py).
 DRAW_SECONDS = 1.0
+#: A game the present player ended while the other was away (absence.py), as its summary
+#: says it: the away seat, claimed (the other won) or called a draw.
+CLAIMS = ("forfeit", "drawn_away")
 
 
 def is_level(value: float, exact: bool) -> bool:
@@ -82,6 +85,7 @@ class Endings:
             return None
         ended = self.ended or {}
         return EndingFace(resigned=ended.get("resigned"), agreed=bool(ended.get("agreed")),
+                          forfeit=ended.get("forfeit"), drawn_away=ended.get("drawn_away"),
                           offer_by=self.offer, asked=self.asked(), news=self._news)
 
     def _say(self, what: str, *values: Any) -> None:
@@ -102,9 +106,11 @@ class Endings:
         """A game that ended before a restart by its players: shown ended, as it was. Returns
         whether it was."""
         summary = summary or {}
-        if summary.get("resigned") in (0, 1):
-            self.ended = {"resigned": summary["resigned"]}
-        elif summary.get("agreed"):
+        for key in ("resigned", *CLAIMS):
+            if summary.get(key) in (0, 1):
+                self.ended = {key: summary[key]}
+                return True
+        if summary.get("agreed"):
             self.ended = {"agreed": True}
         return self.ended is not None
 
@@ -186,6 +192,16 @@ class Endings:
         log.info("seat %d accepted the draw (%s)", seat, origin)
         self.referee.tell("draw-agreed", seat, origin)
 
+    def claim(self, now: float, away: int, draw: bool, origin: str = "board") -> None:
+        """The present player ends the game while `away`'s player is away past the grace
+        (referee/absence.py decides when they may): won by the present player (`forfeit`:
+        the away seat), or drawn (`draw`: `drawn_away`)."""
+        self._playing("claim")
+        how = {"drawn_away" if draw else "forfeit": away}
+        self._end(now, how, winner=None if draw else 1 - away)
+        log.info("seat %d away: the game %s (%s)", away, "drawn" if draw else "claimed", origin)
+        self.referee.tell("claim", away, origin)
+
     def _end(self, now: float, how: dict[str, Any], winner: int | None) -> None:
         """The game over by its players: the clocks stopped and kept, then the result
         journaled (one transaction) before anything is shown."""
@@ -200,7 +216,8 @@ class Endings:
         ref.decided.over_since = now
         ref.decided.to_make = frozenset()
         ref.clear_marks()
-        self._say("resigned" if "resigned" in how else "agreed", how.get("resigned"))
+        what = next((k for k in ("resigned", *CLAIMS) if k in how), "agreed")
+        self._say(what, how.get(what))
 
     # --- putting away and taking up ------------------------------------------------------------
 

@@ -17,7 +17,7 @@ from typing import Any, Callable
 import games
 from board_driver.referee import kept
 from board_driver.referee.clock import control_text, parse_time_control
-from board_driver.referee.menu import current_choices, game_choice_sites, seats_of
+from board_driver.referee.menu import applied_seats, current_choices, game_choice_sites
 from board_driver.referee.reconcile import candidate_moves, changed_sites
 from board_driver import views
 from board_driver.views.narrate import takeback_words
@@ -29,6 +29,9 @@ log = logging.getLogger("treeboard.referee")
 class Hands:
     def __init__(self, referee: Any):
         self.referee = referee
+        # The move count the other side's takeback request asks for, while one waits for the
+        # people here (a remote link's; set by daemon/remote_part.py), else None.
+        self.takeback_asked: Callable[[], int | None] = lambda: None
 
     def enter(self, site: str, kind: str, now: float) -> None:
         """A piece placed where no sensor sees it (Treeblox above the board): play the one legal
@@ -160,6 +163,10 @@ class Hands:
             values.append("away")
         if endings.asked() == "board":
             values += ["accept", "refuse"]
+        elif self.takeback_asked() is not None:   # (the other side's: the remote link's)
+            values += ["accept-takeback", "refuse-takeback"]
+        # the player to move away: pause, wait, claim, a draw (referee/absence.py)
+        values += [f"absent-{c}" for c in ref.absence.menu_choices()]
         return values
 
     def gestured(self, what: Any, now: float) -> None:
@@ -239,8 +246,11 @@ class Hands:
                 return partial(self.ending_chosen, chosen.get("ending"), chosen.get("take up"))
             if chosen.get("clock") is not None:
                 ref.keeper.set_controls(parse_time_control(chosen["clock"]), now, this_game=False)
-            # (all the choices kept at once, once: each kept as it changed wrote them twice)
-            ref.set_seats(seats_of(chosen.get("seats", "people"), chosen.get("level", "medium")),
+            # (a web seat is kept where the choice puts a person: menu.applied_seats; all the
+            # choices kept at once, once: each kept as it changed wrote them twice)
+            ref.set_seats(applied_seats(ref.seats, chosen.get("seats", "people"),
+                                        chosen.get("level", "medium"),
+                                        lambda seats: kept.web_refusal(seats, ref.state.game) is None),
                           keep=False)
             if chosen.get("hints") is not None:
                 ref.set_hint_mode(chosen["hints"], keep=False)
@@ -266,12 +276,17 @@ class Hands:
                 endings.take_up(take_up, now, "menu")
             elif ending in ("accept", "refuse"):
                 endings.answer(ending == "accept", now, "menu")
+            elif ending in ("accept-takeback", "refuse-takeback"):
+                # (the remote link answers it, after this decision: daemon/remote_part.py)
+                self.referee.tell("takeback-answer", ending == "accept-takeback", "menu")
             elif ending == "resign":
                 endings.resign(now, None, "menu")
             elif ending == "draw":
                 endings.offer_draw(now, None, "menu")
             elif ending == "away":
                 endings.put_away(now, "menu")
+            elif ending is not None and ending.startswith("absent-"):
+                self.referee.absence.choose(ending.split("-", 1)[1], now, "menu")
         except games.IllegalMove as exc:
             log.info("the menu's %s not done: %s", ending or "take up", exc.reason)
 

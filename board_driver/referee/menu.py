@@ -14,7 +14,9 @@ A mode of the referee. It opens by a gesture that cannot happen in play, on ever
 In a game under way, the button (a touch board: both corners touched at once) opens the game
 menu instead (docs/board.md, "Ending and pausing a game"): its choices, on sites free of
 pieces, are resign, offer a draw, put the game away, and, while a draw offered by the other
-side waits for a person here, accept or refuse it; the apply site does the one chosen. Between
+side waits for a person here, accept or refuse it, and, while the other side's takeback
+request waits (a remote board's, a browser's), accept or refuse that; the apply site does the
+one chosen. Between
 games the menu's sites after its apply site take up a game put away (newest first, as many as
 the board has sites for): chosen and applied, that game comes back instead of a new one.
 
@@ -54,7 +56,9 @@ LEVELS = ("easy", "medium", "hard")
 CLOCKS = ("none", "5+3", "10")
 GROUPS = ("seats", "level", "clock", "hints")
 #: The game menu's choices (group "ending"), in the order its sites follow.
-ENDINGS = ("resign", "draw", "away", "accept", "refuse")
+ENDINGS = ("resign", "draw", "away", "accept", "refuse", "accept-takeback", "refuse-takeback")
+#: ... and while the player to move is away (referee/absence.py), its choices, after those.
+ABSENT = ("absent-pause", "absent-wait", "absent-claim", "absent-draw")
 
 
 @dataclass(frozen=True)
@@ -97,6 +101,23 @@ def seats_of(name: str, level: str) -> tuple[str, str]:
     """The seats a "seats" choice and a level mean."""
     seats = dict(SEATS)[name]
     return tuple(f"computer:{level}" if s == "computer" else s for s in seats)  # type: ignore
+
+
+#: Seats the menu does not choose: played on the page (a web seat), from another board or a
+#: browser (a remote seat; the menu does not open in a remote game, whose seats are the join's).
+NOT_CHOSEN = ("web", "remote")
+
+
+def applied_seats(now: Sequence[str], name: str, level: str, fits: Any) -> tuple[str, str]:
+    """The seats the menu's "seats" choice and level make of the seats `now`. The choice says
+    who plays each seat: a person, or the computer. A seat the menu does not choose (a web
+    seat: its person plays on the page) is kept where the choice puts a person, and the
+    computer takes it where the choice puts the computer; kept seats the game cannot play
+    (`fits(seats)` false: web against the computer in a piece game) are the choice's own."""
+    chosen = seats_of(name, level)
+    kept = tuple(seat if seat in NOT_CHOSEN and want == "human" else want
+                 for seat, want in zip(now, chosen))
+    return kept if fits(kept) else chosen  # type: ignore[return-value]
 
 
 def current_choices(seats: Sequence[str], controls_text: str, hints: str) -> dict[str, Any]:

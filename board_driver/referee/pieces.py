@@ -21,6 +21,7 @@ log = logging.getLogger("treeboard.referee")
 class Pieces:
     def __init__(self, referee: Any):
         self.referee = referee
+        self._lift_told: int | None = None   # the position whose last move was told lifted
 
     def swapped(self, sites: list[str], now: float) -> None:
         """A swap faster than the debounce (a seed out, a spore in): decide first on the board
@@ -159,5 +160,24 @@ class Pieces:
                     and expected.get(s) is not None and ref.physical.get(s) is None)
                 if verdict.action == "in-sync":
                     ref.decided.to_make = frozenset()   # the other seat's move is made
+                self.lifted_to_ask(verdict.action == "correct")
                 return False
         return False
+
+    def lifted_to_ask(self, correcting: bool) -> None:
+        """A remote game: this board's last move lifted whole (a takeback, were the game not
+        remote) is told once, as `takeback-lifted` (its move count): a link whose other side
+        is asked by lifting (a seat in a browser: remote/takeback.py) asks it. Meanwhile the
+        lifted piece is corrected as before: put back if the answer is no."""
+        ref = self.referee
+        state = ref.state
+        lifted = None
+        if correcting and "remote" in ref.seats and ref.settings.takeback and state.moves:
+            probe = state.copy()
+            probe.undo()
+            if ref.at_board(probe.to_move) and reconcile(
+                    state, ref.physical, ref.sensed, takeback=True).action == "undo":
+                lifted = len(state.moves)
+        if lifted is not None and lifted != self._lift_told:
+            ref.tell("takeback-lifted", lifted, "board")
+        self._lift_told = lifted

@@ -14,7 +14,7 @@ in the same loop. No decision calls back into `decide`.
 Its parts, each working through its public methods: the reading of the sensors (reading.py),
 the moves made with pieces (pieces.py) and otherwise (hands.py), the clocks (timekeeper.py),
 its decisions and the moments frozen from them (decisions.py), what a session changed
-(kept.py), the games its players end or put away (endings.py).
+(kept.py), the games its players end or put away (endings.py), a player away (absence.py).
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ import games
 from board_driver import views
 from board_driver.moment import Correction, Moment, Settings
 from board_driver.referee import kept, setup
+from board_driver.referee.absence import Absence
 from board_driver.referee.clock import TimeControl
 from board_driver.referee.decisions import Decisions, Moments
 from board_driver.referee.endings import Endings, put_in_place
@@ -93,6 +94,7 @@ class Referee:
         self.moments = Moments(self)
         self.game_number = 0   # which game of this board's life (the views tell a new one by it)
         self.endings = Endings(self)   # resigned, drawn, put away, taken up (endings.py)
+        self.absence = Absence(self)   # a player away, the present one's choice (absence.py)
         self.setting_up: setup.SetUp | None = None   # a position being set up (setup.py)
         self.mode: Any = None   # a study or a puzzle (study.py, puzzle.py): one at a time
 
@@ -438,7 +440,8 @@ class Referee:
     def clock_deadline(self) -> float | None:
         """When `tick` is next due for the clocks and the menu: the running clock runs out,
         what it shows is next kept in the journal, the menu's timeout or its corners' hold."""
-        found = [d for d in (self.keeper.deadline(), self.menu.deadline()) if d is not None]
+        found = [d for d in (self.keeper.deadline(), self.menu.deadline(),
+                             self.absence.deadline()) if d is not None]
         return min(found) if found else None
 
     def pass_on_time(self, move: Any, seat: int, now: float) -> None:

@@ -185,7 +185,8 @@ def _restore(journal: Journal, fresh: games.State, new_game: bool
             else:
                 summary = saved.summary or {}
                 # (lost on time, resigned or drawn by agreement: over, though not by the rules)
-                ended = summary.get("flag") in (0, 1) or summary.get("resigned") in (0, 1) \
+                ended = any(summary.get(k) in (0, 1) for k in ("flag", "resigned", "forfeit",
+                                                                 "drawn_away")) \
                     or bool(summary.get("agreed"))
                 if saved.status == "playing" or state.is_over() or ended:
                     log.info("restored %s after %d moves", saved.game, len(saved.moves))

@@ -136,6 +136,12 @@ class Timekeeper:
         """Both clocks' seconds left at `now` (None: an untimed seat)."""
         return [self.clocks.left(seat, now) for seat in (0, 1)]
 
+    def pause(self, seat: int | None, now: float) -> None:
+        """`seat`'s clock paused while its player is away (None: no longer), kept at once."""
+        self.clocks.stop(now)
+        self.clocks.paused_for = seat
+        self.journal.save_clocks(self.clocks.to_json(now))
+
 
 class Clockwork:
     """What the clocks do to the game on the board: a clock runs only while its player can
@@ -154,6 +160,8 @@ class Clockwork:
         ref = self.referee
         if ref.over or ref.holding or ref.to_make or ref.menu.open:
             return False
+        if ref.keeper.clocks.paused_for == seat:
+            return False   # paused while its player is away (absence.py)
         if ref.seats[seat].startswith("computer"):
             return not ref.corrections and not ref.completions
         return True
@@ -161,7 +169,15 @@ class Clockwork:
     def check(self, now: float) -> str | None:
         """Keep the clocks with the game: a new turn, running only while its player can play,
         kept in the journal; a clock that ran out passes or loses. Returns what it did to the
-        game: "passed" (the caller decides the board again), "flagged", or None."""
+        game: "passed" (the caller decides the board again), "flagged", "asked" (the player to
+        move has been away long enough that the present player is asked: absence.py), or
+        None."""
+        done = self._check(now)
+        if done is None and self.referee.absence.check(now):
+            return "asked"
+        return done
+
+    def _check(self, now: float) -> str | None:
         ref = self.referee
         keeper = ref.keeper
         clocks = keeper.clocks
@@ -184,11 +200,15 @@ class Clockwork:
             keeper.keep(now, was_running, over=False)
             return None
         move = self.pass_move() if control.per_move_s is not None else None
-        if ref.seats[seat] == "remote" or (move is None and control.per_move_s is not None
-                                           and state.timeout_move() is not None):
-            # A remote seat's clock is its own board's: that board says when it ran out. A
-            # game's move for a turn out of time that is not legal now: the clock stays at 0
-            # until it is, or the action under way ends the turn.
+        absence = ref.absence
+        if (ref.seats[seat] == "remote" and not absence.decides(seat)) or (move is None and (
+                absence.away(seat) or (control.per_move_s is not None
+                                       and state.timeout_move() is not None))):
+            # A remote board's seat's clock is its own board's: that board says when it ran
+            # out (a browser's is this board's: flagged here). A player away never loses by it:
+            # the clock stays at 0 and the present player is asked (absence.py). A game's move
+            # for a turn out of time that is not legal now: the clock stays at 0 until it is,
+            # or the action under way ends the turn.
             clocks.stop(now)
             keeper.keep(now, was_running, over=False)
             return None

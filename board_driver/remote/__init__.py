@@ -10,5 +10,6 @@ May import: games, board_driver.config. Never the referee, daemon, web or cli ro
   protocol.py  topics, message encoding, signatures, validation
   seat.py      a seat played from a browser: seat and lobby keys, links, signed envelopes (pure)
   guest.py     the hosting board's link to a browser's seat (a RemoteLink whose peer is a browser)
+  takeback.py  its takebacks: the board asks the browser, the browser asks the board
   lobby.py     the lobby's offer of a browser's seat, on a connection of its own (its will)
 """

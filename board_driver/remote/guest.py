@@ -22,6 +22,8 @@ from games.base import Reason
 from board_driver.remote import protocol as rp
 from board_driver.remote import seat as sp
 from board_driver.remote.link import CONNECTED, RemoteLink, RemoteSettings
+from board_driver.remote.takeback import GuestTakebacks
+from board_driver.remote.view_guard import ViewGuard
 
 log = logging.getLogger("treeboard.remote")
 
@@ -38,19 +40,25 @@ class GuestLink(RemoteLink):
         self.seat_key = sp.seat_key(settings.secret, settings.game_id, settings.seat)
         # Only the browser's seat's topics: what boards say on the game's is not for this one.
         self.subscriptions = [sp.seat_topic(settings.game_id, settings.seat, what)
-                              for what in ("play", "presence")]
+                              for what in ("play", "presence", "takeback")]
         # No second board: the game's epoch is this board's nonce alone (its retained state,
         # for a spectator or its own restart, is signed under it).
         self._set_epoch()
         self.view_of: Callable[[], dict] | None = None     # the daemon's: views draw it
         self.words: Callable[[Any], str] = str             # a reason in the player's words
         self._view_digest: str | None = None
+        # The retained view on the broker is the board's: a forgery there is answered with the
+        # board's own, at once and rate-limited (remote/view_guard.py).
+        self.view_topic = sp.seat_topic(settings.game_id, settings.seat, "view")
+        self.view_guard = ViewGuard(lambda payload: self._put(self.view_topic, payload, True),
+                                    clock, _later)
         self._seen: collections.OrderedDict[str, dict] = collections.OrderedDict()
         self.status = WAITING_GUEST
         # The lobby's offer (remote/lobby.py): only of a game not begun.
         self.offered = settings.offer and not referee.state.moves
         self.offer_taken = asyncio.Event()
         self.offer_words: Callable[[], dict] | None = None   # the daemon's: views word it
+        self.takeback_part = GuestTakebacks(self)   # takebacks both ways (remote/takeback.py)
 
     def _set_epoch(self) -> None:
         self.signer = rp.Signer(self.settings.secret, self.settings.game_id, f"{self.nonce}.guest")
@@ -73,12 +81,16 @@ class GuestLink(RemoteLink):
     def summary(self) -> dict[str, Any]:
         out = super().summary()
         out["guest"] = True   # (not the invitation: every viewer of the page gets the summary)
+        out["takeback_said"] = self.takeback_part.said
         return out
 
     def request_takeback(self) -> int:
-        # (the seat page asks and answers no takebacks yet: refused, not sent to no one)
-        raise games.IllegalMove("takeback", Reason("a game with a seat in a browser has no "
-                                                   "takebacks yet"))
+        """Ask the browser to take back this board's last move (remote/takeback.py)."""
+        return self.takeback_part.ask()
+
+    def answer_takeback(self, accept: bool) -> None:
+        """The people at the board answer the browser's takeback request."""
+        self.takeback_part.answer(accept)
 
     def invitation(self) -> str | None:
         """The link for the browser's seat, when the config names the page and the broker."""
@@ -105,9 +117,14 @@ class GuestLink(RemoteLink):
 
     async def _serve(self, client, presence: str | None) -> None:
         self._view_digest = None   # a broker that restarted forgot the retained view
+        self.view_guard.forget()
+        await watch_own_view(client, self.view_topic)
         await super()._serve(client, presence)
 
     def _on_local_change(self, what: str, move: Any, origin: str) -> None:
+        if what == "takeback-lifted":   # (lifting the last piece asks: referee/pieces.py)
+            self.takeback_part.lifted()
+        self.takeback_part.game_changed()
         self._publish_state()
 
     def publish_view(self, force: bool = False) -> None:
@@ -117,12 +134,14 @@ class GuestLink(RemoteLink):
         s = self.settings
         body = dict(self.view_of(), type="view", game_id=s.game_id, seat=s.seat,
                     epoch=self.nonce, index=len(self.referee.state.moves),
-                    host_online=True)
+                    host_online=True, takeback=self.takeback_part.view())
         digest = hashlib.sha256(repr(sorted(body.items())).encode()).hexdigest()
         if digest == self._view_digest and not force:
             return
         self._view_digest = digest
-        self._put(sp.seat_topic(s.game_id, s.seat, "view"), sp.seal(self.seat_key, body), True)
+        payload = sp.seal(self.seat_key, body)
+        self.view_guard.published(payload)
+        self._put(self.view_topic, payload, True)
 
     def _put(self, topic: str, payload: bytes, retain: bool) -> None:
         try:
@@ -139,6 +158,11 @@ class GuestLink(RemoteLink):
             self._on_presence(topic, payload)
         elif topic == sp.seat_topic(s.game_id, s.seat, "play"):
             self._on_play(topic, payload)
+        elif topic == sp.seat_topic(s.game_id, s.seat, "takeback"):
+            self._on_takeback(topic, payload)
+        elif topic == self.view_topic and self.view_guard.heard(payload):
+            self._refuse(topic, "a seat view this board did not publish (its own published "
+                                "again)")
 
     def _on_presence(self, topic: str, payload: bytes) -> None:
         if not payload:
@@ -152,6 +176,8 @@ class GuestLink(RemoteLink):
         if online != self.peer_online:
             log.info("the player in the browser is %s", "here" if online else "away")
         self.peer_online = online
+        if not online:
+            self.takeback_part.away()
         self._update_status()
         if online and self.offered:
             self.offered = False    # taken: the lobby's offer goes (remote/lobby.py)
@@ -173,6 +199,20 @@ class GuestLink(RemoteLink):
             self._seen.popitem(last=False)
         self._put(sp.seat_topic(s.game_id, s.seat, "answer"), sp.seal(self.seat_key, answer),
                   False)
+        self.publish_view()
+
+    def _on_takeback(self, topic: str, payload: bytes) -> None:
+        """The browser asks for a takeback, or answers the board's request (signed with the
+        seat key, its fields checked; one id counts once)."""
+        s, part = self.settings, self.takeback_part
+        try:
+            body = sp.check_takeback(sp.open_sealed(self.seat_key, payload), s.game_id, s.seat)
+            if part.seen(body["id"]):
+                return   # delivered twice (QoS 1), or replayed
+            part.on_answer(body) if body["type"] == "takeback-answer" else part.on_request(body)
+        except rp.RemoteError as exc:
+            self._refuse(topic, exc.reason)
+            return
         self.publish_view()
 
     def _try(self, body: dict) -> dict:
@@ -197,3 +237,20 @@ class GuestLink(RemoteLink):
                 answer["ok"] = True
                 log.info("browser move %d: %s", len(state.moves), body["move"])
         return answer
+
+
+async def watch_own_view(client: Any, topic: str) -> None:
+    """Subscribe to the board's own retained view (view_guard.py), without its own publishes
+    echoed back (MQTT 5's No Local: a view is up to 200 kB, sent once, not twice)."""
+    from paho.mqtt.subscribeoptions import SubscribeOptions
+
+    await client.subscribe(topic, options=SubscribeOptions(qos=1, noLocal=True))
+
+
+def _later(delay: float, fn: Callable[[], None]) -> asyncio.TimerHandle | None:
+    """`fn` after `delay` seconds on the running loop; None where none runs (a test driving
+    the link by hand)."""
+    try:
+        return asyncio.get_running_loop().call_later(delay, fn)
+    except RuntimeError:
+        return None

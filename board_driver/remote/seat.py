@@ -17,6 +17,8 @@ needs no agreement on any re-encoding. Topics, under `treeboard/v1/<game id>/sea
   `play`      the browser -> the board: one proposed move, with the number of moves it follows
   `answer`    the board -> the browser: that proposal played, or refused with the reason
   `presence`  the browser online / offline (its MQTT will), retained
+  `takeback`  the browser -> the board: a takeback asked for (its own last move), or its answer
+              to the board's request (remote/takeback.py; the board's side is in the view)
 
 The board's own presence (`presence/<its seat>`, the board-to-board message) carries, in a game
 with a browser seat, `seat_sig`: `HMAC(seat key, "presence <game> <seat> <online> <nonce>")`,
@@ -46,6 +48,7 @@ MAX_VIEW = 200 * 1024
 _HEX = re.compile(r"^[0-9a-f]{64}$")
 _MOVE = re.compile(r"^[\x20-\x7e]{1,64}$")
 _ID = re.compile(r"^[0-9a-f]{8,32}$")
+_EPOCH = re.compile(r"^[0-9a-f]{16}$")
 
 
 def _secret(secret: bytes | str) -> bytes:
@@ -138,13 +141,38 @@ def check_play(body: dict[str, Any], game_id: str, seat: int) -> dict[str, Any]:
     if body.get("game_id") != game_id or body.get("seat") != seat:
         raise RemoteError(f"a proposal for game {body.get('game_id')!r} seat "
                           f"{body.get('seat')!r}, not {game_id!r} seat {seat}")
-    for key, pattern in (("move", _MOVE), ("id", _ID), ("epoch", re.compile(r"^[0-9a-f]{16}$"))):
+    return _fields(body, "play", [("move", _MOVE), ("id", _ID), ("epoch", _EPOCH)])
+
+
+def _fields(body: dict[str, Any], kind: str, fields: list[tuple[str, re.Pattern]]
+            ) -> dict[str, Any]:
+    """`body` with each of `fields` a string its pattern matches and an `index` in range."""
+    for key, pattern in fields:
         if not isinstance(body.get(key), str) or not pattern.match(body[key]):
-            raise RemoteError(f"play message: {key!r} missing or malformed")
+            raise RemoteError(f"{kind} message: {key!r} missing or malformed")
     index = body.get("index")
     if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index <= 100_000:
-        raise RemoteError("play message: 'index' missing or out of range")
+        raise RemoteError(f"{kind} message: 'index' missing or out of range")
     return body
+
+
+def check_takeback(body: dict[str, Any], game_id: str, seat: int) -> dict[str, Any]:
+    """A browser's takeback message, its fields checked (RemoteError naming the field): its
+    request (`takeback`: `index` the moves it was asked after) or its answer to the board's
+    request (`takeback-answer`: `ask` that request's id, `index` the moves it goes back to,
+    `accept`)."""
+    kind = body.get("type")
+    if kind not in ("takeback", "takeback-answer"):
+        raise RemoteError(f"expected a takeback message, got type {kind!r}")
+    if body.get("game_id") != game_id or body.get("seat") != seat:
+        raise RemoteError(f"a takeback for game {body.get('game_id')!r} seat "
+                          f"{body.get('seat')!r}, not {game_id!r} seat {seat}")
+    fields = [("id", _ID), ("epoch", _EPOCH)]
+    if kind == "takeback-answer":
+        fields.append(("ask", _ID))
+        if not isinstance(body.get("accept"), bool):
+            raise RemoteError("takeback-answer message: 'accept' missing or not true/false")
+    return _fields(body, kind, fields)
 
 
 def check_presence(body: dict[str, Any], game_id: str, seat: int) -> bool:

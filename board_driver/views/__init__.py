@@ -276,7 +276,12 @@ def menu_applied_words(game_name: str, chosen: dict) -> str:
 #: The game menu's choices in words (board_driver/referee/menu.py, ENDINGS).
 ENDING_WORDS = {"resign": N_("resign"), "draw": N_("offer a draw"),
                 "away": N_("put the game away"), "accept": N_("accept the draw"),
-                "refuse": N_("refuse the draw")}
+                "refuse": N_("refuse the draw"), "accept-takeback": N_("accept the takeback"),
+                "refuse-takeback": N_("refuse the takeback"),
+                # the player to move away (referee/absence.py): the present player's choice
+                "absent-pause": N_("pause the clocks until they return"),
+                "absent-wait": N_("wait, the clock running"),
+                "absent-claim": N_("claim the game"), "absent-draw": N_("call it a draw")}
 
 
 #: A menu site's choice in words, by its group (the value fills {value}).

@@ -14,6 +14,7 @@ from typing import Any, Hashable
 
 from board_driver.moment import Colour, EndingFace
 from board_driver.views import players
+from board_driver.views.absence import claimed_words
 from board_driver.views.words import ngettext, tr
 
 #: A draw on offer: the players' colours in turn on the turn LEDs, each for 1 / (2 x OFFER_HZ) s.
@@ -29,6 +30,8 @@ def ended_words(game_name: str, face: EndingFace | None) -> str | None:
         return None
     if face.agreed:
         return tr("a draw by agreement")
+    if face.resigned is None:   # (claimed, or called a draw, while a player was away)
+        return claimed_words(game_name, {"forfeit": face.forfeit, "drawn_away": face.drawn_away})
     names = players(game_name)
     return tr("{player} resigned: {other} wins").format(player=names[face.resigned],
                                                        other=names[face.winner])
@@ -65,6 +68,8 @@ def news_words(game_name: str, face: EndingFace | None) -> str | None:
                                                            other=names[1 - values[0]])
     if what == "agreed":
         return tr("a draw by agreement")
+    if what in ("forfeit", "drawn_away"):
+        return claimed_words(game_name, {what: values[0]})
     if what == "away":
         return tr("game {n} put away after move {moves}: take it up again from the page, the "
                   "sim or the menu").format(n=values[0], moves=values[1])
@@ -84,9 +89,9 @@ def turn_colour(face: EndingFace | None, colours: Any, now: float
         half = 1.0 / (OFFER_HZ * 2)
         step = int(now / half)
         return colours[f"player{step % 2}"], (step + 1) * half
-    if face.agreed:
+    if face.agreed or face.drawn_away is not None:
         return DRAW_GREY, None
-    if face.resigned is not None:
+    if face.winner is not None:
         return colours[f"player{face.winner}"], None
     return None
 

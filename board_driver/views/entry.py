@@ -9,7 +9,10 @@ by tapping the picture, and the page holds no rules (static/entry.js only follow
                   "taps": ["d4", "d7", "f2"],   # the pictures' data-site ids, in order
                   "label": "d4-d7xf2",   # the button's words, where the taps alone do not decide
                   "words": "d4-d7xf2"},  # the move as the page's move list shows it
-                 {"move": "end", "taps": [], "label": "End turn", "words": "end"}, ...]}
+                 {"move": "end", "taps": [], "label": "End turn", "words": "end"}, ...],
+     "names": {"d4": "D four", ...},     # each tapped site as a person says it (its
+                                         # accessible name for a keyboard or a screen reader)
+     "keys": {"typed": "...", ...}}      # the words of the keyboard's parts (`keys_words`)
 
 Each game's view says how its moves are tapped (`GameView.entry_ways`, with a default for
 touch games and piece games: board_driver/views/game_view.py), so a new game touches only its
@@ -31,7 +34,7 @@ from board_driver import views
 from board_driver.views.game_view import Way
 from board_driver.views.words import tr
 
-__all__ = ["model", "choices", "narrow", "Way"]
+__all__ = ["model", "choices", "narrow", "site_names", "keys_words", "Way"]
 
 
 def _button_words(state, move: Any) -> str | None:
@@ -64,9 +67,29 @@ def choices(state) -> list[dict[str, Any]]:
     return out
 
 
+def site_names(state, offered: list[dict[str, Any]]) -> dict[str, str]:
+    """Every site the choices `offered` tap, as a person says it (the game's view's `say_site`,
+    in the board's language): the name a screen reader gives the site when it has the focus,
+    so the page builds no words of its own."""
+    return {site: views.say_site(state, site)
+            for site in sorted({t for c in offered for t in c["taps"]})}
+
+
+def keys_words() -> dict[str, str]:
+    """The words of the entry's keyboard parts (entry.js): the box a move is typed into, its
+    button, and what the keys do."""
+    return {"typed": tr("Type a move in the game's notation"),
+            "play": tr("Play it"),
+            "help": tr("Keys: the arrows go from lit place to lit place, Enter or Space "
+                       "picks one, Backspace takes a pick back, Escape cancels.")}
+
+
 def model(state) -> dict[str, Any]:
-    """The entry model of the position: whose turn, how many moves were played, the choices."""
-    return {"mover": state.to_move, "moves": len(state.moves), "choices": choices(state)}
+    """The entry model of the position: whose turn, how many moves were played, the choices,
+    the names of the sites they tap, and the keyboard's words."""
+    offered = choices(state)
+    return {"mover": state.to_move, "moves": len(state.moves), "choices": offered,
+            "names": site_names(state, offered), "keys": keys_words()}
 
 
 def narrow(options: Iterable[dict[str, Any]], tapped: list[str]) -> dict[str, Any]:

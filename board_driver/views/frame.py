@@ -14,6 +14,7 @@ from typing import Any, Hashable
 
 from board_driver.views import CLOCK_WARNINGS as WARNINGS
 from board_driver.views import render
+from board_driver.views.absence import absent_turn
 from board_driver.views.ending import light_turn
 from board_driver.views.base import FRAME_S, MENU_COLOURS, MENU_CORNER, Colour, Moment, scale
 
@@ -70,6 +71,8 @@ def compose(moment: Moment, layout: Any, now: float, link: str | None = None,
         frame["turn"], wake = _clock_turn(frame["turn"], moment, colours, link, now, wake)
     # A draw on offer, a resignation, a draw agreed (views/ending.py says how they look).
     frame, wake = light_turn(frame, moment.ending, colours, layout, now, wake)
+    # The player to move away: asked, or its clock paused (views/absence.py).
+    frame, wake = absent_turn(frame, moment.absent, colours, layout, now, wake)
     for player in (0, 1):
         bar = named.get(f"score{player}")
         if bar:

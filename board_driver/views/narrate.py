@@ -17,6 +17,7 @@ import games
 from board_driver import views
 from board_driver.views.base import PIECES, piece_name
 from hardware.base import PRESENT
+from board_driver.views import absence as absence_words
 from board_driver.views import ending as ending_words
 from board_driver.views import modes, words
 from board_driver.views.words import N_, ngettext, reason, tr
@@ -86,6 +87,7 @@ class Narrator:
         self._menu_said: tuple | None = None   # the menu's choices last said (None: closed)
         self._menu_game = None   # the game the menu opened over (another when it closed: applied)
         self._ending_said: int | None = None   # the last ending's news said (its count)
+        self._absent_said: tuple | None = None  # the away player's state said, and its news
         self._menu_was_game = False   # the menu last open was the game menu (endings)
         self._limited_said: tuple = ()   # the seats' "limited by time" words last said
         self._modes_said: dict[str, object] = {}   # a set-up's, study's, puzzle's face last said
@@ -178,7 +180,8 @@ class Narrator:
             if not moment.settings.takeback:
                 off = tr("takebacks by lifting are off (display.takeback = false): put it "
                          "back, or type takeback")
-            elif "remote" in moment.seats:
+            elif "remote" in moment.seats and not self._link.get("guest"):
+                # (with a seat in a browser, lifting asks it: the link says what came of it)
                 off = tr("in a remote game a takeback is asked of the other board: put it "
                          "back, or type takeback")
         if off:
@@ -350,14 +353,35 @@ class Narrator:
         return out
 
     def ending(self, moment) -> list[Said]:
-        """A game its players end or pause (views/ending.py): each thing done said once."""
+        """A game its players end or pause (views/ending.py), a player away (views/absence.py):
+        each thing done said once."""
+        return self.absence(moment) + self._ended(moment)
+
+    def absence(self, moment) -> list[Said]:
+        """The player to move away: the question (or the clocks paused) said when it begins,
+        each choice and return said once."""
+        face = moment.absent
+        key = None if face is None else (face.seat, face.asked, face.paused, face.news)
+        if key == self._absent_said:
+            return []
+        was, self._absent_said = self._absent_said, key
+        name = moment.state.game.name
+        lines = []
+        if face is not None and face.news is not None and (was is None or was[3] != face.news):
+            lines.append(absence_words.absence_news_words(name, face))
+        if face is not None and (was is None or was[:3] != key[:3]):
+            lines.append(absence_words.absent_words(name, face))
+        return [Said(line, line, "other") for line in lines if line]
+
+    def _ended(self, moment) -> list[Said]:
         face = moment.ending
         news = None if face is None else face.news
         if news is None or news[0] == self._ending_said:
             return []
         self._ending_said = news[0]
         line = ending_words.news_words(moment.state.game.name, face)
-        return [Said(line, line, "end" if news[1] in ("resigned", "agreed") else "other")] \
+        return [Said(line, line, "end" if news[1] in ("resigned", "agreed", "forfeit",
+                                                      "drawn_away") else "other")] \
             if line else []
 
     def menu(self, moment) -> list[Said]:
@@ -420,9 +444,14 @@ class Narrator:
             line = tr("other board: {status}").format(status=reason(status))
             out.append(Said(line, line, "link"))
         if summary["request"] is not None and summary["request"] != was.get("request"):
-            line = tr("the other board asks to take back move {n}: accept or refuse").format(
+            line = (tr("the player in the browser asks to take back move {n}: accept or refuse")
+                    if summary.get("guest") else
+                    tr("the other board asks to take back move {n}: accept or refuse")).format(
                 n=summary["request"] + 1)
             out.append(Said(line, line, "link"))
+        said = summary.get("takeback_said")   # (a seat in a browser: how its takeback ended)
+        if said is not None and said != was.get("takeback_said"):
+            out.append(Said(said[1], said[1], "link"))
         return out
 
     def turn(self, moment) -> Said:

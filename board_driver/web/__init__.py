@@ -35,6 +35,7 @@ API (JSON; control actions need `X-Treeboard-Token` when the config sets web.tok
     POST /api/away                  the game put away (a new game starts)
     POST /api/take-up {"id"}        a game put away taken up again
     GET  /api/away                  the games put away
+    POST /api/absent {"choice"}     the player to move away: pause | wait | claim | draw
     GET  /api/picture3d?turn=N      the 3D picture turned N quarter turns (Treeblox)
     GET  /api/games                 the journal's finished games (played at this board)
     GET  /api/library?game=&player=&result=&ended=&from=&to=   the library: every game no

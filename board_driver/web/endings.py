@@ -7,6 +7,11 @@ put away up again (board_driver/referee/endings.py, docs/board.md "Ending and pa
     POST /api/draw-answer {"answer": "accept" | "refuse"}   a person here answers one
     POST /api/away {}                           the game put away; a new game starts
     POST /api/take-up {"id": "N"}               game N, put away, taken up again
+    POST /api/absent {"choice": "pause" | "wait" | "claim" | "draw"}   the player to move is
+                                                away (referee/absence.py): pause the clocks until
+                                                they return, wait with the clock running, or (a
+                                                timed game this board decides) claim the game or
+                                                call it a draw
     GET  /api/away                              the games put away, newest first
 
 Each acts through the board's door and answers the page's state (409 with the reason when the
@@ -20,6 +25,7 @@ from typing import Any
 from aiohttp import web
 
 from board_driver.records import library
+from board_driver.referee.absence import CHOICES as ABSENT_CHOICES
 from board_driver.views import words
 
 
@@ -36,6 +42,7 @@ class Endings:
         router.add_post("/api/draw-answer", self.answer)
         router.add_post("/api/away", self.put_away)
         router.add_post("/api/take-up", self.take_up)
+        router.add_post("/api/absent", self.absent)
         router.add_get("/api/away", self.listed)
 
     @property
@@ -65,6 +72,12 @@ class Endings:
     async def put_away(self, request: web.Request) -> web.Response:
         await self.server._body(request, {})
         return self.server._act(lambda: self.door.put_away())
+
+    async def absent(self, request: web.Request) -> web.Response:
+        data = await self.server._body(request, {"choice": True})
+        if data["choice"] not in ABSENT_CHOICES:
+            raise web.HTTPBadRequest(reason=f"choice must be one of {', '.join(ABSENT_CHOICES)}")
+        return self.server._act(lambda: self.door.absent_choice(data["choice"]))
 
     async def take_up(self, request: web.Request) -> web.Response:
         data = await self.server._body(request, {"id": True})

@@ -309,6 +309,7 @@ class WebServer:
                json.dumps([(p["name"], p["state"], p.get("why")) for p in parts]),
                snapshot.clocks_key(ref, now),   # (the clocks: to the second while one runs)
                repr(ref.endings.face()),        # (a draw on offer, a resignation: endings.py)
+               repr(ref.absence.face(now)),     # (a player away, asked or paused: absence.py)
                # (a mode begun or ended: its steps and verdicts change the game itself)
                ref.mode is None or ref.mode.kind, ref.setting_up is None)
         if key != self._key:

@@ -16,6 +16,7 @@ from board_driver.referee.endings import LOCAL
 from board_driver.referee.reconcile import changed_sites
 from board_driver.moment import Correction
 from board_driver.views import entry
+from board_driver.views.absence import absent_words, choice_words
 from board_driver.views.ending import ended_words, news_words, offer_words
 from board_driver.views.narrate import hands_words, takeback_words
 from board_driver.views import modes
@@ -147,6 +148,8 @@ def page_state(referee, *, layout_name: str, token_required: bool, version: int,
         # A game its players end or pause (web/endings.py acts on it): a draw on offer, who
         # answers it, and what a person here may do now.
         "ending": ending_state(view),
+        # The player to move away (web/endings.py acts on it): the sentence, the choices.
+        "absent": absent_state(view),
         "entries": offered,
         # While a web seat is to move: every move it may make, with the taps on the pictures
         # that make it (views/entry.py), for the page's entry.js; else None.
@@ -212,6 +215,18 @@ def ending_state(moment) -> dict[str, Any]:
             "can_offer": playing and bool(local) and (face is None or face.offer_by is None),
             "can_answer": face is not None and face.asked == "board",
             "can_put_away": playing and bool(state.moves) and "remote" not in moment.seats}
+
+
+def absent_state(moment) -> dict[str, Any] | None:
+    """The player to move away, as the page shows it: the sentence, and the choices the present
+    player has (each with its button's words); None when no one is away past the grace."""
+    face = moment.absent
+    said = absent_words(moment.state.game.name, face)
+    if said is None:
+        return None
+    names = choice_words()
+    return {"seat": face.seat, "words": said, "paused": face.paused,
+            "choices": [{"choice": c, "words": names[c]} for c in face.choices]}
 
 
 def clocks_state(moment) -> dict[str, Any] | None:

@@ -73,10 +73,11 @@ def test_an_unknown_first_word_is_named_with_the_actions_expected():
         parse_action("Jump h0.0")
     assert refused.value.verb == "jump"
     assert str(refused.value) == ("unknown action 'jump'; expected place, lift, tap, hold, "
-                                  "press, wait, resign, draw, away, take, waiting or web")
+                                  "press, wait, resign, draw, away, take, waiting, absent or "
+                                  "web")
     # (the hands' actions, and ending or pausing a game: board_driver/referee/endings.py)
     assert set(ACTIONS) == {"place", "lift", "tap", "hold", "press", "wait",
-                            "resign", "draw", "away", "take", "waiting", "web"}
+                            "resign", "draw", "away", "take", "waiting", "absent", "web"}
 
 
 def test_the_sims_commands_are_no_actions():
@@ -137,5 +138,5 @@ def test_an_unknown_word_in_the_sim_points_to_help_and_in_trace_to_the_actions(t
     assert "  ? unknown command 'jump'; type help for the commands\n" in out
     with pytest.raises(TraceError, match=r"^<trace>: line 1: unknown action 'jump'; expected "
                                          r"place, lift, tap, hold, press, wait, resign, draw, "
-                                         r"away, take, waiting or web$"):
+                                         r"away, take, waiting, absent or web$"):
         trace(tmp_path, "Jump h0.0")

@@ -51,6 +51,8 @@ BAD_VALUES = [
     ("voice", "repeat_moves", "0"), ("voice", "repeat_moves", "21"),
     ("", "computer_processes", "0"), ("", "computer_processes", "65"),
     ("", "computer_processes", '"all"'), ("", "computer_processes", "true"),
+    ("", "away_grace_seconds", "0"), ("", "away_grace_seconds", "3601"),
+    ("", "away_grace_seconds", '"a minute"'),
 ]
 
 

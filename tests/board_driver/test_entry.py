@@ -171,3 +171,24 @@ def test_a_new_games_view_gets_the_default_from_its_own_file():
         entry_ways = staticmethod(lambda state: [Way("h0.0", ("h0.0",), "rod")])
 
     assert Own.entry_ways(state)[0].label == "rod"
+
+
+@pytest.mark.parametrize("name", games.names())
+def test_every_tapped_site_has_its_spoken_name_in_the_boards_language(name):
+    """The entry model names each site its choices tap as a person says it (the view's
+    `say_site`): a screen reader's name for the site, and the page builds no words."""
+    from board_driver.views import words
+
+    for state in positions(name, seed=5, count=4):
+        made = entry.model(state)
+        taps = {t for c in made["choices"] for t in c["taps"]}
+        assert set(made["names"]) == taps
+        for site, said in made["names"].items():
+            assert said == views.say_site(state, site) and said.strip()
+        assert set(made["keys"]) == {"typed", "play", "help"}
+    state = games.get_game("tree-planting").new_state()
+    with words.speaking("zh"):
+        zh = entry.model(state)
+    en = entry.model(state)
+    assert zh["names"]["h0.1"] != en["names"]["h0.1"] == "the top groove of row zero, square one"
+    assert zh["keys"]["typed"] != en["keys"]["typed"]

@@ -253,8 +253,9 @@ def test_page_is_served_whole_and_small(tmp_path):
     async def scenario():
         async with running(tmp_path) as daemon, aiohttp.ClientSession() as http:
             total = 0
+            # (entry.js too: the page loads it, and its keyboard grew it)
             for path, kind in [("/", "text/html"), ("/app.js", "text/javascript"),
-                               ("/app.css", "text/css")]:
+                               ("/entry.js", "text/javascript"), ("/app.css", "text/css")]:
                 async with http.get(base_url(daemon) + path) as r:
                     assert r.status == 200 and r.content_type == kind
                     assert "default-src 'self'" in r.headers["Content-Security-Policy"]

@@ -176,3 +176,40 @@ def test_the_sim_and_a_trace_make_a_web_seats_move_as_the_page_does(tmp_path):
 
 def _split(action):
     return action.verb, action.args
+
+
+def test_the_web_seat_takes_back_its_own_move_from_the_page_after_it_was_put_down(tmp_path):
+    """The web seat's player at home asks for a takeback on the page (the same button and
+    POST /api/takeback as everyone's): against the person at the board it takes back the web
+    seat's move and the move it answered, lit to lift; in a touch game of two web seats, the
+    last move alone, and that seat moves again on the page."""
+    async def scenario():
+        async with running(tmp_path) as daemon, aiohttp.ClientSession() as http:
+            await post(http, daemon, "/api/seats", {"seat": "1", "player": "web"})
+            await hands(daemon, "place", "h0.0")
+            await until(lambda: daemon.session.referee.state.moves, 10, "the rod read")
+            status, state = await post(http, daemon, "/api/play", {"move": "h1.0"})
+            assert status == 200
+            await hands(daemon, "place", "h1.0")       # the people put the web seat's rod
+            await until(lambda: not daemon.session.referee.moment(
+                daemon.loop.time()).corrections, 10, "the web seat's rod put down")
+            status, state = await post(http, daemon, "/api/takeback")
+            assert status == 200 and state["game"]["moves"] == []
+            assert sorted(f["site"] for f in state["fixes"]) == ["h0.0", "h1.0"]
+            assert {f["do"] for f in state["fixes"]} == {"take the piece off"}
+    run(scenario())
+
+
+def test_two_web_seats_take_back_one_move_and_its_seat_plays_again(tmp_path):
+    async def scenario():
+        async with running(tmp_path, layout="game-for-the-trees-matrix") as daemon, \
+                aiohttp.ClientSession() as http:
+            for seat in "01":
+                await post(http, daemon, "/api/seats", {"seat": seat, "player": "web"})
+            for _ in range(2):
+                model = await get(http, daemon, "/api/entry")
+                await post(http, daemon, "/api/play", {"move": model["choices"][0]["move"]})
+            status, state = await post(http, daemon, "/api/takeback")
+            assert status == 200 and len(state["game"]["moves"]) == 1
+            assert state["entry"]["mover"] == 1 == state["game"]["to_move"]
+    run(scenario())

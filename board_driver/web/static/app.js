@@ -92,8 +92,10 @@ const STRINGS = {
   wrongTitle: () => tr("The board disagrees with the game."),
   wrongSub: () => tr("Put it right there:"),
   takebackAsked: () => tr(" — takeback asked, waiting for the other board"),
+  takebackAskedGuest: () => tr(" — takeback asked, waiting for the player in the browser"),
   lightsMean: () => tr("What the lights mean"),
   otherAsks: (move) => tr("The other board asks to take back {move}.", { move }),
+  guestAsks: (move) => tr("The player in the browser asks to take back {move}.", { move }),
   place: (kind, where) => tr("Place {kind}: {where}", { kind, where }),
   noAnswer: () => tr("The board does not answer; it may be restarting."),
   refused: (status) => tr("refused ({status})", { status }),
@@ -339,13 +341,16 @@ function showRemote(s) {
   $("remote-game").textContent = r.game;
   $("remote-invite").hidden = !r.guest;   // a seat played from a browser: its invitation
   let words = r.status_words || r.status;
-  if (r.asked_to !== null) words += STRINGS.takebackAsked();
+  if (r.asked_to !== null) words += r.guest ? STRINGS.takebackAskedGuest() : STRINGS.takebackAsked();
+  // (a seat in a browser: how its last takeback ended, until the game goes on)
+  const said = r.takeback_said;
+  if (said && said[2] === s.game.moves.length) words += ` — ${said[1]}`;
   $("remote-status").textContent = words;
   $("remote").classList.toggle("bad", r.out_of_step || r.status.startsWith("no broker"));
   $("remote-ask").hidden = r.request === null;
   if (r.request !== null) {
     const move = s.game.moves[r.request];
-    $("remote-ask-text").textContent = STRINGS.otherAsks(move);
+    $("remote-ask-text").textContent = r.guest ? STRINGS.guestAsks(move) : STRINGS.otherAsks(move);
   }
 }
 
@@ -596,6 +601,18 @@ function showEnding(s) {
   $("draw-offer").hidden = e.offer_by === null || e.offer_by === undefined;
   $("draw-offer-text").textContent = e.offer_words || "";
   $("draw-answer").hidden = !e.can_answer;
+  // The player to move away (web/endings.py: POST /api/absent): the sentence and the present player's choices.
+  const a = s.absent;
+  $("absent").hidden = !a;
+  $("absent-text").textContent = a ? a.words : "";
+  $("absent-choices").replaceChildren(...(a ? a.choices : []).map((c) => {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.dataset.choice = c.choice;
+    b.textContent = c.words;
+    b.onclick = () => post("/api/absent", { choice: c.choice });
+    return b;
+  }));
 }
 
 function wire() {

@@ -140,6 +140,10 @@ async function playSeat(link) {
                                         onMove: (move) => propose(move),
                                         tr: (text) => words[text] || text });
 
+  $("ask-takeback").addEventListener("click", () => askTakeback());
+  $("takeback-accept").addEventListener("click", () => answerTakeback(true));
+  $("takeback-refuse").addEventListener("click", () => answerTakeback(false));
+
   client.on("connect", async () => {   // every (re)connect: subscribe, say this seat is here
     setLink(true);
     client.subscribe([`${mine}/view`, `${mine}/answer`, `${base}/presence/${host}`], { qos: 1 });
@@ -160,6 +164,7 @@ async function playSeat(link) {
     }
     if (body.type === "view") showView(body);
     else if (body.type === "answer") showAnswer(body);
+    else if (body.type === "takeback-answer") showTakebackAnswer(body);
   });
 
   async function boardPresence(payload) {
@@ -199,6 +204,54 @@ async function playSeat(link) {
     }
     showClocks();
     entry.set(body.entry);   // null: not this seat's turn, nothing to tap
+    showTakeback(body.takeback || {});
+  }
+
+  // --- takebacks (remote/takeback.py): the board's request answered here, this seat's own
+  // asked from here; both signed with the seat key, naming the position they are about.
+  function showTakeback(t) {
+    $("ask-takeback").textContent = words.ask_takeback || "Take back my last move";
+    $("takeback-accept").textContent = words.Accept || "Accept";
+    $("takeback-refuse").textContent = words.Refuse || "Refuse";
+    $("ask-takeback").hidden = !t.may_ask;
+    $("takeback").hidden = !t.asked;
+    if (t.asked) $("takeback-text").textContent = t.asked.text;
+    // What is waiting, else how the last takeback ended (until the game goes on).
+    const said = t.asking || (t.said && t.said[2] === view.index ? t.said[1] : "");
+    $("takeback-said").textContent = said;
+    $("takeback-said").hidden = !said;
+  }
+
+  const randomId = () => hex(crypto.getRandomValues(new Uint8Array(8)));
+
+  async function askTakeback() {
+    if (!view) return;
+    if (document.body.dataset.board === "away") {   // no one there to answer: said, not sent
+      $("refused").textContent = words.takeback_away;
+      $("refused").hidden = false;
+      return;
+    }
+    $("refused").hidden = true;
+    $("ask-takeback").hidden = true;
+    const body = { type: "takeback", game_id: link.game, seat: link.seat, epoch: view.epoch,
+                   index: view.index, id: randomId() };
+    client.publish(`${mine}/takeback`, await seal(link.key, body), { qos: 1 });
+  }
+
+  async function answerTakeback(accept) {
+    const asked = view && view.takeback && view.takeback.asked;
+    if (!asked) return;
+    $("takeback").hidden = true;
+    const body = { type: "takeback-answer", game_id: link.game, seat: link.seat,
+                   epoch: view.epoch, index: asked.index, ask: asked.ask, accept,
+                   id: randomId() };
+    client.publish(`${mine}/takeback`, await seal(link.key, body), { qos: 1 });
+  }
+
+  function showTakebackAnswer(body) {
+    if (body.ok) return;   // the view that follows shows the position gone back
+    $("refused").textContent = body.reason;
+    $("refused").hidden = false;
   }
 
   function showClocks() {

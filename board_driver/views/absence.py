@@ -1,0 +1,96 @@
+"""A player away, as the board shows and says it (board_driver/referee/absence.py decides; the
+moment's `absent` carries it): one sentence for the page, the sim and the voice, the present
+player's choices by name, and the turn LEDs (asked: the present player's colour blinking slowly,
+ASK_HZ; paused: the "waiting" colour, steady)."""
+
+from __future__ import annotations
+
+from typing import Any, Hashable, Mapping
+
+from board_driver.moment import AbsentFace, Colour
+from board_driver.views import players
+from board_driver.views.words import N_, tr
+
+#: The turn LEDs blink this often while the present player is asked (slower than a draw offer).
+ASK_HZ = 0.5
+
+#: Each choice as its button reads.
+CHOICE_WORDS = {"pause": N_("pause the clocks until they return"),
+                "wait": N_("wait, the clock running"),
+                "claim": N_("claim the game"), "draw": N_("call it a draw")}
+
+
+def choice_words() -> dict[str, str]:
+    """The choices' names in the board's language (the page's buttons)."""
+    return {k: tr(v) for k, v in CHOICE_WORDS.items()}
+
+
+def absent_words(game_name: str, face: AbsentFace | None) -> str | None:
+    """The away player in one sentence ("player 2 is away: ..."), or None while no one to move
+    is away past the grace (nor paused for)."""
+    if face is None or face.seat is None or not (face.asked or face.paused):
+        return None
+    names = players(game_name)
+    player, other = names[face.seat], names[1 - face.seat]
+    if face.paused:
+        return tr("{player} is away: the clocks are paused until {player} returns").format(
+            player=player)
+    if face.choices:
+        return tr("{player} is away: {other} may pause the clocks until they return, wait with "
+                  "the clock running, claim the game or call it a draw").format(
+                      player=player, other=other)
+    if not face.hosted:
+        return tr("{player} is away (the other board): its clock is its own board's; the game "
+                  "waits, nothing is lost").format(player=player)
+    return tr("{player} is away: the game waits for them, nothing is lost").format(player=player)
+
+
+#: The last choice made, or the away player's return, as the board says it once.
+NEWS = {"paused": N_("the clocks are paused until {player} returns"),
+        "waiting": N_("{other} waits for {player}, the clock running"),
+        "back": N_("{player} is back: the clocks run again")}
+
+
+def absence_news_words(game_name: str, face: AbsentFace | None) -> str | None:
+    """The last choice made or the away player's return, in words; None when there is none."""
+    if face is None or face.news is None or face.news[1] not in NEWS:
+        return None
+    names, seat = players(game_name), face.news[2]
+    return tr(NEWS[face.news[1]]).format(player=names[seat], other=names[1 - seat])
+
+
+def claimed_words(game_name: str, ended: Mapping[str, Any] | None) -> str | None:
+    """A game ended while a player was away (a summary's or an ending's `forfeit`, the away
+    seat claimed against, or `drawn_away`), in words; None for any other ending."""
+    ended = ended or {}
+    names = players(game_name)
+    if ended.get("forfeit") in (0, 1):
+        away = ended["forfeit"]
+        return tr("{player} was away: {other} claimed the game").format(
+            player=names[away], other=names[1 - away])
+    if ended.get("drawn_away") in (0, 1):
+        return tr("{player} was away: the game ends in a draw").format(
+            player=names[ended["drawn_away"]])
+    return None
+
+
+def absent_turn(frame: dict[Hashable, Colour], face: AbsentFace | None, colours: Any,
+                layout: Any, now: float, wake: float | None
+                ) -> tuple[dict[Hashable, Colour], float | None]:
+    """The turn LEDs while the player to move is away: asked, the present player's colour
+    blinking at ASK_HZ ("your choice"); paused, the "waiting" colour. Unchanged otherwise, or
+    on a layout without turn LEDs (the page and the voice say it)."""
+    if face is None or face.seat is None or "turn" not in layout.named_leds:
+        return frame, wake
+    if face.paused:
+        colour, nxt = colours["waiting"], None
+    elif face.asked:
+        half = 1.0 / (ASK_HZ * 2)
+        step = int(now / half)
+        colour = colours[f"player{1 - face.seat}"] if step % 2 == 0 else (0, 0, 0)
+        nxt = (step + 1) * half
+    else:
+        return frame, wake
+    frame = dict(frame)
+    frame["turn"] = colour
+    return frame, wake if nxt is None else (nxt if wake is None else min(wake, nxt))
