@@ -248,10 +248,9 @@ class Hands:
                 ref.keeper.set_controls(parse_time_control(chosen["clock"]), now, this_game=False)
             # (a web seat is kept where the choice puts a person: menu.applied_seats; all the
             # choices kept at once, once: each kept as it changed wrote them twice)
+            fits = lambda seats: kept.web_refusal(seats, ref.state.game) is None  # noqa: E731
             ref.set_seats(applied_seats(ref.seats, chosen.get("seats", "people"),
-                                        chosen.get("level", "medium"),
-                                        lambda seats: kept.web_refusal(seats, ref.state.game) is None),
-                          keep=False)
+                                        chosen.get("level", "medium"), fits), keep=False)
             if chosen.get("hints") is not None:
                 ref.set_hint_mode(chosen["hints"], keep=False)
             kept.keep(ref)
