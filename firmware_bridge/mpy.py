@@ -171,6 +171,25 @@ class MicroPythonFirmware(SimulatedCells):
         alloc, free = report.split()[1:3]
         return int(alloc), int(free)
 
+    def scans(self, timeout: float = 10.0) -> int:
+        """How many whole scans of its matrix the firmware has made since it booted."""
+        n = len(self.reports)
+        self.command("scans")
+        return int(self.wait_report("scans ", timeout, after=n).split()[1])
+
+    def seen(self, scans: int = 5, timeout: float = 10.0) -> None:
+        """Return once the firmware has made `scans` more whole scans (the default: one more
+        than main.py's DEBOUNCE_SCANS): the board as it is now has passed its debounce, and
+        whatever it changed is said on the line. A test's readiness, not a fixed sleep: the
+        firmware's own scans, however slowly a busy machine runs it."""
+        deadline = time.monotonic() + timeout
+        until = self.scans(timeout) + scans
+        while self.scans(timeout) < until:
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the MicroPython firmware made fewer than {scans} scans in "
+                                   f"{timeout:g} s; its stderr: {self.errors[-20:]}")
+            time.sleep(0.002)
+
     def command(self, text: str) -> None:
         os.write(self._commands_fd, text.encode() + b"\n")
 
@@ -246,7 +265,7 @@ class MicroPythonFirmware(SimulatedCells):
             with self._changed:
                 if line.startswith("shown "):
                     self._shown = binascii.unhexlify(line[6:])
-                elif line.split(" ", 1)[0] in ("heap", "done", "booting"):
+                elif line.split(" ", 1)[0] in ("heap", "scans", "done", "booting"):
                     self.reports.append(line)
                 else:
                     self.errors.append(line)

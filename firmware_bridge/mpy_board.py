@@ -17,7 +17,8 @@ maker edits them at its top), with what the unix port lacks shimmed, and only th
 - `neopixel`: a NeoPixel with micropython-lib's buffer (GRB, `ORDER`, `bpp`); `write()` tells the
   host test what the strip shows, on stderr: `shown <hex r,g,b ...>`.
 - `time`: the real ticks and sleeps; main.py's 1 ms sleep in its loop is where the scripted hand
-  acts: it reads the commands file (a FIFO) for `place N`, `lift N`, `heap`, and
+  acts: it reads the commands file (a FIFO) for `place N`, `lift N`, `heap`, `scans` (how many
+  whole scans of the matrix main.py has made: a test waits for the firmware to have seen), and
   `hand N PATTERN`: cell N follows PATTERN, one character per millisecond of the firmware's
   own clock ("1" a magnet, "0" none) from now, and keeps its last: a bounce, a wobble or a
   magnet passing over. The switches are read where the hand is at the moment of each read, so
@@ -79,6 +80,8 @@ class Chain:
         if BOARD.hands:
             BOARD.move_hands()  # the hand where it is as the 165s capture
         low_rows = [r for r in range(self.rows) if not self.storage >> r & 1]
+        if self.rows - 1 in low_rows:
+            BOARD.scans += 1  # the last row read: a whole scan
         out = 0
         for c in range(self.col_bits):
             level = 1
@@ -111,6 +114,7 @@ class Board:
         self.grid = None  # the reed switches, row * cols + col: made when main.py wires them
         self.shape = None
         self.hands = {}   # cell -> [start ms, pattern]: hands still moving
+        self.scans = 0    # whole scans of the matrix main.py has made (`scans` says how many)
         self.pins = {}
         self.commands = open(COMMANDS, "rb")
         self.poll = select.poll()
@@ -156,6 +160,8 @@ class Board:
             elif words[0] == "heap":
                 gc.collect()
                 say("heap", gc.mem_alloc(), gc.mem_free())
+            elif words[0] == "scans":
+                say("scans", self.scans)
             say("done", " ".join(words))
 
     def move_hands(self):
@@ -220,6 +226,10 @@ class Pin:
         if BOARD.hands:
             BOARD.move_hands()  # the hand where it is at this very read
         c = cols.index(self.number)
+        last_row = BOARD.pins.get(rows[-1])
+        if c == len(cols) - 1 and last_row is not None and last_row.mode == Pin.OUT \
+                and last_row.level == 0:
+            BOARD.scans += 1  # the last column of the last row read: a whole scan
         for r in range(len(rows)):
             row = BOARD.pins.get(rows[r])
             if row is not None and row.mode == Pin.OUT and row.level == 0 \

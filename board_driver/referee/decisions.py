@@ -53,6 +53,9 @@ class Moments:
     def __init__(self, referee: Any):
         self.referee = referee
         self._position: tuple[Any, Any] = (None, None)   # (the game's key, its copy)
+        # (the game's key and the seats, how many moves a takeback takes back): worked out
+        # once a change, not each frame (against the computer it walks a copy of the game)
+        self._depth: tuple[Any, int] = (None, 0)
 
     def at(self, now: float) -> Moment:
         """What the board is at `now`, frozen."""
@@ -63,6 +66,8 @@ class Moments:
         if self._position[0] != key:
             self._position = (key, state.copy())
         position = self._position[1]
+        if self._depth[0] != (key, ref.seats):
+            self._depth = ((key, ref.seats), ref.takeback_depth() if state.moves else 0)
         running = clocks.running
         mode = ref.mode   # a study or a puzzle (one at a time), or None
         return Moment(
@@ -73,7 +78,7 @@ class Moments:
             holding=ref.holding,
             over_since=decided.over_since, flagged=ref.flagged,
             timed_out=frozenset(ref.timed_out),
-            takeback_depth=ref.takeback_depth() if state.moves and ref.flagged is None else 0,
+            takeback_depth=self._depth[1] if ref.flagged is None else 0,
             clocks=tuple(ref.keeper.left(now)) if clocks.timed else None, clock_running=running,
             turn_left=clocks.left(running, now) if running is not None else None,
             clock_control=control_text(clocks.controls) if clocks.timed else None,

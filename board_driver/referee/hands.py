@@ -15,8 +15,8 @@ from functools import partial
 from typing import Any, Callable
 
 import games
+from board_driver.referee import kept
 from board_driver.referee.clock import control_text, parse_time_control
-from board_driver.referee.kept import web_refusal
 from board_driver.referee.menu import applied_seats, current_choices, game_choice_sites
 from board_driver.referee.reconcile import candidate_moves, changed_sites
 from board_driver import views
@@ -246,12 +246,14 @@ class Hands:
                 return partial(self.ending_chosen, chosen.get("ending"), chosen.get("take up"))
             if chosen.get("clock") is not None:
                 ref.keeper.set_controls(parse_time_control(chosen["clock"]), now, this_game=False)
-            # (a web seat is kept where the choice puts a person: menu.applied_seats)
+            # (a web seat is kept where the choice puts a person: menu.applied_seats; all the
+            # choices kept at once, once: each kept as it changed wrote them twice)
+            fits = lambda seats: kept.web_refusal(seats, ref.state.game) is None  # noqa: E731
             ref.set_seats(applied_seats(ref.seats, chosen.get("seats", "people"),
-                                        chosen.get("level", "medium"),
-                                        lambda seats: web_refusal(seats, ref.state.game) is None))
+                                        chosen.get("level", "medium"), fits), keep=False)
             if chosen.get("hints") is not None:
-                ref.set_hint_mode(chosen["hints"])
+                ref.set_hint_mode(chosen["hints"], keep=False)
+            kept.keep(ref)
             log.info("menu applied: seats %s, clock %s, hints %s", ref.seats,
                      control_text(ref.controls), ref.settings.moves)
             ref.tell("menu-applied", dict(chosen), "board")

@@ -66,20 +66,23 @@ def base(referee: Any) -> dict[str, Any]:
             "clock": control_text(default_controls(config, referee.state.game))}
 
 
-def keep(referee: Any) -> None:
-    """The referee's seats, hint mode and clock into the journal (durable when this returns)."""
-    if "remote" in referee.seats:
+def keep(referee: Any, keep: bool = True) -> None:
+    """The referee's seats, hint mode and clock into the journal (durable when this returns).
+    `keep` False: not now, a caller changing several keeps them all at once afterwards (the
+    menu's apply: one write of them all, not one for each)."""
+    if not keep or "remote" in referee.seats:
         return
     referee.journal.save_setting(KEY, {"base": base(referee), "values": {
         "seats": list(referee.seats), "moves": referee.settings.moves,
         "clock": control_text(referee.keeper.controls)}})
 
 
-def keep_seats(referee: Any) -> None:
+def keep_seats(referee: Any, keep_too: bool = True) -> None:
     """The referee's seats changed: the game in progress is played by them from now on (its
-    record names them: the journal's players), and a restart keeps them (`keep`)."""
+    record names them: the journal's players), and a restart keeps them (`keep`, unless
+    `keep_too` is False: the caller keeps them with its other changes)."""
     referee.journal.set_seats(referee.seats)
-    keep(referee)
+    keep(referee, keep_too)
 
 
 def restore(referee: Any) -> None:

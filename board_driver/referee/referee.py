@@ -201,10 +201,10 @@ class Referee:
         then play continues from it (setup.set_up says how)."""
         setup.set_up(self, state, now, **how)
 
-    def set_hint_mode(self, mode: str) -> None:
+    def set_hint_mode(self, mode: str, keep: bool = True) -> None:
         """What the board lights of the moves (display.moves: off, legal, safe, best)."""
         self.settings = self.settings.with_moves(mode)
-        kept.keep(self)   # (survives a restart: kept.py)
+        kept.keep(self, keep)   # (survives a restart: kept.py)
 
     def set_hints(self, hints: dict[str, str], reason: str | None = None,
                   move: str | None = None) -> None:
@@ -214,11 +214,11 @@ class Referee:
         self.decided.hint_reason = reason if hints else None
         self.decided.hint_move = move if hints else None
 
-    def set_seats(self, seats: Any) -> None:
+    def set_seats(self, seats: Any, keep: bool = True) -> None:
         """Who plays each seat (the door, the menu, joining or leaving a remote game). Raises
         ValueError for seats not two of human, web, remote, computer:LEVEL fit for the game."""
         self._seats = check_seats(seats, self.state.game)
-        kept.keep_seats(self)   # (with the game's record, and across a restart: kept.py)
+        kept.keep_seats(self, keep)   # (with the game's record, and across a restart: kept.py)
 
     def restore_kept(self, seats: tuple[str, str], moves: str, controls: Any) -> None:
         """Seats, hint mode and clock as a session last kept them (kept.restore)."""

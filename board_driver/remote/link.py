@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
 import json
 import logging
 import os
@@ -483,7 +484,7 @@ class RemoteLink:
                 will=None if presence is None else
                 aiomqtt.Will(presence, self._presence(False), qos=1, retain=True))
             try:
-                async with client:
+                async with _connection(client):
                     await self._serve(client, presence)
             except asyncio.CancelledError:
                 raise
@@ -612,6 +613,37 @@ def board_name(settings: RemoteSettings) -> str:
         f.write(name + "\n")
     os.replace(tmp, path)
     return name
+
+
+@contextlib.asynccontextmanager
+async def _connection(client):
+    """`async with client`, but a stop that cuts aiomqtt's connect short closes what aiomqtt
+    leaves open (`_abandon_connect`)."""
+    try:
+        await client.__aenter__()
+    except asyncio.CancelledError:
+        await _abandon_connect(client)
+        raise
+    try:
+        yield client
+    except BaseException as exc:
+        if not await client.__aexit__(type(exc), exc, exc.__traceback__):
+            raise
+    else:
+        await client.__aexit__(None, None, None)
+
+
+async def _abandon_connect(client) -> None:
+    """Close what aiomqtt's connect, cut short by a stop, leaves open: aiomqtt closes nothing
+    when its __aenter__ is cancelled, so the socket to the broker stayed connected (and was a
+    ResourceWarning whenever the garbage collector found it), with aiomqtt's task serving it.
+    paho's blocking connect runs in aiomqtt's executor thread, which a cancel does not stop:
+    a socket it opens after this is closed as it opens. (aiomqtt offers no public close of
+    its paho client; paho's own close is the one its __del__ uses.)"""
+    paho = client._client
+    paho.on_socket_open = lambda _client, _userdata, sock: sock.close()
+    paho._reset_sockets()     # (aiomqtt hears of it: it stops watching the socket)
+    await asyncio.sleep(0)    # (and its task serving the socket takes its cancel)
 
 
 def _close_abandoned_sockets(exc: BaseException) -> None:

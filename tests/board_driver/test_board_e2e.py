@@ -221,8 +221,14 @@ def test_the_journal_restores_a_game_after_a_restart(tmp_path):
         session.close()
 
 
+# The board process the SIGKILL tests cut: it prints ACCEPTED and the moves after each move.
+# Each report is one write(2), well under PIPE_BUF, so a kill never leaves half a line: print()
+# writes its arguments, separators and newline one write each when Python's output is
+# unbuffered (PYTHONUNBUFFERED=1, as on this CI machine and in the systemd unit), and a kill
+# between two of them (test_journal's comes from the journal's writer thread, at any point of
+# the main thread's print) left "ACCEPTED" alone as the last line: a report of no moves.
 KILLER = r"""
-import sys, random
+import os, sys, random
 from board_driver.config import sim_config
 from board_driver.referee.tracer import Tracer
 t = Tracer(sim_config(journal=sys.argv[1]))
@@ -233,7 +239,7 @@ while not state.is_over():
     t.step("place", [str(move)])
     for hole in state.last_planted() if state.moves and str(state.moves[-1]) == str(move) else []:
         t.step("place", [hole])
-    print("ACCEPTED", " ".join(str(m) for m in state.moves), flush=True)
+    os.write(1, ("ACCEPTED " + " ".join(str(m) for m in state.moves) + "\n").encode())
 """
 
 

@@ -244,3 +244,20 @@ def test_the_board_says_its_menu_aloud(board):
     applied = put(t, site_of(t, "apply"), None)
     assert applied["said"][0] == ("menu applied, a new game: the computer plays White (medium), "
                                   "clock none, hints safe")
+
+
+def test_the_menus_apply_keeps_its_settings_once(board):
+    """Apply keeps the seats, the clock and the hints chosen in one write of the journal's
+    settings (each change kept on its own wrote them twice, the first a half-applied mix)."""
+    t = board("tree-planting-classic-pins")
+    open_menu(t, None)
+    for group, value in (("seats", "computer-2"), ("level", "easy"), ("clock", "5+3"),
+                         ("hints", "legal")):
+        put(t, site_of(t, group, value), None)
+    journal = t.session.journal
+    written, save = [], journal.save_setting
+    journal.save_setting = lambda key, value: (written.append((key, value)), save(key, value))
+    put(t, site_of(t, "apply"), None)
+    assert [key for key, _ in written] == ["board"]
+    assert written[0][1]["values"] == {"seats": ["human", "computer:easy"], "moves": "legal",
+                                       "clock": "5+3"}

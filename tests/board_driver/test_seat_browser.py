@@ -179,7 +179,9 @@ def test_a_tab_closed_and_reopened_and_the_broker_restarted_lose_nothing(
     page.close()
     state = sim.wait(lambda s: not s["remote"]["peer_online"], 20)
     assert state["remote"]["status"] == "waiting for the player in the browser"
-    assert "other board: waiting for the player in the browser" in sim.said()
+    # (the sim's terminal line, written by its own process: waited for, not read at once)
+    wait_for(lambda: "other board: waiting for the player in the browser" in sim.said(), 10,
+             "the board to say the player is away")
     # Reopened: the retained view brings the game back as it was, and the board sees it.
     page = open_seat(browser, link)
     assert seat_view(page)["index"] == 2
@@ -222,10 +224,12 @@ def test_a_tampered_link_or_one_for_another_seat_is_refused(tmp_path, ws_broker,
         assert "does not open this game" in page.inner_text("#bad-link")
         assert page.eval_on_selector_all("#picture [data-site]", "els => els.length") == 0
         page.close()
-    # Its presence was refused too: the board never took it for the player.
+    # Its presence was refused too: the board never took it for the player. (The page refused
+    # its link by itself: the board's refusal comes by the broker, in its own time.)
+    wait_for(lambda: "refused a message on treeboard/v1/tp3/seat/1/presence: bad signature"
+             in sim.said(), 10, "the board to refuse the presence")
     state = sim.state()
     assert not state["remote"]["peer_online"] and state["game"]["moves"] == []
-    assert "refused a message on treeboard/v1/tp3/seat/1/presence: bad signature" in sim.said()
 
 
 def test_the_page_signs_alike_with_webcrypto_and_the_vendored_library(ws_broker, browser):

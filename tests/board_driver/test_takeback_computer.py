@@ -154,3 +154,28 @@ def test_the_computer_moving_first_is_never_taken_back_by_its_own_absent_piece(b
     assert record["game"]["moves"] == ["v1.2"] and record["corrections"] == []
     record = t.step("place", ["h0.0"])
     assert record["game"]["moves"] == ["v1.2", "h0.0"]
+
+
+def test_the_takeback_depth_is_worked_out_once_a_change_not_each_frame(board):
+    """Every frame's Moment carries how many moves a takeback takes back; against the computer
+    that walks a copy of the game, so it is worked out when the game or the seats change, and
+    every frame between reads it (each frame walked the copy again)."""
+    t = board()
+    ref = t.referee
+    walks = []
+    depth = ref.hands.takeback_depth
+    ref.hands.takeback_depth = lambda: walks.append(len(ref.state.moves)) or depth()
+    t.step("place", ["h0.0"])
+    reply(t, "v1.2")
+    t.step("place", ["v1.2"])
+    walks.clear()
+    frames = [ref.moment(t.clock() + i) for i in range(20)]
+    assert walks == [] and {m.takeback_depth for m in frames} == {2}
+    ref.set_seats(("human", "human"))        # the seats change: worked out again, once
+    assert [ref.moment(t.clock() + i).takeback_depth for i in range(5)] == [1] * 5
+    assert walks == [2]
+    ref.set_seats(("human", "computer:easy"))
+    t.step("place", ["h1.1"])                # the game changes: again, once (the step's own
+    walks.clear()                            # frames may have done it already)
+    assert {ref.moment(t.clock() + i).takeback_depth for i in range(5)} == {1}
+    assert walks in ([], [3])

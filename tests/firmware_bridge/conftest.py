@@ -1,6 +1,6 @@
 """Fixtures for the bridge tests: a simulated firmware on a real pty, a host link with fast
-timings, bounded polling (tests/waits.py's, its deadlines stretched on a busy machine), and a
-check that nothing is left running after a test."""
+timings (fast.py), and a check that nothing is left running after a test. Tests import what
+they share by its own module (tests/waits.py, fast.py, gameplay.py), never from conftest."""
 
 from __future__ import annotations
 
@@ -9,14 +9,10 @@ import time
 
 import pytest
 
-from firmware_bridge.host import BridgeTimings, open_bridge
+from firmware_bridge.host import open_bridge
 from firmware_bridge.sim import start_simulated_firmware
-from tests.waits import Deadline, wait_for  # noqa: F401  (the bridge tests' bounded poll)
-
-#: Fast enough for tests, with the same ratios as the defaults (timeout = 4+ heartbeats).
-FAST = BridgeTimings(heartbeat_interval=0.02, heartbeat_timeout=0.25, ack_timeout=0.06,
-                     backoff_initial=0.01, backoff_max=0.1)
-FAST_FIRMWARE = {"heartbeat_ms": 20, "host_timeout_ms": 2000}
+from tests.firmware_bridge.fast import FAST, FAST_FIRMWARE
+from tests.waits import Deadline
 
 
 @pytest.fixture(autouse=True)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import random
 
-from conftest import wait_for
+from tests.waits import wait_for
 from hardware.base import PRESENT
 
 GROOVES = list(range(29))

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from firmware_bridge.faults import LineFaults
-from conftest import wait_for
+from tests.waits import wait_for
 from gameplay import board_values, play, tree_planting_moves
 from test_bridge_link import Recorder
 from tests.waits import scaled

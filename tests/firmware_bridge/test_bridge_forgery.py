@@ -10,7 +10,8 @@ import threading
 
 import pytest
 
-from conftest import FAST, wait_for
+from tests.firmware_bridge.fast import FAST
+from tests.waits import wait_for
 from firmware_bridge.firmware import protocol
 from firmware_bridge.host import IncompatibleFirmware, open_bridge
 from hardware.base import PRESENT

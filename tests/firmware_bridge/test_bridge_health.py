@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import wait_for
+from tests.waits import wait_for
 from hardware.base import DIED, MISSING, PRESENT, SILENT
 
 pytestmark = pytest.mark.timeout(20)

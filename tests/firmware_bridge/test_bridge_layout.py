@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import wait_for
+from tests.waits import wait_for
 from firmware_bridge.board import open_bridge_hardware
 from hardware.base import PRESENT
 from hardware.layout import LayoutError, load_layout

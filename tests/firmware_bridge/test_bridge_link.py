@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FAST, wait_for
+from tests.firmware_bridge.fast import FAST
+from tests.waits import wait_for
 from firmware_bridge import host
 from firmware_bridge.firmware import protocol
 from firmware_bridge.host import (BridgeError, IncompatibleFirmware, find_bridge_port, open_bridge)

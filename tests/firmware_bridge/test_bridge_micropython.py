@@ -21,12 +21,11 @@ from __future__ import annotations
 
 import os
 import shutil
-import time
 import zlib
 
 import pytest
 
-from conftest import wait_for
+from tests.waits import wait_for
 from firmware_bridge.faults import LineFaults
 from firmware_bridge.firmware import protocol
 from firmware_bridge.host import open_bridge
@@ -150,7 +149,7 @@ def test_a_host_restart_on_micropython(make_mpy, link):
     wait_for(lambda: fw.leds() == waiting, HOST_TIMEOUT_S + 5, "the no-host pattern")
     fw.place(5)  # meanwhile a piece goes down
     fw.place(250)
-    time.sleep(0.1)
+    fw.seen(timeout=scaled(10))   # (its debounce passed: the SNAPSHOT has them)
     source, sink = link(fw.port)  # the host is back: HOST_HELLO, HELLO, SNAPSHOT
     assert source.snapshot() == board_values(fw)
     frame = frame_for(fw.sensors(), 250)
@@ -227,6 +226,16 @@ PIN_CELLS = {"a rod rolling in its groove": {"piece": 3},
              "a magnet carried over a neighbour": {"piece": 12, "neighbour": 11}}
 
 
+def settled(fw, sink):
+    """Once this returns, the host has every event the board as it is now makes: the firmware
+    has scanned past its debounce (so every change is on the line), then acknowledged a new
+    frame, which the host reads after everything sent before it (one line, in order)."""
+    fw.seen(timeout=scaled(10))
+    frame = [(1, 1, 1) if rgb == (0, 0, 0) else (0, 0, 0) for rgb in fw.leds()]
+    sink.show(frame)
+    assert sink.flush(scaled(5)), "the firmware did not acknowledge the frame"
+
+
 def test_the_5x8_pin_board_on_micropython(make_mpy, link):
     """main.py as shipped (MATRIX = "pins": ROW_PINS x COL_PINS, 40 LEDs), only its pins,
     strip and sleep shimmed: boot, a 40-LED frame, the misplays with their bounces, a 40 ms
@@ -246,7 +255,7 @@ def test_the_5x8_pin_board_on_micropython(make_mpy, link):
         fw.hands({cells[c]: pattern for c, pattern in patterns(MISPLAYS[name]).items()})
         board = board_values(fw)
         wait_for(lambda: source.snapshot() == board, 5.0, f"the host to see {name}")
-        time.sleep(0.1)  # the firmware's repeats and heartbeat: nothing more may come
+        settled(fw, sink)   # nothing more may come of it: every event it made is in `events`
         piece = cells["piece"]
         assert [(ch, v) for ch, v, _ in events[:1]] == [(piece, PRESENT)], (name, events)
         rest = events[1:]
@@ -271,7 +280,7 @@ def test_the_5x8_pin_board_on_micropython(make_mpy, link):
     waiting = [WAITING if i % 4 == 0 else (0, 0, 0) for i in range(40)]
     wait_for(lambda: fw.leds() == waiting, HOST_TIMEOUT_S + 5, "the no-host pattern")
     fw.place(39)
-    time.sleep(0.05)
+    fw.seen(timeout=scaled(10))   # (its debounce passed: the SNAPSHOT has it)
     source, sink = link(fw.port)
     assert source.snapshot() == board_values(fw)
     # a noisy line both ways from here

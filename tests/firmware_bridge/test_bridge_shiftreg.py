@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import wait_for
+from tests.waits import wait_for
 from firmware_bridge.firmware import protocol as p
 from firmware_bridge.firmware.controller import Controller
 from firmware_bridge.firmware.shiftreg import ShiftRegisterMatrix
