@@ -484,7 +484,7 @@ class RemoteLink:
                 will=None if presence is None else
                 aiomqtt.Will(presence, self._presence(False), qos=1, retain=True))
             try:
-                async with _connection(client):
+                async with _connection(client, presence and (presence, self._presence(False))):
                     await self._serve(client, presence)
             except asyncio.CancelledError:
                 raise
@@ -616,9 +616,12 @@ def board_name(settings: RemoteSettings) -> str:
 
 
 @contextlib.asynccontextmanager
-async def _connection(client):
+async def _connection(client, goodbye: tuple[str, bytes] | None = None):
     """`async with client`, but a stop that cuts aiomqtt's connect short closes what aiomqtt
-    leaves open (`_abandon_connect`)."""
+    leaves open (`_abandon_connect`); and a stop while connected says `goodbye` (the board's
+    presence, offline) before disconnecting: a clean DISCONNECT does not send the will, so the
+    other side (a board, a browser's seat page) went on reading "here" from the retained
+    presence of a board that had quit."""
     try:
         await client.__aenter__()
     except asyncio.CancelledError:
@@ -627,10 +630,25 @@ async def _connection(client):
     try:
         yield client
     except BaseException as exc:
+        if goodbye is not None and isinstance(exc, asyncio.CancelledError):
+            await _say_goodbye(client, *goodbye)
         if not await client.__aexit__(type(exc), exc, exc.__traceback__):
             raise
     else:
         await client.__aexit__(None, None, None)
+
+
+async def _say_goodbye(client, topic: str, payload: bytes) -> None:
+    """Publish the offline presence as the stop disconnects; a broker already gone (or slow)
+    costs the stop at most GOODBYE_S, and then the will says it instead."""
+    try:
+        await asyncio.wait_for(client.publish(topic, payload, qos=1, retain=True), GOODBYE_S)
+    except (Exception, asyncio.CancelledError) as exc:   # (a second stop: leave at once)
+        log.debug("the offline presence not published as the link stopped: %r", exc)
+
+
+#: How long a stopping link waits to say it is going (its offline presence's PUBACK).
+GOODBYE_S = 2.0
 
 
 async def _abandon_connect(client) -> None:

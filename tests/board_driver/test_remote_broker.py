@@ -720,3 +720,40 @@ def test_two_arbos_boards_draw_the_same_setup_from_the_game_id(tmp_path, broker)
         assert a.remote.conflict is None and b.remote.conflict is None
 
     run_pair(a, b, scenario)
+
+
+def test_a_board_that_quits_cleanly_says_it_is_gone(tmp_path, broker):
+    """A clean stop sends MQTT's DISCONNECT, after which the broker does not publish the will:
+    the board's retained presence said "here" after it had quit, so the other board (or a
+    browser's seat page) went on waiting for a board that was gone. It says "gone" as it
+    stops; a SIGKILL leaves that to its will (the killed-board test above)."""
+    from tests.board_driver.test_lobby_boards import retained
+
+    folder = tmp_path / "b"
+    folder.mkdir()
+    b = ProcessBoard({"journal": str(folder / "journal.sqlite"),
+                      "layout": "tree-planting-classic-pins", "players": ["remote", "human"],
+                      "remote": {"broker": broker.url, "game": GAME, "secret": SECRET}})
+    topic = rp.presence_topic(GAME, 1)
+    marker = "treeboard/test/marker"
+    from tests.board_driver.test_remote_attack import publish
+
+    def presence() -> bool | None:
+        publish(broker.port, marker, b"m", retain=True)
+        payload = retained(broker, topic, marker)
+        return None if payload is None else rp.Signer(SECRET, GAME).decode(payload)["online"]
+
+    async def scenario() -> None:
+        await b.start()
+        try:
+            deadline = Deadline(30)
+            while (await b.status())["status"] == "no broker":
+                if deadline.passed():
+                    raise deadline.failure("the board to connect")
+                await asyncio.sleep(0.05)
+        finally:
+            await b.close()    # stdin closed: the daemon stops as a service's stop would
+
+    asyncio.run(scenario())
+    assert b.proc.returncode == 0
+    assert presence() is False
