@@ -375,9 +375,10 @@ def best_move(state: Any, *, seconds: float, seed: int | None = None, noise: flo
         best = [m for m, v in exact.items() if v == top]  # in the solver's order
         return best[0] if seed is None else random.Random(seed).choice(best)
     options = {**search_options(state), **(search or {})}
-    if pool is not None and processes > 1 and iterations and iterations > 1 and noise <= 0:
-        from games.ai.parallel import root_parallel
+    from games.ai.parallel import root_parallel, spread
 
+    processes = spread(iterations, processes, noise)
+    if pool is not None and processes > 1:
         move, ran = root_parallel(state, seconds=max(0.0, seconds - (clock() - start)),
                                   seed=seed, iterations=iterations, options=options,
                                   pool=pool, processes=processes, clock=clock,

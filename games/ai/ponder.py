@@ -66,7 +66,7 @@ class Ponder:
         `think_level` will be given); False when the level would not search there with an
         iteration budget (a glance, a level given as seconds, a game over, one legal move)."""
         from games.ai import level_search
-        from games.ai.parallel import seeds, shares
+        from games.ai.parallel import seeds, shares, spread
 
         if state.is_over() or len(state.legal_moves()) < 2:
             return False
@@ -75,8 +75,9 @@ class Ponder:
             return False
         _, lvl, seed, iterations, options = plan
         budgets = [(seed, iterations)]
-        if self.processes > 1 and iterations > 1 and lvl.noise <= 0:   # (as best_move spreads)
-            parts = shares(iterations, self.processes)
+        processes = spread(iterations, self.processes, lvl.noise)   # (as best_move spreads)
+        if processes > 1:
+            parts = shares(iterations, processes)
             budgets = list(zip(seeds(seed, len(parts)), parts))
         for s, n in budgets:
             k = key(state, s, options, n)
