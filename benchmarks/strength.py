@@ -34,7 +34,8 @@ second plays the same setup with the colours swapped.
         pairs played so far after each pair, --merge FILE fits an earlier run's pairs too,
         --add FILE adds more games of the same pairs, --level-effort JSON tries a game's own
         levels (what its table's level_effort, games/ai/tuning/<game>.py, would declare),
-        --glance JSON its own beginner's glance (what its table's glance would declare)
+        --glance JSON its own beginner's glance (what its table's glance would declare),
+        --processes N each level's search over N processes (a board's computer_processes)
 
 Prints one JSON object per match. A benchmark, not a test: it takes minutes.
 """
@@ -221,12 +222,22 @@ def effort(args) -> dict:
 ANCHORS = ("random", "greedy")
 
 
+#: (pool, processes) while a ladder plays its levels' searches over several processes
+#: (`ladder --processes N`, as a board's `computer_processes`); None: one process.
+_PARALLEL: tuple | None = None
+
+
 def player_move(who: str, state, rng: random.Random):
     if who == "random":
         return random_move(state, rng)
     if who == "greedy":
         return greedy_move(state, rng)
-    return games.ai.play_level(state, games.ai.LEVELS[who], seed=rng.randrange(1 << 30))
+    seed = rng.randrange(1 << 30)
+    if _PARALLEL is not None:
+        pool, processes = _PARALLEL
+        return games.ai.think_level(state, games.ai.LEVELS[who], seed=seed, pool=pool,
+                                    processes=processes).move
+    return games.ai.play_level(state, games.ai.LEVELS[who], seed=seed)
 
 
 def match(game, options: dict, a: str, b: str, count: int, rng: random.Random,
@@ -344,6 +355,25 @@ def read_ladder(path: str, game: str) -> dict:
 
 
 def ladder(args) -> dict:
+    global _PARALLEL
+    processes = getattr(args, "processes", 1)
+    if processes > 1:
+        # The levels' searches spread as a board's worker spreads them (computer_processes):
+        # this process and processes - 1 helpers, root parallelism (games/ai/parallel.py).
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        pool = ProcessPoolExecutor(processes - 1, mp_context=multiprocessing.get_context("spawn"))
+        _PARALLEL = (pool, processes)
+        try:
+            return _ladder(args)
+        finally:
+            _PARALLEL = None
+            pool.shutdown()
+    return _ladder(args)
+
+
+def _ladder(args) -> dict:
     game = games.get_game(args.game)
     table = tables.of(game)
     if getattr(args, "level_effort", None):
@@ -373,7 +403,8 @@ def ladder(args) -> dict:
             Path(args.out).write_text(json.dumps(
                 {"game": args.game, "options": options, "games_per_pair": args.games,
                  "seed": args.seed, "max_moves": args.max_moves,
-                 "level_effort": table.level_effort, "glance": table.glance, "pairs": shares}) + "\n")
+                 "level_effort": table.level_effort, "glance": table.glance,
+                 "processes": getattr(args, "processes", 1), "pairs": shares}) + "\n")
     for merge in args.merge or []:
         # Pairs played in an earlier run (its JSON output), unless played again here: a
         # share of n games is as good as the points for the fit.
@@ -595,6 +626,9 @@ def main() -> None:
                         "declare it, e.g. '{\"answer\": 0.3}'")
     p.add_argument("--write", action="store_true",
                    help="keep the ratings in games/ai/data/ratings.json")
+    p.add_argument("--processes", type=int, default=1,
+                   help="each level's search over this many processes, as a board's "
+                        "computer_processes spreads it (the ratings were measured with 1)")
     p.add_argument("--seed", type=int, default=1)
     p = sub.add_parser("table", help="the ratings file as docs/ai.md's tables")
     args = parser.parse_args()

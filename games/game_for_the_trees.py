@@ -727,32 +727,41 @@ class GameForTheTreesState(State):
         search)."""
         out: list[tuple[str, int, int]] = []
         add = out.append
-        board, mover = self._board, self._to_move
+        board, mover, chains = self._board, self._to_move, self._chains
+        # The mover's squares, found once (a playout's turn lists its candidates by them:
+        # the growths, the leap and the retreats; the other squares have none).
+        if only is None:
+            mine = [sq for sq, cell in enumerate(board) if cell[1] == mover]
+        else:
+            mine = [only] if board[only][1] == mover else []
+        ours = [ch for ch in chains if board[ch[0]][1] == mover]
         chain_sq: set[int] = set()
         growing: set[tuple[int, int, int]] = set()
-        for i in self._mover_chains():
-            s, dx, dy = self._chains[i]
+        sources: set[int] = set()   # (squares with a chain: only their growths are checked)
+        for s, dx, dy in ours:
             growing.add((s, *_direction(dx, dy)))
+            sources.add(s)
             chain_sq |= {s, _at(s, dx, dy), *_path(s, dx, dy)}
         # What `_suitable` says, walked ray by ray: this is the engine's hottest loop (every
         # turn of a playout lists its candidates), and a ray blocked by a square that is not
         # underbrush ends there unless a chain could clear it first.
-        for src in (range(64) if only is None else [only]):
+        for src in mine:
             cell = board[src]
             t = cell[0]
-            if cell[1] != mover or t == BARE:
+            if t == BARE:
                 continue
+            chained = src in sources
             if t != TREE:
                 want = BARE if t == GRASS else GRASS
                 for dst, dx, dy, _ in _steps_of("", src):
-                    if growing and (src, *_direction(dx, dy)) in growing:
+                    if chained and (src, *_direction(dx, dy)) in growing:
                         continue
                     if board[dst][0] == want or chain_sq and dst in chain_sq:
                         add((GROW, src, dst))
                 continue
             root = cell[2]
             for ray in _rays_of(cell[3], src):
-                if growing and (src, *_direction(ray[0][1], ray[0][2])) in growing:
+                if chained and (src, *_direction(ray[0][1], ray[0][2])) in growing:
                     continue
                 clear = True  # every square before dst is underbrush
                 for dst, _, _, path in ray:
@@ -766,19 +775,20 @@ class GameForTheTreesState(State):
                         if not chain_sq:
                             break
         if not self._leap[mover]:
-            hucks = [i for i, c in enumerate(board) if c[0] == HUCK and c[1] == mover]
+            hucks = [sq for sq in mine if board[sq][0] == HUCK]
             if hucks and (only is None or only in hucks):
                 src = hucks[0] if only is None else only
-                for dst, c in enumerate(board):
-                    if c[0] == GRASS and c[1] == mover or dst in chain_sq:
-                        add((LEAP, src, dst))
-        for i in self._mover_chains():
-            s, dx, dy = self._chains[i]
+                # The mover's grass (its squares) and the chains' squares, in board order.
+                grass = {sq for sq in (mine if only is None else range(64))
+                         if board[sq][0] == GRASS and board[sq][1] == mover}
+                for dst in sorted(grass | chain_sq):
+                    add((LEAP, src, dst))
+        for s, dx, dy in ours:
             if only is None or s == only:
                 add((STOP, s, _at(s, dx, dy)))
-        for sq in (range(64) if only is None else [only]):
+        for sq in mine:
             cell = board[sq]
-            if cell[1] == mover and not (cell[0] == TREE and cell[2] == sq):
+            if not (cell[0] == TREE and cell[2] == sq):
                 add((RETREAT, sq, -1))
         return out
 

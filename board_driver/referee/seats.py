@@ -77,17 +77,19 @@ def position_seed(base: int, saved: str) -> int:
 _pondering: tuple[str, Any] | None = None
 
 
-def ponder(saved: str, level: games.ai.Level, base: int, seat: int, seconds: float) -> bool:
+def ponder(saved: str, level: games.ai.Level, base: int, seat: int, seconds: float,
+           processes: int = 1) -> bool:
     """In the worker, while a person at the board thinks: `seconds` more of the computer's
     searches (seat `seat`, at `level`) of the positions after the likely replies at the
-    position `saved` (games/ai/ponder.py); True while there is more to do."""
+    position `saved` (games/ai/ponder.py; with `processes` > 1, the shares `think` will
+    spread over them); True while there is more to do."""
     global _pondering
     from games.ai.ponder import Ponder, likely_replies
 
     if _pondering is None or _pondering[0] != saved:
         state = games.load_state(saved)
         plan = games.ai.level_search(state, level, base)
-        ahead = Ponder()
+        ahead = Ponder(processes)
         _pondering = (saved, ahead)
         if plan[0] != "search":
             return False   # the level glances (a beginner): nothing to think ahead
@@ -385,7 +387,8 @@ class ComputerSeat:
             return
         seat, level = next(iter(self.levels.items()))
         self._ponder_busy = True
-        future = self.submit(ponder, state.to_json(), level, self.base, seat, PONDER_SLICE_S)
+        future = self.submit(ponder, state.to_json(), level, self.base, seat, PONDER_SLICE_S,
+                             self.processes)
         future.add_done_callback(lambda f, h=history: self.call_soon(self._ponder_answer, f, h))
 
     def _ponder_answer(self, future: Future, history: tuple[str, ...]) -> None:

@@ -352,8 +352,9 @@ def best_move(state: Any, *, seconds: float, seed: int | None = None, noise: flo
     search did (nothing when no search ran: one legal move, or the exact solver answered).
     `pool`, `processes`: a search of fixed `iterations` spread over that many processes
     (`games.ai.parallel.root_parallel`; one process: this search itself). `pondered`: a
-    Ponder that may hold this very search begun earlier (same position, seed and options):
-    it is continued, its iterations counting toward `iterations`."""
+    Ponder that may hold this very search begun earlier (same position, seed, options and
+    budget; with several processes, its shares): it is continued, its iterations counting
+    toward `iterations`."""
     if state.is_over():
         raise ValueError("the game is over: there is no move to play")
     legal = state.legal_moves()
@@ -374,16 +375,18 @@ def best_move(state: Any, *, seconds: float, seed: int | None = None, noise: flo
         best = [m for m, v in exact.items() if v == top]  # in the solver's order
         return best[0] if seed is None else random.Random(seed).choice(best)
     options = {**search_options(state), **(search or {})}
-    if pool is not None and processes > 1 and iterations and iterations > 1 and noise <= 0:
-        from games.ai.parallel import root_parallel
+    from games.ai.parallel import root_parallel, spread
 
+    processes = spread(iterations, processes, noise)
+    if pool is not None and processes > 1:
         move, ran = root_parallel(state, seconds=max(0.0, seconds - (clock() - start)),
                                   seed=seed, iterations=iterations, options=options,
-                                  pool=pool, processes=processes, clock=clock)
+                                  pool=pool, processes=processes, clock=clock,
+                                  pondered=pondered)
         if done is not None:
             done.append(ran)
         return move
-    searcher = pondered.take(state, seed, options) if pondered is not None else None
+    searcher = pondered.take(state, seed, options, iterations) if pondered is not None else None
     if searcher is None:
         searcher = Search(state, seed=seed, **options)
     left = None if iterations is None else max(0, iterations - searcher.iterations)

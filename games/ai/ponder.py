@@ -11,6 +11,14 @@ afresh. Pondering never goes beyond a level's budget, so it makes the answer com
 never stronger or weaker. (A level given as seconds, a search without an iteration budget,
 is not pondered: its effort is its time.)
 
+With several processes (`computer_processes`) the level's search is root parallel
+(games/ai/parallel.py): each process searches its own share of the iterations from its own
+seed. Pondering then begins every share (`Ponder(processes)`), one after another in the
+worker; when the reply comes, the shares begun are continued in the worker and the helpers
+search the others afresh (`parallel.sent_away` chooses which, for the sooner answer). A share
+is the same search wherever it runs, so the answer and the effort are the parallel search's
+(tests/games/test_ai_ponder.py).
+
 Not the subtree of the move played (tree reuse): a subtree grown under the previous root was
 shaped by that root's choices (its visits are not a fresh search's), which would change the
 level's play; the pondered searches are fresh searches of the actual position instead.
@@ -27,22 +35,27 @@ from typing import Any, Callable
 from games.ai.mcts import Search
 
 #: How many replies are pondered at once (the most likely first), and how many searches are
-#: kept at most (older ones dropped first): a bound on the worker's memory.
+#: kept at most (older ones dropped first; times the processes, whose shares are each a
+#: search of a share of the iterations): a bound on the worker's memory.
 REPLIES = 3
 KEPT = 6
 #: The quick search that guesses the likely replies: this many iterations at most.
 GUESS_ITERATIONS = 64
 
 
-def key(state: Any, seed: int | None, options: dict[str, Any]) -> tuple:
-    """What makes two searches the same: the position, the seed, the options."""
-    return state.to_json(), seed, repr(sorted(options.items()))
+def key(state: Any, seed: int | None, options: dict[str, Any], budget: int) -> tuple:
+    """What makes two searches the same: the position, the seed, the options, the budget (a
+    share of a parallel search is not the whole search, though the first has its seed)."""
+    return state.to_json(), seed, repr(sorted(options.items())), budget
 
 
 class Ponder:
-    """The pondered searches, each with its budget. One owner: the worker's thread."""
+    """The pondered searches, each with its budget. One owner: the worker's thread.
+    `processes`: the level's search will be spread over that many (computer_processes), so
+    its shares are pondered (games/ai/parallel.py)."""
 
-    def __init__(self) -> None:
+    def __init__(self, processes: int = 1) -> None:
+        self.processes = max(1, processes)
         self._searches: OrderedDict[tuple, tuple[Search, int]] = OrderedDict()
 
     def __len__(self) -> int:
@@ -53,22 +66,29 @@ class Ponder:
         `think_level` will be given); False when the level would not search there with an
         iteration budget (a glance, a level given as seconds, a game over, one legal move)."""
         from games.ai import level_search
+        from games.ai.parallel import seeds, shares, spread
 
         if state.is_over() or len(state.legal_moves()) < 2:
             return False
         plan = level_search(state, lvl, seed)
         if plan[0] != "search" or plan[3] is None:
             return False
-        _, _, seed, iterations, options = plan
-        k = key(state, seed, options)
-        if k not in self._searches:
-            search = Search(state, seed=seed, **options)
-            # Its root's order as a fresh search with its whole cap would make it (the
-            # ordering's time is half the first run's budget): no time cut here.
-            search.run(seconds=1e9, iterations=0)
-            self._searches[k] = (search, iterations)
-            while len(self._searches) > KEPT:
-                self._searches.popitem(last=False)
+        _, lvl, seed, iterations, options = plan
+        budgets = [(seed, iterations)]
+        processes = spread(iterations, self.processes, lvl.noise)   # (as best_move spreads)
+        if processes > 1:
+            parts = shares(iterations, processes)
+            budgets = list(zip(seeds(seed, len(parts)), parts))
+        for s, n in budgets:
+            k = key(state, s, options, n)
+            if k not in self._searches:
+                search = Search(state, seed=s, **options)
+                # Its root's order as a fresh search with its whole cap would make it (the
+                # ordering's time is half the first run's budget): no time cut here.
+                search.run(seconds=1e9, iterations=0)
+                self._searches[k] = (search, n)
+        while len(self._searches) > KEPT * self.processes:
+            self._searches.popitem(last=False)
         return True
 
     def step(self, seconds: float, clock: Callable[[], float] = time.perf_counter) -> bool:
@@ -84,9 +104,13 @@ class Ponder:
                     return True
                 search.run(seconds=1e9, iterations=min(8, budget - search.iterations))
 
-    def take(self, state: Any, seed: int | None, options: dict[str, Any]) -> Search | None:
-        """The pondered search of this position, seed and options (removed), or None."""
-        found = self._searches.pop(key(state, seed, options), None)
+    def take(self, state: Any, seed: int | None, options: dict[str, Any],
+             budget: int | None) -> Search | None:
+        """The pondered search of this position, seed, options and budget (removed), or
+        None."""
+        if budget is None:
+            return None   # (a search without an iteration budget is never pondered)
+        found = self._searches.pop(key(state, seed, options, budget), None)
         return None if found is None else found[0]
 
 

@@ -12,7 +12,7 @@ import pytest
 import games
 import games.ai
 from games.ai.mcts import search_options
-from games.ai.parallel import search_share, seeds, shares
+from games.ai.parallel import MIN_SHARE, search_share, seeds, shares, spread
 
 
 def test_shares_add_up_to_the_iterations():
@@ -77,8 +77,13 @@ def test_a_helper_that_died_is_replaced_and_the_search_made_again(monkeypatch):
 
     from board_driver.referee import seats
 
+    import dataclasses
+
     state = _position()
-    saved, hard = state.to_json(), games.ai.LEVELS["hard"]
+    # (a cap no busy machine reaches: helpers at the lowest priority on a loaded machine were
+    # cut short by hard's own 30 s, and a limited answer is not the first one)
+    saved = state.to_json()
+    hard = dataclasses.replace(games.ai.LEVELS["hard"], seconds=3600.0)
     monkeypatch.setattr(seats, "_helpers", None)
     try:
         first = seats.think(saved, hard, 7, processes=2)
@@ -90,3 +95,23 @@ def test_a_helper_that_died_is_replaced_and_the_search_made_again(monkeypatch):
         assert seats._helpers[0] is not pool
     finally:
         seats._drop_helpers()
+
+
+def test_a_search_too_small_to_share_is_the_plain_search_however_many_processes(pool):
+    # Treeblox's medium (64 iterations) and easy (10): their shares would be tiny trees, which
+    # play weaker than the one tree the ladder rated. Spread from MIN_SHARE iterations a share.
+    assert spread(64, 3) == spread(2 * MIN_SHARE - 1, 3) == 1
+    assert spread(2 * MIN_SHARE, 3) == 2 and spread(640, 3) == 3 and spread(640, 8) == 5
+    assert spread(None, 3) == 1 and spread(640, 3, noise=0.5) == 1
+
+    class Refusing:
+        def submit(self, *args, **kwargs):
+            raise AssertionError("a share sent to a helper")
+
+    state = _position()
+    for name in ("easy", "medium"):
+        lvl = games.ai.LEVELS[name]
+        alone = games.ai.think_level(state, lvl, seed=6)
+        three = games.ai.think_level(state, lvl, seed=6, pool=Refusing(), processes=3)
+        assert str(three.move) == str(alone.move)
+        assert three.iterations == alone.iterations == three.wanted
