@@ -101,9 +101,6 @@ class Solver:
 
     def __init__(self, board: Board, *, max_entries: int = 4_000_000):
         self.board = board
-        self.max_entries = max_entries
-        self.table: dict[int, int] = {}
-        self.nodes = 0
         self._deadline: float | None = None
         self._clock: Callable[[], float] | None = None
         grooves = board.grooves
@@ -166,6 +163,14 @@ class Solver:
                 low = x & -x
                 table[x] = table[x ^ low] | masks[low.bit_length() - 1]
             self.square_runs.append(table)
+        self._start(max_entries)
+
+    def _start(self, max_entries: int) -> None:
+        """The search's own state: its table and its count of nodes (the compiled core,
+        games/ai/tree_planting_compiled.py, keeps both in C)."""
+        self.max_entries = max_entries
+        self.table: dict[int, int] = {}
+        self.nodes = 0
 
     # --- geometry --------------------------------------------------------------------------
 
