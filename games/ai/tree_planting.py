@@ -97,7 +97,18 @@ class Solver:
     between calls, so asking about successive positions of one game gets cheaper.
 
     `max_entries` bounds the table (it is cleared when full: the values stay exact, only
-    later searches get slower)."""
+    later searches get slower).
+
+    This is the pure-Python solver: the fallback where the compiled core is not built, and
+    the reference the compiled one (games/ai/tree_planting_compiled.py) is tested against.
+    `solver_for` hands out the compiled one where it can."""
+
+    #: The computer asks for exact values when at most this many grooves are free (or the
+    #: book holds the position): the 3x3 board from empty takes about a second here.
+    exact_free = 24
+    #: Beyond this many free grooves (outside a book) no exact answer is within reach,
+    #: however long it runs: each groove more multiplies the work.
+    reach_free = 30
 
     def __init__(self, board: Board, *, max_entries: int = 4_000_000):
         self.board = board
@@ -837,7 +848,12 @@ def solver_for(board: Board, max_entries: int = PLAYER_TABLE_ENTRIES) -> Solver:
     KEPT_SOLVERS boards asked about)."""
     s = _solvers.pop(board.spec, None)
     if s is None:
-        s = Solver(board, max_entries=max_entries)
+        from games.ai import tree_planting_compiled as compiled  # (it imports this module)
+
+        if compiled.compiled_for(board):
+            s = compiled.CompiledSolver(board, max_entries=max_entries)
+        else:
+            s = Solver(board, max_entries=max_entries)
         while len(_solvers) >= KEPT_SOLVERS:
             del _solvers[next(iter(_solvers))]  # the least recently asked for
     _solvers[board.spec] = s  # (re)inserted last: dicts keep insertion order
@@ -847,23 +863,23 @@ def solver_for(board: Board, max_entries: int = PLAYER_TABLE_ENTRIES) -> Solver:
 
 # --- what the computer and `treeboard solve` ask (games/ai/tuning/__init__.py, exact_solver) ----
 
-#: The computer tries the solver when at most this many grooves are free (a 3x3 board from
-#: empty takes about a second here), or when the board's opening book holds the position
-#: (`games.ai.book`); otherwise the MCTS gets the whole budget.
-EXACT_FREE_GROOVES = 24
+#: The computer tries the solver when at most this many grooves are free, or when the board's
+#: opening book holds the position (`games.ai.book`); otherwise the MCTS gets the whole
+#: budget. The pure-Python solver's: the compiled core reaches further
+#: (`tree_planting_compiled.CompiledSolver.exact_free`); each solver says its own.
+EXACT_FREE_GROOVES = Solver.exact_free
 #: Beyond this many free grooves (and outside an opening book) no exact answer is within
-#: reach, however long it runs: the 3x3 board from empty (24 free) takes about a second, and
-#: each groove more multiplies the work; a 4x4 board (40 free) would take far longer than
-#: anyone waits.
-REACH_FREE_GROOVES = 30
+#: reach, however long it runs (the Python solver's; `CompiledSolver.reach_free` the core's):
+#: a 4x4 board from empty (40 free) would take far longer than anyone waits.
+REACH_FREE_GROOVES = Solver.reach_free
 
 
 def exact_values(state: TreePlantingState, *, deadline: float, clock: Callable[[], float],
                  only_best: bool = False, free: int | None = None) -> dict[Groove, int] | None:
     """Groove -> the final tree margin for the mover under perfect play after it, in board
     order (the computer takes the first best, or draws among them), or None when the
-    position is too large (more than `free` grooves free; without `free`, more than
-    EXACT_FREE_GROOVES outside the book) or the deadline passes first. With `only_best`,
+    position is too large (more than `free` grooves free; without `free`, more than the
+    solver's `exact_free` outside the book) or the deadline passes first. With `only_best`,
     just the best grooves (each other groove needs only a null-window test, not its exact
     value; the first found will do)."""
     solver = solver_for(state.board)
@@ -871,7 +887,7 @@ def exact_values(state: TreePlantingState, *, deadline: float, clock: Callable[[
     if free is not None:
         if len(state.legal_moves()) > free:
             return None  # a level that sees only the last `free` grooves exactly
-    elif len(state.legal_moves()) > EXACT_FREE_GROOVES and not solver.in_book(edges):
+    elif len(state.legal_moves()) > solver.exact_free and not solver.in_book(edges):
         return None
     a, b = state.scores()
     so_far = a - b if state.to_move == 0 else b - a
@@ -893,9 +909,10 @@ def out_of_reach(state: TreePlantingState) -> str | None:
     `treeboard solve`), or None. Raises BookError when the board's shipped book is missing or
     damaged."""
     free = len(state.legal_moves())
-    if free <= REACH_FREE_GROOVES or solver_for(state.board).in_book(state.position_key()[0]):
+    solver = solver_for(state.board)
+    if free <= solver.reach_free or solver.in_book(state.position_key()[0]):
         return None
-    return (f"{free} grooves are free (the solver reaches about {REACH_FREE_GROOVES}, the "
+    return (f"{free} grooves are free (the solver reaches about {solver.reach_free}, the "
             "classic board through its opening book)")
 
 
