@@ -41,7 +41,7 @@ def pytest_report_header(config):
     # Which search the exact Tree Planting solver uses in this run: the compiled core, or the
     # pure-Python one and why (tests/games/test_ai_tree_planting_core.py fails where the core
     # could have been built and was not).
-    from games.ai.tree_planting_compiled import core
+    from games.ai.tree_planting import core
 
     which, where = core()
     return f"tree planting solver core: {which} ({where})"

@@ -37,6 +37,7 @@ The game's table (games/ai/tuning/tree_planting.py) names this module its exact 
 
 from __future__ import annotations
 
+import os
 from functools import cached_property, lru_cache
 from typing import Any, Callable
 
@@ -100,7 +101,7 @@ class Solver:
     later searches get slower).
 
     This is the pure-Python solver: the fallback where the compiled core is not built, and
-    the reference the compiled one (games/ai/tree_planting_compiled.py) is tested against.
+    the reference the compiled one (`CompiledSolver`, below) is tested against.
     `solver_for` hands out the compiled one where it can."""
 
     #: The computer asks for exact values when at most this many grooves are free (or the
@@ -178,7 +179,7 @@ class Solver:
 
     def _start(self, max_entries: int) -> None:
         """The search's own state: its table and its count of nodes (the compiled core,
-        games/ai/tree_planting_compiled.py, keeps both in C)."""
+        `CompiledSolver`, keeps both in C)."""
         self.max_entries = max_entries
         self.table: dict[int, int] = {}
         self.nodes = 0
@@ -824,6 +825,119 @@ class Solver:
         return out
 
 
+# --- the compiled core ---------------------------------------------------------------------
+#
+# `CompiledSolver` is `Solver` with `_search` (and so the transposition table and the node
+# count) in C (games/ai/tree_planting_core.c): the same nodes, move ordering, bounds, keys and
+# symmetries, many times faster. Everything around the search (MTD(f), every move's value, the
+# best moves, the opening book) is the Python solver's own code, and the pure-Python `Solver`
+# stays the reference: tests/games/test_ai_tree_planting_core.py checks the core against it.
+#
+# The core is an optional C extension (setup.py): `pip install` builds it where a C compiler and
+# Python's headers are (build-essential and python3-dev: ./dev installs them), and without them
+# installs without it; then `core()` says "python" and why, and the Python solver answers (with
+# a shorter reach: docs/ai.md, "Reach"). TREEBOARD_SOLVER_CORE=python in the environment chooses
+# the Python solver even where the core is built (to compare, or to rule the core out).
+
+try:
+    from games.ai import tree_planting_core as _core
+except ImportError as exc:  # not built (no compiler when installed): the Python solver answers
+    _core = None
+    _why_not = f"the compiled core is not built ({exc})"
+else:
+    _why_not = ""
+
+#: The environment variable that chooses the Python solver although the core is built.
+CHOOSE_ENV = "TREEBOARD_SOLVER_CORE"
+
+
+def core() -> tuple[str, str]:
+    """("compiled", the core's file) or ("python", why not compiled): which search
+    `solver_for` gives to boards that fit the core."""
+    if os.environ.get(CHOOSE_ENV, "").strip().lower() == "python":
+        return "python", f"{CHOOSE_ENV}=python"
+    if _core is None:
+        return "python", _why_not
+    return "compiled", _core.__file__
+
+
+def fits(board: Board) -> bool:
+    """Whether the core can hold this board: a position is one 64-bit word, so at most 64
+    grooves (every named board up to `16`; the 29-square board and larger keep Python)."""
+    return _core is not None and len(board.grooves) <= _core.MAX_GROOVES
+
+
+def compiled_for(board: Board) -> bool:
+    """Whether `solver_for` gives this board the compiled search."""
+    return core()[0] == "compiled" and fits(board)
+
+
+class CompiledSolver(Solver):
+    """`Solver` with the search in C. Its `table` is the core itself (`get`, `len`, `clear`):
+    a fixed array holding `max_entries` entries (16 bytes each), where a new entry may push
+    out an old one instead of the whole table being cleared when full."""
+
+    #: Some 40 times the Python solver's speed reaches 6 grooves further (each two grooves
+    #: multiply the work by about 8): 30 free grooves on the 16-square board take 0.1 s median
+    #: and 0.3 s at most here (docs/ai.md, "Reach"), so a Pi 4's slower core still answers in
+    #: about a second, well within the share of its cap a level gives the solver.
+    exact_free = 30
+    #: 34 free grooves take seconds here, 36 minutes: past that nobody waits.
+    reach_free = 34
+
+    def _start(self, max_entries: int) -> None:
+        if _core is None:
+            raise RuntimeError(_why_not)
+        self._core = _core.Core(self.geometry(), max_entries, OutOfTime)
+        self._max_entries = max_entries
+
+    def geometry(self) -> dict[str, Any]:
+        """The Python solver's tables, as the core reads them (plain lists of ints)."""
+        index_of_bit = {1 << i: i for i in range(len(self.board.cells))}
+        return {
+            "full": self.full,
+            "sq_mask": list(self.sq_mask),
+            "adj": [[index_of_bit[b] for b, _ in g.squares] for g in self.board.grooves],
+            "normal_pairs": [b for pair in self.normal_pairs for b in pair],
+            # each set's mask and its lowest 0..4 grooves (a square has at most four)
+            "normal_sets": [x for mask, lowest in self.normal_sets
+                            for x in [mask, *lowest, *[0] * (5 - len(lowest))]],
+            "ground_pairs": [b for pair in self.ground_pairs for b in pair],
+            "symmetries": self.symmetries,
+            "inverse": self.inverse,
+            "edge_mates": self.edge_mates,
+            "order": self.order,
+            "symmetric_drawn": SYMMETRIC_DRAWN,
+        }
+
+    @property
+    def table(self):
+        return self._core
+
+    @property
+    def nodes(self) -> int:
+        return self._core.nodes
+
+    @nodes.setter
+    def nodes(self, value: int) -> None:
+        self._core.nodes = value
+
+    @property
+    def max_entries(self) -> int:
+        return self._max_entries
+
+    @max_entries.setter
+    def max_entries(self, value: int) -> None:
+        # A larger table is a new, empty one: asked for rarely (`treeboard solve` after a game).
+        if value != self._max_entries:
+            self._core.resize(value)
+            self._max_entries = value
+
+    def _search(self, edges: int, threes: int, alpha: int, beta: int, twos: int = -1) -> int:
+        # Called from outside only (the core recurses in C); `twos` is found there.
+        return self._core.search(edges, threes, alpha, beta, self._deadline, self._clock)
+
+
 # --- one solver per board, shared by every caller in the process --------------------------------
 
 _solvers: dict[str, Solver] = {}
@@ -848,10 +962,8 @@ def solver_for(board: Board, max_entries: int = PLAYER_TABLE_ENTRIES) -> Solver:
     KEPT_SOLVERS boards asked about)."""
     s = _solvers.pop(board.spec, None)
     if s is None:
-        from games.ai import tree_planting_compiled as compiled  # (it imports this module)
-
-        if compiled.compiled_for(board):
-            s = compiled.CompiledSolver(board, max_entries=max_entries)
+        if compiled_for(board):
+            s = CompiledSolver(board, max_entries=max_entries)
         else:
             s = Solver(board, max_entries=max_entries)
         while len(_solvers) >= KEPT_SOLVERS:
@@ -866,7 +978,7 @@ def solver_for(board: Board, max_entries: int = PLAYER_TABLE_ENTRIES) -> Solver:
 #: The computer tries the solver when at most this many grooves are free, or when the board's
 #: opening book holds the position (`games.ai.book`); otherwise the MCTS gets the whole
 #: budget. The pure-Python solver's: the compiled core reaches further
-#: (`tree_planting_compiled.CompiledSolver.exact_free`); each solver says its own.
+#: (`CompiledSolver.exact_free`); each solver says its own.
 EXACT_FREE_GROOVES = Solver.exact_free
 #: Beyond this many free grooves (and outside an opening book) no exact answer is within
 #: reach, however long it runs (the Python solver's; `CompiledSolver.reach_free` the core's):

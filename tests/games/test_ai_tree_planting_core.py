@@ -1,4 +1,4 @@
-"""The compiled core of the exact Tree Planting solver (games/ai/_tree_planting_core.c) against
+"""The compiled core of the exact Tree Planting solver (games/ai/tree_planting_core.c) against
 the pure-Python solver, its reference: the same values, the same moves proved best, on many
 random positions of every board it holds; and which core this install uses."""
 
@@ -15,13 +15,12 @@ import pytest
 
 import games
 from games.ai import tree_planting as tp
-from games.ai import tree_planting_compiled as compiled
 from games.ai.tree_planting import OutOfTime, Solver
 from games.tree_planting import Board
 
 GAME = games.get_game("tree-planting")
 
-needs_core = pytest.mark.skipif(compiled._core is None, reason="the compiled core is not built")
+needs_core = pytest.mark.skipif(tp._core is None, reason="the compiled core is not built")
 
 
 def can_compile() -> bool:
@@ -35,9 +34,9 @@ def test_which_core_is_in_use():
     """Says which search answers (in the test's output with -rA or on failure), and fails
     where the core could have been built but was not: CI builds it (./dev installs the
     compiler), so a broken build shows here instead of as a silently slower solver."""
-    which, where = compiled.core()
+    which, where = tp.core()
     print(f"Tree Planting solver core: {which} ({where})")
-    if os.environ.get(compiled.CHOOSE_ENV, "").lower() == "python":
+    if os.environ.get(tp.CHOOSE_ENV, "").lower() == "python":
         assert which == "python"
         return
     if not can_compile():
@@ -45,7 +44,7 @@ def test_which_core_is_in_use():
     assert which == "compiled", (
         f"a C compiler and Python's headers are here but the core is not built: {where} "
         "(reinstall: .venv/bin/python -m pip install -e .)")
-    assert tp.solver_for(Board.get("16")).__class__ is compiled.CompiledSolver
+    assert tp.solver_for(Board.get("16")).__class__ is tp.CompiledSolver
 
 
 def position(board: str, free: int, rng: random.Random, careful: bool):
@@ -81,12 +80,12 @@ def test_every_move_value_matches_the_python_solver(board, frees):
         checked += 1
         edges = state.position_key()[0]
         reference = fresh(Solver, state.board).move_values(edges)
-        solver = fresh(compiled.CompiledSolver, state.board)
+        solver = fresh(tp.CompiledSolver, state.board)
         assert solver.move_values(edges) == reference, (board, state.moves)
         # the move it proves best first is one of the best
         value, (first,) = solver.best_moves(edges, first_only=True)
         assert value == max(reference.values()) == reference[first]
-        assert fresh(compiled.CompiledSolver, state.board).best_moves(edges) == (
+        assert fresh(tp.CompiledSolver, state.board).best_moves(edges) == (
             value, sorted(g for g, v in reference.items() if v == value))
 
 
@@ -96,7 +95,7 @@ def test_random_16_square_positions_match_the_python_solver(free):
     """The 16-square board where the Python solver still answers in milliseconds, with one
     compiled solver for all the positions (what it stored must hold in the later ones)."""
     rng = random.Random(free)
-    shared = fresh(compiled.CompiledSolver, Board.get("16"))
+    shared = fresh(tp.CompiledSolver, Board.get("16"))
     for i in range(8):
         state = position("16", free, rng, careful=True)
         if state.is_over():
@@ -104,7 +103,7 @@ def test_random_16_square_positions_match_the_python_solver(free):
         edges = state.position_key()[0]
         want = fresh(Solver, state.board).value(edges)
         assert shared.value(edges) == want
-        assert fresh(compiled.CompiledSolver, state.board).value(edges) == want
+        assert fresh(tp.CompiledSolver, state.board).value(edges) == want
 
 
 @needs_core
@@ -112,7 +111,7 @@ def test_a_table_too_small_for_the_search_loses_speed_not_exactness():
     # 1,024 entries (the least the core holds) for searches of thousands of nodes: buckets
     # overflow and entries are pushed out all the time.
     rng = random.Random(3)
-    small = fresh(compiled.CompiledSolver, Board.get("3x3"), max_entries=1000)
+    small = fresh(tp.CompiledSolver, Board.get("3x3"), max_entries=1000)
     assert small.table.capacity == 1024
     for _ in range(12):
         state = position("3x3", rng.randrange(10, 21), rng, careful=True)
@@ -135,7 +134,7 @@ def test_the_same_nodes_keys_and_stored_entries_as_the_python_search():
             if state.is_over():
                 continue
             edges = state.position_key()[0]
-            python, core = fresh(Solver, state.board), fresh(compiled.CompiledSolver, state.board)
+            python, core = fresh(Solver, state.board), fresh(tp.CompiledSolver, state.board)
             assert core.value(edges) == python.value(edges)
             assert core.nodes == python.nodes
             key = python.canonical(edges)
@@ -147,7 +146,7 @@ def test_the_same_nodes_keys_and_stored_entries_as_the_python_search():
 @needs_core
 def test_a_deadline_stops_the_compiled_search_and_it_answers_after():
     ticks = iter(range(10**9))
-    solver = compiled.CompiledSolver(Board.get("16"))
+    solver = tp.CompiledSolver(Board.get("16"))
     with pytest.raises(OutOfTime):
         solver.value(0, deadline=5, clock=lambda: next(ticks))
     # nothing half-searched was stored: the next question is answered exactly
@@ -162,7 +161,7 @@ def test_a_failing_clock_is_reported_not_swallowed():
         raise ValueError("the clock broke")
 
     with pytest.raises(ValueError, match="the clock broke"):
-        compiled.CompiledSolver(Board.get("16")).value(0, deadline=1.0, clock=clock)
+        tp.CompiledSolver(Board.get("16")).value(0, deadline=1.0, clock=clock)
 
 
 @needs_core
@@ -172,7 +171,7 @@ def test_two_threads_asking_one_solver_take_turns():
     states = [position("16", 24, rng, careful=True) for _ in range(6)]
     states = [s for s in states if not s.is_over()]
     want = [fresh(Solver, s.board).value(s.position_key()[0]) for s in states]
-    shared = compiled.CompiledSolver(Board.get("16"))
+    shared = tp.CompiledSolver(Board.get("16"))
     got: dict[int, list[int]] = {}
 
     def ask(k: int) -> None:
@@ -188,13 +187,13 @@ def test_two_threads_asking_one_solver_take_turns():
 
 @needs_core
 def test_boards_past_64_grooves_keep_the_python_solver():
-    assert compiled.fits(Board.get("16"))
-    assert not compiled.fits(Board.get("29"))  # 69 grooves
+    assert tp.fits(Board.get("16"))
+    assert not tp.fits(Board.get("29"))  # 69 grooves
     kept = dict(tp._solvers)
     try:
         tp._solvers.clear()
         assert type(tp.solver_for(Board.get("29"))) is Solver
-        assert type(tp.solver_for(Board.get("3x3"))) is compiled.CompiledSolver
+        assert type(tp.solver_for(Board.get("3x3"))) is tp.CompiledSolver
     finally:
         tp._solvers.clear()
         tp._solvers.update(kept)
@@ -204,8 +203,8 @@ def test_the_environment_can_choose_the_python_solver(monkeypatch):
     kept = dict(tp._solvers)
     try:
         tp._solvers.clear()
-        monkeypatch.setenv(compiled.CHOOSE_ENV, "python")
-        assert compiled.core() == ("python", f"{compiled.CHOOSE_ENV}=python")
+        monkeypatch.setenv(tp.CHOOSE_ENV, "python")
+        assert tp.core() == ("python", f"{tp.CHOOSE_ENV}=python")
         solver = tp.solver_for(Board.get("16"))
         assert type(solver) is Solver and solver.exact_free == tp.EXACT_FREE_GROOVES
     finally:
@@ -230,7 +229,7 @@ def test_the_computer_sees_30_free_grooves_exactly_with_the_core_only(monkeypatc
         assert got is not None and len(got) == 1
         assert tp.exact_values(larger, deadline=float("inf"), clock=clock) is None
         tp._solvers.clear()
-        monkeypatch.setenv(compiled.CHOOSE_ENV, "python")
+        monkeypatch.setenv(tp.CHOOSE_ENV, "python")
         assert tp.exact_values(state, deadline=float("inf"), clock=clock) is None
     finally:
         tp._solvers.clear()

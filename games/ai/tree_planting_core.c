@@ -5,7 +5,7 @@
  *
  * Why: the pure-Python search spends its time on the interpreter, not on the nodes; this file
  * does the same nodes some 40 times faster (benchmarks/solver.py --core). The Python solver
- * stays the reference: games/ai/tree_planting_compiled.py hands this core the board's geometry
+ * stays the reference: games/ai/tree_planting.py's CompiledSolver hands this core the board's geometry
  * that the Python Solver computed, and tests/games/test_ai_tree_planting_core.py compares the
  * two on many random positions. Every rule and its proof is in the Python module's docstrings;
  * the comments here only say where C differs.
@@ -17,7 +17,7 @@
  *   Python table's ((lo + INF) | (hi + INF) << 12 | (move + 1) << 24), so `Core.get` answers as
  *   `Solver.table.get` does.
  * - Boards of at most 64 grooves (every named board up to the 16-square one); a larger board
- *   keeps the Python solver (tree_planting_compiled.fits).
+ *   keeps the Python solver (tree_planting.fits).
  * - The search runs without the GIL (another thread of the process goes on); it takes it back
  *   every 4096 nodes to read the deadline's clock, as the Python search does, and for Ctrl-C.
  *   One lock per core: two threads asking one solver take turns.
@@ -504,6 +504,30 @@ static int tick(Core *c) {
     return bad ? -1 : 0;
 }
 
+/* Solver._step: draw groove g, keeping the one- and two-string coins; the squares planted. */
+static inline int step(const Core *c, u64 *edges, u64 *threes, u64 *twos, int g) {
+    int gained = 0;
+    *edges |= bit(g);
+    for (int k = 0; k < c->n_adj[g]; k++) {
+        int sq = c->adj_sq[g][k];
+        int n = popcount(*edges & c->sq_mask[sq]);
+        if (n == 4) { gained++; *threes &= ~bit(sq); }
+        else if (n == 3) { *threes |= bit(sq); *twos &= ~bit(sq); }
+        else if (n == 2) *twos |= bit(sq);
+    }
+    return gained;
+}
+
+static int search(Core *c, u64 edges, u64 threes, int alpha, int beta, u64 twos);
+
+/* The value of drawing g for the mover: what it plants and the rest of the game after it
+   (the mover moves again after planting, else the opponent does). */
+static inline int child(Core *c, u64 edges, u64 threes, u64 twos, int g, int alpha, int beta) {
+    int gained = step(c, &edges, &threes, &twos, g);
+    if (gained) return gained + search(c, edges, threes, alpha - gained, beta - gained, twos);
+    return -search(c, edges, threes, -beta, -alpha, twos);
+}
+
 static int search(Core *c, u64 edges, u64 threes, int alpha, int beta, u64 twos) {
     int got = 0;
     int moves[MAX_G * 2];
@@ -514,14 +538,7 @@ static int search(Core *c, u64 edges, u64 threes, int alpha, int beta, u64 twos)
         int f = forced(c, edges, threes, moves, &nmoves);
         have_moves = 1;
         while (f >= 0) {
-            edges |= bit(f);
-            for (int k = 0; k < c->n_adj[f]; k++) {
-                int sq = c->adj_sq[f][k];
-                int n = popcount(edges & c->sq_mask[sq]);
-                if (n == 4) { got++; threes &= ~bit(sq); }
-                else if (n == 3) { threes |= bit(sq); twos &= ~bit(sq); }
-                else if (n == 2) twos |= bit(sq);
-            }
+            got += step(c, &edges, &threes, &twos, f);
             if (!threes) { have_moves = 0; break; }
             f = forced(c, edges, threes, moves, &nmoves);
         }
@@ -573,17 +590,7 @@ static int search(Core *c, u64 edges, u64 threes, int alpha, int beta, u64 twos)
         if (edges >> first & 1) first = free_mate(c, edges, first);
     }
     if (first >= 0) {
-        u64 e2 = edges | bit(first), t2 = threes, w2 = twos;
-        int gained = 0, v;
-        for (int k = 0; k < c->n_adj[first]; k++) {
-            int sq = c->adj_sq[first][k];
-            int n = popcount(e2 & c->sq_mask[sq]);
-            if (n == 4) { gained++; t2 &= ~bit(sq); }
-            else if (n == 3) { t2 |= bit(sq); w2 &= ~bit(sq); }
-            else if (n == 2) w2 |= bit(sq);
-        }
-        if (gained) v = gained + search(c, e2, t2, alpha - gained, beta - gained, w2);
-        else v = -search(c, e2, t2, -beta, -alpha, w2);
+        int v = child(c, edges, threes, twos, first, alpha, beta);
         if (c->failed) return 0;
         best = v;
         best_move = first;
@@ -605,17 +612,7 @@ static int search(Core *c, u64 edges, u64 threes, int alpha, int beta, u64 twos)
             for (int i = 0; i < nmoves; i++) {
                 int g = moves[i];
                 if (g == first) continue;
-                u64 e2 = edges | bit(g), t2 = threes, w2 = twos;
-                int gained = 0, v;
-                for (int k = 0; k < c->n_adj[g]; k++) {
-                    int sq = c->adj_sq[g][k];
-                    int n = popcount(e2 & c->sq_mask[sq]);
-                    if (n == 4) { gained++; t2 &= ~bit(sq); }
-                    else if (n == 3) { t2 |= bit(sq); w2 &= ~bit(sq); }
-                    else if (n == 2) w2 |= bit(sq);
-                }
-                if (gained) v = gained + search(c, e2, t2, alpha - gained, beta - gained, w2);
-                else v = -search(c, e2, t2, -beta, -alpha, w2);
+                int v = child(c, edges, threes, twos, g, alpha, beta);
                 if (c->failed) return 0;
                 if (v > best) {
                     best = v;
@@ -660,25 +657,7 @@ static int read_u64(PyObject *o, u64 *out) {
     return 0;
 }
 
-/* A list of ints (at most `cap`) into `out`; its length, or -1. */
-static int read_ints(PyObject *seq, int *out, int cap, const char *what) {
-    PyObject *fast = PySequence_Fast(seq, what);
-    if (!fast) return -1;
-    Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
-    if (n > cap) {
-        Py_DECREF(fast);
-        PyErr_Format(PyExc_ValueError, "%s: %zd items, at most %d", what, n, cap);
-        return -1;
-    }
-    for (Py_ssize_t i = 0; i < n; i++) {
-        long v = PyLong_AsLong(PySequence_Fast_GET_ITEM(fast, i));
-        if (v == -1 && PyErr_Occurred()) { Py_DECREF(fast); return -1; }
-        out[i] = (int)v;
-    }
-    Py_DECREF(fast);
-    return (int)n;
-}
-
+/* A list of non-negative ints (at most `cap`) into `out`; its length, or -1. */
 static int read_u64s(PyObject *seq, u64 *out, int cap, const char *what) {
     PyObject *fast = PySequence_Fast(seq, what);
     if (!fast) return -1;
@@ -695,6 +674,41 @@ static int read_u64s(PyObject *seq, u64 *out, int cap, const char *what) {
     return (int)n;
 }
 
+/* The same, for indices (grooves, squares): at most MAX_G of them. */
+static int read_ints(PyObject *seq, int *out, int cap, const char *what) {
+    u64 wide[MAX_G];
+    int n = read_u64s(seq, wide, cap < MAX_G ? cap : MAX_G, what);
+    for (int i = 0; i < n; i++) {
+        if (wide[i] >= MAX_G) {
+            PyErr_Format(PyExc_ValueError, "%s: %llu is not a groove or square index", what,
+                         (unsigned long long)wide[i]);
+            return -1;
+        }
+        out[i] = (int)wide[i];
+    }
+    return n;
+}
+
+/* Permutations of the grooves (at most MAX_SYM, each of every groove): how many, or -1. */
+static int read_perms(Core *c, PyObject *seq, int perms[MAX_SYM][MAX_G], const char *what) {
+    PyObject *fast = PySequence_Fast(seq, what);
+    if (!fast) return -1;
+    int n = (int)PySequence_Fast_GET_SIZE(fast);
+    if (n > MAX_SYM) {
+        Py_DECREF(fast);
+        PyErr_Format(PyExc_ValueError, "%s: at most %d", what, MAX_SYM);
+        return -1;
+    }
+    for (int i = 0; i < n; i++)
+        if (read_ints(PySequence_Fast_GET_ITEM(fast, i), perms[i], MAX_G, what) != c->n_g) {
+            Py_DECREF(fast);
+            if (!PyErr_Occurred()) PyErr_Format(PyExc_ValueError, "%s: each maps every groove", what);
+            return -1;
+        }
+    Py_DECREF(fast);
+    return n;
+}
+
 static void Core_dealloc(Core *c) {
     table_free(c);
     free(c->loony);
@@ -704,7 +718,7 @@ static void Core_dealloc(Core *c) {
 }
 
 /* Core(geometry: dict, max_entries, out_of_time): the geometry's keys are written by
-   games/ai/tree_planting_compiled.py from the Python Solver's own tables. */
+   games/ai/tree_planting.py (CompiledSolver.geometry) from the Python Solver's own tables. */
 static int Core_init(Core *c, PyObject *args, PyObject *kw) {
     static char *names[] = {"geometry", "max_entries", "out_of_time", NULL};
     PyObject *geo, *oot;
@@ -764,27 +778,11 @@ static int Core_init(Core *c, PyObject *args, PyObject *kw) {
     if (n < 0) return -1;
     c->n_ground = n / 2;
     for (int i = 0; i < c->n_ground; i++) { c->ground_lo[i] = ground[2 * i]; c->ground_hi[i] = ground[2 * i + 1]; }
-    fast = PySequence_Fast(symmetries, "symmetries");
-    if (!fast) return -1;
-    c->n_sym = (int)PySequence_Fast_GET_SIZE(fast);
-    if (c->n_sym > MAX_SYM) { Py_DECREF(fast); PyErr_SetString(PyExc_ValueError, "symmetries: at most 7"); return -1; }
-    for (int i = 0; i < c->n_sym; i++)
-        if (read_ints(PySequence_Fast_GET_ITEM(fast, i), c->sym[i], MAX_G, "symmetry") != c->n_g) {
-            Py_DECREF(fast);
-            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "a symmetry maps every groove");
-            return -1;
-        }
-    Py_DECREF(fast);
-    fast = PySequence_Fast(inverse, "inverse");
-    if (!fast) return -1;
-    if (PySequence_Fast_GET_SIZE(fast) != c->n_sym) { Py_DECREF(fast); PyErr_SetString(PyExc_ValueError, "inverse: one per symmetry"); return -1; }
-    for (int i = 0; i < c->n_sym; i++)
-        if (read_ints(PySequence_Fast_GET_ITEM(fast, i), c->inv[i], MAX_G, "inverse") != c->n_g) {
-            Py_DECREF(fast);
-            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "an inverse maps every groove");
-            return -1;
-        }
-    Py_DECREF(fast);
+    if ((c->n_sym = read_perms(c, symmetries, c->sym, "symmetries")) < 0) return -1;
+    if (read_perms(c, inverse, c->inv, "inverse") != c->n_sym) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "inverse: one per symmetry");
+        return -1;
+    }
     if (read_u64s(edge_mates, c->edge_mates, MAX_G, "edge_mates") != c->n_g) {
         if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "edge_mates: one per groove");
         return -1;
@@ -923,7 +921,7 @@ static PySequenceMethods Core_as_sequence = {.sq_length = (lenfunc)Core_len};
 
 static PyTypeObject CoreType = {
     PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "games.ai._tree_planting_core.Core",
+    .tp_name = "games.ai.tree_planting_core.Core",
     .tp_basicsize = sizeof(Core),
     .tp_dealloc = (destructor)Core_dealloc,
     .tp_flags = Py_TPFLAGS_DEFAULT,
@@ -936,10 +934,10 @@ static PyTypeObject CoreType = {
 };
 
 static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT, "_tree_planting_core",
-    "The exact Tree Planting solver's search, compiled (games/ai/tree_planting_compiled.py).", -1, NULL};
+    PyModuleDef_HEAD_INIT, "tree_planting_core",
+    "The exact Tree Planting solver's search, compiled (games/ai/tree_planting.py, CompiledSolver).", -1, NULL};
 
-PyMODINIT_FUNC PyInit__tree_planting_core(void) {
+PyMODINIT_FUNC PyInit_tree_planting_core(void) {
     if (PyType_Ready(&CoreType) < 0) return NULL;
     PyObject *m = PyModule_Create(&module);
     if (!m) return NULL;
