@@ -250,6 +250,23 @@ def plain_value(state, memo: dict | None = None) -> int:
 INF_PLAIN = 1 << 20
 
 
+def time_values(makers: dict, state, i: int, times: dict, nodes: dict | None = None) -> dict:
+    """Name -> the value of `state` by a fresh solver of each maker (4 million table entries,
+    book set aside), which runs first alternating with `i`; the CPU seconds of each appended
+    to `times[name]` (and its nodes to `nodes[name]`)."""
+    edges = state.position_key()[0]
+    values = {}
+    for name in (list(makers) if i % 2 == 0 else list(reversed(makers))):
+        solver = makers[name](state.board, max_entries=4_000_000)
+        solver.book = None
+        start = time.process_time()
+        values[name] = solver.value(edges)
+        times[name].append(time.process_time() - start)
+        if nodes is not None:
+            nodes[name].append(solver.nodes)
+    return values
+
+
 def reach(ref_path: str, frees: list[int], count: int, board: str, plain_up_to: int) -> dict:
     """The solver's time per position by free grooves, against the reference's (see the
     module's docstring)."""
@@ -259,15 +276,8 @@ def reach(ref_path: str, frees: list[int], count: int, board: str, plain_up_to: 
         times: dict = {name: [] for name in solvers}
         disagree = plain_checked = 0
         for i, state in enumerate(reach_positions(board, free, count, seed=1000 + free)):
-            edges = state.position_key()[0]
-            names = list(solvers) if i % 2 == 0 else list(reversed(solvers))
-            values = {}
-            for name in names:
-                solver = solvers[name].Solver(state.board, max_entries=4_000_000)
-                solver.book = None
-                start = time.process_time()
-                values[name] = solver.value(edges)
-                times[name].append(time.process_time() - start)
+            values = time_values({name: mod.Solver for name, mod in solvers.items()}, state, i,
+                                 times)
             if free <= plain_up_to:
                 values["plain minimax"] = plain_value(state.copy())
                 plain_checked += 1
@@ -300,15 +310,7 @@ def core_against_python(frees: list[int], count: int, board: str, python_up_to: 
         disagree = plain_checked = 0
         for i, state in enumerate(reach_positions(board, free, count, seed=1000 + free)):
             edges = state.position_key()[0]
-            names = list(kinds) if i % 2 == 0 else list(reversed(kinds))
-            values = {}
-            for name in names:
-                solver = kinds[name](state.board, max_entries=4_000_000)
-                solver.book = None
-                start = time.process_time()
-                values[name] = solver.value(edges)
-                times[name].append(time.process_time() - start)
-                nodes[name].append(solver.nodes)
+            values = time_values(kinds, state, i, times, nodes)
             if "python" in kinds:
                 ratios.append(times["python"][-1] / max(times["compiled"][-1], 1e-6))
             solver = CompiledSolver(state.board, max_entries=4_000_000)
