@@ -1045,6 +1045,11 @@ def solve(state: TreePlantingState, *, deadline: float | None = None,
     return so_far + rest, [grooves[g] for g in sorted(best)]
 
 
+def search_core(state: TreePlantingState) -> str:
+    """Which search answers `state`'s board: "compiled" (the C core) or "python"."""
+    return "compiled" if isinstance(solver_for(state.board), CompiledSolver) else "python"
+
+
 # --- puzzles (games/ai/puzzles.py asks a game's exact solver these two) -------------------------
 
 def walk_to_endgame(state: TreePlantingState, rng: Any, free: int) -> None:
