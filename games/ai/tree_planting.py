@@ -877,12 +877,13 @@ class CompiledSolver(Solver):
     a fixed array holding `max_entries` entries (16 bytes each), where a new entry may push
     out an old one instead of the whole table being cleared when full."""
 
-    #: Some 40 times the Python solver's speed reaches 6 grooves further (each two grooves
-    #: multiply the work by about 8): 30 free grooves on the 16-square board take 0.1 s median
-    #: and 0.3 s at most here (docs/ai.md, "Reach"), so a Pi 4's slower core still answers in
-    #: about a second, well within the share of its cap a level gives the solver.
+    #: About 20 times the Python solver's speed (the same nodes) reaches 6 grooves further:
+    #: 30 free grooves on the 16-square board take 0.14 s median and 0.26 s at most here
+    #: (docs/ai.md, "Reach"), so a Pi 4's slower core still answers in about a second, well
+    #: within the share of its cap a level gives the solver.
     exact_free = 30
-    #: 34 free grooves take seconds here, 36 minutes: past that nobody waits.
+    #: Each two grooves more multiply the work by about 8: 32 free take about a second here
+    #: (seconds at most), 34 some seconds to a minute, 36 minutes: past that nobody waits.
     reach_free = 34
 
     def _start(self, max_entries: int) -> None:

@@ -4,7 +4,7 @@
  * loop, the long-chain theory, the keys with symmetries), line for line, on 64-bit masks.
  *
  * Why: the pure-Python search spends its time on the interpreter, not on the nodes; this file
- * does the same nodes some 40 times faster (benchmarks/solver.py --core). The Python solver
+ * does the same nodes about 20 times faster (benchmarks/solver.py --core). The Python solver
  * stays the reference: games/ai/tree_planting.py's CompiledSolver hands this core the board's geometry
  * that the Python Solver computed, and tests/games/test_ai_tree_planting_core.py compares the
  * two on many random positions. Every rule and its proof is in the Python module's docstrings;

@@ -124,9 +124,10 @@ def test_a_table_too_small_for_the_search_loses_speed_not_exactness():
 
 @needs_core
 def test_the_same_nodes_keys_and_stored_entries_as_the_python_search():
-    """Line for line: from a fresh solver the core visits exactly the Python search's nodes,
-    keys positions as it does (symmetries, normal form) and stores the same entry, packed the
-    same way, so `table_move` reads either."""
+    """Line for line: from a fresh solver the core visits exactly the Python search's nodes
+    (while its table loses nothing, as in searches this small), keys positions as it does
+    (symmetries, normal form) and stores the same entry, packed the same way, so
+    `table_move` reads either."""
     rng = random.Random(9)
     for board in ("3x3", "16", "2x3", "classic"):
         for _ in range(6):
