@@ -949,7 +949,8 @@ _solvers: dict[str, Solver] = {}
 #: with the book and this table full peaks at 70 MB (400,000 entries: 101 MB, past the dict's
 #: next resize), within the 100 MB a Pi Zero 2 W can spare (benchmarks/book.py). A 3x3 hint
 #: from empty takes 46,000. (The classic board from empty without the book fills 1.1 million
-#: entries; `treeboard solve` allows that many.)
+#: entries; `treeboard solve` allows that many.) The compiled core holds the same number in a
+#: fixed array of 16-byte entries: 8 MB (524,288 entries, the next power of two).
 PLAYER_TABLE_ENTRIES = 300_000
 
 
