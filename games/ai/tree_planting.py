@@ -882,8 +882,8 @@ class CompiledSolver(Solver):
     #: (docs/ai.md, "Reach"), so a Pi 4's slower core still answers in about a second, well
     #: within the share of its cap a level gives the solver.
     exact_free = 30
-    #: Each two grooves more multiply the work by about 8: 32 free take about a second here
-    #: (seconds at most), 34 some seconds to a minute, 36 minutes: past that nobody waits.
+    #: Each two grooves more multiply the work by about 5 to 8: 32 free take 0.8 s median here
+    #: (5 s at most), 34 about 4 s (5 s at most of 4), 36 would take half a minute or more.
     reach_free = 34
 
     def _start(self, max_entries: int) -> None:
