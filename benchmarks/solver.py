@@ -5,6 +5,7 @@
                                 [--mid-positions 8] [--mid-drawn 6]
     python benchmarks/solver.py --openspiel N [--openspiel-free 10]
     python benchmarks/solver.py --compare N [--ref main]
+    python benchmarks/solver.py --core 28 30 32 [--reach-positions 8] [--python-up-to 30]
 
 Each task runs in a child process per solver and round, so its peak memory (ru_maxrss) is its
 own, and the order of the two solvers alternates from round to round. Tasks:
@@ -31,6 +32,18 @@ reference alternating first, min / median / max, and how many answered within 1 
 is checked against the reference solver (an earlier revision) and, with at most
 `--plain-up-to` grooves free (14), against a plain minimax over the rules module itself
 (`plain_value`: no pruning, no solver code); any disagreement makes the exit status 1.
+
+With `--core FREE [FREE ...]` (and `--reach-positions N`, `--python-up-to 30`): the compiled core
+(games/ai/tree_planting_core.c, `CompiledSolver`) against the pure-Python solver of this tree,
+on the same random 4x4 positions as `--reach`, alternating which runs first: per count, the
+CPU seconds of one fresh solver per position (`value`, book set aside, 4 million table
+entries) min / median / max for each, the ratio Python / compiled per position, the nodes,
+how many the compiled core answered within 1 s, and the time of what the computer asks
+(`best_moves(first_only=True)`, a fresh compiled solver). Values are checked against the
+Python solver up to `--python-up-to` free grooves (beyond, it takes minutes a position and only
+the compiled core runs), and with at most `--plain-up-to` against the plain minimax; any
+disagreement makes the exit status 1. Needs the core built (`pip install -e .` with a C
+compiler: ./dev installs one).
 """
 
 from __future__ import annotations
@@ -237,6 +250,23 @@ def plain_value(state, memo: dict | None = None) -> int:
 INF_PLAIN = 1 << 20
 
 
+def time_values(makers: dict, state, i: int, times: dict, nodes: dict | None = None) -> dict:
+    """Name -> the value of `state` by a fresh solver of each maker (4 million table entries,
+    book set aside), which runs first alternating with `i`; the CPU seconds of each appended
+    to `times[name]` (and its nodes to `nodes[name]`)."""
+    edges = state.position_key()[0]
+    values = {}
+    for name in (list(makers) if i % 2 == 0 else list(reversed(makers))):
+        solver = makers[name](state.board, max_entries=4_000_000)
+        solver.book = None
+        start = time.process_time()
+        values[name] = solver.value(edges)
+        times[name].append(time.process_time() - start)
+        if nodes is not None:
+            nodes[name].append(solver.nodes)
+    return values
+
+
 def reach(ref_path: str, frees: list[int], count: int, board: str, plain_up_to: int) -> dict:
     """The solver's time per position by free grooves, against the reference's (see the
     module's docstring)."""
@@ -246,15 +276,8 @@ def reach(ref_path: str, frees: list[int], count: int, board: str, plain_up_to: 
         times: dict = {name: [] for name in solvers}
         disagree = plain_checked = 0
         for i, state in enumerate(reach_positions(board, free, count, seed=1000 + free)):
-            edges = state.position_key()[0]
-            names = list(solvers) if i % 2 == 0 else list(reversed(solvers))
-            values = {}
-            for name in names:
-                solver = solvers[name].Solver(state.board, max_entries=4_000_000)
-                solver.book = None
-                start = time.process_time()
-                values[name] = solver.value(edges)
-                times[name].append(time.process_time() - start)
+            values = time_values({name: mod.Solver for name, mod in solvers.items()}, state, i,
+                                 times)
             if free <= plain_up_to:
                 values["plain minimax"] = plain_value(state.copy())
                 plain_checked += 1
@@ -265,6 +288,56 @@ def reach(ref_path: str, frees: list[int], count: int, board: str, plain_up_to: 
                for name, t in times.items()},
             "new within 1 s": f"{sum(t <= 1.0 for t in times['new'])} of {count}",
             "values disagreeing": disagree, "checked by plain minimax": plain_checked}
+    return out
+
+
+def core_against_python(frees: list[int], count: int, board: str, python_up_to: int,
+                        plain_up_to: int) -> dict:
+    """The compiled core's time per position by free grooves, against the Python solver's
+    (see the module's docstring)."""
+    from games.ai.tree_planting import CompiledSolver, Solver, core
+
+    if core()[0] != "compiled":
+        raise SystemExit(f"the compiled core is not in use: {core()[1]}")
+    out: dict = {}
+    for free in frees:
+        kinds = {"compiled": CompiledSolver}
+        if free <= python_up_to:
+            kinds["python"] = Solver
+        times: dict = {name: [] for name in kinds}
+        nodes: dict = {name: [] for name in kinds}
+        asked, ratios = [], []
+        disagree = plain_checked = 0
+        for i, state in enumerate(reach_positions(board, free, count, seed=1000 + free)):
+            edges = state.position_key()[0]
+            values = time_values(kinds, state, i, times, nodes)
+            if "python" in kinds:
+                ratios.append(times["python"][-1] / max(times["compiled"][-1], 1e-6))
+            solver = CompiledSolver(state.board, max_entries=4_000_000)
+            solver.book = None
+            start = time.process_time()
+            value, _ = solver.best_moves(edges, first_only=True)
+            asked.append(time.process_time() - start)
+            values["compiled, best_moves"] = value
+            if free <= plain_up_to:
+                values["plain minimax"] = plain_value(state.copy())
+                plain_checked += 1
+            disagree += len(set(values.values())) > 1
+        row = {f"{name} cpu_s min / median / max": " / ".join(
+            f"{v:.3f}" for v in (min(t), statistics.median(t), max(t)))
+            for name, t in times.items()}
+        row.update({f"{name} nodes median": round(statistics.median(n))
+                    for name, n in nodes.items()})
+        if ratios:
+            row["python / compiled per position"] = spread(ratios)
+        row["compiled best move (what the computer asks) cpu_s min / median / max"] = " / ".join(
+            f"{v:.3f}" for v in (min(asked), statistics.median(asked), max(asked)))
+        row["compiled within 1 s"] = f"{sum(t <= 1.0 for t in times['compiled'])} of {count}"
+        row["values disagreeing"] = disagree
+        row["checked by"] = ("the python solver" if "python" in kinds else "nothing else") + (
+            f", {plain_checked} by plain minimax" if plain_checked else "")
+        out[str(free)] = row
+        print(json.dumps({free: row}), file=sys.stderr, flush=True)  # progress: minutes a count
     return out
 
 
@@ -292,6 +365,10 @@ def main() -> int:
                              "by both solvers, and how many agree")
     parser.add_argument("--reach", type=int, nargs="*", metavar="FREE",
                         help="instead: time per random 4x4 position with FREE grooves free")
+    parser.add_argument("--core", type=int, nargs="*", metavar="FREE",
+                        help="instead: the compiled core against the Python solver per random "
+                             "4x4 position with FREE grooves free")
+    parser.add_argument("--python-up-to", type=int, default=30)
     parser.add_argument("--reach-positions", type=int, default=8)
     parser.add_argument("--reach-board", default="16")
     parser.add_argument("--plain-up-to", type=int, default=14)
@@ -304,6 +381,13 @@ def main() -> int:
         got = openspiel_check(["2x2", "2x3", "3x3"], args.openspiel, args.openspiel_free)
         print(json.dumps(got, indent=1))
         return 0 if all(r["agree"] == r["positions"] for r in got.values()) else 1
+    if args.core:
+        got = core_against_python(args.core, args.reach_positions, args.reach_board,
+                                  args.python_up_to, args.plain_up_to)
+        print(json.dumps({"board": args.reach_board, "positions_each": args.reach_positions,
+                          "load_average": [round(x, 2) for x in os.getloadavg()],
+                          "free grooves": got}, indent=1))
+        return 0 if all(r["values disagreeing"] == 0 for r in got.values()) else 1
     source = subprocess.run(["git", "-C", str(ROOT), "show", f"{args.ref}:{MODULE}"],
                             capture_output=True, text=True, check=True).stdout
     with tempfile.TemporaryDirectory() as tmp:

@@ -35,3 +35,13 @@ def pytest_timeout_set_timer(item, settings):
 
     return pytest_timeout.pytest_timeout_set_timer(
         item, settings._replace(timeout=scaled(settings.timeout)))
+
+
+def pytest_report_header(config):
+    # Which search the exact Tree Planting solver uses in this run: the compiled core, or the
+    # pure-Python one and why (tests/games/test_ai_tree_planting_core.py fails where the core
+    # could have been built and was not).
+    from games.ai.tree_planting import core
+
+    which, where = core()
+    return f"tree planting solver core: {which} ({where})"

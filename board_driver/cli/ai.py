@@ -39,9 +39,9 @@ def _position(args: argparse.Namespace) -> games.State:
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
-    """Print {"value", "for", "for_player", "best", "seconds"}: the final margin for the
-    player to move (seat "for", named "for_player") under perfect play, the moves that reach
-    it, and how long the search took."""
+    """Print {"value", "for", "for_player", "best", "seconds", "core"}: the final margin for
+    the player to move (seat "for", named "for_player") under perfect play, the moves that
+    reach it, how long the search took and which search it was (compiled or python)."""
     solvable = [name for name in games.names() if exact_solver(games.get_game(name))]
     if args.game is None and len(solvable) == 1:
         args.game = solvable[0]
@@ -85,7 +85,8 @@ def cmd_solve(args: argparse.Namespace) -> int:
     print(json.dumps({"value": value, "for": state.to_move,
                       "for_player": players(state.game.name)[state.to_move],
                       "best": [str(m) for m in best],
-                      "seconds": round(time.perf_counter() - start, 3)}))
+                      "seconds": round(time.perf_counter() - start, 3),
+                      "core": solver.search_core(state)}))
     return 0
 
 

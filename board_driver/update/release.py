@@ -117,7 +117,10 @@ def build_wheel(source: Path, out: Path, with_deps: bool = False) -> list[Path]:
             str(source)]
     if not with_deps:
         argv.insert(4, "--no-deps")
-    done = subprocess.run(argv, capture_output=True, text=True)
+    # Without the exact solver's compiled core (setup.py): a wheel for any board's processor,
+    # not only this machine's; such a board runs the pure-Python solver.
+    env = {**os.environ, "TREEBOARD_SOLVER_CORE": "python"}
+    done = subprocess.run(argv, capture_output=True, text=True, env=env)
     if done.returncode != 0:
         raise UpdateError(f"`pip wheel {source}` failed: {done.stderr.strip()[-500:]}")
     return sorted(out.glob("*.whl"))

@@ -37,6 +37,7 @@ The game's table (games/ai/tuning/tree_planting.py) names this module its exact 
 
 from __future__ import annotations
 
+import os
 from functools import cached_property, lru_cache
 from typing import Any, Callable
 
@@ -97,13 +98,21 @@ class Solver:
     between calls, so asking about successive positions of one game gets cheaper.
 
     `max_entries` bounds the table (it is cleared when full: the values stay exact, only
-    later searches get slower)."""
+    later searches get slower).
+
+    This is the pure-Python solver: the fallback where the compiled core is not built, and
+    the reference the compiled one (`CompiledSolver`, below) is tested against.
+    `solver_for` hands out the compiled one where it can."""
+
+    #: The computer asks for exact values when at most this many grooves are free (or the
+    #: book holds the position): the 3x3 board from empty takes about a second here.
+    exact_free = 24
+    #: Beyond this many free grooves (outside a book) no exact answer is within reach,
+    #: however long it runs: each groove more multiplies the work.
+    reach_free = 30
 
     def __init__(self, board: Board, *, max_entries: int = 4_000_000):
         self.board = board
-        self.max_entries = max_entries
-        self.table: dict[int, int] = {}
-        self.nodes = 0
         self._deadline: float | None = None
         self._clock: Callable[[], float] | None = None
         grooves = board.grooves
@@ -166,6 +175,14 @@ class Solver:
                 low = x & -x
                 table[x] = table[x ^ low] | masks[low.bit_length() - 1]
             self.square_runs.append(table)
+        self._start(max_entries)
+
+    def _start(self, max_entries: int) -> None:
+        """The search's own state: its table and its count of nodes (the compiled core,
+        `CompiledSolver`, keeps both in C)."""
+        self.max_entries = max_entries
+        self.table: dict[int, int] = {}
+        self.nodes = 0
 
     # --- geometry --------------------------------------------------------------------------
 
@@ -808,6 +825,120 @@ class Solver:
         return out
 
 
+# --- the compiled core ---------------------------------------------------------------------
+#
+# `CompiledSolver` is `Solver` with `_search` (and so the transposition table and the node
+# count) in C (games/ai/tree_planting_core.c): the same nodes, move ordering, bounds, keys and
+# symmetries, many times faster. Everything around the search (MTD(f), every move's value, the
+# best moves, the opening book) is the Python solver's own code, and the pure-Python `Solver`
+# stays the reference: tests/games/test_ai_tree_planting_core.py checks the core against it.
+#
+# The core is an optional C extension (setup.py): `pip install` builds it where a C compiler and
+# Python's headers are (build-essential and python3-dev: ./dev installs them), and without them
+# installs without it; then `core()` says "python" and why, and the Python solver answers (with
+# a shorter reach: docs/ai.md, "Reach"). TREEBOARD_SOLVER_CORE=python in the environment chooses
+# the Python solver even where the core is built (to compare, or to rule the core out).
+
+try:
+    from games.ai import tree_planting_core as _core
+except ImportError as exc:  # not built (no compiler when installed): the Python solver answers
+    _core = None
+    _why_not = f"the compiled core is not built ({exc})"
+else:
+    _why_not = ""
+
+#: The environment variable that chooses the Python solver although the core is built.
+CHOOSE_ENV = "TREEBOARD_SOLVER_CORE"
+
+
+def core() -> tuple[str, str]:
+    """("compiled", the core's file) or ("python", why not compiled): which search
+    `solver_for` gives to boards that fit the core."""
+    if os.environ.get(CHOOSE_ENV, "").strip().lower() == "python":
+        return "python", f"{CHOOSE_ENV}=python"
+    if _core is None:
+        return "python", _why_not
+    return "compiled", _core.__file__
+
+
+def fits(board: Board) -> bool:
+    """Whether the core can hold this board: a position is one 64-bit word, so at most 64
+    grooves (every named board up to `16`; the 29-square board and larger keep Python)."""
+    return _core is not None and len(board.grooves) <= _core.MAX_GROOVES
+
+
+def compiled_for(board: Board) -> bool:
+    """Whether `solver_for` gives this board the compiled search."""
+    return core()[0] == "compiled" and fits(board)
+
+
+class CompiledSolver(Solver):
+    """`Solver` with the search in C. Its `table` is the core itself (`get`, `len`, `clear`):
+    a fixed array holding `max_entries` entries (16 bytes each), where a new entry may push
+    out an old one instead of the whole table being cleared when full."""
+
+    #: About 20 times the Python solver's speed (the same nodes) reaches 6 grooves further:
+    #: 30 free grooves on the 16-square board take 0.14 s median and 0.26 s at most here
+    #: (docs/ai.md, "Reach"), so a Pi 4's slower core still answers in about a second, well
+    #: within the share of its cap a level gives the solver.
+    exact_free = 30
+    #: Each two grooves more multiply the work by about 5 to 8: 32 free take 0.8 s median here
+    #: (5 s at most), 34 about 4 s (5 s at most of 4), 36 would take half a minute or more.
+    reach_free = 34
+
+    def _start(self, max_entries: int) -> None:
+        if _core is None:
+            raise RuntimeError(_why_not)
+        self._core = _core.Core(self.geometry(), max_entries, OutOfTime)
+        self._max_entries = max_entries
+
+    def geometry(self) -> dict[str, Any]:
+        """The Python solver's tables, as the core reads them (plain lists of ints)."""
+        index_of_bit = {1 << i: i for i in range(len(self.board.cells))}
+        return {
+            "full": self.full,
+            "sq_mask": list(self.sq_mask),
+            "adj": [[index_of_bit[b] for b, _ in g.squares] for g in self.board.grooves],
+            "normal_pairs": [b for pair in self.normal_pairs for b in pair],
+            # each set's mask and its lowest 0..4 grooves (a square has at most four)
+            "normal_sets": [x for mask, lowest in self.normal_sets
+                            for x in [mask, *lowest, *[0] * (5 - len(lowest))]],
+            "ground_pairs": [b for pair in self.ground_pairs for b in pair],
+            "symmetries": self.symmetries,
+            "inverse": self.inverse,
+            "edge_mates": self.edge_mates,
+            "order": self.order,
+            "symmetric_drawn": SYMMETRIC_DRAWN,
+        }
+
+    @property
+    def table(self):
+        return self._core
+
+    @property
+    def nodes(self) -> int:
+        return self._core.nodes
+
+    @nodes.setter
+    def nodes(self, value: int) -> None:
+        self._core.nodes = value
+
+    @property
+    def max_entries(self) -> int:
+        return self._max_entries
+
+    @max_entries.setter
+    def max_entries(self, value: int) -> None:
+        # A larger table is a new, empty one: asked for rarely (`treeboard solve` after a game).
+        if value != self._max_entries:
+            self._core.resize(value)
+            self._max_entries = value
+
+    def _search(self, edges: int, threes: int, alpha: int, beta: int, twos: int = -1) -> int:
+        # Called from outside only (the core recurses in C); `twos` is found there.
+        return self._core.search(edges, threes, alpha, beta, self._deadline, self._clock)
+
+
 # --- one solver per board, shared by every caller in the process --------------------------------
 
 _solvers: dict[str, Solver] = {}
@@ -818,7 +949,8 @@ _solvers: dict[str, Solver] = {}
 #: with the book and this table full peaks at 70 MB (400,000 entries: 101 MB, past the dict's
 #: next resize), within the 100 MB a Pi Zero 2 W can spare (benchmarks/book.py). A 3x3 hint
 #: from empty takes 46,000. (The classic board from empty without the book fills 1.1 million
-#: entries; `treeboard solve` allows that many.)
+#: entries; `treeboard solve` allows that many.) The compiled core holds the same number in a
+#: fixed array of 16-byte entries: 8 MB (524,288 entries, the next power of two).
 PLAYER_TABLE_ENTRIES = 300_000
 
 
@@ -832,7 +964,10 @@ def solver_for(board: Board, max_entries: int = PLAYER_TABLE_ENTRIES) -> Solver:
     KEPT_SOLVERS boards asked about)."""
     s = _solvers.pop(board.spec, None)
     if s is None:
-        s = Solver(board, max_entries=max_entries)
+        if compiled_for(board):
+            s = CompiledSolver(board, max_entries=max_entries)
+        else:
+            s = Solver(board, max_entries=max_entries)
         while len(_solvers) >= KEPT_SOLVERS:
             del _solvers[next(iter(_solvers))]  # the least recently asked for
     _solvers[board.spec] = s  # (re)inserted last: dicts keep insertion order
@@ -842,23 +977,23 @@ def solver_for(board: Board, max_entries: int = PLAYER_TABLE_ENTRIES) -> Solver:
 
 # --- what the computer and `treeboard solve` ask (games/ai/tuning/__init__.py, exact_solver) ----
 
-#: The computer tries the solver when at most this many grooves are free (a 3x3 board from
-#: empty takes about a second here), or when the board's opening book holds the position
-#: (`games.ai.book`); otherwise the MCTS gets the whole budget.
-EXACT_FREE_GROOVES = 24
+#: The computer tries the solver when at most this many grooves are free, or when the board's
+#: opening book holds the position (`games.ai.book`); otherwise the MCTS gets the whole
+#: budget. The pure-Python solver's: the compiled core reaches further
+#: (`CompiledSolver.exact_free`); each solver says its own.
+EXACT_FREE_GROOVES = Solver.exact_free
 #: Beyond this many free grooves (and outside an opening book) no exact answer is within
-#: reach, however long it runs: the 3x3 board from empty (24 free) takes about a second, and
-#: each groove more multiplies the work; a 4x4 board (40 free) would take far longer than
-#: anyone waits.
-REACH_FREE_GROOVES = 30
+#: reach, however long it runs (the Python solver's; `CompiledSolver.reach_free` the core's):
+#: a 4x4 board from empty (40 free) would take far longer than anyone waits.
+REACH_FREE_GROOVES = Solver.reach_free
 
 
 def exact_values(state: TreePlantingState, *, deadline: float, clock: Callable[[], float],
                  only_best: bool = False, free: int | None = None) -> dict[Groove, int] | None:
     """Groove -> the final tree margin for the mover under perfect play after it, in board
     order (the computer takes the first best, or draws among them), or None when the
-    position is too large (more than `free` grooves free; without `free`, more than
-    EXACT_FREE_GROOVES outside the book) or the deadline passes first. With `only_best`,
+    position is too large (more than `free` grooves free; without `free`, more than the
+    solver's `exact_free` outside the book) or the deadline passes first. With `only_best`,
     just the best grooves (each other groove needs only a null-window test, not its exact
     value; the first found will do)."""
     solver = solver_for(state.board)
@@ -866,7 +1001,7 @@ def exact_values(state: TreePlantingState, *, deadline: float, clock: Callable[[
     if free is not None:
         if len(state.legal_moves()) > free:
             return None  # a level that sees only the last `free` grooves exactly
-    elif len(state.legal_moves()) > EXACT_FREE_GROOVES and not solver.in_book(edges):
+    elif len(state.legal_moves()) > solver.exact_free and not solver.in_book(edges):
         return None
     a, b = state.scores()
     so_far = a - b if state.to_move == 0 else b - a
@@ -888,9 +1023,10 @@ def out_of_reach(state: TreePlantingState) -> str | None:
     `treeboard solve`), or None. Raises BookError when the board's shipped book is missing or
     damaged."""
     free = len(state.legal_moves())
-    if free <= REACH_FREE_GROOVES or solver_for(state.board).in_book(state.position_key()[0]):
+    solver = solver_for(state.board)
+    if free <= solver.reach_free or solver.in_book(state.position_key()[0]):
         return None
-    return (f"{free} grooves are free (the solver reaches about {REACH_FREE_GROOVES}, the "
+    return (f"{free} grooves are free (the solver reaches about {solver.reach_free}, the "
             "classic board through its opening book)")
 
 
@@ -909,6 +1045,11 @@ def solve(state: TreePlantingState, *, deadline: float | None = None,
     so_far = a - b if state.to_move == 0 else b - a
     grooves = state.board.grooves
     return so_far + rest, [grooves[g] for g in sorted(best)]
+
+
+def search_core(state: TreePlantingState) -> str:
+    """Which search answers `state`'s board: "compiled" (the C core) or "python"."""
+    return "compiled" if isinstance(solver_for(state.board), CompiledSolver) else "python"
 
 
 # --- puzzles (games/ai/puzzles.py asks a game's exact solver these two) -------------------------

@@ -20,8 +20,11 @@ def test_solve_prints_value_best_and_seconds(capsys):
     assert main(["solve", "--game", "tree-planting", "--board", "2x3", "--moves", "h0.0",
                  "v0.1"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert set(out) == {"value", "for", "for_player", "best", "seconds"}
+    assert set(out) == {"value", "for", "for_player", "best", "seconds", "core"}
     assert (out["for"], out["for_player"]) == (0, "player 1")   # whose value it is
+    from games.ai.tree_planting import core
+
+    assert out["core"] == core()[0]  # which search answered: the compiled core where built
     state = GAME.new_state(board="2x3")
     state.play_all(["h0.0", "v0.1"])
     from games.tree_planting import solve as reference

@@ -76,3 +76,14 @@ def test_the_maintainers_key_is_never_overwritten_and_a_wrong_key_file_is_named(
         release.read_private_key(tmp_path / "not-a-key.pem")
     with pytest.raises(UpdateError, match="not-a-key.pem: expected an Ed25519 public key"):
         release.read_public_key(tmp_path / "not-a-key.pem")
+
+
+def test_a_release_wheel_fits_every_boards_processor(tmp_path):
+    # A release is made on one machine and installed on Pis of other processors: its wheel is
+    # built without the exact solver's compiled core (setup.py), which only fits the machine
+    # that compiled it (a linux_x86_64 wheel that no Pi would install).
+    from pathlib import Path
+
+    root = Path(release.__file__).resolve().parents[2]
+    (wheel,) = release.build_wheel(root, tmp_path)
+    assert wheel.name.endswith("-py3-none-any.whl"), wheel.name

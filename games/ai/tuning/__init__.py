@@ -54,7 +54,8 @@ class Tuning:
     #: exact answer can be had however long it runs, or None; `solve(state, deadline=,
     #: clock=)`, (the margin for the player to move, the best moves), raising `OutOfTime`
     #: (saying how much was left) past the deadline and `BookError` when data it ships is
-    #: missing or damaged. And for puzzles (games/ai/puzzles.py): `walk_to_endgame(state, rng,
+    #: missing or damaged; `search_core(state)`, which search answers it ("compiled" or
+    #: "python", for `treeboard solve`'s JSON). And for puzzles (games/ai/puzzles.py): `walk_to_endgame(state, rng,
     #: free)`, a game played on until at most `free` moves are left; `puzzle_theme(state,
     #: move)`, what the one best move teaches (a key of board_driver/views/modes.py's THEMES).
     exact_solver: ClassVar[str | None] = None
