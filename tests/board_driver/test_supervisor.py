@@ -281,7 +281,8 @@ def test_killing_each_part_in_turn_the_board_recovers_and_loses_nothing(tmp_path
         return played
 
     played = asyncio.run(scenario())
-    assert len(played) == 6
+    # (six at least: the computer's sixth move may close a square and earn it another)
+    assert len(played) >= 6
     with Journal(journal) as saved:
         assert saved.current().moves == played  # every move journaled, none twice
     print(f"{layout}: recovery after a kill (s): " +
