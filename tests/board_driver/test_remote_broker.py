@@ -746,10 +746,12 @@ def test_a_board_that_quits_cleanly_says_it_is_gone(tmp_path, broker):
     async def scenario() -> None:
         await b.start()
         try:
+            # (its presence retained as "here": it is connected, not still connecting)
+            loop = asyncio.get_running_loop()
             deadline = Deadline(30)
-            while (await b.status())["status"] == "no broker":
+            while not await loop.run_in_executor(None, presence):
                 if deadline.passed():
-                    raise deadline.failure("the board to connect")
+                    raise deadline.failure("the board's presence to say it is here")
                 await asyncio.sleep(0.05)
         finally:
             await b.close()    # stdin closed: the daemon stops as a service's stop would
