@@ -43,6 +43,7 @@ from pathlib import Path
 
 import board_driver
 from board_driver.config import ConfigError, check_private, read_toml
+from board_driver.files import write_whole
 from treeboard.exc import TreeboardError
 
 USER = "treeboard"
@@ -444,15 +445,7 @@ def _read(path: Path) -> str:
 def _write(path: Path, text: str, mode: int = 0o644,
            own: Callable[[Path], None] | None = None) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".treeboard-new")
-    tmp.unlink(missing_ok=True)   # (created afresh: never readable by all, even for a moment)
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write(text)
-    tmp.chmod(mode)   # (whatever the umask took away)
-    if own is not None:
-        own(tmp)
-    os.replace(tmp, path)  # never a half-written unit or config
+    write_whole(path, text, mode=mode, own=own)   # never a half-written unit or config
 
 
 def _run(run: Callable[..., object], argv: list[str]) -> None:

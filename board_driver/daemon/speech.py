@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import datetime
 import logging
-import os
 import shutil
 import subprocess
 import threading
@@ -30,6 +29,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Protocol
 
 from board_driver.config import Voice
+from board_driver.files import write_whole
 from hardware.base import DIED, MISSING, SILENT, Problem
 from treeboard.exc import TreeboardError
 
@@ -287,13 +287,7 @@ class Speech:
                 self.engine.render(u.text, language, path)
                 # Its words beside it, whole or not at all: a reader (a test, a hearing aid's
                 # caption) that lists the folder never finds an empty file.
-                part = path.with_suffix(".txt.part")
-                try:
-                    part.write_text(u.text + "\n", encoding="utf-8")
-                    os.replace(part, path.with_suffix(".txt"))
-                except OSError:
-                    part.unlink(missing_ok=True)
-                    raise
+                write_whole(path.with_suffix(".txt"), u.text + "\n", durable=False)
                 self._trim()
             else:
                 path = None

@@ -24,6 +24,7 @@ from typing import Any, Callable
 from urllib.parse import urlsplit
 
 import games
+from board_driver.files import write_whole
 from board_driver.remote import endings as ends
 from board_driver.remote import protocol as rp
 
@@ -607,11 +608,7 @@ def board_name(settings: RemoteSettings) -> str:
     except (OSError, UnicodeDecodeError) as exc:
         log.warning("%s cannot be read (%s); making a new board name", path, exc)
     name = secrets.token_hex(8)
-    tmp = path.with_suffix(".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="ascii") as f:
-        f.write(name + "\n")
-    os.replace(tmp, path)
+    write_whole(path, name + "\n", mode=0o600)
     return name
 
 
@@ -710,13 +707,7 @@ def _join_path(config: Any) -> Path:
 def _write_private(path: Path, data: dict[str, Any]) -> None:
     """`data` as JSON, readable by this user only, whole or not at all (a power cut leaves the
     old file or the new one, never half of one)."""
-    tmp = path.with_suffix(".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        json.dump(data, f)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    write_whole(path, json.dumps(data), mode=0o600)
 
 
 def save_join(config: Any, table: dict[str, Any], players: tuple[str, str]) -> None:
