@@ -8,6 +8,7 @@ import stat
 import pytest
 
 from board_driver import files
+from tests.full_card import CardFills
 
 
 def test_a_file_is_written_whole_with_its_mode_whatever_the_umask(tmp_path):
@@ -28,16 +29,7 @@ def test_a_write_cut_short_leaves_the_old_file_and_no_part(tmp_path, monkeypatch
     path = tmp_path / "board-name"
     files.write_whole(path, "old\n")
 
-    class CardFills:
-        def __getattr__(self, name):
-            return getattr(os, name)
-
-        @staticmethod
-        def write(fd, data):
-            os.write(fd, bytes(data[:1]))
-            raise OSError(28, "No space left on device")
-
-    monkeypatch.setattr(files, "os", CardFills())
+    monkeypatch.setattr(files, "os", CardFills(keep=1))
     with pytest.raises(OSError, match="No space"):
         files.write_whole(path, "new and longer\n")
     monkeypatch.undo()

@@ -27,6 +27,7 @@ from board_driver.config import Voice, sim_config
 from board_driver.daemon.speech import PACE, QUEUE_LIMIT, Espeak, Speech, SpeechError
 from board_driver.views import words
 from board_driver.views.narrate import Said
+from tests.full_card import CardFills
 from tests.waits import Deadline, scaled
 
 if shutil.which("espeak-ng") is None:
@@ -148,16 +149,7 @@ def test_the_words_beside_a_recording_are_whole_or_absent(tmp_path, monkeypatch)
     speech = voice_dir(tmp_path)
     speech.say(["move one"])
     speech.flush()
-    class CardFills:   # the os module, but a write puts down two bytes and the card is full
-        def __getattr__(self, name):
-            return getattr(os, name)
-
-        @staticmethod
-        def write(fd, data):
-            os.write(fd, bytes(data[:2]))
-            raise OSError(28, "No space left on device")
-
-    monkeypatch.setattr(files, "os", CardFills())
+    monkeypatch.setattr(files, "os", CardFills(keep=2))
     speech.say(["move two"])
     speech.flush()
     monkeypatch.undo()
