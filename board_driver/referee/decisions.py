@@ -56,12 +56,21 @@ class Moments:
         # (the game's key and the seats, how many moves a takeback takes back): worked out
         # once a change, not each frame (against the computer it walks a copy of the game)
         self._depth: tuple[Any, int] = (None, 0)
+        # Moves made and taken back, told by the referee: the position's key counts them, so a
+        # takeback and a replay to the same length and last move is a new position, not the
+        # copy of the old one (two moves back, two others played, the last the same).
+        self._changes = 0
+        referee.listeners.append(self._heard)
+
+    def _heard(self, what: str, move: Any, origin: str) -> None:
+        if what in ("move", "undo"):
+            self._changes += 1
 
     def at(self, now: float) -> Moment:
         """What the board is at `now`, frozen."""
         ref = self.referee
         state, clocks, decided = ref.state, ref.keeper.clocks, ref.decided
-        key = (ref.game_number, id(state), len(state.moves),
+        key = (ref.game_number, id(state), self._changes, len(state.moves),
                str(state.moves[-1]) if state.moves else None)
         if self._position[0] != key:
             self._position = (key, state.copy())

@@ -179,3 +179,19 @@ def test_the_takeback_depth_is_worked_out_once_a_change_not_each_frame(board):
     walks.clear()                            # frames may have done it already)
     assert {ref.moment(t.clock() + i).takeback_depth for i in range(5)} == {1}
     assert walks in ([], [3])
+
+
+def test_a_takeback_and_replay_between_two_frames_is_a_new_position(board):
+    """Two moves taken back and two others played between frames (a batch from the link), the
+    last the same as before: the frame shows the new game, not the copy of the old one (the
+    position's copy was keyed by the length and the last move alone)."""
+    t = board()
+    ref = t.referee
+    ref.set_seats(("human", "human"))
+    t.step("place", ["h0.0"])
+    t.step("place", ["v1.2"])
+    assert [str(m) for m in ref.moment(t.clock()).state.moves] == ["h0.0", "v1.2"]
+    ref.undo_moves(2, "test")
+    for move in ("h1.1", "v1.2"):
+        ref.accept(ref.state.parse_move(move), t.clock(), origin="test")
+    assert [str(m) for m in ref.moment(t.clock()).state.moves] == ["h1.1", "v1.2"]
