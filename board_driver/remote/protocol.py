@@ -10,6 +10,11 @@ Topics, under `treeboard/v1/<game id>/`:
   `presence/<seat>` "online" / "offline" (retained; "offline" is also the client's will)
   `takeback`        a takeback request and its answer (QoS 1, not retained)
 
+Protocol 1.3 (remote/away.py): an `away` message on the `move` topic carries a player's choice
+about the other board's player, away and to move (pause, wait, claim, draw), numbered (`seq`)
+against replays; the retained state repeats it (`away`) and says a game claimed or drawn so
+(`forfeit`, `drawn_away`).
+
 Clocks (protocol 1.1, readable by 1.0 boards, which ignore what they do not know): a move may
 carry `clock_ms`, its mover's clock when the move was made (before its increment), which the
 other board takes as that seat's clock; a `flag` message on the `move` topic (and `flag` in
