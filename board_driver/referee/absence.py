@@ -230,9 +230,9 @@ class Absence:
         # (what the away seat's clock showed as the choice was made: a pause gives it back)
         left = ref.keeper.clocks.left(seat, now)
         board = seat not in self._hosted
-        self._pending = None
+        withdrawn, self._pending = self._pending is not None, None   # (chosen again: replaced)
         if choice == "pause":
-            if ref.keeper.clocks.paused_for != seat:
+            if ref.keeper.clocks.paused_for != seat or withdrawn:
                 ref.keeper.pause(seat, now)
                 self._say("paused", seat)
         elif choice == "wait":

@@ -52,6 +52,10 @@ class AwayChoices:
         self.sent: dict[str, Any] | None = kept.get("sent")
         # The other board's last choice read: {"nonce": its board's nonce, "seq"}.
         self.heard: dict[str, Any] = kept.get("heard") or {}
+        # The claims and draws this board sent about one position ({"takebacks", "index",
+        # "choices"}): the other board may have ended its game on any of them, even one a later
+        # choice replaced before it was heard, and this board then ends its own the same way.
+        self.ended_by: dict[str, Any] = kept.get("ended_by") or {}
 
     # --- kept beside the journal: a restart neither forgets nor repeats a choice -------------
 
@@ -65,14 +69,16 @@ class AwayChoices:
             return {}
         if not isinstance(data, dict) or data.get("nonce") != self.link.nonce:
             return {}   # (an earlier playing of the game id: its choices are not this one's)
-        sent, heard = data.get("sent"), data.get("heard")
+        sent, heard, ended_by = data.get("sent"), data.get("heard"), data.get("ended_by")
         ok = isinstance(sent, dict) and rp.away_fields_ok(sent)
         good_heard = isinstance(heard, dict) and isinstance(heard.get("seq"), int)
-        return {"sent": sent if ok else None, "heard": heard if good_heard else {}}
+        good_ends = isinstance(ended_by, dict) and isinstance(ended_by.get("choices"), list)
+        return {"sent": sent if ok else None, "heard": heard if good_heard else {},
+                "ended_by": ended_by if good_ends else {}}
 
     def _save(self) -> None:
         write_private(self._path, {"nonce": self.link.nonce, "sent": self.sent,
-                                    "heard": self.heard})
+                                    "heard": self.heard, "ended_by": self.ended_by})
 
     def restore(self) -> None:
         """After a restart: a claim or draw sent and not yet answered is pending again."""
@@ -98,6 +104,11 @@ class AwayChoices:
         self.sent = rp.away_message(told["choice"], seq, link.takebacks, link.settings.local_seat,
                                     len(link.referee.state.moves),
                                     None if clock_s is None else int(clock_s * 1000))
+        if told["choice"] in ("claim", "draw"):
+            if not self._ended_by_here():
+                self.ended_by = {"takebacks": self.sent["takebacks"],
+                                 "index": self.sent["index"], "choices": []}
+            self.ended_by["choices"] = sorted({*self.ended_by["choices"], told["choice"]})
         self._save()   # (before it is sent: a restart neither forgets it nor reuses its seq)
         link._send(link.topics["move"], self.sent)
         log.info("sent the other board the choice %r (%d) about its player away",
@@ -109,6 +120,12 @@ class AwayChoices:
         if sent is None or not rp.in_this_game(link.referee.state, link.takebacks, sent):
             return None
         return sent
+
+    def _ended_by_here(self) -> bool:
+        """Whether `ended_by` is about the game as it stands."""
+        link, ended_by = self.link, self.ended_by
+        return "index" in ended_by and rp.in_this_game(link.referee.state, link.takebacks,
+                                                       ended_by)
 
     # --- heard -----------------------------------------------------------------------------------
 
@@ -151,11 +168,11 @@ class AwayChoices:
             self.on_message(dict(msg["away"], type="away", seat=remote))
         choice = "claim" if msg.get("forfeit") == remote else \
             "draw" if msg.get("drawn_away") == remote else None
-        sent, referee = self.sent, link.referee
-        if choice is None or sent is None or sent["choice"] != choice or referee.over:
-            return
-        if not (rp.in_this_game(referee.state, link.takebacks, sent)
-                and rp.in_this_game(referee.state, link.takebacks, msg)):
+        referee = link.referee
+        if choice is None or referee.over or not self._ended_by_here() or \
+                choice not in self.ended_by["choices"]:
+            return   # (an end this board never sent about this position: not taken)
+        if not rp.in_this_game(referee.state, link.takebacks, msg):
             return
         try:
             if referee.absence.confirmed(choice, remote, link.clock()):
