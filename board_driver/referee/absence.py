@@ -38,7 +38,8 @@ away player's clock and the game's end:
     Why: the claim was made on "away", but that board's player was there and playing, only
     their link was not; and the broker orders the claim before any move queued during the cut,
     so "before the claim" cannot be told fairly from the clocks of two boards. A move is never
-    lost; a claim is never final on one board only.
+    lost; a claim is never final on one board only. Chosen again before the away board heard
+    it (wait, pause), the claim is withdrawn; if it had heard it, both end as claimed.
 - A board cut off from the broker itself (`cut_off`: its own link is down) cannot tell
   whether the other player is there: it offers nothing (no claim against a player who may be
   playing), says that it is cut off, and a browser's clock stops meanwhile (the browser cannot
