@@ -28,6 +28,7 @@ claim waits until that board's player moves (withdrawn) or the present player ch
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from pathlib import Path
@@ -56,6 +57,9 @@ class AwayChoices:
         # "choices"}): the other board may have ended its game on any of them, even one a later
         # choice replaced before it was heard, and this board then ends its own the same way.
         self.ended_by: dict[str, Any] = kept.get("ended_by") or {}
+        # A message that came while the game menu was open (an ending waits for it to close):
+        # read again when it closes.
+        self._deferred: dict[str, Any] | None = None
 
     # --- kept beside the journal: a restart neither forgets nor repeats a choice -------------
 
@@ -96,6 +100,15 @@ class AwayChoices:
         """The referee's news (a listener's, on the loop): the present player's choice about
         the other board's player, sent."""
         link = self.link
+        if what in ("menu-closed", "menu-applied") and self._deferred is not None:
+            deferred, self._deferred = self._deferred, None
+            again = self.on_state if deferred["type"] == "state" else self.on_message
+            # (after the referee has finished with the menu: not from inside its listener)
+            try:
+                asyncio.get_running_loop().call_soon(lambda: (again(deferred), link._changed()))
+            except RuntimeError:   # (no loop: a trace)
+                again(deferred)
+            return
         if what != "absent-choice" or link.settings.watching or \
                 told.get("seat") != link.settings.seat:
             return
@@ -150,9 +163,10 @@ class AwayChoices:
                 referee.absence.chosen_there(msg["choice"], link.settings.local_seat,
                                              None if clock_ms is None else clock_ms / 1000,
                                              link.clock())
-            except games.IllegalMove as exc:   # (the menu open: read again with the next state)
+            except games.IllegalMove as exc:   # (the menu open: read again as it closes)
                 log.info("the other board's choice %r not applied now: %s", msg["choice"],
                          exc.reason)
+                self._deferred = msg
                 return
         self.heard = {"nonce": theirs, "seq": msg["seq"]}
         self._save()
@@ -177,5 +191,6 @@ class AwayChoices:
         try:
             if referee.absence.confirmed(choice, remote, link.clock()):
                 log.info("the other board heard the %s: the game is over on both", choice)
-        except games.IllegalMove as exc:   # (the menu open: the next state brings it again)
+        except games.IllegalMove as exc:   # (the menu open: read again as it closes)
             log.info("the other board's end of the game not taken now: %s", exc.reason)
+            self._deferred = msg

@@ -21,12 +21,12 @@ OTHER = "fedcba9876543210"   # the other board's nonce
 
 
 @contextlib.contextmanager
-def linked(tmp_path, remote_seat: int):
+def linked(tmp_path, remote_seat: int, layout: str = "tree-planting-4x4-matrix"):
     """A traced timed board (its journal in tmp_path) with its link to the other board, whose
     presence is heard (the epoch known); the link's outbox emptied."""
     players = ["human", "human"]
     players[remote_seat] = "remote"
-    t = Tracer(sim_config(journal=str(tmp_path / "j.sqlite"), layout="tree-planting-4x4-matrix",
+    t = Tracer(sim_config(journal=str(tmp_path / "j.sqlite"), layout=layout,
                           players=tuple(players), time_control=parse_time_control("5")),
                new_game=not (tmp_path / "j.sqlite").exists())
     try:
@@ -106,5 +106,29 @@ def test_the_away_board_applies_a_choice_once_and_only_to_its_position(tmp_path)
             link.detach()
         with linked(tmp_path, 0) as (t, link):              # restarted: the seq is kept
             assert link.away.heard == {"nonce": OTHER, "seq": 3}
+
+    asyncio.run(scenario())
+
+
+def test_a_claim_heard_while_the_game_menu_is_open_is_applied_as_it_closes(tmp_path):
+    from tests.board_driver.test_endings import _with_menu_button
+
+    async def scenario():
+        with linked(tmp_path, 0, _with_menu_button(tmp_path)) as (t, link):
+            theirs = t.referee.state.copy()
+            theirs.play(theirs.parse_move("h0.0"))
+            link.handle(rp.topics("g1")["move"], link.signer.encode(
+                rp.move_message(theirs, 0, 0, clock_ms=299_000)))
+            t.step("place", ["h0.0"])
+            t.step("press", ["menu"])                       # the game menu open here
+            assert t.referee.menu.open
+            link.handle(rp.topics("g1")["move"], link.signer.encode(
+                rp.away_message("claim", 1, 0, 0, 1)))
+            assert not t.referee.over and link.away.heard == {}
+            t.step("press", ["menu"])                       # left: the claim is read again
+            for _ in range(3):
+                await asyncio.sleep(0)
+            assert t.referee.over and t.referee.endings.ended == {"forfeit": 1}
+            assert link.away.heard["seq"] == 1
 
     asyncio.run(scenario())
