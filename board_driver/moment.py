@@ -126,8 +126,12 @@ class AbsentFace:
     paused: bool = False              # its clock paused until it returns
     choices: tuple[str, ...] = ()     # pause, wait, claim, draw (none: the game just waits)
     hosted: bool = True               # this board decides that seat's game (a browser's)
-    # The last choice or return, said once: (its count, "paused" | "waiting" | "back", seat).
+    # The last choice or return, said once: (its count, "paused" | "waiting" | "back" |
+    # "credited" | "waited" | "withdrawn", seat).
     news: tuple | None = None
+    cut_off: bool = False             # this board has no link to the broker: it cannot tell
+    # A claim ("claim") or draw ("draw") sent to the away board, final when it hears it.
+    pending: str | None = None
 
 
 @dataclass(frozen=True)

@@ -33,17 +33,24 @@ def guest_view(referee: Any, now: float, seat: int, language: str | None = None)
         "clocks": snapshot.clocks_state(moment),
         "moves": views.move_words(state.game.name, [str(m) for m in state.moves])[-12:],
         "entry": entry.model(state) if mine else None,
-        "words": page_words(),
+        "words": page_words(timed=moment.clocks is not None),
     }
 
 
-def page_words() -> dict[str, str]:
-    """The seat page's own words (its presence line, its buttons), in the board's language."""
+def page_words(timed: bool = False) -> dict[str, str]:
+    """The seat page's own words (its presence line, its buttons), in the board's language.
+    The board hosts the game and its clocks, so the page has nothing to choose when the board
+    is away, only what happens (said in advance: the board cannot speak then): in a timed game
+    the browser's clock stops (the board's own is stopped as the board goes, or, cut off from
+    the broker, stops the browser's seat's: referee/absence.py), and the page's countdown
+    stops with it."""
+    away = tr("the board is away: your clock is stopped until it is back; nothing is lost, "
+              "the game waits") if timed else \
+        tr("the board is away (its link is down): nothing is lost, the game waits")
     return {"link_up": tr("connected to the broker"),
             "link_down": tr("no link to the broker: reconnecting…"),
             "board_here": tr("the board is here"),
-            "board_away": tr("the board is away (its link is down): nothing is lost, the game "
-                             "waits"),
+            "board_away": away,
             "board_unknown": tr("the board: not heard yet"),
             "bad_link": tr("This link does not open this game: the board's messages do not "
                            "check with its key (a link altered, or for another game or seat)."),

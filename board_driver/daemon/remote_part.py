@@ -263,8 +263,9 @@ def open_guest(settings, daemon: Any):
 
 def tell_presence(link: Any, daemon: Any) -> None:
     """The referee hears, after each change of the link, whether the other side is there (a
-    browser's presence, the other board's; no broker: not there), and whether this board
-    alone decides that seat's game (a browser's: referee/absence.py offers the choices)."""
+    browser's presence, the other board's; no broker: not there), whether this board alone
+    decides that seat's game (a browser's), and whether this board is cut off from the broker
+    itself (then it offers no choice about the other: referee/absence.py)."""
     seat = link.settings.seat
     if seat is None or link.settings.watching:
         return   # (a spectator: no one plays here)
@@ -273,7 +274,7 @@ def tell_presence(link: Any, daemon: Any) -> None:
     def changed() -> None:
         referee = daemon.session.referee
         if referee.absence.seen(seat, link.peer_online, daemon.loop.time(),
-                                hosted=link.settings.guest):
+                                hosted=link.settings.guest, cut_off=not link.linked):
             referee.decide(daemon.loop.time())
         shown()
     link.after_change = changed

@@ -13,11 +13,39 @@ present player chooses (`choose`, from the page, the sim, the board's game menu)
   the away seat; SGF RE `W+F`);
 - "draw" (a timed game): the game is over, drawn (journaled `drawn_away`: the away seat).
 
-Only a seat whose game this board alone decides (`hosted`: a browser's seat) is offered the
-choices: a remote board owns its own player's clock (it runs there, with the player who may be
-at that board, moving while its link is down) and the end of a game is both boards', so of an
-away board the board says only that it is away and that nothing is lost. An untimed game has
-nothing to choose: it waits.
+The choices are the same whoever the away player is; what they do differs by who owns the
+away player's clock and the game's end:
+
+- A browser's seat (`hosted`): this board alone decides its game; the choice is carried out
+  here and the browser's view says it.
+- Another board's seat: that board owns its player's clock (it runs there, with the player who
+  may be at that board, moving while only its link is down) and the game's end is both boards'.
+  So the choice is sent to that board as a signed `away` message (remote/away.py, protocol 1.3,
+  repeated in this board's retained state, so a board that was away learns it on coming back,
+  or after a restart), and each board applies it to what it owns:
+  - "pause": this board stops its copy of that clock (kept paused across a restart, as for a
+    browser); the away board, when it hears it, gives its player back the time since the pause
+    (its clock set to what this board showed as it paused, when its own shows less).
+  - "wait": nothing to apply; the away board says that the other waited.
+  - "claim" / "draw": PENDING here (the clock copy stopped, the board says the game ends when
+    the other board hears it) until the away board applies it: it ends its game (journaled
+    `forfeit` / `drawn_away` of its own seat, SGF RE `B+F`/`W+F` or `0`), and its retained
+    state says so; this board then ends its own the same way (`confirmed`). The rule for a
+    move made at the away board while its link was down: THE MOVE WINS. The away board applies
+    a choice only to the game as it stands when it hears it (the same takebacks, the same
+    moves, its player to move); a board that moved meanwhile drops the claim, its move reaches
+    this board, which withdraws the claim (said: "the claim is withdrawn, the game goes on").
+    Why: the claim was made on "away", but that board's player was there and playing, only
+    their link was not; and the broker orders the claim before any move queued during the cut,
+    so "before the claim" cannot be told fairly from the clocks of two boards. A move is never
+    lost; a claim is never final on one board only. Chosen again before the away board heard
+    it (wait, pause), the claim is withdrawn; if it had heard it, both end as claimed.
+- A board cut off from the broker itself (`cut_off`: its own link is down) cannot tell
+  whether the other player is there: it offers nothing (no claim against a player who may be
+  playing), says that it is cut off, and a browser's clock stops meanwhile (the browser cannot
+  move until the board is back: timekeeper.py's `can_play`).
+
+An untimed game has nothing to choose: it waits.
 """
 
 from __future__ import annotations
@@ -48,26 +76,36 @@ class Absence:
         self._asked = False                  # the question was due at the last `check`
         self._news: tuple[int, str, int] | None = None   # (count, what, the away seat)
         self._count = 0
+        self._cut_off = False                # this board's own link is down (the link says)
+        # A claim or draw sent to an away board: (choice, the away seat), until it hears it.
+        self._pending: tuple[str, int] | None = None
         referee.listeners.append(self._heard)
 
     # --- what the link says -------------------------------------------------------------------
 
-    def seen(self, seat: int, here: bool, now: float, hosted: bool = True) -> bool:
+    def seen(self, seat: int, here: bool, now: float, hosted: bool = True,
+             cut_off: bool = False) -> bool:
         """The link says whether `seat`'s player is there (`hosted`: this board alone decides
-        that seat's game, a browser's). Returns whether anything changed."""
+        that seat's game, a browser's; `cut_off`: this board's own link is down, so it cannot
+        tell). Returns whether anything changed."""
         (self._hosted.add if hosted else self._hosted.discard)(seat)
+        changed = cut_off != self._cut_off
+        self._cut_off = cut_off
+        if changed:
+            log.info("this board's link is %s", "down" if cut_off else "up")
         if not here:
             if seat in self._away:
-                return False
+                return changed
             self._away[seat] = now
             log.info("seat %d is away", seat)
             return True
         if self._away.pop(seat, None) is None and \
                 self.referee.keeper.clocks.paused_for != seat:
-            return False   # (paused before a restart: its return starts the clock again)
+            return changed   # (paused before a restart: its return starts the clock again)
         log.info("seat %d is back", seat)
         self._quiet_until, self._asked = None, False
-        self._resume(seat, now)
+        if self._pending is None or self._pending[1] != seat:
+            self._resume(seat, now)   # (a claim sent: paused until that board answers it)
         return True
 
     def _resume(self, seat: int, now: float) -> None:
@@ -85,14 +123,28 @@ class Absence:
         clocks = self.referee.keeper.clocks
         if what == "move" and origin == "remote" and clocks.paused_for is not None:
             self._away.pop(clocks.paused_for, None)
-            self._say("back", clocks.paused_for)
+            self._say("withdrawn" if self._pending is not None else "back", clocks.paused_for)
             clocks.paused_for = None
             self._quiet_until, self._asked = None, False
+        if what in ("move", "undo", "new-game") and self._pending is not None:
+            # (a move of the away board's made while its link was down wins: absence's rule)
+            log.info("the claim sent to the away board is withdrawn (%s)", what)
+            self._pending = None
 
     def away(self, seat: int) -> bool:
         """Whether the link says `seat`'s player is away (a clock that runs out then loses
         nothing: timekeeper.py)."""
         return seat in self._away
+
+    @property
+    def cut_off(self) -> bool:
+        """Whether this board's own link is down, as the link last said."""
+        return self._cut_off
+
+    def stalled(self, seat: int) -> bool:
+        """Whether `seat` cannot move for want of this board's link: a browser's seat while
+        this board is cut off (its clock does not run then: timekeeper.py's `can_play`)."""
+        return self._cut_off and seat in self._hosted
 
     def decides(self, seat: int) -> bool:
         """Whether this board alone decides `seat`'s game (a browser's seat: its clock is this
@@ -148,9 +200,10 @@ class Absence:
         return news
 
     def choices(self, seat: int) -> tuple[str, ...]:
-        """What the present player may choose about `seat`: in a timed game this board alone
-        decides, CHOICES; otherwise nothing (the game waits)."""
-        return CHOICES if self.referee.keeper.timed and seat in self._hosted else ()
+        """What the present player may choose about `seat`: in a timed game, CHOICES (carried
+        out here for a browser's seat, sent to the other board for its own); nothing while this
+        board is cut off from the broker, or in an untimed game (the game waits)."""
+        return CHOICES if self.referee.keeper.timed and not self._cut_off else ()
 
     def menu_choices(self) -> tuple[str, ...]:
         """What the game menu offers of it as it opens: the choices about the away player to
@@ -175,8 +228,12 @@ class Absence:
                 "choose one of: {choices}", choices=", ".join(offered)) if offered else Reason(
                 "nothing to choose: the game waits for the player who is away"))
         log.info("seat %d away: %s (%s)", seat, choice, origin)
+        # (what the away seat's clock showed as the choice was made: a pause gives it back)
+        left = ref.keeper.clocks.left(seat, now)
+        board = seat not in self._hosted
+        withdrawn, self._pending = self._pending is not None, None   # (chosen again: replaced)
         if choice == "pause":
-            if ref.keeper.clocks.paused_for != seat:
+            if ref.keeper.clocks.paused_for != seat or withdrawn:
                 ref.keeper.pause(seat, now)
                 self._say("paused", seat)
         elif choice == "wait":
@@ -184,10 +241,62 @@ class Absence:
             if ref.keeper.clocks.paused_for == seat:
                 ref.keeper.pause(None, now)   # (paused before: the clock runs again)
             self._say("waiting", seat)
+        elif board:
+            self._pending = (choice, seat)   # final when the away board hears it
+            ref.keeper.pause(seat, now)
         else:
             ref.endings.claim(now, seat, draw=choice == "draw", origin=origin)
+        if board:   # the other board's link sends it (remote/away.py)
+            ref.tell("absent-choice", {"choice": choice, "seat": seat, "clock_s": left}, origin)
         ref.decide(now)
         return seat
+
+    # --- another board's player away: the choice sent, answered (remote/away.py) ------------
+
+    def pending(self) -> tuple[str, int] | None:
+        """The claim or draw sent to an away board, until it hears it: (choice, seat)."""
+        return self._pending
+
+    def pend(self, choice: str, seat: int, now: float) -> None:
+        """A claim or draw sent before a restart (the link's kept choice), pending again."""
+        if choice in ("claim", "draw") and not self.referee.over:
+            self._pending = (choice, seat)
+            if self.referee.keeper.clocks.paused_for != seat:
+                self.referee.keeper.pause(seat, now)
+
+    def confirmed(self, choice: str, seat: int, now: float) -> bool:
+        """The away board applied this board's claim or draw (its retained state says its game
+        ended so): the game ends here the same way. Returns whether it did."""
+        ref = self.referee
+        if ref.over or choice not in ("claim", "draw"):
+            return False
+        self._pending = None
+        ref.endings.claim(now, seat, draw=choice == "draw", origin="remote")
+        ref.decide(now)
+        return True
+
+    def chosen_there(self, choice: str, seat: int, clock_s: float | None, now: float) -> bool:
+        """The other board's player chose `choice` while `seat` (this board's player, to move)
+        was away: applied to what this board owns. "pause": its clock given back the time from
+        the pause (set to `clock_s` where it shows less); "wait": said; "claim"/"draw": the
+        game ends here (then the retained state tells the other board). Returns whether it
+        was applied (not when the game is over or another seat is to move)."""
+        ref = self.referee
+        if ref.over or ref.state.to_move != seat:
+            return False
+        log.info("the other board chose %s while seat %d was away", choice, seat)
+        if choice in ("claim", "draw"):
+            ref.endings.claim(now, seat, draw=choice == "draw", origin="remote")
+        elif choice == "pause":
+            left = ref.keeper.clocks.left(seat, now)
+            if clock_s is not None and left is not None and clock_s > left:
+                ref.keeper.clocks.set_left(seat, clock_s, now)
+                ref.journal.save_clocks(ref.keeper.clocks.to_json(now))
+            self._say("credited", seat)
+        else:
+            self._say("waited", seat)
+        ref.decide(now)
+        return True
 
     def _say(self, what: str, seat: int) -> None:
         self._count += 1
@@ -205,7 +314,10 @@ class Absence:
         if not away and self._news is None:
             return None
         asking = self.away_to_move(now) if away else None
+        pending = self._pending[0] if self._pending is not None and \
+            self._pending[1] == seat and away else None
         return AbsentFace(seat=seat if away else None, asked=self.question(now) is not None,
                           paused=paused and away,
                           choices=self.choices(seat) if asking is not None else (),
-                          hosted=seat in self._hosted, news=self._news)
+                          hosted=seat in self._hosted, news=self._news,
+                          cut_off=self._cut_off and away, pending=pending)

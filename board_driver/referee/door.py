@@ -211,9 +211,10 @@ class Door:
         pause, wait, claim or draw. Returns the away seat."""
         return self._decided(self.referee.absence.choose(choice, self.clock(), origin))
 
-    def seen(self, seat: int, here: bool, hosted: bool = True) -> None:
-        """Whether `seat`'s player is there, as a link says it (a trace says it by hand)."""
-        if self.referee.absence.seen(seat, here, self.clock(), hosted):
+    def seen(self, seat: int, here: bool, hosted: bool = True, cut_off: bool = False) -> None:
+        """Whether `seat`'s player is there, as a link says it (a trace says it by hand);
+        `cut_off`: this board's own link is down."""
+        if self.referee.absence.seen(seat, here, self.clock(), hosted, cut_off):
             self._decided()
 
     def put_away(self, origin: str = "page") -> int:

@@ -160,8 +160,10 @@ class Clockwork:
         ref = self.referee
         if ref.over or ref.holding or ref.to_make or ref.menu.open:
             return False
-        if ref.keeper.clocks.paused_for == seat:
-            return False   # paused while its player is away (absence.py)
+        if ref.keeper.clocks.paused_for == seat or ref.absence.stalled(seat):
+            # paused while its player is away; a browser's seat while this board's own link is
+            # down (it cannot move until the board is back: absence.py)
+            return False
         if ref.seats[seat].startswith("computer"):
             return not ref.corrections and not ref.completions
         return True

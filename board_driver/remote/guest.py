@@ -109,6 +109,12 @@ class GuestLink(RemoteLink):
     def _publish_state(self) -> None:
         super()._publish_state()
         self.publish_view()
+        # The referee turns the clocks after it tells its listeners of a move: the view once
+        # more when it has (else the page showed the browser's clock stopped on its own turn).
+        try:
+            asyncio.get_running_loop().call_soon(self.publish_view)
+        except RuntimeError:   # (no loop: a trace; its clock is read when it is shown)
+            pass
 
     async def run(self) -> None:
         """The link, and beside it the lobby's offer while there is one."""

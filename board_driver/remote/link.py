@@ -26,6 +26,8 @@ from urllib.parse import urlsplit
 import games
 from board_driver.files import write_whole
 from board_driver.remote import endings as ends
+from board_driver.remote.away import AwayChoices
+from board_driver.remote.files import read_sidecar, write_private
 from board_driver.remote import protocol as rp
 
 log = logging.getLogger("treeboard.remote")
@@ -134,7 +136,7 @@ class RemoteLink:
         role = "watch" if settings.watching else f"seat{settings.local_seat}"
         self._sidecar = Path(settings.state_dir or ".") / \
             f"{settings.journal_stem}.remote-{settings.game_id}-{role}.json"
-        saved = self._read_sidecar()
+        saved = read_sidecar(self._sidecar)
         self.takebacks = saved.get("takebacks", 0)
         # This board's nonce for this playing of the game: kept while the game goes on (a
         # restart resumes it), a new one for a game that starts afresh (a reused game id is
@@ -151,6 +153,8 @@ class RemoteLink:
         self._refusals_in_window = 0
         self.after_change: Callable[[], None] | None = None  # the daemon re-lights the board
         self._draw_from_game_id()
+        self.away = AwayChoices(self)   # the other board's player away: choices both ways
+        self.away.restore()
         referee.listeners.append(self._on_local_change)
 
     def _draw_from_game_id(self) -> None:
@@ -169,6 +173,11 @@ class RemoteLink:
             self.referee.listeners.remove(self._on_local_change)
 
     @property
+    def linked(self) -> bool:
+        """Whether this board is connected to the broker now (else it is cut off)."""
+        return self._client is not None
+
+    @property
     def shown_status(self) -> str:
         """What the board shows of the link (the turn LEDs, the page): a conflict first."""
         return self.conflict or self.status
@@ -182,25 +191,11 @@ class RemoteLink:
 
     # --- the agreed takeback count survives a restart ----------------------------------------
 
-    def _read_sidecar(self) -> dict[str, Any]:
-        try:
-            data = json.loads(self._sidecar.read_text(encoding="utf-8"))
-            out: dict[str, Any] = {"takebacks": int(data["takebacks"])}
-            nonce = data.get("nonce")
-            if isinstance(nonce, str) and re.fullmatch(r"[0-9a-f]{16}", nonce):
-                out["nonce"] = nonce
-            return out
-        except FileNotFoundError:
-            return {}
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            log.error("%s: unreadable (%s); counting takebacks from 0", self._sidecar, exc)
-            return {}
-
     def _save_takebacks(self) -> None:
         data: dict[str, Any] = {"game_id": self.settings.game_id, "takebacks": self.takebacks}
         if self.nonce is not None:
             data["nonce"] = self.nonce
-        _write_private(self._sidecar, data)
+        write_private(self._sidecar, data)
 
     def _set_nonce(self, seat: int, nonce: str) -> None:
         """A board's nonce, from its presence: once both are known, the game's epoch is, and
@@ -252,7 +247,7 @@ class RemoteLink:
         flag = self.referee.flagged if self.referee.flagged == self.settings.local_seat else None
         self._send(rp.state_topic(self.settings.game_id, self.settings.local_seat),
                    rp.state_message(state, self.takebacks, self.settings.local_seat, flag,
-                                    self.referee.endings.ended), retain=True)
+                                    self.referee.endings.ended, self.away.field()), retain=True)
 
     def _on_local_change(self, what: str, move: Any, origin: str) -> None:
         # A referee listener, on the loop. Moves that came from the other board are not echoed
@@ -269,6 +264,7 @@ class RemoteLink:
             self._send(self.topics["move"], rp.flag_message(self.referee.state, self.takebacks,
                                                             seat))
         ends.told(self, what, move, origin)   # resigned, a draw offered or answered here
+        self.away.told(what, move, origin)    # a choice about the other board's player away
         self._publish_state()
 
     def request_takeback(self) -> int:
@@ -349,8 +345,10 @@ class RemoteLink:
             if kind == "state":
                 self._apply(rp.on_state_watching(state, self.takebacks, msg), topic)
             return   # moves and takebacks reach a spectator through the states that follow
-        if kind in ("flag", *ends.KINDS):   # (ran out of time; resigned, a draw: ends.heard)
-            self._on_flag(msg) if kind == "flag" else ends.heard(self, msg)
+        if kind in ("flag", "away", *ends.KINDS):   # (out of time; a choice about this board's
+            # player away: remote/away.py; resigned, a draw: ends.heard)
+            {"flag": self._on_flag, "away": self.away.on_message}.get(
+                kind, lambda m: ends.heard(self, m))(msg)
             return
         if kind == "move":
             verdict = rp.on_move(state, self.takebacks, msg, self.settings.seat)
@@ -359,6 +357,7 @@ class RemoteLink:
             self._apply(verdict, topic)
             self._on_flag(msg)
             ends.heard_state(self, msg)
+            self.away.on_state(msg)
             return
         elif kind == "takeback":
             self._on_takeback_request(msg)
@@ -704,15 +703,9 @@ def _join_path(config: Any) -> Path:
     return journal.with_name(f"{journal.stem}.remote-join.json")
 
 
-def _write_private(path: Path, data: dict[str, Any]) -> None:
-    """`data` as JSON, readable by this user only, whole or not at all (a power cut leaves the
-    old file or the new one, never half of one)."""
-    write_whole(path, json.dumps(data), mode=0o600)
-
-
 def save_join(config: Any, table: dict[str, Any], players: tuple[str, str]) -> None:
     """Kept readable by this user only: it holds the game's secret."""
-    _write_private(_join_path(config), {"remote": table, "players": list(players)})
+    write_private(_join_path(config), {"remote": table, "players": list(players)})
 
 
 def load_join(config: Any) -> tuple[dict[str, Any], tuple[str, str]] | None:

@@ -10,6 +10,11 @@ Topics, under `treeboard/v1/<game id>/`:
   `presence/<seat>` "online" / "offline" (retained; "offline" is also the client's will)
   `takeback`        a takeback request and its answer (QoS 1, not retained)
 
+Protocol 1.3 (remote/away.py): an `away` message on the `move` topic carries a player's choice
+about the other board's player, away and to move (pause, wait, claim, draw), numbered (`seq`)
+against replays; the retained state repeats it (`away`) and says a game claimed or drawn so
+(`forfeit`, `drawn_away`).
+
 Clocks (protocol 1.1, readable by 1.0 boards, which ignore what they do not know): a move may
 carry `clock_ms`, its mover's clock when the move was made (before its increment), which the
 other board takes as that seat's clock; a `flag` message on the `move` topic (and `flag` in
@@ -163,6 +168,8 @@ class Signer:
                 raise RemoteError(f"{kind} message: {key!r} missing or of the wrong type")
         if data.get("takebacks", 0) < 0 or data.get("index", 0) < 0 or not 0 <= data["seat"] <= 1:
             raise RemoteError(f"{kind} message: takebacks, index or seat out of range")
+        if kind == "away" and not away_fields_ok(data):
+            raise RemoteError("away message: 'choice', 'seq' or 'clock_ms' out of range")
         if kind == "presence" and not _NONCE.match(data["nonce"]):
             raise RemoteError("presence message: its nonce is not 16 hex digits")
         if (kind == "presence") != (self.epoch is None):
@@ -186,7 +193,16 @@ _FIELDS: dict[str, dict[str, Any]] = {
     "draw-offer": {"takebacks": int, "seat": int, "index": int},
     "draw-answer": {"takebacks": int, "seat": int, "index": int, "accept": bool},
     "presence": {"seat": int, "online": bool, "nonce": str},
+    # protocol 1.3 (remote/away.py): the sender's player chose what happens while the other
+    # board's player, to move, is away; `seq` counts this board's choices (a replay is older)
+    "away": {"takebacks": int, "seat": int, "index": int, "choice": str, "seq": int},
 }
+
+#: What the present player may choose about an away board's player (referee/absence.py's
+#: CHOICES: the remote room may not import the referee; a test keeps the two the same).
+AWAY_CHOICES = ("pause", "wait", "claim", "draw")
+#: The most choices one playing of a game may send (a bound on `seq`, far above any game's).
+MAX_AWAY_SEQ = 1_000_000
 
 #: Protocol 1.1's optional fields: a move's `clock_ms` (the mover's clock), a state's `flag`;
 #: 1.2's: a state's `resigned` (the seat that resigned) and `agreed` (a draw agreed).
@@ -197,7 +213,26 @@ _OPTIONAL: dict[str, Any] = {
     "flag": lambda v: v in (0, 1) and not isinstance(v, bool),
     "resigned": lambda v: v in (0, 1) and not isinstance(v, bool),
     "agreed": lambda v: v is True,
+    # 1.3's (remote/away.py): a state's `forfeit` / `drawn_away` (the away seat: the game
+    # claimed or drawn while it was away) and `away` (the sender's last choice about it)
+    "forfeit": lambda v: v in (0, 1) and not isinstance(v, bool),
+    "drawn_away": lambda v: v in (0, 1) and not isinstance(v, bool),
+    "away": lambda v: isinstance(v, dict) and away_fields_ok(v),
 }
+
+
+def _count(v: Any, top: int) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= top
+
+
+def away_fields_ok(body: dict) -> bool:
+    """Whether an `away` message's fields (or a state's `away`) hold together: a known choice,
+    `seq` 1 to MAX_AWAY_SEQ, counts in range, `clock_ms` (the away seat's clock as the choice
+    was made) absent or in range."""
+    return (body.get("choice") in AWAY_CHOICES and _count(body.get("seq"), MAX_AWAY_SEQ)
+            and body["seq"] >= 1 and _count(body.get("takebacks"), 1 << 31)
+            and _count(body.get("index"), 1 << 31)
+            and (body.get("clock_ms") is None or _count(body["clock_ms"], MAX_CLOCK_MS)))
 
 
 def presence_message(seat: int, online: bool, nonce: str) -> dict:
@@ -222,15 +257,32 @@ def move_message(state: games.State, takebacks: int, seat: int,
 
 
 def state_message(state: games.State, takebacks: int, seat: int, flag: int | None = None,
-                  ended: dict | None = None) -> dict:
+                  ended: dict | None = None, away: dict | None = None) -> dict:
     """The whole game as the board of `seat` knows it; `flag` the sender's seat out of time,
-    `ended` how its players ended it ({"resigned": seat} or {"agreed": True}), if they did."""
+    `ended` how its players ended it ({"resigned": seat}, {"agreed": True}, or, a player away,
+    {"forfeit": seat} or {"drawn_away": seat}), if they did; `away` the sender's last choice
+    about the other board's player away (`away_message`'s fields, remote/away.py)."""
     body = {"type": "state", "takebacks": takebacks, "seat": seat, "index": len(state.moves),
             "moves": [str(m) for m in state.moves], "hash": position_hash(state),
             "name": state.game.name, "options": _options(state)}
     if flag is not None:
         body["flag"] = flag
-    body.update({k: v for k, v in (ended or {}).items() if k in ("resigned", "agreed")})
+    body.update({k: v for k, v in (ended or {}).items()
+                 if k in ("resigned", "agreed", "forfeit", "drawn_away")})
+    if away is not None:
+        body["away"] = {k: v for k, v in away.items() if k != "type"}
+    return body
+
+
+def away_message(choice: str, seq: int, takebacks: int, seat: int, index: int,
+                 clock_ms: int | None = None) -> dict:
+    """`seat`'s player (the sender's) chose `choice` about the other board's player, away and
+    to move after `index` moves; `clock_ms` the away seat's clock as this board showed it then
+    (a pause gives the away board back the time from then; protocol 1.3, remote/away.py)."""
+    body = {"type": "away", "choice": choice, "seq": seq, "takebacks": takebacks, "seat": seat,
+            "index": index}
+    if clock_ms is not None:
+        body["clock_ms"] = int(clock_ms)
     return body
 
 

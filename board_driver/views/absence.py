@@ -32,6 +32,11 @@ def absent_words(game_name: str, face: AbsentFace | None) -> str | None:
         return None
     names = players(game_name)
     player, other = names[face.seat], names[1 - face.seat]
+    if face.pending is not None:
+        return tr(PENDING[face.pending]).format(player=player, other=other)
+    if face.cut_off:
+        return tr("this board has no link to the broker: it cannot tell whether {player} is "
+                  "there; the game waits, nothing is lost").format(player=player)
     if face.paused:
         return tr("{player} is away: the clocks are paused until {player} returns").format(
             player=player)
@@ -45,10 +50,23 @@ def absent_words(game_name: str, face: AbsentFace | None) -> str | None:
     return tr("{player} is away: the game waits for them, nothing is lost").format(player=player)
 
 
-#: The last choice made, or the away player's return, as the board says it once.
+#: A claim or draw sent to the other board, until it hears it (referee/absence.py's rule: a
+#: move made there meanwhile wins).
+PENDING = {"claim": N_("{player} is away: {other} claimed the game; it ends when {player}'s "
+                       "board hears it (a move made there meanwhile stands)"),
+           "draw": N_("{player} is away: {other} called it a draw; it ends when {player}'s "
+                      "board hears it (a move made there meanwhile stands)")}
+
+#: The last choice made, or the away player's return, as the board says it once; on the away
+#: board, what the other board's player chose while it was away ("credited", "waited").
 NEWS = {"paused": N_("the clocks are paused until {player} returns"),
         "waiting": N_("{other} waits for {player}, the clock running"),
-        "back": N_("{player} is back: the clocks run again")}
+        "back": N_("{player} is back: the clocks run again"),
+        "credited": N_("{other} paused the clocks while {player} was away: the time since is "
+                       "given back"),
+        "waited": N_("{other} waited while {player} was away, the clock running"),
+        "withdrawn": N_("{player}'s board had moved meanwhile: the claim is withdrawn, the "
+                        "game goes on")}
 
 
 def absence_news_words(game_name: str, face: AbsentFace | None) -> str | None:

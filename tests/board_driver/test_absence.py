@@ -146,7 +146,7 @@ def test_nothing_to_choose_before_the_grace_in_an_untimed_game_or_of_another_boa
         t.door.absent_choice("claim")
     assert not t.referee.over
     t.close()
-    t = board("5")                       # another board owns its clock and the game's end
+    t = board(None)                      # another board, untimed: it waits too
     said(t, "place", "h0.0")
     t.door.seen(1, False, hosted=False)
     words = said(t, "wait", str(int(GRACE_S * 1000 + 500)))
@@ -156,12 +156,33 @@ def test_nothing_to_choose_before_the_grace_in_an_untimed_game_or_of_another_boa
         t.door.absent_choice("pause")
 
 
+@pytest.mark.parametrize("hosted", [True, False])
+def test_a_board_cut_off_from_the_broker_offers_nothing_and_a_browsers_clock_stops(board,
+                                                                                  hosted):
+    t = board("5")
+    said(t, "place", "h0.0")
+    t.door.seen(1, False, hosted=hosted, cut_off=True)   # this board's own link is down
+    kept = left(t)[1]
+    words = said(t, "wait", str(int(GRACE_S * 1000 + 500)))
+    assert ("this board has no link to the broker: it cannot tell whether player 2 is there; "
+            "the game waits, nothing is lost") in words
+    assert t.moment().absent.choices == () and state_json(t)["absent"]["choices"] == []
+    with pytest.raises(Exception, match="nothing to choose"):
+        t.door.absent_choice("claim")
+    # a browser cannot move while the board is cut off: its clock stops; another board's
+    # clock is its own (this board's copy runs on, corrected by its next move)
+    assert (left(t)[1] == kept) == hosted
+    t.door.seen(1, False, hosted=hosted, cut_off=False)  # the link is back, the other still away
+    assert t.moment().absent.choices == ("pause", "wait", "claim", "draw")
+
+
 def test_the_link_tells_the_referee_whether_the_other_side_is_there(board):
     t = board("5")
     said(t, "place", "h0.0")
     shown = []
     link = SimpleNamespace(settings=SimpleNamespace(seat=1, watching=False, guest=True),
-                           peer_online=False, after_change=lambda: shown.append(1))
+                           peer_online=False, linked=True,
+                           after_change=lambda: shown.append(1))
     daemon = SimpleNamespace(session=t.session, loop=SimpleNamespace(time=t.clock))
     tell_presence(link, daemon)
     link.after_change()                  # (a message handled, the broker gone: the link says)

@@ -302,3 +302,30 @@ def test_a_stop_that_comes_with_the_brokers_answer_still_stops_the_link(tracer, 
         assert task.cancelled()
 
     asyncio.run(scenario())
+
+
+def test_a_choice_about_a_player_away_is_signed_checked_and_repeated_in_the_state():
+    from board_driver.referee.absence import CHOICES
+
+    assert rp.AWAY_CHOICES == CHOICES   # (the remote room keeps its own copy of the words)
+    signer = rp.Signer(SECRET, "g1", EPOCH)
+    body = rp.away_message("pause", 3, 0, 0, 1, clock_ms=295_000)
+    assert signer.decode(signer.encode(body)) == dict(body, game_id="g1")
+    for bad, why in ((dict(body, choice="forfeit"), "'choice', 'seq'"),
+                     (dict(body, seq=0), "'choice', 'seq'"),
+                     (dict(body, seq=True), "'seq' missing or of the wrong type"),
+                     (dict(body, clock_ms=-1), "out of range"),
+                     ({k: v for k, v in body.items() if k != "choice"}, "'choice' missing")):
+        with pytest.raises(rp.RemoteError, match=why):
+            signer.decode(signer.encode(bad))
+    with pytest.raises(rp.RemoteError, match="bad signature"):
+        signer.decode(rp.Signer("another secret!", "g1", EPOCH).encode(body))
+    # the state repeats it, and how a claimed game ended; a state's `away` that does not hold
+    # together is refused whole
+    state = rp.state_message(tp("h0.0"), 0, 0, ended={"forfeit": 1}, away=body)
+    got = signer.decode(signer.encode(state))
+    assert got["away"] == {k: v for k, v in body.items() if k != "type"} and got["forfeit"] == 1
+    with pytest.raises(rp.RemoteError, match="'away' of the wrong type"):
+        signer.decode(signer.encode(dict(state, away=dict(state["away"], choice="win"))))
+    with pytest.raises(rp.RemoteError, match="'drawn_away' of the wrong type"):
+        signer.decode(signer.encode(dict(state, drawn_away=2)))

@@ -107,7 +107,13 @@ function setLink(up) {
   $("link-state").textContent = up ? words.link_up : words.link_down;
 }
 
+// When the board went away (null: it is here). The board hosts the clocks: while it is away
+// the browser's clock does not run (referee/absence.py), so the countdown stops there too.
+let boardAwayAt = null;
+
 function setBoard(state) {
+  if (state === "away" && boardAwayAt === null) boardAwayAt = Date.now();
+  if (state !== "away") boardAwayAt = null;
   document.body.dataset.board = state;
   $("board-state").textContent = words["board_" + state];
 }
@@ -263,7 +269,8 @@ async function playSeat(link) {
     const draw = () => {
       const parts = clocks.left_ms.map((ms, p) => {
         if (ms === null) return "–";
-        const left = Math.max(0, ms - (clocks.running === p ? Date.now() - shownAt : 0));
+        const until = boardAwayAt === null ? Date.now() : boardAwayAt;
+        const left = Math.max(0, ms - (clocks.running === p ? Math.max(0, until - shownAt) : 0));
         const s = Math.ceil(left / 1000);
         return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
       });
