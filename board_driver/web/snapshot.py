@@ -18,7 +18,7 @@ from board_driver.moment import Correction
 from board_driver.views import entry
 from board_driver.views.absence import absent_words, choice_words
 from board_driver.views.ending import ended_words, news_words, offer_words
-from board_driver.views.narrate import hands_words, takeback_words
+from board_driver.views.narrate import hands_words, owed_by, takeback_words
 from board_driver.views import modes
 from board_driver.views.words import reason, tr
 
@@ -139,10 +139,8 @@ def page_state(referee, *, layout_name: str, token_required: bool, version: int,
         # each player's pieces as the picture draws them (None: in the colours above)
         "pieces": views.piece_fills(state.game.name),
         "fixes": views.corrections_in_words(state, view),
-        "owed_by": {"computer": tr("The computer's move."),
-                    "remote": tr("The other board's move."),
-                    "web": tr("The web seat's move.")}.get(
-            view.to_make_by, tr("The other seat's move.")),
+        # whose move waits to be put down (a browser's seat across the internet: its player's)
+        "owed_by": owed_by(view, guest=bool(remote and remote.get("guest"))),
         "steps": steps_in_words(view, names),
         "result": result_words(state, names, view.flagged, view.ending),
         # A game its players end or pause (web/endings.py acts on it): a draw on offer, who
