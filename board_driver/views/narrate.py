@@ -88,6 +88,7 @@ class Narrator:
         self._menu_game = None   # the game the menu opened over (another when it closed: applied)
         self._ending_said: int | None = None   # the last ending's news said (its count)
         self._absent_said: tuple | None = None  # the away player's state said, and its news
+        self._web_away_said: frozenset = frozenset()   # the web seats said to be away
         self._menu_was_game = False   # the menu last open was the game menu (endings)
         self._limited_said: tuple = ()   # the seats' "limited by time" words last said
         self._modes_said: dict[str, object] = {}   # a set-up's, study's, puzzle's face last said
@@ -360,14 +361,16 @@ class Narrator:
 
     def absence(self, moment) -> list[Said]:
         """The player to move away: the question (or the clocks paused) said when it begins,
-        each choice and return said once."""
+        each choice and return said once; a web seat's player going away and coming back."""
         face = moment.absent
         key = None if face is None else (face.seat, face.asked, face.paused, face.news)
+        # a web seat's player went away or is back (web/presence.py: the pages holding it)
+        lines = absence_words.web_presence_news(moment, self._web_away_said)
+        self._web_away_said = absence_words.web_away(moment)
         if key == self._absent_said:
-            return []
+            return [Said(line, line, "other") for line in lines]
         was, self._absent_said = self._absent_said, key
         name = moment.state.game.name
-        lines = []
         if face is not None and face.news is not None and (was is None or was[3] != face.news):
             lines.append(absence_words.absence_news_words(name, face))
         if face is not None and (was is None or was[:3] != key[:3]):

@@ -16,7 +16,7 @@ from board_driver.referee.endings import LOCAL
 from board_driver.referee.reconcile import changed_sites
 from board_driver.moment import Correction
 from board_driver.views import entry
-from board_driver.views.absence import absent_words, choice_words
+from board_driver.views.absence import absent_words, choice_words, web_presence_state
 from board_driver.views.ending import ended_words, news_words, offer_words
 from board_driver.views.narrate import hands_words, owed_by, takeback_words
 from board_driver.views import modes
@@ -148,6 +148,8 @@ def page_state(referee, *, layout_name: str, token_required: bool, version: int,
         "ending": ending_state(view),
         # The player to move away (web/endings.py acts on it): the sentence, the choices.
         "absent": absent_state(view),
+        # Each web seat's player, there or away: whether a page holds the seat (web/presence.py).
+        "presence": web_presence_state(view),
         "entries": offered,
         # While a web seat is to move: every move it may make, with the taps on the pictures
         # that make it (views/entry.py), for the page's entry.js; else None.
