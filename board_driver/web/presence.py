@@ -39,6 +39,9 @@ log = logging.getLogger("treeboard.web")
 HOLD_S = 30.0
 #: How often a shown page says its hold again (app.js's PRESENCE_MS is the same).
 HEARTBEAT_S = 10.0
+#: The last page letting go is said only once no page has held the seat for this long: a page
+#: reloaded, or its socket reconnecting after a blink, holds it again first (no "away, back").
+SETTLE_S = 2.0
 #: The tabs remembered at most (more than the page's MAX_CLIENTS sockets: a program may hold
 #: a seat with no socket).
 MAX_TABS = 32
@@ -95,7 +98,9 @@ class SeatPresence:
         self.holds = Holds(hold_s)
         self._told: dict[int, bool] = {}     # web seat -> here, as the board was last told
         self._since: dict[int, float] = {}   # web seat -> since when it is one (its grace)
+        self._gone: dict[int, float] = {}    # web seat -> since when no page holds it
         self._timer: asyncio.TimerHandle | None = None
+        self._booked: float | None = None    # when the timer looks next
 
     @property
     def hold_s(self) -> float:
@@ -162,35 +167,47 @@ class SeatPresence:
         for seat in (0, 1):
             if kinds[seat] != "web":
                 self._since.pop(seat, None)
+                self._gone.pop(seat, None)
                 if self._told.pop(seat, True) is False:
                     self.door.seen(seat, True)   # (no longer a web seat: no longer away)
                 continue
             since = self._since.setdefault(seat, now)
             here = seat in held
-            if not here and seat not in self._told and now < since + self.hold_s:
+            if here:
+                self._gone.pop(seat, None)
+            elif seat not in self._told and now < since + self.hold_s:
                 continue   # (a page may be reconnecting still: not said away yet)
+            elif self._told.get(seat) and now < self._gone.setdefault(seat, now) + SETTLE_S:
+                continue   # (a page reloading holds it again first)
             if self._told.get(seat) != here:
                 self._told[seat] = here
                 log.info("web seat %d: %s", seat, "a page holds it" if here else
                          "no page holds it")
                 self.door.seen(seat, here)
+            if not here:
+                self._gone.pop(seat, None)   # (said away: nothing more to wait for)
         self._book(now)
 
     def _book(self, now: float) -> None:
         """The next look: when the first hold lapses or a web seat's grace ends."""
         times = [t for t in [self.holds.next_lapse()] +
                  [since + self.hold_s for seat, since in self._since.items()
-                  if seat not in self._told] if t is not None]
+                  if seat not in self._told] +
+                 [gone + SETTLE_S for gone in self._gone.values()] if t is not None]
+        when = min(times, default=None)
+        if self._timer is not None and self._booked == when:
+            return   # (booked already: the daemon looks at every frame)
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
-        if not times:
+        self._booked = when
+        if when is None:
             return
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:
             return   # (no loop: a test calls it by hand)
-        self._timer = loop.call_later(max(0.0, min(times) - now) + 0.01, self._looked)
+        self._timer = loop.call_later(max(0.0, when - now) + 0.01, self._looked)
 
     def _looked(self) -> None:
         self._timer = None

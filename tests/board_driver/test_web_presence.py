@@ -166,3 +166,55 @@ def test_the_board_says_it_and_breathes_the_turn_leds_in_the_seats_colour(tmp_pa
         assert web_presence_news(t.referee.moment(t.clock.now), frozenset()) == []
     finally:
         t.close()
+
+
+class FakeDoor:
+    """The door as SeatPresence uses it: the seats, a clock, and what the board was told."""
+
+    def __init__(self):
+        self.seats, self.now, self.told = ("human", "web"), 0.0, []
+
+    def clock(self) -> float:
+        return self.now
+
+    def seen(self, seat: int, here: bool) -> None:
+        self.told.append((seat, here))
+
+
+def test_a_page_reloading_is_not_said_away_and_a_new_web_seat_has_its_grace():
+    from board_driver.web.presence import HOLD_S, SETTLE_S, SeatPresence
+
+    door = FakeDoor()
+    presence = SeatPresence(door, None, None)
+    presence.check()
+    door.now = HOLD_S - 1
+    presence.check()
+    assert door.told == []                       # (a page may still be reconnecting)
+    presence.holds.hold(TAB_A, frozenset({1}), door.now)
+    presence.check()
+    assert door.told == [(1, True)]
+    presence.socket_closed(TAB_A)                # reloaded: its socket closed...
+    door.now += SETTLE_S / 2
+    presence.holds.hold(TAB_A, frozenset({1}), door.now)   # ...and it holds the seat again
+    presence.check()
+    door.now += SETTLE_S * 2
+    presence.check()
+    assert door.told == [(1, True)]              # no "away, back"
+    presence.socket_closed(TAB_A)                # closed for good
+    presence.check()
+    assert door.told == [(1, True)]
+    door.now += SETTLE_S
+    presence.check()
+    assert door.told == [(1, True), (1, False)]
+    assert presence.summary() == {"held": [], "away": [1]}
+    door.seats = ("human", "human")              # no longer a web seat: no longer away
+    presence.check()
+    assert door.told[-1] == (1, True) and presence.summary() == {"held": [], "away": []}
+    door.seats = ("web", "human")                # a new web seat: its own grace
+    presence.check()
+    door.now += HOLD_S - 1
+    presence.check()
+    assert door.told[-1] == (1, True)
+    door.now += 1
+    presence.check()
+    assert door.told[-1] == (0, False)

@@ -433,20 +433,30 @@ function tellPresence(leaving = false) {
 }
 
 function showPresence(s) {
+  // Each web seat: this page's box (kept while the seats stay: a push never unticks it under a
+  // finger) and whether its player is there.
   const box = $("presence");
   box.hidden = s.presence.length === 0;
-  box.textContent = "";
-  for (const p of s.presence) {
-    const row = document.createElement("label");
-    row.className = p.here ? "here" : "away";
-    const tick = document.createElement("input");
-    tick.type = "checkbox";
-    tick.dataset.holdSeat = String(p.seat);
-    tick.checked = held.has(p.seat);
-    tick.onchange = () => holdSeat(p.seat, tick.checked);
-    row.append(tick, ` ${STRINGS.holdSeat(s.players[p.seat])} — ${p.words}`);
-    box.append(row);
+  const seats = s.presence.map((p) => p.seat).join(" ");
+  if (box.dataset.seats !== seats) {
+    box.dataset.seats = seats;
+    box.textContent = "";
+    for (const p of s.presence) {
+      const row = document.createElement("label");
+      const tick = document.createElement("input");
+      tick.type = "checkbox";
+      tick.dataset.holdSeat = String(p.seat);
+      tick.onchange = () => holdSeat(p.seat, tick.checked);
+      row.append(tick, document.createElement("span"));
+      box.append(row);
+    }
   }
+  s.presence.forEach((p, i) => {
+    const row = box.children[i];
+    row.className = p.here ? "here" : "away";
+    row.firstChild.checked = held.has(p.seat);
+    row.lastChild.textContent = ` ${STRINGS.holdSeat(s.players[p.seat])} — ${p.words}`;
+  });
   if (heldSeats() !== toldSeats) tellPresence();   // (the state came after the socket opened)
 }
 
