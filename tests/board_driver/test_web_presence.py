@@ -218,3 +218,27 @@ def test_a_page_reloading_is_not_said_away_and_a_new_web_seat_has_its_grace():
     door.now += 1
     presence.check()
     assert door.told[-1] == (0, False)
+
+
+def test_a_move_from_the_page_says_the_web_seats_player_is_back(tmp_path):
+    """Its clock paused while it was away, the web seat's move (POST /api/play) starts it again,
+    as a browser's move across the internet does (absence.py)."""
+    from board_driver.referee.tracer import Tracer
+
+    t = Tracer(sim_config(journal=str(tmp_path / "j.sqlite"), players=("human", "web"),
+                          layout="tree-planting-4x4-matrix", away_grace_seconds=1.0,
+                          time_control=parse_time_control("5")))
+    try:
+        t.step("place", ["h0.0"])
+        t.door.seen(1, False)
+        t.step("wait", ["1500"])
+        assert t.referee.moment(t.clock.now).absent.asked
+        t.door.absent_choice("pause")
+        assert t.referee.keeper.clocks.paused_for == 1
+        t.door.play("h1.1")
+        assert t.referee.keeper.clocks.paused_for is None
+        assert not t.referee.absence.away(1)
+        t.step("place", ["h1.1"])                    # (its rod put down: player 1's clock runs)
+        assert t.referee.keeper.clocks.running == 0
+    finally:
+        t.close()
