@@ -212,7 +212,8 @@ class Door:
         return self._decided(self.referee.absence.choose(choice, self.clock(), origin))
 
     def seen(self, seat: int, here: bool, hosted: bool = True) -> None:
-        """Whether `seat`'s player is there, as a link says it (a trace says it by hand)."""
+        """Whether `seat`'s player is there, as a link says it, or the pages holding a web seat
+        (web/presence.py; a trace says it by hand)."""
         if self.referee.absence.seen(seat, here, self.clock(), hosted):
             self._decided()
 

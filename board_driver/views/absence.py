@@ -103,8 +103,7 @@ def absent_turn(frame: dict[Hashable, Colour], face: AbsentFace | None, colours:
 #: coming back, said once each, and the page's line about each web seat.
 WEB_AWAY = N_("{player} is away: no page holds the web seat")
 WEB_BACK = N_("{player} is back on the page")
-WEB_HERE = N_("{player} plays on a page: there")
-WEB_GONE = N_("{player} plays on a page: away (no page holds the seat)")
+WEB_HERE = N_("{player} is here: a page holds the web seat")
 
 
 def web_away(moment: Moment) -> frozenset:
@@ -116,7 +115,7 @@ def web_presence_state(moment: Moment) -> list[dict[str, Any]]:
     """Each web seat, whether its player is there, in words (the page's "presence")."""
     names, away = players(moment.state.game.name), web_away(moment)
     return [{"seat": seat, "here": seat not in away,
-             "words": tr(WEB_GONE if seat in away else WEB_HERE).format(player=names[seat])}
+             "words": tr(WEB_AWAY if seat in away else WEB_HERE).format(player=names[seat])}
             for seat in (0, 1) if moment.seats[seat] == "web"]
 
 

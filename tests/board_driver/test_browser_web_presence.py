@@ -42,7 +42,7 @@ def test_the_pages_holding_a_web_seat_come_and_go_and_the_board_says_it(browser,
              "the sim to say it")
     state = sim.state()
     assert state["presence"] == [{"seat": 1, "here": False, "words":
-                                  "player 2 plays on a page: away (no page holds the seat)"}]
+                                  "player 2 is away: no page holds the web seat"}]
     third = open_page(browser, sim)              # a tab opened again: the page says away...
     third.wait_for_selector("#presence label.away", timeout=ms(5))
     third.check('#presence input[data-hold-seat="1"]')   # ...until it holds the seat

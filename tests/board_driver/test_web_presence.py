@@ -78,14 +78,14 @@ def test_the_board_hears_the_pages_holding_a_web_seat_come_and_go(tmp_path):
             await presence(http, daemon, TAB_B, "none")
             state = await (await http.get(base_url(daemon) + "/api/state")).json()
             assert state["presence"] == [{"seat": 1, "here": True,
-                                          "words": "player 2 plays on a page: there"}]
+                                          "words": "player 2 is here: a page holds the web seat"}]
             # Tab A closes (its socket goes): no page holds it, its player is away, at once.
             await ws.close()
             await until(lambda: away() == {1}, 10, "the web seat's player away")
             state = await (await http.get(base_url(daemon) + "/api/state")).json()
             assert state["presence"][0]["here"] is False
             assert state["presence"][0]["words"] == \
-                "player 2 plays on a page: away (no page holds the seat)"
+                "player 2 is away: no page holds the web seat"
             # Past the grace the present player chooses, as for a browser across the internet.
             await until(lambda: (f := referee.moment(loop.time()).absent) is not None
                         and f.asked, 10, "the present player asked")
