@@ -5,8 +5,8 @@ that hold the seat.
          holds the web seats named ("0", "1", "0 1"; "none" lets go); a control action (the
          token where one is set). A hold lasts HOLD_S unless the page says it again: the page
          does every HEARTBEAT_S while it is shown, lets go as it is hidden or closed
-         (visibilitychange, pagehide with a keepalive request), and its socket (/ws?tab=ID)
-         closing lets go at once. Answered {"held": [seats any page holds now]}; 409 with the
+         (visibilitychange, pagehide with a keepalive request), and its last socket
+         (/ws?tab=ID) closing lets go at once. Answered {"held": [seats any page holds now]}; 409 with the
          reason for a seat that is not a web seat.
     GET  /api/presence   {"held": [...], "away": [web seats whose player is away]}
 
@@ -101,6 +101,8 @@ class SeatPresence:
         self._gone: dict[int, float] = {}    # web seat -> since when no page holds it
         self._timer: asyncio.TimerHandle | None = None
         self._booked: float | None = None    # when the timer looks next
+        # tab -> its sockets open now (as many as the page's MAX_CLIENTS at most)
+        self._sockets: dict[str, int] = {}
 
     @property
     def hold_s(self) -> float:
@@ -146,15 +148,25 @@ class SeatPresence:
 
     # --- what the board hears ------------------------------------------------------------------
 
-    @staticmethod
-    def tab_of(request: web.Request) -> str | None:
-        """The tab a page's socket names (/ws?tab=ID: a page that may hold a web seat)."""
+    def socket_opened(self, request: web.Request) -> str | None:
+        """A page's socket opened (/ws?tab=ID: a page that may hold a web seat): its tab, counted
+        until the socket closes (None: it names none)."""
         tab = request.query.get("tab")
-        return tab if tab is not None and TAB.fullmatch(tab) else None
+        if tab is None or not TAB.fullmatch(tab):
+            return None
+        self._sockets[tab] = self._sockets.get(tab, 0) + 1
+        return tab
 
     def socket_closed(self, tab: str | None) -> None:
-        """A page's socket closed (its tab closed, or its network went): its holds go at once."""
-        if tab is not None and self.holds.drop(tab):
+        """A page's socket closed (its tab closed, or its network went): once the tab's last
+        socket is gone, its holds go at once (an old socket found dead after the page
+        reconnected on a new one lets nothing go)."""
+        if tab is None:
+            return
+        left = self._sockets.pop(tab, 1) - 1
+        if left > 0:
+            self._sockets[tab] = left
+        elif self.holds.drop(tab):
             self.check()
 
     def check(self) -> None:

@@ -643,13 +643,13 @@ class WebServer:
     async def _ws(self, request: web.Request) -> web.StreamResponse:
         if len(self.clients) >= MAX_CLIENTS:
             raise Refused(503, f"too many open pages (at most {MAX_CLIENTS})")
-        tab = self.presence.tab_of(request)   # (its socket closing lets its seats go)
         ws = web.WebSocketResponse(heartbeat=20, max_msg_size=MAX_BODY)
         await ws.prepare(request)
         client = Client(ws, self._language(request))
         self.clients.add(client)
         client.offer(self.current(client.language))
         pump = asyncio.ensure_future(client.pump())
+        tab = self.presence.socket_opened(request)   # (its last socket closing: seats let go)
         try:
             async for msg in ws:  # the page only listens; anything it sends is ignored
                 if msg.type == WSMsgType.ERROR:

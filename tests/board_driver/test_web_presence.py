@@ -242,3 +242,32 @@ def test_a_move_from_the_page_says_the_web_seats_player_is_back(tmp_path):
         assert t.referee.keeper.clocks.running == 0
     finally:
         t.close()
+
+
+def test_an_old_socket_found_dead_after_the_page_reconnected_lets_nothing_go():
+    """A network blink: the page reconnects on a new socket (same tab) and holds the seat again
+    before the board notices the old socket is dead; that old socket closing lets nothing go.
+    A socket naming no tab, or a malformed one, is no tab's."""
+    from types import SimpleNamespace
+
+    from board_driver.web.presence import HOLD_S, SETTLE_S, SeatPresence
+
+    door = FakeDoor()
+    presence = SeatPresence(door, None, None)
+    socket = SimpleNamespace(query={"tab": TAB_A})
+    old = presence.socket_opened(socket)
+    presence.holds.hold(TAB_A, frozenset({1}), door.now)
+    presence.check()
+    new = presence.socket_opened(socket)            # the page reconnected
+    presence.socket_closed(old)                     # the old socket, found dead late
+    door.now += SETTLE_S * 2
+    presence.check()
+    assert door.told == [(1, True)] and presence.summary()["held"] == [1]
+    presence.socket_closed(new)                     # the page's last socket: it is gone
+    door.now += SETTLE_S
+    presence.check()
+    assert door.told == [(1, True), (1, False)]
+    assert presence.socket_opened(SimpleNamespace(query={})) is None
+    assert presence.socket_opened(SimpleNamespace(query={"tab": "../x"})) is None
+    presence.socket_closed(None)
+    assert HOLD_S > SETTLE_S
