@@ -6,8 +6,8 @@ that hold the seat.
          token where one is set). A hold lasts HOLD_S unless the page says it again: the page
          does every HEARTBEAT_S while it is shown, lets go as it is hidden or closed
          (visibilitychange, pagehide with a keepalive request), and its last socket
-         (/ws?tab=ID) closing lets go at once. Answered {"held": [seats any page holds now]}; 409 with the
-         reason for a seat that is not a web seat.
+         (/ws?tab=ID) closing lets go at once. Answered {"held": [seats any page holds now],
+         "away": [...]}; 409 with the reason for a seat that is not a web seat.
     GET  /api/presence   {"held": [...], "away": [web seats whose player is away]}
 
 A web seat is there while at least one page holds it: several tabs may hold it, and its player
