@@ -226,6 +226,9 @@ class Moment:
     study: StudyFace | None = None    # a record studied on the board (None: none)
     puzzle: PuzzleFace | None = None  # a puzzle on the board (None: none)
     absent: AbsentFace | None = None  # the player to move away (None: no one, nothing new)
+    # The seats whose player the link or the page says is away, to move or not (absence.py):
+    # the views say it of a web seat (a remote seat's link says its own).
+    away: frozenset = frozenset()
 
     def __post_init__(self):
         object.__setattr__(self, "hints", frozen_map(self.hints))

@@ -54,6 +54,12 @@ ENDINGS_HELP = N_("resign [SEAT] | draw [SEAT] (offer a draw) | draw accept | dr
 POSITIONS_HELP = N_("positions: setup MOVES (set up the position they make) | puzzle [N] | study "
                     "ID (a journal game) | forward [N] | back [N] | branch [SEAT] (play on from "
                     "the study)")
+#: The other seat's move to put down, by whose it is (Moment.to_make_by; "guest": the remote
+#: seat played in a browser).
+MAKE_MOVE = {"computer": N_("make the computer's move at {site}: {do}"),
+             "remote": N_("make the other board's move at {site}: {do}"),
+             "guest": N_("make the move of the player in the browser at {site}: {do}"),
+             "web": N_("make the web seat's move at {site}: {do}")}
 #: A web seat's move typed in the sim, as the page makes it (board_driver/web/play.py).
 WEB_HELP = N_("web MOVE: the move of a seat played on the page (players human web), as the page "
               "makes it")
@@ -238,12 +244,13 @@ class Terminal:
             link = self.link.summary()["status"]   # a LINK_WORDS state (views/narrate.py)
             status += tr(" — other board: {status}").format(status=reason(link))
         print(f"\n{body}\n{status}", file=self.out)
-        remote = moment.to_make_by == "remote"
+        by = moment.to_make_by
+        if by == "remote" and self.link is not None and self.link.summary().get("guest"):
+            by = "guest"   # (the remote seat played in a browser: remote/guest.py)
         left = views.leftovers_words(moment)
         for fix in [] if left else views.corrections_in_words(state, moment):
             # The other seat's move is an invitation, not a mistake: say so in other words.
-            line = ((tr("make the other board's move at {site}: {do}") if remote else
-                     tr("make the computer's move at {site}: {do}")) if fix["move"] else
+            line = (tr(MAKE_MOVE.get(by, MAKE_MOVE["computer"])) if fix["move"] else
                     "{site}: {do}" if fix["waiting"] else
                     tr("correct {site}: {do}")).format(site=fix["site"], do=fix["do"])
             print(f"  {line}", file=self.out)

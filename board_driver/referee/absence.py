@@ -121,7 +121,8 @@ class Absence:
         """A referee listener: a move from the away side says it is there after all (its clock
         was stopped by the move itself; the next kept clocks no longer say paused)."""
         clocks = self.referee.keeper.clocks
-        if what == "move" and origin == "remote" and clocks.paused_for is not None:
+        # (a browser's or another board's move: "remote"; a web seat's on this board's page: "web")
+        if what == "move" and origin in ("remote", "web") and clocks.paused_for is not None:
             self._away.pop(clocks.paused_for, None)
             self._say("withdrawn" if self._pending is not None else "back", clocks.paused_for)
             clocks.paused_for = None

@@ -99,7 +99,8 @@ class Moments:
             setup=ref.setting_up.face() if ref.setting_up is not None else None,
             study=mode.face() if mode is not None and mode.kind == "study" else None,
             puzzle=mode.face() if mode is not None and mode.kind == "puzzle" else None,
-            absent=ref.absence.face(now))
+            absent=ref.absence.face(now),
+            away=frozenset(seat for seat in (0, 1) if ref.absence.away(seat)))
 
     def _touch(self, position: Any) -> TouchFace | None:
         """A touch game's selection as it stands (None: a piece game)."""

@@ -212,8 +212,8 @@ class Door:
         return self._decided(self.referee.absence.choose(choice, self.clock(), origin))
 
     def seen(self, seat: int, here: bool, hosted: bool = True, cut_off: bool = False) -> None:
-        """Whether `seat`'s player is there, as a link says it (a trace says it by hand);
-        `cut_off`: this board's own link is down."""
+        """Whether `seat`'s player is there, as a link says it, or the pages holding a web seat
+        (web/presence.py; a trace says it by hand); `cut_off`: this board's own link is down."""
         if self.referee.absence.seen(seat, here, self.clock(), hosted, cut_off):
             self._decided()
 

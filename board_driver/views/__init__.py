@@ -324,7 +324,8 @@ MENU_MEANINGS = {"seats": N_("who plays (bright: the choice made)"),
                  "apply": N_("blinking: apply the choices and start a new game"),
                  "take up": N_("a game put away: chosen and applied, it is taken up again"),
                  "ending": N_("the game menu: resign, offer or answer a draw, put the game "
-                              "away (blinking green: do it)"),
+                              "away, answer a takeback the other side asks, and while the "
+                              "player to move is away, what to do (blinking green: do it)"),
                  "puzzle": N_("the puzzles: a position with one best move, set up on the board")}
 
 
@@ -342,8 +343,21 @@ def menu_legend(moment: Moment) -> list[dict[str, str]]:
             continue   # (only the groups the menu shows; the game menu's apply is its own)
         colour = colours[MENU_COLOURS[group]]
         out.append({"name": f"menu-{group}", "label": tr(colour_name(colour)),
-                    "colour": "#%02x%02x%02x" % colour, "means": tr(means)})
+                    "colour": "#%02x%02x%02x" % colour,
+                    "means": _game_menu_meaning(moment.menu) if group == "ending" else tr(means)})
     return out
+
+
+def _game_menu_meaning(menu) -> str:
+    """The game menu's sites in the legend: the choices it lights now, each by name (a takeback
+    the other side asks: accept, refuse; the player to move away: the present player's
+    choices), or what it may offer while it is not open."""
+    shown = [c.value for c in (menu.sites or {}).values() if c.group == "ending"] \
+        if menu is not None and menu.game else []
+    if not shown:
+        return tr(MENU_MEANINGS["ending"])
+    return tr("the game menu: {choices} (blinking green: do it)").format(
+        choices=tr(", ").join(tr(ENDING_WORDS[v]) for v in shown if v in ENDING_WORDS))
 
 
 #: The marks at which a running clock is said aloud (voice) and in the sim's words.

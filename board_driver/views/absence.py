@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from typing import Any, Hashable, Mapping
 
-from board_driver.moment import AbsentFace, Colour
+from board_driver.moment import AbsentFace, Colour, Moment
 from board_driver.views import players
+from board_driver.views.base import FRAME_S, waiting_breath
 from board_driver.views.words import N_, tr
 
 #: The turn LEDs blink this often while the present player is asked (slower than a draw offer).
@@ -112,3 +113,46 @@ def absent_turn(frame: dict[Hashable, Colour], face: AbsentFace | None, colours:
     frame = dict(frame)
     frame["turn"] = colour
     return frame, wake if nxt is None else (nxt if wake is None else min(wake, nxt))
+
+
+# --- a web seat's page (board_driver/web/presence.py) -----------------------------------------
+
+#: A web seat's player going away (no page holds the seat: its tab closed, its phone asleep) and
+#: coming back, said once each, and the page's line about each web seat.
+WEB_AWAY = N_("{player} is away: no page holds the web seat")
+WEB_BACK = N_("{player} is back on the page")
+WEB_HERE = N_("{player} is here: a page holds the web seat")
+
+
+def web_away(moment: Moment) -> frozenset:
+    """The web seats whose player is away (no page holds them)."""
+    return frozenset(seat for seat in moment.away if moment.seats[seat] == "web")
+
+
+def web_presence_state(moment: Moment) -> list[dict[str, Any]]:
+    """Each web seat, whether its player is there, in words (the page's "presence")."""
+    names, away = players(moment.state.game.name), web_away(moment)
+    return [{"seat": seat, "here": seat not in away,
+             "words": tr(WEB_AWAY if seat in away else WEB_HERE).format(player=names[seat])}
+            for seat in (0, 1) if moment.seats[seat] == "web"]
+
+
+def web_presence_news(moment: Moment, was: frozenset) -> list[str]:
+    """What to say of the web seats' players since `was` (the away ones last said): who went
+    away, who is back (a seat no longer a web seat is neither)."""
+    names, now = players(moment.state.game.name), web_away(moment)
+    return ([tr(WEB_AWAY).format(player=names[s]) for s in sorted(now - was)] +
+            [tr(WEB_BACK).format(player=names[s]) for s in sorted(was - now)
+             if moment.seats[s] == "web"])
+
+
+def web_away_turn(frame: dict[Hashable, Colour], moment: Moment, layout: Any, now: float,
+                  wake: float | None) -> tuple[dict[Hashable, Colour], float | None]:
+    """The turn LEDs while a web seat's player to move is away: its colour breathing slowly,
+    as for a remote board the board waits for. Unchanged otherwise, or without turn LEDs."""
+    state = moment.state
+    if "turn" not in layout.named_leds or moment.over or state.to_move not in web_away(moment):
+        return frame, wake
+    frame = dict(frame)
+    frame["turn"] = waiting_breath(moment.settings.colours[f"player{state.to_move}"], now)
+    return frame, now + FRAME_S if wake is None else min(wake, now + FRAME_S)

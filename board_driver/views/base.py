@@ -36,6 +36,12 @@ def scale(colour: Colour, factor: float) -> Colour:
     return tuple(max(0, min(255, round(v * factor))) for v in colour)  # type: ignore[return-value]
 
 
+def waiting_breath(colour: Colour, now: float) -> Colour:
+    """`colour` breathing slowly (a four-second breath): the turn LEDs while the board waits
+    for a player who is not there (the other board, a web seat's page)."""
+    return scale(colour, 0.15 + 0.85 * (0.5 + 0.5 * math.sin(now * math.pi / 2)))
+
+
 def kind_colour(game: Game, kind: str, colours: dict[str, Colour]) -> Colour:
     """The colour that stands for a piece kind of `game`: its owner's (`Game.owner_of`), or,
     for a piece of nobody's, the rod's."""

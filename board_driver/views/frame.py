@@ -14,9 +14,10 @@ from typing import Any, Hashable
 
 from board_driver.views import CLOCK_WARNINGS as WARNINGS
 from board_driver.views import render
-from board_driver.views.absence import absent_turn
+from board_driver.views.absence import absent_turn, web_away_turn
 from board_driver.views.ending import light_turn
-from board_driver.views.base import FRAME_S, MENU_COLOURS, MENU_CORNER, Colour, Moment, scale
+from board_driver.views.base import (FRAME_S, MENU_COLOURS, MENU_CORNER, Colour, Moment, scale,
+                                     waiting_breath)
 
 #: The last this many seconds of a timed turn are shown running out.
 COUNTDOWN_S = 30.0
@@ -71,7 +72,9 @@ def compose(moment: Moment, layout: Any, now: float, link: str | None = None,
         frame["turn"], wake = _clock_turn(frame["turn"], moment, colours, link, now, wake)
     # A draw on offer, a resignation, a draw agreed (views/ending.py says how they look).
     frame, wake = light_turn(frame, moment.ending, colours, layout, now, wake)
-    # The player to move away: asked, or its clock paused (views/absence.py).
+    # A web seat's player to move away (no page holds it), then asked or its clock paused
+    # (views/absence.py).
+    frame, wake = web_away_turn(frame, moment, layout, now, wake)
     frame, wake = absent_turn(frame, moment.absent, colours, layout, now, wake)
     for player in (0, 1):
         bar = named.get(f"score{player}")
@@ -113,8 +116,7 @@ def _turn(state, seats, colours, link, now, wake) -> tuple[Colour, float | None]
     # twice a second; "waiting for the other board" breathes slowly in the remote seat's colour.
     if link.startswith(("waiting", "connecting")):
         remote_seat = seats.index("remote") if "remote" in seats else 0
-        level = 0.15 + 0.85 * (0.5 + 0.5 * math.sin(now * math.pi / 2))
-        colour = scale(colours[f"player{remote_seat}"], level)
+        colour = waiting_breath(colours[f"player{remote_seat}"], now)
     else:
         colour = colours["wrong"] if int(now * 4) % 2 else (0, 0, 0)
     return colour, min(wake or math.inf, now + FRAME_S)

@@ -88,6 +88,7 @@ class Narrator:
         self._menu_game = None   # the game the menu opened over (another when it closed: applied)
         self._ending_said: int | None = None   # the last ending's news said (its count)
         self._absent_said: tuple | None = None  # the away player's state said, and its news
+        self._web_away_said: frozenset = frozenset()   # the web seats said to be away
         self._menu_was_game = False   # the menu last open was the game menu (endings)
         self._limited_said: tuple = ()   # the seats' "limited by time" words last said
         self._modes_said: dict[str, object] = {}   # a set-up's, study's, puzzle's face last said
@@ -160,7 +161,7 @@ class Narrator:
         self._occupied = occupied
         wrong = {c.site for c in moment.corrections if c.want is None}
         have = {c.site: c.have for c in moment.corrections}
-        owed = first_to_make(moment, names)
+        owed = first_to_make(moment, names, guest=bool(self._link.get("guest")))
         for site in sorted(wrong - self._wrong - taken_back):
             if owed:
                 out.append(Said(tr("not a move: {site}: {owed}").format(site=site, owed=owed[0]),
@@ -321,7 +322,8 @@ class Narrator:
         place ("not a move yet: h0.1: first put player 2's tree on t0.0; then it counts")."""
         out = []
         new, self._waiting = moment.waiting - self._waiting, moment.waiting
-        owed = first_to_make(moment, names, owed_by_anyone=True) if new else None
+        owed = first_to_make(moment, names, owed_by_anyone=True,
+                             guest=bool(self._link.get("guest"))) if new else None
         for site in sorted(new):
             if owed:
                 line = tr("not a move yet: {site}: {owed}; then it counts")
@@ -359,14 +361,16 @@ class Narrator:
 
     def absence(self, moment) -> list[Said]:
         """The player to move away: the question (or the clocks paused) said when it begins,
-        each choice and return said once."""
+        each choice and return said once; a web seat's player going away and coming back."""
         face = moment.absent
         key = None if face is None else (face.seat, face.asked, face.paused, face.news)
+        # a web seat's player went away or is back (web/presence.py: the pages holding it)
+        lines = absence_words.web_presence_news(moment, self._web_away_said)
+        self._web_away_said = absence_words.web_away(moment)
         if key == self._absent_said:
-            return []
+            return [Said(line, line, "other") for line in lines]
         was, self._absent_said = self._absent_said, key
         name = moment.state.game.name
-        lines = []
         if face is not None and face.news is not None and (was is None or was[3] != face.news):
             lines.append(absence_words.absence_news_words(name, face))
         if face is not None and (was is None or was[:3] != key[:3]):
@@ -466,12 +470,27 @@ class Narrator:
         return Said(line, line, "score")
 
 
-def first_to_make(moment, names: tuple[str, str], owed_by_anyone: bool = False
-                  ) -> tuple[str, str] | None:
+#: Whose move still waits to be put on the board (Moment.to_make_by), as the page's banner
+#: says it: "remote" is the other board's, or the player in the browser's when the link is a
+#: guest's (remote/guest.py); "web" a seat played on this board's own page.
+OWED_BY = {"computer": N_("The computer's move."), "remote": N_("The other board's move."),
+           "guest": N_("The move of the player in the browser."),
+           "web": N_("The web seat's move.")}
+
+
+def owed_by(moment, guest: bool = False) -> str:
+    """Whose move waits to be put on the board, as a person reads it: `guest`, the remote seat
+    is played in a browser (the link's summary says so), not at another board."""
+    by = "guest" if guest and moment.to_make_by == "remote" else moment.to_make_by
+    return tr(OWED_BY[by]) if by in OWED_BY else tr("The other seat's move.")
+
+
+def first_to_make(moment, names: tuple[str, str], owed_by_anyone: bool = False,
+                  guest: bool = False) -> tuple[str, str] | None:
     """While the other seat's move still waits to be made on the board, what to do first
     ("first put the computer's rod on v1.2"), as written and as said; None when nothing is
     owed. `owed_by_anyone`: a piece the last move owes the board, whoever made it, too
-    ("first put player 2's tree on t0.0")."""
+    ("first put player 2's tree on t0.0"); `guest`: the remote seat is played in a browser."""
     owed = [c for c in moment.corrections if c.want is not None and c.have is None
             and c.site in moment.to_make]
     if not owed and owed_by_anyone:
@@ -490,7 +509,9 @@ def first_to_make(moment, names: tuple[str, str], owed_by_anyone: bool = False
     noun = piece_name(None, names, "") if kind == PRESENT else \
         tr(PIECES.get(kind.partition(":")[0], kind.partition(":")[0])) if ":" in kind else \
         piece_name(kind, names, "")
-    words = (tr("first put the other board's {piece} on {sites}")
+    words = (tr("first put the move of the player in the browser, {piece}, on {sites}")
+             if moment.to_make_by == "remote" and guest else
+             tr("first put the other board's {piece} on {sites}")
              if moment.to_make_by == "remote" else
              tr("first put the web seat's {piece} on {sites}")
              if moment.to_make_by == "web" else
@@ -609,5 +630,5 @@ def takeback_words(game_name: str, undone: list[tuple[str, bool]],
                      seats)
 
 
-__all__ = ["Said", "Narrator", "why_not", "mover", "last_moves", "first_to_make", "with_reply",
-           "takeback_words", "hands_words"]
+__all__ = ["Said", "Narrator", "why_not", "mover", "last_moves", "first_to_make", "owed_by",
+           "with_reply", "takeback_words", "hands_words"]

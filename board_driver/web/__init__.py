@@ -7,7 +7,8 @@ Owns the page's connections and its caches, no game state: it acts only through 
 door (`referee.door.Door`) and reads the referee. May import: games, games.ai, the referee,
 views and records rooms, config; never the daemon, remote or cli. `library.py` is the page's
 library (board_driver/records/: the journal's games searched, a record downloaded or imported);
-`play.py` a web seat's moves (POST /api/play, GET /api/entry).
+`play.py` a web seat's moves (POST /api/play, GET /api/entry); `presence.py` whether a web
+seat's player is there (the pages holding it).
 
 API (JSON; control actions need `X-Treeboard-Token` when the config sets web.token):
     GET  /api/state                 {"game", "corrections", "leds", ...what the page needs}
@@ -29,6 +30,9 @@ API (JSON; control actions need `X-Treeboard-Token` when the config sets web.tok
                                     strongest), at once; not in a remote game
     POST /api/play {"move"}         a web seat's move, in the game's notation (web/play.py):
                                     409 with the reason out of turn or against the rules
+    POST /api/presence {"tab","seats"}   a page (tab: hex id) holds the web seats ("1", "0 1",
+                                    "none": lets go): their player is there (web/presence.py)
+    GET  /api/presence              {"held", "away"}: the web seats held, and those away
     GET  /api/entry                 the entry model: every move the mover may make with the
                                     taps on the pictures' [data-site] ids (views/entry.py)
     POST /api/resign {"seat"?}      a seat played here resigns (web/endings.py)
@@ -51,7 +55,8 @@ API (JSON; control actions need `X-Treeboard-Token` when the config sets web.tok
                                     computer's worker, some seconds the first time; cached)
     GET  /api/kit/<file>            the maker's kit of this board (web/kit.py): parts.csv,
                                     wiring.svg, template.svg, as `treeboard kit` writes them
-    GET  /ws                        the state, pushed after every change
+    GET  /ws                        the state, pushed after every change (?tab=ID: a page that
+                                    may hold a web seat; its closing lets the seat go)
 A refusal is a 4xx with {"error": "<the reason a player can read>"}, and changes nothing.
 """
 

@@ -57,6 +57,7 @@ from board_driver.web.invite import Invitation
 from board_driver.web.lobby import LobbyRoutes
 from board_driver.web.library import Library
 from board_driver.web.play import Play
+from board_driver.web.presence import SeatPresence
 from board_driver.web.update import UpdatePanel
 from treeboard.exc import TreeboardError
 
@@ -227,6 +228,7 @@ class WebServer:
         self._reviews: collections.OrderedDict[int, asyncio.Future] = collections.OrderedDict()
         self._wrong = WrongTokens()
         self.clock: Callable[[], float] = time.monotonic  # tests replace it
+        self.presence = SeatPresence(door, self._body, self._language)   # web/presence.py
 
     # --- lifecycle ---------------------------------------------------------------------------
 
@@ -259,6 +261,7 @@ class WebServer:
         Library(self.door, self._language, self._reviews).add_routes(r)   # web/library.py
         Invitation(self.door).add_routes(r)   # a browser's seat, by invitation (web/invite.py)
         Play(self.door, self._body, self._act, self._language).add_routes(r)   # web/play.py
+        self.presence.add_routes(r)   # the pages holding a web seat (web/presence.py)
         Endings(self).add_routes(r)   # resign, a draw, put away, take up (web/endings.py)
         UpdatePanel(self.door).add_routes(r)   # the software's version and update (web/update.py)
         Positions(self.door, self.current, self._language).add_routes(r)   # web/positions.py
@@ -290,6 +293,7 @@ class WebServer:
         return f"http://{host}:{self.port}/"
 
     async def stop(self) -> None:
+        self.presence.close()
         for client in list(self.clients):
             # 1001 "going away": the page reconnects by itself when the daemon is back.
             await client.ws.close(code=1001, message=b"the board is restarting")
@@ -312,6 +316,7 @@ class WebServer:
                snapshot.clocks_key(ref, now),   # (the clocks: to the second while one runs)
                repr(ref.endings.face()),        # (a draw on offer, a resignation: endings.py)
                repr(ref.absence.face(now)),     # (a player away, asked or paused: absence.py)
+               tuple(ref.absence.away(seat) for seat in (0, 1)),   # (away, not to move too)
                # (a mode begun or ended: its steps and verdicts change the game itself)
                ref.mode is None or ref.mode.kind, ref.setting_up is None)
         if key != self._key:
@@ -330,6 +335,7 @@ class WebServer:
 
     def frame_shown(self) -> None:
         """Called by the daemon on the loop after every LED frame: push what changed."""
+        self.presence.check()   # (a seat made a web seat, or one no longer: web/presence.py)
         if not self.clients:
             return  # made when someone asks
         version = self._version
@@ -643,6 +649,7 @@ class WebServer:
         self.clients.add(client)
         client.offer(self.current(client.language))
         pump = asyncio.ensure_future(client.pump())
+        tab = self.presence.socket_opened(request)   # (its last socket closing: seats let go)
         try:
             async for msg in ws:  # the page only listens; anything it sends is ignored
                 if msg.type == WSMsgType.ERROR:
@@ -650,4 +657,5 @@ class WebServer:
         finally:
             self.clients.discard(client)
             pump.cancel()
+            self.presence.socket_closed(tab)
         return ws

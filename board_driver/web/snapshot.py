@@ -16,9 +16,9 @@ from board_driver.referee.endings import LOCAL
 from board_driver.referee.reconcile import changed_sites
 from board_driver.moment import Correction
 from board_driver.views import entry
-from board_driver.views.absence import absent_words, choice_words
+from board_driver.views.absence import absent_words, choice_words, web_presence_state
 from board_driver.views.ending import ended_words, news_words, offer_words
-from board_driver.views.narrate import hands_words, takeback_words
+from board_driver.views.narrate import hands_words, owed_by, takeback_words
 from board_driver.views import modes
 from board_driver.views.words import reason, tr
 
@@ -139,10 +139,8 @@ def page_state(referee, *, layout_name: str, token_required: bool, version: int,
         # each player's pieces as the picture draws them (None: in the colours above)
         "pieces": views.piece_fills(state.game.name),
         "fixes": views.corrections_in_words(state, view),
-        "owed_by": {"computer": tr("The computer's move."),
-                    "remote": tr("The other board's move."),
-                    "web": tr("The web seat's move.")}.get(
-            view.to_make_by, tr("The other seat's move.")),
+        # whose move waits to be put down (a browser's seat across the internet: its player's)
+        "owed_by": owed_by(view, guest=bool(remote and remote.get("guest"))),
         "steps": steps_in_words(view, names),
         "result": result_words(state, names, view.flagged, view.ending),
         # A game its players end or pause (web/endings.py acts on it): a draw on offer, who
@@ -150,6 +148,8 @@ def page_state(referee, *, layout_name: str, token_required: bool, version: int,
         "ending": ending_state(view),
         # The player to move away (web/endings.py acts on it): the sentence, the choices.
         "absent": absent_state(view),
+        # Each web seat's player, there or away: whether a page holds the seat (web/presence.py).
+        "presence": web_presence_state(view),
         "entries": offered,
         # While a web seat is to move: every move it may make, with the taps on the pictures
         # that make it (views/entry.py), for the page's entry.js; else None.

@@ -123,6 +123,7 @@ const STRINGS = {
     : tr("move {n}: {move}", { n: r.n, move: w.move })),
   playPrompt: (player) => tr("{player} plays on this page: tap a lit place on the picture.", { player }),
   playChoose: () => tr("Choose the move:"),
+  holdSeat: (player) => tr("I play {player} on this page", { player }),
   // (entry.js's own buttons, in the page's words through `tr`)
   entryWords: () => [tr("Undo tap"), tr("Cancel")],
   resign: () => tr("Resign this game?"),
@@ -137,8 +138,9 @@ const STRINGS = {
 
 function connect() {
   const proto = location.protocol === "https:" ? "wss:" : "ws:";
-  socket = new WebSocket(`${proto}//${location.host}/ws?lang=${encodeURIComponent(lang)}`);
-  socket.onopen = () => { retryMs = 300; setConnected(true); };
+  socket = new WebSocket(`${proto}//${location.host}/ws?lang=${encodeURIComponent(lang)}&tab=${TAB}`);
+  // (after every reconnect the page says again which web seats it holds: web/presence.py)
+  socket.onopen = () => { retryMs = 300; setConnected(true); tellPresence(); };
   socket.onmessage = (event) => show(JSON.parse(event.data));
   socket.onclose = () => {
     // The daemon restarted or the network blinked: try again, backing off to 3 s.
@@ -181,6 +183,7 @@ function show(s) {
   $("conn").title = (s.parts || []).filter((p) => p.why).map((p) => `${p.name}: ${p.why}`).join("\n");
   showEntries(s);
   showPlay(s);
+  showPresence(s);
   showMoves(s);
   $("end-turn").hidden = !s.end_turn_button || Boolean(s.entry);
   $("end-turn").disabled = !s.end_turn;
@@ -375,7 +378,11 @@ function showPlay(s) {
   if (!entry) {
     entry = TreeboardEntry.create({
       surfaces: [$("board"), $("board3d")], buttons: $("play-buttons"), tr,
-      onMove: (move) => post("/api/play", { move }),
+      // (a page that moves for a web seat holds it: its player is here)
+      onMove: async (move) => {
+        const seat = state.game.to_move;
+        if (await post("/api/play", { move })) holdSeat(seat, true);
+      },
       onChange: (step) => {
         const choosing = step.tapped.length > 0 && step.buttons.length > 0 && step.sites.length === 0;
         if (state && state.entry) {
@@ -389,6 +396,74 @@ function showPlay(s) {
   document.body.dataset.webTurn = s.entry ? "yes" : "no";
   entry.set(s.entry);
 }
+
+// --- a web seat held by this page: its player is here (web/presence.py) -----------------------
+// The page that plays a web seat holds it (ticked, or by moving for it; kept for this tab in
+// sessionStorage): it says so every PRESENCE_MS while shown, lets go as it is hidden or closed,
+// and the board says when no page holds the seat (its player is away) and when one does again.
+const PRESENCE_MS = 10000;
+const TAB = Array.from(crypto.getRandomValues(new Uint8Array(8)), (b) => b.toString(16).padStart(2, "0")).join("");
+const HOLD_KEY = "treeboard-holds";
+const held = new Set(JSON.parse(sessionStorage.getItem(HOLD_KEY) || "[]"));
+let toldSeats = "";
+
+function holdSeat(seat, on) {
+  if (on) held.add(seat); else held.delete(seat);
+  sessionStorage.setItem(HOLD_KEY, JSON.stringify([...held]));
+  tellPresence();
+  if (state) showPresence(state);
+}
+
+function heldSeats(leaving = false) {
+  // The web seats this tab holds while it is shown (none as it is hidden or closes).
+  const shown = !leaving && document.visibilityState === "visible";
+  return shown && state ? [...held].filter((s) => state.seats[s] === "web").sort().join(" ") : "";
+}
+
+function tellPresence(leaving = false) {
+  const seats = heldSeats(leaving);
+  if (!seats && !toldSeats) return;   // (nothing held, nothing to let go)
+  toldSeats = seats;
+  const headers = { "Content-Type": "application/json" };
+  const token = localStorage.getItem(TOKEN_KEY);
+  if (token) headers["X-Treeboard-Token"] = token;
+  // (keepalive: the request outlives a closing tab, as sendBeacon's would, with our headers)
+  fetch("/api/presence", { method: "POST", headers, keepalive: true,
+    body: JSON.stringify({ tab: TAB, seats: seats || "none" }) }).catch(() => {});
+}
+
+function showPresence(s) {
+  // Each web seat: this page's box (kept while the seats stay: a push never unticks it under a
+  // finger) and whether its player is there.
+  const box = $("presence");
+  box.hidden = s.presence.length === 0;
+  const seats = s.presence.map((p) => p.seat).join(" ");
+  if (box.dataset.seats !== seats) {
+    box.dataset.seats = seats;
+    box.textContent = "";
+    for (const p of s.presence) {
+      const row = document.createElement("label");
+      const tick = document.createElement("input");
+      tick.type = "checkbox";
+      tick.dataset.holdSeat = String(p.seat);
+      tick.onchange = () => holdSeat(p.seat, tick.checked);
+      row.append(tick, document.createElement("span"));
+      box.append(row);
+    }
+  }
+  s.presence.forEach((p, i) => {
+    const row = box.children[i];
+    row.className = p.here ? "here" : "away";
+    row.firstChild.checked = held.has(p.seat);
+    row.lastChild.textContent = ` ${STRINGS.holdSeat(s.players[p.seat])} — ${p.words}`;
+  });
+  if (heldSeats() !== toldSeats) tellPresence();   // (the state came after the socket opened)
+}
+
+document.addEventListener("visibilitychange", () => tellPresence());
+window.addEventListener("pagehide", () => tellPresence(true));
+window.addEventListener("pageshow", () => tellPresence());
+setInterval(() => { if (toldSeats) tellPresence(); }, PRESENCE_MS);
 
 function showEntries(s) {
   $("entry").hidden = s.entries.length === 0 || Boolean(s.entry);
