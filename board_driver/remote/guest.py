@@ -115,6 +115,7 @@ class GuestLink(RemoteLink):
         from board_driver.remote.lobby import keep_offer
 
         offer = asyncio.ensure_future(keep_offer(self)) if self.offered else None
+        self.takeback_part.resume()   # (a request kept across a restart: remote/takeback.py)
         try:
             await super().run()
         finally:
