@@ -63,6 +63,7 @@ class GuestLink(RemoteLink):
         # ... which a board of the family may take too (remote/meet.py): its presence on the
         # open seat's board topic; the daemon then plays the game board to board.
         self.met_board: Callable[[], None] | None = None
+        self.taken_by_board = False   # (then this link only waits to make way: meet.py)
         if self.offered:
             self.subscriptions.append(rp.presence_topic(settings.game_id, settings.seat))
 
@@ -78,6 +79,9 @@ class GuestLink(RemoteLink):
         body = rp.presence_message(s.local_seat, online, self.nonce)
         body["seat_sig"] = sp.presence_sig(self.seat_key, s.game_id, s.local_seat, online,
                                            self.nonce)
+        # Whether the seat is still open (the lobby's offer stands): a board that came to take
+        # it reads false as "a browser took it first" (remote/meet.py).
+        body["seat_open"] = self.offered
         return self.base_signer.encode(body)
 
     def _update_status(self) -> None:
@@ -154,14 +158,22 @@ class GuestLink(RemoteLink):
         self._put(self.view_topic, payload, True)
 
     async def clear_view(self) -> None:
-        """Delete the browser's retained view (a board took the game: remote/meet.py)."""
+        """A board took the game (remote/meet.py): the browser's retained view becomes the
+        signed word that the seat is gone (a browser that took the offer at the same moment,
+        or opens the seat later, is told so: "seat_gone"), and the browser's retained presence
+        goes (no browser plays this game)."""
         import aiomqtt
 
         s, client = self.settings, self._client
+        gone = {"type": "gone", "game_id": s.game_id, "seat": s.seat, "epoch": self.nonce,
+                "text": self.words(Reason("another board took this seat first: this game is "
+                                          "played board to board, not from a browser"))}
         if client is not None:
             try:
-                await asyncio.wait_for(client.publish(sp.seat_topic(s.game_id, s.seat, "view"),
-                                                      b"", qos=1, retain=True), 5)
+                await asyncio.wait_for(client.publish(self.view_topic, sp.seal(
+                    self.seat_key, gone), qos=1, retain=True), 5)
+                await asyncio.wait_for(client.publish(sp.seat_topic(
+                    s.game_id, s.seat, "presence"), b"", qos=1, retain=True), 5)
             except (aiomqtt.MqttError, asyncio.TimeoutError) as exc:   # the broker away
                 log.info("the browser's view of %s stays on the broker: %s", s.game_id, exc)
 
@@ -176,6 +188,8 @@ class GuestLink(RemoteLink):
 
     def _handle(self, topic: str, payload: bytes) -> None:
         s = self.settings
+        if self.taken_by_board:
+            return   # a board took the seat first: a browser that came too is told "gone"
         if topic == sp.seat_topic(s.game_id, s.seat, "presence"):
             self._on_presence(topic, payload)
         elif topic == sp.seat_topic(s.game_id, s.seat, "play"):
@@ -206,6 +220,10 @@ class GuestLink(RemoteLink):
         if online and self.offered:
             self.offered = False    # taken: the lobby's offer goes (remote/lobby.py)
             self.offer_taken.set()
+            # ... and a board that came for it at the same time hears it was first: the
+            # board's presence says the seat is not open now.
+            self._put(rp.presence_topic(self.settings.game_id, self.settings.local_seat),
+                      self._presence(True), True)
         self.publish_view(force=True)
 
     def _on_play(self, topic: str, payload: bytes) -> None:

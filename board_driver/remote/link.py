@@ -25,6 +25,7 @@ from urllib.parse import urlsplit
 
 import games
 from board_driver.remote import endings as ends
+from board_driver.remote import meet
 from board_driver.remote import protocol as rp
 
 log = logging.getLogger("treeboard.remote")
@@ -149,18 +150,9 @@ class RemoteLink:
         self._refusals_unlogged = 0
         self._refusals_in_window = 0
         self.after_change: Callable[[], None] | None = None  # the daemon re-lights the board
-        self._draw_from_game_id()
+        self.meeting = meet.Meeting()   # the lobby's (remote/meet.py): stale keys, a seat lost
+        draw_from_game_id(self)
         referee.listeners.append(self._on_local_change)
-
-    def _draw_from_game_id(self) -> None:
-        """Options a game draws for itself (Arbos's setup_seed, games/base.py) are drawn here
-        from the game id, so that both boards (and a spectator) draw the same: a game not begun
-        whose drawn options are not the game id's starts again with them."""
-        state = self.referee.state
-        drawn = rp.drawn_options(state, self.settings.game_id)
-        if not state.moves and drawn and any(str(state.options().get(k)) != str(v)
-                                             for k, v in drawn.items()):
-            self.referee.new_game(self.clock(), {**state.options(), **drawn}, "remote-join")
 
     def detach(self) -> None:
         """Stop hearing about the referee's changes (the board left the game)."""
@@ -199,7 +191,7 @@ class RemoteLink:
         data: dict[str, Any] = {"game_id": self.settings.game_id, "takebacks": self.takebacks}
         if self.nonce is not None:
             data["nonce"] = self.nonce
-        _write_private(self._sidecar, data)
+        write_private(self._sidecar, data)
 
     def _set_nonce(self, seat: int, nonce: str) -> None:
         """A board's nonce, from its presence: once both are known, the game's epoch is, and
@@ -326,6 +318,8 @@ class RemoteLink:
                 return
             if not self.settings.watching and msg["seat"] == self.settings.local_seat:
                 return   # our own (or an earlier playing's, which ours replaces)
+            if meet.heard_guest_host(self, msg):   # a board hosting a browser's seat
+                return
             if msg["seat"] == self.settings.seat:
                 self.peer_online = msg["online"]
                 self._update_status()
@@ -336,8 +330,8 @@ class RemoteLink:
             return
         try:
             msg = self.signer.decode(payload)
-        except rp.RemoteError as exc:
-            self._refuse(topic, exc.reason)
+        except rp.RemoteError as exc:   # (or an earlier playing's, retained: quiet)
+            meet.refuse_unless_stale(self, topic, payload, exc.reason)
             return
         if topic.startswith(f"{base}/state/") and topic.rsplit("/", 1)[1] != str(msg["seat"]):
             self._refuse(topic, "a state message under another seat's topic")
@@ -559,6 +553,18 @@ class RemoteLink:
             _raise_if_stopped()
 
 
+def draw_from_game_id(link: RemoteLink) -> None:
+    """Options a game draws for itself (Arbos's setup_seed, games/base.py) are drawn here from
+    the game id, so that both boards (and a spectator) draw the same: a game not begun whose
+    drawn options are not the game id's starts again with them. (Out of RemoteLink, which is
+    at its size limit.)"""
+    state = link.referee.state
+    drawn = rp.drawn_options(state, link.settings.game_id)
+    if not state.moves and drawn and any(str(state.options().get(k)) != str(v)
+                                         for k, v in drawn.items()):
+        link.referee.new_game(link.clock(), {**state.options(), **drawn}, "remote-join")
+
+
 def _raise_if_stopped() -> None:
     """Raise CancelledError when this task was cancelled although no await raised it: Python
     3.11's asyncio.wait_for (aiomqtt's connect, subscribe and publish wait with it) returns a
@@ -707,7 +713,7 @@ def _join_path(config: Any) -> Path:
     return journal.with_name(f"{journal.stem}.remote-join.json")
 
 
-def _write_private(path: Path, data: dict[str, Any]) -> None:
+def write_private(path: Path, data: dict[str, Any]) -> None:
     """`data` as JSON, readable by this user only, whole or not at all (a power cut leaves the
     old file or the new one, never half of one)."""
     tmp = path.with_suffix(".tmp")
@@ -721,7 +727,7 @@ def _write_private(path: Path, data: dict[str, Any]) -> None:
 
 def save_join(config: Any, table: dict[str, Any], players: tuple[str, str]) -> None:
     """Kept readable by this user only: it holds the game's secret."""
-    _write_private(_join_path(config), {"remote": table, "players": list(players)})
+    write_private(_join_path(config), {"remote": table, "players": list(players)})
 
 
 def load_join(config: Any) -> tuple[dict[str, Any], tuple[str, str]] | None:

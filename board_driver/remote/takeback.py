@@ -320,7 +320,7 @@ class GuestTakebacks:
         """Write what waits (or that nothing does) beside the journal, before anyone acts on it:
         each request with its deadline on the wall clock (the loop's clock starts again with
         the process) and the position it is about."""
-        from board_driver.remote.link import _write_private
+        from board_driver.remote.link import write_private
 
         link = self.link
         if self.asked is None and self.request is None:
@@ -336,7 +336,7 @@ class GuestTakebacks:
             if pending is not None:
                 data[name] = {**pending, "at": None, "deadline": pending["at"] + TAKEBACK_S + wall}
         try:
-            _write_private(self._kept, data)
+            write_private(self._kept, data)
         except OSError as exc:   # (a full or read-only disk: the request still stands here)
             log.error("%s: cannot keep the takeback request (%s)", self._kept, exc)
 

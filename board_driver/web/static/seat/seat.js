@@ -153,16 +153,26 @@ async function playSeat(link) {
     client.publish(`${mine}/presence`, await presence(false), { qos: 1, retain: true });
   });
 
+  // A retained view that does not check is ignored, never drawn: someone else's forgery on
+  // the broker (the board replaces it at once: view_guard.py), unless nothing that checks
+  // comes: then the link itself is wrong, said after BAD_LINK_MS (a good view, or the
+  // board's presence signed with this seat's key, shows the link is right).
+  const BAD_LINK_MS = 5000;
+  let linkChecked = false;
+  let badTimer = null;
   client.on("message", async (topic, payload) => {
     if (topic === `${base}/presence/${host}`) return boardPresence(payload);
     const body = await open(link.key, payload);
     if (body === null || body.game_id !== link.game || body.seat !== link.seat) {
-      // A view that does not check: the link is wrong, unless a good one came before (then
-      // it is someone else's forgery on the broker, ignored).
-      if (topic === `${mine}/view` && payload.length && view === null) badLink();
+      if (topic === `${mine}/view` && payload.length && view === null && !linkChecked &&
+          badTimer === null) {
+        badTimer = setTimeout(() => { if (view === null && !linkChecked) badLink(); }, BAD_LINK_MS);
+      }
       return;
     }
+    linkChecked = true;
     if (body.type === "view") showView(body);
+    else if (body.type === "gone") showGone(body);
     else if (body.type === "answer") showAnswer(body);
     else if (body.type === "takeback-answer") showTakebackAnswer(body);
   });
@@ -173,6 +183,7 @@ async function playSeat(link) {
     if (!msg || typeof msg.seat_sig !== "string" || msg.seat !== host) return;
     const said = `presence ${link.game} ${host} ${msg.online ? "online" : "offline"} ${msg.nonce}`;
     if ((await hmacHex(link.key, said)) !== msg.seat_sig) return;   // forged: ignored
+    linkChecked = true;
     setBoard(msg.online ? "here" : "away");
   }
 
@@ -180,6 +191,18 @@ async function playSeat(link) {
     $("bad-link").textContent = words.bad_link;
     $("bad-link").hidden = false;
     $("seat").hidden = true;
+  }
+
+  // A board took this seat (the lobby's offer, taken by a board at the same moment): the
+  // board's signed word, in its language; this page plays nothing and says it is gone.
+  function showGone(body) {
+    view = null;
+    document.body.dataset.gone = "yes";
+    $("bad-link").textContent = body.text;
+    $("bad-link").hidden = false;
+    $("seat").hidden = true;
+    client.publish(`${mine}/presence`, "", { qos: 1, retain: true });
+    client.end();
   }
 
   function showView(body) {
