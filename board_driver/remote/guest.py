@@ -84,6 +84,19 @@ class GuestLink(RemoteLink):
         body["seat_open"] = self.offered
         return self.base_signer.encode(body)
 
+    def presence_topic(self) -> str:
+        """Where the browser reads this board's presence, and its will: under the seat's own
+        topics (`seat/<seat>/host`), so a guest account's ACL needs nothing but its seat's
+        (docs/remote.md, "What each may touch"). A copy goes to the game's presence topic for a
+        board that comes to take the lobby's offer (remote/meet.py: `seat_open`)."""
+        return sp.seat_topic(self.settings.game_id, self.settings.seat, "host")
+
+    def _say_presence(self) -> None:
+        """This board's presence again, on both topics (a browser took the offer meanwhile)."""
+        for topic in (self.presence_topic(), rp.presence_topic(self.settings.game_id,
+                                                               self.settings.local_seat)):
+            self._put(topic, self._presence(True), True)
+
     def _update_status(self) -> None:
         if self._client is not None:
             self.status = CONNECTED if self.peer_online else WAITING_GUEST
@@ -108,7 +121,7 @@ class GuestLink(RemoteLink):
         if not (s.page and s.ws_broker):
             return None
         return sp.invitation(s.page, s.ws_broker, s.game_id, s.seat, self.seat_key,
-                             sp.game_login(s.secret, s.game_id) if s.game_login else None)
+                             sp.game_login(s.secret, s.game_id, s.seat) if s.game_login else None)
 
     def _publish_state(self) -> None:
         super()._publish_state()
@@ -133,6 +146,9 @@ class GuestLink(RemoteLink):
         self._view_digest = None   # a broker that restarted forgot the retained view
         self.view_guard.forget()
         await watch_own_view(client, self.view_topic)
+        # (the copy for a board that comes to take the offer, meet.py; the will is the seat's)
+        await client.publish(rp.presence_topic(self.settings.game_id, self.settings.local_seat),
+                             self._presence(True), qos=1, retain=True)
         await super()._serve(client, presence)
 
     def _on_local_change(self, what: str, move: Any, origin: str) -> None:
@@ -222,8 +238,7 @@ class GuestLink(RemoteLink):
             self.offer_taken.set()
             # ... and a board that came for it at the same time hears it was first: the
             # board's presence says the seat is not open now.
-            self._put(rp.presence_topic(self.settings.game_id, self.settings.local_seat),
-                      self._presence(True), True)
+            self._say_presence()
         self.publish_view(force=True)
 
     def _on_play(self, topic: str, payload: bytes) -> None:

@@ -457,7 +457,7 @@ class RemoteLink:
         s = self.settings
         # A spectator is invisible: no presence, no will, and a client id of its own (so any
         # number may watch) with a clean session (nothing queued for it while away).
-        presence = None if s.watching else rp.presence_topic(s.game_id, s.local_seat)
+        presence = None if s.watching else self.presence_topic()
         # A client id of this board's own (a random name kept beside the journal): with a
         # fixed one, any client of the broker could take over the board's session and kick
         # it off. Kept, so the broker's session (the messages queued while away) is found
@@ -537,6 +537,9 @@ class RemoteLink:
                                   message.topic.value)
         finally:
             sender.cancel()
+
+    def presence_topic(self) -> str:   # (its will's too; a browser's host: guest.py)
+        return rp.presence_topic(self.settings.game_id, self.settings.local_seat)
 
     def _presence(self, online: bool) -> bytes:
         return self.base_signer.encode(rp.presence_message(self.settings.local_seat, online,

@@ -43,7 +43,7 @@ def test_a_board_reads_the_offer_a_host_makes(offering):
     # The game's own account, wrapped for lobby members under its own pad.
     body = sp.open_sealed(sp.lobby_key(SECRET), payload)
     password = sp.unwrap(body["login"], sp.lobby_key(SECRET), "g1", 1, "login").decode()
-    assert ("g1", password) == sp.game_login(SECRET, "g1")
+    assert ("g1/seat/1", password) == sp.game_login(SECRET, "g1", 1)
     assert body["login"] != sp.wrap(password.encode(), sp.lobby_key(SECRET), "g1", 1)
     assert meet.read_offer(sp.lobby_key(SECRET), TOPIC, b"") is None   # withdrawn
     # Another family's lobby key, an offer under another game's topic, a malformed one.
@@ -78,8 +78,11 @@ def test_only_a_board_with_the_family_secret_takes_the_offer(offering):
 
 def test_the_games_own_account_and_its_invitation(offering):
     link, _ = offering
-    user, password = sp.game_login(SECRET, "g1")
-    assert user == "g1" and len(password) == 24 and password != sp.game_login(SECRET, "g2")[1]
+    user, password = sp.game_login(SECRET, "g1", 1)
+    assert user == "g1/seat/1" and len(password) == 24
+    assert password not in (sp.game_login(SECRET, "g2", 1)[1], sp.game_login(SECRET, "g1", 0)[1])
+    with pytest.raises(rp.RemoteError, match="a seat is 0 or 1"):
+        sp.game_login(SECRET, "g1", 2)
     assert SECRET.decode() not in password
     link.settings.page, link.settings.ws_broker = "https://h/seat/", "wss://h:8081"
     fields = sp.read_link(link.invitation())

@@ -146,7 +146,9 @@ async function playSeat(link) {
 
   client.on("connect", async () => {   // every (re)connect: subscribe, say this seat is here
     setLink(true);
-    client.subscribe([`${mine}/view`, `${mine}/answer`, `${base}/presence/${host}`], { qos: 1 });
+    // (the board's presence, and its will, under this seat's own topics: the seat's broker
+    // account may read nothing else: docs/remote.md, "What each may touch")
+    client.subscribe([`${mine}/view`, `${mine}/answer`, `${mine}/host`], { qos: 1 });
     client.publish(`${mine}/presence`, await presence(true), { qos: 1, retain: true });
   });
   window.addEventListener("pagehide", async () => {
@@ -161,7 +163,7 @@ async function playSeat(link) {
   let linkChecked = false;
   let badTimer = null;
   client.on("message", async (topic, payload) => {
-    if (topic === `${base}/presence/${host}`) return boardPresence(payload);
+    if (topic === `${mine}/host`) return boardPresence(payload);
     const body = await open(link.key, payload);
     if (body === null || body.game_id !== link.game || body.seat !== link.seat) {
       if (topic === `${mine}/view` && payload.length && view === null && !linkChecked &&
@@ -362,12 +364,12 @@ function lobby(link) {
       take.addEventListener("click", async () => {
         const key = await xorWrap(link.key, offer.game_id, offer.seat, offer.wrapped);
         client.end(true);
-        // The broker account: the game's own, when the offer carries it (its ACL reads that
-        // game only: docs/remote.md), else the lobby link's.
+        // The broker account: the seat's own, when the offer carries it (named
+        // GAME/seat/N: its ACL touches that seat only: docs/remote.md), else the lobby link's.
         const login = new URLSearchParams(location.hash.slice(1));
         let user = login.get("user"), pass = login.get("pass") || "";
         if (typeof offer.login === "string" && /^[0-9a-f]{2,64}$/.test(offer.login)) {
-          user = offer.game_id;
+          user = `${offer.game_id}/seat/${offer.seat}`;
           pass = new TextDecoder().decode(
             await xorWrap(link.key, offer.game_id, offer.seat, offer.login, "login"));
         }
