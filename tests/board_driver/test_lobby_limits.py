@@ -14,7 +14,7 @@ import paho.mqtt.client as paho
 from board_driver.remote import protocol as rp
 from board_driver.remote import seat as sp
 from tests.board_driver.browser_harness import browser, chromium, sims  # noqa: F401
-from tests.board_driver.test_lobby_acl import DOCS
+from tests.board_driver.test_lobby_acl import DOCS, Client
 from tests.board_driver.test_seat_browser import ws_broker  # noqa: F401
 from tests.broker import Broker
 from tests.waits import scaled, wait_for
@@ -33,31 +33,17 @@ def documented_limits() -> dict[str, int]:
             re.finditer(r"^\s*(message_size_limit|max_packet_size) (\d+)$", block.group(1), re.M)}
 
 
-class Watcher:
-    """A client that reads what the broker keeps retained on the view topic, and a marker
-    topic retained after it (its message comes after the view's would)."""
-
-    def __init__(self, broker: Broker):
-        self.got: dict[str, bytes] = {}
-        self.lock = threading.Lock()
-        self.c = paho.Client(paho.CallbackAPIVersion.VERSION2, protocol=paho.MQTTv5)
-        self.c.on_message = self._message
-        self.c.connect("127.0.0.1", broker.port)
-        self.c.loop_start()
-
-    def _message(self, client, userdata, message):
-        with self.lock:
-            self.got[message.topic] = message.payload
-
-    def retained_view(self) -> bytes | None:
-        self.c.subscribe(VIEW, qos=1)
-        self.c.subscribe(MARKER, qos=1)
-        wait_for(lambda: MARKER in self.got, 10, "the marker")
-        return self.got.get(VIEW)
-
-    def close(self) -> None:
-        self.c.loop_stop()
-        self.c.disconnect()
+def retained_view(broker: Broker) -> bytes | None:
+    """What the broker keeps retained on the view topic, read by a client of its own: the
+    marker topic, retained after it, comes after the view's message would."""
+    watcher = Client(broker, "board")   # (any account: this broker lets anyone in)
+    try:
+        watcher.subscribe(VIEW)
+        watcher.subscribe(MARKER)
+        wait_for(lambda: MARKER in watcher.got, 10, "the marker")
+        return watcher.got.get(VIEW)
+    finally:
+        watcher.close()
 
 
 def test_the_documented_limits_follow_the_boards_own_and_keep_oversized_forgeries_off(
@@ -85,19 +71,11 @@ def test_the_documented_limits_follow_the_boards_own_and_keep_oversized_forgerie
         board.connect("127.0.0.1", broker.port)
         board.loop_start()
         board.publish(MARKER, b"here", qos=1, retain=True).wait_for_publish(scaled(10))
-        watcher = Watcher(broker)
-        try:
-            assert watcher.retained_view() is None     # neither forgery was kept
-        finally:
-            watcher.close()
+        assert retained_view(broker) is None     # neither forgery was kept
         # The largest thing a board sends, a browser's view, is kept and relayed.
         view = b"v" * sp.MAX_VIEW
         board.publish(VIEW, view, qos=1, retain=True).wait_for_publish(scaled(10))
-        watcher = Watcher(broker)
-        try:
-            assert watcher.retained_view() == view
-        finally:
-            watcher.close()
+        assert retained_view(broker) == view
         board.loop_stop()
         board.disconnect()
     finally:
@@ -132,9 +110,9 @@ def test_a_seat_page_opened_over_an_oversized_forged_view_never_shows_it(
     finally:
         hostile.loop_stop()
         hostile.disconnect()
-    watcher = Watcher(ws_broker)   # (the forgery is what the broker keeps now)
+    watcher = Client(ws_broker, "board")   # (the forgery is what the broker keeps now)
     try:
-        watcher.c.subscribe(view, qos=1)
+        watcher.subscribe(view)
         wait_for(lambda: len(watcher.got.get(view, b"")) > rp.MAX_PACKET, 10, "the forgery kept")
     finally:
         watcher.close()
