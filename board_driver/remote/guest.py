@@ -147,6 +147,7 @@ class GuestLink(RemoteLink):
         self.view_guard.forget()
         await watch_own_view(client, self.view_topic)
         # (the copy for a board that comes to take the offer, meet.py; the will is the seat's)
+        self._save_takebacks()   # (the nonce, kept before anyone can have seen it)
         await client.publish(rp.presence_topic(self.settings.game_id, self.settings.local_seat),
                              self._presence(True), qos=1, retain=True)
         await super()._serve(client, presence)
@@ -175,9 +176,9 @@ class GuestLink(RemoteLink):
 
     async def clear_view(self) -> None:
         """A board took the game (remote/meet.py): the browser's retained view becomes the
-        signed word that the seat is gone (a browser that took the offer at the same moment,
-        or opens the seat later, is told so: "seat_gone"), and the browser's retained presence
-        goes (no browser plays this game)."""
+        signed word that the seat is gone (`{"type": "gone"}`: a browser that took the offer
+        at the same moment, or opens the seat later, is told so), and the browser's retained
+        presence goes (no browser plays this game)."""
         import aiomqtt
 
         s, client = self.settings, self._client
