@@ -166,3 +166,21 @@ def test_meeting_reads_the_hosts_browser_game_as_stale_not_as_an_attack(offering
         assert taker.meeting.seat_lost
     finally:
         taker_tracer.close()
+
+
+def test_invite_with_the_seats_own_account_on_the_command_line(monkeypatch, capsys):
+    """`treeboard invite --game-login`: the link carries the seat's account (GAME/seat/N),
+    and stderr the mosquitto_passwd line that registers it; without --seat it is refused."""
+    from board_driver.cli import main
+
+    monkeypatch.setenv("TREEBOARD_REMOTE_SECRET", SECRET.decode())
+    assert main(["invite", "--page", "https://h/seat/", "--broker", "wss://h:8081", "--game",
+                 "g1", "--seat", "1", "--game-login"]) == 0
+    out = capsys.readouterr()
+    user, password = sp.game_login(SECRET, "g1", 1)
+    fields = sp.read_link(out.out.strip())
+    assert (fields["user"], fields["pass"]) == (user, password) == ("g1/seat/1", password)
+    assert f"mosquitto_passwd -b /etc/mosquitto/passwd g1/seat/1 {password}" in out.err
+    assert main(["invite", "--page", "https://h/seat/", "--broker", "wss://h:8081", "--game",
+                 "g1", "--game-login"]) == 2
+    assert "with --game and --seat" in capsys.readouterr().err
