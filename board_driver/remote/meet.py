@@ -165,7 +165,7 @@ def board_took(link: Any, topic: str, payload: bytes) -> bool:
 
 #: How long a board that took an offer waits for the offering board's answer (its presence as
 #: a board, or as the host of a browser who took the seat first) before it gives the seat up.
-TAKE_S = 20.0
+TAKE_S = 30.0
 #: Earlier playings' keys a link knows (the host's browser game before a board took it):
 #: messages they sign, retained on the broker, are stale, not forgeries.
 EARLIER = 4
