@@ -132,7 +132,6 @@ class GuestLink(RemoteLink):
         from board_driver.remote.lobby import keep_offer
 
         offer = asyncio.ensure_future(keep_offer(self)) if self.offered else None
-        self.takeback_part.resume()   # (a request kept across a restart: remote/takeback.py)
         try:
             await super().run()
         finally:
@@ -151,6 +150,12 @@ class GuestLink(RemoteLink):
         await client.publish(rp.presence_topic(self.settings.game_id, self.settings.local_seat),
                              self._presence(True), qos=1, retain=True)
         await super()._serve(client, presence)
+
+    def _drain(self) -> None:
+        super()._drain()
+        # A takeback request kept across a restart (remote/takeback.py): what lapsed meanwhile
+        # is answered on this connection (not dropped with what waited offline), the rest armed.
+        self.takeback_part.resume()
 
     def _on_local_change(self, what: str, move: Any, origin: str) -> None:
         if what == "takeback-lifted":   # (lifting the last piece asks: referee/pieces.py)

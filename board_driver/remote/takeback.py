@@ -380,8 +380,8 @@ class GuestTakebacks:
                      "the board's" if self.asked else "the browser's")
 
     def resume(self) -> None:
-        """On the loop, as the link starts: a restored request lapses now if its time went by
-        during the restart, else is looked at again when it would."""
+        """On the loop, as the link connects: a request restored (or waiting) lapses now if
+        its time went by (during the restart), else is looked at again when it would."""
         if self.asked is not None or self.request is not None:
             self.lapse(self.link.clock())
         if self.asked is not None or self.request is not None:

@@ -155,6 +155,18 @@ def test_a_takeback_request_survives_a_restart_and_one_lapsed_meanwhile_is_not_a
             "id": "00000000c2", "accept": True})
         await until(lambda: daemon.remote.refused > refused, 20, "the late answer refused")
         assert moves(daemon) == ["h0.0", "v1.0"] and daemon.remote.takebacks == 2
+        # The browser asks for its own move back; the board goes down past its time.
+        await asyncio.get_running_loop().run_in_executor(None, browser.say, "takeback", {
+            "type": "takeback", "epoch": browser.view["epoch"], "index": 2, "id": "00000000d2"})
+        await until(lambda: daemon.remote.takeback_request == 1, 20, "the browser's request")
+
+    async def browser_told(daemon):
+        # Lapsed during the restart: the browser is answered so, and nothing waits here.
+        await until(lambda: any(a["id"] == "00000000d2" for a in browser.answers), 20,
+                    "the browser told its request lapsed")
+        (lapsed,) = [a for a in browser.answers if a["id"] == "00000000d2"]
+        assert not lapsed["ok"] and "in time" in lapsed["reason"]
+        assert daemon.remote.takeback_request is None and moves(daemon) == ["h0.0", "v1.0"]
 
     try:
         browser.say("presence", {"type": "presence", "online": True}, retain=True)
@@ -169,6 +181,10 @@ def test_a_takeback_request_survives_a_restart_and_one_lapsed_meanwhile_is_not_a
         data["asked"]["deadline"] = time.time() - 1
         kept.write_text(json.dumps(data))
         asyncio.run(running(board(tmp_path, broker), too_late))
+        data = json.loads(kept.read_text())
+        data["request"]["deadline"] = time.time() - 1
+        kept.write_text(json.dumps(data))
+        asyncio.run(running(board(tmp_path, broker), browser_told))
     finally:
         browser.close()
 
