@@ -472,8 +472,8 @@ def _read_remote(path, r: dict, cfg: Config) -> None:
             remote[key] = value
     for key, expected in (("guest", "true: the remote seat is played from a browser"),
                           ("offer", "true: offer the browser's seat in the family's lobby"),
-                          ("game_login", "true: the broker has the game's own guest account "
-                                         "(docs/remote.md)")):
+                          ("game_login", "true: the broker has the browser's seat's own "
+                                         "guest account (docs/remote.md)")):
         remote[key] = _take(path, r, "remote.", key, bool, False, None, expected)
     remote["keepalive"] = _take(path, r, "remote.", "keepalive", int, 30,
                                 lambda v: 2 <= v <= 600, "whole seconds from 2 to 600")

@@ -36,7 +36,8 @@ class Broker:
     """One mosquitto process; `stop` and `start` again on the same port (a broker restart)."""
 
     def __init__(self, directory: Path, *, users: dict[str, str] | None = None,
-                 tls: bool = False, websockets: Path | None = None, acl: str | None = None):
+                 tls: bool = False, websockets: Path | None = None, acl: str | None = None,
+                 extra: tuple[str, ...] = ()):
         self.binary = mosquitto_binary()
         self.port = free_port()
         self.directory = directory
@@ -78,6 +79,7 @@ class Broker:
             self.ws_port = free_port()
             lines += [f"listener {self.ws_port}", "protocol websockets",
                       f"http_dir {websockets}"]
+        lines += extra   # (global settings, such as docs/remote.md's size limits)
         self.conf.write_text("\n".join(lines) + "\n")
         self.proc: subprocess.Popen | None = None
 

@@ -287,7 +287,8 @@ def _remote_flags(p: argparse.ArgumentParser) -> None:
     g.add_argument("--offer", action="store_true", help="with --guest: offer the seat in the "
                    "family's lobby (docs/remote.md), to a browser or another board")
     g.add_argument("--game-login", action="store_true", help="with --guest: the broker has "
-                   "the game's own guest account (treeboard invite --game-login; docs/remote.md)")
+                   "the browser's seat's own guest account (treeboard invite --game-login; "
+                   "docs/remote.md)")
     g.add_argument("--lobby", action="store_true", help="no game arranged: meet another board "
                    "in the family's lobby (sim: lobby lists the offers, join GAME takes one)")
 

@@ -74,12 +74,12 @@ def cmd_invite(args: argparse.Namespace) -> int:
 
             login = read_credentials(args.login)
         if args.game_login:
-            if args.login or args.lobby or not args.game:
-                return fail("--game-login is the game's own account: with --game, without "
-                            "--login or --lobby")
-            login = sp.game_login(secret, args.game)
+            if args.login or args.lobby or not args.game or args.seat is None:
+                return fail("--game-login is the seat's own account: with --game and --seat, "
+                            "without --login or --lobby")
+            login = sp.game_login(secret, args.game, args.seat)
             # (the family registers it once on the broker: docs/remote.md, step 3)
-            print(f"the game's broker account: register it once with\n  sudo mosquitto_passwd "
+            print(f"the seat's broker account: register it once with\n  sudo mosquitto_passwd "
                   f"-b /etc/mosquitto/passwd {login[0]} {login[1]}", file=sys.stderr)
         if args.lobby:
             if args.game or args.seat is not None:
@@ -149,9 +149,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--lobby", action="store_true", help="the family's lobby link instead")
     _secret_and_login(p, "the broker's guest account (the lobby link's: its ACL reads the "
                          "lobby only; docs/remote.md)")
-    p.add_argument("--game-login", action="store_true", help="carry the game's own broker "
-                   "account (named after the game id; its password from the secret): its ACL "
-                   "reads that game only (docs/remote.md)")
+    p.add_argument("--game-login", action="store_true", help="carry the seat's own broker "
+                   "account (named GAME/seat/N; its password from the secret): its ACL "
+                   "touches that seat of that game only (docs/remote.md)")
     p.add_argument("--qr", metavar="FILE", help="also write the link as a QR code (SVG)")
     p.set_defaults(func=cmd_invite)
     p = sub.add_parser("lobby", help="list the games the family's boards offer in the lobby "

@@ -128,6 +128,7 @@ class RemotePart:
         board (a RemoteLink, with the family secret), with the offer's game, options and
         clock; the offering board withdraws the offer as this board's presence arrives."""
         from board_driver.referee.clock import parse_time_control
+        from board_driver.remote import meet
         from board_driver.remote.meet import find
 
         offer = find(await self.offers(), game_id)
@@ -152,6 +153,17 @@ class RemotePart:
         table = {k: v for k, v in self.daemon.config.remote.items()
                  if k not in ("guest", "offer", "page", "ws_broker")}
         self.join({**table, "game": offer.game_id}, offer.seat)
+        # Taken at the same moment by a browser (or another board)? The offering board says
+        # which: this board is in the game only once it plays it with this board.
+        got = await meet.outcome(self.link)
+        if got == "board":
+            return
+        await self.leave()
+        why = Reason("a player in a browser took {game} first: this board joins no game",
+                     game=offer.game_id) if got else Reason(
+            "the board offering {game} did not answer (gone, or another board took the seat "
+            "first): this board joins no game", game=offer.game_id)
+        raise games.IllegalMove("take", why)
 
     def met_board(self) -> None:
         """A board took this board's offer (remote/meet.py): the game is played board to
@@ -160,6 +172,7 @@ class RemotePart:
         asyncio.ensure_future(self._become_board_game())
 
     async def _become_board_game(self) -> None:
+        from board_driver.remote import meet
         from board_driver.remote.link import save_join
 
         link = self.link
@@ -171,6 +184,8 @@ class RemotePart:
         await self.stop()
         save_join(self.daemon.config, table, tuple(self.daemon.session.referee.seats))
         self._open(settings)
+        # (its browser game's retained state is stale, not forged: remote/meet.py)
+        meet.remember_earlier(self.link, link.nonce)
         self.daemon.show()
 
     def _can_join(self) -> None:

@@ -63,6 +63,7 @@ class GuestLink(RemoteLink):
         # ... which a board of the family may take too (remote/meet.py): its presence on the
         # open seat's board topic; the daemon then plays the game board to board.
         self.met_board: Callable[[], None] | None = None
+        self.taken_by_board = False   # (then this link only waits to make way: meet.py)
         if self.offered:
             self.subscriptions.append(rp.presence_topic(settings.game_id, settings.seat))
 
@@ -78,7 +79,23 @@ class GuestLink(RemoteLink):
         body = rp.presence_message(s.local_seat, online, self.nonce)
         body["seat_sig"] = sp.presence_sig(self.seat_key, s.game_id, s.local_seat, online,
                                            self.nonce)
+        # Whether the seat is still open (the lobby's offer stands): a board that came to take
+        # it reads false as "a browser took it first" (remote/meet.py).
+        body["seat_open"] = self.offered
         return self.base_signer.encode(body)
+
+    def presence_topic(self) -> str:
+        """Where the browser reads this board's presence, and its will: under the seat's own
+        topics (`seat/<seat>/host`), so a guest account's ACL needs nothing but its seat's
+        (docs/remote.md, "What each may touch"). A copy goes to the game's presence topic for a
+        board that comes to take the lobby's offer (remote/meet.py: `seat_open`)."""
+        return sp.seat_topic(self.settings.game_id, self.settings.seat, "host")
+
+    def _say_presence(self) -> None:
+        """This board's presence again, on both topics (a browser took the offer meanwhile)."""
+        for topic in (self.presence_topic(), rp.presence_topic(self.settings.game_id,
+                                                               self.settings.local_seat)):
+            self._put(topic, self._presence(True), True)
 
     def _update_status(self) -> None:
         if self._client is not None:
@@ -104,7 +121,7 @@ class GuestLink(RemoteLink):
         if not (s.page and s.ws_broker):
             return None
         return sp.invitation(s.page, s.ws_broker, s.game_id, s.seat, self.seat_key,
-                             sp.game_login(s.secret, s.game_id) if s.game_login else None)
+                             sp.game_login(s.secret, s.game_id, s.seat) if s.game_login else None)
 
     def _publish_state(self) -> None:
         super()._publish_state()
@@ -134,7 +151,17 @@ class GuestLink(RemoteLink):
         self._view_digest = None   # a broker that restarted forgot the retained view
         self.view_guard.forget()
         await watch_own_view(client, self.view_topic)
+        # (the copy for a board that comes to take the offer, meet.py; the will is the seat's)
+        self._save_takebacks()   # (the nonce, kept before anyone can have seen it)
+        await client.publish(rp.presence_topic(self.settings.game_id, self.settings.local_seat),
+                             self._presence(True), qos=1, retain=True)
         await super()._serve(client, presence)
+
+    def _drain(self) -> None:
+        super()._drain()
+        # A takeback request kept across a restart (remote/takeback.py): what lapsed meanwhile
+        # is answered on this connection (not dropped with what waited offline), the rest armed.
+        self.takeback_part.resume()
 
     def _on_local_change(self, what: str, move: Any, origin: str) -> None:
         if what == "takeback-lifted":   # (lifting the last piece asks: referee/pieces.py)
@@ -159,14 +186,22 @@ class GuestLink(RemoteLink):
         self._put(self.view_topic, payload, True)
 
     async def clear_view(self) -> None:
-        """Delete the browser's retained view (a board took the game: remote/meet.py)."""
+        """A board took the game (remote/meet.py): the browser's retained view becomes the
+        signed word that the seat is gone (`{"type": "gone"}`: a browser that took the offer
+        at the same moment, or opens the seat later, is told so), and the browser's retained
+        presence goes (no browser plays this game)."""
         import aiomqtt
 
         s, client = self.settings, self._client
+        gone = {"type": "gone", "game_id": s.game_id, "seat": s.seat, "epoch": self.nonce,
+                "text": self.words(Reason("another board took this seat first: this game is "
+                                          "played board to board, not from a browser"))}
         if client is not None:
             try:
-                await asyncio.wait_for(client.publish(sp.seat_topic(s.game_id, s.seat, "view"),
-                                                      b"", qos=1, retain=True), 5)
+                await asyncio.wait_for(client.publish(self.view_topic, sp.seal(
+                    self.seat_key, gone), qos=1, retain=True), 5)
+                await asyncio.wait_for(client.publish(sp.seat_topic(
+                    s.game_id, s.seat, "presence"), b"", qos=1, retain=True), 5)
             except (aiomqtt.MqttError, asyncio.TimeoutError) as exc:   # the broker away
                 log.info("the browser's view of %s stays on the broker: %s", s.game_id, exc)
 
@@ -181,6 +216,8 @@ class GuestLink(RemoteLink):
 
     def _handle(self, topic: str, payload: bytes) -> None:
         s = self.settings
+        if self.taken_by_board:
+            return   # a board took the seat first: a browser that came too is told "gone"
         if topic == sp.seat_topic(s.game_id, s.seat, "presence"):
             self._on_presence(topic, payload)
         elif topic == sp.seat_topic(s.game_id, s.seat, "play"):
@@ -211,6 +248,9 @@ class GuestLink(RemoteLink):
         if online and self.offered:
             self.offered = False    # taken: the lobby's offer goes (remote/lobby.py)
             self.offer_taken.set()
+            # ... and a board that came for it at the same time hears it was first: the
+            # board's presence says the seat is not open now.
+            self._say_presence()
         self.publish_view(force=True)
 
     def _on_play(self, topic: str, payload: bytes) -> None:

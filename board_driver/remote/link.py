@@ -28,6 +28,7 @@ from board_driver.files import write_whole
 from board_driver.remote import endings as ends
 from board_driver.remote.away import AwayChoices
 from board_driver.remote.files import read_sidecar, write_private
+from board_driver.remote import meet
 from board_driver.remote import protocol as rp
 
 log = logging.getLogger("treeboard.remote")
@@ -152,20 +153,11 @@ class RemoteLink:
         self._refusals_unlogged = 0
         self._refusals_in_window = 0
         self.after_change: Callable[[], None] | None = None  # the daemon re-lights the board
-        self._draw_from_game_id()
+        self.meeting = meet.Meeting()   # the lobby's (remote/meet.py): stale keys, a seat lost
+        draw_from_game_id(self)
         self.away = AwayChoices(self)   # the other board's player away: choices both ways
         self.away.restore()
         referee.listeners.append(self._on_local_change)
-
-    def _draw_from_game_id(self) -> None:
-        """Options a game draws for itself (Arbos's setup_seed, games/base.py) are drawn here
-        from the game id, so that both boards (and a spectator) draw the same: a game not begun
-        whose drawn options are not the game id's starts again with them."""
-        state = self.referee.state
-        drawn = rp.drawn_options(state, self.settings.game_id)
-        if not state.moves and drawn and any(str(state.options().get(k)) != str(v)
-                                             for k, v in drawn.items()):
-            self.referee.new_game(self.clock(), {**state.options(), **drawn}, "remote-join")
 
     def detach(self) -> None:
         """Stop hearing about the referee's changes (the board left the game)."""
@@ -323,6 +315,8 @@ class RemoteLink:
                 return
             if not self.settings.watching and msg["seat"] == self.settings.local_seat:
                 return   # our own (or an earlier playing's, which ours replaces)
+            if meet.heard_guest_host(self, msg):   # a board hosting a browser's seat
+                return
             if msg["seat"] == self.settings.seat:
                 self.peer_online = msg["online"]
                 self._update_status()
@@ -333,8 +327,8 @@ class RemoteLink:
             return
         try:
             msg = self.signer.decode(payload)
-        except rp.RemoteError as exc:
-            self._refuse(topic, exc.reason)
+        except rp.RemoteError as exc:   # (or an earlier playing's, retained: quiet)
+            meet.refuse_unless_stale(self, topic, payload, exc.reason)
             return
         if topic.startswith(f"{base}/state/") and topic.rsplit("/", 1)[1] != str(msg["seat"]):
             self._refuse(topic, "a state message under another seat's topic")
@@ -463,7 +457,7 @@ class RemoteLink:
         s = self.settings
         # A spectator is invisible: no presence, no will, and a client id of its own (so any
         # number may watch) with a clean session (nothing queued for it while away).
-        presence = None if s.watching else rp.presence_topic(s.game_id, s.local_seat)
+        presence = None if s.watching else self.presence_topic()
         # A client id of this board's own (a random name kept beside the journal): with a
         # fixed one, any client of the broker could take over the board's session and kick
         # it off. Kept, so the broker's session (the messages queued while away) is found
@@ -544,6 +538,9 @@ class RemoteLink:
         finally:
             sender.cancel()
 
+    def presence_topic(self) -> str:   # (its will's too; a browser's host: guest.py)
+        return rp.presence_topic(self.settings.game_id, self.settings.local_seat)
+
     def _presence(self, online: bool) -> bytes:
         return self.base_signer.encode(rp.presence_message(self.settings.local_seat, online,
                                                            self.nonce))
@@ -557,6 +554,18 @@ class RemoteLink:
             topic, payload, retain = await self._outbox.get()
             await client.publish(topic, payload, qos=1, retain=retain)
             _raise_if_stopped()
+
+
+def draw_from_game_id(link: RemoteLink) -> None:
+    """Options a game draws for itself (Arbos's setup_seed, games/base.py) are drawn here from
+    the game id, so that both boards (and a spectator) draw the same: a game not begun whose
+    drawn options are not the game id's starts again with them. (Out of RemoteLink, which is
+    at its size limit.)"""
+    state = link.referee.state
+    drawn = rp.drawn_options(state, link.settings.game_id)
+    if not state.moves and drawn and any(str(state.options().get(k)) != str(v)
+                                         for k, v in drawn.items()):
+        link.referee.new_game(link.clock(), {**state.options(), **drawn}, "remote-join")
 
 
 def _raise_if_stopped() -> None:

@@ -30,7 +30,7 @@ def offer_body(link: Any, words: dict[str, Any]) -> dict[str, Any]:
             "game": state.game.name, "game_options": state.options(),
             "time_control": link.referee.moment(link.clock()).clock_control}
     if s.game_login:   # the game's own broker account, for the browser that takes the seat
-        password = sp.game_login(s.secret, s.game_id)[1].encode()
+        password = sp.game_login(s.secret, s.game_id, s.seat)[1].encode()
         body["login"] = sp.wrap(password, lobby, s.game_id, s.seat, "login")
     return body
 

@@ -21,7 +21,7 @@ import asyncio
 import logging
 import secrets
 import ssl
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from board_driver.remote import protocol as rp
@@ -154,7 +154,85 @@ def board_took(link: Any, topic: str, payload: bytes) -> bool:
     log.info("a board took the lobby's offer of %s: playing it board to board",
              link.settings.game_id)
     link.offered = False
+    link.taken_by_board = True    # a browser's presence after it changes nothing (guest.py)
     link.offer_taken.set()        # the offer goes (remote/lobby.py)
     if link.met_board is not None:
         link.met_board()
     return True
+
+
+# --- the taker's side: did this board get the seat? -------------------------------------------
+
+#: How long a board that took an offer waits for the offering board's answer (its presence as
+#: a board, or as the host of a browser who took the seat first) before it gives the seat up.
+TAKE_S = 30.0
+#: Earlier playings' keys a link knows (the host's browser game before a board took it):
+#: messages they sign, retained on the broker, are stale, not forgeries.
+EARLIER = 4
+
+
+@dataclass
+class Meeting:
+    """What a RemoteLink knows of the lobby's meeting (one per link, on its loop): the keys of
+    earlier playings of its game id (the host's browser game), whose retained messages are
+    stale, not forged; and whether a browser took the seat this board came to take."""
+
+    earlier: list = field(default_factory=list)
+    seat_lost: bool = False
+
+
+def heard_guest_host(link: Any, msg: dict) -> bool:
+    """True for a presence that carries `seat_sig`: a board hosting a *browser's* seat
+    (remote/guest.py), not a board to play with. Its nonce makes no epoch here (its messages
+    are signed for the browser's game: read with it, they would be refused as bad
+    signatures), but its key is remembered, so its retained state is known as stale.
+    `seat_open` false: a browser took the seat this board came for."""
+    if "seat_sig" not in msg:
+        return False
+    remember_earlier(link, msg["nonce"])
+    if msg["online"] and msg.get("seat_open") is False and not link.meeting.seat_lost:
+        log.info("the seat of %s is a browser's: it took the lobby's offer first",
+                 link.settings.game_id)
+        link.meeting.seat_lost = True
+    return True
+
+
+def remember_earlier(link: Any, guest_nonce: str) -> None:
+    """Know the key of the browser's game a board hosted under `guest_nonce` (GuestLink's
+    epoch) as an earlier playing's, bounded."""
+    signers = link.meeting.earlier
+    if all(s.epoch != f"{guest_nonce}.guest" for s in signers):
+        signers.append(rp.Signer(link.settings.secret, link.settings.game_id,
+                                 f"{guest_nonce}.guest"))
+        del signers[:-EARLIER]
+
+
+def refuse_unless_stale(link: Any, topic: str, payload: bytes, reason: str) -> None:
+    """A message that does not check with the game's keys: refused (counted, logged as a
+    warning), unless it checks with an earlier playing's (the host's browser game before the
+    boards met), which the broker kept retained: no attack, and nothing a forger could make
+    without the family secret; ignored, at debug level."""
+    for signer in link.meeting.earlier:
+        try:
+            signer.decode(payload)
+        except rp.RemoteError:
+            continue
+        log.debug("ignored a message of an earlier playing of %s on %s",
+                  link.settings.game_id, topic)
+        return
+    link._refuse(topic, reason)
+
+
+async def outcome(link: Any, timeout: float = TAKE_S) -> str | None:
+    """After this board took an offer: "board" once the offering board plays it with this
+    board (its presence as a board), "browser" when a browser took the seat first, None when
+    the offering board said neither within `timeout` (gone, or taken by another board)."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while loop.time() < end:
+        if link.meeting.seat_lost:
+            return "browser"
+        if link.peer_online and link.nonces[link.settings.seat] is not None:
+            return "board"
+        await asyncio.sleep(0.05)   # (a person's command, waited on a few seconds at most)
+    return None

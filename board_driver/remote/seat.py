@@ -102,14 +102,18 @@ def unwrap(wrapped: str, lobby: bytes, game_id: str, seat: int, what: str = "") 
     return bytes(a ^ b for a, b in zip(bytes.fromhex(wrapped), pad))
 
 
-def game_login(secret: bytes | str, game_id: str) -> tuple[str, str]:
-    """The broker account of one game's guests (docs/remote.md, "What each may touch"): named
-    after the game id, so Mosquitto's pattern ACL (`%u`) lets it read that game's seat topics
-    and its boards' presence and nothing of another game; its password derived from the
-    secret, so the board, `treeboard invite --game-login` and the lobby's offer (wrapped for
-    lobby members) all know it, and the family registers it once on the broker."""
-    label = f"treeboard broker login {check_game_id(game_id)}".encode()
-    return game_id, hmac.new(_secret(secret), label, hashlib.sha256).hexdigest()[:24]
+def game_login(secret: bytes | str, game_id: str, seat: int) -> tuple[str, str]:
+    """The broker account of one seat of one game (docs/remote.md, "What each may touch"):
+    named `<game id>/seat/<seat>`, the path of its seat's topics, so Mosquitto's pattern ACL
+    (`treeboard/v1/%u/...`) lets it touch that seat's topics and nothing else: not the other
+    seat's view, not another game, not a board's topics or the lobby. Its password is derived
+    from the secret, so the board, `treeboard invite --game-login` and the lobby's offer
+    (wrapped for lobby members) all know it, and the family registers it once on the broker."""
+    if seat not in (0, 1) or isinstance(seat, bool):
+        raise RemoteError(f"a seat is 0 or 1, not {seat!r}")
+    label = f"treeboard broker login {check_game_id(game_id)} seat {seat}".encode()
+    return (f"{game_id}/seat/{seat}",
+            hmac.new(_secret(secret), label, hashlib.sha256).hexdigest()[:24])
 
 
 def presence_sig(key: bytes, game_id: str, seat: int, online: bool, nonce: str) -> str:

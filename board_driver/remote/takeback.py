@@ -21,6 +21,14 @@ told why and nothing changes. A message that does not check (another seat's key,
 answer to no request or to an earlier one (a replay: its id or position is not the one asked),
 a request id seen before: refused, nothing changes.
 
+A request waiting survives a restart of the board: it is kept beside the journal
+(`<journal>.remote-<game>-seat<N>.takeback.json`, written whenever a request is made or ends),
+with its deadline on the wall clock and the position it is about (the board's nonce, the
+agreed takebacks, the number of moves and the position's hash). A board restarted in the same
+position takes it up again, with the time it had left; one whose deadline went by meanwhile
+lapses as if the board had stayed up (said, and the browser answered); one about another
+position is dropped.
+
 One owner: the GuestLink's `takebacks` part, on the daemon's loop (the link's only thread).
 """
 
@@ -29,12 +37,16 @@ from __future__ import annotations
 import asyncio
 import collections
 import logging
+import json
 import secrets
+import time
+from pathlib import Path
 from typing import Any
 
 import games
 from games.base import Reason
 from board_driver.remote import protocol as rp
+from board_driver.remote.files import write_private
 from board_driver.remote import seat as sp
 
 log = logging.getLogger("treeboard.remote")
@@ -70,6 +82,9 @@ class GuestTakebacks:
         self.said: tuple[int, str, int] | None = None
         self._seen: collections.OrderedDict[str, None] = collections.OrderedDict()
         self._timer: asyncio.TimerHandle | None = None
+        sidecar = link._sidecar
+        self._kept: Path = sidecar.with_name(sidecar.stem + ".takeback.json")
+        self._restore()
 
     # --- what the link shows -----------------------------------------------------------------
 
@@ -120,6 +135,7 @@ class GuestTakebacks:
         self.asked = {"to": to, "ask": secrets.token_hex(8), "moves": len(state.moves),
                       "at": link.clock()}
         link._asked_to = to
+        self._keep()
         self._arm()
         link.publish_view()
         log.info("asked the browser to take back to %d moves", to)
@@ -146,6 +162,7 @@ class GuestTakebacks:
 
     def on_answer(self, body: dict) -> None:
         """The browser's answer to the board's request (checked: its seat's key and fields)."""
+        self._lapse_due()
         link, asked = self.link, self.asked
         if asked is None or body["ask"] != asked["ask"] or body["index"] != asked["to"] \
                 or body["epoch"] != link.nonce:
@@ -189,11 +206,13 @@ class GuestTakebacks:
         self.request = {"to": to, "id": body["id"], "moves": len(state.moves),
                         "at": link.clock()}
         link.takeback_request = to
+        self._keep()
         self._arm()
         log.info("the browser asks to take back to %d moves", to)
 
     def answer(self, accept: bool) -> None:
         """The people at the board accept or refuse the browser's request (the sim, the page)."""
+        self._lapse_due()
         link, request = self.link, self.request
         if request is None:
             raise games.IllegalMove("takeback", Reason("the player in the browser has not "
@@ -226,6 +245,12 @@ class GuestTakebacks:
                 "no one at the board answered the takeback in time: nothing changed"))))
         link.publish_view()
         link._changed()
+
+    def _lapse_due(self) -> None:
+        """An answer that comes at the deadline, before the timer looked: too late."""
+        now = self.link.clock()
+        if any(p is not None and now >= p["at"] + TAKEBACK_S for p in (self.asked, self.request)):
+            self.lapse(now)
 
     def away(self) -> None:
         """The browser went away: what it was asked, or asked, lapses."""
@@ -283,18 +308,92 @@ class GuestTakebacks:
     def _clear_asked(self) -> None:
         self.asked = None
         self.link._asked_to = None
+        self._keep()
 
     def _clear_request(self) -> None:
         self.request = None
         self.link.takeback_request = None
+        self._keep()
 
-    def _arm(self) -> None:
-        """Look again when the request would lapse (on the daemon's loop; without one, a
-        trace, `lapse` is called by whoever keeps the clock)."""
+    # --- a request waiting survives a restart ----------------------------------------------------
+
+    def _keep(self) -> None:
+        """Write what waits (or that nothing does) beside the journal, before anyone acts on it:
+        each request with its deadline on the wall clock (the loop's clock starts again with
+        the process) and the position it is about."""
+        link = self.link
+        if self.asked is None and self.request is None:
+            self._kept.unlink(missing_ok=True)
+            return
+        wall = time.time() - link.clock()
+        data: dict[str, Any] = {"game_id": link.settings.game_id, "nonce": link.nonce,
+                                "takebacks": link.takebacks,
+                                "hash": rp.position_hash(link.referee.state),
+                                "seen": list(self._seen)}
+        for name in ("asked", "request"):
+            pending = getattr(self, name)
+            if pending is not None:
+                data[name] = {**pending, "at": None, "deadline": pending["at"] + TAKEBACK_S + wall}
+        try:
+            write_private(self._kept, data)
+        except OSError as exc:   # (a full or read-only disk: the request still stands here)
+            log.error("%s: cannot keep the takeback request (%s)", self._kept, exc)
+
+    def _restore(self) -> None:
+        """Take up the request kept by this board before it restarted, if it is about this very
+        position of this playing (else dropped, logged); its deadline is kept, so one that went
+        by during the restart lapses at once (`resume`)."""
+        link = self.link
+        try:
+            data = json.loads(self._kept.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return
+        except (OSError, ValueError) as exc:
+            log.error("%s: unreadable (%s); no takeback request waits", self._kept, exc)
+            return
+        state = link.referee.state
+        try:
+            same = (data["game_id"] == link.settings.game_id and data["nonce"] == link.nonce
+                    and data["takebacks"] == link.takebacks and not link.referee.over
+                    and data["hash"] == rp.position_hash(state))
+            wall = time.time() - link.clock()
+            pending = {name: {**data[name], "at": float(data[name].pop("deadline")) - wall
+                              - TAKEBACK_S} for name in ("asked", "request") if data.get(name)}
+            if same and all(p["moves"] == len(state.moves) for p in pending.values()):
+                for message_id in data.get("seen", [])[-SEEN:]:
+                    self._seen[str(message_id)] = None
+                self.asked, self.request = pending.get("asked"), pending.get("request")
+            else:
+                log.info("%s: the takeback request kept was about another position; dropped",
+                         self._kept)
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            log.error("%s: unreadable (%s); no takeback request waits", self._kept, exc)
+        if self.asked is not None:
+            link._asked_to = self.asked["to"]
+        if self.request is not None:
+            link.takeback_request = self.request["to"]
+        if self.asked is None and self.request is None:
+            self._kept.unlink(missing_ok=True)
+        else:
+            log.info("a takeback request waits again after the restart (%s)",
+                     "the board's" if self.asked else "the browser's")
+
+    def resume(self) -> None:
+        """On the loop, as the link connects: a request restored (or waiting) lapses now if
+        its time went by (during the restart), else is looked at again when it would."""
+        if self.asked is not None or self.request is not None:
+            self.lapse(self.link.clock())
+        if self.asked is not None or self.request is not None:
+            self._arm(min(p["at"] for p in (self.asked, self.request) if p is not None))
+
+    def _arm(self, at: float | None = None) -> None:
+        """Look again when the request made at `at` (now, by default) would lapse (on the
+        daemon's loop; without one, a trace, `lapse` is called by whoever keeps the clock)."""
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:
             return
         if self._timer is not None:
             self._timer.cancel()
-        self._timer = loop.call_later(TAKEBACK_S + 0.05, lambda: self.lapse(self.link.clock()))
+        delay = TAKEBACK_S if at is None else max(0.0, at + TAKEBACK_S - self.link.clock())
+        self._timer = loop.call_later(delay + 0.05, lambda: self.lapse(self.link.clock()))

@@ -1,24 +1,30 @@
-"""What a guest's broker account may read, with the real Mosquitto and the very ACL lines
-docs/remote.md gives a family: a guest account is named after its game id, and Mosquitto's
-pattern ACLs (`%u`, the account's name) let it read that game's seat topics and board presence
-and nothing of any other game; the lobby account reads the lobby's offers only."""
+"""What a seat's broker account may touch, with the real Mosquitto and the very ACL lines
+docs/remote.md gives a family: a seat's account is named `<game id>/seat/<seat>`, the path of
+its seat's topics, and Mosquitto's pattern ACLs (`%u`, the account's name) let it read what the
+board says to that seat and write what the seat says, and nothing of the other seat or any
+other game; the lobby account reads the lobby's offers only. `family` is the documented set-up
+a browser test plays through (here and in test_seat_browser.py)."""
 
 from __future__ import annotations
 
 import re
+import subprocess
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 
 import paho.mqtt.client as paho
 import pytest
 
+from board_driver.remote import seat as sp
 from tests.broker import Broker
-from tests.board_driver.browser_harness import browser, chromium, sims  # noqa: F401
+from tests.board_driver.browser_harness import TREEBOARD, browser, chromium, sims  # noqa: F401
 from tests.waits import scaled, wait_for
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "remote.md"
-PASSWORDS = {"board": "board-pw-1", "lobby": "lobby-pw-1", "acl1": "acl1-pw-1",
-             "acl2": "acl2-pw-1"}
+SECRET = "kitchen-table-42"
+PASSWORDS = {"board": "board-pw-1", "lobby": "lobby-pw-1",
+             "acl1/seat/1": "acl1-pw-1", "acl2/seat/1": "acl2-pw-1"}
 
 
 def documented_acl() -> str:
@@ -27,6 +33,67 @@ def documented_acl() -> str:
     block = re.search(r"`/etc/mosquitto/acl`:\n\n\s*```\n(.*?)```", text, re.S)
     assert block, "docs/remote.md has no /etc/mosquitto/acl block"
     return "\n".join(line.strip() for line in block.group(1).splitlines()) + "\n"
+
+
+@dataclass
+class Family:
+    """The documented set-up on one machine: the broker (passwords, the documented ACL, the
+    seat page on its WebSockets listener), the login files, and a board's config hosting
+    `game` with seat 1 played from a browser through that seat's own account."""
+
+    broker: Broker
+    config: Path
+    files: Path
+    seat_login: tuple[str, str]
+
+    def invite(self, *args: str) -> str:
+        """`treeboard invite` for the family's seat page and broker, with `args`."""
+        out = subprocess.run([TREEBOARD, "invite", "--page",
+                              f"http://127.0.0.1:{self.broker.ws_port}/index.html", "--broker",
+                              self.broker.ws_url, "--secret-file", str(self.files / "secret"),
+                              *args], capture_output=True, text=True, timeout=scaled(60))
+        assert out.returncode == 0, out.stderr
+        return out.stdout.strip()
+
+
+@pytest.fixture
+def family(tmp_path, monkeypatch):
+    """`family(game, offer=False)`: the documented set-up started (stopped after the test)."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    brokers: list[Broker] = []
+
+    def make(game: str, offer: bool = False) -> Family:
+        site = tmp_path / "site"
+        subprocess.run([TREEBOARD, "seat-page", "--out", str(site)], check=True,
+                       capture_output=True, timeout=scaled(60))
+        seat_login = sp.game_login(SECRET, game, 1)
+        broker = Broker(tmp_path, users={**PASSWORDS, seat_login[0]: seat_login[1]},
+                        websockets=site, acl=documented_acl())
+        broker.start()
+        brokers.append(broker)
+        for name, text in (("board", "board:board-pw-1"), ("lobby", "lobby:lobby-pw-1"),
+                           ("secret", SECRET)):
+            (tmp_path / name).write_text(text + "\n")
+            (tmp_path / name).chmod(0o600)
+        config = tmp_path / "board.toml"
+        config.write_text(f'''backend = "sim"
+layout = "tree-planting-4x4-matrix"
+players = ["human", "remote"]
+[remote]
+broker = "{broker.url}"
+game = "{game}"
+secret_file = "{tmp_path / 'secret'}"
+credentials_file = "{tmp_path / 'board'}"
+guest = true
+offer = {str(offer).lower()}
+game_login = true
+''')
+        config.chmod(0o600)
+        return Family(broker, config, tmp_path, seat_login)
+
+    yield make
+    for broker in brokers:
+        broker.stop()
 
 
 @pytest.fixture
@@ -41,13 +108,13 @@ class Client:
     """A paho client of one account: what it receives, by topic, and its subscriptions'
     answers (MQTT 5 reason codes)."""
 
-    def __init__(self, broker: Broker, user: str):
+    def __init__(self, broker: Broker, user: str, password: str | None = None):
         self.got: dict[str, bytes] = {}
         self.granted: list[list[int]] = []
         self.lock = threading.Lock()
-        self.c = paho.Client(paho.CallbackAPIVersion.VERSION2, client_id=f"test-{user}",
-                             protocol=paho.MQTTv5)
-        self.c.username_pw_set(user, PASSWORDS[user])
+        self.c = paho.Client(paho.CallbackAPIVersion.VERSION2,
+                             client_id=f"test-{user.replace('/', '-')}", protocol=paho.MQTTv5)
+        self.c.username_pw_set(user, password or PASSWORDS[user])
         self.c.on_message = self._message
         self.c.on_subscribe = self._subscribed
         self.c.connect("127.0.0.1", broker.port)
@@ -76,49 +143,60 @@ class Client:
         self.c.disconnect()
 
 
-def test_a_guest_account_reads_its_own_game_and_nothing_of_another(family_broker):
+def test_a_seats_account_touches_its_own_seat_and_nothing_else(family_broker):
     board = Client(family_broker, "board")
     lobby_topic = "treeboard/v1/lobby/0123456789abcdef/offer/acl1"
     try:
-        # What two boards hosting acl1 and acl2 keep on the broker (retained).
+        # What boards hosting acl1 and acl2 keep on the broker (retained): both seats' views
+        # (a game may have a browser on each), the board's presence for the browser and for
+        # boards, its state.
         for game in ("acl1", "acl2"):
-            board.publish(f"treeboard/v1/{game}/seat/1/view", f"view of {game}".encode())
+            for seat in (0, 1):
+                board.publish(f"treeboard/v1/{game}/seat/{seat}/view",
+                              f"view of {game} {seat}".encode())
+            board.publish(f"treeboard/v1/{game}/seat/1/host", f"host of {game}".encode())
             board.publish(f"treeboard/v1/{game}/presence/0", f"board of {game}".encode())
             board.publish(f"treeboard/v1/{game}/state/0", f"state of {game}".encode())
         board.publish(lobby_topic, b"offer")
-        guest = Client(family_broker, "acl1")
+        guest = Client(family_broker, "acl1/seat/1")
         try:
-            # Another game's view, presence and state, and wildcards over every game: the
-            # broker grants the subscriptions (Mosquitto 2.0 checks reads as it delivers) and
-            # delivers nothing of them. Its own game's seat topics and board presence, asked
-            # last, are the marker: their retained messages come after any of those would.
-            for topic in ("treeboard/v1/acl2/seat/1/view", "treeboard/v1/acl2/presence/0",
-                          "treeboard/v1/+/seat/#", "treeboard/#", "treeboard/v1/acl1/state/0",
-                          "treeboard/v1/lobby/#"):
+            # The other seat's view, the game's presence and state, another game's, and
+            # wildcards over every game: the broker grants the subscriptions (Mosquitto 2.0
+            # checks reads as it delivers) and delivers nothing of them. Its own seat's
+            # topics, asked last, are the marker: their retained messages come after any of
+            # those would.
+            for topic in ("treeboard/v1/acl1/seat/0/view", "treeboard/v1/acl1/seat/+/view",
+                          "treeboard/v1/acl1/presence/0", "treeboard/v1/acl1/state/0",
+                          "treeboard/v1/acl2/seat/1/view", "treeboard/v1/acl2/seat/1/host",
+                          "treeboard/v1/+/seat/#", "treeboard/#", "treeboard/v1/lobby/#"):
                 guest.subscribe(topic)
-            guest.subscribe("treeboard/v1/acl1/seat/1/#")
-            guest.subscribe("treeboard/v1/acl1/presence/+")
-            wait_for(lambda: "treeboard/v1/acl1/presence/0" in guest.got, 10,
-                     "acl1's board presence")
-            assert guest.got == {"treeboard/v1/acl1/seat/1/view": b"view of acl1",
-                                 "treeboard/v1/acl1/presence/0": b"board of acl1"}
-            # It cannot say it is the board (presence is read only), nor write another game's
-            # seat: the broker drops both. Its own proposal, sent last, is the marker: it
-            # reaches the board account after anything the guest sent before it would.
+            guest.subscribe("treeboard/v1/acl1/seat/1/view")
+            guest.subscribe("treeboard/v1/acl1/seat/1/host")
+            wait_for(lambda: "treeboard/v1/acl1/seat/1/host" in guest.got, 10,
+                     "acl1's board presence for seat 1")
+            assert guest.got == {"treeboard/v1/acl1/seat/1/view": b"view of acl1 1",
+                                 "treeboard/v1/acl1/seat/1/host": b"host of acl1"}
+            # It cannot say it is the board (presence, its seat's host topic), write its own
+            # view, or write the other seat's or another game's: the broker drops them all.
+            # Its own proposal, sent last, is the marker: it reaches the board account after
+            # anything the guest sent before it would.
             seen = Client(family_broker, "board")
             try:
-                seen.subscribe("treeboard/v1/+/presence/0")
-                seen.subscribe("treeboard/v1/+/seat/1/play")
-                wait_for(lambda: len(seen.got) == 2, 10, "the boards' retained presence")
-                guest.publish("treeboard/v1/acl1/presence/0", b"forged")
-                guest.publish("treeboard/v1/acl2/presence/0", b"forged")
-                guest.publish("treeboard/v1/acl2/seat/1/play", b"probe", retain=False)
+                for topic in ("treeboard/v1/+/presence/0", "treeboard/v1/+/seat/+/host",
+                              "treeboard/v1/+/seat/+/view", "treeboard/v1/+/seat/+/play"):
+                    seen.subscribe(topic)
+                wait_for(lambda: len(seen.got) == 8, 10, "the boards' retained messages")
+                before = dict(seen.got)
+                for topic in ("treeboard/v1/acl1/presence/0", "treeboard/v1/acl1/seat/1/host",
+                              "treeboard/v1/acl1/seat/1/view", "treeboard/v1/acl1/seat/0/view",
+                              "treeboard/v1/acl2/presence/0", "treeboard/v1/acl2/seat/1/view"):
+                    guest.publish(topic, b"forged")
+                for topic in ("treeboard/v1/acl1/seat/0/play", "treeboard/v1/acl2/seat/1/play"):
+                    guest.publish(topic, b"probe", retain=False)
                 guest.publish("treeboard/v1/acl1/seat/1/play", b"mine", retain=False)
                 wait_for(lambda: "treeboard/v1/acl1/seat/1/play" in seen.got, 10,
                          "the guest's own proposal to reach the board")
-                assert seen.got == {"treeboard/v1/acl1/presence/0": b"board of acl1",
-                                    "treeboard/v1/acl2/presence/0": b"board of acl2",
-                                    "treeboard/v1/acl1/seat/1/play": b"mine"}
+                assert seen.got == {**before, "treeboard/v1/acl1/seat/1/play": b"mine"}
             finally:
                 seen.close()
         finally:
@@ -137,58 +215,23 @@ def test_a_guest_account_reads_its_own_game_and_nothing_of_another(family_broker
         board.close()
 
 
-def test_a_browser_takes_an_offer_through_the_lobby_account_and_plays_as_the_games_guest(
-        tmp_path, sims, browser, monkeypatch):
+def test_a_browser_takes_an_offer_through_the_lobby_account_and_plays_as_the_seats_guest(
+        family, sims, browser):
     """The documented set-up end to end: the lobby link carries the lobby's account, which
-    reads offers only; the offer carries the game's own account (wrapped for lobby members),
+    reads offers only; the offer carries the seat's own account (wrapped for lobby members),
     with which the browser opens the seat it took and plays."""
     import random
-    import subprocess
+    from urllib.parse import quote
 
-    from board_driver.remote import seat as sp
-    from tests.board_driver.browser_harness import TREEBOARD
-    from tests.board_driver.test_seat_browser import SECRET, play_tree_planting
+    from tests.board_driver.test_seat_browser import play_tree_planting
 
-    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
-    site = tmp_path / "site"
-    subprocess.run([TREEBOARD, "seat-page", "--out", str(site)], check=True,
-                   capture_output=True, timeout=scaled(60))
-    game, password = sp.game_login(SECRET, "acl3")
-    broker = Broker(tmp_path, users={**PASSWORDS, game: password}, websockets=site,
-                    acl=documented_acl())
-    broker.start()
-    try:
-        for name, text in (("board", "board:board-pw-1"), ("lobby", "lobby:lobby-pw-1"),
-                           ("secret", SECRET)):
-            (tmp_path / name).write_text(text + "\n")
-            (tmp_path / name).chmod(0o600)
-        config = tmp_path / "board.toml"
-        config.write_text(f'''backend = "sim"
-layout = "tree-planting-4x4-matrix"
-players = ["human", "remote"]
-[remote]
-broker = "{broker.url}"
-game = "acl3"
-secret_file = "{tmp_path / 'secret'}"
-credentials_file = "{tmp_path / 'board'}"
-guest = true
-offer = true
-game_login = true
-''')
-        config.chmod(0o600)
-        sim = sims("--config", str(config))
-        out = subprocess.run([TREEBOARD, "invite", "--lobby", "--page",
-                              f"http://127.0.0.1:{broker.ws_port}/index.html", "--broker",
-                              broker.ws_url, "--login", str(tmp_path / "lobby"), "--secret-file",
-                              str(tmp_path / "secret")], capture_output=True, text=True,
-                             timeout=scaled(60))
-        assert out.returncode == 0, out.stderr
-        page = browser.new_page()
-        page.goto(out.stdout.strip())
-        page.click("#offers li[data-game=acl3] button")
-        page.wait_for_selector("#picture svg [data-site]", state="attached")
-        page.wait_for_function("document.body.dataset.board === 'here'")
-        assert f"user={game}" in page.url and "user=lobby" not in page.url
-        play_tree_planting(sim, page, sim.state()["options"], random.Random(3), 3)
-    finally:
-        broker.stop()
+    home = family("acl3", offer=True)
+    sim = sims("--config", str(home.config))
+    page = browser.new_page()
+    page.goto(home.invite("--lobby", "--login", str(home.files / "lobby")))
+    page.click("#offers li[data-game=acl3] button")
+    page.wait_for_selector("#picture svg [data-site]", state="attached")
+    page.wait_for_function("document.body.dataset.board === 'here'")
+    assert f"user={quote(home.seat_login[0], safe='')}" in page.url
+    assert "user=lobby" not in page.url
+    play_tree_planting(sim, page, sim.state()["options"], random.Random(3), 3)

@@ -79,16 +79,21 @@ def test_two_boards_meet_in_the_lobby_and_play_board_to_board(tmp_path, broker):
         guest.type("lobby")
         guest.expect(r"offered: meet1 .*join meet1")
         guest.type("join meet1")
+        # (taken once the offering board plays it with this one: remote/meet.py's outcome)
+        guest.expect("^other board: connected", 20)
         guest.expect("took meet1 from the lobby: this board plays seat 1")
         host.expect("a board took the lobby's offer of meet1")
         host.expect("the lobby's offer of meet1 is withdrawn")
-        guest.expect("^other board: connected", 20)
         host.expect("other board: connected", 20)
-        # The offer is gone from the lobby, and the browser's view from its seat.
+        # The offer is gone from the lobby, and the browser's view from its seat: in its
+        # place the board's signed word that a board took the seat (a browser that took it
+        # at the same moment, or opens it later, is told so: remote/guest.py clear_view).
         out = lobby_cli(broker)
         assert out.returncode == 0 and out.stdout == "", out
-        assert retained(broker, "treeboard/v1/meet1/seat/1/view",
-                        "treeboard/v1/meet1/presence/0") is None
+        from board_driver.remote import seat as sp
+        gone = sp.open_sealed(sp.seat_key(SECRET, "meet1", 1), retained(
+            broker, "treeboard/v1/meet1/seat/1/view", "treeboard/v1/meet1/presence/0"))
+        assert gone["type"] == "gone" and "another board took this seat first" in gone["text"]
         # They play: a move at the host is the guest board's to put, and back.
         host.type("place h0.0")
         host.expect(r"move 1: h0\.0")

@@ -43,7 +43,7 @@ def test_a_board_reads_the_offer_a_host_makes(offering):
     # The game's own account, wrapped for lobby members under its own pad.
     body = sp.open_sealed(sp.lobby_key(SECRET), payload)
     password = sp.unwrap(body["login"], sp.lobby_key(SECRET), "g1", 1, "login").decode()
-    assert ("g1", password) == sp.game_login(SECRET, "g1")
+    assert ("g1/seat/1", password) == sp.game_login(SECRET, "g1", 1)
     assert body["login"] != sp.wrap(password.encode(), sp.lobby_key(SECRET), "g1", 1)
     assert meet.read_offer(sp.lobby_key(SECRET), TOPIC, b"") is None   # withdrawn
     # Another family's lobby key, an offer under another game's topic, a malformed one.
@@ -78,8 +78,11 @@ def test_only_a_board_with_the_family_secret_takes_the_offer(offering):
 
 def test_the_games_own_account_and_its_invitation(offering):
     link, _ = offering
-    user, password = sp.game_login(SECRET, "g1")
-    assert user == "g1" and len(password) == 24 and password != sp.game_login(SECRET, "g2")[1]
+    user, password = sp.game_login(SECRET, "g1", 1)
+    assert user == "g1/seat/1" and len(password) == 24
+    assert password not in (sp.game_login(SECRET, "g2", 1)[1], sp.game_login(SECRET, "g1", 0)[1])
+    with pytest.raises(rp.RemoteError, match="a seat is 0 or 1"):
+        sp.game_login(SECRET, "g1", 2)
     assert SECRET.decode() not in password
     link.settings.page, link.settings.ws_broker = "https://h/seat/", "wss://h:8081"
     fields = sp.read_link(link.invitation())
@@ -114,3 +117,70 @@ def test_a_board_with_no_game_arranged_in_the_config_and_the_sim(tmp_path, monke
     Args.join, Args.seat = "g1", 0
     with pytest.raises(ConfigError, match="--lobby"):
         _remote_options(sim_config(), Args)
+
+
+def test_meeting_reads_the_hosts_browser_game_as_stale_not_as_an_attack(offering, tmp_path,
+                                                                        caplog):
+    """The board that takes the offer reads, retained on the broker, the host's presence and
+    state of its browser game (signed with that game's key): no epoch is made of them, and the
+    state, replayed once the two boards' epoch is known, is ignored at debug level. A forgery
+    is still refused with a warning; and a host whose presence says the seat is no longer open
+    (a browser took it) tells the board it lost."""
+    import logging
+
+    from board_driver.remote.link import RemoteLink
+
+    host, _ = offering
+    taker_tracer = Tracer(sim_config(journal=str(tmp_path / "taker.sqlite")))
+    try:
+        taker_tracer.referee.set_seats(("remote", "human"))
+        taker = RemoteLink(RemoteSettings(host="h", port=1, tls=False, game_id="g1",
+                                          secret=SECRET, seat=0, state_dir=str(tmp_path),
+                                          journal_stem="taker"),
+                           taker_tracer.referee, taker_tracer.clock)
+        old_state = host.signer.encode(rp.state_message(host.referee.state, 0, 0))
+        caplog.set_level(logging.DEBUG, logger="treeboard.remote")
+        taker.handle(rp.state_topic("g1", 0), old_state)       # (retained, comes first)
+        taker.handle(rp.presence_topic("g1", 0), host._presence(True))
+        assert taker.signer is None and not taker.peer_online and not taker.meeting.seat_lost
+        # The host, now a board: a new nonce, the epoch; the held state is read and ignored.
+        board = rp.Signer(SECRET, "g1")
+        taker.handle(rp.presence_topic("g1", 0),
+                     board.encode(rp.presence_message(0, True, "cd" * 8)))
+        assert taker.signer is not None and taker.peer_online
+        taker.handle(rp.state_topic("g1", 0), old_state)       # (again, as a broker may)
+        assert taker.refused == 0
+        assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
+        assert "ignored a message of an earlier playing of g1" in caplog.text
+        # A forgery (another secret) still warns, as before.
+        forged = rp.Signer(b"another-family", "g1", "x").encode(
+            rp.state_message(host.referee.state, 0, 0))
+        taker.handle(rp.state_topic("g1", 0), forged)
+        assert taker.refused == 1
+        assert [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING] == [
+            f"refused a message on {rp.state_topic('g1', 0)}: bad signature (another secret, "
+            "another playing of this game id, or the message was altered)"]
+        # A browser took the seat first: the host's presence says the seat is not open.
+        host.offered = False
+        taker.handle(rp.presence_topic("g1", 0), host._presence(True))
+        assert taker.meeting.seat_lost
+    finally:
+        taker_tracer.close()
+
+
+def test_invite_with_the_seats_own_account_on_the_command_line(monkeypatch, capsys):
+    """`treeboard invite --game-login`: the link carries the seat's account (GAME/seat/N),
+    and stderr the mosquitto_passwd line that registers it; without --seat it is refused."""
+    from board_driver.cli import main
+
+    monkeypatch.setenv("TREEBOARD_REMOTE_SECRET", SECRET.decode())
+    assert main(["invite", "--page", "https://h/seat/", "--broker", "wss://h:8081", "--game",
+                 "g1", "--seat", "1", "--game-login"]) == 0
+    out = capsys.readouterr()
+    user, password = sp.game_login(SECRET, "g1", 1)
+    fields = sp.read_link(out.out.strip())
+    assert (fields["user"], fields["pass"]) == (user, password) == ("g1/seat/1", password)
+    assert f"mosquitto_passwd -b /etc/mosquitto/passwd g1/seat/1 {password}" in out.err
+    assert main(["invite", "--page", "https://h/seat/", "--broker", "wss://h:8081", "--game",
+                 "g1", "--game-login"]) == 2
+    assert "with --game and --seat" in capsys.readouterr().err

@@ -16,6 +16,7 @@ import pytest
 import games
 from tests.board_driver.browser_harness import (TREEBOARD, browser, chromium,  # noqa: F401
                                                  page_reading, sims)
+from tests.board_driver.test_lobby_acl import family  # noqa: F401
 from tests.broker import Broker
 from tests.waits import Deadline, ms, scaled, wait_for
 
@@ -413,82 +414,35 @@ keepalive = 2
     assert page.is_visible("#no-offers")
 
 
-ACL = """user board
-topic readwrite treeboard/#
+def test_the_familys_broker_with_passwords_and_the_seats_acl(family, sims, browser):
+    """docs/remote.md's set-up (test_lobby_acl.py's `family`: its passwords, its ACL, the
+    board's config): the invitation carries the seat's own account (`--game-login`); the
+    browser plays through it; that account cannot publish the board's presence, and what it
+    may publish on its seat reaches the board (refused there as unsigned)."""
+    import random
 
-user guest
-topic read treeboard/v1/+/presence/+
-topic readwrite treeboard/v1/+/seat/#
-topic read treeboard/v1/lobby/#
-"""
+    from tests.board_driver.test_lobby_acl import Client
 
-
-def test_the_familys_broker_with_passwords_and_the_guest_acl(tmp_path, sims, browser,
-                                                            monkeypatch):
-    """docs/remote.md's set-up: a board account and a guest account whose ACL lets it touch
-    seat and lobby topics only. The invitation carries the guest login; the browser plays
-    through it; the guest account cannot publish a board's presence."""
-    import paho.mqtt.client as paho
-
-    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
-    site = tmp_path / "site"
-    subprocess.run([TREEBOARD, "seat-page", "--out", str(site)], check=True,
-                   capture_output=True, timeout=scaled(60))
-    broker = Broker(tmp_path, users={"board": "board-pw-1", "guest": "guest-pw-1"},
-                    websockets=site, acl=ACL)
-    broker.start()
+    home = family("acl1")
+    sim = sims("--config", str(home.config))
+    page = open_seat(browser, home.invite("--game", "acl1", "--seat", "1", "--game-login"))
+    play_tree_planting(sim, page, sim.state()["options"], random.Random(2), 3)
+    # The seat's account publishes a forged "board offline" presence, on the board's topics
+    # and its seat's: the ACL drops both; its probe on its seat's play topic reaches the board.
+    watcher = Client(home.broker, "board")
+    guest = Client(home.broker, *home.seat_login)
     try:
-        for name, login in (("board", "board:board-pw-1"), ("guest", "guest:guest-pw-1")):
-            (tmp_path / name).write_text(login + "\n")
-            (tmp_path / name).chmod(0o600)
-        config = tmp_path / "board.toml"
-        config.write_text(f'''backend = "sim"
-layout = "tree-planting-4x4-matrix"
-players = ["human", "remote"]
-[remote]
-broker = "{broker.url}"
-game = "acl1"
-secret_file = "{tmp_path / 'secret'}"
-credentials_file = "{tmp_path / 'board'}"
-guest = true
-''')
-        (tmp_path / "secret").write_text(SECRET)
-        (tmp_path / "secret").chmod(0o600)
-        sim = sims("--config", str(config))
-        out = subprocess.run([TREEBOARD, "invite", "--page",
-                              f"http://127.0.0.1:{broker.ws_port}/index.html", "--broker",
-                              broker.ws_url, "--game", "acl1", "--seat", "1", "--login",
-                              str(tmp_path / "guest"), "--secret-file", str(tmp_path / "secret")],
-                             capture_output=True, text=True, timeout=scaled(60))
-        assert out.returncode == 0, out.stderr
-        page = open_seat(browser, out.stdout.strip())
-        import random
-        play_tree_planting(sim, page, sim.state()["options"], random.Random(2), 3)
-        # The guest account publishes a forged "board offline" presence: the ACL drops it.
-        seen = []
-        watcher = paho.Client(paho.CallbackAPIVersion.VERSION2, client_id="watcher")
-        watcher.username_pw_set("board", "board-pw-1")
-        watcher.on_message = lambda c, u, m: seen.append(m.payload)
-        watcher.connect("127.0.0.1", broker.port)
-        watcher.subscribe("treeboard/v1/acl1/presence/0", qos=1)
-        watcher.loop_start()
-        guest = paho.Client(paho.CallbackAPIVersion.VERSION2, client_id="guest-hostile")
-        guest.username_pw_set("guest", "guest-pw-1")
-        guest.connect("127.0.0.1", broker.port)
-        guest.loop_start()
-        try:
-            wait_for(lambda: seen, 10, "the board's retained presence")
-            guest.publish("treeboard/v1/acl1/presence/0", b"forged", qos=1,
-                          retain=True).wait_for_publish(scaled(10))
-            guest.publish("treeboard/v1/acl1/seat/1/play", b"probe", qos=1).wait_for_publish(
-                scaled(10))
-            wait_for(lambda: "seat/1/play: message is not a signed envelope" in sim.said(), 10,
-                     "the probe on a seat topic to reach the board (the ACL lets it)")
-            assert b"forged" not in seen and all(b"seat_sig" in p for p in seen)
-        finally:
-            for c in (guest, watcher):
-                c.loop_stop()
-                c.disconnect()
-        assert sim.state()["remote"]["status"] == "connected"
+        watcher.subscribe("treeboard/v1/acl1/presence/0")
+        watcher.subscribe("treeboard/v1/acl1/seat/1/host")
+        wait_for(lambda: len(watcher.got) == 2, 10, "the board's retained presence")
+        before = dict(watcher.got)
+        guest.publish("treeboard/v1/acl1/presence/0", b"forged")
+        guest.publish("treeboard/v1/acl1/seat/1/host", b"forged")
+        guest.publish("treeboard/v1/acl1/seat/1/play", b"probe", retain=False)
+        wait_for(lambda: "seat/1/play: message is not a signed envelope" in sim.said(), 10,
+                 "the probe on a seat topic to reach the board (the ACL lets it)")
+        assert watcher.got == before and all(b"seat_sig" in p for p in before.values())
     finally:
-        broker.stop()
+        for c in (guest, watcher):
+            c.close()
+    assert sim.state()["remote"]["status"] == "connected"

@@ -152,23 +152,35 @@ async function playSeat(link) {
 
   client.on("connect", async () => {   // every (re)connect: subscribe, say this seat is here
     setLink(true);
-    client.subscribe([`${mine}/view`, `${mine}/answer`, `${base}/presence/${host}`], { qos: 1 });
+    // (the board's presence, and its will, under this seat's own topics: the seat's broker
+    // account may read nothing else: docs/remote.md, "What each may touch")
+    client.subscribe([`${mine}/view`, `${mine}/answer`, `${mine}/host`], { qos: 1 });
     client.publish(`${mine}/presence`, await presence(true), { qos: 1, retain: true });
   });
   window.addEventListener("pagehide", async () => {
     client.publish(`${mine}/presence`, await presence(false), { qos: 1, retain: true });
   });
 
+  // A retained view that does not check is ignored, never drawn: someone else's forgery on
+  // the broker (the board replaces it at once: view_guard.py), unless nothing that checks
+  // comes: then the link itself is wrong, said after BAD_LINK_MS (a good view, or the
+  // board's presence signed with this seat's key, shows the link is right).
+  const BAD_LINK_MS = 5000;
+  let linkChecked = false;
+  let badTimer = null;
   client.on("message", async (topic, payload) => {
-    if (topic === `${base}/presence/${host}`) return boardPresence(payload);
+    if (topic === `${mine}/host`) return boardPresence(payload);
     const body = await open(link.key, payload);
     if (body === null || body.game_id !== link.game || body.seat !== link.seat) {
-      // A view that does not check: the link is wrong, unless a good one came before (then
-      // it is someone else's forgery on the broker, ignored).
-      if (topic === `${mine}/view` && payload.length && view === null) badLink();
+      if (topic === `${mine}/view` && payload.length && view === null && !linkChecked &&
+          badTimer === null) {
+        badTimer = setTimeout(() => { if (view === null && !linkChecked) badLink(); }, BAD_LINK_MS);
+      }
       return;
     }
+    linkChecked = true;
     if (body.type === "view") showView(body);
+    else if (body.type === "gone") showGone(body);
     else if (body.type === "answer") showAnswer(body);
     else if (body.type === "takeback-answer") showTakebackAnswer(body);
   });
@@ -179,6 +191,7 @@ async function playSeat(link) {
     if (!msg || typeof msg.seat_sig !== "string" || msg.seat !== host) return;
     const said = `presence ${link.game} ${host} ${msg.online ? "online" : "offline"} ${msg.nonce}`;
     if ((await hmacHex(link.key, said)) !== msg.seat_sig) return;   // forged: ignored
+    linkChecked = true;
     setBoard(msg.online ? "here" : "away");
   }
 
@@ -186,6 +199,18 @@ async function playSeat(link) {
     $("bad-link").textContent = words.bad_link;
     $("bad-link").hidden = false;
     $("seat").hidden = true;
+  }
+
+  // A board took this seat (the lobby's offer, taken by a board at the same moment): the
+  // board's signed word, in its language; this page plays nothing and says it is gone.
+  function showGone(body) {
+    view = null;
+    document.body.dataset.gone = "yes";
+    $("bad-link").textContent = body.text;
+    $("bad-link").hidden = false;
+    $("seat").hidden = true;
+    client.publish(`${mine}/presence`, "", { qos: 1, retain: true });
+    client.end();
   }
 
   function showView(body) {
@@ -346,12 +371,12 @@ function lobby(link) {
       take.addEventListener("click", async () => {
         const key = await xorWrap(link.key, offer.game_id, offer.seat, offer.wrapped);
         client.end(true);
-        // The broker account: the game's own, when the offer carries it (its ACL reads that
-        // game only: docs/remote.md), else the lobby link's.
+        // The broker account: the seat's own, when the offer carries it (named
+        // GAME/seat/N: its ACL touches that seat only: docs/remote.md), else the lobby link's.
         const login = new URLSearchParams(location.hash.slice(1));
         let user = login.get("user"), pass = login.get("pass") || "";
         if (typeof offer.login === "string" && /^[0-9a-f]{2,64}$/.test(offer.login)) {
-          user = offer.game_id;
+          user = `${offer.game_id}/seat/${offer.seat}`;
           pass = new TextDecoder().decode(
             await xorWrap(link.key, offer.game_id, offer.seat, offer.login, "login"));
         }
