@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import operator
 import random
 import re
 from typing import Any, Iterator, NamedTuple
@@ -40,6 +41,11 @@ MAX_LIMIT = 10_000
 Cell = tuple  # (terrain, owner, root, kind)
 EMPTY: Cell = (BARE, -1, -1, "")
 NEUTRAL: Cell = (UNDER, -1, -1, "")
+#: A square that is not a tree's is always (terrain, owner, -1, ""): a Huckleberry square,
+#: a player's grass or underbrush is one value, which the board's `count` and `in` find at C
+#: speed (the checks after every turn of every playout).
+_HUCKS: tuple[Cell, Cell] = ((HUCK, 0, -1, ""), (HUCK, 1, -1, ""))
+_OWNER = operator.itemgetter(1)
 
 _KING = tuple((dx, dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1) if dx or dy)
 _ORTH = ((1, 0), (-1, 0), (0, 1), (0, -1))
@@ -145,6 +151,12 @@ def _rays_of(kind: str, src: int) -> tuple[tuple[tuple[int, int, int, tuple[int,
         else:
             rays.append([step])
     return tuple(tuple(r) for r in rays)
+
+
+@functools.lru_cache(maxsize=None)  # pure: 4 kinds of tree x 64 squares
+def _links(kind: str, sq: int) -> tuple[int, ...]:
+    """The squares a tree square of `kind` on `sq` links to (reading 5): one of its steps."""
+    return tuple(n for dx, dy in _TREE_STEPS[kind] if (n := _at(sq, dx, dy)) is not None)
 
 
 def _underbrush(cell: Cell) -> bool:
@@ -329,7 +341,7 @@ class _Turn:
         elif t == UNDER:
             self._set(sq, (GRASS, owner, -1, ""))
         elif t == HUCK:
-            if sum(1 for c in self.board if c[0] == HUCK and c[1] == owner) == 1:
+            if self.board.count(_HUCKS[owner]) == 1:
                 raise _Fail(Reason("your last Huckleberry square cannot retreat (reading 13)"))
             self._set(sq, (GRASS, owner, -1, ""))
         else:
@@ -357,12 +369,10 @@ class _Turn:
         if root in mine:
             alive.add(root)
             todo = [root]
-            steps = _TREE_STEPS[tree[3]]
+            kind = tree[3]
             while todo:
-                sq = todo.pop()
-                for dx, dy in steps:
-                    n = _at(sq, dx, dy)
-                    if n is not None and n in mine and n not in alive:
+                for n in _links(kind, todo.pop()):
+                    if n in mine and n not in alive:
                         alive.add(n)
                         todo.append(n)
         for sq in sorted(mine - alive):
@@ -403,10 +413,8 @@ class _Turn:
         t = cell[0]
         if t == GRASS:
             ok = target[0] == BARE
-            need = Reason("grass grows only onto bare ground")
-        elif t in (UNDER, HUCK):
+        elif t == UNDER or t == HUCK:
             ok = target[0] == GRASS
-            need = Reason("underbrush grows only onto grass")
         else:
             path = _path(src, item.dx, item.dy)
             blocked = [q for q in path if not _underbrush(board[q])]
@@ -424,12 +432,14 @@ class _Turn:
                 self.pending.append((dst, item, cell[2]))
                 return
             ok = _underbrush(target)
-            need = Reason("trees grow only onto underbrush")
             if ok:
                 for q in path:
                     self._set(q, cell)
         if not ok:
-            if new:
+            if new:  # (the sentence made only here: most growths succeed, a playout's many)
+                need = (Reason("grass grows only onto bare ground") if t == GRASS else
+                        Reason("underbrush grows only onto grass") if t != TREE else
+                        Reason("trees grow only onto underbrush"))
                 raise _Fail(Reason("{need}; {site} is {what}", need=need, site=square_name(dst), what=_describe(target)))
             return
         grown = (t, mover, cell[2], cell[3]) if t == TREE else (t, mover, -1, "")
@@ -524,8 +534,9 @@ class GameForTheTreesState(State):
         out: list[Move] = []
         cache: dict = {}
         results: dict = {}
+        chain_items = self._chain_items()
         for action, src, dst in self._actions():
-            out.extend(self._turns_of(action, src, dst, cache, results))
+            out.extend(self._turns_of(action, src, dst, cache, results, chain_items))
         # Each turn's result, for `play` to reuse while the position is this one (the
         # position's tuples themselves, which only a play or an undo replaces): the search
         # plays every legal move once right after listing them (its greedy prior).
@@ -607,7 +618,7 @@ class GameForTheTreesState(State):
 
     def scores(self) -> tuple[int, int]:
         """Squares each player holds (of any terrain)."""
-        owners = [c[1] for c in self._board]
+        owners = list(map(_OWNER, self._board))
         return owners.count(0), owners.count(1)
 
     def winner(self) -> int | None:
@@ -679,7 +690,7 @@ class GameForTheTreesState(State):
         return self._leap[player]
 
     def huckleberry_count(self, player: int) -> int:
-        return sum(1 for c in self._board if c[0] == HUCK and c[1] == player)
+        return self._board.count(_HUCKS[player])
 
     @property
     def end_reason(self) -> str | None:
@@ -694,8 +705,9 @@ class GameForTheTreesState(State):
             return []
         out: list[Move] = []
         cache: dict = {}
+        chain_items = self._chain_items()
         for action, src, dst in self._actions(only=i):
-            out.extend(self._turns_of(action, src, dst, cache))
+            out.extend(self._turns_of(action, src, dst, cache, None, chain_items))
         return out
 
     def touch_moves(self, site: str) -> list[tuple[Move, str | None]]:
@@ -714,10 +726,6 @@ class GameForTheTreesState(State):
     def _snapshot(self) -> tuple:
         return (self._board, self._chains, self._leap, self._to_move, self._turns, self._end,
                 self._winner)
-
-    def _mover_chains(self) -> list[int]:
-        board, mover = self._board, self._to_move
-        return [i for i, (s, _, _) in enumerate(self._chains) if board[s][1] == mover]
 
     def _actions(self, only: int | None = None) -> list[tuple[str, int, int]]:
         """Candidate actions: every growth the geometry allows whose squares are suitable now
@@ -792,15 +800,28 @@ class GameForTheTreesState(State):
                 add((RETREAT, sq, -1))
         return out
 
-    def _start(self, action: str, src: int, dst: int) -> tuple[_Turn, list[_Item]]:
+    def _chain_items(self) -> list[tuple[int, _Item]]:
+        """The growths of the mover's chains (index, item), oldest first: every turn's."""
+        board, mover = self._board, self._to_move
+        return [(i, _Item(s, _at(s, dx, dy), dx, dy, i, board[s]))
+                for i, (s, dx, dy) in enumerate(self._chains) if board[s][1] == mover]
+
+    def _start(self, action: str, src: int, dst: int,
+               chain_items: list[tuple[int, _Item]] | None = None) -> tuple[_Turn, list[_Item]]:
         """The turn after its action's immediate part, and its growths in the default order
-        (the new growth or leap first, then the chains oldest first)."""
+        (the new growth or leap first, then the chains oldest first). `chain_items`: the
+        position's `_chain_items()`, given for an action `_actions` listed (whose growth's
+        geometry it checked already), found once for all of them."""
         turn = _Turn(self._board, self._chains, self._leap, self._to_move)
         items: list[_Item] = []
         if action == STOP:
             turn.stop(src, dst)
         elif action == RETREAT:
             turn.retreat(src)
+        elif action == GROW and chain_items is not None:
+            cell = self._board[src]
+            items.append(_Item(src, dst, dst % SIZE - src % SIZE, dst // SIZE - src // SIZE,
+                               -1, cell))
         elif action == GROW:
             cell = self._board[src]
             dx, dy = dst % SIZE - src % SIZE, dst // SIZE - src // SIZE
@@ -819,10 +840,10 @@ class GameForTheTreesState(State):
             if self._leap[self._to_move]:
                 raise _Fail(Reason("the Huckleberry has leapt already: once per game"))
             items.append(_Item(src, dst, 0, 0, -2, self._board[src]))
-        for i, ch in enumerate(turn.chains):
-            if ch is not None and self._board[ch[0]][1] == self._to_move:
-                s, dx, dy = ch
-                items.append(_Item(s, _at(s, dx, dy), dx, dy, i, self._board[s]))
+        # (the immediate part only ends chains: a stopped one, those of a square given up)
+        chains = turn.chains
+        items += [it for i, it in (self._chain_items() if chain_items is None else chain_items)
+                  if chains[i] is not None]
         return turn, items
 
     def _run(self, move: Move) -> _Turn:
@@ -851,14 +872,17 @@ class GameForTheTreesState(State):
         return turn
 
     def _turns_of(self, action: str, src: int, dst: int, cache: dict | None = None,
-                  results: dict | None = None) -> list[Move]:
-        """The distinct turns of one action: the default order first, then every order and
-        choice of takers that gives a different result (reading 18). `cache` keeps each
-        group's different orders for the other actions of the same position: the chains'
-        own groups are the same for every action whose growth does not touch them.
-        `results` gets each turn's result (board, chains, leap), for `play`."""
+                  results: dict | None = None,
+                  chain_items: list[tuple[int, _Item]] | None = None) -> list[Move]:
+        """The distinct turns of one action of `_actions`: the default order first, then
+        every order and choice of takers that gives a different result (reading 18). `cache`
+        keeps each group's different orders for the other actions of the same position: the
+        chains' own groups are the same for every action whose growth does not touch them.
+        `results` gets each turn's result (board, chains, leap), for `play`; `chain_items`:
+        the position's `_chain_items()`, found once for all its actions."""
         try:
-            turn0, items = self._start(action, src, dst)
+            turn0, items = self._start(action, src, dst,
+                                       self._chain_items() if chain_items is None else chain_items)
         except _Fail:
             return []
         letter = _letter(self._board[src]) if action == GROW else "H" if action == LEAP else ""
@@ -904,6 +928,9 @@ class GameForTheTreesState(State):
         order), each different result once."""
         out: list[Move] = []
         seen: set = set()
+        # One order and no attack to resolve (most turns): one result, nothing to tell apart
+        # (a result's key is the whole board, costly to hash).
+        single = len(orders) == 1
         for order in orders:
             turn = turn0.copy() if len(orders) > 1 else turn0  # (one order: turn0's own)
             try:
@@ -918,9 +945,10 @@ class GameForTheTreesState(State):
                 if action in (GROW, LEAP) and not done.new_ok:
                     continue
                 key = done.result()
-                if key in seen:
-                    continue
-                seen.add(key)
+                if not (single and not turn.pending):
+                    if key in seen:
+                        continue
+                    seen.add(key)
                 if default:
                     out.append(Move(action, src, dst, letter, None))
                 else:
@@ -934,8 +962,8 @@ class GameForTheTreesState(State):
     def _check_end(self, mover: int | None) -> None:
         # Both players' Huckleberry squares in one pass over the board (after every turn of
         # every playout: the search's hottest check).
-        owners = [c[1] for c in self._board if c[0] == HUCK]
-        h = (owners.count(0), owners.count(1))
+        board = self._board
+        h = (board.count(_HUCKS[0]), board.count(_HUCKS[1]))
         if not h[0] and not h[1]:
             self._end, self._winner = "mutual", None
         elif not h[0] or not h[1]:
@@ -949,15 +977,17 @@ class GameForTheTreesState(State):
     def _has_turn(self) -> bool:
         # Cheap cases first: a chain can be stopped, a square given up.
         board, mover = self._board, self._to_move
-        if self._mover_chains():
+        if any(board[s][1] == mover for s, _, _ in self._chains):
             return True
-        if any(c[1] == mover and c[0] in (GRASS, UNDER) or
-               c[0] == TREE and c[1] == mover and c[2] != i for i, c in enumerate(board)):
+        if (GRASS, mover, -1, "") in board or (UNDER, mover, -1, "") in board or any(
+                c[0] == TREE and c[1] == mover and c[2] != i for i, c in enumerate(board)):
             return True
         if self.huckleberry_count(mover) > 1:
             return True
         cache: dict = {}
-        return any(True for a in self._actions() for _ in self._turns_of(*a, cache))
+        chain_items = self._chain_items()
+        return any(True for a in self._actions()
+                   for _ in self._turns_of(*a, cache, None, chain_items))
 
 
 def _resolutions(turn: _Turn, takers: dict | None,
@@ -1029,20 +1059,37 @@ def _groups(items: list[_Item], board=None) -> list[list[_Item]]:
     trying."""
     if len(items) < 2:  # (a turn without chains: nothing to order)
         return [items] if items else []
-    groups: list[tuple[set[int], set[int], list[_Item]]] = []
+    groups: list[tuple[frozenset[int], frozenset[int], list[_Item]]] = []
+    merges = False
     for item in items:
         if board is not None and _inert(item, board):
-            groups.append((set(), set(), [item]))
+            groups.append((_NOTHING, _NOTHING, [item]))
             continue
-        reads, writes = item.touches(), item.writes()
+        reads, writes = _reach(item.src, item.dst, item.dx, item.dy)
         merged = [g for g in groups if g[1] & reads or g[0] & writes]
+        if not merged:
+            groups.append((reads, writes, [item]))
+            continue
+        merges = True
         for g in merged:
             groups.remove(g)
             reads |= g[0]
             writes |= g[1]
         members = [it for g in merged for it in g[2]] + [item]
         groups.append((reads, writes, sorted(members, key=items.index)))
+    if not merges:  # (most turns) one group a growth, already in item order
+        return [g[2] for g in groups]
     return sorted((g[2] for g in groups), key=lambda g: items.index(g[0]))
+
+
+_NOTHING: frozenset[int] = frozenset()
+
+
+@functools.lru_cache(maxsize=None)  # pure: a growth's squares, at most 64 x 64 x a few steps
+def _reach(src: int, dst: int, dx: int, dy: int) -> tuple[frozenset[int], frozenset[int]]:
+    """What a growth reads and what it may change (`_Item.touches`, `_Item.writes`)."""
+    path = _path(src, dx, dy)
+    return frozenset((src, dst, *path)), frozenset((dst, *path))
 
 
 def _distinct_orders(start: _Turn, group: list[_Item]) -> list[list[_Item]]:
