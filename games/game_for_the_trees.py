@@ -159,6 +159,19 @@ def _links(kind: str, sq: int) -> tuple[int, ...]:
     return tuple(n for dx, dy in _TREE_STEPS[kind] if (n := _at(sq, dx, dy)) is not None)
 
 
+#: The squares around each square (`_steps_of("", src)`'s targets, in its order).
+_NEAR: tuple[tuple[int, ...], ...] = tuple(tuple(step[0] for step in _steps_of("", src))
+                                           for src in range(SIZE * SIZE))
+
+
+@functools.lru_cache(maxsize=None)  # pure: 4 kinds of tree x 64 squares
+def _ray_squares(kind: str, src: int) -> tuple[tuple[tuple[int, int], tuple[int, ...]], ...]:
+    """`_rays_of(kind, src)` as (direction, its squares nearest first): a square's path is
+    the squares before it on its ray."""
+    return tuple((_direction(ray[0][1], ray[0][2]), tuple(step[0] for step in ray))
+                 for ray in _rays_of(kind, src))
+
+
 def _underbrush(cell: Cell) -> bool:
     return cell[0] == UNDER or cell[0] == HUCK
 
@@ -752,36 +765,61 @@ class GameForTheTreesState(State):
             chain_sq |= {s, _at(s, dx, dy), *_path(s, dx, dy)}
         # What `_suitable` says, walked ray by ray: this is the engine's hottest loop (every
         # turn of a playout lists its candidates), and a ray blocked by a square that is not
-        # underbrush ends there unless a chain could clear it first.
+        # underbrush ends there unless a chain could clear it first. (A square of the mover's
+        # is never bare: bare ground is nobody's.)
+        retreats = []
         for src in mine:
             cell = board[src]
             t = cell[0]
-            if t == BARE:
-                continue
-            chained = src in sources
             if t != TREE:
+                retreats.append((RETREAT, src, -1))
                 want = BARE if t == GRASS else GRASS
-                for dst, dx, dy, _ in _steps_of("", src):
-                    if chained and (src, *_direction(dx, dy)) in growing:
-                        continue
-                    if board[dst][0] == want or chain_sq and dst in chain_sq:
-                        add((GROW, src, dst))
+                if src in sources:  # (a chain from here: not its own direction again)
+                    for dst, dx, dy, _ in _steps_of("", src):
+                        if (src, dx, dy) not in growing and (board[dst][0] == want
+                                                             or dst in chain_sq):
+                            add((GROW, src, dst))
+                elif chain_sq:
+                    out += [(GROW, src, dst) for dst in _NEAR[src]
+                            if board[dst][0] == want or dst in chain_sq]
+                else:
+                    out += [(GROW, src, dst) for dst in _NEAR[src] if board[dst][0] == want]
                 continue
             root = cell[2]
-            for ray in _rays_of(cell[3], src):
-                if chained and (src, *_direction(ray[0][1], ray[0][2])) in growing:
+            if root != src:
+                retreats.append((RETREAT, src, -1))
+            chained = src in sources
+            for (ux, uy), ray in _ray_squares(cell[3], src):
+                if chained and (src, ux, uy) in growing:
                     continue
-                clear = True  # every square before dst is underbrush
-                for dst, _, _, path in ray:
-                    kind = board[dst][0]
-                    if clear and (kind == UNDER or kind == HUCK or
-                                  kind == TREE and board[dst][2] != root) or \
-                            chain_sq and (dst in chain_sq or not chain_sq.isdisjoint(path)):
+                if not chain_sq:
+                    for dst in ray:  # underbrush, then at most one square of another tree
+                        target = board[dst]
+                        kind = target[0]
+                        if kind == UNDER or kind == HUCK:
+                            add((GROW, src, dst))
+                            continue
+                        if kind == TREE and target[2] != root:
+                            add((GROW, src, dst))
+                        break
+                    continue
+                # With chains: also every square a chain touches, or beyond one on the ray
+                # (`crossed`: a chain's square lies on its path).
+                clear, crossed = True, False
+                for dst in ray:
+                    if crossed:
+                        add((GROW, src, dst))
+                        continue
+                    target = board[dst]
+                    kind = target[0]
+                    if dst in chain_sq:
+                        crossed = True
+                        add((GROW, src, dst))
+                    elif clear and (kind == UNDER or kind == HUCK or
+                                    kind == TREE and target[2] != root):
                         add((GROW, src, dst))
                     if kind != UNDER and kind != HUCK:
                         clear = False
-                        if not chain_sq:
-                            break
         if not self._leap[mover]:
             hucks = [sq for sq in mine if board[sq][0] == HUCK]
             if hucks and (only is None or only in hucks):
@@ -794,10 +832,7 @@ class GameForTheTreesState(State):
         for s, dx, dy in ours:
             if only is None or s == only:
                 add((STOP, s, _at(s, dx, dy)))
-        for sq in mine:
-            cell = board[sq]
-            if not (cell[0] == TREE and cell[2] == sq):
-                add((RETREAT, sq, -1))
+        out += retreats  # (every square but a root)
         return out
 
     def _chain_items(self) -> list[tuple[int, _Item]]:
