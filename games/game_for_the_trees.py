@@ -497,7 +497,7 @@ class _Turn:
             self.new_ok = True
 
     def result(self) -> tuple:
-        return (tuple(self.board), tuple(c for c in self.chains if c is not None),
+        return (tuple(self.board), tuple(filter(None, self.chains)),  # (None: an ended one)
                 tuple(self.leap))
 
 
@@ -561,16 +561,24 @@ class GameForTheTreesState(State):
             move = self.parse_move(move)
         if self._end:
             raise IllegalMove(move, Reason("the game is over"))
-        known = self._results
-        result = None
-        if (known is not None and known[0] is self._board and known[1] is self._chains
-                and known[2] is self._leap and known[3] == self._to_move):
-            result = known[4].get(move)  # a turn legal_moves found: its result, not rerun
+        result = self._known(move)
         if result is None:
             try:
                 result = self._run(move).result()
             except _Fail as exc:
                 raise IllegalMove(move, exc.args[0]) from None
+        self._push(move, result)
+
+    def _known(self, move: Move) -> tuple | None:
+        """The result of `move` if the last `legal_moves` was of this position and found it."""
+        known = self._results
+        if (known is not None and known[0] is self._board and known[1] is self._chains
+                and known[2] is self._leap and known[3] == self._to_move):
+            return known[4].get(move)  # a turn legal_moves found: its result, not rerun
+        return None
+
+    def _push(self, move: Move, result: tuple) -> None:
+        """Make `result` (board, chains, leap) of `move` the position."""
         self._history.append((move, self._snapshot()))
         self._board, self._chains, self._leap = result
         self._turns += 1
@@ -591,6 +599,7 @@ class GameForTheTreesState(State):
         while not self._end and left:
             left -= 1
             actions = self._actions()  # (a new list: drawn from below)
+            chain_items = self._chain_items()
             # Candidates in a random order, drawn one at a time (as a shuffle, but the first
             # draw usually plays: no need to order them all).
             while actions:
@@ -600,10 +609,14 @@ class GameForTheTreesState(State):
                 actions.pop()
                 letter = _letter(self._board[src]) if action == GROW else \
                     "H" if action == LEAP else ""
-                try:
-                    self.play(Move(action, src, dst, letter))
-                except IllegalMove:
-                    continue
+                move = Move(action, src, dst, letter)
+                result = self._known(move)
+                if result is None:
+                    try:  # (as `play` would, without its checks: `_actions` made the move)
+                        result = self._run(move, chain_items).result()
+                    except _Fail:
+                        continue
+                self._push(move, result)
                 break
             else:
                 self.play(rng.choice(self.legal_moves()))
@@ -881,9 +894,10 @@ class GameForTheTreesState(State):
                   if chains[i] is not None]
         return turn, items
 
-    def _run(self, move: Move) -> _Turn:
-        """Play `move` on a working copy and return it; raises _Fail."""
-        turn, items = self._start(move.action, move.src, move.dst)
+    def _run(self, move: Move, chain_items: list[tuple[int, _Item]] | None = None) -> _Turn:
+        """Play `move` on a working copy and return it; raises _Fail. `chain_items`: as
+        `_start`'s (for a move of an action `_actions` listed)."""
+        turn, items = self._start(move.action, move.src, move.dst, chain_items)
         takers: dict[tuple[int, int, str], bool] = {}
         if move.order is not None:
             by_key = {it.key: it for it in items}
@@ -924,9 +938,22 @@ class GameForTheTreesState(State):
         # Growths that touch a common square can give different results in different orders;
         # the others commute. Group them, and find each group's different orders.
         groups = _groups(items, turn0.board)
-        if all(len(g) == 1 for g in groups):
+        if len(groups) == len(items):
             # Every growth commutes with every other (most turns): one order, the default.
-            return self._turns_in(action, src, dst, letter, turn0, items, [items], results)
+            try:
+                for item in items:
+                    turn0.grow(item)
+            except _Fail:
+                return []
+            if turn0.pending:  # attacks: a result per choice of takers
+                return self._turns_in(action, src, dst, letter, turn0, items, [items], results,
+                                      grown=True)
+            if action in (GROW, LEAP) and not turn0.new_ok:
+                return []
+            move = Move(action, src, dst, letter, None)  # (one result: nothing to compare)
+            if results is not None:
+                results[move] = turn0.result()
+            return [move]
         per_group = []
         for g in groups:
             if len(g) == 1:
@@ -958,19 +985,21 @@ class GameForTheTreesState(State):
 
     @staticmethod
     def _turns_in(action: str, src: int, dst: int, letter: str, turn0: _Turn,
-                  items: list[_Item], orders: list, results: dict | None) -> list[Move]:
+                  items: list[_Item], orders: list, results: dict | None,
+                  grown: bool = False) -> list[Move]:
         """`_turns_of`'s turns for the given orders of the growths (`items`: the default
-        order), each different result once."""
+        order), each different result once. `grown`: turn0 is the one order's grown already."""
         out: list[Move] = []
         seen: set = set()
-        # One order and no attack to resolve (most turns): one result, nothing to tell apart
-        # (a result's key is the whole board, costly to hash).
+        # One order and no attack to resolve: one result, nothing to tell apart (a result's
+        # key is the whole board, costly to hash).
         single = len(orders) == 1
         for order in orders:
             turn = turn0.copy() if len(orders) > 1 else turn0  # (one order: turn0's own)
             try:
-                for item in order:
-                    turn.grow(item)
+                if not grown:
+                    for item in order:
+                        turn.grow(item)
             except _Fail:
                 continue
             first = True
