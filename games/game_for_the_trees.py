@@ -296,12 +296,15 @@ class _Item(NamedTuple):
 class _Turn:
     """The working copy of one turn. `grow` runs the growths, `finish` the attacks."""
 
-    __slots__ = ("board", "chains", "leap", "mover", "pending", "new_ok")
+    __slots__ = ("board", "chains", "leap", "counts", "mover", "pending", "new_ok")
 
-    def __init__(self, board, chains, leap, mover):
+    def __init__(self, board, chains, leap, counts, mover):
         self.board = list(board)
         self.chains: list = list(chains)   # None marks a chain that ended this turn
         self.leap = list(leap)
+        # The position's `_counts`, kept by `_set`, and a last slot that counts nobody's
+        # squares (an owner of -1 indexes it).
+        self.counts = [*counts, 0]
         self.mover = mover
         self.pending: list[tuple[int, _Item, int]] = []   # (target, item, attacking root)
         self.new_ok = False
@@ -309,7 +312,8 @@ class _Turn:
     def copy(self) -> "_Turn":
         new = _Turn.__new__(_Turn)
         new.board, new.chains, new.leap = self.board[:], self.chains[:], self.leap[:]
-        new.mover, new.pending, new.new_ok = self.mover, self.pending[:], self.new_ok
+        new.counts, new.mover = self.counts[:], self.mover
+        new.pending, new.new_ok = self.pending[:], self.new_ok
         return new
 
     def key(self) -> tuple:
@@ -320,7 +324,16 @@ class _Turn:
 
     def _set(self, sq: int, cell: Cell) -> None:
         # A square that changes ends every chain growing from it (reading 9).
-        self.board[sq] = cell
+        board, counts = self.board, self.counts
+        old = board[sq]
+        board[sq] = cell
+        if old[1] != cell[1]:
+            counts[old[1]] -= 1
+            counts[cell[1]] += 1
+        if old[0] == HUCK:
+            counts[2 + old[1]] -= 1
+        if cell[0] == HUCK:
+            counts[2 + cell[1]] += 1
         chains = self.chains
         for i, ch in enumerate(chains):
             if ch is not None and ch[0] == sq:
@@ -354,7 +367,7 @@ class _Turn:
         elif t == UNDER:
             self._set(sq, (GRASS, owner, -1, ""))
         elif t == HUCK:
-            if self.board.count(_HUCKS[owner]) == 1:
+            if self.counts[2 + owner] == 1:
                 raise _Fail(Reason("your last Huckleberry square cannot retreat (reading 13)"))
             self._set(sq, (GRASS, owner, -1, ""))
         else:
@@ -498,7 +511,7 @@ class _Turn:
 
     def result(self) -> tuple:
         return (tuple(self.board), tuple(filter(None, self.chains)),  # (None: an ended one)
-                tuple(self.leap))
+                tuple(self.leap), tuple(self.counts[:4]))
 
 
 def _describe(cell: Cell) -> str:
@@ -515,7 +528,7 @@ def _describe(cell: Cell) -> str:
 # --- the state --------------------------------------------------------------------------------
 
 class GameForTheTreesState(State):
-    __slots__ = ("game", "_opts", "_board", "_chains", "_leap", "_to_move", "_turns",
+    __slots__ = ("game", "_opts", "_board", "_chains", "_leap", "_counts", "_to_move", "_turns",
                  "_end", "_winner", "_history", "_results")
 
     def __init__(self, game: "GameForTheTrees", opts: dict, board: tuple, chains: tuple,
@@ -525,6 +538,11 @@ class GameForTheTreesState(State):
         self._board: tuple = board
         self._chains: tuple = chains
         self._leap: tuple = (False, False)
+        owners = list(map(_OWNER, board))
+        #: (White's squares, Black's, White's Huckleberry squares, Black's): the scores and
+        #: the end, kept by each turn's `_Turn._set` instead of counted after every turn.
+        self._counts: tuple = (owners.count(0), owners.count(1),
+                               board.count(_HUCKS[0]), board.count(_HUCKS[1]))
         self._to_move = to_move
         self._turns = 0
         self._end: str | None = None
@@ -578,9 +596,9 @@ class GameForTheTreesState(State):
         return None
 
     def _push(self, move: Move, result: tuple) -> None:
-        """Make `result` (board, chains, leap) of `move` the position."""
+        """Make `result` (board, chains, leap, counts) of `move` the position."""
         self._history.append((move, self._snapshot()))
-        self._board, self._chains, self._leap = result
+        self._board, self._chains, self._leap, self._counts = result
         self._turns += 1
         mover = self._to_move
         self._to_move = 1 - mover
@@ -626,14 +644,14 @@ class GameForTheTreesState(State):
         if not self._history:
             raise IndexError("no move to undo")
         move, snap = self._history.pop()
-        (self._board, self._chains, self._leap, self._to_move, self._turns, self._end,
-         self._winner) = snap
+        (self._board, self._chains, self._leap, self._counts, self._to_move, self._turns,
+         self._end, self._winner) = snap
         return move
 
     def copy(self) -> "GameForTheTreesState":
         new = GameForTheTreesState.__new__(GameForTheTreesState)
         new.game, new._opts = self.game, self._opts
-        (new._board, new._chains, new._leap, new._to_move, new._turns, new._end,
+        (new._board, new._chains, new._leap, new._counts, new._to_move, new._turns, new._end,
          new._winner) = self._snapshot()
         new._history = self._history[:]
         new._results = None
@@ -644,8 +662,7 @@ class GameForTheTreesState(State):
 
     def scores(self) -> tuple[int, int]:
         """Squares each player holds (of any terrain)."""
-        owners = list(map(_OWNER, self._board))
-        return owners.count(0), owners.count(1)
+        return self._counts[0], self._counts[1]
 
     def winner(self) -> int | None:
         return self._winner if self._end else None
@@ -716,7 +733,7 @@ class GameForTheTreesState(State):
         return self._leap[player]
 
     def huckleberry_count(self, player: int) -> int:
-        return self._board.count(_HUCKS[player])
+        return self._counts[2 + player]
 
     @property
     def end_reason(self) -> str | None:
@@ -750,8 +767,8 @@ class GameForTheTreesState(State):
     # --- helpers ------------------------------------------------------------------------
 
     def _snapshot(self) -> tuple:
-        return (self._board, self._chains, self._leap, self._to_move, self._turns, self._end,
-                self._winner)
+        return (self._board, self._chains, self._leap, self._counts, self._to_move, self._turns,
+                self._end, self._winner)
 
     def _actions(self, only: int | None = None) -> list[tuple[str, int, int]]:
         """Candidate actions: every growth the geometry allows whose squares are suitable now
@@ -860,7 +877,7 @@ class GameForTheTreesState(State):
         (the new growth or leap first, then the chains oldest first). `chain_items`: the
         position's `_chain_items()`, given for an action `_actions` listed (whose growth's
         geometry it checked already), found once for all of them."""
-        turn = _Turn(self._board, self._chains, self._leap, self._to_move)
+        turn = _Turn(self._board, self._chains, self._leap, self._counts, self._to_move)
         items: list[_Item] = []
         if action == STOP:
             turn.stop(src, dst)
@@ -927,7 +944,7 @@ class GameForTheTreesState(State):
         every order and choice of takers that gives a different result (reading 18). `cache`
         keeps each group's different orders for the other actions of the same position: the
         chains' own groups are the same for every action whose growth does not touch them.
-        `results` gets each turn's result (board, chains, leap), for `play`; `chain_items`:
+        `results` gets each turn's result (`_Turn.result`), for `play`; `chain_items`:
         the position's `_chain_items()`, found once for all its actions."""
         try:
             turn0, items = self._start(action, src, dst,
@@ -1020,14 +1037,12 @@ class GameForTheTreesState(State):
                         (it.src, it.dst, "x" if it.key in takers else it.mark)
                         for it in order)))
                 if results is not None:
-                    results[out[-1]] = key  # (board, chains, leap) after this turn
+                    results[out[-1]] = key  # (board, chains, leap, counts) after this turn
         return out
 
     def _check_end(self, mover: int | None) -> None:
-        # Both players' Huckleberry squares in one pass over the board (after every turn of
-        # every playout: the search's hottest check).
-        board = self._board
-        h = (board.count(_HUCKS[0]), board.count(_HUCKS[1]))
+        # After every turn of every playout: the search's hottest check.
+        h = self._counts[2:]
         if not h[0] and not h[1]:
             self._end, self._winner = "mutual", None
         elif not h[0] or not h[1]:

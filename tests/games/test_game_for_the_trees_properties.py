@@ -139,6 +139,31 @@ def test_trees_stay_joined_and_terrain_adds_up(seed):
             and s["owner"] is None) == 64
 
 
+def check_counts(state) -> None:
+    owners = [s["owner"] for s in squares(state).values()]
+    hucks = [s["owner"] for s in squares(state).values() if s["terrain"] == "huckleberry"]
+    assert state.scores() == (owners.count(0), owners.count(1))
+    assert (state.huckleberry_count(0), state.huckleberry_count(1)) == \
+        (hucks.count(0), hucks.count(1))
+
+
+@SETTINGS
+@given(seed=st.integers(0, 10**6))
+def test_scores_and_huckleberry_squares_kept_by_the_turns_are_the_squares(seed):
+    """The state keeps each player's squares and Huckleberry squares as its turns change them
+    (not counted after every turn): after every turn, a playout's and each undo, they are what
+    the squares say."""
+    rng = random.Random(seed)
+    for state in random_game(seed, limit=60):
+        check_counts(state)
+        probe = state.copy()
+        probe.playout(rng, cap=6)
+        check_counts(probe)
+        while len(probe.moves) > len(state.moves):
+            probe.undo()
+            check_counts(probe)
+
+
 @SETTINGS
 @given(seed=st.integers(0, 10**6), pick=st.integers(0, 10**6))
 def test_every_generated_turn_is_legal_distinct_and_undoes_exactly(seed, pick):
