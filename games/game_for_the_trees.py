@@ -942,20 +942,26 @@ class GameForTheTreesState(State):
                   chain_items: list[tuple[int, _Item]] | None = None) -> list[Move]:
         """The distinct turns of one action of `_actions`: the default order first, then
         every order and choice of takers that gives a different result (reading 18). `cache`
-        keeps each group's different orders for the other actions of the same position: the
-        chains' own groups are the same for every action whose growth does not touch them.
-        `results` gets each turn's result (`_Turn.result`), for `play`; `chain_items`:
-        the position's `_chain_items()`, found once for all its actions."""
+        keeps what the position's actions share: each group's different orders (the chains'
+        own groups are the same for every action whose growth does not touch them), and
+        whether the chains' growths commute. `results` gets each turn's result
+        (`_Turn.result`), for `play`; `chain_items`: the position's `_chain_items()`, found
+        once for all its actions."""
+        if chain_items is None:
+            chain_items = self._chain_items()
         try:
-            turn0, items = self._start(action, src, dst,
-                                       self._chain_items() if chain_items is None else chain_items)
+            turn0, items = self._start(action, src, dst, chain_items)
         except _Fail:
             return []
         letter = _letter(self._board[src]) if action == GROW else "H" if action == LEAP else ""
         # Growths that touch a common square can give different results in different orders;
         # the others commute. Group them, and find each group's different orders.
-        groups = _groups(items, turn0.board)
-        if len(groups) == len(items):
+        if len(items) < 2 or (action != RETREAT and cache is not None
+                              and _commute(action, items, chain_items, self._board, cache)):
+            groups = None  # (each growth its own group, found without grouping them)
+        else:
+            groups = _groups(items, turn0.board)
+        if groups is None or len(groups) == len(items):
             # Every growth commutes with every other (most turns): one order, the default.
             try:
                 for item in items:
@@ -1162,6 +1168,32 @@ def _groups(items: list[_Item], board=None) -> list[list[_Item]]:
 
 
 _NOTHING: frozenset[int] = frozenset()
+_CHAINS = object()  # (`_turns_of`'s cache: what `_commute` found of the chains' growths)
+
+
+def _commute(action: str, items: list[_Item], chain_items: list, board, cache: dict) -> bool:
+    """Does every growth of a grow, leap or stop turn (`items`, on the position's `board`)
+    commute with every other, as `_groups` would find? Found from the chains' growths, whose
+    squares are the same for every such turn of the position (grouped once, in `cache`):
+    if they commute, a stop's (some of them) do, and a new growth's or leap's when it shares
+    none of their squares."""
+    known = cache.get(_CHAINS)
+    if known is None:
+        chains = [it for _, it in chain_items]
+        live = [_reach(it.src, it.dst, it.dx, it.dy) for it in chains if not _inert(it, board)]
+        known = cache[_CHAINS] = (len(_groups(chains, board)) == len(chains),
+                                  frozenset().union(*(r for r, _ in live)),
+                                  frozenset().union(*(w for _, w in live)))
+    apart, reads, writes = known
+    if not apart:
+        return False
+    if action == STOP:
+        return True
+    new = items[0]
+    if _inert(new, board):
+        return True
+    new_reads, new_writes = _reach(new.src, new.dst, new.dx, new.dy)
+    return not (new_writes & reads or new_reads & writes)
 
 
 @functools.lru_cache(maxsize=None)  # pure: a growth's squares, at most 64 x 64 x a few steps
