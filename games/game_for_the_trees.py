@@ -417,7 +417,7 @@ class _Turn:
             self.chains[item.chain] = None  # re-added below if it grows
         src, dst = item.src, item.dst
         cell, target = board[src], board[dst]
-        if cell != item.cell:
+        if cell is not item.cell and cell != item.cell:
             if new:
                 raise _Fail(Reason("{site} was grown over earlier in this turn's order", site=square_name(src)))
             return
@@ -443,12 +443,12 @@ class _Turn:
             ok = target[0] == GRASS
         else:
             path = _path(src, item.dx, item.dy)
-            blocked = [q for q in path if not _underbrush(board[q])]
-            if blocked:
-                if new:
-                    raise _Fail(Reason("{site} is {what}: "
-                                       "a tree grows only through underbrush", site=square_name(blocked[0]), what=_describe(board[blocked[0]])))
-                return
+            for q in path:
+                if board[q][0] != UNDER and board[q][0] != HUCK:
+                    if new:
+                        raise _Fail(Reason("{site} is {what}: "
+                                           "a tree grows only through underbrush", site=square_name(q), what=_describe(board[q])))
+                    return
             if target[0] == TREE:
                 if target[2] == cell[2]:
                     if new:
@@ -468,8 +468,7 @@ class _Turn:
                         Reason("trees grow only onto underbrush"))
                 raise _Fail(Reason("{need}; {site} is {what}", need=need, site=square_name(dst), what=_describe(target)))
             return
-        grown = (t, mover, cell[2], cell[3]) if t == TREE else (t, mover, -1, "")
-        self._set(dst, grown)
+        self._set(dst, cell)  # the grown square is the piece's: its terrain, owner, tree
         self._add_chain(item.chain, dst, item.dx, item.dy)
         if new:
             self.new_ok = True
@@ -1060,14 +1059,15 @@ class GameForTheTreesState(State):
             self._end, self._winner = "stalemate", 1 - self._to_move
 
     def _has_turn(self) -> bool:
-        # Cheap cases first: a chain can be stopped, a square given up.
+        # Cheap cases first: a Huckleberry square given up, a chain stopped, a square given up.
         board, mover = self._board, self._to_move
-        if any(board[s][1] == mover for s, _, _ in self._chains):
+        if self._counts[2 + mover] > 1:
             return True
+        for s, _, _ in self._chains:
+            if board[s][1] == mover:
+                return True
         if (GRASS, mover, -1, "") in board or (UNDER, mover, -1, "") in board or any(
                 c[0] == TREE and c[1] == mover and c[2] != i for i, c in enumerate(board)):
-            return True
-        if self.huckleberry_count(mover) > 1:
             return True
         cache: dict = {}
         chain_items = self._chain_items()
