@@ -626,6 +626,8 @@ class GameForTheTreesState(State):
                 actions.pop()
                 letter = _letter(self._board[src]) if action == GROW else \
                     "H" if action == LEAP else ""
+                if action == GROW and self._lone_attack(src, dst, chain_items):
+                    continue  # (what `_run` would find, at once)
                 move = Move(action, src, dst, letter)
                 result = self._known(move)
                 if result is None:
@@ -910,6 +912,17 @@ class GameForTheTreesState(State):
                   if chains[i] is not None]
         return turn, items
 
+    def _lone_attack(self, src: int, dst: int, chain_items: list[tuple[int, _Item]]) -> bool:
+        """Is the growth src-dst a tree's attack on another tree's square that nothing else
+        can attack this turn (the mover has no tree growing by a chain)? Then it is no turn
+        (reading 11: a new growth onto a tree square needs a second tree attacking it), as
+        running it would find at its end; `_actions` lists every square of another tree a
+        tree reaches."""
+        board = self._board
+        cell, target = board[src], board[dst]
+        return (target[0] == TREE and cell[0] == TREE and target[2] != cell[2]
+                and not any(it.cell[0] == TREE for _, it in chain_items))
+
     def _run(self, move: Move, chain_items: list[tuple[int, _Item]] | None = None) -> _Turn:
         """Play `move` on a working copy and return it; raises _Fail. `chain_items`: as
         `_start`'s (for a move of an action `_actions` listed)."""
@@ -948,6 +961,8 @@ class GameForTheTreesState(State):
         once for all its actions."""
         if chain_items is None:
             chain_items = self._chain_items()
+        if action == GROW and self._lone_attack(src, dst, chain_items):
+            return []
         try:
             turn0, items = self._start(action, src, dst, chain_items)
         except _Fail:
