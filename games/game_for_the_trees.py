@@ -626,7 +626,7 @@ class GameForTheTreesState(State):
                 actions.pop()
                 letter = _letter(self._board[src]) if action == GROW else \
                     "H" if action == LEAP else ""
-                if action == GROW and self._lone_attack(src, dst, chain_items):
+                if action == GROW and self._hopeless(src, dst, chain_items):
                     continue  # (what `_run` would find, at once)
                 move = Move(action, src, dst, letter)
                 result = self._known(move)
@@ -912,16 +912,26 @@ class GameForTheTreesState(State):
                   if chains[i] is not None]
         return turn, items
 
-    def _lone_attack(self, src: int, dst: int, chain_items: list[tuple[int, _Item]]) -> bool:
-        """Is the growth src-dst a tree's attack on another tree's square that nothing else
-        can attack this turn (the mover has no tree growing by a chain)? Then it is no turn
-        (reading 11: a new growth onto a tree square needs a second tree attacking it), as
-        running it would find at its end; `_actions` lists every square of another tree a
-        tree reaches."""
+    def _hopeless(self, src: int, dst: int, chain_items: list[tuple[int, _Item]]) -> bool:
+        """Can the new growth src-dst (of `_actions`) never happen this turn, whatever its
+        order, as running the turn would find (often at its end)? `_actions` lists every
+        square a chain's growth could prepare, and every square of another tree a tree
+        reaches, most of which no turn takes. A turn's growths only raise a square's terrain
+        (`_inert`); a tree needs underbrush, or a second tree attacking the square (reading
+        11); and a square that is not underbrush changes only by a growth onto it."""
         board = self._board
         cell, target = board[src], board[dst]
-        return (target[0] == TREE and cell[0] == TREE and target[2] != cell[2]
-                and not any(it.cell[0] == TREE for _, it in chain_items))
+        kind = target[0]
+        if cell[0] != TREE:  # grass needs bare ground, underbrush grass
+            return kind != BARE if cell[0] == GRASS else kind != BARE and kind != GRASS
+        if kind == UNDER or kind == HUCK:
+            return False
+        if kind == TREE and target[2] == cell[2]:
+            return True  # its own tree's square
+        # Bare ground, grass, another tree's square: only a chain's growth onto it can make
+        # it underbrush or attack it too.
+        return not any(it.dst == dst and (kind != TREE or it.cell[0] == TREE)
+                       for _, it in chain_items)
 
     def _run(self, move: Move, chain_items: list[tuple[int, _Item]] | None = None) -> _Turn:
         """Play `move` on a working copy and return it; raises _Fail. `chain_items`: as
@@ -961,7 +971,7 @@ class GameForTheTreesState(State):
         once for all its actions."""
         if chain_items is None:
             chain_items = self._chain_items()
-        if action == GROW and self._lone_attack(src, dst, chain_items):
+        if action == GROW and self._hopeless(src, dst, chain_items):
             return []
         try:
             turn0, items = self._start(action, src, dst, chain_items)

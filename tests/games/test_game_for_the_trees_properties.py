@@ -165,6 +165,34 @@ def test_scores_and_huckleberry_squares_kept_by_the_turns_are_the_squares(seed):
 
 
 @SETTINGS
+@given(seed=st.integers(0, 10**6))
+def test_a_growth_found_hopeless_at_once_has_no_turn_when_run(seed):
+    """The engine passes over a candidate growth it can tell will never happen (`_hopeless`:
+    most candidates, in legal_moves and in playouts): running such a turn, in every order,
+    finds no turn either."""
+    from games import game_for_the_trees as engine
+
+    found = 0
+    for state in random_game(seed, limit=60):
+        if state.is_over():
+            continue
+        chain_items = state._chain_items()
+        for action, src, dst in state._actions():
+            if action != engine.GROW or not state._hopeless(src, dst, chain_items):
+                continue
+            found += 1
+            with pytest.raises(engine._Fail):
+                state._run(engine.Move(action, src, dst, engine._letter(state._board[src])))
+            hopeless = engine.GameForTheTreesState._hopeless
+            try:
+                engine.GameForTheTreesState._hopeless = lambda *_: False
+                assert state._turns_of(action, src, dst, {}, None, chain_items) == []
+            finally:
+                engine.GameForTheTreesState._hopeless = hopeless
+    assert found
+
+
+@SETTINGS
 @given(seed=st.integers(0, 10**6), pick=st.integers(0, 10**6))
 def test_every_generated_turn_is_legal_distinct_and_undoes_exactly(seed, pick):
     rng = random.Random(pick)
