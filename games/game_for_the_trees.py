@@ -626,7 +626,7 @@ class GameForTheTreesState(State):
                 actions.pop()
                 letter = _letter(self._board[src]) if action == GROW else \
                     "H" if action == LEAP else ""
-                if action == GROW and self._hopeless(src, dst, chain_items):
+                if self._hopeless(action, src, dst, chain_items):
                     continue  # (what `_run` would find, at once)
                 move = Move(action, src, dst, letter)
                 result = self._known(move)
@@ -912,22 +912,32 @@ class GameForTheTreesState(State):
                   if chains[i] is not None]
         return turn, items
 
-    def _hopeless(self, src: int, dst: int, chain_items: list[tuple[int, _Item]]) -> bool:
-        """Can the new growth src-dst (of `_actions`) never happen this turn, whatever its
-        order, as running the turn would find (often at its end)? `_actions` lists every
-        square a chain's growth could prepare, and every square of another tree a tree
-        reaches, most of which no turn takes. A turn's growths only raise a square's terrain
-        (`_inert`); a tree needs underbrush, or a second tree attacking the square (reading
-        11); and a square that is not underbrush changes only by a growth onto it."""
+    def _hopeless(self, action: str, src: int, dst: int,
+                  chain_items: list[tuple[int, _Item]]) -> bool:
+        """Is the candidate action (of `_actions`) no turn, whatever its order, as running
+        the turn would find (often at its end)? `_actions` lists every square a chain's
+        growth could prepare, and every square of another tree a tree reaches, most of which
+        no turn takes. A turn's growths only raise a square's terrain (`_inert`); a tree
+        needs underbrush, or a second tree attacking the square (reading 11); a square that
+        is not underbrush changes only by a growth onto it. And the last Huckleberry square
+        cannot retreat (reading 13)."""
         board = self._board
+        if action != GROW:
+            return (action == RETREAT and board[src][0] == HUCK
+                    and self._counts[2 + self._to_move] == 1)
         cell, target = board[src], board[dst]
         kind = target[0]
         if cell[0] != TREE:  # grass needs bare ground, underbrush grass
             return kind != BARE if cell[0] == GRASS else kind != BARE and kind != GRASS
-        if kind == UNDER or kind == HUCK:
-            return False
         if kind == TREE and target[2] == cell[2]:
             return True  # its own tree's square
+        # A square on its way that is not underbrush, and that no chain grows onto, stays so.
+        for q in _path(src, dst % SIZE - src % SIZE, dst // SIZE - src // SIZE):
+            if board[q][0] != UNDER and board[q][0] != HUCK and not any(
+                    it.dst == q for _, it in chain_items):
+                return True
+        if kind == UNDER or kind == HUCK:
+            return False
         # Bare ground, grass, another tree's square: only a chain's growth onto it can make
         # it underbrush or attack it too.
         return not any(it.dst == dst and (kind != TREE or it.cell[0] == TREE)
@@ -971,7 +981,7 @@ class GameForTheTreesState(State):
         once for all its actions."""
         if chain_items is None:
             chain_items = self._chain_items()
-        if action == GROW and self._hopeless(src, dst, chain_items):
+        if self._hopeless(action, src, dst, chain_items):
             return []
         try:
             turn0, items = self._start(action, src, dst, chain_items)

@@ -167,8 +167,8 @@ def test_scores_and_huckleberry_squares_kept_by_the_turns_are_the_squares(seed):
 @SETTINGS
 @given(seed=st.integers(0, 10**6))
 def test_a_growth_found_hopeless_at_once_has_no_turn_when_run(seed):
-    """The engine passes over a candidate growth it can tell will never happen (`_hopeless`:
-    most candidates, in legal_moves and in playouts): running such a turn, in every order,
+    """The engine passes over a candidate action it can tell is no turn (`_hopeless`: most
+    candidate growths, in legal_moves and in playouts): running such a turn, in every order,
     finds no turn either."""
     from games import game_for_the_trees as engine
 
@@ -178,11 +178,12 @@ def test_a_growth_found_hopeless_at_once_has_no_turn_when_run(seed):
             continue
         chain_items = state._chain_items()
         for action, src, dst in state._actions():
-            if action != engine.GROW or not state._hopeless(src, dst, chain_items):
+            if not state._hopeless(action, src, dst, chain_items):
                 continue
             found += 1
+            letter = engine._letter(state._board[src]) if action == engine.GROW else ""
             with pytest.raises(engine._Fail):
-                state._run(engine.Move(action, src, dst, engine._letter(state._board[src])))
+                state._run(engine.Move(action, src, dst, letter))
             hopeless = engine.GameForTheTreesState._hopeless
             try:
                 engine.GameForTheTreesState._hopeless = lambda *_: False
