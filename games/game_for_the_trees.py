@@ -77,6 +77,7 @@ def parse_square(text: str) -> int:
     raise InvalidNotation(text, Reason("a square is a file a..h and a rank 1..8, such as e4"))
 
 
+@functools.lru_cache(maxsize=None)  # pure: 64 squares x the steps of the kinds; in every turn
 def _at(i: int, dx: int, dy: int) -> int | None:
     x, y = i % SIZE + dx, i // SIZE + dy
     return x + SIZE * y if 0 <= x < SIZE and 0 <= y < SIZE else None
