@@ -370,12 +370,9 @@ class FangqiState(State):
                 placing = self._phase == PLACEMENT
                 where = (self.grid.full & ~(self._masks[0] | self._masks[1]) if placing
                          else self._takeable_mask())
-                r = randrange(where.bit_count())
-                for low in _bits(where):  # the r-th point of `where`
-                    if not r:
-                        break
-                    r -= 1
-                name = names[low.bit_length() - 1]
+                for _ in range(randrange(where.bit_count())):  # the r-th point of `where`:
+                    where &= where - 1                         # r lowest ones cleared
+                name = names[(where & -where).bit_length() - 1]
                 apply(Move(None, name) if placing else Move(None, None, (name,)))
                 continue
             # Count the moves without making them: a slide that forms k squares is as many
@@ -609,7 +606,13 @@ class FangqiState(State):
                     if occ >> t & 1:
                         break
                     masks_t = short.get(t)
-                    k = sum(1 for mask in masks_t if not mask & low) if masks_t else 0
+                    if masks_t is None:  # (most points: no square one counter short)
+                        out.append((i, t, 0))
+                        continue
+                    k = 0
+                    for mask in masks_t:
+                        if not mask & low:
+                            k += 1
                     out.append((i, t, k))
         return out
 

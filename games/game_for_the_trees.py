@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import operator
 import random
 import re
 from typing import Any, Iterator, NamedTuple
@@ -40,6 +41,11 @@ MAX_LIMIT = 10_000
 Cell = tuple  # (terrain, owner, root, kind)
 EMPTY: Cell = (BARE, -1, -1, "")
 NEUTRAL: Cell = (UNDER, -1, -1, "")
+#: A square that is not a tree's is always (terrain, owner, -1, ""): a Huckleberry square,
+#: a player's grass or underbrush is one value, which the board's `count` and `in` find at C
+#: speed (the checks after every turn of every playout).
+_HUCKS: tuple[Cell, Cell] = ((HUCK, 0, -1, ""), (HUCK, 1, -1, ""))
+_OWNER = operator.itemgetter(1)
 
 _KING = tuple((dx, dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1) if dx or dy)
 _ORTH = ((1, 0), (-1, 0), (0, 1), (0, -1))
@@ -71,6 +77,7 @@ def parse_square(text: str) -> int:
     raise InvalidNotation(text, Reason("a square is a file a..h and a rank 1..8, such as e4"))
 
 
+@functools.lru_cache(maxsize=None)  # pure: 64 squares x the steps of the kinds; in every turn
 def _at(i: int, dx: int, dy: int) -> int | None:
     x, y = i % SIZE + dx, i // SIZE + dy
     return x + SIZE * y if 0 <= x < SIZE and 0 <= y < SIZE else None
@@ -145,6 +152,25 @@ def _rays_of(kind: str, src: int) -> tuple[tuple[tuple[int, int, int, tuple[int,
         else:
             rays.append([step])
     return tuple(tuple(r) for r in rays)
+
+
+@functools.lru_cache(maxsize=None)  # pure: 4 kinds of tree x 64 squares
+def _links(kind: str, sq: int) -> tuple[int, ...]:
+    """The squares a tree square of `kind` on `sq` links to (reading 5): one of its steps."""
+    return tuple(n for dx, dy in _TREE_STEPS[kind] if (n := _at(sq, dx, dy)) is not None)
+
+
+#: The squares around each square (`_steps_of("", src)`'s targets, in its order).
+_NEAR: tuple[tuple[int, ...], ...] = tuple(tuple(step[0] for step in _steps_of("", src))
+                                           for src in range(SIZE * SIZE))
+
+
+@functools.lru_cache(maxsize=None)  # pure: 4 kinds of tree x 64 squares
+def _ray_squares(kind: str, src: int) -> tuple[tuple[tuple[int, int], tuple[int, ...]], ...]:
+    """`_rays_of(kind, src)` as (direction, its squares nearest first): a square's path is
+    the squares before it on its ray."""
+    return tuple((_direction(ray[0][1], ray[0][2]), tuple(step[0] for step in ray))
+                 for ray in _rays_of(kind, src))
 
 
 def _underbrush(cell: Cell) -> bool:
@@ -271,12 +297,15 @@ class _Item(NamedTuple):
 class _Turn:
     """The working copy of one turn. `grow` runs the growths, `finish` the attacks."""
 
-    __slots__ = ("board", "chains", "leap", "mover", "pending", "new_ok")
+    __slots__ = ("board", "chains", "leap", "counts", "mover", "pending", "new_ok")
 
-    def __init__(self, board, chains, leap, mover):
+    def __init__(self, board, chains, leap, counts, mover):
         self.board = list(board)
         self.chains: list = list(chains)   # None marks a chain that ended this turn
         self.leap = list(leap)
+        # The position's `_counts`, kept by `_set`, and a last slot that counts nobody's
+        # squares (an owner of -1 indexes it).
+        self.counts = [*counts, 0]
         self.mover = mover
         self.pending: list[tuple[int, _Item, int]] = []   # (target, item, attacking root)
         self.new_ok = False
@@ -284,7 +313,8 @@ class _Turn:
     def copy(self) -> "_Turn":
         new = _Turn.__new__(_Turn)
         new.board, new.chains, new.leap = self.board[:], self.chains[:], self.leap[:]
-        new.mover, new.pending, new.new_ok = self.mover, self.pending[:], self.new_ok
+        new.counts, new.mover = self.counts[:], self.mover
+        new.pending, new.new_ok = self.pending[:], self.new_ok
         return new
 
     def key(self) -> tuple:
@@ -295,7 +325,16 @@ class _Turn:
 
     def _set(self, sq: int, cell: Cell) -> None:
         # A square that changes ends every chain growing from it (reading 9).
-        self.board[sq] = cell
+        board, counts = self.board, self.counts
+        old = board[sq]
+        board[sq] = cell
+        if old[1] != cell[1]:
+            counts[old[1]] -= 1
+            counts[cell[1]] += 1
+        if old[0] == HUCK:
+            counts[2 + old[1]] -= 1
+        if cell[0] == HUCK:
+            counts[2 + cell[1]] += 1
         chains = self.chains
         for i, ch in enumerate(chains):
             if ch is not None and ch[0] == sq:
@@ -329,7 +368,7 @@ class _Turn:
         elif t == UNDER:
             self._set(sq, (GRASS, owner, -1, ""))
         elif t == HUCK:
-            if sum(1 for c in self.board if c[0] == HUCK and c[1] == owner) == 1:
+            if self.counts[2 + owner] == 1:
                 raise _Fail(Reason("your last Huckleberry square cannot retreat (reading 13)"))
             self._set(sq, (GRASS, owner, -1, ""))
         else:
@@ -357,12 +396,10 @@ class _Turn:
         if root in mine:
             alive.add(root)
             todo = [root]
-            steps = _TREE_STEPS[tree[3]]
+            kind = tree[3]
             while todo:
-                sq = todo.pop()
-                for dx, dy in steps:
-                    n = _at(sq, dx, dy)
-                    if n is not None and n in mine and n not in alive:
+                for n in _links(kind, todo.pop()):
+                    if n in mine and n not in alive:
                         alive.add(n)
                         todo.append(n)
         for sq in sorted(mine - alive):
@@ -381,7 +418,7 @@ class _Turn:
             self.chains[item.chain] = None  # re-added below if it grows
         src, dst = item.src, item.dst
         cell, target = board[src], board[dst]
-        if cell != item.cell:
+        if cell is not item.cell and cell != item.cell:
             if new:
                 raise _Fail(Reason("{site} was grown over earlier in this turn's order", site=square_name(src)))
             return
@@ -403,18 +440,16 @@ class _Turn:
         t = cell[0]
         if t == GRASS:
             ok = target[0] == BARE
-            need = Reason("grass grows only onto bare ground")
-        elif t in (UNDER, HUCK):
+        elif t == UNDER or t == HUCK:
             ok = target[0] == GRASS
-            need = Reason("underbrush grows only onto grass")
         else:
             path = _path(src, item.dx, item.dy)
-            blocked = [q for q in path if not _underbrush(board[q])]
-            if blocked:
-                if new:
-                    raise _Fail(Reason("{site} is {what}: "
-                                       "a tree grows only through underbrush", site=square_name(blocked[0]), what=_describe(board[blocked[0]])))
-                return
+            for q in path:
+                if board[q][0] != UNDER and board[q][0] != HUCK:
+                    if new:
+                        raise _Fail(Reason("{site} is {what}: "
+                                           "a tree grows only through underbrush", site=square_name(q), what=_describe(board[q])))
+                    return
             if target[0] == TREE:
                 if target[2] == cell[2]:
                     if new:
@@ -424,16 +459,17 @@ class _Turn:
                 self.pending.append((dst, item, cell[2]))
                 return
             ok = _underbrush(target)
-            need = Reason("trees grow only onto underbrush")
             if ok:
                 for q in path:
                     self._set(q, cell)
         if not ok:
-            if new:
+            if new:  # (the sentence made only here: most growths succeed, a playout's many)
+                need = (Reason("grass grows only onto bare ground") if t == GRASS else
+                        Reason("underbrush grows only onto grass") if t != TREE else
+                        Reason("trees grow only onto underbrush"))
                 raise _Fail(Reason("{need}; {site} is {what}", need=need, site=square_name(dst), what=_describe(target)))
             return
-        grown = (t, mover, cell[2], cell[3]) if t == TREE else (t, mover, -1, "")
-        self._set(dst, grown)
+        self._set(dst, cell)  # the grown square is the piece's: its terrain, owner, tree
         self._add_chain(item.chain, dst, item.dx, item.dy)
         if new:
             self.new_ok = True
@@ -474,8 +510,8 @@ class _Turn:
             self.new_ok = True
 
     def result(self) -> tuple:
-        return (tuple(self.board), tuple(c for c in self.chains if c is not None),
-                tuple(self.leap))
+        return (tuple(self.board), tuple(filter(None, self.chains)),  # (None: an ended one)
+                tuple(self.leap), tuple(self.counts[:4]))
 
 
 def _describe(cell: Cell) -> str:
@@ -492,7 +528,7 @@ def _describe(cell: Cell) -> str:
 # --- the state --------------------------------------------------------------------------------
 
 class GameForTheTreesState(State):
-    __slots__ = ("game", "_opts", "_board", "_chains", "_leap", "_to_move", "_turns",
+    __slots__ = ("game", "_opts", "_board", "_chains", "_leap", "_counts", "_to_move", "_turns",
                  "_end", "_winner", "_history", "_results")
 
     def __init__(self, game: "GameForTheTrees", opts: dict, board: tuple, chains: tuple,
@@ -502,6 +538,11 @@ class GameForTheTreesState(State):
         self._board: tuple = board
         self._chains: tuple = chains
         self._leap: tuple = (False, False)
+        owners = list(map(_OWNER, board))
+        #: (White's squares, Black's, White's Huckleberry squares, Black's): the scores and
+        #: the end, kept by each turn's `_Turn._set` instead of counted after every turn.
+        self._counts: tuple = (owners.count(0), owners.count(1),
+                               board.count(_HUCKS[0]), board.count(_HUCKS[1]))
         self._to_move = to_move
         self._turns = 0
         self._end: str | None = None
@@ -524,8 +565,9 @@ class GameForTheTreesState(State):
         out: list[Move] = []
         cache: dict = {}
         results: dict = {}
+        chain_items = self._chain_items()
         for action, src, dst in self._actions():
-            out.extend(self._turns_of(action, src, dst, cache, results))
+            out.extend(self._turns_of(action, src, dst, cache, results, chain_items))
         # Each turn's result, for `play` to reuse while the position is this one (the
         # position's tuples themselves, which only a play or an undo replaces): the search
         # plays every legal move once right after listing them (its greedy prior).
@@ -537,18 +579,26 @@ class GameForTheTreesState(State):
             move = self.parse_move(move)
         if self._end:
             raise IllegalMove(move, Reason("the game is over"))
-        known = self._results
-        result = None
-        if (known is not None and known[0] is self._board and known[1] is self._chains
-                and known[2] is self._leap and known[3] == self._to_move):
-            result = known[4].get(move)  # a turn legal_moves found: its result, not rerun
+        result = self._known(move)
         if result is None:
             try:
                 result = self._run(move).result()
             except _Fail as exc:
                 raise IllegalMove(move, exc.args[0]) from None
+        self._push(move, result)
+
+    def _known(self, move: Move) -> tuple | None:
+        """The result of `move` if the last `legal_moves` was of this position and found it."""
+        known = self._results
+        if (known is not None and known[0] is self._board and known[1] is self._chains
+                and known[2] is self._leap and known[3] == self._to_move):
+            return known[4].get(move)  # a turn legal_moves found: its result, not rerun
+        return None
+
+    def _push(self, move: Move, result: tuple) -> None:
+        """Make `result` (board, chains, leap, counts) of `move` the position."""
         self._history.append((move, self._snapshot()))
-        self._board, self._chains, self._leap = result
+        self._board, self._chains, self._leap, self._counts = result
         self._turns += 1
         mover = self._to_move
         self._to_move = 1 - mover
@@ -567,6 +617,7 @@ class GameForTheTreesState(State):
         while not self._end and left:
             left -= 1
             actions = self._actions()  # (a new list: drawn from below)
+            chain_items = self._chain_items()
             # Candidates in a random order, drawn one at a time (as a shuffle, but the first
             # draw usually plays: no need to order them all).
             while actions:
@@ -576,10 +627,16 @@ class GameForTheTreesState(State):
                 actions.pop()
                 letter = _letter(self._board[src]) if action == GROW else \
                     "H" if action == LEAP else ""
-                try:
-                    self.play(Move(action, src, dst, letter))
-                except IllegalMove:
-                    continue
+                if self._hopeless(action, src, dst, chain_items):
+                    continue  # (what `_run` would find, at once)
+                move = Move(action, src, dst, letter)
+                result = self._known(move)
+                if result is None:
+                    try:  # (as `play` would, without its checks: `_actions` made the move)
+                        result = self._run(move, chain_items).result()
+                    except _Fail:
+                        continue
+                self._push(move, result)
                 break
             else:
                 self.play(rng.choice(self.legal_moves()))
@@ -589,14 +646,14 @@ class GameForTheTreesState(State):
         if not self._history:
             raise IndexError("no move to undo")
         move, snap = self._history.pop()
-        (self._board, self._chains, self._leap, self._to_move, self._turns, self._end,
-         self._winner) = snap
+        (self._board, self._chains, self._leap, self._counts, self._to_move, self._turns,
+         self._end, self._winner) = snap
         return move
 
     def copy(self) -> "GameForTheTreesState":
         new = GameForTheTreesState.__new__(GameForTheTreesState)
         new.game, new._opts = self.game, self._opts
-        (new._board, new._chains, new._leap, new._to_move, new._turns, new._end,
+        (new._board, new._chains, new._leap, new._counts, new._to_move, new._turns, new._end,
          new._winner) = self._snapshot()
         new._history = self._history[:]
         new._results = None
@@ -607,8 +664,7 @@ class GameForTheTreesState(State):
 
     def scores(self) -> tuple[int, int]:
         """Squares each player holds (of any terrain)."""
-        owners = [c[1] for c in self._board]
-        return owners.count(0), owners.count(1)
+        return self._counts[0], self._counts[1]
 
     def winner(self) -> int | None:
         return self._winner if self._end else None
@@ -679,7 +735,7 @@ class GameForTheTreesState(State):
         return self._leap[player]
 
     def huckleberry_count(self, player: int) -> int:
-        return sum(1 for c in self._board if c[0] == HUCK and c[1] == player)
+        return self._counts[2 + player]
 
     @property
     def end_reason(self) -> str | None:
@@ -694,8 +750,9 @@ class GameForTheTreesState(State):
             return []
         out: list[Move] = []
         cache: dict = {}
+        chain_items = self._chain_items()
         for action, src, dst in self._actions(only=i):
-            out.extend(self._turns_of(action, src, dst, cache))
+            out.extend(self._turns_of(action, src, dst, cache, None, chain_items))
         return out
 
     def touch_moves(self, site: str) -> list[tuple[Move, str | None]]:
@@ -712,12 +769,8 @@ class GameForTheTreesState(State):
     # --- helpers ------------------------------------------------------------------------
 
     def _snapshot(self) -> tuple:
-        return (self._board, self._chains, self._leap, self._to_move, self._turns, self._end,
-                self._winner)
-
-    def _mover_chains(self) -> list[int]:
-        board, mover = self._board, self._to_move
-        return [i for i, (s, _, _) in enumerate(self._chains) if board[s][1] == mover]
+        return (self._board, self._chains, self._leap, self._counts, self._to_move, self._turns,
+                self._end, self._winner)
 
     def _actions(self, only: int | None = None) -> list[tuple[str, int, int]]:
         """Candidate actions: every growth the geometry allows whose squares are suitable now
@@ -744,36 +797,61 @@ class GameForTheTreesState(State):
             chain_sq |= {s, _at(s, dx, dy), *_path(s, dx, dy)}
         # What `_suitable` says, walked ray by ray: this is the engine's hottest loop (every
         # turn of a playout lists its candidates), and a ray blocked by a square that is not
-        # underbrush ends there unless a chain could clear it first.
+        # underbrush ends there unless a chain could clear it first. (A square of the mover's
+        # is never bare: bare ground is nobody's.)
+        retreats = []
         for src in mine:
             cell = board[src]
             t = cell[0]
-            if t == BARE:
-                continue
-            chained = src in sources
             if t != TREE:
+                retreats.append((RETREAT, src, -1))
                 want = BARE if t == GRASS else GRASS
-                for dst, dx, dy, _ in _steps_of("", src):
-                    if chained and (src, *_direction(dx, dy)) in growing:
-                        continue
-                    if board[dst][0] == want or chain_sq and dst in chain_sq:
-                        add((GROW, src, dst))
+                if src in sources:  # (a chain from here: not its own direction again)
+                    for dst, dx, dy, _ in _steps_of("", src):
+                        if (src, dx, dy) not in growing and (board[dst][0] == want
+                                                             or dst in chain_sq):
+                            add((GROW, src, dst))
+                elif chain_sq:
+                    out += [(GROW, src, dst) for dst in _NEAR[src]
+                            if board[dst][0] == want or dst in chain_sq]
+                else:
+                    out += [(GROW, src, dst) for dst in _NEAR[src] if board[dst][0] == want]
                 continue
             root = cell[2]
-            for ray in _rays_of(cell[3], src):
-                if chained and (src, *_direction(ray[0][1], ray[0][2])) in growing:
+            if root != src:
+                retreats.append((RETREAT, src, -1))
+            chained = src in sources
+            for (ux, uy), ray in _ray_squares(cell[3], src):
+                if chained and (src, ux, uy) in growing:
                     continue
-                clear = True  # every square before dst is underbrush
-                for dst, _, _, path in ray:
-                    kind = board[dst][0]
-                    if clear and (kind == UNDER or kind == HUCK or
-                                  kind == TREE and board[dst][2] != root) or \
-                            chain_sq and (dst in chain_sq or not chain_sq.isdisjoint(path)):
+                if not chain_sq:
+                    for dst in ray:  # underbrush, then at most one square of another tree
+                        target = board[dst]
+                        kind = target[0]
+                        if kind == UNDER or kind == HUCK:
+                            add((GROW, src, dst))
+                            continue
+                        if kind == TREE and target[2] != root:
+                            add((GROW, src, dst))
+                        break
+                    continue
+                # With chains: also every square a chain touches, or beyond one on the ray
+                # (`crossed`: a chain's square lies on its path).
+                clear, crossed = True, False
+                for dst in ray:
+                    if crossed:
+                        add((GROW, src, dst))
+                        continue
+                    target = board[dst]
+                    kind = target[0]
+                    if dst in chain_sq:
+                        crossed = True
+                        add((GROW, src, dst))
+                    elif clear and (kind == UNDER or kind == HUCK or
+                                    kind == TREE and target[2] != root):
                         add((GROW, src, dst))
                     if kind != UNDER and kind != HUCK:
                         clear = False
-                        if not chain_sq:
-                            break
         if not self._leap[mover]:
             hucks = [sq for sq in mine if board[sq][0] == HUCK]
             if hucks and (only is None or only in hucks):
@@ -786,21 +864,31 @@ class GameForTheTreesState(State):
         for s, dx, dy in ours:
             if only is None or s == only:
                 add((STOP, s, _at(s, dx, dy)))
-        for sq in mine:
-            cell = board[sq]
-            if not (cell[0] == TREE and cell[2] == sq):
-                add((RETREAT, sq, -1))
+        out += retreats  # (every square but a root)
         return out
 
-    def _start(self, action: str, src: int, dst: int) -> tuple[_Turn, list[_Item]]:
+    def _chain_items(self) -> list[tuple[int, _Item]]:
+        """The growths of the mover's chains (index, item), oldest first: every turn's."""
+        board, mover = self._board, self._to_move
+        return [(i, _Item(s, _at(s, dx, dy), dx, dy, i, board[s]))
+                for i, (s, dx, dy) in enumerate(self._chains) if board[s][1] == mover]
+
+    def _start(self, action: str, src: int, dst: int,
+               chain_items: list[tuple[int, _Item]] | None = None) -> tuple[_Turn, list[_Item]]:
         """The turn after its action's immediate part, and its growths in the default order
-        (the new growth or leap first, then the chains oldest first)."""
-        turn = _Turn(self._board, self._chains, self._leap, self._to_move)
+        (the new growth or leap first, then the chains oldest first). `chain_items`: the
+        position's `_chain_items()`, given for an action `_actions` listed (whose growth's
+        geometry it checked already), found once for all of them."""
+        turn = _Turn(self._board, self._chains, self._leap, self._counts, self._to_move)
         items: list[_Item] = []
         if action == STOP:
             turn.stop(src, dst)
         elif action == RETREAT:
             turn.retreat(src)
+        elif action == GROW and chain_items is not None:
+            cell = self._board[src]
+            items.append(_Item(src, dst, dst % SIZE - src % SIZE, dst // SIZE - src // SIZE,
+                               -1, cell))
         elif action == GROW:
             cell = self._board[src]
             dx, dy = dst % SIZE - src % SIZE, dst // SIZE - src // SIZE
@@ -819,15 +907,47 @@ class GameForTheTreesState(State):
             if self._leap[self._to_move]:
                 raise _Fail(Reason("the Huckleberry has leapt already: once per game"))
             items.append(_Item(src, dst, 0, 0, -2, self._board[src]))
-        for i, ch in enumerate(turn.chains):
-            if ch is not None and self._board[ch[0]][1] == self._to_move:
-                s, dx, dy = ch
-                items.append(_Item(s, _at(s, dx, dy), dx, dy, i, self._board[s]))
+        # (the immediate part only ends chains: a stopped one, those of a square given up)
+        chains = turn.chains
+        items += [it for i, it in (self._chain_items() if chain_items is None else chain_items)
+                  if chains[i] is not None]
         return turn, items
 
-    def _run(self, move: Move) -> _Turn:
-        """Play `move` on a working copy and return it; raises _Fail."""
-        turn, items = self._start(move.action, move.src, move.dst)
+    def _hopeless(self, action: str, src: int, dst: int,
+                  chain_items: list[tuple[int, _Item]]) -> bool:
+        """Is the candidate action (of `_actions`) no turn, whatever its order, as running
+        the turn would find (often at its end)? `_actions` lists every square a chain's
+        growth could prepare, and every square of another tree a tree reaches, most of which
+        no turn takes. A turn's growths only raise a square's terrain (`_inert`); a tree
+        needs underbrush, or a second tree attacking the square (reading 11); a square that
+        is not underbrush changes only by a growth onto it. And the last Huckleberry square
+        cannot retreat (reading 13)."""
+        board = self._board
+        if action != GROW:
+            return (action == RETREAT and board[src][0] == HUCK
+                    and self._counts[2 + self._to_move] == 1)
+        cell, target = board[src], board[dst]
+        kind = target[0]
+        if cell[0] != TREE:  # grass needs bare ground, underbrush grass
+            return kind != BARE if cell[0] == GRASS else kind != BARE and kind != GRASS
+        if kind == TREE and target[2] == cell[2]:
+            return True  # its own tree's square
+        # A square on its way that is not underbrush, and that no chain grows onto, stays so.
+        for q in _path(src, dst % SIZE - src % SIZE, dst // SIZE - src // SIZE):
+            if board[q][0] != UNDER and board[q][0] != HUCK and not any(
+                    it.dst == q for _, it in chain_items):
+                return True
+        if kind == UNDER or kind == HUCK:
+            return False
+        # Bare ground, grass, another tree's square: only a chain's growth onto it can make
+        # it underbrush or attack it too.
+        return not any(it.dst == dst and (kind != TREE or it.cell[0] == TREE)
+                       for _, it in chain_items)
+
+    def _run(self, move: Move, chain_items: list[tuple[int, _Item]] | None = None) -> _Turn:
+        """Play `move` on a working copy and return it; raises _Fail. `chain_items`: as
+        `_start`'s (for a move of an action `_actions` listed)."""
+        turn, items = self._start(move.action, move.src, move.dst, chain_items)
         takers: dict[tuple[int, int, str], bool] = {}
         if move.order is not None:
             by_key = {it.key: it for it in items}
@@ -851,23 +971,47 @@ class GameForTheTreesState(State):
         return turn
 
     def _turns_of(self, action: str, src: int, dst: int, cache: dict | None = None,
-                  results: dict | None = None) -> list[Move]:
-        """The distinct turns of one action: the default order first, then every order and
-        choice of takers that gives a different result (reading 18). `cache` keeps each
-        group's different orders for the other actions of the same position: the chains'
-        own groups are the same for every action whose growth does not touch them.
-        `results` gets each turn's result (board, chains, leap), for `play`."""
+                  results: dict | None = None,
+                  chain_items: list[tuple[int, _Item]] | None = None) -> list[Move]:
+        """The distinct turns of one action of `_actions`: the default order first, then
+        every order and choice of takers that gives a different result (reading 18). `cache`
+        keeps what the position's actions share: each group's different orders (the chains'
+        own groups are the same for every action whose growth does not touch them), and
+        whether the chains' growths commute. `results` gets each turn's result
+        (`_Turn.result`), for `play`; `chain_items`: the position's `_chain_items()`, found
+        once for all its actions."""
+        if chain_items is None:
+            chain_items = self._chain_items()
+        if self._hopeless(action, src, dst, chain_items):
+            return []
         try:
-            turn0, items = self._start(action, src, dst)
+            turn0, items = self._start(action, src, dst, chain_items)
         except _Fail:
             return []
         letter = _letter(self._board[src]) if action == GROW else "H" if action == LEAP else ""
         # Growths that touch a common square can give different results in different orders;
         # the others commute. Group them, and find each group's different orders.
-        groups = _groups(items, turn0.board)
-        if all(len(g) == 1 for g in groups):
+        if len(items) < 2 or (action != RETREAT and cache is not None
+                              and _commute(action, items, chain_items, self._board, cache)):
+            groups = None  # (each growth its own group, found without grouping them)
+        else:
+            groups = _groups(items, turn0.board)
+        if groups is None or len(groups) == len(items):
             # Every growth commutes with every other (most turns): one order, the default.
-            return self._turns_in(action, src, dst, letter, turn0, items, [items], results)
+            try:
+                for item in items:
+                    turn0.grow(item)
+            except _Fail:
+                return []
+            if turn0.pending:  # attacks: a result per choice of takers
+                return self._turns_in(action, src, dst, letter, turn0, items, [items], results,
+                                      grown=True)
+            if action in (GROW, LEAP) and not turn0.new_ok:
+                return []
+            move = Move(action, src, dst, letter, None)  # (one result: nothing to compare)
+            if results is not None:
+                results[move] = turn0.result()
+            return [move]
         per_group = []
         for g in groups:
             if len(g) == 1:
@@ -899,16 +1043,21 @@ class GameForTheTreesState(State):
 
     @staticmethod
     def _turns_in(action: str, src: int, dst: int, letter: str, turn0: _Turn,
-                  items: list[_Item], orders: list, results: dict | None) -> list[Move]:
+                  items: list[_Item], orders: list, results: dict | None,
+                  grown: bool = False) -> list[Move]:
         """`_turns_of`'s turns for the given orders of the growths (`items`: the default
-        order), each different result once."""
+        order), each different result once. `grown`: turn0 is the one order's grown already."""
         out: list[Move] = []
         seen: set = set()
+        # One order and no attack to resolve: one result, nothing to tell apart (a result's
+        # key is the whole board, costly to hash).
+        single = len(orders) == 1
         for order in orders:
             turn = turn0.copy() if len(orders) > 1 else turn0  # (one order: turn0's own)
             try:
-                for item in order:
-                    turn.grow(item)
+                if not grown:
+                    for item in order:
+                        turn.grow(item)
             except _Fail:
                 continue
             first = True
@@ -918,9 +1067,10 @@ class GameForTheTreesState(State):
                 if action in (GROW, LEAP) and not done.new_ok:
                     continue
                 key = done.result()
-                if key in seen:
-                    continue
-                seen.add(key)
+                if not (single and not turn.pending):
+                    if key in seen:
+                        continue
+                    seen.add(key)
                 if default:
                     out.append(Move(action, src, dst, letter, None))
                 else:
@@ -928,14 +1078,12 @@ class GameForTheTreesState(State):
                         (it.src, it.dst, "x" if it.key in takers else it.mark)
                         for it in order)))
                 if results is not None:
-                    results[out[-1]] = key  # (board, chains, leap) after this turn
+                    results[out[-1]] = key  # (board, chains, leap, counts) after this turn
         return out
 
     def _check_end(self, mover: int | None) -> None:
-        # Both players' Huckleberry squares in one pass over the board (after every turn of
-        # every playout: the search's hottest check).
-        owners = [c[1] for c in self._board if c[0] == HUCK]
-        h = (owners.count(0), owners.count(1))
+        # After every turn of every playout: the search's hottest check.
+        h = self._counts[2:]
         if not h[0] and not h[1]:
             self._end, self._winner = "mutual", None
         elif not h[0] or not h[1]:
@@ -947,17 +1095,20 @@ class GameForTheTreesState(State):
             self._end, self._winner = "stalemate", 1 - self._to_move
 
     def _has_turn(self) -> bool:
-        # Cheap cases first: a chain can be stopped, a square given up.
+        # Cheap cases first: a Huckleberry square given up, a chain stopped, a square given up.
         board, mover = self._board, self._to_move
-        if self._mover_chains():
+        if self._counts[2 + mover] > 1:
             return True
-        if any(c[1] == mover and c[0] in (GRASS, UNDER) or
-               c[0] == TREE and c[1] == mover and c[2] != i for i, c in enumerate(board)):
-            return True
-        if self.huckleberry_count(mover) > 1:
+        for s, _, _ in self._chains:
+            if board[s][1] == mover:
+                return True
+        if (GRASS, mover, -1, "") in board or (UNDER, mover, -1, "") in board or any(
+                c[0] == TREE and c[1] == mover and c[2] != i for i, c in enumerate(board)):
             return True
         cache: dict = {}
-        return any(True for a in self._actions() for _ in self._turns_of(*a, cache))
+        chain_items = self._chain_items()
+        return any(True for a in self._actions()
+                   for _ in self._turns_of(*a, cache, None, chain_items))
 
 
 def _resolutions(turn: _Turn, takers: dict | None,
@@ -1029,20 +1180,63 @@ def _groups(items: list[_Item], board=None) -> list[list[_Item]]:
     trying."""
     if len(items) < 2:  # (a turn without chains: nothing to order)
         return [items] if items else []
-    groups: list[tuple[set[int], set[int], list[_Item]]] = []
+    groups: list[tuple[frozenset[int], frozenset[int], list[_Item]]] = []
+    merges = False
     for item in items:
         if board is not None and _inert(item, board):
-            groups.append((set(), set(), [item]))
+            groups.append((_NOTHING, _NOTHING, [item]))
             continue
-        reads, writes = item.touches(), item.writes()
+        reads, writes = _reach(item.src, item.dst, item.dx, item.dy)
         merged = [g for g in groups if g[1] & reads or g[0] & writes]
+        if not merged:
+            groups.append((reads, writes, [item]))
+            continue
+        merges = True
         for g in merged:
             groups.remove(g)
             reads |= g[0]
             writes |= g[1]
         members = [it for g in merged for it in g[2]] + [item]
         groups.append((reads, writes, sorted(members, key=items.index)))
+    if not merges:  # (most turns) one group a growth, already in item order
+        return [g[2] for g in groups]
     return sorted((g[2] for g in groups), key=lambda g: items.index(g[0]))
+
+
+_NOTHING: frozenset[int] = frozenset()
+_CHAINS = object()  # (`_turns_of`'s cache: what `_commute` found of the chains' growths)
+
+
+def _commute(action: str, items: list[_Item], chain_items: list, board, cache: dict) -> bool:
+    """Does every growth of a grow, leap or stop turn (`items`, on the position's `board`)
+    commute with every other, as `_groups` would find? Found from the chains' growths, whose
+    squares are the same for every such turn of the position (grouped once, in `cache`):
+    if they commute, a stop's (some of them) do, and a new growth's or leap's when it shares
+    none of their squares."""
+    known = cache.get(_CHAINS)
+    if known is None:
+        chains = [it for _, it in chain_items]
+        live = [_reach(it.src, it.dst, it.dx, it.dy) for it in chains if not _inert(it, board)]
+        known = cache[_CHAINS] = (len(_groups(chains, board)) == len(chains),
+                                  frozenset().union(*(r for r, _ in live)),
+                                  frozenset().union(*(w for _, w in live)))
+    apart, reads, writes = known
+    if not apart:
+        return False
+    if action == STOP:
+        return True
+    new = items[0]
+    if _inert(new, board):
+        return True
+    new_reads, new_writes = _reach(new.src, new.dst, new.dx, new.dy)
+    return not (new_writes & reads or new_reads & writes)
+
+
+@functools.lru_cache(maxsize=None)  # pure: a growth's squares, at most 64 x 64 x a few steps
+def _reach(src: int, dst: int, dx: int, dy: int) -> tuple[frozenset[int], frozenset[int]]:
+    """What a growth reads and what it may change (`_Item.touches`, `_Item.writes`)."""
+    path = _path(src, dx, dy)
+    return frozenset((src, dst, *path)), frozenset((dst, *path))
 
 
 def _distinct_orders(start: _Turn, group: list[_Item]) -> list[list[_Item]]:

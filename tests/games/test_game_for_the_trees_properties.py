@@ -139,6 +139,60 @@ def test_trees_stay_joined_and_terrain_adds_up(seed):
             and s["owner"] is None) == 64
 
 
+def check_counts(state) -> None:
+    owners = [s["owner"] for s in squares(state).values()]
+    hucks = [s["owner"] for s in squares(state).values() if s["terrain"] == "huckleberry"]
+    assert state.scores() == (owners.count(0), owners.count(1))
+    assert (state.huckleberry_count(0), state.huckleberry_count(1)) == \
+        (hucks.count(0), hucks.count(1))
+
+
+@SETTINGS
+@given(seed=st.integers(0, 10**6))
+def test_scores_and_huckleberry_squares_kept_by_the_turns_are_the_squares(seed):
+    """The state keeps each player's squares and Huckleberry squares as its turns change them
+    (not counted after every turn): after every turn, a playout's and each undo, they are what
+    the squares say."""
+    rng = random.Random(seed)
+    for state in random_game(seed, limit=60):
+        check_counts(state)
+        probe = state.copy()
+        probe.playout(rng, cap=6)
+        check_counts(probe)
+        while len(probe.moves) > len(state.moves):
+            probe.undo()
+            check_counts(probe)
+
+
+@SETTINGS
+@given(seed=st.integers(0, 10**6))
+def test_a_growth_found_hopeless_at_once_has_no_turn_when_run(seed):
+    """The engine passes over a candidate action it can tell is no turn (`_hopeless`: most
+    candidate growths, in legal_moves and in playouts): running such a turn, in every order,
+    finds no turn either."""
+    from games import game_for_the_trees as engine
+
+    found = 0
+    for state in random_game(seed, limit=60):
+        if state.is_over():
+            continue
+        chain_items = state._chain_items()
+        for action, src, dst in state._actions():
+            if not state._hopeless(action, src, dst, chain_items):
+                continue
+            found += 1
+            letter = engine._letter(state._board[src]) if action == engine.GROW else ""
+            with pytest.raises(engine._Fail):
+                state._run(engine.Move(action, src, dst, letter))
+            hopeless = engine.GameForTheTreesState._hopeless
+            try:
+                engine.GameForTheTreesState._hopeless = lambda *_: False
+                assert state._turns_of(action, src, dst, {}, None, chain_items) == []
+            finally:
+                engine.GameForTheTreesState._hopeless = hopeless
+    assert found
+
+
 @SETTINGS
 @given(seed=st.integers(0, 10**6), pick=st.integers(0, 10**6))
 def test_every_generated_turn_is_legal_distinct_and_undoes_exactly(seed, pick):
