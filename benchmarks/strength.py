@@ -226,6 +226,11 @@ ANCHORS = ("random", "greedy")
 #: (`ladder --processes N`, as a board's `computer_processes`); None: one process.
 _PARALLEL: tuple | None = None
 
+#: The moves whose search the wall-time cap cut short of its level's effort, by level: such a
+#: move is weaker than the level (a machine too loaded, or a run stopped mid-move: the cap is
+#: wall time), so a match says how many it had instead of rating them silently.
+LIMITED: dict[str, int] = {}
+
 
 def player_move(who: str, state, rng: random.Random):
     if who == "random":
@@ -233,11 +238,17 @@ def player_move(who: str, state, rng: random.Random):
     if who == "greedy":
         return greedy_move(state, rng)
     seed = rng.randrange(1 << 30)
-    if _PARALLEL is not None:
-        pool, processes = _PARALLEL
-        return games.ai.think_level(state, games.ai.LEVELS[who], seed=seed, pool=pool,
-                                    processes=processes).move
-    return games.ai.play_level(state, games.ai.LEVELS[who], seed=seed)
+    pool, processes = _PARALLEL or (None, 1)
+    # (one process: play_level's own move, think_level's Thought says whether it was cut)
+    thought = games.ai.think_level(state, games.ai.LEVELS[who], seed=seed, pool=pool,
+                                   processes=processes)
+    if thought.limited:
+        LIMITED[who] = LIMITED.get(who, 0) + 1
+    return thought.move
+
+
+def _cut(moves: int) -> str:
+    return f"{moves} moves cut by the cap, " if moves else ""
 
 
 def match(game, options: dict, a: str, b: str, count: int, rng: random.Random,
@@ -249,6 +260,7 @@ def match(game, options: dict, a: str, b: str, count: int, rng: random.Random,
         seat_a = i % 2
         drawn = drawn_options(game, options, rng, i, drawn)
         state = game.new_state(**options, **drawn)
+        cut = sum(LIMITED.values())
         while not state.is_over() and len(state.moves) < max_moves:
             who = a if state.to_move == seat_a else b
             state.play(player_move(who, state, rng))
@@ -256,7 +268,7 @@ def match(game, options: dict, a: str, b: str, count: int, rng: random.Random,
         print(f"  {a} v {b} game {i + 1}: {a} as player {seat_a}, {drawn or ''} "
               f"{len(state.moves)} moves"
               f"{'' if state.is_over() else ' (capped)'}, scores {state.scores()}, "
-              f"{a} {points[-1]}", file=sys.stderr)
+              f"{_cut(sum(LIMITED.values()) - cut)}{a} {points[-1]}", file=sys.stderr)
     return points
 
 
@@ -389,13 +401,14 @@ def _ladder(args) -> dict:
     for a, b in LADDER_PAIRS:
         if only is not None and f"{a}-{b}" not in only:
             continue
-        start = time.perf_counter()
+        start, cut = time.perf_counter(), sum(LIMITED.values())
         points = match(game, options, a, b, args.games, rng, args.max_moves)
         results[a, b] = points
         # The first player's share too: a game that favours a colour shows it here.
         first = sum(p if i % 2 == 0 else 1 - p for i, p in enumerate(points)) / len(points)
         shares[f"{a} v {b}"] = {**interval(points), "first_share": round(first, 3),
-                                "seconds": round(time.perf_counter() - start)}
+                                "seconds": round(time.perf_counter() - start),
+                                "cut_by_cap": sum(LIMITED.values()) - cut}
         print(f"{a} v {b}: {shares[f'{a} v {b}']}", file=sys.stderr)
         if args.out:
             # Each pair as it finishes, in the form --merge reads: an interrupted run keeps

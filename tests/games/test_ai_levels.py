@@ -435,3 +435,26 @@ def test_a_game_without_a_table_plays_with_the_defaults():
     assert type(table) is tuning.Tuning
     assert (table.search_effort, dict(table.search_options), dict(table.level_effort),
             dict(table.glance), table.exact_solver) == (1, {}, {}, {}, None)
+
+
+def test_a_ladder_says_how_many_moves_the_cap_cut(tmp_path, monkeypatch):
+    # The cap is wall time: a machine too loaded (or a run stopped mid-move) cuts a level's
+    # search short, and that move is weaker than the level; the pair says how many it had.
+    import argparse
+    import dataclasses
+    import sys
+
+    sys.path.insert(0, str(DOC.parents[1] / "benchmarks"))
+    import strength
+
+    easy = games.ai.LEVELS["easy"]
+
+    def pair(seconds):
+        monkeypatch.setitem(games.ai.LEVELS, "easy", dataclasses.replace(easy, seconds=seconds))
+        out = strength.ladder(argparse.Namespace(
+            game="treeblox", option=None, games=1, pairs="easy-greedy", max_moves=6,
+            merge=None, add=None, out=None, write=False, seed=3))
+        return out["pairs"]["easy v greedy"]["cut_by_cap"]
+
+    assert pair(0.0) >= 3   # every search of easy's (3 of the 6 moves) cut at once
+    assert pair(easy.seconds) == 0
