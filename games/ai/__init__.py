@@ -377,7 +377,7 @@ def best_move(state: Any, *, seconds: float, seed: int | None = None, noise: flo
     options = {**search_options(state), **(search or {})}
     from games.ai.parallel import root_parallel, spread
 
-    processes = spread(iterations, processes, noise)
+    processes = spread(iterations, processes, noise, tuning.of(state.game).min_share)
     if pool is not None and processes > 1:
         move, ran = root_parallel(state, seconds=max(0.0, seconds - (clock() - start)),
                                   seed=seed, iterations=iterations, options=options,

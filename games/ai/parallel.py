@@ -27,13 +27,15 @@ from typing import Any, Callable
 MIN_SHARE = 128
 
 
-def spread(iterations: int | None, processes: int, noise: float = 0.0) -> int:
+def spread(iterations: int | None, processes: int, noise: float = 0.0,
+           min_share: int | None = None) -> int:
     """How many processes a search of `iterations` is spread over when `processes` may be
     used: 1 (the plain search) for a search without an iteration budget, with noise, or too
-    small to give every process MIN_SHARE iterations."""
+    small to give every process `min_share` iterations (the game's table's, games/ai/tuning;
+    MIN_SHARE when it sets none)."""
     if not iterations or noise > 0:
         return 1
-    return max(1, min(processes, iterations // MIN_SHARE))
+    return max(1, min(processes, iterations // (min_share or MIN_SHARE)))
 
 
 def shares(iterations: int, processes: int) -> list[int]:

@@ -32,6 +32,7 @@ import time
 from collections import OrderedDict
 from typing import Any, Callable
 
+from games.ai import tuning
 from games.ai.mcts import Search
 
 #: How many replies are pondered at once (the most likely first), and how many searches are
@@ -75,7 +76,8 @@ class Ponder:
             return False
         _, lvl, seed, iterations, options = plan
         budgets = [(seed, iterations)]
-        processes = spread(iterations, self.processes, lvl.noise)   # (as best_move spreads)
+        processes = spread(iterations, self.processes, lvl.noise,   # (as best_move spreads)
+                           tuning.of(state.game).min_share)
         if processes > 1:
             parts = shares(iterations, processes)
             budgets = list(zip(seeds(seed, len(parts)), parts))

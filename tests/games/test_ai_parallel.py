@@ -3,6 +3,7 @@ exactly the level's, however many processes; one process is the plain search."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import multiprocessing
 from concurrent.futures import ProcessPoolExecutor
@@ -115,3 +116,21 @@ def test_a_search_too_small_to_share_is_the_plain_search_however_many_processes(
         three = games.ai.think_level(state, lvl, seed=6, pool=Refusing(), processes=3)
         assert str(three.move) == str(alone.move)
         assert three.iterations == alone.iterations == three.wanted
+
+
+def test_fangqis_hard_is_never_split_and_its_strongest_in_shares_of_a_whole_hard():
+    """Fangqi's `hard` split over 3 processes (shares of 213) played weaker than rated (the
+    ladder, docs/ai.md): its table's smallest share is a whole `hard`."""
+    class Refusing:
+        def submit(self, *args, **kwargs):
+            raise AssertionError("a share sent to a helper")
+
+    state = games.get_game("fangqi").new_state()
+    for _ in range(6):
+        state.play(state.legal_moves()[0])
+    lvl = dataclasses.replace(games.ai.game_level(state.game, games.ai.LEVELS["hard"]),
+                              seconds=3600.0)
+    three = games.ai.think_level(state, lvl, seed=3, pool=Refusing(), processes=3)
+    assert three.iterations == three.wanted == 640
+    assert spread(2560, 3, min_share=640) == 3 and spread(2560, 8, min_share=640) == 4
+    assert spread(640, 3) == 3   # (the common smallest share still splits other games' hard)

@@ -59,6 +59,11 @@ class Tuning:
     #: free)`, a game played on until at most `free` moves are left; `puzzle_theme(state,
     #: move)`, what the one best move teaches (a key of board_driver/views/modes.py's THEMES).
     exact_solver: ClassVar[str | None] = None
+    #: The fewest iterations one process's share of a search may have when the search is
+    #: spread over several (games.ai.parallel), where the common MIN_SHARE splits this game's
+    #: searches into trees too small for their level (a ladder re-played over 3 processes
+    #: said so); None: the common one.
+    min_share: ClassVar[int | None] = None
 
 
 _tables: dict[str, Tuning] = {}

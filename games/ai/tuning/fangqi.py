@@ -11,6 +11,11 @@ class Fangqi(Tuning):
                       "playout_cap": 30}
     #: The strength comes between 160 and 640 iterations here: `medium` searches 256.
     level_effort = {"medium": {"iterations": 256}}
+    #: `hard` (640 iterations) spread over 3 processes, shares of 213, beat `medium` 20/30
+    #: with no win in 20 draws' stead (one process: 26.5/32): a share is at least a whole
+    #: `hard`, so `hard` is never split and `strongest` (2,560) is split in shares of 640 or
+    #: more (docs/ai.md, "Several processes").
+    min_share = 640
 
 
 TUNING = Fangqi()
