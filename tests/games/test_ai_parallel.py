@@ -132,5 +132,7 @@ def test_fangqis_hard_is_never_split_and_its_strongest_in_shares_of_a_whole_hard
                               seconds=3600.0)
     three = games.ai.think_level(state, lvl, seed=3, pool=Refusing(), processes=3)
     assert three.iterations == three.wanted == 640
+    medium = games.ai.game_level(state.game, games.ai.LEVELS["medium"])
+    assert spread(medium.iterations, 3, min_share=640) == 1   # (256: not split either)
     assert spread(2560, 3, min_share=640) == 3 and spread(2560, 8, min_share=640) == 4
     assert spread(640, 3) == 3   # (the common smallest share still splits other games' hard)

@@ -12,9 +12,9 @@ class Fangqi(Tuning):
     #: The strength comes between 160 and 640 iterations here: `medium` searches 256.
     level_effort = {"medium": {"iterations": 256}}
     #: `hard` (640 iterations) spread over 3 processes, shares of 213, beat `medium` 20/30
-    #: with no win in 20 draws' stead (one process: 26.5/32): a share is at least a whole
-    #: `hard`, so `hard` is never split and `strongest` (2,560) is split in shares of 640 or
-    #: more (docs/ai.md, "Several processes").
+    #: (10 wins, 20 draws; one process: 26.5/32, 21 wins at least): a share is at least a
+    #: whole `hard`, so `medium` and `hard` are never split and `strongest` (2,560) is split
+    #: in shares of 640 or more (docs/ai.md, "Several processes").
     min_share = 640
 
 
