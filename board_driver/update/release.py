@@ -205,14 +205,12 @@ def make_release(key_file: Path, out: Path, *, source: Path | None = None,
     if out.exists() and any(out.iterdir()):
         raise UpdateError(f"{out} is not empty: a release is made into a new folder")
     out.mkdir(parents=True, exist_ok=True)
-    for wheel in wheels or ():
-        shutil.copyfile(wheel, out / Path(wheel).name)
-    if not any(_ours(w.name) and is_pure(w.name) for w in out.glob("*.whl")):
-        build_wheel(source or _checkout(), out, with_deps)
-    if with_core:
-        build_wheel(source or _checkout(), out, core=True)
-    found = sorted(out.glob("*.whl"))
-    ours = _project_wheels(out, [w for w in found if _ours(w.name)])
+    try:
+        ours, found = _gather(out, source, wheels or [], with_deps, with_core)
+    except BaseException:
+        for left in out.iterdir():   # (a failed release leaves its folder empty for the next try)
+            shutil.rmtree(left) if left.is_dir() else left.unlink()
+        raise
     version = ours[0].name.split("-")[1]
     manifest = {"format": FORMAT, "project": "treeboard", "version": version,
                 "wheel": ours[0].name, "wheels": [w.name for w in ours], "complete": with_deps,
@@ -223,6 +221,25 @@ def make_release(key_file: Path, out: Path, *, source: Path | None = None,
     (out / MANIFEST).write_bytes(raw)
     (out / SIGNATURE).write_text(base64.b64encode(key.sign(raw)).decode() + "\n")
     return parse_manifest(raw, out / MANIFEST)
+
+
+def _gather(out: Path, source: Path | None, wheels: list[Path], with_deps: bool,
+            with_core: bool) -> tuple[list[Path], list[Path]]:
+    """The wheels of a release copied or built into `out`: (the project's, checked, the pure
+    one first; every wheel)."""
+    for wheel in wheels:
+        shutil.copyfile(wheel, out / Path(wheel).name)
+    if not any(_ours(w.name) and is_pure(w.name) for w in out.glob("*.whl")):
+        build_wheel(source or _checkout(), out, with_deps)
+    if with_core:
+        with tempfile.TemporaryDirectory() as tmp:
+            for wheel in build_wheel(source or _checkout(), Path(tmp), core=True):
+                if (out / wheel.name).exists():
+                    raise UpdateError(f"{wheel.name} is given (--wheel) and built here "
+                                      "(--with-core): give one or the other")
+                shutil.move(wheel, out / wheel.name)
+    found = sorted(out.glob("*.whl"))
+    return _project_wheels(out, [w for w in found if _ours(w.name)]), found
 
 
 def _project_wheels(out: Path, ours: list[Path]) -> list[Path]:

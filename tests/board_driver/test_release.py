@@ -105,6 +105,10 @@ def test_with_core_a_release_adds_this_machines_platform_wheel_with_the_core(tmp
     assert release.has_core(tmp_path / "rel" / platform)
     # This machine's interpreter picks it: its tags are among this Python's own.
     assert manifest.pick() == platform and set(parse_wheel_filename(platform)[3]) & set(sys_tags())
+    # The same platform wheel given and built: which one to sign is not guessed.
+    with pytest.raises(UpdateError, match=r"\.whl is given \(--wheel\) and built here"):
+        release.make_release(private, tmp_path / "again", source=root, with_core=True,
+                             wheels=[tmp_path / "rel" / platform])
 
 
 # Which of a release's wheels a board installs ------------------------------------------------
@@ -187,6 +191,7 @@ def test_a_release_needs_its_pure_wheel_one_version_and_a_core_in_each_platform_
     with pytest.raises(UpdateError, match="linux_aarch64.whl: a platform wheel without the "
                                           "solver's compiled core"):
         release.make_release(private, tmp_path / "a", wheels=[pure, hollow])
+    assert not any((tmp_path / "a").iterdir())   # (left empty: the same folder can be tried again)
     other = given / "treeboard-1.3.0-py3-none-any.whl"
     other.write_bytes(b"PK")
     with pytest.raises(UpdateError, match="expected one pure treeboard wheel .* found 2"):
