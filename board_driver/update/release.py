@@ -60,8 +60,9 @@ FORMAT = 1
 MAX_SMALL = 1 << 20
 #: And a wheel larger than this (the project's is under 2 MB; cryptography's about 4).
 MAX_WHEEL = 200 << 20
-#: The solver's compiled core inside a platform wheel (setup.py's optional Extension).
-CORE_PREFIX = "games/ai/tree_planting_core."
+#: Compiled extension modules: in a platform wheel of this project, setup.py's one optional
+#: Extension, the exact solver's compiled core (named there, not here: board_driver names no game).
+EXTENSION_SUFFIXES = (".so", ".pyd")
 
 
 @dataclass(frozen=True)
@@ -182,10 +183,10 @@ def build_wheel(source: Path, out: Path, with_deps: bool = False, core: bool = F
 
 
 def has_core(wheel: Path) -> bool:
-    """Whether a wheel holds the solver's compiled core."""
+    """Whether a wheel holds the solver's compiled core (the project's one compiled module)."""
     try:
         with zipfile.ZipFile(wheel) as z:
-            return any(n.startswith(CORE_PREFIX) and n.endswith((".so", ".pyd")) for n in z.namelist())
+            return any(n.endswith(EXTENSION_SUFFIXES) for n in z.namelist())
     except (OSError, zipfile.BadZipFile):
         return False
 
@@ -263,7 +264,8 @@ def _project_wheels(out: Path, ours: list[Path]) -> list[Path]:
             raise UpdateError(f"{out}: two treeboard wheels for the same platform: {w.name}")
         if not is_pure(w.name) and not has_core(w):
             raise UpdateError(f"{w.name}: a platform wheel without the solver's compiled core "
-                              f"({CORE_PREFIX}*.so): expected the core in it; refused")
+                              "(setup.py's compiled extension, no .so in it): expected the core "
+                              "in it; refused")
     return pure + sorted(w for w in ours if w not in pure)
 
 
