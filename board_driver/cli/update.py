@@ -2,7 +2,8 @@
 update on trial (board_driver/update/, docs/service.md "Updates").
 
     treeboard release-key --out DIR            a new Ed25519 key pair (release-key.pem, release.pub)
-    treeboard release --key KEY --out DIR      the project's wheel and a signed manifest
+    treeboard release --key KEY --out DIR [--with-core] [--wheel FILE]...
+                                               the project's wheels and a signed manifest
     treeboard update [--from URL|DIR] [--root DIR] [--config FILE]
     treeboard boot-check [--root DIR] [--config FILE]     (what the unit runs before each start)
 
@@ -37,7 +38,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--source", type=Path, metavar="DIR",
                    help="the project to build (default: the checkout this command runs from)")
     p.add_argument("--wheel", type=Path, action="append", metavar="FILE",
-                   help="sign these wheels instead of building (the project's among them)")
+                   help="sign this wheel too (repeatable): a platform wheel with the solver's "
+                        "compiled core built elsewhere (`tools/arm64-check wheel DIR` makes a "
+                        "Pi's), a dependency's; the pure wheel is built unless one is given")
+    p.add_argument("--with-core", action="store_true",
+                   help="also build this machine's platform wheel, with the solver's compiled "
+                        "core (boards of this processor and Python install it)")
     p.add_argument("--with-deps", action="store_true",
                    help="bundle the dependencies' wheels too (for this machine's platform: "
                         "run it on a Pi to make a release a Pi installs offline)")
@@ -84,11 +90,16 @@ def release_command(args: argparse.Namespace) -> int:
 
     try:
         manifest = release.make_release(args.key, args.out, source=args.source,
-                                        wheels=args.wheel, with_deps=args.with_deps)
+                                        wheels=args.wheel, with_deps=args.with_deps,
+                                        with_core=args.with_core)
     except UpdateError as exc:
         return fail(str(exc))
     print(f"release {manifest.version} in {args.out}: {', '.join(manifest.names)}, "
           f"{release.MANIFEST} signed in {release.SIGNATURE}")
+    platforms = [w for w in manifest.wheels if not release.is_pure(w)]
+    print("the solver's compiled core for: " + (", ".join(platforms) if platforms else
+          "no board (only the pure wheel: boards run the pure-Python solver; --with-core, "
+          "--wheel add platform wheels)"))
     return 0
 
 

@@ -1,8 +1,10 @@
 """Signed releases and the board's update on trial, with rollback (docs/service.md, "Updates").
 
-  release.py   a release: the project's wheel (and, with --with-deps, its dependencies' wheels)
-               and a manifest of their SHA-256, signed with the maintainer's Ed25519 key; read
-               back and checked against the board's public key
+  release.py   a release: the project's pure wheel, optionally platform wheels carrying the
+               solver's compiled core (a board installs the one its Python's tags fit), with
+               --with-deps its dependencies' wheels, and a manifest of their SHA-256, signed
+               with the maintainer's Ed25519 key; read back and checked against the board's
+               public key
   tree.py      where versions live on the board (ROOT/opt/treeboard/versions/<v>, the
                `current` and `previous` links switched atomically), the trial's files beside
                the journal, and the boot check (`treeboard boot-check`; standard library only:

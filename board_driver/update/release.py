@@ -2,11 +2,21 @@
 
     release.json       the manifest: {"format": 1, "project": "treeboard", "version": "0.2.0",
                        "wheel": "treeboard-0.2.0-py3-none-any.whl", "complete": false,
+                       "wheels": ["treeboard-0.2.0-py3-none-any.whl",
+                                  "treeboard-0.2.0-cp311-cp311-linux_aarch64.whl", ...],
                        "files": [{"name": ..., "sha256": ..., "size": ...}, ...]}
     release.json.sig   the Ed25519 signature of release.json's exact bytes, in base64
-    *.whl              the files the manifest names: the project's wheel, and with
+    *.whl              the files the manifest names: the project's wheels, and with
                        `treeboard release --with-deps` every dependency's ("complete": true,
                        installable with no index)
+
+The project's wheels: always the pure one (`wheel`, py3-none-any: the exact solver without its
+compiled core, for any processor; what a board of a version before "wheels" installs), and
+beside it, optionally, platform wheels that carry the solver's compiled core
+(games/ai/tree_planting_core.c) for one processor and Python each (`wheels` names them all).
+A board installs the most specific of them that its interpreter supports, as pip ranks tags
+(`packaging.tags.sys_tags()`, most specific first; py3-none-any after every platform's), so a board
+whose processor or Python no platform wheel fits gets the pure one (`pick`).
 
 The maintainer's private key signs (`treeboard release --key`); a board holds only the public
 key (PEM, the config's `update.public_key`, by default /etc/treeboard/release.pub). Ed25519
@@ -30,12 +40,15 @@ import tempfile
 import time
 import urllib.parse
 import urllib.request
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+from packaging.tags import Tag, sys_tags
+from packaging.utils import InvalidWheelFilename, parse_wheel_filename
 from packaging.version import InvalidVersion, Version
 
 from board_driver.update import ReleaseRefused, UpdateError
@@ -47,19 +60,45 @@ FORMAT = 1
 MAX_SMALL = 1 << 20
 #: And a wheel larger than this (the project's is under 2 MB; cryptography's about 4).
 MAX_WHEEL = 200 << 20
+#: Compiled extension modules: in a platform wheel of this project, setup.py's one optional
+#: Extension, the exact solver's compiled core (named there, not here: board_driver names no game).
+EXTENSION_SUFFIXES = (".so", ".pyd")
 
 
 @dataclass(frozen=True)
 class Manifest:
     version: str
-    wheel: str
+    wheel: str                 # the pure wheel (the fallback; all an older board knows)
     complete: bool
     files: tuple[dict, ...]
     raw: bytes
+    wheels: tuple[str, ...]    # the project's wheels: the pure one and platform ones
 
     @property
     def names(self) -> list[str]:
         return [f["name"] for f in self.files]
+
+    def pick(self, tags: list[Tag] | None = None) -> str | None:
+        """The project's wheel for an interpreter with these tags (this one's by default):
+        the one whose best tag comes first in them; None when none fits."""
+        order = {tag: i for i, tag in enumerate(sys_tags() if tags is None else tags)}
+        ranked = []
+        for name in self.wheels:
+            rank = min((order[t] for t in parse_wheel_filename(name)[3] if t in order), default=None)
+            if rank is not None:
+                ranked.append((rank, name))
+        return min(ranked)[1] if ranked else None
+
+    def needed(self, wheel: str) -> list[dict]:
+        """The files a board that installs `wheel` uses: it, and every file that is not one
+        of the project's wheels (the dependencies' wheels of a complete release)."""
+        ours = set(self.wheels) | {self.wheel}
+        return [f for f in self.files if f["name"] == wheel or f["name"] not in ours]
+
+
+def is_pure(name: str) -> bool:
+    """A wheel for any processor and Python 3 (no compiled code)."""
+    return all(t.platform == "any" for t in parse_wheel_filename(name)[3])
 
 
 # The maintainer's side ----------------------------------------------------------------------
@@ -109,44 +148,73 @@ def read_public_key(path: Path) -> Ed25519PublicKey:
     return key
 
 
-def build_wheel(source: Path, out: Path, with_deps: bool = False) -> list[Path]:
+def build_wheel(source: Path, out: Path, with_deps: bool = False, core: bool = False) -> list[Path]:
     """`pip wheel` of the project at `source` into `out` (with its dependencies' wheels too,
     for the machine this runs on); returns the wheels made. No build isolation: the
-    setuptools of this environment builds it, with no download."""
+    setuptools of this environment builds it, with no download.
+
+    Without `core`, the wheel leaves out the exact solver's compiled core (setup.py): a wheel
+    for any board's processor (py3-none-any), whose board runs the pure-Python solver. With
+    `core`, the platform wheel of this machine's processor and Python, core inside (refused
+    when the core did not build: setup.py's extension is optional, and pip would make a
+    platform wheel without it)."""
     argv = [sys.executable, "-m", "pip", "wheel", "-q", "--no-build-isolation", "-w", str(out),
             str(source)]
     if not with_deps:
         argv.insert(4, "--no-deps")
-    # Without the exact solver's compiled core (setup.py): a wheel for any board's processor,
-    # not only this machine's; such a board runs the pure-Python solver.
-    env = {**os.environ, "TREEBOARD_SOLVER_CORE": "python"}
+    env = dict(os.environ)
+    if core:
+        env.pop("TREEBOARD_SOLVER_CORE", None)
+    else:
+        env["TREEBOARD_SOLVER_CORE"] = "python"
+    before = set(out.glob("*.whl")) if out.is_dir() else set()
     done = subprocess.run(argv, capture_output=True, text=True, env=env)
     if done.returncode != 0:
         raise UpdateError(f"`pip wheel {source}` failed: {done.stderr.strip()[-500:]}")
-    return sorted(out.glob("*.whl"))
+    made = sorted(set(out.glob("*.whl")) - before)
+    if core:
+        for wheel in made:
+            if _ours(wheel.name) and not has_core(wheel):
+                wheel.unlink()
+                raise UpdateError(f"{wheel.name}: the solver's compiled core did not build on "
+                                  "this machine (install build-essential and python3-dev: "
+                                  "`./dev` does), so no platform wheel was made")
+    return made
+
+
+def has_core(wheel: Path) -> bool:
+    """Whether a wheel holds the solver's compiled core (the project's one compiled module)."""
+    try:
+        with zipfile.ZipFile(wheel) as z:
+            return any(n.endswith(EXTENSION_SUFFIXES) for n in z.namelist())
+    except (OSError, zipfile.BadZipFile):
+        return False
+
+
+def _ours(name: str) -> bool:
+    return name.split("-")[0].lower() == "treeboard"
 
 
 def make_release(key_file: Path, out: Path, *, source: Path | None = None,
-                 wheels: list[Path] | None = None, with_deps: bool = False) -> Manifest:
-    """Sign a release into `out` (a new or empty folder): the wheel built from `source` (the
-    checkout this runs from by default), or the `wheels` given (the project's among them)."""
+                 wheels: list[Path] | None = None, with_deps: bool = False,
+                 with_core: bool = False) -> Manifest:
+    """Sign a release into `out` (a new or empty folder): the `wheels` given (platform wheels
+    built elsewhere, e.g. in `tools/arm64-check wheel`, dependencies' wheels), and the pure
+    wheel built from `source` (the checkout this runs from by default) unless one is among
+    them; with `with_core`, this machine's platform wheel built from `source` too."""
     key = read_private_key(key_file)   # (before building: a wrong key wastes no minute)
     if out.exists() and any(out.iterdir()):
         raise UpdateError(f"{out} is not empty: a release is made into a new folder")
     out.mkdir(parents=True, exist_ok=True)
-    if wheels:
-        for wheel in wheels:
-            shutil.copyfile(wheel, out / Path(wheel).name)
-    else:
-        source = source or _checkout()
-        build_wheel(source, out, with_deps)
-    found = sorted(out.glob("*.whl"))
-    ours = [w for w in found if w.name.split("-")[0].lower() == "treeboard"]
-    if len(ours) != 1:
-        raise UpdateError(f"{out}: expected one treeboard wheel, found {len(ours)}")
+    try:
+        ours, found = _gather(out, source, wheels or [], with_deps, with_core)
+    except BaseException:
+        for left in out.iterdir():   # (a failed release leaves its folder empty for the next try)
+            shutil.rmtree(left) if left.is_dir() else left.unlink()
+        raise
     version = ours[0].name.split("-")[1]
     manifest = {"format": FORMAT, "project": "treeboard", "version": version,
-                "wheel": ours[0].name, "complete": with_deps,
+                "wheel": ours[0].name, "wheels": [w.name for w in ours], "complete": with_deps,
                 "made_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                 "files": [{"name": w.name, "sha256": _sha256(w), "size": w.stat().st_size}
                           for w in found]}
@@ -154,6 +222,51 @@ def make_release(key_file: Path, out: Path, *, source: Path | None = None,
     (out / MANIFEST).write_bytes(raw)
     (out / SIGNATURE).write_text(base64.b64encode(key.sign(raw)).decode() + "\n")
     return parse_manifest(raw, out / MANIFEST)
+
+
+def _gather(out: Path, source: Path | None, wheels: list[Path], with_deps: bool,
+            with_core: bool) -> tuple[list[Path], list[Path]]:
+    """The wheels of a release copied or built into `out`: (the project's, checked, the pure
+    one first; every wheel)."""
+    for wheel in wheels:
+        shutil.copyfile(wheel, out / Path(wheel).name)
+    if not any(_ours(w.name) and is_pure(w.name) for w in out.glob("*.whl")):
+        build_wheel(source or _checkout(), out, with_deps)
+    if with_core:
+        with tempfile.TemporaryDirectory() as tmp:
+            for wheel in build_wheel(source or _checkout(), Path(tmp), core=True):
+                if (out / wheel.name).exists():
+                    raise UpdateError(f"{wheel.name} is given (--wheel) and built here "
+                                      "(--with-core): give one or the other")
+                shutil.move(wheel, out / wheel.name)
+    found = sorted(out.glob("*.whl"))
+    return _project_wheels(out, [w for w in found if _ours(w.name)]), found
+
+
+def _project_wheels(out: Path, ours: list[Path]) -> list[Path]:
+    """The project's wheels checked for a release, the pure one first: one pure wheel, one
+    version, no two for the same tags, and a core in each platform wheel."""
+    try:
+        parsed = {w: parse_wheel_filename(w.name) for w in ours}
+    except InvalidWheelFilename as exc:
+        raise UpdateError(f"{out}: {exc}") from None
+    pure = [w for w in ours if is_pure(w.name)]
+    if len(pure) != 1:
+        raise UpdateError(f"{out}: expected one pure treeboard wheel (py3-none-any: the one every "
+                          f"board can install), found {len(pure)}: {[w.name for w in pure]}")
+    versions = {str(p[1]) for p in parsed.values()}
+    if len(versions) != 1:
+        raise UpdateError(f"{out}: the treeboard wheels are of different versions "
+                          f"({', '.join(sorted(versions))}): {[w.name for w in ours]}")
+    tags = [p[3] for p in parsed.values()]
+    for w in ours:
+        if tags.count(parsed[w][3]) > 1:
+            raise UpdateError(f"{out}: two treeboard wheels for the same platform: {w.name}")
+        if not is_pure(w.name) and not has_core(w):
+            raise UpdateError(f"{w.name}: a platform wheel without the solver's compiled core "
+                              "(setup.py's compiled extension, no .so in it): expected the core "
+                              "in it; refused")
+    return pure + sorted(w for w in ours if w not in pure)
 
 
 def _checkout() -> Path:
@@ -166,22 +279,31 @@ def _checkout() -> Path:
 
 # The board's side ---------------------------------------------------------------------------
 
-def fetch(source: str, into: Path, public_key: Ed25519PublicKey) -> Manifest:
+def fetch(source: str, into: Path, public_key: Ed25519PublicKey,
+          tags: list[Tag] | None = None) -> tuple[Manifest, str]:
     """Copy a release from a folder or an http(s) URL into the new folder `into`, checking its
-    signature and every file as copied. ReleaseRefused (nothing used) on any fault."""
+    signature and every file as copied; returns the manifest and the project's wheel for
+    these tags (this interpreter's by default), the only one of its wheels copied.
+    ReleaseRefused (nothing used) on any fault."""
     into.mkdir(parents=True)
     raw = _get(source, MANIFEST, into, MAX_SMALL, required="the manifest")
     _get(source, SIGNATURE, into, MAX_SMALL,
          required="its signature: an unsigned release is refused")
     check_signature(raw, (into / SIGNATURE).read_bytes(), public_key, _where(source, SIGNATURE))
     manifest = parse_manifest(raw, _where(source, MANIFEST))
-    for entry in manifest.files:
+    tags = list(sys_tags()) if tags is None else tags
+    wheel = manifest.pick(tags)
+    if wheel is None:
+        raise ReleaseRefused(f"{_where(source, MANIFEST)}: no wheel of this release fits this "
+                             f"board's Python and processor (its tags: {tags[0]} ... {tags[-1]}); "
+                             f"the release has {', '.join(manifest.wheels)}; refused")
+    for entry in manifest.needed(wheel):
         _get(source, entry["name"], into, MAX_WHEEL, required="a file the manifest names")
         got = into / entry["name"]
         if got.stat().st_size != entry["size"] or _sha256(got) != entry["sha256"]:
             raise ReleaseRefused(f"{_where(source, entry['name'])}: its SHA-256 is not the "
                                  "signed manifest's: the release was tampered with, refused")
-    return manifest
+    return manifest, wheel
 
 
 def check_signature(raw: bytes, signature: bytes, key: Ed25519PublicKey, where: str) -> None:
@@ -197,17 +319,21 @@ def parse_manifest(raw: bytes, where) -> Manifest:
         data = json.loads(raw)
         files = tuple(data["files"])
         version, wheel = str(data["version"]), str(data["wheel"])
+        wheels = tuple(str(w) for w in data.get("wheels", [wheel]))
         Version(version)
         ok = data.get("format") == FORMAT and data.get("project") == "treeboard" and all(
             isinstance(f.get("name"), str) and _plain_name(f["name"]) and f["name"].endswith(".whl")
             and isinstance(f.get("sha256"), str) and isinstance(f.get("size"), int) for f in files)
-        ok = ok and wheel in [f["name"] for f in files]
+        names = [f["name"] for f in files]
+        ok = ok and wheel in wheels and all(
+            w in names and parse_wheel_filename(w)[0] == "treeboard"
+            and parse_wheel_filename(w)[1] == Version(version) for w in wheels)
     except (ValueError, KeyError, TypeError, AttributeError, InvalidVersion):
-        ok = False
+        ok = False   # (InvalidWheelFilename is a ValueError)
     if not ok:
         raise ReleaseRefused(f"{where}: expected a treeboard release manifest (format {FORMAT}: "
-                             "version, wheel, files with name, sha256, size)")
-    return Manifest(version, wheel, bool(data.get("complete")), files, raw)
+                             "version, wheel, wheels of that version, files with name, sha256, size)")
+    return Manifest(version, wheel, bool(data.get("complete")), files, raw, wheels)
 
 
 def check_newer(manifest: Manifest, installed: str | None, where: str) -> None:

@@ -4,7 +4,10 @@ The steps, in this order (STEPS names them; a power cut after any one of them le
 that boots a working version with its game, `tree.boot_check` finishing or undoing the rest):
 
 1. checked         the release copied into the tree and checked: signature, every file's
-                   SHA-256, newer than the version installed (else ReleaseRefused: nothing changed)
+                   SHA-256, newer than the version installed (else ReleaseRefused: nothing changed);
+                   of the project's wheels only the one for this board is copied: the most
+                   specific one this interpreter supports (a platform wheel with the solver's
+                   compiled core, else the pure one: release.Manifest.pick)
 2. venv-made       versions/<v>/venv made (a cut from here to 3: the boot check removes it)
 3. installed       the wheel pip-installed in it, compiled, and COMPLETE written
 4. stopped         the service stopped (on a live board: `systemctl stop treeboard`)
@@ -61,6 +64,7 @@ class Options:
     run: Callable[..., object] = subprocess.run
     say: Callable[[str], None] = print
     after_step: Callable[[str], None] | None = None   # (tests: a power cut here)
+    tags: list | None = None     # the wheel tags to choose by (None: this interpreter's)
 
 
 def running_version() -> str:
@@ -94,11 +98,11 @@ def _update(source: str, tree: Tree, options: Options, key) -> str:
                           "games (finish it or put it away, then update)")
     incoming = release.scratch(tree.versions)
     try:
-        manifest = release.fetch(source, incoming, key)
+        manifest, wheel = release.fetch(source, incoming, key, options.tags)
         release.check_newer(manifest, installed, source)
         step("checked")
         _prune(tree, keep={installed, tree.linked(tree.previous)})
-        _install(tree, manifest, incoming, options, step)
+        _install(tree, manifest, wheel, incoming, options, step)
     finally:
         shutil.rmtree(incoming.parent, ignore_errors=True)
     version = manifest.version
@@ -152,10 +156,10 @@ def _stepper(options: Options) -> Callable[[str], None]:
     return step
 
 
-def _install(tree: Tree, manifest: release.Manifest, incoming: Path, options: Options,
-             step: Callable[[str], None]) -> None:
-    """versions/<v>: its venv, the wheel installed, the release's manifest kept beside it,
-    COMPLETE written last."""
+def _install(tree: Tree, manifest: release.Manifest, wheel: str, incoming: Path,
+             options: Options, step: Callable[[str], None]) -> None:
+    """versions/<v>: its venv, the chosen `wheel` installed, the release's manifest kept
+    beside it, COMPLETE (naming the wheel) written last."""
     folder = tree.folder(manifest.version)
     if folder.exists():   # (a version rolled back before, or a cut install: made afresh)
         remove(folder)
@@ -170,15 +174,15 @@ def _install(tree: Tree, manifest: release.Manifest, incoming: Path, options: Op
             "-q", "--disable-pip-version-check", "--find-links", str(incoming)]
     if manifest.complete or options.offline:
         argv.append("--no-index")
-    argv.append(str(incoming / manifest.wheel))
+    argv.append(str(incoming / wheel))
     done = options.run(argv, capture_output=True, text=True)
     if done.returncode != 0:
         remove(folder)
-        raise UpdateError(f"installing {manifest.wheel} failed (nothing else changed): "
+        raise UpdateError(f"installing {wheel} failed (nothing else changed): "
                           + (done.stderr or done.stdout).strip()[-600:])
     if not tree.executable(manifest.version).exists():
         remove(folder)
-        raise UpdateError(f"{manifest.wheel} installed no `treeboard` command; refused")
+        raise UpdateError(f"{wheel} installed no `treeboard` command; refused")
     for name in (release.MANIFEST, release.SIGNATURE):
         shutil.copyfile(incoming / name, folder / name)
     # The boot check that will watch this trial: this (running, known good) version's own.
@@ -186,7 +190,11 @@ def _install(tree: Tree, manifest: release.Manifest, incoming: Path, options: Op
     new = tree.boot_script.with_name(".boot-check.py.new")
     shutil.copyfile(boot, new)
     os.replace(new, tree.boot_script)
-    write_json(folder / COMPLETE, {"version": manifest.version, "at": time.time()})
+    write_json(folder / COMPLETE, {"version": manifest.version, "wheel": wheel, "at": time.time()})
+    options.say(f"installed {wheel} ("
+                + ("the pure-Python solver: no wheel of this release carries the solver's "
+                   "compiled core for this board" if release.is_pure(wheel)
+                   else "with the solver's compiled core for this board") + ")")
     step("installed")
 
 

@@ -30,24 +30,33 @@ ENV = {**os.environ, "TREEBOARD_UPDATE_SHARE_PACKAGES": sysconfig.get_paths()["p
        "PYTHONDONTWRITEBYTECODE": "1"}
 
 
-def run(argv, **kw) -> subprocess.CompletedProcess:
-    return subprocess.run([str(a) for a in argv], capture_output=True, text=True, env=ENV,
+def run(argv, env=ENV, **kw) -> subprocess.CompletedProcess:
+    return subprocess.run([str(a) for a in argv], capture_output=True, text=True, env=env,
                           timeout=scaled(120), **kw)
 
 
-def build_project_wheel(base: Path) -> Path:
-    """The project's wheel, built from a copy of the tracked sources into `base`/wheel."""
+def build_project_wheel(base: Path, core: bool | None = None) -> Path:
+    """The project's wheel, built from a copy of the tracked sources into `base`/wheel: with
+    the solver's compiled core where this machine builds it (`core` None), the pure wheel
+    (`core` False, as `treeboard release` builds it), or this machine's platform wheel
+    (`core` True, as `treeboard release --with-core` builds it)."""
     src = base / "src"
     for name in _sources():
         if name.startswith(("tests/", "benchmarks/")) or not (REPO / name).is_file():
             continue
         (src / name).parent.mkdir(parents=True, exist_ok=True)
         (src / name).write_bytes((REPO / name).read_bytes())
+    env = dict(ENV)
+    if core is not None:
+        env.pop("TREEBOARD_SOLVER_CORE", None)
+        if not core:
+            env["TREEBOARD_SOLVER_CORE"] = "python"
+    out = base / ("wheel" if core is None else "core" if core else "pure")
     built = run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation",
-                 "-w", base / "wheel", src])
+                 "-w", out, src], env=env)
     assert built.returncode == 0, built.stderr
     assert "license" not in built.stderr.lower(), built.stderr  # no setuptools license warning
-    return next((base / "wheel").glob("treeboard-*.whl"))
+    return next(out.glob("treeboard-*.whl"))
 
 
 #: What a tree without git (a copied checkout: tools/arm64-check's root) holds but a wheel's
@@ -68,12 +77,16 @@ def _sources() -> list[str]:
                                           for part in path.relative_to(REPO).parts[:-1])]
 
 
-def rewheel(wheel: Path, version: str, out: Path, patches: dict[str, tuple[str, str]] = {}) -> Path:
+def rewheel(wheel: Path, version: str, out: Path, patches: dict[str, tuple[str, str]] = {},
+            tag: str | None = None) -> Path:
     """A copy of the project's `wheel` as version `version`, each file in `patches` with its
-    first `old` text replaced by `new` (which must be there); RECORD rewritten to match."""
-    old_version = wheel.name.split("-")[1]
+    first `old` text replaced by `new` (which must be there); RECORD rewritten to match. Its
+    tags are the wheel's own, or `tag` (e.g. "cp311-cp311-linux_aarch64": the name and
+    WHEEL's Tag line say so, whatever the files inside are built for)."""
+    old_version, old_tag = wheel.name.split("-")[1], wheel.name[:-4].split("-", 2)[2]
     old_info, new_info = f"treeboard-{old_version}.dist-info", f"treeboard-{version}.dist-info"
-    target = out / f"treeboard-{version}-py3-none-any.whl"
+    tag = tag or old_tag
+    target = out / f"treeboard-{version}-{tag}.whl"
     out.mkdir(parents=True, exist_ok=True)
     records = []
     left = dict(patches)
@@ -85,6 +98,8 @@ def rewheel(wheel: Path, version: str, out: Path, patches: dict[str, tuple[str, 
             data = src.read(item)
             if name == f"{new_info}/METADATA":
                 data = data.replace(f"Version: {old_version}".encode(), f"Version: {version}".encode(), 1)
+            if name == f"{new_info}/WHEEL":
+                data = data.replace(f"Tag: {old_tag}".encode(), f"Tag: {tag}".encode(), 1)
             if name in left:
                 old, new = left.pop(name)
                 assert old.encode() in data, (name, old)
@@ -116,8 +131,8 @@ class Board:
         self.tree = Tree(root, self.journal)
         self.daemon: subprocess.Popen | None = None
 
-    def release(self, wheel: Path, out: Path) -> Path:
-        release.make_release(self.key, out, wheels=[wheel])
+    def release(self, wheel: Path | list[Path], out: Path) -> Path:
+        release.make_release(self.key, out, wheels=wheel if isinstance(wheel, list) else [wheel])
         return out
 
     def update(self, source: Path, *extra) -> subprocess.CompletedProcess:

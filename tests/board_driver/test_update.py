@@ -24,19 +24,35 @@ from board_driver.update import ReleaseRefused, release
 from board_driver.update.tree import boot_check, read_json
 from board_driver.update.updater import STEPS, Options, update
 from tests.board_driver.release_tree import BIN, ENV, Board, build_project_wheel, rewheel, run
+from tests.games.test_ai_tree_planting_core import can_compile
 from tests.waits import scaled, wait_for
 
 pytestmark = pytest.mark.timeout(300)
 
 
+#: Platform wheels of other boards' processors: a Pi on 64-bit Raspberry Pi OS (Bookworm's
+#: Python 3.11), one on 32-bit; this machine supports neither tag.
+OTHER_BOARDS = ("cp311-cp311-linux_aarch64", "cp311-cp311-linux_armv7l")
+
+
 @pytest.fixture(scope="module")
 def wheels(tmp_path_factory):
-    """The project's wheel (as 1.0.0) and its variants, built once for the module."""
+    """The project's pure wheel (as 1.0.0) and its variants, and its platform wheels with the
+    solver's compiled core (this machine's, others' retagged), built once for the module."""
     base = tmp_path_factory.mktemp("wheels")
-    project = build_project_wheel(base)
+    project = build_project_wheel(base, core=False)
     out = base / "variants"
     loop = "board_driver/daemon/loop.py"
-    return {
+    made = {}
+    if can_compile():
+        core = build_project_wheel(base, core=True)
+        assert release.has_core(core) and not release.is_pure(core.name), core.name
+        made["1.1.0-here"] = rewheel(core, "1.1.0", out)
+        made.update({f"1.1.0-{tag}": rewheel(core, "1.1.0", out, tag=tag) for tag in OTHER_BOARDS})
+        crash = {loop: ("source.start(self._from_thread)",
+                        "raise RuntimeError('this release crashes at start')")}
+        made["1.2.0-crash-here"] = rewheel(core, "1.2.0", out / "crash", crash)
+    return made | {
         "1.0.0": rewheel(project, "1.0.0", out),
         "1.1.0": rewheel(project, "1.1.0", out),
         # It cannot import its daemon: `treeboard run` fails at once, at every start.
@@ -226,3 +242,81 @@ def _peek(b: Board) -> str:
         chunk = ""
     _seen[b.daemon.pid] = _seen.get(b.daemon.pid, "") + chunk
     return _seen[b.daemon.pid]
+
+
+# Releases that carry the solver's compiled core: platform wheels beside the pure one ------------
+
+needs_compiler = pytest.mark.skipif(not can_compile(), reason="no C compiler or Python headers: "
+                                    "no platform wheel can be built here")
+
+
+def _solver_core(b: Board, tmp_path: Path) -> tuple[str, str]:
+    """Which search the installed version's solver uses, and from which file (asked from a
+    folder outside the checkout, so nothing but the version's own venv is imported)."""
+    code = "from games.ai import tree_planting as t; print(*t.core(), sep='\\n')"
+    out = run([b.tree.current / "venv" / "bin" / "python", "-c", code], cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    which, where = out.stdout.strip().split("\n", 1)
+    return which, where
+
+
+@needs_compiler
+def test_a_release_with_this_boards_platform_wheel_installs_it_and_its_core(board, wheels, tmp_path):
+    rel = board.release([wheels["1.1.0"], wheels["1.1.0-here"],
+                         *(wheels[f"1.1.0-{tag}"] for tag in OTHER_BOARDS)], tmp_path / "r")
+    manifest = release.parse_manifest((rel / release.MANIFEST).read_bytes(), "r")
+    assert manifest.wheel == wheels["1.1.0"].name and len(manifest.wheels) == 4
+    done = board.update(rel)
+    assert done.returncode == 0, done.stderr
+    assert f"installed {wheels['1.1.0-here'].name} (with the solver's compiled core" in done.stdout
+    assert read_json(board.tree.folder("1.1.0") / "COMPLETE")["wheel"] == wheels["1.1.0-here"].name
+    which, where = _solver_core(board, tmp_path)
+    assert which == "compiled", where
+    assert Path(where).resolve().is_relative_to(board.tree.folder("1.1.0").resolve()), where
+    # The trial holds as for the pure wheel: the new version confirms itself.
+    board.start()
+    wait_for(lambda: confirmed(board), timeout=30, interval=0.1, what="1.1.0 confirms its trial")
+    assert "Updated to version 1.1.0." in board.stop()
+    assert board.current() == "1.1.0" and board.game() == ["h0.0"]
+
+
+@needs_compiler
+def test_a_board_no_platform_wheel_fits_installs_the_pure_one(board, wheels, tmp_path):
+    rel = board.release([wheels["1.1.0"], *(wheels[f"1.1.0-{tag}"] for tag in OTHER_BOARDS)],
+                        tmp_path / "r")
+    done = board.update(rel)
+    assert done.returncode == 0, done.stderr
+    assert f"installed {wheels['1.1.0'].name} (the pure-Python solver" in done.stdout
+    which, why = _solver_core(board, tmp_path)
+    assert which == "python" and "not built" in why, why
+
+
+@needs_compiler
+def test_a_platform_release_that_cannot_start_is_rolled_back(board, wheels, tmp_path):
+    done = board.update(board.release([wheels["1.2.0-crash"], wheels["1.2.0-crash-here"]],
+                                      tmp_path / "r"))
+    assert done.returncode == 0, done.stderr
+    assert read_json(board.tree.folder("1.2.0") / "COMPLETE")["wheel"] == wheels["1.2.0-crash-here"].name
+    for start in range(2):
+        board.start()
+        wait_for(lambda: board.daemon.poll() is not None, timeout=30, interval=0.1,
+                 what=f"the platform wheel's crash at start {start + 1}")
+        board.stop()
+    assert "rolled back" in board.boot_check() and board.current() == "1.0.0"
+    assert not board.tree.folder("1.2.0").exists() and board.game() == ["h0.0"]
+
+
+@needs_compiler
+def test_a_tampered_platform_wheel_is_refused_and_nothing_changes(board, wheels, tmp_path):
+    before = sorted(p.name for p in board.tree.versions.iterdir())
+    rel = board.release([wheels["1.1.0"], wheels["1.1.0-here"]], tmp_path / "r")
+    wheel = rel / wheels["1.1.0-here"].name
+    data = bytearray(wheel.read_bytes())
+    data[len(data) // 3] ^= 1
+    wheel.write_bytes(bytes(data))
+    done = board.update(rel)
+    assert done.returncode == 2, done.stdout
+    (line,) = done.stderr.strip().splitlines()
+    assert wheel.name in line and "its SHA-256 is not the signed manifest's" in line, line
+    assert sorted(p.name for p in board.tree.versions.iterdir()) == before
+    assert board.current() == "1.0.0" and not board.tree.trial.exists()
