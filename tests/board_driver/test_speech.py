@@ -28,7 +28,7 @@ from board_driver.daemon.speech import PACE, QUEUE_LIMIT, Espeak, Speech, Speech
 from board_driver.views import words
 from board_driver.views.narrate import Said
 from tests.full_card import CardFills
-from tests.waits import Deadline, scaled
+from tests.waits import Deadline, scaled, wait_for
 
 if shutil.which("espeak-ng") is None:
     if os.environ.get("CI") == "true":
@@ -163,13 +163,32 @@ def test_the_sim_speaks_through_the_daemons_worker_and_repeats(tmp_path):
     config = sim_config(journal=str(tmp_path / "j.sqlite"), language="zh")
     config.voice = Voice(enabled=True, wav_dir=str(tmp_path / "voice"), repeat_moves=2)
     out = io.StringIO()
+    read, write = os.pipe()
+    hands, lines = os.fdopen(write, "w"), os.fdopen(read)
+    done: list[int] = []
+    sim = threading.Thread(target=lambda: done.append(run_sim(config, stdin=lines, out=out)),
+                           daemon=True)
+
+    def captions():
+        return [p.read_text(encoding="utf-8").strip()
+                for p in sorted((tmp_path / "voice").glob("*.txt"))]
+
     try:
-        lines = "place h0.0\nplace v0.0\nplace h1.0\nrepeat\nquit\n"
-        assert run_sim(config, stdin=io.StringIO(lines), out=out) == 0
+        sim.start()
+        hands.write("place h0.0\nplace v0.0\nplace h1.0\nrepeat\n")
+        hands.flush()
+        # Quit once all six are said: a quit gives the voice a few seconds to finish what is
+        # queued (Speech.stop), which a loaded machine's espeak-ng may need for one sentence.
+        wait_for(lambda: len(captions()) >= 6, timeout=60, what="six sentences said",
+                 interval=0.05)
+        hands.write("quit\n")
+        hands.close()
+        sim.join(scaled(30))
+        assert done == [0]
     finally:
+        lines.close()
         words.use("en")
-    said = [p.read_text(encoding="utf-8").strip()
-            for p in sorted((tmp_path / "voice").glob("*.txt"))]
+    said = captions()
     # (aloud, a move without its number: the page shows it)
     assert said[:3] == ["一号玩家：零号行零号格的上槽",
                         "二号玩家：零号行零号格的左槽",
