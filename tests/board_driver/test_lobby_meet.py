@@ -28,7 +28,7 @@ def offering(tmp_path):
                               state_dir=str(tmp_path), guest=True, offer=True, game_login=True)
     link = GuestLink(settings, tracer.referee, tracer.clock)
     met = []
-    link.met_board = lambda: met.append(True)
+    link.met_board = lambda board: met.append(board or True)
     yield link, met
     tracer.close()
 
