@@ -185,7 +185,8 @@ EARLIER = 4
 class Meeting:
     """What a RemoteLink knows of the lobby's meeting (one per link, on its loop): the keys of
     earlier playings of its game id (the host's browser game), whose retained messages are
-    stale, not forged; and whether a browser took the seat this board came to take."""
+    stale, not forged; whether a browser or another board took the seat this board came to
+    take; and, after a meeting, whether the host named this board as the one it met."""
 
     earlier: list = field(default_factory=list)
     #: who took the seat this board came for first: "browser" or "board" (else None)
