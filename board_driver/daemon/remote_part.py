@@ -158,28 +158,33 @@ class RemotePart:
         got = await meet.outcome(self.link)
         if got == "board":
             return
-        await self.leave()
-        why = Reason("a player in a browser took {game} first: this board joins no game",
-                     game=offer.game_id) if got else Reason(
+        await self.leave()   # (the link has sent no game: it never knew the host's epoch)
+        why = {"lost to a browser": Reason(
+            "a player in a browser took {game} first: this board joins no game",
+            game=offer.game_id), "lost to a board": Reason(
+            "another board took {game} first: this board joins no game", game=offer.game_id)
+        }.get(got or "", Reason(
             "the board offering {game} did not answer (gone, or another board took the seat "
-            "first): this board joins no game", game=offer.game_id)
+            "first): this board joins no game", game=offer.game_id))
         raise games.IllegalMove("take", why)
 
-    def met_board(self) -> None:
-        """A board took this board's offer (remote/meet.py): the game is played board to
-        board from now on (the browser's link makes way for a RemoteLink, on the loop, as
-        the link's own task cannot wait for its own end), and kept so across a restart."""
-        asyncio.ensure_future(self._become_board_game())
+    def met_board(self, board: str | None = None) -> None:
+        """A board took this board's offer (remote/meet.py; `board`: its presence's name for
+        it, the only board this one plays the game with): the game is played board to board
+        from now on (the browser's link makes way for a RemoteLink, on the loop, as the
+        link's own task cannot wait for its own end), and kept so across a restart."""
+        asyncio.ensure_future(self._become_board_game(board))
 
-    async def _become_board_game(self) -> None:
+    async def _become_board_game(self, board: str | None) -> None:
         from board_driver.remote import meet
         from board_driver.remote.link import save_join
 
         link = self.link
         if link is None:
             return
-        table = {**self.daemon.config.remote, "guest": False, "offer": False, "met": True}
-        settings = dataclasses.replace(link.settings, guest=False, offer=False)
+        table = {**self.daemon.config.remote, "guest": False, "offer": False,
+                 "met": board or True}   # (True: a board too old to name itself)
+        settings = dataclasses.replace(link.settings, guest=False, offer=False, met=board)
         await link.clear_view()   # (no browser plays this game now: its picture goes)
         await self.stop()
         save_join(self.daemon.config, table, tuple(self.daemon.session.referee.seats))

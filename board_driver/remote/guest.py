@@ -62,7 +62,7 @@ class GuestLink(RemoteLink):
         self.takeback_part = GuestTakebacks(self)   # takebacks both ways (remote/takeback.py)
         # ... which a board of the family may take too (remote/meet.py): its presence on the
         # open seat's board topic; the daemon then plays the game board to board.
-        self.met_board: Callable[[], None] | None = None
+        self.met_board: Callable[[str | None], None] | None = None
         self.taken_by_board = False   # (then this link only waits to make way: meet.py)
         if self.offered:
             self.subscriptions.append(rp.presence_topic(settings.game_id, settings.seat))

@@ -61,6 +61,8 @@ class RemoteSettings:
     ws_broker: str | None = None     # ... for the invitation the board's page shows
     offer: bool = False              # offer the browser's seat in the family's lobby
     game_login: bool = False         # the broker has this game's guest account (seat.game_login)
+    met: str | None = None           # the board this one met in the lobby, the only one it
+    #                                  plays with (remote/meet.py: its presence's `board`)
 
     @property
     def local_seat(self) -> int | None:
@@ -313,9 +315,7 @@ class RemoteLink:
             if topic.rsplit("/", 1)[1] != str(msg["seat"]):
                 self._refuse(topic, "a presence message under another seat's topic")
                 return
-            if not self.settings.watching and msg["seat"] == self.settings.local_seat:
-                return   # our own (or an earlier playing's, which ours replaces)
-            if meet.heard_guest_host(self, msg):   # a board hosting a browser's seat
+            if meet.not_to_play(self, msg):   # ours; a browser's host; a board not met
                 return
             if msg["seat"] == self.settings.seat:
                 self.peer_online = msg["online"]
@@ -464,7 +464,7 @@ class RemoteLink:
         # again after a restart.
         identifier = f"treeboard-{s.game_id}-" + \
             (f"watch-{secrets.token_hex(8)}" if s.watching else
-             f"{s.local_seat}-{board_name(s)}")
+             f"{s.local_seat}-{meet.named(self, board_name(s))}")
         delay = 0.5
         down = False   # a failure was logged since the link was last up
         while True:
@@ -542,8 +542,8 @@ class RemoteLink:
         return rp.presence_topic(self.settings.game_id, self.settings.local_seat)
 
     def _presence(self, online: bool) -> bytes:
-        return self.base_signer.encode(rp.presence_message(self.settings.local_seat, online,
-                                                           self.nonce))
+        return self.base_signer.encode(meet.presence(self, rp.presence_message(
+            self.settings.local_seat, online, self.nonce)))
 
     def _drain(self) -> None:
         while not self._outbox.empty():
@@ -762,6 +762,7 @@ def settings_from_config(config: Any, players: tuple[str, str] | None = None) ->
                           guest=bool(r.get("guest")), page=r.get("page"),
                           ws_broker=r.get("ws_broker"), offer=bool(r.get("offer")),
                           game_login=bool(r.get("game_login")),
+                          met=r["met"] if isinstance(r.get("met"), str) else None,
                           state_dir=str(Path(config.journal).parent),
                           journal_stem=Path(config.journal).stem)
 

@@ -13,11 +13,20 @@ holder of the family secret can make it, so a lobby link (the lobby key, never t
 cannot pass for a board. The host then withdraws the offer and plays the game board-to-board
 (`board_took`: its daemon replaces the browser's link by a RemoteLink), which both boards keep
 across restarts as a game joined (link.save_join).
+
+Two boards may take one offer at the same moment; the broker keeps the presence of the last,
+but the host met the first it read (`board_took`). A board's presence names it (`board`: a
+digest of its board name, the same across its restarts), and the host's presence, once it
+plays board to board, names the board it met (`met`): that board plays (and says its presence
+again, over the other's), the other leaves at once ("another board took GAME first"), and the
+host hears no board but the one it met (`not_to_play`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import hashlib
 import logging
 import secrets
 import ssl
@@ -154,10 +163,11 @@ def board_took(link: Any, topic: str, payload: bytes) -> bool:
     log.info("a board took the lobby's offer of %s: playing it board to board",
              link.settings.game_id)
     link.offered = False
-    link.taken_by_board = True    # a browser's presence after it changes nothing (guest.py)
+    link.taken_by_board = True    # a browser's (or a second board's) presence after it
+    #                               changes nothing (guest.py)
     link.offer_taken.set()        # the offer goes (remote/lobby.py)
     if link.met_board is not None:
-        link.met_board()
+        link.met_board(msg.get("board"))   # (the only board the game is played with)
     return True
 
 
@@ -175,10 +185,79 @@ EARLIER = 4
 class Meeting:
     """What a RemoteLink knows of the lobby's meeting (one per link, on its loop): the keys of
     earlier playings of its game id (the host's browser game), whose retained messages are
-    stale, not forged; and whether a browser took the seat this board came to take."""
+    stale, not forged; whether a browser or another board took the seat this board came to
+    take; and, after a meeting, whether the host named this board as the one it met."""
 
     earlier: list = field(default_factory=list)
-    seat_lost: bool = False
+    #: who took the seat this board came for first: "browser" or "board" (else None)
+    seat_lost: str | None = None
+    #: this board's `board` in its presence (`named`), and whether the host named it as the
+    #: board it met
+    board: str | None = None
+    chosen: bool = False
+
+
+def board_id(name: str) -> str:
+    """What a board's presence names it by: 16 hex digits of a digest of its board name
+    (link.board_name, kept beside the journal: the same across restarts). Not the name
+    itself: that is the secret part of the board's client id (no one may take its session)."""
+    return hashlib.sha256(f"treeboard board {name}".encode()).hexdigest()[:16]
+
+
+def named(link: Any, name: str) -> str:
+    """`name`, the board's name as its link connects, kept as the `board` its presence says."""
+    link.meeting.board = board_id(name)
+    return name
+
+
+def presence(link: Any, body: dict) -> dict:
+    """A board's presence message with who it is and, after a meeting in the lobby, the board
+    it met (the host's: the taker that reads another board's name there leaves)."""
+    if link.meeting.board is not None:
+        body["board"] = link.meeting.board
+    if link.settings.met is not None:
+        body["met"] = link.settings.met
+    return body
+
+
+def not_to_play(link: Any, msg: dict) -> bool:
+    """True for a checked presence this board does not play with: its own seat's (its own,
+    or a second board's that came for the same seat: then this board, if the host named it,
+    says its own again, as the broker retains the last); a board hosting a browser's seat
+    (`heard_guest_host`); on the host, a board other than the one it met; on a taker, a host
+    that names another board as the one it met (the seat is lost to it)."""
+    s, meeting = link.settings, link.meeting
+    if not s.watching and msg["seat"] == s.local_seat:
+        if meeting.chosen and msg["nonce"] != link.nonce:
+            say_presence(link)
+        return True
+    if heard_guest_host(link, msg):
+        return True
+    if msg["seat"] != s.seat:
+        return False   # (a spectator's: it reads both seats' boards)
+    if s.met is not None and msg.get("board") != s.met:
+        log.info("another board came for seat %d of %s: this game is played with the board "
+                 "that took it first", s.seat, s.game_id)
+        return True
+    met = msg.get("met")
+    if met is None:
+        return False
+    if met != meeting.board:
+        if meeting.seat_lost is None:
+            log.info("the seat of %s is another board's: it took the lobby's offer first",
+                     s.game_id)
+            meeting.seat_lost = "board"
+        return True
+    if not meeting.chosen:   # the host plays with this board: its presence, over any other's
+        meeting.chosen = True
+        say_presence(link)
+    return False
+
+
+def say_presence(link: Any) -> None:
+    """This board's presence again (retained), through the link's outbox."""
+    with contextlib.suppress(asyncio.QueueFull):   # (offline for long: said as it connects)
+        link._outbox.put_nowait((link.presence_topic(), link._presence(True), True))
 
 
 def heard_guest_host(link: Any, msg: dict) -> bool:
@@ -193,7 +272,7 @@ def heard_guest_host(link: Any, msg: dict) -> bool:
     if msg["online"] and msg.get("seat_open") is False and not link.meeting.seat_lost:
         log.info("the seat of %s is a browser's: it took the lobby's offer first",
                  link.settings.game_id)
-        link.meeting.seat_lost = True
+        link.meeting.seat_lost = "browser"
     return True
 
 
@@ -225,13 +304,14 @@ def refuse_unless_stale(link: Any, topic: str, payload: bytes, reason: str) -> N
 
 async def outcome(link: Any, timeout: float = TAKE_S) -> str | None:
     """After this board took an offer: "board" once the offering board plays it with this
-    board (its presence as a board), "browser" when a browser took the seat first, None when
-    the offering board said neither within `timeout` (gone, or taken by another board)."""
+    board (its presence as a board), "lost to a browser" or "lost to a board" when one took the
+    seat first, None when the offering board said nothing within `timeout` (gone, or a host
+    that names no board it met, taken by another board)."""
     loop = asyncio.get_running_loop()
     end = loop.time() + timeout
     while loop.time() < end:
         if link.meeting.seat_lost:
-            return "browser"
+            return f"lost to a {link.meeting.seat_lost}"
         if link.peer_online and link.nonces[link.settings.seat] is not None:
             return "board"
         await asyncio.sleep(0.05)   # (a person's command, waited on a few seconds at most)

@@ -218,6 +218,10 @@ _OPTIONAL: dict[str, Any] = {
     "forfeit": lambda v: v in (0, 1) and not isinstance(v, bool),
     "drawn_away": lambda v: v in (0, 1) and not isinstance(v, bool),
     "away": lambda v: isinstance(v, dict) and away_fields_ok(v),
+    # a presence's `board` (who the board is) and `met` (the board it met in the lobby and
+    # plays with): remote/meet.py
+    "board": lambda v: isinstance(v, str) and bool(_NONCE.match(v)),
+    "met": lambda v: isinstance(v, str) and bool(_NONCE.match(v)),
 }
 
 

@@ -28,7 +28,7 @@ def offering(tmp_path):
                               state_dir=str(tmp_path), guest=True, offer=True, game_login=True)
     link = GuestLink(settings, tracer.referee, tracer.clock)
     met = []
-    link.met_board = lambda: met.append(True)
+    link.met_board = lambda board: met.append(board or True)
     yield link, met
     tracer.close()
 
@@ -184,3 +184,51 @@ def test_invite_with_the_seats_own_account_on_the_command_line(monkeypatch, caps
     assert main(["invite", "--page", "https://h/seat/", "--broker", "wss://h:8081", "--game",
                  "g1", "--game-login"]) == 2
     assert "with --game and --seat" in capsys.readouterr().err
+
+
+def test_the_host_names_the_board_it_met_and_plays_with_no_other(tmp_path):
+    """Two boards took the offer at once: the host's presence names the one it met (`met`);
+    that one plays (and says its presence again over the other's), the other loses the seat
+    and makes no epoch; the host reads no other board's presence on the seat."""
+    from board_driver.remote.link import RemoteLink
+
+    tracers, links = [], {}
+    try:
+        for name, seat in (("host", 1), ("first", 0), ("second", 0)):
+            tracers.append(Tracer(sim_config(journal=str(tmp_path / f"{name}.sqlite"))))
+            tracers[-1].referee.set_seats(("human", "remote") if seat else ("remote", "human"))
+            link = RemoteLink(RemoteSettings(
+                host="h", port=1, tls=False, game_id="g1", secret=SECRET, seat=seat,
+                state_dir=str(tmp_path), journal_stem=name,
+                met=meet.board_id("1" * 16) if name == "host" else None),
+                tracers[-1].referee, tracers[-1].clock)
+            meet.named(link, {"host": "0", "first": "1", "second": "2"}[name] * 16)
+            links[name] = link
+        host, first, second = links["host"], links["first"], links["second"]
+        said = rp.Signer(SECRET, "g1").decode(host._presence(True))
+        assert (said["met"], said["board"]) == (meet.board_id("1" * 16), meet.board_id("0" * 16))
+        # The host hears the second board's presence (the one the broker retains) and ignores it.
+        host.handle(rp.presence_topic("g1", 1), second._presence(True))
+        assert host.nonces[1] is None and not host.peer_online and host.refused == 0
+        host.handle(rp.presence_topic("g1", 1), first._presence(True))
+        assert host.nonces[1] == first.nonce and host.peer_online and host.signer is not None
+        # The second board reads the host's presence: not its seat; no epoch, nothing sent.
+        second.handle(rp.presence_topic("g1", 0), host._presence(True))
+        assert second.meeting.seat_lost == "board" and second.signer is None
+        assert not second.peer_online and second._outbox.empty()
+        # The first board plays, and says its presence again (over the second's on the broker).
+        first.handle(rp.presence_topic("g1", 0), host._presence(True))
+        assert first.peer_online and first.signer is not None and not first.meeting.seat_lost
+        assert first._outbox.get_nowait()[:2] == (rp.presence_topic("g1", 1),
+                                                  first._presence(True))
+        first._drain()
+        first.handle(rp.presence_topic("g1", 1), second._presence(False))   # (its goodbye)
+        assert first._outbox.get_nowait()[0] == rp.presence_topic("g1", 1)
+        # `board` and `met` are 16 hex digits, or the presence is refused.
+        bad = rp.Signer(SECRET, "g1").encode(dict(rp.presence_message(0, True, "ab" * 8),
+                                                  met="not a board"))
+        with pytest.raises(rp.RemoteError, match="'met' of the wrong type"):
+            rp.Signer(SECRET, "g1").decode(bad)
+    finally:
+        for tracer in tracers:
+            tracer.close()

@@ -8,6 +8,7 @@ got them. Exactly one gets the seat; the other is told clearly, and is in no gam
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import signal
 import threading
@@ -53,10 +54,10 @@ class Browser:
 
 
 @contextlib.contextmanager
-def racing(tmp_path, broker, game: str):
-    """The offering board (offer made, its view retained), the board that will take it (the
-    offer listed), the browser, and `let_go`: the offering board is stopped until it is
-    called (or the block ends)."""
+def held(tmp_path, broker, game: str, *takers: str):
+    """The offering board (offer made, its view retained), the boards that will take it (named
+    `takers`, each with the offer listed), and `let_go`: the offering board is stopped until it
+    is called (or the block ends)."""
     with contextlib.ExitStack() as started:
         host = LineSim(tmp_path, "host", "--remote", broker.url, "--join", game, "--seat", "0",
                        "--guest", "--offer")
@@ -64,19 +65,29 @@ def racing(tmp_path, broker, game: str):
         host.expect(f"offered seat 1 of {game} in the lobby")
         wait_for(lambda: retained(broker, f"treeboard/v1/{game}/seat/1/view",
                                   f"treeboard/v1/{game}/presence/0"), 10, "the host's view")
-        taker = LineSim(tmp_path, "taker", "--remote", broker.url, "--lobby")
-        started.callback(taker.close)
-        taker.type("lobby")
-        taker.expect(rf"offered: {game} ")
-        browser = Browser(broker, game)
-        started.callback(browser.close)
+        boards = []
+        for name in takers:
+            boards.append(LineSim(tmp_path, name, "--remote", broker.url, "--lobby"))
+            started.callback(boards[-1].close)
+            boards[-1].type("lobby")
+            boards[-1].expect(rf"offered: {game} ")
         os.kill(host.proc.pid, signal.SIGSTOP)   # (our own child: held still while both take)
-        held = [True]
+        stopped = [True]
 
         def let_go() -> None:
-            if held.pop():
+            if stopped.pop():
                 os.kill(host.proc.pid, signal.SIGCONT)
-        started.callback(lambda: held and let_go())   # (before the sims close)
+        started.callback(lambda: stopped and let_go())   # (before the sims close)
+        yield host, boards, let_go
+
+
+@contextlib.contextmanager
+def racing(tmp_path, broker, game: str):
+    """The offering board held, the board that will take its offer, and the browser."""
+    with contextlib.ExitStack() as started:
+        browser = Browser(broker, game)
+        started.callback(browser.close)
+        host, (taker,), let_go = started.enter_context(held(tmp_path, broker, game, "taker"))
         yield host, taker, browser, let_go
 
 
@@ -131,3 +142,40 @@ def test_the_board_first_gets_the_seat_and_the_browser_is_told_its_gone(tmp_path
         host.type("place h0.0")
         taker.expect(r"make the other board's move at h0\.0")
         assert browser.last()["type"] == "gone"
+
+
+def presence_nonce(broker, game: str, seat: int) -> str | None:
+    """The nonce of the board presence retained on `seat`'s topic (which board took it last)."""
+    payload = retained(broker, f"treeboard/v1/{game}/presence/{seat}",
+                       f"treeboard/v1/{game}/presence/0")
+    return json.loads(payload)["nonce"] if payload else None
+
+
+def test_two_boards_take_at_once_the_first_plays_and_the_other_joins_nothing(tmp_path, broker):
+    # Both boards' presence reaches the broker while the offering board is held: the second
+    # is the one the broker retains, but the first is the one the offering board reads first.
+    with held(tmp_path, broker, "race3", "first", "second") as (host, (first, second), let_go):
+        first.type("join race3")
+        board_took(broker, "race3")
+        firsts = presence_nonce(broker, "race3", 1)
+        second.type("join race3")
+        wait_for(lambda: presence_nonce(broker, "race3", 1) not in (None, firsts), 20,
+                 "the second board's presence on the seat")
+        let_go()
+        first.expect("took race3 from the lobby: this board plays seat 1", 30)
+        second.expect("another board took race3 first: this board joins no game", 30)
+        host.expect("a board took the lobby's offer of race3")
+        # The offering board plays with the first board only: its move reaches it, the first
+        # board's reaches the offering board, and nothing of either board is refused.
+        host.type("place h0.0")
+        first.expect(r"make the other board's move at h0\.0")
+        first.type("place h0.0")
+        first.type("place v0.0")
+        host.expect(r"move 2: v0\.0.*put it on the board")
+        assert not any("took race3 from the lobby" in line for line in second.seen)
+        for sim in (host, first):
+            assert not any("refused a message" in line for line in sim.seen), sim.seen
+        # The board that lost is in no game: the lobby again, with no offer left to take.
+        second.type("join race3")
+        second.expect("no game race3 is offered in the lobby now")
+        assert offers_in(broker) == []
