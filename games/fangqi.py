@@ -108,6 +108,11 @@ class Grid:
                 tuple(r * cols + cc for cc in range(c - 1, -1, -1)),
             ) if ray))
         self.rays: tuple[tuple[tuple[int, ...], ...], ...] = tuple(rays)
+        # The same rays as (points, their mask, whether the points ascend: up and right), so
+        # that how far a counter slides along one is a few operations on its mask.
+        self.reach: tuple[tuple[tuple[tuple[int, ...], int, bool], ...], ...] = tuple(
+            tuple((ray, sum(1 << t for t in ray), ray[0] > i) for ray in rays[i])
+            for i in range(self.size))
         self.not_last_col = sum(1 << i for i in range(self.size) if i % cols != cols - 1)
         self.not_first_col = sum(1 << i for i in range(self.size) if i % cols != 0)
 
@@ -375,23 +380,18 @@ class FangqiState(State):
                 name = names[(where & -where).bit_length() - 1]
                 apply(Move(None, name) if placing else Move(None, None, (name,)))
                 continue
-            # Count the moves without making them: a slide that forms k squares is as many
-            # moves as there are ways to take k counters.
-            slides = self._slides(p)
+            # Count the moves without making them (a slide that forms k squares is as many
+            # moves as there are ways to take k counters), counter by counter, then make the
+            # r-th: the draw of randrange(len(legal_moves())) over them, in their order.
+            short = self._short(p)
             ways: dict[int, list[tuple[int, ...]]] = {}
-            total = 0
-            for _, _, k in slides:
-                if k and k not in ways:
-                    ways[k] = self._capture_sets(self._masks[1 - p], k)
-                total += len(ways[k]) if k else 1
-            r = randrange(total)
-            for i, t, k in slides:
-                n = len(ways[k]) if k else 1
-                if r < n:
-                    caps = tuple(names[j] for j in ways[k][r]) if k else ()
-                    apply(Move(names[i], names[t], caps))
+            weights = self._slide_weights(p, short, ways)
+            r = randrange(sum(w for _, w in weights))
+            for i, w in weights:
+                if r < w:
                     break
-                r -= n
+                r -= w
+            apply(self._slide_of(p, i, r, short, ways))
         return self.scores()
 
     # --- Fangqi's own questions (the daemon lights the board with these) ----------------
@@ -578,6 +578,97 @@ class FangqiState(State):
             out.extend(Move(frm, to, caps) for caps in sets)
         return out
 
+    def _short(self, p: int) -> dict[int, list[int]]:
+        """The squares of p's one counter short: vacant point -> the squares (masks) a counter
+        of p's arriving there completes, unless it is one of their other three corners (with
+        repeat_squares off, not those that have taken already)."""
+        grid = self.grid
+        mine = self._masks[p]
+        vacant = grid.full & ~(mine | self._masks[1 - p])
+        c = grid.cols
+        # The origins of the squares with three corners p's and the fourth vacant.
+        m1, m2, m3 = mine >> 1, mine >> c, mine >> (c + 1)
+        v1, v2, v3 = vacant >> 1, vacant >> c, vacant >> (c + 1)
+        origins = ((vacant & m1 & m2 & m3) | (mine & v1 & m2 & m3) | (mine & m1 & v2 & m3)
+                   | (mine & m1 & m2 & v3)) & grid.origin_mask
+        if not self._repeat:
+            origins &= ~self._used[p]
+        short: dict[int, list[int]] = {}
+        square_mask = grid.square_mask
+        while origins:
+            low = origins & -origins
+            origins ^= low
+            mask = square_mask[low.bit_length() - 1]
+            short.setdefault((mask & ~mine).bit_length() - 1, []).append(mask)
+        return short
+
+    def _slide_weights(self, p: int, short: dict[int, list[int]],
+                       ways: dict[int, list[tuple[int, ...]]]) -> list[tuple[int, int]]:
+        """(counter, how many moves its slides are) for each counter of p's, in reading order,
+        without listing the slides: a counter slides to the vacant points of each ray up to
+        the first occupied one, and one slide is as many moves as there are ways to take what
+        its squares earn (`ways`: k -> the capture sets, filled as they are needed)."""
+        masks = self._masks
+        theirs = masks[1 - p]
+        occ = masks[p] | theirs
+        spots = 0
+        for t in short:
+            spots |= 1 << t
+        reach = self.grid.reach
+        out = []
+        m = masks[p]
+        while m:
+            low = m & -m
+            m ^= low
+            i = low.bit_length() - 1
+            w = 0
+            for _, mask, ascending in reach[i]:
+                block = mask & occ
+                if not block:
+                    free = mask
+                elif ascending:  # the points below its lowest blocker
+                    free = mask & ((block & -block) - 1)
+                else:            # the points above its highest blocker
+                    free = mask & ~((1 << block.bit_length()) - 1)
+                w += free.bit_count()
+                hits = free & spots
+                while hits:
+                    hit = hits & -hits
+                    hits ^= hit
+                    k = 0
+                    for square in short[hit.bit_length() - 1]:
+                        if not square & low:
+                            k += 1
+                    if k:
+                        sets = ways.get(k)
+                        if sets is None:
+                            sets = ways[k] = self._capture_sets(theirs, k)
+                        w += len(sets) - 1
+            out.append((i, w))
+        return out
+
+    def _slide_of(self, p: int, i: int, r: int, short: dict[int, list[int]],
+                  ways: dict[int, list[tuple[int, ...]]]) -> Move:
+        """The r-th move of counter i's slides, in legal_moves' order (`ways` as
+        _slide_weights left it)."""
+        names = self.grid.names
+        occ = self._masks[0] | self._masks[1]
+        low = 1 << i
+        for ray in self.grid.rays[i]:
+            for t in ray:
+                if occ >> t & 1:
+                    break
+                k = 0
+                for square in short.get(t, ()):
+                    if not square & low:
+                        k += 1
+                n = len(ways[k]) if k else 1
+                if r < n:
+                    return Move(names[i], names[t], tuple(names[j] for j in ways[k][r]) if k
+                                else ())
+                r -= n
+        raise AssertionError(f"counter {names[i]} has fewer moves than drawn")
+
     def _slides(self, p: int) -> list[tuple[int, int, int]]:
         """Every slide of player p as (from, to, squares it forms that take), by counter, then
         direction (up, down, right, left), then distance."""
@@ -585,15 +676,7 @@ class FangqiState(State):
         masks = self._masks
         mine = masks[p]
         occ = mine | masks[1 - p]
-        vacant = grid.full & ~occ
-        used = 0 if self._repeat else self._used[p]
-        # The squares one counter short: vacant point -> the squares it would complete (a slide
-        # completes one unless the counter sliding is one of its other three corners).
-        short: dict[int, list[int]] = {}
-        for o, mask in grid.square_mask.items():
-            gap = mask & ~mine
-            if gap & vacant and gap & (gap - 1) == 0 and not used >> o & 1:
-                short.setdefault(gap.bit_length() - 1, []).append(mask)
+        short = self._short(p)
         rays = grid.rays
         out = []
         m = mine
