@@ -385,9 +385,8 @@ class FangqiState(State):
             # r-th: the draw of randrange(len(legal_moves())) over them, in their order.
             short = self._short(p)
             ways: dict[int, list[tuple[int, ...]]] = {}
-            weights = self._slide_weights(p, short, ways)
-            r = randrange(sum(w for _, w in weights))
-            for i, w in weights:
+            r = randrange(self._slide_total(p, short, ways))
+            for i, w in self._slide_weights(p, short, ways):  # (until the r-th)
                 if r < w:
                     break
                 r -= w
@@ -602,21 +601,54 @@ class FangqiState(State):
             short.setdefault((mask & ~mine).bit_length() - 1, []).append(mask)
         return short
 
+    def _slide_total(self, p: int, short: dict[int, list[int]],
+                     ways: dict[int, list[tuple[int, ...]]]) -> int:
+        """How many moves p's slides are, by whole-board operations: the points each counter
+        reaches d steps along a line, for each line and d, and for each point one short of a
+        square, the counters whose slide there takes (as many moves as the ways to take what
+        it earns; `ways` as _slide_weights)."""
+        grid = self.grid
+        masks = self._masks
+        mine, theirs = masks[p], masks[1 - p]
+        occ = mine | theirs
+        vacant = grid.full & ~occ
+        c, right, left = grid.cols, grid.not_last_col, grid.not_first_col
+        total = 0
+        for step in (lambda m: m << c, lambda m: m >> c, lambda m: (m & right) << 1,
+                     lambda m: (m & left) >> 1):
+            reached = step(mine) & vacant
+            while reached:
+                total += reached.bit_count()
+                reached = step(reached) & vacant
+        reach = grid.reach
+        for t, squares in short.items():
+            for _, mask, ascending in reach[t]:
+                block = mask & occ
+                if not block:
+                    continue
+                low = block & -block if ascending else 1 << block.bit_length() - 1
+                if low & mine:
+                    sets = self._taking(squares, low, theirs, ways)
+                    if sets is not None:
+                        total += len(sets) - 1
+        return total
+
     def _slide_weights(self, p: int, short: dict[int, list[int]],
-                       ways: dict[int, list[tuple[int, ...]]]) -> list[tuple[int, int]]:
-        """(counter, how many moves its slides are) for each counter of p's, in reading order,
-        without listing the slides: a counter slides to the vacant points of each ray up to
-        the first occupied one, and one slide is as many moves as there are ways to take what
-        its squares earn (`ways`: k -> the capture sets, filled as they are needed)."""
+                       ways: dict[int, list[tuple[int, ...]]]):
+        """(counter, how many moves its slides are) for each counter of p's that can slide, in
+        reading order, without listing the slides: a counter slides to the vacant points of
+        each ray up to the first occupied one, and one slide is as many moves as there are
+        ways to take what its squares earn (`ways`: k -> the capture sets, filled as they are
+        needed)."""
         masks = self._masks
         theirs = masks[1 - p]
         occ = masks[p] | theirs
         spots = 0
         for t in short:
             spots |= 1 << t
-        reach = self.grid.reach
-        out = []
-        m = masks[p]
+        grid = self.grid
+        reach = grid.reach
+        m = masks[p] & grid.neighbours(grid.full & ~occ)  # (a crowded board: few can slide)
         while m:
             low = m & -m
             m ^= low
@@ -635,38 +667,48 @@ class FangqiState(State):
                 while hits:
                     hit = hits & -hits
                     hits ^= hit
-                    k = 0
-                    for square in short[hit.bit_length() - 1]:
-                        if not square & low:
-                            k += 1
-                    if k:
-                        sets = ways.get(k)
-                        if sets is None:
-                            sets = ways[k] = self._capture_sets(theirs, k)
+                    sets = self._taking(short[hit.bit_length() - 1], low, theirs, ways)
+                    if sets is not None:
                         w += len(sets) - 1
-            out.append((i, w))
-        return out
+            yield i, w
+
+    def _taking(self, squares: list[int], low: int, theirs: int,
+                ways: dict[int, list[tuple[int, ...]]]) -> list[tuple[int, ...]] | None:
+        """The capture sets of a slide of the counter `low` onto a point one short of
+        `squares` (None: it completes none, the counter being one of their corners), kept in
+        `ways` by how many it takes."""
+        k = 0
+        for square in squares:
+            if not square & low:
+                k += 1
+        if not k:
+            return None
+        sets = ways.get(k)
+        if sets is None:
+            sets = ways[k] = self._capture_sets(theirs, k)
+        return sets
 
     def _slide_of(self, p: int, i: int, r: int, short: dict[int, list[int]],
                   ways: dict[int, list[tuple[int, ...]]]) -> Move:
-        """The r-th move of counter i's slides, in legal_moves' order (`ways` as
-        _slide_weights left it)."""
+        """The r-th move of counter i's slides, in legal_moves' order."""
         names = self.grid.names
-        occ = self._masks[0] | self._masks[1]
+        theirs = self._masks[1 - p]
+        occ = self._masks[p] | theirs
         low = 1 << i
         for ray in self.grid.rays[i]:
             for t in ray:
                 if occ >> t & 1:
                     break
-                k = 0
-                for square in short.get(t, ()):
-                    if not square & low:
-                        k += 1
-                n = len(ways[k]) if k else 1
-                if r < n:
-                    return Move(names[i], names[t], tuple(names[j] for j in ways[k][r]) if k
-                                else ())
-                r -= n
+                squares = short.get(t)
+                sets = None if squares is None else self._taking(squares, low, theirs, ways)
+                if sets is None:
+                    if not r:
+                        return Move(names[i], names[t])
+                    r -= 1
+                elif r < len(sets):
+                    return Move(names[i], names[t], tuple(names[j] for j in sets[r]))
+                else:
+                    r -= len(sets)
         raise AssertionError(f"counter {names[i]} has fewer moves than drawn")
 
     def _slides(self, p: int) -> list[tuple[int, int, int]]:
@@ -679,7 +721,7 @@ class FangqiState(State):
         short = self._short(p)
         rays = grid.rays
         out = []
-        m = mine
+        m = mine & grid.neighbours(grid.full & ~occ)  # those that can slide at all
         while m:
             low = m & -m
             m ^= low
