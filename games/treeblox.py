@@ -401,7 +401,11 @@ class TreebloxState(State):
 
     def _active_count(self, player: int) -> int:
         columns = self._columns
-        return sum(1 for c in self._leaves[player] if max(columns[c[:2]]) == c[2])
+        n = 0
+        for x, y, z in self._leaves[player]:  # (a loop, not sum over a generator: hot)
+            if max(columns[x, y]) == z:
+                n += 1
+        return n
 
     def _holes(self, player: int) -> set[Cell]:
         # The free board holes, then the free faces of each branch, added in that order (a
