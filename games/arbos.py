@@ -26,7 +26,6 @@ import random
 import re
 import secrets
 from functools import lru_cache
-from operator import itemgetter
 from typing import Any, NamedTuple
 
 from games.base import BadOptions, Game, IllegalMove, InvalidNotation, Reason, State
@@ -162,21 +161,9 @@ class Geometry:
                                   for cc in range(c - reach, c + reach + 1)
                                   if 0 <= rr < rows and 0 <= cc < cols and (rr, cc) != (r, c)))
         self.nb8, self.nb4, self.near = tuple(nb8), tuple(nb4), tuple(near)
-        # What lies on a cell's neighbours, read from a board in one call (the playout asks
-        # it of every cell it draws): tuples, even of one neighbour.
-        self.on8 = tuple(map(_reader, self.nb8))
-        self.on4 = tuple(map(_reader, self.nb4))
 
     def cell(self, i: int) -> Cell:
         return divmod(i, self.cols)
-
-
-def _reader(cells: tuple[int, ...]):
-    """A function of a board giving the tuple of what lies on `cells`."""
-    if len(cells) == 1:
-        (only,) = cells
-        return lambda board: (board[only],)
-    return itemgetter(*cells)
 
 
 @lru_cache(maxsize=32)
@@ -783,8 +770,15 @@ class ArbosState(State):
         board = self._board
         if board[i]:
             return False
-        geo = self.geo
-        return _SEED[p] in geo.on8[i](board) or _SPORE[1 - p] not in geo.on4[i](board)
+        seed = _SEED[p]
+        for n in self.geo.nb8[i]:
+            if board[n] == seed:
+                return True
+        other = _SPORE[1 - p]
+        for n in self.geo.nb4[i]:
+            if board[n] == other:
+                return False
+        return True
 
     def _check(self, move: Move) -> int:
         """Raise IllegalMove with a reason a player can read; else return the move's cell index."""
