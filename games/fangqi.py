@@ -108,6 +108,11 @@ class Grid:
                 tuple(r * cols + cc for cc in range(c - 1, -1, -1)),
             ) if ray))
         self.rays: tuple[tuple[tuple[int, ...], ...], ...] = tuple(rays)
+        # The same rays as (points, their mask, whether the points ascend: up and right), so
+        # that how far a counter slides along one is a few operations on its mask.
+        self.reach: tuple[tuple[tuple[tuple[int, ...], int, bool], ...], ...] = tuple(
+            tuple((ray, sum(1 << t for t in ray), ray[0] > i) for ray in rays[i])
+            for i in range(self.size))
         self.not_last_col = sum(1 << i for i in range(self.size) if i % cols != cols - 1)
         self.not_first_col = sum(1 << i for i in range(self.size) if i % cols != 0)
 
@@ -375,23 +380,17 @@ class FangqiState(State):
                 name = names[(where & -where).bit_length() - 1]
                 apply(Move(None, name) if placing else Move(None, None, (name,)))
                 continue
-            # Count the moves without making them: a slide that forms k squares is as many
-            # moves as there are ways to take k counters.
-            slides = self._slides(p)
+            # Count the moves without making them (a slide that forms k squares is as many
+            # moves as there are ways to take k counters), counter by counter, then make the
+            # r-th: the draw of randrange(len(legal_moves())) over them, in their order.
+            short = self._short(p)
             ways: dict[int, list[tuple[int, ...]]] = {}
-            total = 0
-            for _, _, k in slides:
-                if k and k not in ways:
-                    ways[k] = self._capture_sets(self._masks[1 - p], k)
-                total += len(ways[k]) if k else 1
-            r = randrange(total)
-            for i, t, k in slides:
-                n = len(ways[k]) if k else 1
-                if r < n:
-                    caps = tuple(names[j] for j in ways[k][r]) if k else ()
-                    apply(Move(names[i], names[t], caps))
+            r = randrange(self._slide_total(p, short, ways))
+            for i, w in self._slide_weights(p, short, ways):  # (until the r-th)
+                if r < w:
                     break
-                r -= n
+                r -= w
+            apply(self._slide_of(p, i, r, short, ways))
         return self.scores()
 
     # --- Fangqi's own questions (the daemon lights the board with these) ----------------
@@ -578,6 +577,140 @@ class FangqiState(State):
             out.extend(Move(frm, to, caps) for caps in sets)
         return out
 
+    def _short(self, p: int) -> dict[int, list[int]]:
+        """The squares of p's one counter short: vacant point -> the squares (masks) a counter
+        of p's arriving there completes, unless it is one of their other three corners (with
+        repeat_squares off, not those that have taken already)."""
+        grid = self.grid
+        mine = self._masks[p]
+        vacant = grid.full & ~(mine | self._masks[1 - p])
+        c = grid.cols
+        # The origins of the squares with three corners p's and the fourth vacant.
+        m1, m2, m3 = mine >> 1, mine >> c, mine >> (c + 1)
+        v1, v2, v3 = vacant >> 1, vacant >> c, vacant >> (c + 1)
+        origins = ((vacant & m1 & m2 & m3) | (mine & v1 & m2 & m3) | (mine & m1 & v2 & m3)
+                   | (mine & m1 & m2 & v3)) & grid.origin_mask
+        if not self._repeat:
+            origins &= ~self._used[p]
+        short: dict[int, list[int]] = {}
+        square_mask = grid.square_mask
+        while origins:
+            low = origins & -origins
+            origins ^= low
+            mask = square_mask[low.bit_length() - 1]
+            short.setdefault((mask & ~mine).bit_length() - 1, []).append(mask)
+        return short
+
+    def _slide_total(self, p: int, short: dict[int, list[int]],
+                     ways: dict[int, list[tuple[int, ...]]]) -> int:
+        """How many moves p's slides are, by whole-board operations: the points each counter
+        reaches d steps along a line, for each line and d, and for each point one short of a
+        square, the counters whose slide there takes (as many moves as the ways to take what
+        it earns; `ways` as _slide_weights)."""
+        grid = self.grid
+        masks = self._masks
+        mine, theirs = masks[p], masks[1 - p]
+        occ = mine | theirs
+        vacant = grid.full & ~occ
+        c, right, left = grid.cols, grid.not_last_col, grid.not_first_col
+        total = 0
+        for step in (lambda m: m << c, lambda m: m >> c, lambda m: (m & right) << 1,
+                     lambda m: (m & left) >> 1):
+            reached = step(mine) & vacant
+            while reached:
+                total += reached.bit_count()
+                reached = step(reached) & vacant
+        reach = grid.reach
+        for t, squares in short.items():
+            for _, mask, ascending in reach[t]:
+                block = mask & occ
+                if not block:
+                    continue
+                low = block & -block if ascending else 1 << block.bit_length() - 1
+                if low & mine:
+                    sets = self._taking(squares, low, theirs, ways)
+                    if sets is not None:
+                        total += len(sets) - 1
+        return total
+
+    def _slide_weights(self, p: int, short: dict[int, list[int]],
+                       ways: dict[int, list[tuple[int, ...]]]):
+        """(counter, how many moves its slides are) for each counter of p's that can slide, in
+        reading order, without listing the slides: a counter slides to the vacant points of
+        each ray up to the first occupied one, and one slide is as many moves as there are
+        ways to take what its squares earn (`ways`: k -> the capture sets, filled as they are
+        needed)."""
+        masks = self._masks
+        theirs = masks[1 - p]
+        occ = masks[p] | theirs
+        spots = 0
+        for t in short:
+            spots |= 1 << t
+        grid = self.grid
+        reach = grid.reach
+        m = masks[p] & grid.neighbours(grid.full & ~occ)  # (a crowded board: few can slide)
+        while m:
+            low = m & -m
+            m ^= low
+            i = low.bit_length() - 1
+            w = 0
+            for _, mask, ascending in reach[i]:
+                block = mask & occ
+                if not block:
+                    free = mask
+                elif ascending:  # the points below its lowest blocker
+                    free = mask & ((block & -block) - 1)
+                else:            # the points above its highest blocker
+                    free = mask & ~((1 << block.bit_length()) - 1)
+                w += free.bit_count()
+                hits = free & spots
+                while hits:
+                    hit = hits & -hits
+                    hits ^= hit
+                    sets = self._taking(short[hit.bit_length() - 1], low, theirs, ways)
+                    if sets is not None:
+                        w += len(sets) - 1
+            yield i, w
+
+    def _taking(self, squares: list[int], low: int, theirs: int,
+                ways: dict[int, list[tuple[int, ...]]]) -> list[tuple[int, ...]] | None:
+        """The capture sets of a slide of the counter `low` onto a point one short of
+        `squares` (None: it completes none, the counter being one of their corners), kept in
+        `ways` by how many it takes."""
+        k = 0
+        for square in squares:
+            if not square & low:
+                k += 1
+        if not k:
+            return None
+        sets = ways.get(k)
+        if sets is None:
+            sets = ways[k] = self._capture_sets(theirs, k)
+        return sets
+
+    def _slide_of(self, p: int, i: int, r: int, short: dict[int, list[int]],
+                  ways: dict[int, list[tuple[int, ...]]]) -> Move:
+        """The r-th move of counter i's slides, in legal_moves' order."""
+        names = self.grid.names
+        theirs = self._masks[1 - p]
+        occ = self._masks[p] | theirs
+        low = 1 << i
+        for ray in self.grid.rays[i]:
+            for t in ray:
+                if occ >> t & 1:
+                    break
+                squares = short.get(t)
+                sets = None if squares is None else self._taking(squares, low, theirs, ways)
+                if sets is None:
+                    if not r:
+                        return Move(names[i], names[t])
+                    r -= 1
+                elif r < len(sets):
+                    return Move(names[i], names[t], tuple(names[j] for j in sets[r]))
+                else:
+                    r -= len(sets)
+        raise AssertionError(f"counter {names[i]} has fewer moves than drawn")
+
     def _slides(self, p: int) -> list[tuple[int, int, int]]:
         """Every slide of player p as (from, to, squares it forms that take), by counter, then
         direction (up, down, right, left), then distance."""
@@ -585,18 +718,10 @@ class FangqiState(State):
         masks = self._masks
         mine = masks[p]
         occ = mine | masks[1 - p]
-        vacant = grid.full & ~occ
-        used = 0 if self._repeat else self._used[p]
-        # The squares one counter short: vacant point -> the squares it would complete (a slide
-        # completes one unless the counter sliding is one of its other three corners).
-        short: dict[int, list[int]] = {}
-        for o, mask in grid.square_mask.items():
-            gap = mask & ~mine
-            if gap & vacant and gap & (gap - 1) == 0 and not used >> o & 1:
-                short.setdefault(gap.bit_length() - 1, []).append(mask)
+        short = self._short(p)
         rays = grid.rays
         out = []
-        m = mine
+        m = mine & grid.neighbours(grid.full & ~occ)  # those that can slide at all
         while m:
             low = m & -m
             m ^= low
