@@ -71,7 +71,11 @@ class AwayChoices:
         except (OSError, ValueError) as exc:
             log.error("%s: unreadable (%s); no choice about a player away kept", self._path, exc)
             return {}
-        if not isinstance(data, dict) or data.get("nonce") != self.link.nonce:
+        if not isinstance(data, dict):
+            log.error("%s: unreadable (expected an object of the kept choices); no choice about "
+                      "a player away kept", self._path)
+            return {}
+        if data.get("nonce") != self.link.nonce:
             return {}   # (an earlier playing of the game id: its choices are not this one's)
         sent, heard, ended_by = data.get("sent"), data.get("heard"), data.get("ended_by")
         ok = isinstance(sent, dict) and rp.away_fields_ok(sent)

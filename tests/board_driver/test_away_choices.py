@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
+import logging
 
 import pytest
 
@@ -130,5 +132,30 @@ def test_a_claim_heard_while_the_game_menu_is_open_is_applied_as_it_closes(tmp_p
                 await asyncio.sleep(0)
             assert t.referee.over and t.referee.endings.ended == {"forfeit": 1}
             assert link.away.heard["seq"] == 1
+
+    asyncio.run(scenario())
+
+
+@pytest.mark.parametrize("damage", [b"\xff\xfe not UTF-8", b'{"nonce": "', b"[1, 2]"])
+def test_a_damaged_kept_choice_is_logged_with_its_file_and_the_link_starts(tmp_path, caplog,
+                                                                           damage):
+    """The choices kept beside the journal, mangled by the card: the link starts with none
+    (nothing sent, nothing heard), says which file, and the next choice writes it afresh."""
+    async def scenario():
+        with linked(tmp_path, 1) as (t, link):
+            path = link.away._path
+        path.write_bytes(damage)
+        with caplog.at_level(logging.ERROR, logger="treeboard.remote"), \
+                linked(tmp_path, 1) as (t, link):
+            assert link.away._path == path
+            assert (link.away.sent, link.away.heard, link.away.ended_by) == (None, {}, {})
+            assert any(str(path) in r.getMessage() and "unreadable" in r.getMessage()
+                       for r in caplog.records), caplog.text
+            t.step("place", ["h0.0"])
+            t.door.seen(1, False, hosted=False)
+            t.step("wait", [str(int(GRACE_S * 1000 + 500))])
+            t.door.absent_choice("pause")
+            assert [m["seq"] for m in sent(link) if m["type"] == "away"] == [1]
+            assert json.loads(path.read_text(encoding="utf-8"))["sent"]["choice"] == "pause"
 
     asyncio.run(scenario())

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import threading
 import time
 
@@ -229,5 +230,38 @@ def test_a_kept_request_about_another_position_is_dropped(tmp_path):
     tracer, third = host()
     try:
         assert third.summary()["asked_to"] is None and not third.takeback_part._kept.exists()
+    finally:
+        tracer.close()
+
+
+@pytest.mark.parametrize("damage", [b"\xff\xfe not UTF-8", b'{"game_id": "g1"', b'["a list"]',
+                                    b'{"game_id": "g1", "nonce": 7, "asked": "soon"}'])
+def test_a_damaged_kept_request_is_logged_with_its_file_and_the_board_starts(tmp_path, caplog,
+                                                                             damage):
+    """A kept request the card mangled (not UTF-8, cut short, another shape): the board starts
+    with no request waiting, says which file, and the next request writes it afresh."""
+    from board_driver.referee.tracer import Tracer
+    from board_driver.remote.guest import GuestLink
+    from board_driver.remote.link import RemoteSettings
+
+    kept = tmp_path / "j.remote-g1-seat0.takeback.json"   # (the browser plays seat 0)
+    kept.write_bytes(damage)
+    tracer = Tracer(sim_config(journal=str(tmp_path / "j.sqlite")))
+    try:
+        tracer.referee.set_seats(("human", "remote"))
+        tracer.step("place", ["h0.0"])
+        with caplog.at_level(logging.ERROR, logger="treeboard.remote"):
+            link = GuestLink(RemoteSettings(host="h", port=1, tls=False, game_id="g1",
+                                            secret=SECRET, seat=1, state_dir=str(tmp_path),
+                                            journal_stem="j", guest=True),
+                             tracer.referee, tracer.clock)
+        assert link.takeback_part._kept == kept
+        assert link.summary()["asked_to"] is None
+        assert any(str(kept) in r.getMessage() and "unreadable" in r.getMessage()
+                   for r in caplog.records), caplog.text
+        link.view_of = lambda: {}
+        link._client, link.peer_online = object(), True
+        link.request_takeback()
+        assert json.loads(kept.read_text(encoding="utf-8"))["game_id"] == "g1"
     finally:
         tracer.close()
