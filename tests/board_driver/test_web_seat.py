@@ -20,6 +20,13 @@ async def get(http, daemon, path):
         return await r.json()
 
 
+async def both_seats_web(http, daemon):
+    """Both seats made web seats through the page's seat control."""
+    for seat in "01":
+        status, state = await post(http, daemon, "/api/seats", {"seat": seat, "player": "web"})
+        assert status == 200, state
+
+
 def test_a_web_seats_move_is_played_and_lit_for_the_board_and_refused_out_of_turn(tmp_path):
     async def scenario():
         async with running(tmp_path) as daemon, aiohttp.ClientSession() as http:
@@ -89,10 +96,7 @@ def test_two_web_seats_play_a_touch_game_from_the_entry_model_alone(tmp_path):
     async def scenario():
         async with running(tmp_path, layout="game-for-the-trees-matrix") as daemon, \
                 aiohttp.ClientSession() as http:
-            for seat in "01":
-                status, state = await post(http, daemon, "/api/seats",
-                                           {"seat": seat, "player": "web"})
-                assert status == 200, state
+            await both_seats_web(http, daemon)
             for n in range(1, 7):
                 model = await get(http, daemon, "/api/entry")
                 assert model["moves"] == n - 1 and model["seats"] == ["web", "web"]
@@ -204,8 +208,7 @@ def test_two_web_seats_take_back_one_move_and_its_seat_plays_again(tmp_path):
     async def scenario():
         async with running(tmp_path, layout="game-for-the-trees-matrix") as daemon, \
                 aiohttp.ClientSession() as http:
-            for seat in "01":
-                await post(http, daemon, "/api/seats", {"seat": seat, "player": "web"})
+            await both_seats_web(http, daemon)
             for _ in range(2):
                 model = await get(http, daemon, "/api/entry")
                 await post(http, daemon, "/api/play", {"move": model["choices"][0]["move"]})
